@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// An alert's identity: a UUIDv7 in lowercase text. Its first 48 bits are the
+/// creation time in milliseconds, so ids sort by creation time, and the store
+/// can page through them without a second index.
+public struct AlertID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Accepts a UUID in its canonical text form; nil otherwise.
+    public init?(_ text: String) {
+        guard let uuid = UUID(uuidString: text) else { return nil }
+        rawValue = uuid.uuidString.lowercased()
+    }
+
+    init(trusted rawValue: String) { self.rawValue = rawValue }
+
+    /// A new id for the given moment (now by default).
+    public static func generate(at date: Date = Date()) -> AlertID {
+        AlertID(trusted: UUIDv7Generator.shared.next(millis: UInt64(max(0, date.timeIntervalSince1970 * 1000))))
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: AlertID, rhs: AlertID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let s = try c.decode(String.self)
+        guard let id = AlertID(s) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an alert id: \(s)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}
+
+/// Makes UUIDv7 strings that increase strictly within a process, even for
+/// ids made in the same millisecond (RFC 9562 §6.2, method 1: a counter in
+/// the 12 `rand_a` bits, with the clock pushed forward when it overflows).
+final class UUIDv7Generator: Sendable {
+    static let shared = UUIDv7Generator()
+
+    private let state = Mutex<(millis: UInt64, counter: UInt16)>((0, 0))
+
+    func next(millis now: UInt64) -> String {
+        let (millis, counter) = state.withLock { s -> (UInt64, UInt16) in
+            if now > s.millis {
+                s.millis = now
+                s.counter = UInt16.random(in: 0..<0x400)  // leave headroom for the counter
+            } else if s.counter >= 0xFFF {
+                s.millis += 1
+                s.counter = 0
+            } else {
+                s.counter += 1
+            }
+            return (s.millis, s.counter)
+        }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<6 { bytes[i] = UInt8((millis >> (8 * (5 - UInt64(i)))) & 0xFF) }
+        bytes[6] = 0x70 | UInt8(counter >> 8)
+        bytes[7] = UInt8(counter & 0xFF)
+        var rng = SystemRandomNumberGenerator()
+        let tail = rng.next() as UInt64
+        for i in 8..<16 { bytes[i] = UInt8((tail >> (8 * UInt64(i - 8))) & 0xFF) }
+        bytes[8] = 0x80 | (bytes[8] & 0x3F)
+        let hex = bytes.map { b -> String in
+            let s = String(b, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+        let h = Array(hex)
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+    }
+}

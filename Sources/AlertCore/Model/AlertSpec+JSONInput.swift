@@ -1,0 +1,85 @@
+import Foundation
+
+extension AlertSpec.Builder {
+    /// Fills a builder from a decoded JSON object (as `JSONSerialization`
+    /// gives it), recording a problem per wrong field instead of stopping at
+    /// the first, so an API caller learns everything wrong in one reply.
+    /// Unknown keys are problems too: a typo such as `severty` must not be
+    /// silently dropped.
+    public init(jsonObject: [String: Any]) {
+        var b = AlertSpec.Builder()
+        func typeError(_ field: String, _ expected: String) -> AlertSpecError {
+            AlertSpecError(field: field, code: .invalidType, message: "`\(field)` must be \(expected).")
+        }
+        let known = Set(AlertSpec.CodingKeys.allCases.map(\.rawValue))
+        for key in jsonObject.keys.sorted() where !known.contains(key) {
+            b = b.problem(AlertSpecError(
+                field: key, code: .unknownField,
+                message: "`\(key)` is not an alert field; the fields are: \(AlertSpec.CodingKeys.allCases.map(\.rawValue).joined(separator: ", "))."))
+        }
+        for (key, raw) in jsonObject where !(raw is NSNull) {
+            guard let field = AlertSpec.CodingKeys(rawValue: key) else { continue }
+            switch field {
+            case .title:
+                if let s = raw as? String { b = b.title(s) } else { b.title = .invalid(typeError(key, "a string")) }
+            case .message:
+                if let s = raw as? String { b = b.message(s) } else { b.message = .invalid(typeError(key, "a string")) }
+            case .severity:
+                if let s = raw as? String { b = b.severity(parsing: s, source: key) } else {
+                    b.severity = .invalid(typeError(key, "one of \(Severity.spellings)"))
+                }
+            case .labels:
+                guard let dict = raw as? [String: Any] else { b = b.problem(typeError(key, "an object of string values")); break }
+                for (name, value) in dict.sorted(by: { $0.key < $1.key }) {
+                    if let v = value as? String { b = b.label(name, v) } else {
+                        b = b.problem(typeError("labels.\(name)", "a string"))
+                    }
+                }
+            case .confirm, .cancel:
+                let parsed = Self.action(raw, field: key)
+                if field == .confirm { b.confirm = parsed } else { b.cancel = parsed }
+            case .dedupKey:
+                if let s = raw as? String { b = b.dedupKey(s) } else { b.dedupKey = .invalid(typeError(key, "a string")) }
+            case .expiresAfter:
+                if let s = raw as? String {
+                    b = b.expires(parsing: s, source: key)
+                } else if let n = raw as? NSNumber, !(raw is Bool), n.doubleValue == n.doubleValue.rounded(), n.doubleValue >= 0,
+                          n.doubleValue < 9e15 {
+                    b = b.expires(after: .seconds(n.int64Value))
+                } else {
+                    b.expiresAfter = .invalid(typeError(key, "a whole number of seconds or a duration such as \"30m\""))
+                }
+            }
+        }
+        self = b
+    }
+
+    private static func action(_ raw: Any, field: String) -> PartialValue<AlertAction> {
+        guard let obj = raw as? [String: Any] else {
+            return .invalid(AlertSpecError(field: field, code: .invalidType,
+                                           message: "`\(field)` must be an object with `label` and `url`."))
+        }
+        let unknown = obj.keys.filter { !["label", "url", "method"].contains($0) }.sorted()
+        if let first = unknown.first {
+            return .invalid(AlertSpecError(field: "\(field).\(first)", code: .unknownField,
+                                           message: "`\(field).\(first)` is not an action field; the fields are: label, url, method."))
+        }
+        guard let label = obj["label"] as? String else {
+            return .invalid(AlertSpecError(field: "\(field).label", code: .invalidType,
+                                           message: "`\(field).label` must be a string naming what the action does."))
+        }
+        guard let url = obj["url"] as? String else {
+            return .invalid(AlertSpecError(field: "\(field).url", code: .invalidType,
+                                           message: "`\(field).url` must be a string with the handler's http(s) URL."))
+        }
+        var method = HTTPMethodName.post
+        if let m = obj["method"], !(m is NSNull) {
+            guard let s = m as? String, let parsed = HTTPMethodName(rawValue: s.uppercased()) else {
+                return .invalid(AlertSpecError(field: "\(field).method", code: .invalidHandlerMethod,
+                                               message: "`\(field).method` must be one of \(HTTPMethodName.allCases.map(\.rawValue).joined(separator: ", "))."))
+            }
+            method = parsed
+        }
+        return .present(AlertAction(label: label, url: url, method: method))
+    }
+}

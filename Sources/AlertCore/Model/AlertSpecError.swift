@@ -1,0 +1,78 @@
+/// One problem with an alert, as `AlertSpec.Builder.build()` reports it.
+public struct AlertSpecError: Error, Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+    /// The field at fault, in the JSON spelling: `title`, `labels.env`, `confirm.url`.
+    public let field: String
+    /// A stable, machine-readable code such as `missing_title`.
+    public let code: Code
+    /// A sentence a person can act on.
+    public let message: String
+
+    public init(field: String, code: Code, message: String) {
+        self.field = field
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message) [\(code.rawValue)]" }
+
+    /// Stable error codes. Scripts and the API's clients match on these, so
+    /// they never change once published.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(rawValue)
+        }
+
+        public static let missingTitle = Code(rawValue: "missing_title")
+        public static let titleTooLong = Code(rawValue: "title_too_long")
+        public static let controlCharacters = Code(rawValue: "control_characters")
+        public static let messageTooLong = Code(rawValue: "message_too_long")
+        public static let invalidSeverity = Code(rawValue: "invalid_severity")
+        public static let invalidHandlerURL = Code(rawValue: "invalid_handler_url")
+        public static let handlerURLTooLong = Code(rawValue: "handler_url_too_long")
+        public static let handlerSchemeNotAllowed = Code(rawValue: "handler_scheme_not_allowed")
+        public static let invalidHandlerMethod = Code(rawValue: "invalid_handler_method")
+        public static let invalidAction = Code(rawValue: "invalid_action")
+        public static let emptyActionLabel = Code(rawValue: "empty_action_label")
+        public static let actionLabelTooLong = Code(rawValue: "action_label_too_long")
+        public static let duplicateActionLabel = Code(rawValue: "duplicate_action_label")
+        public static let invalidLabel = Code(rawValue: "invalid_label")
+        public static let invalidLabelName = Code(rawValue: "invalid_label_name")
+        public static let reservedLabelName = Code(rawValue: "reserved_label_name")
+        public static let duplicateLabel = Code(rawValue: "duplicate_label")
+        public static let labelValueTooLong = Code(rawValue: "label_value_too_long")
+        public static let tooManyLabels = Code(rawValue: "too_many_labels")
+        public static let emptyDedupKey = Code(rawValue: "empty_dedup_key")
+        public static let dedupKeyTooLong = Code(rawValue: "dedup_key_too_long")
+        public static let invalidExpiry = Code(rawValue: "invalid_expiry")
+        public static let invalidType = Code(rawValue: "invalid_type")
+        public static let unknownField = Code(rawValue: "unknown_field")
+        public static let unknownTemplate = Code(rawValue: "unknown_template")
+        public static let missingTemplateValues = Code(rawValue: "missing_template_values")
+    }
+}
+
+/// Every problem `build()` found, in field order. Never empty.
+public struct AlertSpecErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    public let errors: [AlertSpecError]
+
+    public init(_ errors: [AlertSpecError]) {
+        precondition(!errors.isEmpty, "AlertSpecErrors needs at least one error")
+        self.errors = errors
+    }
+
+    /// The codes, in order; handy in tests and logs.
+    public var codes: [AlertSpecError.Code] { errors.map(\.code) }
+
+    public var description: String {
+        errors.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,27 @@
+/// The bounds `AlertSpec.Builder.build()` enforces. The defaults suit chat
+/// bridges and terminals; an operator may tighten them in the daemon's config.
+public struct AlertSpecLimits: Sendable, Equatable {
+    /// Longest title, in characters. A title is a headline, not a paragraph.
+    public var maxTitleLength: Int = 200
+    /// Longest message, in characters (8 KiB of ASCII).
+    public var maxMessageLength: Int = 8_192
+    /// Most labels on one alert.
+    public var maxLabels: Int = 64
+    /// Longest label name, in characters.
+    public var maxLabelNameLength: Int = 128
+    /// Longest label value, in characters.
+    public var maxLabelValueLength: Int = 1_024
+    /// Longest action label, in characters: it has to fit on a button.
+    public var maxActionLabelLength: Int = 40
+    /// Longest handler URL, in bytes.
+    public var maxURLLength: Int = 2_048
+    /// Longest dedup key, in characters.
+    public var maxDedupKeyLength: Int = 255
+    /// Longest expiry: 30 days. Anything longer is almost certainly a unit mistake.
+    public var maxExpiry: AlertDuration = .seconds(30 * 24 * 3600)
+
+    public init() {}
+
+    /// The limits used when nothing else is configured.
+    public static let `default` = AlertSpecLimits()
+}

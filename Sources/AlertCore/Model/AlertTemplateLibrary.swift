@@ -1,0 +1,85 @@
+import Foundation
+
+/// The templates an operator defined, loaded from a JSON file of the form
+/// `{"templates": {"disk_full": {"title": "Disk full on {host}", ...}}}`.
+public struct AlertTemplateLibrary: Sendable, Equatable {
+    public private(set) var templates: [String: AlertTemplate]
+
+    public init(_ templates: [AlertTemplate] = []) {
+        self.templates = Dictionary(templates.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    public subscript(name: String) -> AlertTemplate? { templates[name] }
+
+    /// Names in order, for help and error texts.
+    public var names: [String] { templates.keys.sorted() }
+
+    /// Reads and checks a template file. Every problem is reported at once.
+    public static func load(from path: String) throws(TemplateFileError) -> AlertTemplateLibrary {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TemplateFileError(path: path, problems: ["cannot read the file (does it exist, and may this user read it?)"])
+        }
+        return try parse(data, path: path)
+    }
+
+    /// Parses template JSON; `path` is only used in messages.
+    public static func parse(_ data: Data, path: String = "<templates>") throws(TemplateFileError) -> AlertTemplateLibrary {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            throw TemplateFileError(path: path, problems: ["not valid JSON: \(error.localizedDescription)"])
+        }
+        guard let top = root as? [String: Any], let map = top["templates"] as? [String: Any], top.count == 1 else {
+            throw TemplateFileError(path: path, problems: ["expected an object with one key, \"templates\", mapping names to templates"])
+        }
+        var problems: [String] = []
+        var templates: [AlertTemplate] = []
+        let stringFields = ["title", "message", "severity", "dedup_key", "expires_after"]
+        for (name, raw) in map.sorted(by: { $0.key < $1.key }) {
+            guard let obj = raw as? [String: Any] else { problems.append("templates.\(name): must be an object"); continue }
+            var t = AlertTemplate(name: name)
+            for (key, value) in obj.sorted(by: { $0.key < $1.key }) {
+                let at = "templates.\(name).\(key)"
+                if stringFields.contains(key) {
+                    guard let s = value as? String else { problems.append("\(at): must be a string"); continue }
+                    switch key {
+                    case "title": t.title = s
+                    case "message": t.message = s
+                    case "severity": t.severity = s
+                    case "dedup_key": t.dedupKey = s
+                    default: t.expiresAfter = s
+                    }
+                } else if key == "labels" {
+                    guard let l = value as? [String: String] else { problems.append("\(at): must be an object of strings"); continue }
+                    t.labels = l
+                } else if key == "confirm" || key == "cancel" {
+                    guard let a = value as? [String: String], let label = a["label"], let url = a["url"],
+                          Set(a.keys).isSubset(of: ["label", "url", "method"]) else {
+                        problems.append("\(at): must be an object with string fields label and url (and optionally method)")
+                        continue
+                    }
+                    guard let method = HTTPMethodName(rawValue: (a["method"] ?? "POST").uppercased()) else {
+                        problems.append("\(at).method: must be one of \(HTTPMethodName.allCases.map(\.rawValue).joined(separator: ", "))")
+                        continue
+                    }
+                    let action = AlertAction(label: label, url: url, method: method)
+                    if key == "confirm" { t.confirm = action } else { t.cancel = action }
+                } else {
+                    problems.append("\(at): unknown field; the fields are title, message, severity, labels, confirm, cancel, dedup_key, expires_after")
+                }
+            }
+            templates.append(t)
+        }
+        guard problems.isEmpty else { throw TemplateFileError(path: path, problems: problems) }
+        return AlertTemplateLibrary(templates)
+    }
+}
+
+/// A template file that could not be used, with every reason.
+public struct TemplateFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+    public let problems: [String]
+
+    public var description: String {
+        problems.map { "\(path): \($0)" }.joined(separator: "\n")
+    }
+}

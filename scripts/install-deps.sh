@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages alertd's build and tests need, only when missing.
+# Idempotent and silent when everything is already present.
+set -euo pipefail
+
+packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev)
+# Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for sanity checks.
+packages+=(bsdutils curl)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: apt-get not found; install these packages by hand: ${missing[*]}" >&2
+    exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    run=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    run=(sudo)
+else
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    echo "install-deps: run 'sudo apt-get install ${missing[*]}' or run this script as root." >&2
+    exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${run[@]}" apt-get update -qq >/dev/null
+"${run[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
