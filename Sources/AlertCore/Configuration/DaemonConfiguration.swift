@@ -1,0 +1,169 @@
+import Foundation
+
+/// Everything `alertd` is told by its config file and command line. Every
+/// field has a default, so an empty file (or none) is a working daemon.
+public struct DaemonConfiguration: Sendable, Equatable {
+    public var api = APISection()
+    public var store = StoreSection()
+    public var presenters: [PresenterDefinition] = DaemonConfiguration.defaultPresenters
+    public var routes: [RouteDefinition] = []
+    public var defaultRoute = RouteDefinition(presenters: DaemonConfiguration.defaultPresenters.map(\.name))
+    public var retry = RetryPolicy()
+    /// A template file for `alertctl --template` users and for the API.
+    public var templatesPath: String?
+    public var limits = LimitsSection()
+    public var dispatcher = DispatcherSection()
+    /// Where state lives: the database, the action-link key.
+    public var stateDirectory: String
+
+    public init(stateDirectory: String = DaemonConfiguration.defaultStateDirectory()) {
+        self.stateDirectory = stateDirectory
+    }
+
+    public struct APISection: Sendable, Equatable {
+        /// The Unix socket; nil means the default next to the state.
+        public var socketPath: String?
+        /// Permissions of the socket file; the default lets the owner and its group in.
+        public var socketMode: UInt16 = 0o660
+        /// `host:port` for TCP; nil keeps TCP off.
+        public var listen: String?
+        /// A file holding the bearer token TCP clients must send.
+        public var tokenFile: String?
+        /// Worker threads serving HTTP.
+        public var threads: Int = 2
+    }
+
+    public struct StoreSection: Sendable, Equatable {
+        /// The database file; relative paths are inside the state directory.
+        public var path: String = "alertd.db"
+    }
+
+    public struct LimitsSection: Sendable, Equatable {
+        /// Largest request body accepted.
+        public var maxBodyBytes: Int = 1 << 20
+        /// Most alerts in one `POST /v1/alerts` array.
+        public var maxBatch: Int = 1_000
+        /// Limits on each alert's fields.
+        public var alert = AlertSpecLimits()
+    }
+
+    public struct DispatcherSection: Sendable, Equatable {
+        /// How long in-flight deliveries may run after SIGTERM before alertd exits anyway.
+        public var shutdownGrace: Duration = .seconds(10)
+    }
+
+    /// One terminal and one log presenter: what a newcomer expects to see.
+    public static let defaultPresenters: [PresenterDefinition] = [
+        PresenterDefinition(name: "terminal", kind: .terminal),
+        PresenterDefinition(name: "log", kind: .log),
+    ]
+
+    /// `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`) or `./.alertd`.
+    public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = environment["STATE_DIRECTORY"], !dir.isEmpty {
+            // systemd may list several, separated by colons; the first is ours.
+            return String(dir.split(separator: ":").first ?? Substring(dir))
+        }
+        return FileManager.default.currentDirectoryPath + "/.alertd"
+    }
+
+    /// The socket path in effect: configured, or `$RUNTIME_DIRECTORY/alertd.sock`,
+    /// or `alertd.sock` in the state directory.
+    public func resolvedSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let p = api.socketPath { return p }
+        return Self.defaultSocketPath(stateDirectory: stateDirectory, environment: environment)
+    }
+
+    /// Where alertd puts its socket when not told otherwise; alertctl looks there too.
+    public static func defaultSocketPath(
+        stateDirectory: String = defaultStateDirectory(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        if let dir = environment["RUNTIME_DIRECTORY"], !dir.isEmpty {
+            return String(dir.split(separator: ":").first ?? Substring(dir)) + "/alertd.sock"
+        }
+        return stateDirectory + "/alertd.sock"
+    }
+
+    /// The database path in effect.
+    public var resolvedStorePath: String { resolve(store.path) }
+
+    /// Resolves a path relative to the state directory.
+    public func resolve(_ path: String) -> String {
+        path.hasPrefix("/") ? path : stateDirectory + "/" + path
+    }
+
+    /// The named presenter's definition.
+    public func presenter(named name: String) -> PresenterDefinition? {
+        presenters.first { $0.name == name }
+    }
+}
+
+/// A named presenter instance as configured.
+public struct PresenterDefinition: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case terminal, log, webhook
+    }
+
+    public enum ColourMode: String, Sendable, CaseIterable {
+        case auto, always, never
+    }
+
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case json, logfmt
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// terminal: when to use colour.
+    public var colour: ColourMode = .auto
+    /// log: a file (relative to the state directory) or nil for stderr.
+    public var path: String?
+    /// log: line format.
+    public var format: LogFormat = .json
+    /// webhook: where to POST.
+    public var url: String?
+    /// webhook: a Standard Webhooks secret (`whsec_…`), given inline.
+    public var secret: String?
+    /// webhook: a file holding the secret, so the config file can be world-readable.
+    public var secretFile: String?
+    public var connectTimeout: Duration = .seconds(5)
+    public var timeout: Duration = .seconds(10)
+    public var headers: [String: String] = [:]
+    /// Deliveries in flight at once to this presenter.
+    public var maxConcurrency: Int
+
+    public init(name: String, kind: Kind, maxConcurrency: Int? = nil) {
+        self.name = name
+        self.kind = kind
+        self.maxConcurrency = maxConcurrency ?? (kind == .webhook ? 16 : 4)
+    }
+}
+
+/// Which alerts go to which presenters.
+public struct RouteDefinition: Sendable, Equatable {
+    /// Every label here must be present with this value.
+    public var labels: [String: String] = [:]
+    /// If set, the alert's severity must be one of these.
+    public var severities: Set<Severity>?
+    /// If set, the alert's severity must be at least this.
+    public var minSeverity: Severity?
+    public var presenters: [String]
+    /// Keep looking at later routes after this one matched.
+    public var continueMatching = false
+
+    public init(labels: [String: String] = [:], severities: Set<Severity>? = nil, minSeverity: Severity? = nil,
+                presenters: [String], continueMatching: Bool = false) {
+        self.labels = labels
+        self.severities = severities
+        self.minSeverity = minSeverity
+        self.presenters = presenters
+        self.continueMatching = continueMatching
+    }
+
+    public func matches(_ spec: AlertSpec) -> Bool {
+        if let severities, !severities.contains(spec.severity) { return false }
+        if let minSeverity, spec.severity < minSeverity { return false }
+        return labels.allSatisfy { spec.labels[$0.key] == $0.value }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// Where accepted alerts and their deliveries live. The daemon answers a
+/// submitter only after `submit` returns, so an implementation must not
+/// return before the alert is as durable as it promises to be.
+public protocol AlertStore: Sendable {
+    /// Stores new alerts with one pending delivery per presenter, or folds an
+    /// alert into an open one with the same dedup key. Results are in the
+    /// order of `submissions`.
+    func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult]
+
+    /// One alert with its deliveries, or nil when there is no such alert.
+    func record(id: AlertID) async throws(StoreError) -> AlertRecord?
+
+    /// Alerts newest first, filtered and paged.
+    func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage
+
+    /// Marks up to `capacity[presenter]` due deliveries per presenter as in
+    /// flight, counts the attempt, and returns them with their alerts.
+    /// Deliveries for presenters missing from `capacity` are returned too
+    /// (up to `orphanLimit`) so the caller can settle them.
+    func claimDueDeliveries(now: Date, capacity: [String: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery]
+
+    /// Records how an attempt went.
+    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError)
+
+    /// When the next pending delivery is due, if any is pending.
+    func nextDueTime() async throws(StoreError) -> Date?
+
+    /// Makes deliveries a crash left in flight due again. Called once at
+    /// start, before the dispatcher runs; returns how many.
+    func recoverInFlight(now: Date) async throws(StoreError) -> Int
+
+    /// Makes dead deliveries pending again: those of one alert, or all of them
+    /// when `alert` is nil. Returns how many.
+    func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int
+
+    /// Live totals for status lines and metrics.
+    func counts() async throws(StoreError) -> StoreCounts
+}
+
+/// An alert on its way into the store, with the presenters its route chose.
+public struct AlertSubmission: Sendable, Equatable {
+    public var alert: Alert
+    public var presenters: [String]
+
+    public init(alert: Alert, presenters: [String]) {
+        self.alert = alert
+        self.presenters = presenters
+    }
+}
+
+/// What became of one submission.
+public struct SubmissionResult: Sendable, Equatable, Codable {
+    /// The new alert's id, or the id of the open alert it was folded into.
+    public let id: AlertID
+    public let state: AlertState
+    public let deduplicated: Bool
+
+    public init(id: AlertID, state: AlertState, deduplicated: Bool) {
+        self.id = id
+        self.state = state
+        self.deduplicated = deduplicated
+    }
+}
+
+/// Where one delivery stands.
+public enum DeliveryState: String, Sendable, Codable, CaseIterable {
+    case pending
+    case inFlight = "in_flight"
+    case delivered
+    case dead
+}
+
+/// One presenter's delivery of one alert.
+public struct DeliveryRecord: Sendable, Equatable, Codable {
+    public let id: String
+    public let alertID: AlertID
+    public let presenter: String
+    public var state: DeliveryState
+    /// Attempts started so far.
+    public var attempts: Int
+    public var nextAttemptAt: Date?
+    public var lastError: String?
+    public let createdAt: Date
+    public var updatedAt: Date
+    public var deliveredAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, presenter, state, attempts
+        case alertID = "alert_id"
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case deliveredAt = "delivered_at"
+    }
+}
+
+/// An alert with everything the store knows about it.
+public struct AlertRecord: Sendable, Equatable {
+    public var alert: Alert
+    public var deliveries: [DeliveryRecord]
+}
+
+/// A filter for listing alerts.
+public struct AlertQuery: Sendable, Equatable {
+    public var state: AlertState?
+    /// Every pair must match (label name, value).
+    public var labels: [(String, String)]
+    public var limit: Int
+    /// Only alerts older than this id (the previous page's `nextCursor`).
+    public var before: AlertID?
+
+    public init(state: AlertState? = nil, labels: [(String, String)] = [], limit: Int = 50, before: AlertID? = nil) {
+        self.state = state
+        self.labels = labels
+        self.limit = limit
+        self.before = before
+    }
+
+    public static func == (a: AlertQuery, b: AlertQuery) -> Bool {
+        a.state == b.state && a.limit == b.limit && a.before == b.before
+            && a.labels.map { "\($0.0)=\($0.1)" } == b.labels.map { "\($0.0)=\($0.1)" }
+    }
+}
+
+/// One page of alerts.
+public struct AlertPage: Sendable, Equatable {
+    public var alerts: [Alert]
+    /// Pass as `before` for the next page; nil on the last page.
+    public var nextCursor: AlertID?
+}
+
+/// A delivery the dispatcher now owns, with the alert to present.
+public struct ClaimedDelivery: Sendable, Equatable {
+    public var delivery: DeliveryRecord
+    public var alert: Alert
+}
+
+/// The outcome of one attempt, as the store records it.
+public struct DeliverySettlement: Sendable, Equatable {
+    public enum Result: Sendable, Equatable {
+        case delivered
+        /// Try again at `at`; `error` says why this attempt failed.
+        case retry(at: Date, error: String)
+        case dead(error: String)
+    }
+
+    public var deliveryID: String
+    public var result: Result
+    public var at: Date
+
+    public init(deliveryID: String, result: Result, at: Date = Date()) {
+        self.deliveryID = deliveryID
+        self.result = result
+        self.at = at
+    }
+}
+
+/// Totals for status lines and gauges.
+public struct StoreCounts: Sendable, Equatable {
+    public var openAlerts: Int = 0
+    public var pending: Int = 0
+    public var inFlight: Int = 0
+    public var dead: Int = 0
+
+    public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0) {
+        self.openAlerts = openAlerts
+        self.pending = pending
+        self.inFlight = inFlight
+        self.dead = dead
+    }
+}

@@ -1,0 +1,56 @@
+/// The store's tables, as forward-only migrations. `PRAGMA user_version`
+/// records how many have run; a new alertd adds a migration and never edits
+/// an old one.
+enum StoreSchema {
+    static let migrations: [String] = [
+        // 1: alerts, deliveries, events.
+        """
+        CREATE TABLE alerts (
+            id          TEXT PRIMARY KEY,
+            spec        TEXT NOT NULL,
+            state       TEXT NOT NULL,
+            severity    TEXT NOT NULL,
+            dedup_key   TEXT,
+            created_at  INTEGER NOT NULL,
+            updated_at  INTEGER NOT NULL,
+            expires_at  INTEGER,
+            decided_by  TEXT,
+            decided_at  INTEGER,
+            comment     TEXT
+        );
+        -- At most one open alert per dedup key; also the dedup look-up.
+        CREATE UNIQUE INDEX alerts_open_dedup ON alerts(dedup_key)
+            WHERE state = 'open' AND dedup_key IS NOT NULL;
+        CREATE INDEX alerts_state ON alerts(state, id);
+        CREATE INDEX alerts_expiry ON alerts(expires_at) WHERE state = 'open' AND expires_at IS NOT NULL;
+
+        CREATE TABLE deliveries (
+            id              TEXT PRIMARY KEY,
+            alert_id        TEXT NOT NULL REFERENCES alerts(id),
+            presenter       TEXT NOT NULL,
+            kind            TEXT NOT NULL DEFAULT 'alert',
+            state           TEXT NOT NULL,
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER,
+            last_error      TEXT,
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            delivered_at    INTEGER
+        );
+        -- The dispatcher's "what is due for this presenter" query.
+        CREATE INDEX deliveries_due ON deliveries(presenter, next_attempt_at) WHERE state = 'pending';
+        -- "When is anything due next".
+        CREATE INDEX deliveries_next ON deliveries(next_attempt_at) WHERE state = 'pending';
+        CREATE INDEX deliveries_alert ON deliveries(alert_id);
+        CREATE INDEX deliveries_state ON deliveries(state) WHERE state IN ('in_flight', 'dead');
+
+        CREATE TABLE events (
+            seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+            type      TEXT NOT NULL,
+            alert_id  TEXT NOT NULL,
+            at        INTEGER NOT NULL,
+            data      TEXT
+        );
+        """,
+    ]
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct ConfigurationTests {
+    func parse(_ json: String) throws -> DaemonConfiguration {
+        try DaemonConfiguration.parse(Data(json.utf8), source: "test.json", stateDirectory: "/var/lib/alertd")
+    }
+
+    func problems(_ json: String) -> [String] {
+        do {
+            _ = try parse(json)
+            return []
+        } catch let error as ConfigurationError {
+            return error.problems
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    @Test func emptyConfigIsAWorkingDefault() throws {
+        let c = try parse("{}")
+        #expect(c.presenters.map(\.name) == ["terminal", "log"])
+        #expect(c.defaultRoute.presenters == ["terminal", "log"])
+        #expect(c.api.listen == nil)
+        #expect(c.api.socketMode == 0o660)
+        #expect(c.resolvedStorePath == "/var/lib/alertd/alertd.db")
+        #expect(c.resolvedSocketPath(environment: [:]) == "/var/lib/alertd/alertd.sock")
+        #expect(c.resolvedSocketPath(environment: ["RUNTIME_DIRECTORY": "/run/alertd"]) == "/run/alertd/alertd.sock")
+    }
+
+    @Test func fullConfigParses() throws {
+        let c = try parse("""
+        {
+          "api": {"socket": "/run/a.sock", "socket_mode": "0600", "listen": "127.0.0.1:9190", "token_file": "/etc/alertd/token"},
+          "store": {"path": "/data/alerts.db"},
+          "presenters": {
+            "console": {"type": "terminal", "colour": "never"},
+            "file": {"type": "log", "path": "alerts.log", "format": "logfmt"},
+            "chat": {"type": "webhook", "url": "https://chat.example/hook", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     "timeout": "3s", "connect_timeout": "500ms", "max_concurrency": 8, "headers": {"X-Team": "ops"}}
+          },
+          "routes": [
+            {"match": {"labels": {"env": "prod"}, "min_severity": "error"}, "presenters": ["chat"], "continue": true},
+            {"match": {"severity": ["info"]}, "presenters": ["file"]}
+          ],
+          "default_route": {"presenters": ["console", "file"]},
+          "retry": {"initial_delay": "2s", "factor": 3, "max_delay": "5m", "jitter": false, "max_attempts": 10, "max_age": "12h"},
+          "limits": {"max_body_bytes": 65536, "max_batch": 100, "max_labels": 10},
+          "dispatcher": {"shutdown_grace": "3s"}
+        }
+        """)
+        #expect(c.api.socketMode == 0o600)
+        #expect(c.api.listen == "127.0.0.1:9190")
+        #expect(c.resolvedStorePath == "/data/alerts.db")
+        let chat = try #require(c.presenter(named: "chat"))
+        #expect(chat.kind == .webhook && chat.timeout == .seconds(3) && chat.connectTimeout == .milliseconds(500) && chat.maxConcurrency == 8)
+        #expect(chat.headers == ["X-Team": "ops"])
+        #expect(c.presenter(named: "file")?.format == .logfmt)
+        #expect(c.routes[0].minSeverity == .error && c.routes[0].continueMatching)
+        #expect(c.routes[1].severities == [.info])
+        #expect(c.retry.initialDelay == .seconds(2) && c.retry.factor == 3 && !c.retry.jitter && c.retry.maxAttempts == 10)
+        #expect(c.limits.maxBatch == 100 && c.limits.alert.maxLabels == 10)
+        #expect(c.dispatcher.shutdownGrace == .seconds(3))
+    }
+
+    @Test func everyProblemIsReportedWithItsPath() {
+        let p = problems("""
+        {
+          "presenters": {"chat": {"type": "webhook", "url": "ftp://x", "timeout": "soon"}, "x": {"type": "pager"}},
+          "routes": [{"presenters": ["chat"]}, {"presenters": ["chat"]}, {"presenters": ["opz"], "match": {"severity": ["urgent"]}}],
+          "retry": {"jitter": 1, "factr": 2},
+          "apii": {}
+        }
+        """)
+        #expect(p.contains("presenters.chat.url: must be an http or https URL, got \"ftp://x\""))
+        #expect(p.contains { $0.hasPrefix("presenters.chat.timeout: `soon` is not a duration") })
+        #expect(p.contains { $0.hasPrefix("presenters.x.type: unknown presenter type \"pager\"") })
+        #expect(p.contains { $0.hasPrefix("routes[2].presenters[0]: no presenter named \"opz\"") })
+        #expect(p.contains { $0.hasPrefix("routes[2].match.severity[0]: unknown severity \"urgent\"") })
+        #expect(p.contains("retry.jitter: must be true or false"))
+        #expect(p.contains { $0.hasPrefix("retry.factr: unknown key (did you mean \"factor\"?)") })
+        #expect(p.contains { $0.hasPrefix("apii: unknown key (did you mean \"api\"?)") })
+        #expect(p.count == 8)
+    }
+
+    @Test func malformedJSONIsOneClearProblem() {
+        #expect(problems("{\"api\": ").first?.hasPrefix("not valid JSON") == true)
+        #expect(problems("[]").first?.contains("must be an object") == true)
+    }
+
+    @Test func listenAddressesParse() {
+        #expect(ListenAddress("127.0.0.1:9190") == ListenAddress("127.0.0.1:9190"))
+        #expect(ListenAddress("[::1]:80")?.host == "::1")
+        #expect(ListenAddress("localhost") == nil)
+        #expect(ListenAddress(":80") == nil)
+        #expect(ListenAddress("h:99999") == nil)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+/// A presenter that answers from a script and records what it was given.
+actor ScriptedPresenter: AlertPresenter {
+    nonisolated let name: String
+    private var script: [PresentationOutcome]
+    private(set) var calls: [(alert: AlertID, context: DeliveryContext, at: ContinuousClock.Instant)] = []
+    private let delay: Duration
+    private var running = 0
+    private(set) var maxRunning = 0
+
+    init(name: String, script: [PresentationOutcome] = [], delay: Duration = .zero) {
+        self.name = name
+        self.script = script
+        self.delay = delay
+    }
+
+    func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        calls.append((alert.id, delivery, .now))
+        running += 1
+        maxRunning = max(maxRunning, running)
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        running -= 1
+        return script.isEmpty ? .delivered : script.removeFirst()
+    }
+
+    var callCount: Int { calls.count }
+}
+
+@Suite struct DispatcherTests {
+    func fastRetry() -> RetryPolicy {
+        var r = RetryPolicy()
+        r.initialDelay = .milliseconds(50)
+        r.factor = 2
+        r.jitter = false
+        return r
+    }
+
+    func submit(_ store: any AlertStore, presenters: [String], title: String = "t") async throws -> AlertID {
+        let alert = Alert(spec: try AlertSpec.Builder().title(title).build().get())
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: presenters)])
+        return alert.id
+    }
+
+    func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("condition not met within \(timeout)")
+    }
+
+    @Test func retriesWithBackoffUntilDelivered() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", script: [
+            .retryableFailure(reason: "HTTP 500"), .retryableFailure(reason: "HTTP 500"), .retryableFailure(reason: "HTTP 500"),
+        ])
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .delivered }
+        await dispatcher.stop(grace: .seconds(1))
+        run.cancel()
+
+        let calls = await hook.calls
+        #expect(calls.count == 4)
+        #expect(calls.map(\.context.attempt) == [1, 2, 3, 4])
+        // One delivery id across every retry.
+        #expect(Set(calls.map(\.context.deliveryID)).count == 1)
+        // Gaps follow the backoff: 50, 100, 200 ms (never shorter).
+        for (i, expected) in [50, 100, 200].enumerated() {
+            let gap = calls[i + 1].at - calls[i].at
+            #expect(gap >= .milliseconds(expected - 5), "gap \(i) was \(gap)")
+        }
+        #expect(await store.record(id: id)?.deliveries.first?.attempts == 4)
+    }
+
+    @Test func permanentFailureIsDeadAtOnceWithTheReason() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", script: [.permanentFailure(reason: "HTTP 404 from http://x/")])
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .dead }
+        await dispatcher.stop(grace: .seconds(1))
+        run.cancel()
+        let d = try #require(await store.record(id: id)?.deliveries.first)
+        #expect(d.lastError == "HTTP 404 from http://x/")
+        #expect(await hook.callCount == 1)
+    }
+
+    @Test func maxAttemptsBoundsRetries() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", script: Array(repeating: .retryableFailure(reason: "timeout"), count: 10))
+        var retry = fastRetry()
+        retry.maxAttempts = 2
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: retry, idleTick: .milliseconds(20))
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .dead }
+        await dispatcher.stop(grace: .seconds(1))
+        run.cancel()
+        #expect(await hook.callCount == 2)
+        #expect(await store.record(id: id)?.deliveries.first?.lastError?.contains("gave up after 2 attempts") == true)
+    }
+
+    @Test func concurrencyPerPresenterIsBounded() async throws {
+        let store = InMemoryAlertStore()
+        let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(30))
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: slow, maxConcurrency: 3)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        for i in 0..<12 { _ = try await submit(store, presenters: ["slow"], title: "a\(i)") }
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await slow.callCount == 12 }
+        try await waitUntil { let c = await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.stop(grace: .seconds(1))
+        run.cancel()
+        #expect(await slow.maxRunning == 3)
+    }
+
+    @Test func deliveriesForAnUnconfiguredPresenterBecomeDead() async throws {
+        let store = InMemoryAlertStore()
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([]), retry: fastRetry(), idleTick: .milliseconds(20))
+        let id = try await submit(store, presenters: ["removed"])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .dead }
+        await dispatcher.stop(grace: .seconds(1))
+        run.cancel()
+        #expect(await store.record(id: id)?.deliveries.first?.lastError == "presenter \"removed\" is not configured")
+    }
+
+    @Test func retryAfterWinsOverBackoffAndMaxAgeEndsRetries() {
+        var policy = RetryPolicy()
+        policy.jitter = false
+        let created = Date()
+        let r = policy.settle(reason: "429", retryable: true, retryAfter: .seconds(7), attempt: 1, createdAt: created, now: created)
+        #expect(r == .retry(at: created.addingTimeInterval(7), error: "429"))
+        #expect(policy.backoff(afterAttempt: 1) == .seconds(1))
+        #expect(policy.backoff(afterAttempt: 4) == .seconds(8))
+        #expect(policy.backoff(afterAttempt: 30) == .seconds(600))
+        let old = created.addingTimeInterval(-24 * 3600)
+        if case .dead(let e) = policy.settle(reason: "500", retryable: true, retryAfter: nil, attempt: 3, createdAt: old, now: created) {
+            #expect(e.contains("gave up"))
+        } else {
+            Issue.record("expected dead")
+        }
+        // Full jitter draws from [0, backoff].
+        var jittered = RetryPolicy()
+        jittered.jitter = true
+        let j = jittered.settle(reason: "x", retryable: true, retryAfter: nil, attempt: 3, createdAt: created, now: created) { max in
+            #expect(max == 4)
+            return max / 2
+        }
+        #expect(j == .retry(at: created.addingTimeInterval(2), error: "x"))
+    }
+
+    @Test func routerTakesFirstMatchUnlessContinue() throws {
+        let router = AlertRouter(
+            routes: [
+                RouteDefinition(labels: ["team": "db"], presenters: ["dba"], continueMatching: true),
+                RouteDefinition(minSeverity: .error, presenters: ["pager"]),
+                RouteDefinition(presenters: ["never"]),
+            ],
+            defaultRoute: RouteDefinition(presenters: ["log"]))
+        func route(_ severity: Severity, _ labels: [String: String]) throws -> [String] {
+            router.presenters(for: try AlertSpec.Builder().title("x").severity(severity).labels(labels).build().get())
+        }
+        #expect(try route(.critical, ["team": "db"]) == ["dba", "pager"])
+        #expect(try route(.info, ["team": "db"]) == ["dba", "never"])
+        #expect(try route(.error, [:]) == ["pager"])
+        let onlyDefault = AlertRouter(routes: [RouteDefinition(labels: ["a": "b"], presenters: ["x"])], defaultRoute: RouteDefinition(presenters: ["log"]))
+        #expect(onlyDefault.presenters(for: try AlertSpec.Builder().title("x").build().get()) == ["log"])
+    }
+}
