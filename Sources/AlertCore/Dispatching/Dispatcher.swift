@@ -28,6 +28,8 @@ public actor Dispatcher {
     private var inFlight: [String: Int] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
     private var stopping = false
+    /// True while `run()` is looping; the health endpoint reports it.
+    public private(set) var isRunning = false
     /// The last time the loop went round; the watchdog reads it to tell a
     /// live dispatcher from a stuck one.
     public private(set) var lastLoopAt = ContinuousClock.now
@@ -62,6 +64,8 @@ public actor Dispatcher {
 
     /// Runs until `stop` is called. Recovers deliveries a crash left in flight first.
     public func run() async {
+        isRunning = true
+        defer { isRunning = false }
         do {
             let recovered = try await store.recoverInFlight(now: Date())
             if recovered > 0 { log.notice("recovered deliveries left in flight", ["count": "\(recovered)"]) }

@@ -33,6 +33,11 @@ extension AlertSpec.Builder {
     }
 }
 
+extension AlertSpec {
+    /// The Prometheus rule for label names: `[a-zA-Z_][a-zA-Z0-9_]*`.
+    public static func isValidLabelName(_ name: String) -> Bool { Validator.isValidLabelName(name) }
+}
+
 /// The rules, one method per field. Collects errors instead of stopping at the first.
 private struct Validator {
     let limits: AlertSpecLimits

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Decides whether a request may use the API. The Unix socket is guarded by
+/// its file permissions; TCP needs `Authorization: Bearer <token>` whenever a
+/// token is configured.
+public struct APIAuthenticator: Sendable {
+    /// The token TCP callers must present; nil leaves TCP open (loopback demos).
+    public let token: [UInt8]?
+
+    public init(token: String?) {
+        self.token = token.map { Array($0.utf8) }
+    }
+
+    /// Reads the token from a file, trimming the trailing newline editors add.
+    public static func load(tokenFile: String?) throws(ConfigurationError) -> APIAuthenticator {
+        guard let tokenFile else { return APIAuthenticator(token: nil) }
+        guard let data = FileManager.default.contents(atPath: tokenFile) else {
+            throw ConfigurationError(source: tokenFile, problems: ["cannot read the API token file (does it exist, and may alertd read it?)"])
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16 else {
+            throw ConfigurationError(source: tokenFile, problems: ["the API token is shorter than 16 characters; use e.g. `openssl rand -hex 32`"])
+        }
+        return APIAuthenticator(token: token)
+    }
+
+    /// nil when the request may proceed; otherwise the 401 to send.
+    public func reject(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.listener == .tcp, let token else { return nil }
+        if let header = request.headers["Authorization"], header.hasPrefix("Bearer ") {
+            let given = Array(header.dropFirst("Bearer ".count).utf8)
+            if ConstantTime.equals(given, token) { return nil }
+        }
+        var response = HTTPResponse.error(
+            status: 401, code: "unauthorized",
+            message: "This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file).")
+        response.headers.set("WWW-Authenticate", #"Bearer realm="alertd""#)
+        return response
+    }
+}
+
+/// Comparison whose time does not depend on where the inputs differ, so a
+/// caller cannot find the token byte by byte by timing refusals.
+enum ConstantTime {
+    static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var diff = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for i in 0..<max(a.count, b.count) {
+            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return diff == 0
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Reading and rejecting request bodies, the same way for every endpoint.
+enum APIRequestBody {
+    /// The body parsed as JSON, or the 415/400 answer to send instead.
+    static func json(_ request: HTTPRequest) -> Result<Any, HTTPResponseBox> {
+        let type = request.headers["Content-Type"]?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            return .failure(HTTPResponseBox(.error(
+                status: 415, code: "unsupported_media_type",
+                message: "Send the body as JSON with `Content-Type: application/json`\(type.map { "; got `\($0)`" } ?? "").")))
+        }
+        do {
+            return .success(try JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed]))
+        } catch {
+            let detail = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "\(error)"
+            return .failure(HTTPResponseBox(.error(
+                status: 400, code: "malformed_json",
+                message: "The body is not valid JSON: \(detail)\(position(in: request.body, detail: detail))")))
+        }
+    }
+
+    /// ` (line 3, column 7)` from Foundation's "around character N".
+    static func position(in body: Data, detail: String) -> String {
+        guard let range = detail.range(of: "character "),
+              let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }) else { return "" }
+        var line = 1
+        var column = 1
+        for byte in body.prefix(offset) {
+            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+        }
+        return " (line \(line), column \(column))"
+    }
+
+    static func invalidAlertContent(_ errors: AlertSpecErrors) -> HTTPErrorBody.Content {
+        let n = errors.errors.count
+        return HTTPErrorBody.Content(
+            code: "invalid_alert",
+            message: n == 1 ? "The alert is not valid: \(errors.errors[0].message)" : "The alert has \(n) problems; see details.",
+            details: errors.errors.map { .init(field: $0.field, code: $0.code.rawValue, message: $0.message) })
+    }
+
+    static func invalidAlert(_ errors: AlertSpecErrors) -> HTTPResponse {
+        let c = invalidAlertContent(errors)
+        return .error(status: 422, code: c.code, message: c.message, details: c.details)
+    }
+}
+
+/// `HTTPResponse` is not an `Error`; this carries one through a `Result`.
+struct HTTPResponseBox: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import AlertCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `alertd` process on a temp state dir, a temp Unix socket and a
+/// free loopback port. It is killed when the value goes away, whatever the
+/// test did.
+final class TestDaemon: Sendable {
+    let dir: TemporaryDirectory
+    let port: UInt16
+    let configPath: String
+    private let process = Mutex<Process?>(nil)
+    private let starts = Mutex(0)
+
+    var socketPath: String { dir.path + "/alertd.sock" }
+    var stateDir: String { dir.path + "/state" }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var logPath: String { dir.path + "/alertd.log" }
+
+    /// `config` is merged into a base config: no terminal presenter, fast retries.
+    init(config: [String: Any] = [:]) throws {
+        dir = try TemporaryDirectory()
+        port = try TestDaemon.freePort()
+        configPath = dir.path + "/config.json"
+        var base: [String: Any] = [
+            "presenters": ["log": ["type": "log", "path": "alerts.log"]],
+            "retry": ["initial_delay": "100ms", "factor": 2, "max_delay": "1s", "jitter": false],
+        ]
+        for (k, v) in config { base[k] = v }
+        try JSONSerialization.data(withJSONObject: base, options: [.prettyPrinted, .sortedKeys])
+            .write(to: URL(fileURLWithPath: configPath))
+    }
+
+    deinit {
+        process.withLock { p in
+            if let p, p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        }
+    }
+
+    /// Starts alertd and waits until its socket answers `/v1/health`.
+    func start(extraArguments: [String] = [], environment: [String: String] = [:]) async throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try TestBinaries.path(of: "alertd"))
+        p.arguments = [
+            "--config", configPath, "--state-dir", stateDir, "--socket", socketPath,
+            "--listen", "127.0.0.1:\(port)",
+        ] + extraArguments
+        var env = ProcessInfo.processInfo.environment
+        for name in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC"] { env[name] = nil }
+        p.environment = env.merging(environment) { $1 }
+        if !FileManager.default.fileExists(atPath: logPath) { FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        p.standardOutput = log
+        p.standardError = log
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        process.withLock { $0 = p }
+        starts.withLock { $0 += 1 }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if !p.isRunning {
+                throw Failure("alertd exited with \(p.terminationStatus) while starting:\n\(self.log)")
+            }
+            if let r = try? await request("GET", "/v1/health"), r.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure("alertd did not become healthy within 15 s:\n\(self.log)")
+    }
+
+    var pid: Int32? { process.withLock { $0?.processIdentifier } }
+
+    /// Sends a signal to the running daemon.
+    func signal(_ sig: Int32) {
+        process.withLock { p in if let p, p.isRunning { kill(p.processIdentifier, sig) } }
+    }
+
+    /// Waits for the daemon to exit; its exit status, or nil on timeout.
+    func waitForExit(timeout: Duration = .seconds(15)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let done = process.withLock { p -> Int32? in
+                guard let p else { return 0 }
+                return p.isRunning ? nil : p.terminationStatus
+            }
+            if let done { return done }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// SIGKILL and reap.
+    func kill9() async {
+        signal(SIGKILL)
+        _ = await waitForExit()
+    }
+
+    /// What alertd printed so far.
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// A request over the Unix socket.
+    func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil,
+                 headers: HTTPHeaders = [:], tcp: Bool = false) async throws -> HTTPClientResponse {
+        var h = headers
+        var payload = body
+        if let json {
+            payload = try JSONSerialization.data(withJSONObject: json)
+            if !h.contains("Content-Type") { h.set("Content-Type", "application/json") }
+        }
+        let request = HTTPClientRequest(
+            url: (tcp ? baseURL : "http://localhost") + path, method: method, headers: h, body: payload,
+            connectTimeout: .seconds(2), timeout: .seconds(20), unixSocketPath: tcp ? nil : socketPath,
+            maxResponseBytes: 16 << 20)
+        return try await HTTPClient.shared.send(request)
+    }
+
+    /// Runs the built alertctl against this daemon's socket.
+    func alertctl(_ arguments: [String], stdin: String? = nil) async throws -> TestBinaries.Result {
+        try await TestBinaries.run(try TestBinaries.alertctl, arguments, stdin: stdin,
+                                   environment: ["ALERTD_SOCKET": socketPath])
+    }
+
+    /// Submits one alert over the socket; its id, once acknowledged.
+    func send(_ alert: [String: Any]) async throws -> String {
+        let r = try await request("POST", "/v1/alerts", json: alert)
+        guard r.status == 202, let obj = try JSONSerialization.jsonObject(with: r.body) as? [String: Any],
+              let id = obj["id"] as? String else {
+            throw Failure("send failed: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+        }
+        return id
+    }
+
+    /// `GET /v1/alerts/{id}` as JSON.
+    func show(_ id: String) async throws -> [String: Any] {
+        let r = try await request("GET", "/v1/alerts/\(id)")
+        return try JSONSerialization.jsonObject(with: r.body) as? [String: Any] ?? [:]
+    }
+
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound else { throw Failure("no free port") }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+@testable import AlertCore
+
+/// A real HTTP receiver on 127.0.0.1 for webhook and handler tests. It
+/// answers from a script of status codes (then 200), optionally slowly, and
+/// records every request it got.
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable {
+        let request: HTTPRequest
+        let at: ContinuousClock.Instant
+
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
+        }
+
+        /// The alert id in an alert payload.
+        var alertID: String? { (json["alert"] as? [String: Any])?["id"] as? String }
+    }
+
+    private struct State {
+        var script: [Int]
+        var received: [Received] = []
+    }
+
+    private let state: Mutex<State>
+    private let server: HTTPServer
+    let delay: Duration
+
+    /// Starts listening on `port` (0 picks a free one).
+    init(port: UInt16 = 0, script: [Int] = [], delay: Duration = .zero) throws {
+        let state = Mutex(State(script: script))
+        self.state = state
+        self.delay = delay
+        var config = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: port))
+        config.shutdownGracePeriod = .seconds(1)
+        server = HTTPServer(configuration: config) { request in
+            let status = state.withLock { s -> Int in
+                s.received.append(Received(request: request, at: .now))
+                return s.script.isEmpty ? 200 : s.script.removeFirst()
+            }
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            return HTTPResponse(status: status, body: Data("ok".utf8))
+        }
+        try server.start()
+    }
+
+    var port: UInt16 { server.port ?? 0 }
+    var url: String { "http://127.0.0.1:\(port)/hook" }
+
+    var received: [Received] { state.withLock { $0.received } }
+
+    func stop() async { await server.stop() }
+
+    /// Waits until `condition` holds for what was received, or `timeout` passes.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(10), until condition: ([Received]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(received) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition(received)
+    }
+}
