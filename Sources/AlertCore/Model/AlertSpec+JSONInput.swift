@@ -43,7 +43,7 @@ extension AlertSpec.Builder {
             case .expiresAfter:
                 if let s = raw as? String {
                     b = b.expires(parsing: s, source: key)
-                } else if let n = raw as? NSNumber, !(raw is Bool), n.doubleValue == n.doubleValue.rounded(), n.doubleValue >= 0,
+                } else if let n = raw as? NSNumber, !Self.isBoolean(n), n.doubleValue == n.doubleValue.rounded(), n.doubleValue >= 0,
                           n.doubleValue < 9e15 {
                     b = b.expires(after: .seconds(n.int64Value))
                 } else {
@@ -52,6 +52,13 @@ extension AlertSpec.Builder {
             }
         }
         self = b
+    }
+
+    /// Whether JSON gave `true`/`false`. Not `raw is Bool`: on Linux every
+    /// NSNumber holding 0 or 1 casts to Bool, so `"expires_after": 1` would
+    /// be refused. JSONSerialization makes booleans of their own class.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        type(of: number) == type(of: NSNumber(value: true))
     }
 
     private static func action(_ raw: Any, field: String) -> PartialValue<AlertAction> {

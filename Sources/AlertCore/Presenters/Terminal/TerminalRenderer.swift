@@ -27,14 +27,13 @@ public enum TerminalRenderer {
         var out = ""
 
         func border(_ left: String, _ fill: String, _ right: String, badge: String? = nil) {
-            var line = style.frame(left + fill)
-            var used = 2
-            if let badge {
-                line += " " + style.badge(badge) + " "
-                used += TextWrapper.displayWidth(badge) + 2
+            guard let badge else {
+                out += style.frame(left + String(repeating: fill, count: width - 2) + right) + "\n"
+                return
             }
-            line += style.frame(String(repeating: fill, count: max(0, width - used - 1)) + right)
-            out += line + "\n"
+            let rest = width - 5 - TextWrapper.displayWidth(badge)
+            out += style.frame(left + fill) + " " + style.badge(badge) + " "
+                + style.frame(String(repeating: fill, count: max(0, rest)) + right) + "\n"
         }
         func row(_ plain: String, styled: String? = nil) {
             let padding = String(repeating: " ", count: max(0, inner - TextWrapper.displayWidth(plain)))
@@ -47,9 +46,10 @@ public enum TerminalRenderer {
 
         if let message = spec.message {
             blank()
-            for paragraph in message.split(separator: "\n", omittingEmptySubsequences: false) {
-                // Tabs and carriage returns would break the frame; the model allows them in messages.
-                let text = paragraph.replacingOccurrences(of: "\t", with: "    ").replacingOccurrences(of: "\r", with: "")
+            // `isNewline` also splits at "\r\n", which Swift counts as one Character.
+            for paragraph in message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+                // A tab would break the frame; the model allows tabs in messages.
+                let text = paragraph.replacingOccurrences(of: "\t", with: "    ")
                 for line in TextWrapper.wrap(text, width: inner) { row(line) }
             }
         }
