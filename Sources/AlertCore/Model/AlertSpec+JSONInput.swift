@@ -90,6 +90,7 @@ enum JSONValue {
     /// alike, and `is Bool` holds for the numbers 0 and 1; only the class
     /// tells a real `true`/`false` apart.
     static func isBoolean(_ value: Any) -> Bool {
-        value is NSNumber && String(describing: type(of: value)) == "__NSCFBoolean"
+        guard let number = value as? NSNumber else { return false }
+        return type(of: number) == type(of: NSNumber(value: true))
     }
 }

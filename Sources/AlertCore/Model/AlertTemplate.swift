@@ -44,13 +44,17 @@ public struct AlertTemplate: Sendable, Equatable {
     /// explicit options override the template. Placeholders without a value
     /// become one `missing_template_values` problem that names them all.
     public func fill(_ builder: AlertSpec.Builder, values: [String: String]) -> AlertSpec.Builder {
-        let missing = placeholders.filter { values[$0] == nil }
+        func sub(_ text: String) -> String { Self.substitute(text, values: values) }
+        let missing = placeholders(filling: builder).filter { values[$0] == nil }
         if !missing.isEmpty {
-            return builder.problem(AlertSpecError(
+            var b = builder.problem(AlertSpecError(
                 field: "template", code: .missingTemplateValues,
                 message: "Template `\(name)` needs values for: \(missing.joined(separator: ", ")). Give each one as name=value (alertctl: --set \(missing[0])=…)."))
+            // The template does supply a title; without this the build would also
+            // report `missing_title`, which would send the person the wrong way.
+            if !b.title.isGiven, let title { b = b.title(sub(title)) }
+            return b
         }
-        func sub(_ text: String) -> String { Self.substitute(text, values: values) }
         var b = builder
         if !b.title.isGiven, let title { b = b.title(sub(title)) }
         if !b.message.isGiven, let message { b = b.message(sub(message)) }
@@ -62,6 +66,23 @@ public struct AlertTemplate: Sendable, Equatable {
         if !b.dedupKey.isGiven, let dedupKey { b = b.dedupKey(sub(dedupKey)) }
         if !b.expiresAfter.isGiven, let expiresAfter { b = b.expires(parsing: sub(expiresAfter), source: "template \(name): expires_after") }
         return b
+    }
+
+    /// The placeholders of the fields `fill` would take for `builder`: a
+    /// field the builder already has is not used, so its placeholders need
+    /// no value (`--title` overriding a `{host}` title must not demand `host`).
+    func placeholders(filling builder: AlertSpec.Builder) -> [String] {
+        var texts: [String?] = []
+        if !builder.title.isGiven { texts.append(title) }
+        if !builder.message.isGiven { texts.append(message) }
+        if !builder.severity.isGiven { texts.append(severity) }
+        let given = Set(builder.labels.map(\.name))
+        texts += labels.filter { !given.contains($0.key) }.map(\.value)
+        if !builder.confirm.isGiven { texts += [confirm?.label, confirm?.url] }
+        if !builder.cancel.isGiven { texts += [cancel?.label, cancel?.url] }
+        if !builder.dedupKey.isGiven { texts.append(dedupKey) }
+        if !builder.expiresAfter.isGiven { texts.append(expiresAfter) }
+        return Array(Set(texts.compactMap { $0 }.flatMap(Self.placeholderNames(in:)))).sorted()
     }
 
     static func placeholderNames(in text: String) -> [String] {
@@ -81,11 +102,23 @@ public struct AlertTemplate: Sendable, Equatable {
         return names
     }
 
+    /// Replaces each `{name}` with its value in one pass, so a value that
+    /// itself contains `{other}` is inserted as typed, never expanded again.
     static func substitute(_ text: String, values: [String: String]) -> String {
-        var out = text
-        for name in placeholderNames(in: text) {
-            if let v = values[name] { out = out.replacingOccurrences(of: "{\(name)}", with: v) }
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            if let close = after.firstIndex(of: "}"), let value = values[String(after[..<close])],
+               !placeholderNames(in: "{" + after[...close]).isEmpty {
+                out += value
+                rest = after[after.index(after: close)...]
+            } else {
+                out += "{"
+                rest = after
+            }
         }
-        return out
+        return out + rest
     }
 }

@@ -1,0 +1,4 @@
+/// The version of alertd and alertctl, printed by `--version`.
+public enum AlertdVersion {
+    public static let current = "0.1.0"
+}

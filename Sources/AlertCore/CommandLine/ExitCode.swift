@@ -1,0 +1,24 @@
+/// How a command-line tool ends, as the number a shell sees. The values
+/// follow `sysexits.h` where one fits, so scripts can tell a typo (64) from
+/// an invalid alert (65) from a daemon that is not running (69).
+public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Everything worked.
+    public static let success = ExitCode(rawValue: 0)
+    /// The command ran but what it tried failed (a delivery, a request).
+    public static let failure = ExitCode(rawValue: 1)
+    /// `alertctl send --wait` saw the alert end without being confirmed
+    /// (cancelled, expired or resolved).
+    public static let notConfirmed = ExitCode(rawValue: 2)
+    /// The command line itself was wrong (`EX_USAGE`).
+    public static let usage = ExitCode(rawValue: 64)
+    /// The input was read but is not valid, e.g. an invalid alert (`EX_DATAERR`).
+    public static let dataError = ExitCode(rawValue: 65)
+    /// A service the command needs, such as the daemon, is not there (`EX_UNAVAILABLE`).
+    public static let unavailable = ExitCode(rawValue: 69)
+
+    public var description: String { String(rawValue) }
+}

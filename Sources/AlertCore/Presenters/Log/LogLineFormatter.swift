@@ -1,0 +1,97 @@
+import Foundation
+
+/// Turns an alert into one log line (without the newline). Pure, so tests
+/// pin lines exactly; the same alert and time always give the same bytes.
+public enum LogLineFormatter {
+    /// The line for `alert`, stamped `timestamp` (when it is logged).
+    public static func line(
+        _ alert: Alert, delivery: DeliveryContext, format: LogPresenterConfiguration.Format, timestamp: Date
+    ) -> String {
+        switch format {
+        case .jsonLines: json(alert, delivery: delivery, timestamp: timestamp)
+        case .logfmt: logfmt(alert, delivery: delivery, timestamp: timestamp)
+        }
+    }
+
+    /// The fields, named as in the JSON line.
+    private struct Record: Encodable {
+        let ts: String
+        let id: String
+        let severity: String
+        let title: String
+        let message: String?
+        let labels: [String: String]
+        let dedupKey: String?
+        let deliveryID: String
+        let attempt: Int
+        let createdAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case ts, id, severity, title, message, labels, attempt
+            case dedupKey = "dedup_key"
+            case deliveryID = "delivery_id"
+            case createdAt = "created_at"
+        }
+
+        init(_ alert: Alert, _ delivery: DeliveryContext, _ timestamp: Date) {
+            ts = UTCTimestamp.iso8601(timestamp)
+            id = alert.id.rawValue
+            severity = alert.spec.severity.rawValue
+            title = alert.spec.title
+            message = alert.spec.message
+            labels = alert.spec.labels
+            dedupKey = alert.spec.dedupKey
+            deliveryID = delivery.deliveryID
+            attempt = delivery.attempt
+            createdAt = UTCTimestamp.iso8601(alert.createdAt)
+        }
+    }
+
+    private static func json(_ alert: Alert, delivery: DeliveryContext, timestamp: Date) -> String {
+        let encoder = JSONEncoder()
+        // Sorted keys make lines stable; the encoder escapes newlines, so the record stays on one line.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(Record(alert, delivery, timestamp)) else {
+            // Encoding strings and integers cannot fail; keep a line anyway rather than lose the alert.
+            return #"{"error":"unencodable alert","id":"\#(alert.id.rawValue)"}"#
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Fields in reading order: time and identity first, then content, then delivery.
+    private static func logfmt(_ alert: Alert, delivery: DeliveryContext, timestamp: Date) -> String {
+        let r = Record(alert, delivery, timestamp)
+        var pairs: [(String, String)] = [("ts", r.ts), ("id", r.id), ("severity", r.severity), ("title", r.title)]
+        if let message = r.message { pairs.append(("message", message)) }
+        for (name, value) in r.labels.sorted(by: { $0.key < $1.key }) { pairs.append(("labels.\(name)", value)) }
+        if let key = r.dedupKey { pairs.append(("dedup_key", key)) }
+        pairs += [("delivery_id", r.deliveryID), ("attempt", String(r.attempt)), ("created_at", r.createdAt)]
+        return pairs.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ")
+    }
+
+    /// Quotes a value when it is empty or holds a space, `=`, `"`, `\` or a
+    /// control character, escaping inside the quotes so the line stays one line.
+    static func logfmtValue(_ value: String) -> String {
+        let needsQuotes = value.isEmpty || value.unicodeScalars.contains {
+            $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.properties.generalCategory == .control
+        }
+        guard needsQuotes else { return value }
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

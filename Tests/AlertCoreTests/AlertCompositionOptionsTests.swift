@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+/// The options → builder step, run in-process through `alertctl validate`.
+@Suite struct AlertCompositionOptionsTests {
+    func validate(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async -> (ExitCode, OutputCapture) {
+        let capture = OutputCapture()
+        let code = await CommandLineTool.main(
+            AlertctlCommand.self, arguments: ["validate"] + arguments,
+            context: capture.context(environment: environment, input: input))
+        return (code, capture)
+    }
+
+    @Test func errorsNameTheOptionThatWasTyped() async {
+        let (code, capture) = await validate(["-t", "x", "-l", "novalue", "-s", "loud", "--expires", "30x", "--cancel", "nolabel"])
+        #expect(code == .dataError)
+        let lines = capture.errorOutput.split(separator: "\n")
+        let prefixes = [
+            "error: labels: `--label` needs the form name=value, got `novalue`.",
+            "error: severity: `--severity` is not a severity: `loud`.",
+            "error: cancel: `--cancel` needs the form Label=URL",
+            "error: expires_after: `--expires` is not a duration: `30x`.",
+        ]
+        #expect(lines.count == prefixes.count)
+        for (line, prefix) in zip(lines, prefixes) { #expect(line.hasPrefix(prefix)) }
+    }
+
+    @Test func unreadableStandardInputIsReported() async {
+        let (code, capture) = await validate(["-t", "x", "-m", "-"])
+        #expect(code == .dataError)
+        #expect(capture.errorOutput == "error: message: `--message -` could not read standard input; pipe the message in or give it as text. [invalid_type]\n")
+    }
+
+    @Test func standardInputLosesOnlyTrailingNewlines() async throws {
+        let (code, capture) = await validate(["-t", "x", "-m", "-"], input: "\n  indented\n\n")
+        #expect(code == .success)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(capture.output.utf8)) as? [String: Any])
+        #expect(object["message"] as? String == "\n  indented")
+    }
+
+    @Test func setNeedsNameEqualsValue() async {
+        let (code, capture) = await validate(["--template", "t", "--set", "=x"])
+        #expect(code == .usage)
+        #expect(capture.errorOutput.hasPrefix("Error: The value '=x' is invalid for '--set <name=value>': use the form name=value, e.g. host=db1.\n"))
+    }
+
+    @Test func templateNeedsAFile() async {
+        let (code, capture) = await validate(["--template", "disk", "--set", "host=db1", "-t", "x"], environment: ["ALERTD_TEMPLATES": ""])
+        #expect(code == .dataError)
+        #expect(capture.errorOutput == "error: template: `--template disk` needs a template file: give `--templates FILE` or set ALERTD_TEMPLATES. [unknown_template]\n")
+    }
+
+    @Test func optionsMapOntoTheBuilder() throws {
+        let options = AlertCompositionOptions(
+            title: "T", message: "M", severity: "error", labels: ["a=1", "b=2"], confirm: "Yes=https://a.example/y",
+            cancel: "No=https://a.example/n", dedupKey: "k", expires: "1h")
+        let spec = try options.build(context: OutputCapture().context()).get()
+        #expect(spec == (try AlertSpec.Builder().title("T").message("M").severity(.error).labels(["a": "1", "b": "2"])
+            .confirm("Yes", handler: "https://a.example/y").cancel("No", handler: "https://a.example/n")
+            .dedupKey("k").expires(after: .hours(1)).build().get()))
+    }
+}

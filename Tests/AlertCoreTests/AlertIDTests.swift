@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct AlertIDTests {
+    @Test func idsSortByCreationAndAreUnique() {
+        let start = Date(timeIntervalSince1970: 1_748_779_200)
+        var ids: [AlertID] = []
+        for i in 0..<10_000 {
+            // Many share a millisecond, which exercises the counter.
+            ids.append(.generate(at: start.addingTimeInterval(Double(i / 7) / 1000)))
+        }
+        #expect(Set(ids).count == 10_000)
+        #expect(ids.sorted() == ids)
+        #expect(AlertID.generate(at: start.addingTimeInterval(3_600)) > ids.last!)
+    }
+
+    @Test func idsAreVersion7WithTheTimeInFront() throws {
+        let date = Date(timeIntervalSince1970: 1_748_779_200.123)
+        let id = AlertID.generate(at: date)
+        let hex = Array(id.rawValue.replacingOccurrences(of: "-", with: ""))
+        #expect(hex.count == 32)
+        #expect(hex[12] == "7")
+        #expect("89ab".contains(hex[16]))
+        #expect(UInt64(String(hex[0..<12]), radix: 16) == 1_748_779_200_123)
+        #expect(id.rawValue == id.rawValue.lowercased())
+    }
+
+    @Test func parsesOnlyUUIDs() throws {
+        #expect(AlertID("nope") == nil)
+        let id = try #require(AlertID("0197285C-2E00-7ABC-8DEF-0123456789AB"))
+        #expect(id.rawValue == "0197285c-2e00-7abc-8def-0123456789ab")
+        #expect(try JSONDecoder().decode([AlertID].self, from: Data(#"["0197285c-2e00-7abc-8def-0123456789ab"]"#.utf8)) == [id])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([AlertID].self, from: Data(#"["x"]"#.utf8)) }
+    }
+}

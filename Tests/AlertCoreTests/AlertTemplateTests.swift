@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct AlertTemplateTests {
+    static let disk = AlertTemplate(
+        name: "disk_full", title: "Disk full on {host}", message: "{mount} at {pct}%", severity: "{severity}",
+        labels: ["host": "{host}", "team": "storage"],
+        confirm: AlertAction(label: "Expand", url: "https://ops.example/expand?host={host}"),
+        dedupKey: "disk:{host}:{mount}", expiresAfter: "{ttl}")
+
+    static let values = ["host": "db1", "mount": "/var", "pct": "97", "severity": "critical", "ttl": "30m"]
+
+    @Test func fillsEveryFieldFromValues() throws {
+        let spec = try Self.disk.fill(.init(), values: Self.values).build().get()
+        #expect(spec.title == "Disk full on db1")
+        #expect(spec.message == "/var at 97%")
+        #expect(spec.severity == .critical)
+        #expect(spec.labels == ["host": "db1", "team": "storage"])
+        #expect(spec.confirm == AlertAction(label: "Expand", url: "https://ops.example/expand?host=db1"))
+        #expect(spec.dedupKey == "disk:db1:/var")
+        #expect(spec.expiresAfter == .minutes(30))
+        #expect(Self.disk.placeholders == ["host", "mount", "pct", "severity", "ttl"])
+    }
+
+    @Test func explicitFieldsWin() throws {
+        let explicit = AlertSpec.Builder().title("Mine").severity(.warning).label("team", "db").expires(after: .hours(1))
+        let spec = try Self.disk.fill(explicit, values: Self.values).build().get()
+        #expect(spec.title == "Mine")
+        #expect(spec.severity == .warning)
+        #expect(spec.labels == ["host": "db1", "team": "db"])
+        #expect(spec.expiresAfter == .hours(1))
+        #expect(spec.message == "/var at 97%")
+    }
+
+    @Test func missingPlaceholdersAreReportedTogether() throws {
+        let errors = try #require(Self.disk.fill(.init(), values: ["mount": "/var"]).build().failure)
+        #expect(errors.codes == [.missingTemplateValues])
+        #expect(errors.errors[0].field == "template")
+        #expect(errors.errors[0].message.contains("needs values for: host, pct, severity, ttl."))
+    }
+
+    @Test func placeholdersOfOverriddenFieldsNeedNoValue() throws {
+        let template = AlertTemplate(name: "t", title: "Down: {host}", message: "since {time}")
+        let spec = try template.fill(.init().title("Down: everything"), values: ["time": "noon"]).build().get()
+        #expect(spec.title == "Down: everything")
+        #expect(spec.message == "since noon")
+    }
+
+    @Test func valuesAreInsertedAsTyped() throws {
+        let template = AlertTemplate(name: "t", title: "{a} and {b} and {not a placeholder} {}")
+        let spec = try template.fill(.init(), values: ["a": "{b}", "b": "x"]).build().get()
+        #expect(spec.title == "{b} and x and {not a placeholder} {}")
+    }
+
+    @Test func invalidFilledValuesAreReportedWithTheirSource() throws {
+        let errors = try #require(Self.disk.fill(.init(), values: Self.values.merging(["severity": "huge"]) { $1 }).build().failure)
+        #expect(errors.codes == [.invalidSeverity])
+        #expect(errors.errors[0].message.hasPrefix("`template disk_full: severity` is not a severity: `huge`."))
+    }
+
+    @Test func libraryLoadsTemplates() throws {
+        let library = try AlertTemplateLibrary.parse(Data("""
+            {"templates": {
+              "disk_full": {"title": "Disk full on {host}", "labels": {"host": "{host}"},
+                            "confirm": {"label": "Expand", "url": "https://ops.example/x", "method": "put"}},
+              "backup": {"title": "Backup done", "expires_after": "1h"}
+            }}
+            """.utf8))
+        #expect(library.names == ["backup", "disk_full"])
+        #expect(library["disk_full"]?.confirm?.method == .put)
+        #expect(library["backup"]?.expiresAfter == "1h")
+        #expect(library["nope"] == nil)
+    }
+
+    @Test func libraryReportsEveryProblem() {
+        let json = """
+            {"templates": {
+              "a": {"title": 1, "labels": {"x": 2}, "colour": "red"},
+              "b": {"confirm": {"label": "OK"}, "cancel": {"label": "No", "url": "https://x.example", "method": "DELETE"}},
+              "c": "not an object"
+            }}
+            """
+        #expect {
+            try AlertTemplateLibrary.parse(Data(json.utf8), path: "t.json")
+        } throws: { error in
+            guard let error = error as? TemplateFileError else { return false }
+            return error.path == "t.json" && error.problems == [
+                "templates.a.colour: unknown field; the fields are title, message, severity, labels, confirm, cancel, dedup_key, expires_after",
+                "templates.a.labels: must be an object of strings",
+                "templates.a.title: must be a string",
+                "templates.b.cancel.method: must be one of POST, PUT, PATCH, GET",
+                "templates.b.confirm: must be an object with string fields label and url (and optionally method)",
+                "templates.c: must be an object",
+            ]
+        }
+    }
+
+    @Test func libraryRejectsBadFiles() {
+        #expect(throws: TemplateFileError.self) { try AlertTemplateLibrary.parse(Data("{".utf8)) }
+        #expect(throws: TemplateFileError(path: "<templates>", problems: [
+            "expected an object with one key, \"templates\", mapping names to templates",
+        ])) { try AlertTemplateLibrary.parse(Data(#"{"templates": {}, "extra": 1}"#.utf8)) }
+        #expect(throws: TemplateFileError(path: "/nonexistent/t.json", problems: [
+            "cannot read the file (does it exist, and may this user read it?)",
+        ])) { try AlertTemplateLibrary.load(from: "/nonexistent/t.json") }
+    }
+}

@@ -1,0 +1,243 @@
+import Testing
+@testable import AlertCore
+
+/// A leaf command with one option of each kind and a repeating argument.
+struct SampleCommand: CLICommand {
+    static let configuration = CommandConfiguration(
+        name: "sample",
+        abstract: "Exercise the parser.",
+        discussion: "A longer text that explains what the command is for, long enough that it has to wrap at eighty columns.",
+        options: [
+            .value("title", short: "t", help: "The headline."),
+            .repeatable("label", short: "l", valueName: "name=value", help: "A label; repeat for more."),
+            .flag("json", short: "j", help: "Print JSON."),
+            .flag("quiet", short: "q", help: "Print nothing at all, not even the things that a very long help text would mention."),
+            .value("to", valueName: "presenter", help: "Where to.", default: "terminal", allowedValues: ["terminal", "log"]),
+            .value("a-rather-long-option-name", valueName: "value", help: "Shows how long labels wrap."),
+        ],
+        arguments: [CommandArgument("files", help: "Files to read.", isOptional: true, isRepeating: true)])
+
+    let parsed: ParsedCommand
+    init(parsed: ParsedCommand) { self.parsed = parsed }
+    func run(_ context: CommandContext) async -> ExitCode {
+        context.output("title=\(parsed.value("title") ?? "-")\n")
+        return .success
+    }
+}
+
+struct NeedsCommand: CLICommand {
+    static let configuration = CommandConfiguration(
+        name: "needs", abstract: "Needs an id.", arguments: [CommandArgument("id", help: "The alert id.")])
+    init(parsed: ParsedCommand) throws(CommandLineError) {
+        if parsed.argument("id") == "bad" { throw .invalidCombination("The id 'bad' is not allowed here.") }
+    }
+    func run(_ context: CommandContext) async -> ExitCode { .success }
+}
+
+struct SampleRoot: CLICommand {
+    static let configuration = CommandConfiguration(
+        name: "tool", abstract: "A sample tool.", version: "1.2.3",
+        subcommands: [SampleCommand.self, NeedsCommand.self])
+    init(parsed: ParsedCommand) {}
+    func run(_ context: CommandContext) async -> ExitCode { .success }
+}
+
+@Suite struct CommandLineParserTests {
+    func parse(_ arguments: [String]) throws -> ParsedCommand {
+        guard case .run(_, let parsed) = try CommandLineParser.parse(arguments, root: SampleRoot.self) else {
+            throw CommandLineError(code: .invalidValue, message: "not a run outcome")
+        }
+        return parsed
+    }
+
+    func failure(_ arguments: [String]) -> CommandLineError? {
+        do {
+            _ = try CommandLineParser.parse(arguments, root: SampleRoot.self)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func readsValuesInEveryForm() throws {
+        #expect(try parse(["sample", "--title", "a b"]).value("title") == "a b")
+        #expect(try parse(["sample", "--title=a=b"]).value("title") == "a=b")
+        #expect(try parse(["sample", "-t", "x"]).value("title") == "x")
+        #expect(try parse(["sample", "-tx"]).value("title") == "x")
+        #expect(try parse(["sample", "--title", "one", "--title", "two"]).value("title") == "two")
+        #expect(try parse(["sample", "--title", "-"]).value("title") == "-")
+        #expect(try parse(["sample", "--title", "-5"]).value("title") == "-5")
+        #expect(try parse(["sample", "--title="]).value("title") == "")
+        #expect(try parse(["sample"]).value("title") == nil)
+    }
+
+    @Test func keepsRepeatedValuesInOrder() throws {
+        let parsed = try parse(["sample", "-l", "a=1", "--label", "b=2", "--label=c=3", "-ld=4"])
+        #expect(parsed.values("label") == ["a=1", "b=2", "c=3", "d=4"])
+        #expect(try parse(["sample"]).values("label") == [])
+    }
+
+    @Test func readsFlagsAlsoCombined() throws {
+        let parsed = try parse(["sample", "-jq"])
+        #expect(parsed.flag("json") && parsed.flag("quiet"))
+        let withValue = try parse(["sample", "-jt", "x"])
+        #expect(withValue.flag("json") && !withValue.flag("quiet") && withValue.value("title") == "x")
+        #expect(try parse(["sample", "--json"]).flag("json"))
+    }
+
+    @Test func defaultsCountAsValuesButNotAsGiven() throws {
+        let parsed = try parse(["sample"])
+        #expect(parsed.value("to") == "terminal")
+        #expect(!parsed.isGiven("to"))
+        #expect(try parse(["sample", "--to", "log"]).isGiven("to"))
+    }
+
+    @Test func positionalsAndTerminator() throws {
+        let parsed = try parse(["sample", "a", "--json", "b", "--", "--title", "-x"])
+        #expect(parsed.arguments == ["a", "b", "--title", "-x"])
+        #expect(parsed.argumentValues("files") == ["a", "b", "--title", "-x"])
+        #expect(parsed.value("title") == nil)
+        #expect(parsed.flag("json"))
+        #expect(try parse(["needs", "0197"]).argument("id") == "0197")
+    }
+
+    @Test func unknownOptionsSuggestTheClosest() {
+        #expect(failure(["sample", "--titel", "x"]) == CommandLineError(
+            code: .unknownOption, message: "Unknown option '--titel'. Did you mean '--title'?",
+            commandPath: ["tool", "sample"]))
+        #expect(failure(["sample", "--jsno"])?.message == "Unknown option '--jsno'. Did you mean '--json'?")
+        #expect(failure(["sample", "--hlep"])?.message == "Unknown option '--hlep'. Did you mean '--help'?")
+        #expect(failure(["sample", "--zzzzzz"])?.message == "Unknown option '--zzzzzz'.")
+        #expect(failure(["sample", "-x"])?.message == "Unknown option '-x'.")
+        #expect(failure(["sample", "-jx"])?.code == .unknownOption)
+    }
+
+    @Test func missingAndUnexpectedValues() {
+        #expect(failure(["sample", "--title"]) == CommandLineError(
+            code: .missingValue, message: "Missing value for '--title <title>'", commandPath: ["tool", "sample"]))
+        #expect(failure(["sample", "--title", "--json"])?.code == .missingValue)
+        #expect(failure(["sample", "-t"])?.code == .missingValue)
+        #expect(failure(["sample", "--label", "--", "x"])?.message == "Missing value for '--label <name=value>'")
+        #expect(failure(["sample", "--json=yes"])?.message == "The flag '--json' does not take a value; remove '=yes'.")
+        #expect(failure(["sample", "--to", "fax"])?.message
+            == "The value 'fax' is invalid for '--to <presenter>': use one of 'terminal', 'log'.")
+    }
+
+    @Test func argumentsAreCounted() {
+        #expect(failure(["needs"]) == CommandLineError(
+            code: .missingArgument, message: "Missing expected argument '<id>'", commandPath: ["tool", "needs"]))
+        #expect(failure(["needs", "a", "b"])?.message == "Unexpected argument 'b'")
+    }
+
+    @Test func unknownSubcommandsSuggestTheClosest() {
+        #expect(failure(["smaple"]) == CommandLineError(
+            code: .unknownSubcommand, message: "Unknown subcommand 'smaple'. Did you mean 'sample'?", commandPath: ["tool"]))
+        #expect(failure(["help", "nedes"])?.message == "Unknown subcommand 'nedes'. Did you mean 'needs'?")
+        #expect(failure(["frobnicate"])?.message == "Unknown subcommand 'frobnicate'.")
+    }
+
+    @Test func helpAndVersionWin() throws {
+        let sampleHelp = HelpFormatter.help(for: [SampleRoot.configuration, SampleCommand.configuration])
+        for arguments in [["sample", "--help"], ["sample", "-h"], ["help", "sample"], ["sample", "--titel", "x", "-h"]] {
+            guard case .help(let text) = try CommandLineParser.parse(arguments, root: SampleRoot.self) else {
+                Issue.record("no help for \(arguments)")
+                continue
+            }
+            #expect(text == sampleHelp)
+        }
+        guard case .help(let rootHelp) = try CommandLineParser.parse(["help"], root: SampleRoot.self) else {
+            Issue.record("no root help")
+            return
+        }
+        #expect(rootHelp.hasPrefix("OVERVIEW: A sample tool."))
+        guard case .version(let version) = try CommandLineParser.parse(["--version"], root: SampleRoot.self) else {
+            Issue.record("no version")
+            return
+        }
+        #expect(version == "tool 1.2.3")
+        // After `--`, `-h` is an ordinary word.
+        #expect(try parse(["sample", "--", "-h"]).arguments == ["-h"])
+    }
+
+    @Test func helpTextIsPinned() {
+        #expect(HelpFormatter.help(for: [SampleRoot.configuration, SampleCommand.configuration]) == """
+            OVERVIEW: Exercise the parser.
+
+            A longer text that explains what the command is for, long enough that it has to
+            wrap at eighty columns.
+
+            USAGE: tool sample [--title <title>] [--label <name=value> ...] [--json]
+                               [--quiet] [--to <presenter>]
+                               [--a-rather-long-option-name <value>] [<files> ...]
+
+            ARGUMENTS:
+              <files>                 Files to read.
+
+            OPTIONS:
+              -t, --title <title>     The headline.
+              -l, --label <name=value>
+                                      A label; repeat for more.
+              -j, --json              Print JSON.
+              -q, --quiet             Print nothing at all, not even the things that a very
+                                      long help text would mention.
+              --to <presenter>        Where to. (values: terminal, log; default: terminal)
+              --a-rather-long-option-name <value>
+                                      Shows how long labels wrap.
+              -h, --help              Show help information.
+            """)
+        #expect(HelpFormatter.help(for: [SampleRoot.configuration]) == """
+            OVERVIEW: A sample tool.
+
+            USAGE: tool <subcommand>
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              sample                  Exercise the parser.
+              needs                   Needs an id.
+              help                    Show subcommand help information.
+
+              See 'tool help <subcommand>' for detailed help.
+            """)
+    }
+
+    @Test func toolReportsUsageErrors() async {
+        let capture = OutputCapture()
+        let code = await CommandLineTool.main(SampleRoot.self, arguments: ["needs"], context: capture.context())
+        #expect(code == .usage)
+        #expect(capture.output == "")
+        #expect(capture.errorOutput == """
+            Error: Missing expected argument '<id>'
+            Usage: tool needs <id>
+            See 'tool needs --help' for more.
+
+            """)
+    }
+
+    @Test func toolReportsValidationErrorsFromCommands() async {
+        let capture = OutputCapture()
+        let code = await CommandLineTool.main(SampleRoot.self, arguments: ["needs", "bad"], context: capture.context())
+        #expect(code == .usage)
+        #expect(capture.errorOutput.hasPrefix("Error: The id 'bad' is not allowed here.\nUsage: tool needs <id>\n"))
+    }
+
+    @Test func toolRunsCommandsAndPrintsHelp() async {
+        let run = OutputCapture()
+        #expect(await CommandLineTool.main(SampleRoot.self, arguments: ["sample", "-t", "hi"], context: run.context()) == .success)
+        #expect(run.output == "title=hi\n")
+        let help = OutputCapture()
+        #expect(await CommandLineTool.main(SampleRoot.self, arguments: ["--help"], context: help.context()) == .success)
+        #expect(help.output == HelpFormatter.help(for: [SampleRoot.configuration]) + "\n")
+        #expect(help.errorOutput == "")
+    }
+
+    @Test func editDistance() {
+        #expect("titel".editDistance(to: "title") == 1)
+        #expect("".editDistance(to: "abc") == 3)
+        #expect("kitten".editDistance(to: "sitting") == 3)
+        #expect("titel".closest(in: ["message", "title"]) == "title")
+        #expect("x".closest(in: ["to"]) == nil)
+    }
+}

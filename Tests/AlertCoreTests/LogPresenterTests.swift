@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct LogPresenterTests {
+    static let at = Fixtures.created.addingTimeInterval(1.5)
+
+    @Test func formatsAJSONLine() {
+        #expect(LogLineFormatter.line(Fixtures.diskFull, delivery: Fixtures.delivery, format: .jsonLines, timestamp: Self.at) == #"""
+            {"attempt":2,"created_at":"2025-06-01T12:00:00.000Z","dedup_key":"disk-full:db1","delivery_id":"d-1","id":"01972b3c-8a00-7123-8456-0123456789ab","labels":{"env":"prod","host":"db1","team":"storage"},"message":"/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts","severity":"critical","title":"Disk full","ts":"2025-06-01T12:00:01.500Z"}
+            """#)
+        #expect(LogLineFormatter.line(Fixtures.minimal, delivery: Fixtures.delivery, format: .jsonLines, timestamp: Self.at) == #"""
+            {"attempt":2,"created_at":"2025-06-01T12:00:00.000Z","delivery_id":"d-1","id":"01972b3c-8a00-7123-8456-0123456789ab","labels":{},"severity":"info","title":"Backup finished","ts":"2025-06-01T12:00:01.500Z"}
+            """#)
+    }
+
+    @Test func formatsALogfmtLine() {
+        #expect(LogLineFormatter.line(Fixtures.diskFull, delivery: Fixtures.delivery, format: .logfmt, timestamp: Self.at) == #"""
+            ts=2025-06-01T12:00:01.500Z id=01972b3c-8a00-7123-8456-0123456789ab severity=critical title="Disk full" message="/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts" labels.env=prod labels.host=db1 labels.team=storage dedup_key=disk-full:db1 delivery_id=d-1 attempt=2 created_at=2025-06-01T12:00:00.000Z
+            """#)
+        #expect(LogLineFormatter.line(Fixtures.minimal, delivery: Fixtures.delivery, format: .logfmt, timestamp: Self.at) == """
+            ts=2025-06-01T12:00:01.500Z id=01972b3c-8a00-7123-8456-0123456789ab severity=info title="Backup finished" delivery_id=d-1 attempt=2 created_at=2025-06-01T12:00:00.000Z
+            """)
+    }
+
+    @Test(arguments: [
+        ("plain", "plain"), ("", #""""#), ("a b", #""a b""#), ("k=v", #""k=v""#), (#"say "hi""#, #""say \"hi\"""#),
+        (#"back\slash"#, #""back\\slash""#), ("two\nlines\r\tend", #""two\nlines\r\tend""#), ("bell\u{7}", #""bell\u0007""#),
+        ("ünïcode", "ünïcode"),
+    ])
+    func quotesLogfmtValues(_ raw: String, _ quoted: String) {
+        #expect(LogLineFormatter.logfmtValue(raw) == quoted)
+    }
+
+    @Test func timestampsAreUTC() {
+        #expect(UTCTimestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(UTCTimestamp.iso8601(Date(timeIntervalSince1970: 951_782_400.999)) == "2000-02-29T00:00:00.999Z")
+        #expect(UTCTimestamp.readable(Date(timeIntervalSince1970: -1)) == "1969-12-31 23:59:59 UTC")
+        #expect(UTCTimestamp.readable(Date(timeIntervalSince1970: 4_102_444_799)) == "2099-12-31 23:59:59 UTC")
+    }
+
+    static func temporaryPath(_ name: String) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-log-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent(name).path
+    }
+
+    static func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map(String.init)
+    }
+
+    @Test func appendsLinesToAFile() async throws {
+        let path = Self.temporaryPath("alerts.log")
+        try "existing\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let presenter = LogPresenter(configuration: .init(destination: .file(path), format: .logfmt))
+        #expect(await presenter.present(Fixtures.minimal, delivery: Fixtures.delivery) == .delivered)
+        #expect(await presenter.present(Fixtures.diskFull, delivery: Fixtures.delivery) == .delivered)
+        let lines = try Self.lines(path)
+        #expect(lines.count == 3)
+        #expect(lines[0] == "existing")
+        #expect(lines[1].contains(#"title="Backup finished""#))
+        #expect(lines[2].contains("severity=critical"))
+    }
+
+    @Test func concurrentWritersNeverInterleave() async throws {
+        let path = Self.temporaryPath("alerts.jsonl")
+        let shared = LogPresenter(configuration: .init(destination: .file(path)))
+        let long = String(repeating: "0123456789abcdef", count: 300)  // 4.8 kB lines, more than PIPE_BUF
+        let spec = try AlertSpec.Builder().title("load").message(long).build().get()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                // Half share one presenter, half have their own descriptor, as separate processes would.
+                let presenter = task % 2 == 0 ? shared : LogPresenter(configuration: .init(destination: .file(path)))
+                group.addTask {
+                    for i in 0..<500 {
+                        let alert = Alert(id: Fixtures.id, spec: spec, createdAt: Fixtures.created)
+                        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: "\(task)-\(i)"))
+                        #expect(outcome == .delivered)
+                    }
+                }
+            }
+        }
+        let lines = try Self.lines(path)
+        #expect(lines.count == 4_000)
+        var seen = Set<String>()
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["message"] as? String == long)
+            seen.insert(try #require(object["delivery_id"] as? String))
+        }
+        #expect(seen.count == 4_000)
+    }
+
+    @Test func reopenStartsAFreshFileAfterRotation() async throws {
+        let path = Self.temporaryPath("alerts.log")
+        let presenter = LogPresenter(configuration: .init(destination: .file(path)))
+        #expect(await presenter.present(Fixtures.minimal, delivery: Fixtures.delivery) == .delivered)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        #expect(await presenter.present(Fixtures.minimal, delivery: Fixtures.delivery) == .delivered)
+        try presenter.reopen()
+        #expect(await presenter.present(Fixtures.diskFull, delivery: Fixtures.delivery) == .delivered)
+        #expect(try Self.lines(path + ".1").count == 2)
+        let fresh = try Self.lines(path)
+        #expect(fresh.count == 1)
+        #expect(fresh[0].contains(#""severity":"critical""#))
+    }
+
+    @Test func openFailureIsRetryableWithTheReason() async {
+        let path = "/nonexistent-alertd-dir/alerts.log"
+        let presenter = LogPresenter(configuration: .init(destination: .file(path)))
+        let outcome = await presenter.present(Fixtures.minimal, delivery: Fixtures.delivery)
+        guard case .retryableFailure(let reason, nil) = outcome else {
+            Issue.record("expected a retryable failure, got \(outcome)")
+            return
+        }
+        #expect(reason == "cannot open log file \(path): No such file or directory (check that the directory exists and this user may write to it)")
+        #expect(throws: LogFileError(path: path, errno: ENOENT)) { try presenter.reopen() }
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import Synchronization
+@testable import AlertCore
+
+/// Collects what a command prints, for in-process command tests.
+final class OutputCapture: Sendable {
+    private let out = Mutex("")
+    private let err = Mutex("")
+
+    var output: String { out.withLock { $0 } }
+    var errorOutput: String { err.withLock { $0 } }
+
+    func context(environment: [String: String] = [:], input: String? = nil) -> CommandContext {
+        CommandContext(
+            environment: environment,
+            output: { text in self.out.withLock { $0 += text } },
+            errorOutput: { text in self.err.withLock { $0 += text } },
+            readInput: { input.map { Data($0.utf8) } })
+    }
+}
