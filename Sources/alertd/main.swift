@@ -1,1 +1,9 @@
-print("alertd: not yet")
+import AlertCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let code = await CommandLineTool.main(
+    AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: .process())
+exit(code.rawValue)

@@ -1,0 +1,105 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `alertd`: reads its configuration, starts the daemon and runs it until
+/// SIGTERM or SIGINT.
+public struct AlertdCommand: CLICommand {
+    public static let configuration = CommandConfiguration(
+        name: "alertd",
+        abstract: "The alert dispatch daemon: accepts alerts, stores them durably, delivers them.",
+        discussion: """
+            With no --config, alertd runs on built-in defaults: state in $STATE_DIRECTORY or ./.alertd, \
+            the API on a Unix socket in $RUNTIME_DIRECTORY or the state directory, TCP off, and every \
+            alert shown on the terminal and appended to a log.
+            """,
+        version: AlertdVersion.current,
+        options: [
+            .value("config", short: "c", valueName: "path", help: "A JSON config file (see config/alertd.json)."),
+            .value("state-dir", valueName: "dir", help: "Where the store lives; overrides the config."),
+            .value("socket", valueName: "path", help: "The API's Unix socket; overrides the config."),
+            .value("listen", valueName: "host:port", help: "Also serve the API on TCP, e.g. 127.0.0.1:9190."),
+            .value("log-level", valueName: "level", help: "The least severe log level printed.", default: "info",
+                   allowedValues: Logger.Level.allCases.map(\.rawValue)),
+            .value("log-format", valueName: "format", help: "Log line format; auto picks journal under systemd.",
+                   default: "auto", allowedValues: ["auto"] + StreamLogHandler.Format.allCases.map(\.rawValue)),
+            .flag("check-config", help: "Validate the configuration, print every problem, and exit (0 valid, 65 not)."),
+        ])
+
+    let configPath: String?
+    let stateDir: String?
+    let socket: String?
+    let listen: String?
+    let logLevel: Logger.Level
+    let logFormat: String
+    let checkOnly: Bool
+
+    public init(parsed: ParsedCommand) throws(CommandLineError) {
+        configPath = parsed.value("config")
+        stateDir = parsed.value("state-dir")
+        socket = parsed.value("socket")
+        listen = parsed.value("listen")
+        if let l = listen, ListenAddress(l) == nil {
+            throw .invalidValue(l, for: parsed.configuration.option(named: "listen")!, expected: "give host:port, e.g. 127.0.0.1:9190.")
+        }
+        logLevel = Logger.Level(rawValue: parsed.value("log-level")!)!
+        logFormat = parsed.value("log-format")!
+        checkOnly = parsed.flag("check-config")
+    }
+
+    /// The configuration the options describe: the file (or defaults) with
+    /// command-line overrides applied.
+    func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
+        var config: DaemonConfiguration
+        if let configPath {
+            config = try DaemonConfiguration.load(from: configPath, stateDirectory: stateDir)
+        } else {
+            config = DaemonConfiguration()
+            if let stateDir { config.stateDirectory = stateDir }
+        }
+        if let socket { config.api.socketPath = socket }
+        if let listen { config.api.listen = listen }
+        return config
+    }
+
+    public func run(_ context: CommandContext) async -> ExitCode {
+        let format = logFormat == "auto"
+            ? StreamLogHandler.automaticFormat(environment: context.environment)
+            : StreamLogHandler.Format(rawValue: logFormat)!
+        LoggingSystem.bootstrap(StreamLogHandler(format: format), level: logLevel)
+        let log = Logger(label: "alertd")
+
+        let config: DaemonConfiguration
+        do {
+            config = try loadConfiguration()
+        } catch {
+            context.errorOutput(error.description + "\n")
+            return .dataError
+        }
+        if checkOnly {
+            context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
+            return .success
+        }
+
+        let signals = ProcessSignals.stream([SIGTERM, SIGINT, SIGHUP])
+        let daemon: AlertDaemon
+        do {
+            daemon = try await AlertDaemon.start(config, logger: log)
+        } catch {
+            log.critical("alertd could not start", ["error": error.message, "code": error.code.rawValue])
+            return error.code == .listener ? .unavailable : .failure
+        }
+        for await sig in signals {
+            if sig == SIGHUP {
+                log.notice("SIGHUP received; configuration reload is not supported yet, keeping the current one")
+                continue
+            }
+            log.notice("signal received, shutting down", ["signal": sig == SIGTERM ? "SIGTERM" : "SIGINT"])
+            break
+        }
+        await daemon.shutdown()
+        return .success
+    }
+}
