@@ -1,0 +1,4 @@
+/// The version alertd reports about itself, e.g. in `User-Agent`.
+public enum AlertdVersion {
+    public static let current = "0.1.0"
+}
