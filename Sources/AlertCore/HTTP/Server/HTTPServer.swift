@@ -108,11 +108,23 @@ public final class HTTPServer: Sendable {
         core.beginStopping()
         // The returned socket stays ours to close, after MHD_stop_daemon.
         _ = MHD_quiesce_daemon(running.daemon)
-        let deadline = ContinuousClock.now.advanced(by: configuration.shutdownGracePeriod)
-        while core.pendingRequests > 0, ContinuousClock.now < deadline {
-            do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
-        }
+        await Self.drain(core, for: configuration.shutdownGracePeriod)
+        core.abortAll()
+        // The 503s and final chunks just queued still have to reach the wire.
+        await Self.drain(core, for: Self.abortDrainLimit)
         Self.tearDown(running)
+    }
+
+    /// How long stop() waits for the answers it forced to be sent.
+    private static let abortDrainLimit: Duration = .seconds(1)
+
+    /// Waits until nothing is in flight or `limit` passes. libmicrohttpd has
+    /// no completion signal to await across all connections, so this polls.
+    private static func drain(_ core: MHDServerCore, for limit: Duration) async {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while core.inFlight > 0, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
+        }
     }
 
     /// Wakes every suspended connection (libmicrohttpd aborts the process if

@@ -29,8 +29,8 @@ final class MHDServerCore: Sendable {
 
     // MARK: Stopping
 
-    /// Requests whose handler has not answered yet.
-    var pendingRequests: Int { flight.withLock { $0.requests.count } }
+    /// Handled requests and streams whose response has not been sent in full.
+    var inFlight: Int { flight.withLock { $0.requests.count + $0.streams.count } }
 
     /// First step of a graceful stop: ends every open stream.
     func beginStopping() {
@@ -97,8 +97,9 @@ final class MHDServerCore: Sendable {
             return queue(bodyTooLarge(), context: context, connection: connection)
 
         case .handling:
+            // The request stays registered until libmicrohttpd reports it
+            // complete, so stop() also waits for the response to be sent.
             guard let response = context.takeResponse() else { return .NO }
-            flight.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(context)) }
             return queue(response, context: context, connection: connection)
 
         case .answered:
