@@ -1,19 +1,3 @@
-/// Where a connection actually went, as libcurl saw it after connecting.
-public struct HTTPConnectTarget: Sendable, Equatable {
-    /// The peer's numeric IP address (empty over a Unix socket).
-    public var remoteAddress: String
-    public var remotePort: Int
-    public var localAddress: String
-    public var localPort: Int
-
-    public init(remoteAddress: String, remotePort: Int, localAddress: String = "", localPort: Int = 0) {
-        self.remoteAddress = remoteAddress
-        self.remotePort = remotePort
-        self.localAddress = localAddress
-        self.localPort = localPort
-    }
-}
-
 /// Decides, per request, whether the address a connection reached may be
 /// sent the request: checking the resolved address rather than the URL's host
 /// name is what defeats DNS tricks when blocking private or link-local targets.

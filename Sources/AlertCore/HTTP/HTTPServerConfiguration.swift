@@ -21,7 +21,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLimit: Int = 1024
     /// An idle connection is closed after this long (whole seconds; at least 1 s).
     public var connectionTimeout: Duration = .seconds(30)
-    /// Request bodies larger than this are answered with 413 `body_too_large`.
+    /// Request bodies larger than this are answered with 413 `body_too_large`:
+    /// at once when `Content-Length` says so, else once the body passes the
+    /// limit (the server reads up to as much again so the client sees the 413,
+    /// then drops the connection).
     public var maxBodyBytes: Int = 1 << 20
     /// Memory per connection for the request line, headers and I/O buffers;
     /// requests whose headers do not fit are refused by the server.
