@@ -15,4 +15,8 @@ static inline CURLcode alertd_curl_getinfo_double(CURL *h, CURLINFO i, double *v
 static inline CURLcode alertd_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode alertd_curl_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode alertd_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+// CURLMsg keeps its result in a union; reading it in C keeps Swift away from
+// the union's layout.
+static inline CURLcode alertd_curl_msg_result(const CURLMsg *m) { return m->data.result; }
 #endif

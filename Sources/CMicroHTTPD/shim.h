@@ -5,4 +5,58 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+// MHD_start_daemon and MHD_get_connection_info are variadic, which Swift
+// cannot call; these fixed-argument wrappers are the only way across.
+
+/// Called once per request with the raw request target; its result becomes the
+/// request's context pointer.
+typedef void *(*alertd_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/// Starts a daemon on an already-listening socket with the options alertd uses.
+static inline struct MHD_Daemon *alertd_mhd_start(
+    unsigned int flags, MHD_socket listen_fd,
+    MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    alertd_mhd_uri_log_callback uri_log, void *uri_log_cls,
+    unsigned int thread_pool_size, unsigned int connection_limit,
+    unsigned int connection_timeout_seconds, size_t connection_memory_limit)
+{
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+                            MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_END);
+}
+
+/// The connection's socket, or -1.
+static inline int alertd_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+/// The peer's address as MHD recorded it at accept time, or NULL.
+static inline const struct sockaddr *alertd_mhd_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+
+/// SO_PEERCRED of a Unix-domain socket. `struct ucred` needs _GNU_SOURCE, so a
+/// layout-identical local struct is used instead. Returns 0 on success.
+static inline int alertd_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid)
+{
+    struct { int32_t pid; uint32_t uid; uint32_t gid; } cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred) return -1;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    *pid = cred.pid;
+    return 0;
+}
 #endif

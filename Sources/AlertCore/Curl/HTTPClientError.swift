@@ -1,0 +1,109 @@
+/// Why ``HTTPClient/send(_:)`` got no response. Every case names the URL;
+/// ``code`` is stable for scripts, ``message`` says what to check, and
+/// ``summary`` is a short phrase for logs and delivery reasons.
+public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing accepted the connection; `address` is `ip:port` or the socket
+    /// path, `reason` e.g. `connection refused`.
+    case couldNotConnect(url: String, address: String, reason: String)
+    /// The connect or total timeout ran out.
+    case timedOut(url: String, phase: TimeoutPhase, after: Duration)
+    /// The connection broke mid-exchange (reset, closed without a response).
+    case connectionLost(url: String, reason: String)
+    /// The host name did not resolve.
+    case dnsFailure(url: String, host: String)
+    /// The URL cannot be used: malformed, or not http/https.
+    case badURL(url: String, reason: String)
+    /// The body passed `maxResponseBytes` (with `.fail`).
+    case responseTooLarge(url: String, limit: Int)
+    /// TLS could not be established (handshake, certificate).
+    case tls(url: String, reason: String)
+    /// The request's connect policy refused the address connected to.
+    case refusedByPolicy(url: String, reason: String)
+    /// The request itself is unusable, e.g. a header with a line break.
+    case invalidRequest(url: String, reason: String)
+    /// The calling task was cancelled, or the client shut down.
+    case cancelled(url: String)
+    /// Anything else libcurl reported.
+    case other(url: String, curl: CurlError)
+
+    public enum TimeoutPhase: String, Sendable, Equatable {
+        case connect
+        case response
+    }
+
+    public var url: String {
+        switch self {
+        case .couldNotConnect(let u, _, _), .timedOut(let u, _, _), .connectionLost(let u, _), .dnsFailure(let u, _),
+             .badURL(let u, _), .responseTooLarge(let u, _), .tls(let u, _), .refusedByPolicy(let u, _),
+             .invalidRequest(let u, _), .cancelled(let u), .other(let u, _):
+            u
+        }
+    }
+
+    /// A stable machine-readable code.
+    public var code: String {
+        switch self {
+        case .couldNotConnect: "could_not_connect"
+        case .timedOut: "timed_out"
+        case .connectionLost: "connection_lost"
+        case .dnsFailure: "dns_failure"
+        case .badURL: "bad_url"
+        case .responseTooLarge: "response_too_large"
+        case .tls: "tls_error"
+        case .refusedByPolicy: "refused_by_policy"
+        case .invalidRequest: "invalid_request"
+        case .cancelled: "cancelled"
+        case .other: "http_client_error"
+        }
+    }
+
+    /// A short phrase: `connection refused by 127.0.0.1:9`.
+    public var summary: String {
+        switch self {
+        case .couldNotConnect(_, let address, let reason): "\(reason) by \(address)"
+        case .timedOut(let url, .connect, let after): "no connection to \(url) within \(after.alertdDescription)"
+        case .timedOut(let url, .response, let after): "no response from \(url) within \(after.alertdDescription)"
+        case .connectionLost(let url, let reason): "connection to \(url) lost: \(reason)"
+        case .dnsFailure(_, let host): "cannot resolve host \(host)"
+        case .badURL(let url, let reason): "bad URL \(url): \(reason)"
+        case .responseTooLarge(let url, let limit): "response from \(url) larger than \(limit) bytes"
+        case .tls(let url, let reason): "TLS error with \(url): \(reason)"
+        case .refusedByPolicy(let url, let reason): "connection to \(url) refused by policy: \(reason)"
+        case .invalidRequest(let url, let reason): "invalid request to \(url): \(reason)"
+        case .cancelled(let url): "request to \(url) cancelled"
+        case .other(let url, let curl): "request to \(url) failed: \(curl.detail.isEmpty ? curl.message : curl.detail)"
+        }
+    }
+
+    /// A sentence a person can act on.
+    public var message: String {
+        switch self {
+        case .couldNotConnect(let url, let address, let reason):
+            "Could not connect to \(url): \(reason) by \(address). Is the server running and listening there?"
+        case .timedOut(let url, .connect, let after):
+            "Could not connect to \(url) within \(after.alertdDescription). Check that the host is reachable and no firewall drops the traffic."
+        case .timedOut(let url, .response, let after):
+            "\(url) did not answer within \(after.alertdDescription). The server may be overloaded; retry later or raise the timeout."
+        case .connectionLost(let url, let reason):
+            "The connection to \(url) broke before a full response arrived (\(reason)). Retry; if it persists, check the server's logs."
+        case .dnsFailure(let url, let host):
+            "Cannot resolve \(host) (from \(url)). Check the host name and the system's DNS settings."
+        case .badURL(let url, let reason):
+            "Cannot use the URL \(url): \(reason). Give an absolute http:// or https:// URL."
+        case .responseTooLarge(let url, let limit):
+            "The response from \(url) is larger than the \(limit)-byte limit. Raise the limit or request less data."
+        case .tls(let url, let reason):
+            "TLS with \(url) failed: \(reason). Check the server's certificate and the system's CA bundle."
+        case .refusedByPolicy(let url, let reason):
+            "The connection to \(url) was refused by policy: \(reason)."
+        case .invalidRequest(let url, let reason):
+            "The request to \(url) is invalid: \(reason)."
+        case .cancelled(let url):
+            "The request to \(url) was cancelled before it completed."
+        case .other(let url, let curl):
+            "The request to \(url) failed: \(curl)."
+        }
+    }
+
+    public var description: String { "\(message) [\(code)]" }
+}

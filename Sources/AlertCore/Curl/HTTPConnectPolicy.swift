@@ -1,0 +1,17 @@
+/// Decides, per request, whether the address a connection reached may be
+/// sent the request: checking the resolved address rather than the URL's host
+/// name is what defeats DNS tricks when blocking private or link-local targets.
+/// Runs on the client's transfer thread, so it must be quick and must not block.
+public struct HTTPConnectPolicy: Sendable {
+    public enum Decision: Sendable, Equatable {
+        case allow
+        /// Abort; the request fails with ``HTTPClientError/refusedByPolicy(url:reason:)``.
+        case refuse(reason: String)
+    }
+
+    public let decide: @Sendable (HTTPConnectTarget) -> Decision
+
+    public init(_ decide: @escaping @Sendable (HTTPConnectTarget) -> Decision) {
+        self.decide = decide
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import AlertCore
+
+@Suite struct HTTPClientTests {
+    let client = HTTPClient()
+
+    @Test func getsAndPostsWithHeaders() async throws {
+        let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+
+        let get = try await client.send(HTTPClientRequest(url: base + "/things?a=1", headers: ["Accept": "application/json"]))
+        #expect(get.status == 200)
+        let seen = try EchoedRequest.decode(get.body)
+        #expect(seen.method == "GET")
+        #expect(seen.body.isEmpty)
+        #expect(seen.headers.contains(["Accept", "application/json"]))
+        #expect(!seen.headers.contains { $0[0].lowercased() == "expect" })
+
+        let post = try await client.send(HTTPClientRequest(
+            url: base + "/things", method: "POST", headers: ["Content-Type": "application/json", "X-Empty": ""],
+            body: Data(#"{"a":1}"#.utf8)))
+        let posted = try EchoedRequest.decode(post.body)
+        #expect(posted.method == "POST")
+        #expect(posted.body == #"{"a":1}"#)
+        #expect(posted.headers.contains(["Content-Type", "application/json"]))
+        #expect(posted.headers.contains(["X-Empty", ""]))
+
+        let put = try await client.send(HTTPClientRequest(url: base + "/things/1", method: "PUT", body: Data("x".utf8)))
+        let putSeen = try EchoedRequest.decode(put.body)
+        #expect(putSeen.method == "PUT")
+        #expect(putSeen.body == "x")
+        // No body type is invented for the caller.
+        #expect(!putSeen.headers.contains { $0[0].lowercased() == "content-type" })
+
+        let delete = try await client.send(HTTPClientRequest(url: base + "/things/1", method: "DELETE"))
+        #expect(try EchoedRequest.decode(delete.body).method == "DELETE")
+    }
+
+    @Test func talksOverAUnixSocket() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/c.sock"
+        let server = HTTPServer(configuration: .init(listener: .unixSocket(path: path)), handler: EchoedRequest.handler)
+        try server.start()
+        let response = try await client.send(HTTPClientRequest(
+            url: "http://localhost/v1/alerts", method: "POST", body: Data("{}".utf8), unixSocketPath: path))
+        #expect(try EchoedRequest.decode(response.body).listener == "unix")
+        await server.stop()
+
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: "http://localhost/", unixSocketPath: path))
+        }
+        guard case .couldNotConnect(_, let address, _) = error else {
+            Issue.record("expected couldNotConnect, got \(String(describing: error))")
+            return
+        }
+        #expect(address == "unix socket \(path)")
+    }
+
+    @Test func timesOutAgainstAServerThatNeverAnswers() async throws {
+        let silent = try SilentListener()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(silent.port)/", timeout: .milliseconds(300)))
+        }
+        #expect(clock.now - start < .seconds(2))
+        #expect(error == .timedOut(url: "http://127.0.0.1:\(silent.port)/", phase: .response, after: .milliseconds(300)))
+        #expect(error?.code == "timed_out")
+    }
+
+    @Test func reportsARefusedConnection() async throws {
+        let closed = try ClosedPort()
+        let url = "http://127.0.0.1:\(closed.port)/x"
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: url)) }
+        #expect(error == .couldNotConnect(url: url, address: "127.0.0.1:\(closed.port)", reason: "connection refused"))
+        #expect(error?.summary == "connection refused by 127.0.0.1:\(closed.port)")
+        #expect(error?.message.contains(url) == true)
+    }
+
+    @Test func capsTheResponseBody() async throws {
+        let (server, base) = try startLoopbackServer { _ in HTTPResponse(body: Data(repeating: 7, count: 100_000)) }
+        defer { Task { await server.stop() } }
+
+        let error = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: base + "/big")) }
+        #expect(error == .responseTooLarge(url: base + "/big", limit: 64 * 1024))
+
+        let truncated = try await client.send(HTTPClientRequest(url: base + "/big", oversizedResponse: .truncate))
+        #expect(truncated.status == 200)
+        #expect(truncated.body.count == 64 * 1024)
+        #expect(truncated.bodyTruncated)
+
+        let roomy = try await client.send(HTTPClientRequest(url: base + "/big", maxResponseBytes: 200_000))
+        #expect(roomy.body.count == 100_000)
+        #expect(!roomy.bodyTruncated)
+    }
+
+    @Test func runsManyRequestsAtOnce() async throws {
+        let (server, base) = try startLoopbackServer { request in .text(request.path) }
+        defer { Task { await server.stop() } }
+        let client = self.client
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<100 {
+                group.addTask {
+                    let r = try await client.send(HTTPClientRequest(url: base + "/p/\(i)"))
+                    return r.status == 200 && String(decoding: r.body, as: UTF8.self) == "/p/\(i)"
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 100)
+        #expect(results.allSatisfy { $0 })
+    }
+
+    @Test func doesNotFollowRedirects() async throws {
+        let recorder = RequestRecorder()
+        let (server, base) = try startLoopbackServer { request in
+            await recorder.record(request)
+            return HTTPResponse(status: 302, headers: ["Location": "/elsewhere"])
+        }
+        defer { Task { await server.stop() } }
+        let response = try await client.send(HTTPClientRequest(url: base + "/start"))
+        #expect(response.status == 302)
+        #expect(response.headers["location"] == "/elsewhere")
+        #expect(await recorder.paths == ["/start"])
+    }
+
+    @Test func connectPolicyCanRefuseTheAddress() async throws {
+        let recorder = RequestRecorder()
+        let (server, base) = try startLoopbackServer { request in
+            await recorder.record(request)
+            return .text("should not get here")
+        }
+        defer { Task { await server.stop() } }
+        let seen = Mutex<[HTTPConnectTarget]>([])
+        let policy = HTTPConnectPolicy { target in
+            seen.withLock { $0.append(target) }
+            return target.remoteAddress == "127.0.0.1" ? .refuse(reason: "loopback addresses are not allowed") : .allow
+        }
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: base + "/hook", method: "POST", body: Data("{}".utf8), connectPolicy: policy))
+        }
+        #expect(error == .refusedByPolicy(url: base + "/hook", reason: "loopback addresses are not allowed"))
+        #expect(seen.withLock { $0.first?.remotePort } == Int(server.port ?? 0))
+        #expect(await recorder.requests.isEmpty)
+
+        let allowed = try await client.send(HTTPClientRequest(url: base + "/ok", connectPolicy: HTTPConnectPolicy { _ in .allow }))
+        #expect(allowed.status == 200)
+    }
+
+    @Test func rejectsUnusableURLs() async throws {
+        for url in ["ftp://example.com/x", "not a url", ""] {
+            let error = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: url)) }
+            #expect(error?.code == "bad_url", "\(url): \(String(describing: error))")
+        }
+    }
+
+    @Test func reportsAnUnresolvableHost() async throws {
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: "http://no-such-host.invalid/", timeout: .seconds(5)))
+        }
+        #expect(error == .dnsFailure(url: "http://no-such-host.invalid/", host: "no-such-host.invalid"))
+    }
+
+    @Test func rejectsHeaderInjection() async throws {
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:9/", headers: ["X-A": "b\r\nX-Evil: 1"]))
+        }
+        #expect(error?.code == "invalid_request")
+    }
+
+    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        let silent = try SilentListener()
+        let client = self.client
+        let task = Task { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(silent.port)/", timeout: .seconds(20))) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await task.result
+        #expect(clock.now - start < .seconds(2))
+        #expect(throws: HTTPClientError.cancelled(url: "http://127.0.0.1:\(silent.port)/")) { try result.get() }
+    }
+
+    @Test func sharedClientWorks() async throws {
+        let (server, base) = try startLoopbackServer { _ in .text("hi") }
+        defer { Task { await server.stop() } }
+        let response = try await HTTPClient.shared.send(HTTPClientRequest(url: base + "/"))
+        #expect(String(decoding: response.body, as: UTF8.self) == "hi")
+    }
+}

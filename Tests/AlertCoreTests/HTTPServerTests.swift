@@ -1,0 +1,298 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import AlertCore
+
+@Suite struct HTTPServerTests {
+    let client = HTTPClient()
+
+    @Test func echoesMethodPathQueryHeadersAndBodyOverTCP() async throws {
+        let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        var headers: HTTPHeaders = ["Content-Type": "text/plain"]
+        headers.add("X-Test", "one")
+        headers.add("x-test", "two")
+        let response = try await client.send(HTTPClientRequest(
+            url: base + "/echo/a%20b?x=1&x=2&y=hello+world&flag", method: "POST", headers: headers,
+            body: Data("payload ✓".utf8)))
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        let echoed = try EchoedRequest.decode(response.body)
+        #expect(echoed.method == "POST")
+        #expect(echoed.path == "/echo/a b")
+        #expect(echoed.query == "x=1&x=2&y=hello+world&flag")
+        #expect(echoed.queryItems == [["x", "1"], ["x", "2"], ["y", "hello world"], ["flag", ""]])
+        let received = HTTPHeaders(echoed.headers.map { HTTPHeaders.Field(name: $0[0], value: $0[1]) })
+        #expect(received.values(for: "X-TEST") == ["one", "two"])
+        #expect(received["content-type"] == "text/plain")
+        #expect(echoed.body == "payload ✓")
+        #expect(echoed.peer == "tcp:127.0.0.1")
+        #expect(echoed.listener == "tcp")
+    }
+
+    @Test func servesAUnixSocketWithPeerCredentialsAndMode() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/api.sock"
+        let server = HTTPServer(configuration: .init(listener: .unixSocket(path: path)), handler: EchoedRequest.handler)
+        try server.start()
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o660)
+        #expect(st.st_mode & S_IFMT == S_IFSOCK)
+
+        let response = try await client.send(HTTPClientRequest(url: "http://localhost/v1/ping", unixSocketPath: path))
+        let echoed = try EchoedRequest.decode(response.body)
+        #expect(echoed.peer == "unix:\(getuid()):\(getgid()):\(getpid())")
+        #expect(echoed.listener == "unix")
+        #expect(echoed.path == "/v1/ping")
+
+        await server.stop()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func unixSocketModeIsConfigurable() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/api.sock"
+        let server = HTTPServer(configuration: .init(listener: .unixSocket(path: path, mode: 0o600)), handler: EchoedRequest.handler)
+        try server.start()
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+        await server.stop()
+    }
+
+    @Test func replacesAStaleSocketButRefusesALiveOne() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/api.sock"
+        // A socket file nobody listens on, as a crash would leave it.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: path.utf8) }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(stale)
+
+        let first = HTTPServer(configuration: .init(listener: .unixSocket(path: path)), handler: EchoedRequest.handler)
+        try first.start()
+        let second = HTTPServer(configuration: .init(listener: .unixSocket(path: path)), handler: EchoedRequest.handler)
+        #expect(throws: HTTPServerError.socketPathInUse(path: path)) { try second.start() }
+        // The refused server must not have removed the live socket.
+        let response = try await client.send(HTTPClientRequest(url: "http://localhost/", unixSocketPath: path))
+        #expect(response.status == 200)
+        await first.stop()
+    }
+
+    @Test func refusesToReplaceSomethingThatIsNotASocket() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/api.sock"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8)))
+        let server = HTTPServer(configuration: .init(listener: .unixSocket(path: path)), handler: EchoedRequest.handler)
+        let error = #expect(throws: HTTPServerError.self) { try server.start() }
+        #expect(error == .socketPathNotASocket(path: path))
+        #expect(error?.code == "socket_path_not_a_socket")
+        #expect(FileManager.default.contents(atPath: path) == Data("keep me".utf8))
+    }
+
+    @Test func reportsAnAddressInUse() async throws {
+        let (server, _) = try startLoopbackServer(handler: EchoedRequest.handler)
+        let port = try #require(server.port)
+        let second = HTTPServer(configuration: .init(listener: .tcp(host: "127.0.0.1", port: port)), handler: EchoedRequest.handler)
+        let error = #expect(throws: HTTPServerError.self) { try second.start() }
+        #expect(error == .addressInUse(address: "127.0.0.1:\(port)"))
+        #expect(error?.message.contains("already in use") == true)
+        await server.stop()
+    }
+
+    @Test func servesAnAdoptedListeningSocket() async throws {
+        let listener = try SilentListener()
+        let server = HTTPServer(
+            configuration: .init(listener: .listeningSocket(descriptor: listener.fd, kind: .tcp)), handler: EchoedRequest.handler)
+        try server.start()
+        #expect(server.port == listener.port)
+        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/adopted"))
+        #expect(try EchoedRequest.decode(response.body).path == "/adopted")
+        await server.stop()
+        // Stopping leaves an adopted descriptor open for its owner.
+        #expect(fcntl(listener.fd, F_GETFD) >= 0)
+    }
+
+    @Test func answers413BeforeReadingAnOversizedDeclaredBody() async throws {
+        let (server, _) = try startLoopbackServer(maxBodyBytes: 1024, handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        let socket = try RawSocket(port: try #require(server.port))
+        socket.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n")
+        let reply = await socket.read { $0.contains("}}") }
+        #expect(reply.hasPrefix("HTTP/1.1 413"))
+        #expect(reply.contains(#"{"error":{"code":"body_too_large","message":"#))
+    }
+
+    @Test func answers413ToCurlWaitingForContinue() async throws {
+        let (server, base) = try startLoopbackServer(maxBodyBytes: 1024, handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        let response = try await client.send(HTTPClientRequest(
+            url: base + "/x", method: "POST", headers: ["Expect": "100-continue"], body: Data(count: 4096)))
+        #expect(response.status == 413)
+        let error = try JSONDecoder().decode(HTTPErrorBody.self, from: response.body)
+        #expect(error.error.code == "body_too_large")
+    }
+
+    @Test func answers413ToAnOversizedChunkedBody() async throws {
+        let (server, base) = try startLoopbackServer(maxBodyBytes: 1024, handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        let response = try await client.send(HTTPClientRequest(
+            url: base + "/x", method: "POST", headers: ["Transfer-Encoding": "chunked"], body: Data(count: 1500)))
+        #expect(response.status == 413)
+        #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: response.body).error.code == "body_too_large")
+
+        let fits = try await client.send(HTTPClientRequest(
+            url: base + "/x", method: "POST", headers: ["Transfer-Encoding": "chunked"], body: Data(repeating: 65, count: 1024)))
+        #expect(fits.status == 200)
+        #expect(try EchoedRequest.decode(fits.body).body.count == 1024)
+    }
+
+    @Test func survivesMalformedRequests() async throws {
+        let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        let port = try #require(server.port)
+        for garbage in [
+            "GARBAGE\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n",
+            "GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
+        ] {
+            let socket = try RawSocket(port: port)
+            socket.send(garbage)
+            let reply = await socket.read()
+            #expect(!reply.hasPrefix("HTTP/1.1 2"), "accepted: \(garbage.prefix(40))")
+        }
+        let response = try await client.send(HTTPClientRequest(url: base + "/still-alive"))
+        #expect(response.status == 200)
+    }
+
+    @Test func handlesConcurrentRequests() async throws {
+        let (server, base) = try startLoopbackServer { request in
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 0...5)))
+            return .text(request.path)
+        }
+        defer { Task { await server.stop() } }
+        let client = self.client
+        let statuses = try await withThrowingTaskGroup(of: [Bool].self) { group in
+            for worker in 0..<16 {
+                group.addTask {
+                    var ok: [Bool] = []
+                    for i in stride(from: worker, to: 200, by: 16) {
+                        let r = try await client.send(HTTPClientRequest(url: base + "/n/\(i)", method: "POST", body: Data("\(i)".utf8)))
+                        ok.append(r.status == 200 && String(decoding: r.body, as: UTF8.self) == "/n/\(i)")
+                    }
+                    return ok
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(statuses.count == 200)
+        #expect(statuses.allSatisfy { $0 })
+    }
+
+    @Test func streamsChunksInOrder() async throws {
+        let (server, base) = try startLoopbackServer { _ in
+            let (stream, continuation) = AsyncStream<Data>.makeStream()
+            Task {
+                for i in 0..<20 {
+                    continuation.yield(Data("data: \(i)\n\n".utf8))
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+                continuation.finish()
+            }
+            return HTTPResponse(headers: ["Content-Type": "text/event-stream"], stream: stream)
+        }
+        defer { Task { await server.stop() } }
+        let response = try await client.send(HTTPClientRequest(url: base + "/v1/events"))
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "text/event-stream")
+        let expected = (0..<20).map { "data: \($0)\n\n" }.joined()
+        #expect(String(decoding: response.body, as: UTF8.self) == expected)
+    }
+
+    @Test func streamDeliversEachChunkBeforeTheNextExists() async throws {
+        let gate = AsyncStream<Void>.makeStream()
+        let (server, _) = try startLoopbackServer { _ in
+            let (stream, continuation) = AsyncStream<Data>.makeStream()
+            Task {
+                continuation.yield(Data("first|".utf8))
+                // The second chunk waits until the client has read the first.
+                for await _ in gate.stream { break }
+                continuation.yield(Data("second|".utf8))
+                continuation.finish()
+            }
+            return HTTPResponse(stream: stream)
+        }
+        defer { Task { await server.stop() } }
+        let socket = try RawSocket(port: try #require(server.port))
+        socket.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = await socket.read { $0.contains("first|") }
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        #expect(head.lowercased().contains("transfer-encoding: chunked"))
+        #expect(!head.contains("second|"))
+        gate.continuation.yield()
+        let rest = await socket.read { $0.contains("\r\n0\r\n\r\n") }
+        #expect(rest.contains("second|"))
+    }
+
+    @Test func stopLetsRunningHandlersFinish() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let (server, base) = try startLoopbackServer { _ in
+            started.continuation.yield()
+            try? await Task.sleep(for: .milliseconds(300))
+            return .text("finished")
+        }
+        let client = self.client
+        let pending = Task { try await client.send(HTTPClientRequest(url: base + "/slow")) }
+        for await _ in started.stream { break }
+        await server.stop()
+        let response = try await pending.value
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "finished")
+        await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: base + "/after")) }
+    }
+
+    @Test func stopAnswers503WhenTheGracePeriodRunsOut() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let (server, base) = try startLoopbackServer(shutdownGracePeriod: .milliseconds(100)) { _ in
+            started.continuation.yield()
+            try? await Task.sleep(for: .seconds(5))
+            return .text("too late")
+        }
+        let client = self.client
+        let pending = Task { try await client.send(HTTPClientRequest(url: base + "/stuck")) }
+        for await _ in started.stream { break }
+        let clock = ContinuousClock()
+        let elapsed = await clock.measure { await server.stop() }
+        let response = try await pending.value
+        #expect(response.status == 503)
+        #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: response.body).error.code == "shutting_down")
+        #expect(elapsed < .seconds(2))
+    }
+
+    @Test func stopEndsOpenStreams() async throws {
+        let opened = AsyncStream<Void>.makeStream()
+        let (server, base) = try startLoopbackServer { _ in
+            let (stream, continuation) = AsyncStream<Data>.makeStream()
+            continuation.yield(Data("hello|".utf8))
+            opened.continuation.yield()
+            // Never finishes on its own, like an event stream.
+            return HTTPResponse(stream: stream)
+        }
+        let client = self.client
+        let pending = Task { try await client.send(HTTPClientRequest(url: base + "/v1/events")) }
+        for await _ in opened.stream { break }
+        try await Task.sleep(for: .milliseconds(50))
+        await server.stop()
+        let response = try await pending.value
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "hello|")
+    }
+}

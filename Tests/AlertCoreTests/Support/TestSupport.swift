@@ -1,0 +1,73 @@
+import Foundation
+@testable import AlertCore
+
+/// Records what a test server received, for assertions after the fact.
+actor RequestRecorder {
+    private(set) var requests: [HTTPRequest] = []
+
+    func record(_ request: HTTPRequest) {
+        requests.append(request)
+    }
+
+    var paths: [String] { requests.map(\.path) }
+}
+
+/// A fresh directory under the system's temp dir, removed on deinit. Kept
+/// short because Unix socket paths are limited to 107 bytes.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "alertd-" + UUID().uuidString.prefix(8).lowercased()
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Starts a server on 127.0.0.1 with an ephemeral port.
+func startLoopbackServer(
+    maxBodyBytes: Int = 1 << 20, shutdownGracePeriod: Duration = .seconds(5),
+    handler: @escaping HTTPServer.Handler
+) throws -> (server: HTTPServer, baseURL: String) {
+    var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
+    configuration.maxBodyBytes = maxBodyBytes
+    configuration.shutdownGracePeriod = shutdownGracePeriod
+    let server = HTTPServer(configuration: configuration, handler: handler)
+    try server.start()
+    return (server, "http://127.0.0.1:\(server.port ?? 0)")
+}
+
+/// A JSON rendering of a request, so a test client can see what the server saw.
+struct EchoedRequest: Codable, Equatable {
+    var method: String
+    var path: String
+    var query: String
+    var queryItems: [[String]]
+    var headers: [[String]]
+    var body: String
+    var peer: String
+    var listener: String
+
+    init(_ r: HTTPRequest) {
+        method = r.method
+        path = r.path
+        query = r.query
+        queryItems = r.queryItems.map { [$0.name, $0.value] }
+        headers = r.headers.fields.map { [$0.name, $0.value] }
+        body = String(decoding: r.body, as: UTF8.self)
+        switch r.peer {
+        case .unix(let uid, let gid, let pid): peer = "unix:\(uid):\(gid):\(pid)"
+        case .tcp(let address): peer = "tcp:\(address)"
+        }
+        listener = r.listener == .tcp ? "tcp" : "unix"
+    }
+
+    static let handler: HTTPServer.Handler = { request in
+        .json(body: (try? JSONEncoder().encode(EchoedRequest(request))) ?? Data())
+    }
+
+    static func decode(_ data: Data) throws -> EchoedRequest {
+        try JSONDecoder().decode(EchoedRequest.self, from: data)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct WebhookPresenterTests {
+    static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    let client = HTTPClient()
+
+    func makeAlert() throws -> Alert {
+        let spec = try AlertSpec.Builder()
+            .title("Disk full on db1")
+            .message("/var is at 98%")
+            .severity(.critical)
+            .label("host", "db1")
+            .label("env", "prod")
+            .confirm("Expand", handler: "https://ops.example/expand")
+            .cancel("Ignore", handler: "https://ops.example/ignore", method: .put)
+            .dedupKey("disk-db1")
+            .expires(after: .minutes(30))
+            .build().get()
+        return Alert(spec: spec, at: Date(timeIntervalSince1970: 1_719_835_200.123))
+    }
+
+    func presenter(_ url: String, secret: String? = nil, timeout: Duration = .seconds(10)) throws -> WebhookPresenter {
+        try WebhookPresenter(
+            name: "test-hook", configuration: .init(url: url, secret: secret, timeout: timeout, headers: ["Authorization": "Bearer t"]),
+            client: client)
+    }
+
+    @Test func signatureMatchesTheSpecsWorkedExample() throws {
+        let signer = try StandardWebhookSigner(secret: Self.secret)
+        let body = Data(#"{"test": 2432232314}"#.utf8)
+        let signature = signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
+        #expect(signature == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        #expect(signer.verify(signatureHeader: "v1,bm90IGl0 " + signature, id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body))
+        #expect(!signer.verify(signatureHeader: signature, id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_331, body: body))
+    }
+
+    @Test func rejectsUnusableSecrets() {
+        for secret in ["whsec_", "whsec_not base64!", "whsec_c2hvcnQ="] {
+            let error = #expect(throws: WebhookConfigurationError.self) { try presenter("http://127.0.0.1/", secret: secret) }
+            #expect(error?.code == "invalid_webhook_secret", "\(secret)")
+            #expect(error?.message.contains("whsec_") == true)
+        }
+    }
+
+    @Test func deliversThePayloadIntactAndSigned() async throws {
+        let recorder = RequestRecorder()
+        let (server, base) = try startLoopbackServer { request in
+            await recorder.record(request)
+            return HTTPResponse(status: 204)
+        }
+        defer { Task { await server.stop() } }
+        let alert = try makeAlert()
+        let delivery = DeliveryContext(
+            deliveryID: "dlv_123", attempt: 2, actionLinks: [.confirm: "https://alertd.example/a/1/confirm?sig=abc"])
+        let before = Int64(Date().timeIntervalSince1970)
+
+        let outcome = try await presenter(base + "/hook", secret: Self.secret).present(alert, delivery: delivery)
+        #expect(outcome == .delivered)
+
+        let request = try #require(await recorder.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/hook")
+        #expect(request.headers["Content-Type"] == "application/json")
+        #expect(request.headers["User-Agent"] == "alertd/\(AlertdVersion.current)")
+        #expect(request.headers["Authorization"] == "Bearer t")
+
+        let payload = try JSONDecoder().decode(WebhookPayload.self, from: request.body)
+        #expect(payload.version == 1)
+        #expect(payload.type == .alert)
+        #expect(payload.delivery == .init(id: "dlv_123", attempt: 2))
+        #expect(payload.alert.id == alert.id.rawValue)
+        #expect(payload.alert.state == .open)
+        #expect(payload.alert.title == "Disk full on db1")
+        #expect(payload.alert.message == "/var is at 98%")
+        #expect(payload.alert.severity == .critical)
+        #expect(payload.alert.labels == ["host": "db1", "env": "prod"])
+        #expect(payload.alert.dedupKey == "disk-db1")
+        #expect(payload.alert.expiresAfter == 1800)
+        #expect(payload.alert.confirm == .init(
+            AlertAction(label: "Expand", url: "https://ops.example/expand"), link: "https://alertd.example/a/1/confirm?sig=abc"))
+        #expect(payload.alert.cancel == .init(AlertAction(label: "Ignore", url: "https://ops.example/ignore", method: .put)))
+        #expect(abs(payload.alert.createdAt.timeIntervalSince(alert.createdAt)) < 0.001)
+
+        // The wire format itself: snake_case keys, RFC 3339 UTC with milliseconds, no link when there is none.
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        #expect(Set(json.keys) == ["version", "type", "alert", "delivery"])
+        let alertJSON = try #require(json["alert"] as? [String: Any])
+        #expect(Set(alertJSON.keys) == [
+            "id", "created_at", "state", "title", "message", "severity", "labels", "dedup_key", "expires_after", "confirm", "cancel",
+        ])
+        #expect(alertJSON["created_at"] as? String == "2024-07-01T12:00:00.123Z")
+        #expect((alertJSON["cancel"] as? [String: Any])?.keys.sorted() == ["label", "method", "url"])
+
+        // The signature, recomputed here from the spec's definition.
+        let id = try #require(request.headers["webhook-id"])
+        let timestamp = try #require(request.headers["webhook-timestamp"].flatMap { Int64($0) })
+        #expect(id == "dlv_123")
+        #expect(timestamp >= before && timestamp <= Int64(Date().timeIntervalSince1970) + 1)
+        let key = try #require(Data(base64Encoded: String(Self.secret.dropFirst("whsec_".count))))
+        let mac = HMACSHA256.authenticate(key: Array(key), message: Array("\(id).\(timestamp).".utf8) + Array(request.body))
+        #expect(request.headers["webhook-signature"] == "v1," + Data(mac).base64EncodedString())
+    }
+
+    @Test func sendsUnsignedWithoutASecret() async throws {
+        let recorder = RequestRecorder()
+        let (server, base) = try startLoopbackServer { request in
+            await recorder.record(request)
+            return HTTPResponse(status: 200)
+        }
+        defer { Task { await server.stop() } }
+        let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        #expect(outcome == .delivered)
+        let request = try #require(await recorder.requests.first)
+        #expect(request.headers["webhook-signature"] == nil)
+    }
+
+    @Test func serverErrorIsRetryable() async throws {
+        let (server, base) = try startLoopbackServer { _ in .text(status: 500, "boom") }
+        defer { Task { await server.stop() } }
+        let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        #expect(outcome == .retryableFailure(reason: "HTTP 500 from \(base)/hook", retryAfter: nil))
+    }
+
+    @Test func notFoundIsPermanent() async throws {
+        let (server, base) = try startLoopbackServer { _ in .text(status: 404, "no") }
+        defer { Task { await server.stop() } }
+        let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        #expect(outcome == .permanentFailure(reason: "HTTP 404 from \(base)/hook"))
+    }
+
+    @Test func tooManyRequestsHonoursRetryAfter() async throws {
+        let (server, base) = try startLoopbackServer { _ in HTTPResponse(status: 429, headers: ["Retry-After": "7"]) }
+        defer { Task { await server.stop() } }
+        let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        #expect(outcome == .retryableFailure(reason: "HTTP 429 from \(base)/hook", retryAfter: .seconds(7)))
+    }
+
+    @Test func retryAfterMayBeAnHTTPDate() {
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        let headers: HTTPHeaders = ["Retry-After": "Sun, 06 Nov 1994 08:50:07 GMT"]
+        #expect(headers.retryAfter(relativeTo: now) == .seconds(30))
+        #expect((["Retry-After": "Sunday, 06-Nov-94 08:49:47 GMT"] as HTTPHeaders).retryAfter(relativeTo: now) == .seconds(10))
+        #expect((["Retry-After": "Sun Nov  6 08:49:57 1994"] as HTTPHeaders).retryAfter(relativeTo: now) == .seconds(20))
+        #expect((["Retry-After": "Sun, 06 Nov 1994 08:00:00 GMT"] as HTTPHeaders).retryAfter(relativeTo: now) == .zero)
+        #expect((["Retry-After": "soon"] as HTTPHeaders).retryAfter(relativeTo: now) == nil)
+    }
+
+    @Test func redirectIsPermanentAndNotFollowed() async throws {
+        let recorder = RequestRecorder()
+        let (server, base) = try startLoopbackServer { request in
+            await recorder.record(request)
+            return HTTPResponse(status: 302, headers: ["Location": "/moved"])
+        }
+        defer { Task { await server.stop() } }
+        let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        guard case .permanentFailure(let reason) = outcome else {
+            Issue.record("expected a permanent failure, got \(outcome)")
+            return
+        }
+        #expect(reason.hasPrefix("HTTP 302 from \(base)/hook"))
+        #expect(await recorder.paths == ["/hook"])
+    }
+
+    @Test func hungServerIsRetryableWithinTheTimeout() async throws {
+        let silent = try SilentListener()
+        let url = "http://127.0.0.1:\(silent.port)/hook"
+        let clock = ContinuousClock()
+        let start = clock.now
+        let outcome = try await presenter(url, timeout: .seconds(1)).present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        #expect(clock.now - start < .seconds(3))
+        #expect(outcome == .retryableFailure(reason: "no response from \(url) within 1s"))
+    }
+
+    @Test func refusedConnectionIsRetryable() async throws {
+        let closed = try ClosedPort()
+        let outcome = try await presenter("http://127.0.0.1:\(closed.port)/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        #expect(outcome == .retryableFailure(reason: "connection refused by 127.0.0.1:\(closed.port)"))
+    }
+
+    @Test func unusableURLIsPermanent() async throws {
+        for url in ["", "ftp://example.com/hook", "::not a url::"] {
+            let outcome = try await presenter(url).present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+            guard case .permanentFailure = outcome else {
+                Issue.record("\(url): expected a permanent failure, got \(outcome)")
+                continue
+            }
+        }
+    }
+}
