@@ -46,12 +46,12 @@ import Testing
         let r = try await TestBinaries.alertctl("validate", "--title", "", "--expires", "30x", "--json")
         #expect(r.exitCode == 65)
         #expect(r.stderr == "")
-        let error = try APIError.decode(Data(r.stdout.utf8))
+        let error = try HTTPErrorBody.decode(Data(r.stdout.utf8))
         #expect(error.code == "invalid_alert")
         #expect(error.message == "The alert is invalid: 2 problems found; see details.")
-        #expect(error.details.map(\.code) == ["missing_title", "invalid_expiry"])
-        #expect(error.details.map(\.field) == ["title", "expires_after"])
-        #expect(error.details[1].message.hasPrefix("`--expires` is not a duration: `30x`."))
+        #expect((error.details ?? []).map(\.code) == ["missing_title", "invalid_expiry"])
+        #expect((error.details ?? []).map(\.field) == ["title", "expires_after"])
+        #expect(error.details![1].message.hasPrefix("`--expires` is not a duration: `30x`."))
         // The exact wire shape the API uses.
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let inner = try #require(object["error"] as? [String: Any])
@@ -186,10 +186,10 @@ import Testing
 
         let unknown = try await TestBinaries.alertctl("validate", "--template", "disk", "--templates", file, "--json")
         #expect(unknown.exitCode == 65)
-        let error = try APIError.decode(Data(unknown.stdout.utf8))
+        let error = try HTTPErrorBody.decode(Data(unknown.stdout.utf8))
         // Without its template the alert really has no title, so that is reported too.
-        #expect(error.details.map(\.code) == ["unknown_template", "missing_title"])
-        #expect(error.details[0].message == "There is no template `disk` in \(file); the templates are: backup, disk_full.")
+        #expect((error.details ?? []).map(\.code) == ["unknown_template", "missing_title"])
+        #expect(error.details![0].message == "There is no template `disk` in \(file); the templates are: backup, disk_full.")
 
         let badFile = try await TestBinaries.alertctl("validate", "--template", "x", "--templates", "/nonexistent/t.json")
         #expect(badFile.exitCode == 65)

@@ -29,24 +29,12 @@ public struct APIAuthenticator: Sendable {
         guard request.listener == .tcp, let token else { return nil }
         if let header = request.headers["Authorization"], header.hasPrefix("Bearer ") {
             let given = Array(header.dropFirst("Bearer ".count).utf8)
-            if ConstantTime.equals(given, token) { return nil }
+            if constantTimeEquals(given, token) { return nil }
         }
         var response = HTTPResponse.error(
             status: 401, code: "unauthorized",
             message: "This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file).")
         response.headers.set("WWW-Authenticate", #"Bearer realm="alertd""#)
         return response
-    }
-}
-
-/// Comparison whose time does not depend on where the inputs differ, so a
-/// caller cannot find the token byte by byte by timing refusals.
-enum ConstantTime {
-    static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var diff = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for i in 0..<max(a.count, b.count) {
-            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return diff == 0
     }
 }

@@ -33,17 +33,8 @@ enum APIRequestBody {
         return " (line \(line), column \(column))"
     }
 
-    static func invalidAlertContent(_ errors: AlertSpecErrors) -> HTTPErrorBody.Content {
-        let n = errors.errors.count
-        return HTTPErrorBody.Content(
-            code: "invalid_alert",
-            message: n == 1 ? "The alert is not valid: \(errors.errors[0].message)" : "The alert has \(n) problems; see details.",
-            details: errors.errors.map { .init(field: $0.field, code: $0.code.rawValue, message: $0.message) })
-    }
-
     static func invalidAlert(_ errors: AlertSpecErrors) -> HTTPResponse {
-        let c = invalidAlertContent(errors)
-        return .error(status: 422, code: c.code, message: c.message, details: c.details)
+        .json(status: 422, body: HTTPErrorBody(invalidAlert: errors).encoded())
     }
 }
 

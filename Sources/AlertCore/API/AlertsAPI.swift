@@ -65,7 +65,7 @@ public struct AlertsAPI: Sendable {
             }
             switch AlertSpec.Builder(jsonObject: object).build(limits: settings.limits) {
             case .success(let spec): specs.append((i, spec))
-            case .failure(let errors): items[i] = .init(index: i, error: APIRequestBody.invalidAlertContent(errors))
+            case .failure(let errors): items[i] = .init(index: i, error: HTTPErrorBody(invalidAlert: errors).error)
             }
         }
         if !specs.isEmpty {

@@ -29,7 +29,7 @@ public struct ValidateCommand: CLICommand {
             return .success
         case .failure(let errors):
             if json {
-                context.output(String(decoding: APIError(invalidAlert: errors).jsonData(), as: UTF8.self) + "\n")
+                context.output(String(decoding: HTTPErrorBody(invalidAlert: errors).encoded(), as: UTF8.self) + "\n")
             } else {
                 context.errorOutput(errors.commandLineText)
             }

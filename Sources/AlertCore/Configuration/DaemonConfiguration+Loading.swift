@@ -132,40 +132,54 @@ extension DaemonConfiguration {
             case .webhook: allowed = ["type", "url", "secret", "secret_file", "connect_timeout", "timeout", "headers", "max_concurrency"]
             }
             guard let obj = r.object(raw, at: path, allowed: allowed) else { continue }
-            var p = PresenterDefinition(name: name, kind: kind, maxConcurrency: r.int(obj, "max_concurrency", at: path, range: 1...1_024))
-            if let c = r.string(obj, "colour", at: path) {
-                if let mode = PresenterDefinition.ColourMode(rawValue: c) { p.colour = mode } else {
-                    r.problem(path + ".colour", "must be auto, always or never")
+            let concurrency = r.int(obj, "max_concurrency", at: path, range: 1...1_024)
+            let settings: PresenterDefinition.Settings
+            switch kind {
+            case .terminal:
+                var c = TerminalPresenterConfiguration()
+                if let raw = r.string(obj, "colour", at: path) {
+                    if let mode = TerminalPresenterConfiguration.ColourMode(rawValue: raw) { c.colour = mode } else {
+                        r.problem(path + ".colour", "must be auto, always or never")
+                    }
                 }
-            }
-            p.path = r.string(obj, "path", at: path)
-            if let f = r.string(obj, "format", at: path) {
-                if let format = PresenterDefinition.LogFormat(rawValue: f) { p.format = format } else {
-                    r.problem(path + ".format", "must be json or logfmt")
+                settings = .terminal(c)
+            case .log:
+                var c = LogPresenterConfiguration()
+                if let p = r.string(obj, "path", at: path), p != "-" { c.destination = .file(p) }
+                if let f = r.string(obj, "format", at: path) {
+                    if let format = LogPresenterConfiguration.Format(rawValue: f) { c.format = format } else {
+                        r.problem(path + ".format", "must be json or logfmt")
+                    }
                 }
-            }
-            if kind == .webhook {
+                settings = .log(c)
+            case .webhook:
+                var c = WebhookPresenterConfiguration()
                 if let url = r.string(obj, "url", at: path) {
-                    if let c = URLComponents(string: url), ["http", "https"].contains(c.scheme?.lowercased() ?? ""), c.host?.isEmpty == false {
-                        p.url = url
+                    if let u = URLComponents(string: url), ["http", "https"].contains(u.scheme?.lowercased() ?? ""), u.host?.isEmpty == false {
+                        c.url = url
                     } else {
                         r.problem(path + ".url", "must be an http or https URL, got \"\(url)\"")
                     }
                 } else if obj["url"] == nil {
                     r.problem(path + ".url", "is required for a webhook presenter")
                 }
-                p.secret = r.string(obj, "secret", at: path)
-                p.secretFile = r.string(obj, "secret_file", at: path)
-                if let s = p.secret, !s.hasPrefix("whsec_") || Data(base64Encoded: String(s.dropFirst(6))) == nil {
-                    r.problem(path + ".secret", "must be \"whsec_\" followed by base64, as Standard Webhooks secrets are")
+                c.secret = r.string(obj, "secret", at: path)
+                let secretFile = r.string(obj, "secret_file", at: path)
+                if let s = c.secret {
+                    do { _ = try StandardWebhookSigner(secret: s) } catch {
+                        r.problem(path + ".secret", "\(error.message)")
+                    }
                 }
-                if p.secret != nil && p.secretFile != nil {
+                if c.secret != nil && secretFile != nil {
                     r.problem(path, "give secret or secret_file, not both")
                 }
-                if let d = r.duration(obj, "connect_timeout", at: path) { p.connectTimeout = d }
-                if let d = r.duration(obj, "timeout", at: path) { p.timeout = d }
-                if let h = r.stringMap(obj, "headers", at: path) { p.headers = h }
+                if let d = r.duration(obj, "connect_timeout", at: path) { c.connectTimeout = d }
+                if let d = r.duration(obj, "timeout", at: path) { c.timeout = d }
+                if let h = r.stringMap(obj, "headers", at: path) { c.headers = h }
+                if let n = concurrency { c.maxConcurrency = n }
+                settings = .webhook(c, secretFile: secretFile)
             }
+            let p = PresenterDefinition(name: name, settings: settings, maxConcurrency: concurrency)
             out.append(p)
         }
         return out

@@ -54,8 +54,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// One terminal and one log presenter: what a newcomer expects to see.
     public static let defaultPresenters: [PresenterDefinition] = [
-        PresenterDefinition(name: "terminal", kind: .terminal),
-        PresenterDefinition(name: "log", kind: .log),
+        PresenterDefinition(name: "terminal", settings: .terminal(TerminalPresenterConfiguration())),
+        PresenterDefinition(name: "log", settings: .log(LogPresenterConfiguration(destination: .file("alerts.log")))),
     ]
 
     /// `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`) or `./.alertd`.
@@ -105,38 +105,38 @@ public struct PresenterDefinition: Sendable, Equatable {
         case terminal, log, webhook
     }
 
-    public enum ColourMode: String, Sendable, CaseIterable {
-        case auto, always, never
-    }
-
-    public enum LogFormat: String, Sendable, CaseIterable {
-        case json, logfmt
+    /// The presenter's own settings, in its own configuration type.
+    public enum Settings: Sendable, Equatable {
+        case terminal(TerminalPresenterConfiguration)
+        /// A relative file path is resolved against the state directory when
+        /// the presenter is made, so `--state-dir` moves it too.
+        case log(LogPresenterConfiguration)
+        /// `secretFile` is read when the presenter is made, so the config
+        /// file itself can stay world-readable.
+        case webhook(WebhookPresenterConfiguration, secretFile: String?)
     }
 
     public var name: String
-    public var kind: Kind
-    /// terminal: when to use colour.
-    public var colour: ColourMode = .auto
-    /// log: a file (relative to the state directory) or nil for stderr.
-    public var path: String?
-    /// log: line format.
-    public var format: LogFormat = .json
-    /// webhook: where to POST.
-    public var url: String?
-    /// webhook: a Standard Webhooks secret (`whsec_…`), given inline.
-    public var secret: String?
-    /// webhook: a file holding the secret, so the config file can be world-readable.
-    public var secretFile: String?
-    public var connectTimeout: Duration = .seconds(5)
-    public var timeout: Duration = .seconds(10)
-    public var headers: [String: String] = [:]
+    public var settings: Settings
     /// Deliveries in flight at once to this presenter.
     public var maxConcurrency: Int
 
-    public init(name: String, kind: Kind, maxConcurrency: Int? = nil) {
+    public init(name: String, settings: Settings, maxConcurrency: Int? = nil) {
         self.name = name
-        self.kind = kind
-        self.maxConcurrency = maxConcurrency ?? (kind == .webhook ? 16 : 4)
+        self.settings = settings
+        switch settings {
+        case .webhook(let c, _): self.maxConcurrency = maxConcurrency ?? c.maxConcurrency
+        // One at a time keeps a terminal's blocks and a log's lines in order.
+        case .terminal, .log: self.maxConcurrency = maxConcurrency ?? 1
+        }
+    }
+
+    public var kind: Kind {
+        switch settings {
+        case .terminal: .terminal
+        case .log: .log
+        case .webhook: .webhook
+        }
     }
 }
 

@@ -1,20 +1,30 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The process's signals as an async sequence. Only `alertd`'s command uses
 /// it: signals belong to the executable, not to the services it runs.
 public enum ProcessSignals {
+    /// The live sources; a signal source stops when its last reference goes.
+    private static let sources = Mutex<[Int32: any DispatchSourceSignal]>([:])
+
     /// Stops default handling of `signals` and yields each one as it arrives.
     public static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
         AsyncStream { continuation in
-            let sources = signals.map { sig -> DispatchSourceSignal in
+            for sig in signals {
                 signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                source.setEventHandler { continuation.yield(sig) }
-                source.resume()
-                return source
+                sources.withLock { all in
+                    let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                    source.setEventHandler { continuation.yield(sig) }
+                    source.resume()
+                    all[sig] = source
+                }
             }
-            continuation.onTermination = { _ in sources.forEach { $0.cancel() } }
+            continuation.onTermination = { _ in
+                sources.withLock { all in
+                    for sig in signals { all.removeValue(forKey: sig)?.cancel() }
+                }
+            }
         }
     }
 }

@@ -40,7 +40,7 @@ public struct AlertID: Sendable, Hashable, Comparable, Codable, CustomStringConv
 }
 
 /// Makes UUIDv7 strings that increase strictly within a process, even for
-/// ids made in the same millisecond (RFC 9562 §6.2, method 1: a counter in
+/// ids made in the same millisecond or while the clock steps back by up to a second (RFC 9562 §6.2, method 1: a counter in
 /// the 12 `rand_a` bits, with the clock pushed forward when it overflows).
 final class UUIDv7Generator: Sendable {
     static let shared = UUIDv7Generator()
@@ -49,6 +49,11 @@ final class UUIDv7Generator: Sendable {
 
     func next(millis now: UInt64) -> String {
         let (millis, counter) = state.withLock { s -> (UInt64, UInt16) in
+            if now + 1_000 < s.millis {
+                // Far behind the last id: a date given on purpose (an import,
+                // a test), not the clock stepping back. Take it as it is.
+                return (now, UInt16.random(in: 0..<0x1000))
+            }
             if now > s.millis {
                 s.millis = now
                 s.counter = UInt16.random(in: 0..<0x400)  // leave headroom for the counter

@@ -24,7 +24,7 @@ final class TestDaemon: Sendable {
 
     /// `config` is merged into a base config: no terminal presenter, fast retries.
     init(config: [String: Any] = [:]) throws {
-        dir = try TemporaryDirectory()
+        dir = TemporaryDirectory()
         port = try TestDaemon.freePort()
         configPath = dir.path + "/config.json"
         var base: [String: Any] = [
@@ -53,7 +53,7 @@ final class TestDaemon: Sendable {
         var env = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC"] { env[name] = nil }
         p.environment = env.merging(environment) { $1 }
-        if !FileManager.default.fileExists(atPath: logPath) { FileManager.default.createFile(atPath: logPath, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         p.standardOutput = log

@@ -23,19 +23,24 @@ final class WebhookReceiver: Sendable {
         var received: [Received] = []
     }
 
-    private let state: Mutex<State>
+    private final class Shared: Sendable {
+        let state: Mutex<State>
+        init(_ s: State) { state = Mutex(s) }
+    }
+
+    private let shared: Shared
     private let server: HTTPServer
     let delay: Duration
 
     /// Starts listening on `port` (0 picks a free one).
     init(port: UInt16 = 0, script: [Int] = [], delay: Duration = .zero) throws {
-        let state = Mutex(State(script: script))
-        self.state = state
+        let shared = Shared(State(script: script))
+        self.shared = shared
         self.delay = delay
         var config = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: port))
         config.shutdownGracePeriod = .seconds(1)
         server = HTTPServer(configuration: config) { request in
-            let status = state.withLock { s -> Int in
+            let status = shared.state.withLock { s -> Int in
                 s.received.append(Received(request: request, at: .now))
                 return s.script.isEmpty ? 200 : s.script.removeFirst()
             }
@@ -48,7 +53,10 @@ final class WebhookReceiver: Sendable {
     var port: UInt16 { server.port ?? 0 }
     var url: String { "http://127.0.0.1:\(port)/hook" }
 
-    var received: [Received] { state.withLock { $0.received } }
+    var received: [Received] { shared.state.withLock { $0.received } }
+
+    /// Answers the next requests with these statuses (then 200 again).
+    func script(_ statuses: [Int]) { shared.state.withLock { $0.script = statuses } }
 
     func stop() async { await server.stop() }
 

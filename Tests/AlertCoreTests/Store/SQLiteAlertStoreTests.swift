@@ -7,7 +7,7 @@ import Testing
     let store: SQLiteAlertStore
 
     init() throws {
-        dir = try TemporaryDirectory()
+        dir = TemporaryDirectory()
         store = try SQLiteAlertStore(path: dir.path + "/alertd.db")
     }
 

@@ -14,7 +14,7 @@ actor RequestRecorder {
 
 /// A fresh directory under the system's temp dir, removed on deinit. Kept
 /// short because Unix socket paths are limited to 107 bytes.
-final class TemporaryDirectory {
+final class TemporaryDirectory: Sendable {
     let path: String
 
     init() {

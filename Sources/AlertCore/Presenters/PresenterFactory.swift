@@ -1,0 +1,47 @@
+import Foundation
+
+/// Makes the configured presenters. Everything that can be wrong with a
+/// presenter's settings is found here, before the daemon binds a socket.
+public enum PresenterFactory {
+    /// One shared client for every webhook: its multi handle reuses
+    /// connections across presenters and deliveries.
+    static let webhookClient = HTTPClient()
+
+    public static func make(_ config: DaemonConfiguration) throws(DaemonError) -> PresenterSet {
+        var entries: [PresenterSet.Entry] = []
+        var problems: [String] = []
+        for definition in config.presenters {
+            do {
+                entries.append(.init(presenter: try make(definition, config: config), maxConcurrency: definition.maxConcurrency))
+            } catch {
+                problems.append("presenters.\(definition.name): \(error.message)")
+            }
+        }
+        guard problems.isEmpty else {
+            throw DaemonError(code: .presenter, message: problems.joined(separator: "\n"))
+        }
+        return PresenterSet(entries)
+    }
+
+    static func make(_ definition: PresenterDefinition, config: DaemonConfiguration) throws(DaemonError) -> any AlertPresenter {
+        switch definition.settings {
+        case .terminal(let c):
+            return TerminalPresenter(name: definition.name, configuration: c)
+        case .log(var c):
+            if case .file(let path) = c.destination { c.destination = .file(config.resolve(path)) }
+            return LogPresenter(name: definition.name, configuration: c)
+        case .webhook(var c, let secretFile):
+            if let secretFile {
+                guard let data = FileManager.default.contents(atPath: secretFile) else {
+                    throw DaemonError(code: .presenter, message: "cannot read the secret file \(secretFile)")
+                }
+                c.secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            do {
+                return try WebhookPresenter(name: definition.name, configuration: c, client: webhookClient)
+            } catch {
+                throw DaemonError(code: .presenter, message: error.message)
+            }
+        }
+    }
+}
