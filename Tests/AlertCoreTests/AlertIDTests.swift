@@ -5,19 +5,21 @@ import Testing
 @Suite struct AlertIDTests {
     @Test func idsSortByCreationAndAreUnique() {
         let start = Date(timeIntervalSince1970: 1_748_779_200)
+        // Its own generator: other tests make ids with today's clock at the same time.
+        let generator = UUIDv7Generator()
         var ids: [AlertID] = []
         for i in 0..<10_000 {
             // Many share a millisecond, which exercises the counter.
-            ids.append(.generate(at: start.addingTimeInterval(Double(i / 7) / 1000)))
+            ids.append(.generate(at: start.addingTimeInterval(Double(i / 7) / 1000), using: generator))
         }
         #expect(Set(ids).count == 10_000)
         #expect(ids.sorted() == ids)
-        #expect(AlertID.generate(at: start.addingTimeInterval(3_600)) > ids.last!)
+        #expect(AlertID.generate(at: start.addingTimeInterval(3_600), using: generator) > ids.last!)
     }
 
     @Test func idsAreVersion7WithTheTimeInFront() throws {
         let date = Date(timeIntervalSince1970: 1_748_779_200.123)
-        let id = AlertID.generate(at: date)
+        let id = AlertID.generate(at: date, using: UUIDv7Generator())
         let hex = Array(id.rawValue.replacingOccurrences(of: "-", with: ""))
         #expect(hex.count == 32)
         #expect(hex[12] == "7")

@@ -12,25 +12,11 @@ enum APIRequestBody {
                 message: "Send the body as JSON with `Content-Type: application/json`\(type.map { "; got `\($0)`" } ?? "").")))
         }
         do {
-            return .success(try JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed]))
+            return .success(try StrictJSON.parse(request.body))
         } catch {
-            let detail = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "\(error)"
             return .failure(HTTPResponseBox(.error(
-                status: 400, code: "malformed_json",
-                message: "The body is not valid JSON: \(detail)\(position(in: request.body, detail: detail))")))
+                status: 400, code: "malformed_json", message: "The body is not valid JSON: \(error.description)")))
         }
-    }
-
-    /// ` (line 3, column 7)` from Foundation's "around character N".
-    static func position(in body: Data, detail: String) -> String {
-        guard let range = detail.range(of: "character "),
-              let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }) else { return "" }
-        var line = 1
-        var column = 1
-        for byte in body.prefix(offset) {
-            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
-        }
-        return " (line \(line), column \(column))"
     }
 
     static func invalidAlert(_ errors: AlertSpecErrors) -> HTTPResponse {

@@ -13,8 +13,8 @@ extension DaemonConfiguration {
     /// turn into a default.
     public static func parse(_ data: Data, source: String = "<config>", stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
         let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw ConfigurationError(source: source, problems: ["not valid JSON: \(error.localizedDescription)"])
+        do { root = try StrictJSON.parse(data) } catch {
+            throw ConfigurationError(source: source, problems: ["not valid JSON: \(error.description)"])
         }
         let r = JSONConfigReader()
         var config = DaemonConfiguration()

@@ -32,13 +32,13 @@ final class JSONConfigReader {
 
     func bool(_ obj: [String: Any], _ key: String, at path: String) -> Bool? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
-        guard JSONValue.isBoolean(v), let n = v as? NSNumber else { problem(join(path, key), "must be true or false"); return nil }
+        guard StrictJSON.isBoolean(v), let n = v as? NSNumber else { problem(join(path, key), "must be true or false"); return nil }
         return n.boolValue
     }
 
     func int(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Int>) -> Int? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
-        guard let n = v as? NSNumber, !JSONValue.isBoolean(v), n.doubleValue == n.doubleValue.rounded() else {
+        guard let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue == n.doubleValue.rounded() else {
             problem(join(path, key), "must be a whole number")
             return nil
         }
@@ -51,7 +51,7 @@ final class JSONConfigReader {
 
     func double(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
-        guard let n = v as? NSNumber, !JSONValue.isBoolean(v) else { problem(join(path, key), "must be a number"); return nil }
+        guard let n = v as? NSNumber, !StrictJSON.isBoolean(v) else { problem(join(path, key), "must be a number"); return nil }
         guard range.contains(n.doubleValue) else {
             problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound)")
             return nil
@@ -67,7 +67,7 @@ final class JSONConfigReader {
             problem(join(path, key), "`\(s)` is not a duration; write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
             return nil
         }
-        if let n = v as? NSNumber, !JSONValue.isBoolean(v), n.doubleValue >= 0, allowZero || n.doubleValue > 0 {
+        if let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue >= 0, allowZero || n.doubleValue > 0 {
             return .milliseconds(Int64((n.doubleValue * 1000).rounded()))
         }
         problem(join(path, key), "must be a duration such as \"1s\" or \"10m\"")

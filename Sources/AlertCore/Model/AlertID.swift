@@ -15,9 +15,15 @@ public struct AlertID: Sendable, Hashable, Comparable, Codable, CustomStringConv
 
     init(trusted rawValue: String) { self.rawValue = rawValue }
 
-    /// A new id for the given moment (now by default).
+    /// `generator` keeps ids increasing; the process shares one.
+    static func generate(at date: Date = Date(), using generator: UUIDv7Generator) -> AlertID {
+        AlertID(trusted: generator.next(millis: UInt64(max(0, date.timeIntervalSince1970 * 1000))))
+    }
+
+    /// A new id for the given moment (now by default), strictly greater than
+    /// every id this process made before.
     public static func generate(at date: Date = Date()) -> AlertID {
-        AlertID(trusted: UUIDv7Generator.shared.next(millis: UInt64(max(0, date.timeIntervalSince1970 * 1000))))
+        generate(at: date, using: .shared)
     }
 
     public var description: String { rawValue }
@@ -40,8 +46,9 @@ public struct AlertID: Sendable, Hashable, Comparable, Codable, CustomStringConv
 }
 
 /// Makes UUIDv7 strings that increase strictly within a process, even for
-/// ids made in the same millisecond or while the clock steps back by up to a second (RFC 9562 §6.2, method 1: a counter in
-/// the 12 `rand_a` bits, with the clock pushed forward when it overflows).
+/// ids made in the same millisecond or while the clock steps back (RFC 9562
+/// §6.2, method 1: a counter in the 12 `rand_a` bits, with the clock pushed
+/// forward when it overflows or goes backwards).
 final class UUIDv7Generator: Sendable {
     static let shared = UUIDv7Generator()
 
@@ -49,11 +56,6 @@ final class UUIDv7Generator: Sendable {
 
     func next(millis now: UInt64) -> String {
         let (millis, counter) = state.withLock { s -> (UInt64, UInt16) in
-            if now + 1_000 < s.millis {
-                // Far behind the last id: a date given on purpose (an import,
-                // a test), not the clock stepping back. Take it as it is.
-                return (now, UInt16.random(in: 0..<0x1000))
-            }
             if now > s.millis {
                 s.millis = now
                 s.counter = UInt16.random(in: 0..<0x400)  // leave headroom for the counter

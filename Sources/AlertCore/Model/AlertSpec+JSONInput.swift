@@ -43,7 +43,7 @@ extension AlertSpec.Builder {
             case .expiresAfter:
                 if let s = raw as? String {
                     b = b.expires(parsing: s, source: key)
-                } else if let n = raw as? NSNumber, !JSONValue.isBoolean(raw), n.doubleValue == n.doubleValue.rounded(), n.doubleValue >= 0,
+                } else if let n = raw as? NSNumber, !StrictJSON.isBoolean(raw), n.doubleValue == n.doubleValue.rounded(), n.doubleValue >= 0,
                           n.doubleValue < 9e15 {
                     b = b.expires(after: .seconds(n.int64Value))
                 } else {
@@ -81,16 +81,5 @@ extension AlertSpec.Builder {
             method = parsed
         }
         return .present(AlertAction(label: label, url: url, method: method))
-    }
-}
-
-/// Facts about values from `JSONSerialization`.
-enum JSONValue {
-    /// On Linux `JSONSerialization` gives `NSNumber` for numbers and booleans
-    /// alike, and `is Bool` holds for the numbers 0 and 1; only the class
-    /// tells a real `true`/`false` apart.
-    static func isBoolean(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return type(of: number) == type(of: NSNumber(value: true))
     }
 }

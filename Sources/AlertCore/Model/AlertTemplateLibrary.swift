@@ -25,8 +25,8 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
     /// Parses template JSON; `path` is only used in messages.
     public static func parse(_ data: Data, path: String = "<templates>") throws(TemplateFileError) -> AlertTemplateLibrary {
         let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw TemplateFileError(path: path, problems: ["not valid JSON: \(error.localizedDescription)"])
+        do { root = try StrictJSON.parse(data) } catch {
+            throw TemplateFileError(path: path, problems: ["not valid JSON: \(error.description)"])
         }
         guard let top = root as? [String: Any], let map = top["templates"] as? [String: Any], top.count == 1 else {
             throw TemplateFileError(path: path, problems: ["expected an object with one key, \"templates\", mapping names to templates"])

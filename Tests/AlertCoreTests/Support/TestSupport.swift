@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 @testable import AlertCore
 
@@ -70,4 +71,15 @@ struct EchoedRequest: Codable, Equatable {
     static func decode(_ data: Data) throws -> EchoedRequest {
         try JSONDecoder().decode(EchoedRequest.self, from: data)
     }
+}
+
+/// Shared mutable state for test tasks: a `Mutex` that escaping closures can capture.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+
+    var value: Value { mutex.withLock { $0 } }
 }

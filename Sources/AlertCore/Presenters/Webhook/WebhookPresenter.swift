@@ -55,11 +55,15 @@ public struct WebhookPresenter: AlertPresenter {
         for (name, value) in configuration.headers.sorted(by: { $0.key < $1.key }) { headers.add(name, value) }
         headers.set("Content-Type", "application/json")
         headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        let timestamp = Int64(now().timeIntervalSince1970)
         if let signer {
-            let timestamp = Int64(now().timeIntervalSince1970)
             for field in signer.headers(id: deliveryID, timestamp: timestamp, body: body) {
                 headers.set(field.name, field.value)
             }
+        } else {
+            // Unsigned, a receiver still needs the id to drop retried duplicates.
+            headers.set("webhook-id", deliveryID)
+            headers.set("webhook-timestamp", String(timestamp))
         }
         return headers
     }

@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon end to end: the real `alertd` binary, a real receiver, real
+/// SQLite, real sockets.
+@Suite(.serialized) struct DaemonDeliveryTests {
+    func daemon(hook receiver: WebhookReceiver, retry: [String: Any]? = nil, extra: [String: Any] = [:]) throws -> TestDaemon {
+        var config: [String: Any] = [
+            "presenters": [
+                "hook": ["type": "webhook", "url": receiver.url, "timeout": "2s"],
+                "file": ["type": "log", "path": "alerts.log"],
+            ],
+        ]
+        if let retry { config["retry"] = retry }
+        for (k, v) in extra { config[k] = v }
+        return try TestDaemon(config: config)
+    }
+
+    func deliveries(_ d: TestDaemon, _ id: String) async throws -> [[String: Any]] {
+        try await d.show(id)["deliveries"] as? [[String: Any]] ?? []
+    }
+
+    func waitForDeliveries(_ d: TestDaemon, _ id: String, presenter: String = "hook", state: String,
+                           timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let hit = try await deliveries(d, id).first(where: { $0["presenter"] as? String == presenter && $0["state"] as? String == state }) {
+                return hit
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        Issue.record("delivery to \(presenter) of \(id) never became \(state): \(try await deliveries(d, id))")
+        return [:]
+    }
+
+    @Test func anAcceptedAlertReachesTheWebhookAndTheLog() async throws {
+        let receiver = try WebhookReceiver()
+        let d = try daemon(hook: receiver)
+        try await d.start()
+        let id = try await d.send(["title": "Disk full", "message": "/var at 97%", "severity": "critical",
+                                   "labels": ["host": "db1"], "confirm": ["label": "Expand", "url": "https://ops.example/expand"]])
+        #expect(await receiver.wait { $0.count == 1 })
+        let got = try #require(receiver.received.first)
+        #expect(got.alertID == id)
+        let alert = try #require(got.json["alert"] as? [String: Any])
+        #expect(alert["title"] as? String == "Disk full")
+        #expect(alert["severity"] as? String == "critical")
+        #expect((alert["labels"] as? [String: String]) == ["host": "db1"])
+        #expect(got.request.headers["webhook-id"] != nil)
+
+        _ = try await waitForDeliveries(d, id, presenter: "hook", state: "delivered")
+        _ = try await waitForDeliveries(d, id, presenter: "file", state: "delivered")
+        let log = try String(contentsOfFile: d.stateDir + "/alerts.log", encoding: .utf8)
+        let line = try #require(log.split(separator: "\n").first)
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(entry["id"] as? String == id)
+        #expect(entry["title"] as? String == "Disk full")
+        await receiver.stop()
+    }
+
+    @Test func serverErrorsAreRetriedWithBackoffUntilDelivered() async throws {
+        let receiver = try WebhookReceiver(script: [500, 500, 500])
+        let d = try daemon(hook: receiver, retry: ["initial_delay": "200ms", "factor": 2, "max_delay": "5s", "jitter": false])
+        try await d.start()
+        let id = try await d.send(["title": "flaky receiver"])
+        let delivered = try await waitForDeliveries(d, id, state: "delivered", timeout: .seconds(15))
+        #expect(delivered["attempts"] as? Int == 4)
+        let arrivals = receiver.received.map(\.at)
+        #expect(arrivals.count == 4)
+        // Backoff without jitter: 200 ms, 400 ms, 800 ms between attempts (never sooner;
+        // the dispatcher may be a little late, never early).
+        for (i, ms) in [200, 400, 800].enumerated() where arrivals.count == 4 {
+            let gap = arrivals[i + 1] - arrivals[i]
+            #expect(gap >= .milliseconds(ms - 10), "gap \(i + 1) was \(gap)")
+            #expect(gap < .milliseconds(ms + 700), "gap \(i + 1) was \(gap)")
+        }
+        // The same delivery id on every attempt: receivers can drop duplicates.
+        #expect(Set(receiver.received.compactMap { $0.request.headers["webhook-id"] }).count == 1)
+        await receiver.stop()
+    }
+
+    @Test func aNotFoundIsDeadAtOnceAndReplayDeliversItLater() async throws {
+        let receiver = try WebhookReceiver(script: [404])
+        let d = try daemon(hook: receiver)
+        try await d.start()
+        let id = try await d.send(["title": "wrong path"])
+        let dead = try await waitForDeliveries(d, id, state: "dead")
+        #expect(dead["attempts"] as? Int == 1)
+        #expect((dead["last_error"] as? String)?.contains("404") == true)
+        // The receiver is fixed (it answers 200 from now on): replay.
+        let r = try await d.request("POST", "/v1/alerts/\(id)/replay")
+        #expect(r.status == 200)
+        #expect((try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["replayed"] as? Int == 1)
+        _ = try await waitForDeliveries(d, id, state: "delivered")
+        #expect(receiver.received.count == 2)
+        await receiver.stop()
+    }
+
+    @Test func fiftyConcurrentSendsWithOneDedupKeyMakeOneAlertAndOneDelivery() async throws {
+        let receiver = try WebhookReceiver()
+        let d = try daemon(hook: receiver)
+        try await d.start()
+        let results = try await withThrowingTaskGroup(of: (id: String?, deduplicated: Bool?).self) { group in
+            for i in 0..<50 {
+                group.addTask {
+                    let r = try await d.request("POST", "/v1/alerts", json: ["title": "disk \(i)", "dedup_key": "disk:db1"])
+                    #expect(r.status == 202)
+                    let obj = try JSONSerialization.jsonObject(with: r.body) as? [String: Any] ?? [:]
+                    return (obj["id"] as? String, obj["deduplicated"] as? Bool)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 50)
+        #expect(Set(results.compactMap(\.id)).count == 1)
+        #expect(results.filter { $0.deduplicated == false }.count == 1)
+        #expect(await receiver.wait { $0.count >= 1 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(receiver.received.count == 1)
+        let list = try JSONSerialization.jsonObject(with: try await d.request("GET", "/v1/alerts").body) as? [String: Any]
+        #expect((list?["alerts"] as? [Any])?.count == 1)
+        await receiver.stop()
+    }
+
+    @Test func badInputGetsTheRight4xxAndChangesNothing() async throws {
+        let receiver = try WebhookReceiver()
+        let d = try daemon(hook: receiver)
+        try await d.start()
+        func errorCode(_ r: HTTPClientResponse) -> String? {
+            (try? HTTPErrorBody.decode(r.body))?.code
+        }
+        let json: HTTPHeaders = ["Content-Type": "application/json"]
+
+        let malformed = try await d.request("POST", "/v1/alerts", body: Data(#"{"title": "x",}"#.utf8), headers: json)
+        #expect(malformed.status == 400)
+        #expect(errorCode(malformed) == "malformed_json")
+        #expect((try? HTTPErrorBody.decode(malformed.body))?.message.contains("line 1, column 14") == true)
+
+        let wrongTypes = try await d.request("POST", "/v1/alerts", json: ["title": 5, "labels": ["a": 1], "severity": true])
+        #expect(wrongTypes.status == 422)
+        #expect(Set((try HTTPErrorBody.decode(wrongTypes.body).details ?? []).map(\.field)) == ["title", "labels.a", "severity"])
+
+        var big = Data(#"{"title": ""#.utf8)
+        big.append(Data(repeating: UInt8(ascii: "a"), count: 10 << 20))
+        big.append(Data(#""}"#.utf8))
+        let tooBig = try await d.request("POST", "/v1/alerts", body: big, headers: json)
+        #expect(tooBig.status == 413)
+        #expect(errorCode(tooBig) == "body_too_large")
+
+        var invalidUTF8 = Data(#"{"title": "caf"#.utf8)
+        invalidUTF8.append(contentsOf: [0xC3, 0x28])
+        invalidUTF8.append(Data(#""}"#.utf8))
+        let badBytes = try await d.request("POST", "/v1/alerts", body: invalidUTF8, headers: json)
+        #expect(badBytes.status == 400)
+        #expect(errorCode(badBytes) == "malformed_json")
+
+        let labels = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("l\($0)", "v") })
+        let manyLabels = try await d.request("POST", "/v1/alerts", json: ["title": "x", "labels": labels])
+        #expect(manyLabels.status == 422)
+        #expect((try HTTPErrorBody.decode(manyLabels.body).details ?? []).contains { $0.code == "too_many_labels" })
+
+        let form = try await d.request("POST", "/v1/alerts", body: Data("title=x".utf8),
+                                       headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        #expect(form.status == 415)
+        #expect(errorCode(form) == "unsupported_media_type")
+
+        let nowhere = try await d.request("GET", "/v2/alerts")
+        #expect(nowhere.status == 404)
+        let wrongMethod = try await d.request("DELETE", "/v1/alerts")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["Allow"] != nil)
+        #expect(try await d.request("GET", "/v1/alerts/not-an-id").status == 404)
+
+        // Still healthy, and nothing was stored or delivered.
+        #expect(try await d.request("GET", "/v1/health").status == 200)
+        let list = try JSONSerialization.jsonObject(with: try await d.request("GET", "/v1/alerts").body) as? [String: Any]
+        #expect((list?["alerts"] as? [Any])?.isEmpty == true)
+        #expect(receiver.received.isEmpty)
+        await receiver.stop()
+    }
+
+    @Test func tcpNeedsTheTokenAndTheSocketIsGroupOnly() async throws {
+        let receiver = try WebhookReceiver()
+        let tokenDir = TemporaryDirectory()
+        let tokenFile = tokenDir.path + "/token"
+        try "s3cret-token-0123456789\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let d = try daemon(hook: receiver, extra: ["api": ["token_file": tokenFile]])
+        try await d.start()
+
+        let anonymous = try await d.request("POST", "/v1/alerts", json: ["title": "x"], tcp: true)
+        #expect(anonymous.status == 401)
+        #expect(anonymous.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
+        let wrong = try await d.request("GET", "/v1/alerts", headers: ["Authorization": "Bearer s3cret-token-0123456780"], tcp: true)
+        #expect(wrong.status == 401)
+        let right = try await d.request("GET", "/v1/alerts", headers: ["Authorization": "Bearer s3cret-token-0123456789"], tcp: true)
+        #expect(right.status == 200)
+        // The socket needs no token: its permissions are the guard.
+        #expect(try await d.request("GET", "/v1/alerts").status == 200)
+
+        var st = stat()
+        #expect(stat(d.socketPath, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o660)
+        await receiver.stop()
+    }
+
+    @Test func sigtermDuringDeliveriesExitsCleanlyAndLosesNothing() async throws {
+        let slow = try WebhookReceiver(delay: .milliseconds(300))
+        let port = slow.port
+        let d = try daemon(hook: slow, extra: ["dispatcher": ["shutdown_grace": "3s"]])
+        try await d.start()
+        var ids: [String] = []
+        for i in 0..<20 { ids.append(try await d.send(["title": "alert \(i)"])) }
+        #expect(await slow.wait { $0.count >= 2 })
+        let stoppedAt = ContinuousClock.now
+        d.signal(SIGTERM)
+        let status = await d.waitForExit(timeout: .seconds(8))
+        #expect(status == 0, "alertd log:\n\(d.log)")
+        #expect(ContinuousClock.now - stoppedAt < .seconds(5))
+        await slow.stop()
+
+        // A fast receiver on the same address; the restarted daemon finishes the job.
+        let fast = try WebhookReceiver(port: port)
+        try await d.start()
+        let expected = Set(ids)
+        let allArrived = await fast.wait(timeout: .seconds(15)) { got in
+            expected.isSubset(of: Set(got.compactMap(\.alertID) + slow.received.compactMap(\.alertID)))
+        }
+        #expect(allArrived, "missing: \(expected.subtracting(fast.received.compactMap(\.alertID) + slow.received.compactMap(\.alertID)))")
+        await fast.stop()
+    }
+}
