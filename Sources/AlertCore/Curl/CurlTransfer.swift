@@ -82,8 +82,10 @@ final class CurlTransfer: @unchecked Sendable {
         _ = alertd_curl_setopt_header(easy.handle, Self.headerCallback)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
         if request.connectPolicy != nil {
-            _ = alertd_curl_setopt_prereq(easy.handle, Self.prereqCallback)
-            try easy.set(CURLOPT_PREREQDATA, pointer: me)
+            // Checked before the socket exists, so a refused address never
+            // even sees a connection attempt.
+            _ = alertd_curl_setopt_opensocket(easy.handle, Self.openSocketCallback)
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
         }
 
         let method = request.method.uppercased()
@@ -147,7 +149,7 @@ final class CurlTransfer: @unchecked Sendable {
         switch code {
         case CURLE_WRITE_ERROR where overflowed:
             return .failure(.responseTooLarge(url: url, limit: request.maxResponseBytes))
-        case CURLE_ABORTED_BY_CALLBACK where policyRefusal != nil:
+        case CURLE_COULDNT_CONNECT where policyRefusal != nil, CURLE_ABORTED_BY_CALLBACK where policyRefusal != nil:
             return .failure(.refusedByPolicy(url: url, reason: policyRefusal ?? ""))
         case CURLE_COULDNT_CONNECT:
             return .failure(.couldNotConnect(url: url, address: peerAddress(), reason: connectFailureReason()))
@@ -255,14 +257,19 @@ final class CurlTransfer: @unchecked Sendable {
         return size * count
     }
 
-    private static let prereqCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
-        user, remoteIP, localIP, remotePort, localPort in
-        guard let user else { return Int32(CURL_PREREQFUNC_ABORT) }
-        let target = HTTPConnectTarget(
-            remoteAddress: remoteIP.map { String(cString: $0) } ?? "", remotePort: Int(remotePort),
-            localAddress: localIP.map { String(cString: $0) } ?? "", localPort: Int(localPort))
-        let allowed = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkPolicy(target)
-        return allowed ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    /// `CURLOPT_OPENSOCKETFUNCTION`: sees each resolved address before
+    /// libcurl connects to it, and opens the socket only if the policy allows.
+    private static let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+        user, _, address in
+        guard let user, let address else { return CURL_SOCKET_BAD }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let port = alertd_curl_sockaddr_peer(address, &buffer, socklen_t(buffer.count))
+        if port >= 0 {
+            let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let target = HTTPConnectTarget(remoteAddress: address, remotePort: Int(port))
+            guard Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkPolicy(target) else { return CURL_SOCKET_BAD }
+        }
+        return alertd_curl_open_socket(address)
     }
 
     private static func isToken(_ name: String) -> Bool {

@@ -1,6 +1,7 @@
-/// Decides, per request, whether the address a connection reached may be
-/// sent the request: checking the resolved address rather than the URL's host
-/// name is what defeats DNS tricks when blocking private or link-local targets.
+/// Decides, per request, whether the client may connect to a resolved
+/// address (`CURLOPT_OPENSOCKETFUNCTION`, before any connection is made):
+/// checking the address rather than the URL's host name is what defeats DNS
+/// tricks when blocking private or link-local targets.
 /// Runs on the client's transfer thread, so it must be quick and must not block.
 public struct HTTPConnectPolicy: Sendable {
     public enum Decision: Sendable, Equatable {

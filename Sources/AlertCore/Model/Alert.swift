@@ -8,13 +8,19 @@ public struct Alert: Sendable, Equatable, Codable {
     public var state: AlertState
     public let createdAt: Date
     public var updatedAt: Date
+    /// How the alert was closed; nil while it is open.
+    public var decision: AlertDecision?
 
-    public init(id: AlertID, spec: AlertSpec, state: AlertState = .open, createdAt: Date, updatedAt: Date? = nil) {
+    public init(
+        id: AlertID, spec: AlertSpec, state: AlertState = .open, createdAt: Date, updatedAt: Date? = nil,
+        decision: AlertDecision? = nil
+    ) {
         self.id = id
         self.spec = spec
         self.state = state
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
+        self.decision = decision
     }
 
     /// A new open alert stamped now.
@@ -28,7 +34,7 @@ public struct Alert: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, spec, state
+        case id, spec, state, decision
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }

@@ -37,15 +37,99 @@ public protocol AlertStore: Sendable {
 
     /// Live totals for status lines and metrics.
     func counts() async throws(StoreError) -> StoreCounts
+
+    /// Closes an open alert: a compare-and-set from `open`, so the first
+    /// decision wins. In the same transaction it queues the call of the
+    /// decision's handler, if the alert has one, and records the event.
+    func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionResult
+
+    /// The open alert holding `dedupKey`, if any.
+    func openAlert(dedupKey: String) async throws(StoreError) -> AlertID?
+
+    /// Expires open alerts whose time is up and escalates those open past
+    /// their route's escalation delay.
+    func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport
+
+    /// When the next expiry or escalation is due, if any is pending.
+    func nextMaintenanceTime() async throws(StoreError) -> Date?
+
+    /// Events with a sequence number above `sequence`, oldest first.
+    func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent]
+}
+
+/// What `decide` did.
+public enum DecisionResult: Sendable, Equatable {
+    /// The alert is now closed; `handlerDelivery` is the queued handler call, if any.
+    case decided(Alert, handlerDelivery: String?)
+    /// Someone decided first; the alert as it stands.
+    case alreadyDecided(Alert)
+    case notFound
+}
+
+/// What one maintenance pass changed.
+public struct MaintenanceReport: Sendable, Equatable {
+    public var expired: [AlertID] = []
+    public var escalated: [AlertID] = []
+
+    public init(expired: [AlertID] = [], escalated: [AlertID] = []) {
+        self.expired = expired
+        self.escalated = escalated
+    }
+}
+
+/// One entry of the event log that `/v1/events` streams.
+public struct StoredEvent: Sendable, Equatable {
+    /// Strictly increasing; clients resume from the last one they saw.
+    public let sequence: Int64
+    /// `alert.created`, `delivery.succeeded`, `alert.confirmed`, ...
+    public let type: String
+    public let alertID: AlertID
+    public let at: Date
+    /// Event-specific fields (delivery id, error, actor, ...).
+    public let data: [String: String]
+
+    public init(sequence: Int64, type: String, alertID: AlertID, at: Date, data: [String: String]) {
+        self.sequence = sequence
+        self.type = type
+        self.alertID = alertID
+        self.at = at
+        self.data = data
+    }
+}
+
+/// Deliveries to a decision's handler use these presenter names; config
+/// presenter names cannot contain a colon, so they never clash.
+public enum HandlerDelivery {
+    public static func presenterName(for action: ActionKind) -> String { "handler:\(action.rawValue)" }
+
+    /// The action a presenter name stands for, if it is a handler's.
+    public static func action(forPresenter name: String) -> ActionKind? {
+        guard name.hasPrefix("handler:") else { return nil }
+        return ActionKind(rawValue: String(name.dropFirst("handler:".count)))
+    }
 }
 
 /// An alert on its way into the store, with the presenters its route chose.
 public struct AlertSubmission: Sendable, Equatable {
     public var alert: Alert
     public var presenters: [String]
+    /// Presenters to add if the alert is still open after a while.
+    public var escalation: Escalation?
 
-    public init(alert: Alert, presenters: [String]) {
+    public init(alert: Alert, presenters: [String], escalation: Escalation? = nil) {
         self.alert = alert
+        self.presenters = presenters
+        self.escalation = escalation
+    }
+}
+
+/// "Still open after `after`? Tell `presenters` too." Fires once per alert.
+public struct Escalation: Sendable, Equatable {
+    public var after: Duration
+    public var presenters: [String]
+
+    public init(after: Duration, presenters: [String]) {
+        self.after = after
         self.presenters = presenters
     }
 }

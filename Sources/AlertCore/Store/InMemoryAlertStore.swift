@@ -5,6 +5,8 @@ import Foundation
 public actor InMemoryAlertStore: AlertStore {
     private var alertsByID: [AlertID: Alert] = [:]
     private var deliveries: [String: DeliveryRecord] = [:]
+    private var escalations: [AlertID: (at: Date, presenters: [String])] = [:]
+    private var log: [StoredEvent] = []
 
     public init() {}
 
@@ -16,12 +18,12 @@ public actor InMemoryAlertStore: AlertStore {
             }
             alertsByID[s.alert.id] = s.alert
             for (i, presenter) in s.presenters.enumerated() {
-                let id = StoreCoding.deliveryID(alert: s.alert.id, index: i)
-                deliveries[id] = DeliveryRecord(
-                    id: id, alertID: s.alert.id, presenter: presenter, state: .pending, attempts: 0,
-                    nextAttemptAt: s.alert.createdAt, lastError: nil, createdAt: s.alert.createdAt,
-                    updatedAt: s.alert.createdAt, deliveredAt: nil)
+                addDelivery(StoreCoding.deliveryID(alert: s.alert.id, index: i), alert: s.alert.id, presenter: presenter, at: s.alert.createdAt)
             }
+            if let e = s.escalation {
+                escalations[s.alert.id] = (s.alert.createdAt.addingTimeInterval(e.after.seconds), e.presenters)
+            }
+            event("alert.created", s.alert.id, at: s.alert.createdAt)
             return SubmissionResult(id: s.alert.id, state: .open, deduplicated: false)
         }
     }
@@ -115,5 +117,63 @@ public actor InMemoryAlertStore: AlertStore {
             pending: deliveries.values.filter { $0.state == .pending }.count,
             inFlight: deliveries.values.filter { $0.state == .inFlight }.count,
             dead: deliveries.values.filter { $0.state == .dead }.count)
+    }
+
+    public func decide(_ id: AlertID, _ decision: AlertDecision) -> DecisionResult {
+        guard var alert = alertsByID[id] else { return .notFound }
+        guard alert.state == .open else { return .alreadyDecided(alert) }
+        alert.state = decision.outcome
+        alert.decision = decision
+        alert.updatedAt = decision.at
+        alertsByID[id] = alert
+        var handler: String?
+        if let action = decision.action, alert.spec.action(action) != nil {
+            handler = "\(id.rawValue).\(action.rawValue)"
+            addDelivery(handler!, alert: id, presenter: HandlerDelivery.presenterName(for: action), at: decision.at)
+        }
+        event("alert.\(decision.outcome.rawValue)", id, at: decision.at, data: ["actor": decision.actor])
+        return .decided(alert, handlerDelivery: handler)
+    }
+
+    public func openAlert(dedupKey: String) -> AlertID? {
+        alertsByID.values.first { $0.state == .open && $0.spec.dedupKey == dedupKey }?.id
+    }
+
+    public func runMaintenance(now: Date) -> MaintenanceReport {
+        var report = MaintenanceReport()
+        for alert in alertsByID.values where alert.state == .open {
+            if let expiry = alert.expiresAt, expiry <= now,
+               case .decided = decide(alert.id, AlertDecision(outcome: .expired, actor: "alertd", at: now)) {
+                report.expired.append(alert.id)
+            }
+        }
+        for (id, e) in escalations where e.at <= now && alertsByID[id]?.state == .open {
+            for (i, presenter) in e.presenters.enumerated() { addDelivery("\(id.rawValue).e\(i)", alert: id, presenter: presenter, at: now) }
+            escalations[id] = nil
+            event("alert.escalated", id, at: now)
+            report.escalated.append(id)
+        }
+        return report
+    }
+
+    public func nextMaintenanceTime() -> Date? {
+        let open = alertsByID.values.filter { $0.state == .open }
+        let expiries = open.compactMap(\.expiresAt)
+        let escalating = escalations.filter { alertsByID[$0.key]?.state == .open }.map(\.value.at)
+        return (expiries + escalating).min()
+    }
+
+    public func events(after sequence: Int64, limit: Int) -> [StoredEvent] {
+        Array(log.filter { $0.sequence > sequence }.prefix(limit))
+    }
+
+    private func addDelivery(_ id: String, alert: AlertID, presenter: String, at: Date) {
+        deliveries[id] = DeliveryRecord(
+            id: id, alertID: alert, presenter: presenter, state: .pending, attempts: 0, nextAttemptAt: at,
+            lastError: nil, createdAt: at, updatedAt: at, deliveredAt: nil)
+    }
+
+    private func event(_ type: String, _ alert: AlertID, at: Date, data: [String: String] = [:]) {
+        log.append(StoredEvent(sequence: Int64(log.count + 1), type: type, alertID: alert, at: at, data: data))
     }
 }

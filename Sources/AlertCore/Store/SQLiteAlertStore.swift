@@ -78,23 +78,18 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
         // Encode outside the writer thread: the writer is the bottleneck.
-        let rows = submissions.map { s -> (AlertSubmission, String) in
-            (s, String(decoding: (try? StoreCoding.encoder.encode(s.alert.spec)) ?? Data("{}".utf8), as: UTF8.self))
+        let rows = submissions.map { s -> (AlertSubmission, String, String?) in
+            (s, StoreCoding.encodeSpec(s.alert.spec), s.escalation.map { StoreCoding.jsonList($0.presenters) })
         }
         return try await writer.write { conn throws(SQLiteError) in
             var results: [SubmissionResult] = []
             results.reserveCapacity(rows.count)
             let findOpen = try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
             let insertAlert = try conn.statement("""
-                INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at)
-                VALUES (?, ?, 'open', ?, ?, ?, ?, ?)
+                INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to)
+                VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)
                 """)
-            let insertDelivery = try conn.statement("""
-                INSERT INTO deliveries (id, alert_id, presenter, state, next_attempt_at, created_at, updated_at)
-                VALUES (?, ?, ?, 'pending', ?, ?, ?)
-                """)
-            let insertEvent = try conn.statement("INSERT INTO events (type, alert_id, at) VALUES (?, ?, ?)")
-            for (submission, specJSON) in rows {
+            for (submission, specJSON, escalateTo) in rows {
                 let alert = submission.alert
                 if let key = alert.spec.dedupKey,
                    let existing = try findOpen.query([.text(key)], { $0.text(0) }).first {
@@ -102,27 +97,112 @@ public final class SQLiteAlertStore: AlertStore {
                     continue
                 }
                 let created = StoreCoding.millis(alert.createdAt)
+                let escalateAt = submission.escalation.map { created + Int64($0.after.seconds * 1000) }
                 try insertAlert.run([
                     .text(alert.id.rawValue), .text(specJSON), .text(alert.spec.severity.rawValue),
                     .optional(alert.spec.dedupKey), .integer(created), .integer(created),
-                    .optional(alert.expiresAt.map(StoreCoding.millis)),
+                    .optional(alert.expiresAt.map(StoreCoding.millis)), .optional(escalateAt), .optional(escalateTo),
                 ])
                 for (i, presenter) in submission.presenters.enumerated() {
-                    try insertDelivery.run([
-                        .text(StoreCoding.deliveryID(alert: alert.id, index: i)), .text(alert.id.rawValue),
-                        .text(presenter), .integer(created), .integer(created), .integer(created),
-                    ])
+                    try Self.insertDelivery(conn, id: StoreCoding.deliveryID(alert: alert.id, index: i), alert: alert.id,
+                                            presenter: presenter, at: created)
                 }
-                try insertEvent.run([.text("alert.created"), .text(alert.id.rawValue), .integer(created)])
+                try Self.insertEvent(conn, "alert.created", alert: alert.id, at: created)
                 results.append(SubmissionResult(id: alert.id, state: .open, deduplicated: false))
             }
             return results
         }
     }
 
+    public func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionResult {
+        let row: (StoreCoding.AlertRow, Bool, String?)? = try await writer.write { conn throws(SQLiteError) in
+            try Self.decide(conn, id: id.rawValue, decision)
+        }
+        guard let (alertRow, won, handler) = row else { return .notFound }
+        let alert = try StoreCoding.alert(alertRow)
+        return won ? .decided(alert, handlerDelivery: handler) : .alreadyDecided(alert)
+    }
+
+    /// The compare-and-set itself, shared by API decisions and expiry.
+    /// Returns the alert row after the attempt, whether this decision won,
+    /// and the handler delivery it queued.
+    private static func decide(_ conn: SQLiteConnection, id: String, _ decision: AlertDecision)
+        throws(SQLiteError) -> (StoreCoding.AlertRow, Bool, String?)? {
+        let at = StoreCoding.millis(decision.at)
+        let won = try conn.statement("""
+            UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, updated_at = ?
+            WHERE id = ? AND state = 'open'
+            RETURNING \(StoreCoding.alertColumns)
+            """).query([
+                .text(decision.outcome.rawValue), .text(decision.actor), .integer(at), .optional(decision.comment),
+                .integer(at), .text(id),
+            ]) { StoreCoding.AlertRow($0) }.first
+        guard let won else {
+            let current = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
+                .query([.text(id)]) { StoreCoding.AlertRow($0) }.first
+            return current.map { ($0, false, nil) }
+        }
+        var handler: String?
+        let alertID = AlertID(trusted: id)
+        if let action = decision.action, let spec = try? JSONDecoder().decode(AlertSpec.self, from: Data(won.spec.utf8)),
+           spec.action(action) != nil {
+            let deliveryID = "\(id).\(action.rawValue)"
+            try insertDelivery(conn, id: deliveryID, alert: alertID, presenter: HandlerDelivery.presenterName(for: action), at: at)
+            handler = deliveryID
+        }
+        try insertEvent(conn, "alert.\(decision.outcome.rawValue)", alert: alertID, at: at,
+                        data: ["actor": decision.actor, "comment": decision.comment, "handler_delivery_id": handler])
+        return (won, true, handler)
+    }
+
+    public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
+        let nowMs = StoreCoding.millis(now)
+        return try await writer.write { conn throws(SQLiteError) in
+            var report = MaintenanceReport()
+            let expiring = try conn.statement("""
+                SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 500
+                """).query([.integer(nowMs)]) { $0.text(0) }
+            for id in expiring {
+                let decision = AlertDecision(outcome: .expired, actor: "alertd", at: now, comment: nil)
+                if let (_, won, _) = try Self.decide(conn, id: id, decision), won { report.expired.append(AlertID(trusted: id)) }
+            }
+            let escalating = try conn.statement("""
+                SELECT id, escalate_to FROM alerts
+                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ? LIMIT 500
+                """).query([.integer(nowMs)]) { ($0.text(0), $0.text(1)) }
+            let mark = try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?")
+            for (id, to) in escalating {
+                let alertID = AlertID(trusted: id)
+                let presenters = StoreCoding.decodeList(to)
+                for (i, presenter) in presenters.enumerated() {
+                    try Self.insertDelivery(conn, id: "\(id).e\(i)", alert: alertID, presenter: presenter, at: nowMs)
+                }
+                try mark.run([.integer(nowMs), .text(id)])
+                try Self.insertEvent(conn, "alert.escalated", alert: alertID, at: nowMs,
+                                     data: ["presenters": presenters.joined(separator: ",")])
+                report.escalated.append(alertID)
+            }
+            return report
+        }
+    }
+
+    private static func insertDelivery(_ conn: SQLiteConnection, id: String, alert: AlertID, presenter: String, at: Int64) throws(SQLiteError) {
+        try conn.statement("""
+            INSERT INTO deliveries (id, alert_id, presenter, state, next_attempt_at, created_at, updated_at)
+            VALUES (?, ?, ?, 'pending', ?, ?, ?)
+            """).run([.text(id), .text(alert.rawValue), .text(presenter), .integer(at), .integer(at), .integer(at)])
+    }
+
+    private static func insertEvent(_ conn: SQLiteConnection, _ type: String, alert: AlertID, at: Int64,
+                                    data: [String: String?] = [:]) throws(SQLiteError) {
+        let present = data.compactMapValues { $0 }
+        try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
+            .run([.text(type), .text(alert.rawValue), .integer(at), present.isEmpty ? .null : .text(StoreCoding.json(present))])
+    }
+
     public func claimDueDeliveries(now: Date, capacity: [String: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
-        let rows: [(DeliveryRecord, String, String, Int64, Int64)] = try await writer.write { conn throws(SQLiteError) in
+        let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write { conn throws(SQLiteError) in
             var ids: [String] = []
             let due = try conn.statement("""
                 SELECT id FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
@@ -145,8 +225,8 @@ public final class SQLiteAlertStore: AlertStore {
                 WHERE id = ? AND state = 'pending'
                 RETURNING id, alert_id, presenter, attempts, last_error, created_at
                 """)
-            let alertRow = try conn.statement("SELECT spec, state, created_at, updated_at FROM alerts WHERE id = ?")
-            var out: [(DeliveryRecord, String, String, Int64, Int64)] = []
+            let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
+            var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
             for id in ids {
                 let claimed = try claim.query([.integer(nowMs), .text(id)]) { row in
                     DeliveryRecord(
@@ -154,18 +234,16 @@ public final class SQLiteAlertStore: AlertStore {
                         state: .inFlight, attempts: Int(row.int(3)), nextAttemptAt: nil, lastError: row.optionalText(4),
                         createdAt: StoreCoding.date(row.int(5)), updatedAt: now, deliveredAt: nil)
                 }
-                guard let delivery = claimed.first else { continue }
-                guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { row in
-                    (row.text(0), row.text(1), row.int(2), row.int(3))
-                }).first else { continue }
-                out.append((delivery, a.0, a.1, a.2, a.3))
+                guard let delivery = claimed.first,
+                      let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
+                else { continue }
+                out.append((delivery, a))
             }
             return out
         }
         var claimed: [ClaimedDelivery] = []
-        for (delivery, spec, state, created, updated) in rows {
-            let alert = try StoreCoding.alert(id: delivery.alertID, spec: spec, state: state, created: created, updated: updated)
-            claimed.append(ClaimedDelivery(delivery: delivery, alert: alert))
+        for (delivery, row) in rows {
+            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row)))
         }
         return claimed
     }
@@ -175,36 +253,35 @@ public final class SQLiteAlertStore: AlertStore {
         try await writer.write { conn throws(SQLiteError) in
             let delivered = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id
+                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter
                 """)
             let retry = try conn.statement("""
                 UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
-                WHERE id = ?4 RETURNING alert_id
+                WHERE id = ?4 RETURNING alert_id, presenter
                 """)
             let dead = try conn.statement("""
                 UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
-                WHERE id = ?3 RETURNING alert_id
+                WHERE id = ?3 RETURNING alert_id, presenter
                 """)
-            let event = try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
             for s in settlements {
                 let at = StoreCoding.millis(s.at)
-                let alertIDs: [String]
+                let rows: [(String, String)]
                 let type: String
                 let error: String?
                 switch s.result {
                 case .delivered:
-                    alertIDs = try delivered.query([.integer(at), .text(s.deliveryID)]) { $0.text(0) }
+                    rows = try delivered.query([.integer(at), .text(s.deliveryID)]) { ($0.text(0), $0.text(1)) }
                     type = "delivery.succeeded"; error = nil
                 case .retry(let next, let e):
-                    alertIDs = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), .text(s.deliveryID)]) { $0.text(0) }
+                    rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), .text(s.deliveryID)]) { ($0.text(0), $0.text(1)) }
                     type = "delivery.failed"; error = e
                 case .dead(let e):
-                    alertIDs = try dead.query([.text(e), .integer(at), .text(s.deliveryID)]) { $0.text(0) }
+                    rows = try dead.query([.text(e), .integer(at), .text(s.deliveryID)]) { ($0.text(0), $0.text(1)) }
                     type = "delivery.dead"; error = e
                 }
-                if let alertID = alertIDs.first {
-                    let data = StoreCoding.json(["delivery_id": s.deliveryID, "error": error])
-                    try event.run([.text(type), .text(alertID), .integer(at), .text(data)])
+                if let (alertID, presenter) = rows.first {
+                    try Self.insertEvent(conn, type, alert: AlertID(trusted: alertID), at: at,
+                                         data: ["delivery_id": s.deliveryID, "presenter": presenter, "error": error])
                 }
             }
         }
@@ -240,11 +317,11 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func record(id: AlertID) async throws(StoreError) -> AlertRecord? {
         let rows = try read("Reading alert \(id)") { conn throws(SQLiteError) in
-            let alert = try conn.statement("SELECT spec, state, created_at, updated_at FROM alerts WHERE id = ?")
-                .query([.text(id.rawValue)]) { row in (row.text(0), row.text(1), row.int(2), row.int(3)) }.first
+            let alert = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
+                .query([.text(id.rawValue)]) { StoreCoding.AlertRow($0) }.first
             let deliveries = try conn.statement("""
                 SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at
-                FROM deliveries WHERE alert_id = ? ORDER BY id
+                FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
                 """).query([.text(id.rawValue)]) { row in
                 DeliveryRecord(
                     id: row.text(0), alertID: id, presenter: row.text(1),
@@ -255,13 +332,12 @@ public final class SQLiteAlertStore: AlertStore {
             }
             return (alert, deliveries)
         }
-        guard let a = rows.0 else { return nil }
-        let alert = try StoreCoding.alert(id: id, spec: a.0, state: a.1, created: a.2, updated: a.3)
-        return AlertRecord(alert: alert, deliveries: rows.1)
+        guard let row = rows.0 else { return nil }
+        return AlertRecord(alert: try StoreCoding.alert(row), deliveries: rows.1)
     }
 
     public func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage {
-        var sql = "SELECT id, spec, state, created_at, updated_at FROM alerts WHERE 1=1"
+        var sql = "SELECT \(StoreCoding.alertColumns) FROM alerts WHERE 1=1"
         var args: [SQLiteValue] = []
         if let state = query.state {
             sql += " AND state = ?"
@@ -282,13 +358,17 @@ public final class SQLiteAlertStore: AlertStore {
         sql += " ORDER BY id DESC LIMIT ?"
         args.append(.integer(Int64(limit + 1)))
         let rows = try read("Listing alerts") { conn throws(SQLiteError) in
-            try conn.statement(sql).query(args) { row in (row.text(0), row.text(1), row.text(2), row.int(3), row.int(4)) }
+            try conn.statement(sql).query(args) { StoreCoding.AlertRow($0) }
         }
         var alerts: [Alert] = []
-        for row in rows.prefix(limit) {
-            alerts.append(try StoreCoding.alert(id: AlertID(trusted: row.0), spec: row.1, state: row.2, created: row.3, updated: row.4))
-        }
+        for row in rows.prefix(limit) { alerts.append(try StoreCoding.alert(row)) }
         return AlertPage(alerts: alerts, nextCursor: rows.count > limit ? alerts.last?.id : nil)
+    }
+
+    public func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? {
+        try read("Looking up a dedup key") { conn throws(SQLiteError) in
+            try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'").query([.text(dedupKey)]) { $0.text(0) }.first
+        }.map(AlertID.init(trusted:))
     }
 
     public func nextDueTime() async throws(StoreError) -> Date? {
@@ -296,6 +376,27 @@ public final class SQLiteAlertStore: AlertStore {
             try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
                 .query { $0.optionalInt(0) }.first ?? nil
         }.map(StoreCoding.date)
+    }
+
+    public func nextMaintenanceTime() async throws(StoreError) -> Date? {
+        try read("Reading expiries") { conn throws(SQLiteError) -> Int64? in
+            let expiry = try conn.statement("SELECT MIN(expires_at) FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL")
+                .query { $0.optionalInt(0) }.first ?? nil
+            let escalation = try conn.statement("""
+                SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL
+                """).query { $0.optionalInt(0) }.first ?? nil
+            return [expiry, escalation].compactMap { $0 }.min()
+        }.map(StoreCoding.date)
+    }
+
+    public func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] {
+        try read("Reading events") { conn throws(SQLiteError) in
+            try conn.statement("SELECT seq, type, alert_id, at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
+                .query([.integer(sequence), .integer(Int64(max(1, limit)))]) { row in
+                    StoredEvent(sequence: row.int(0), type: row.text(1), alertID: AlertID(trusted: row.text(2)),
+                                at: StoreCoding.date(row.int(3)), data: StoreCoding.decodeMap(row.optionalText(4)))
+                }
+        }
     }
 
     public func counts() async throws(StoreError) -> StoreCounts {

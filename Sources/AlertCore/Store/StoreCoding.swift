@@ -16,17 +16,60 @@ enum StoreCoding {
     /// as sortable as it is, and cost no extra randomness.
     static func deliveryID(alert: AlertID, index: Int) -> String { "\(alert.rawValue).\(index)" }
 
-    static func alert(id: AlertID, spec: String, state: String, created: Int64, updated: Int64) throws(StoreError) -> Alert {
-        guard let decoded = try? JSONDecoder().decode(AlertSpec.self, from: Data(spec.utf8)),
-              let state = AlertState(rawValue: state) else {
-            throw StoreError(code: .corrupt, message: "Alert \(id) in the store cannot be read back; its stored spec is damaged.")
+    /// The columns `alert(from:)` reads, in order.
+    static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment"
+
+    /// The raw columns of one alert row, read while the connection is held
+    /// and decoded after it is released.
+    struct AlertRow: Sendable {
+        var id: String, spec: String, state: String, created: Int64, updated: Int64
+        var decidedBy: String?, decidedAt: Int64?, comment: String?
+
+        init(_ row: SQLiteRow, from column: Int32 = 0) {
+            id = row.text(column)
+            spec = row.text(column + 1)
+            state = row.text(column + 2)
+            created = row.int(column + 3)
+            updated = row.int(column + 4)
+            decidedBy = row.optionalText(column + 5)
+            decidedAt = row.optionalInt(column + 6)
+            comment = row.optionalText(column + 7)
         }
-        return Alert(id: id, spec: decoded, state: state, createdAt: date(created), updatedAt: date(updated))
     }
 
-    static func json(_ fields: [String: String?]) -> String {
-        let present = fields.compactMapValues { $0 }
-        guard let data = try? encoder.encode(present) else { return "{}" }
+    static func alert(_ row: AlertRow) throws(StoreError) -> Alert {
+        let id = AlertID(trusted: row.id)
+        guard let decoded = try? JSONDecoder().decode(AlertSpec.self, from: Data(row.spec.utf8)),
+              let state = AlertState(rawValue: row.state) else {
+            throw StoreError(code: .corrupt, message: "Alert \(id) in the store cannot be read back; its stored spec is damaged.")
+        }
+        var decision: AlertDecision?
+        if state != .open, let by = row.decidedBy, let at = row.decidedAt {
+            decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
+        }
+        return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision)
+    }
+
+    static func encodeSpec(_ spec: AlertSpec) -> String {
+        // A built spec holds only strings and numbers: encoding cannot fail.
+        String(decoding: (try? encoder.encode(spec)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    static func json(_ fields: [String: String]) -> String {
+        guard let data = try? encoder.encode(fields) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeMap(_ text: String?) -> [String: String] {
+        guard let text else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+
+    static func jsonList(_ list: [String]) -> String {
+        String(decoding: (try? encoder.encode(list)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    static func decodeList(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 }

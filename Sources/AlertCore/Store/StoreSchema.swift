@@ -52,5 +52,13 @@ enum StoreSchema {
             data      TEXT
         );
         """,
+        // 2: escalation, durable across restarts.
+        """
+        ALTER TABLE alerts ADD COLUMN escalate_at INTEGER;
+        ALTER TABLE alerts ADD COLUMN escalate_to TEXT;
+        ALTER TABLE alerts ADD COLUMN escalated_at INTEGER;
+        CREATE INDEX alerts_escalation ON alerts(escalate_at)
+            WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL;
+        """,
     ]
 }
