@@ -55,10 +55,9 @@ public final class AlertDaemon: Sendable {
         do { auth = try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch {
             throw DaemonError(code: .configuration, message: error.description)
         }
-        var router = APIRouter()
-        AlertsAPI(intake: intake, store: store, onReplay: { dispatcher.wake() }).register(in: &router)
-        HealthAPI(store: store, dispatcherRunning: { await dispatcher.isRunning }).register(in: &router)
-        let api = router
+        let api = APIRouter.alertd(
+            intake: intake, store: store, onReplay: { dispatcher.wake() },
+            dispatcherRunning: { await dispatcher.isRunning })
         let handler: HTTPServer.Handler = { request in
             if request.path != "/v1/health", let refusal = auth.reject(request) { return refusal }
             return await api.handle(request)

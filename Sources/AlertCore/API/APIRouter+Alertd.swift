@@ -1,0 +1,15 @@
+extension APIRouter {
+    /// Every endpoint `alertd` serves, wired as the daemon wires them. The
+    /// daemon and the test that holds `docs/openapi.json` to the routes both
+    /// build the router here, so the two cannot drift apart.
+    public static func alertd(
+        intake: AlertIntake, store: any AlertStore,
+        onReplay: @escaping @Sendable () -> Void,
+        dispatcherRunning: @escaping @Sendable () async -> Bool
+    ) -> APIRouter {
+        var router = APIRouter()
+        AlertsAPI(intake: intake, store: store, onReplay: onReplay).register(in: &router)
+        HealthAPI(store: store, dispatcherRunning: dispatcherRunning).register(in: &router)
+        return router
+    }
+}
