@@ -27,8 +27,9 @@ public struct APIAuthenticator: Sendable {
     /// nil when the request may proceed; otherwise the 401 to send.
     public func reject(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.listener == .tcp, let token else { return nil }
-        if let header = request.headers["Authorization"], header.hasPrefix("Bearer ") {
-            let given = Array(header.dropFirst("Bearer ".count).utf8)
+        // The scheme name is case-insensitive (RFC 9110 §11.1).
+        if let header = request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
+            let given = Array(header.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)
             if constantTimeEquals(given, token) { return nil }
         }
         var response = HTTPResponse.error(

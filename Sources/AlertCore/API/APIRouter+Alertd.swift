@@ -5,10 +5,14 @@ extension APIRouter {
     public static func alertd(
         intake: AlertIntake, store: any AlertStore,
         onReplay: @escaping @Sendable () -> Void,
-        dispatcherRunning: @escaping @Sendable () async -> Bool
+        dispatcherRunning: @escaping @Sendable () async -> Bool,
+        links: ActionLinkSigner? = nil,
+        changes: StoreChangeNotifier = StoreChangeNotifier()
     ) -> APIRouter {
         var router = APIRouter()
         AlertsAPI(intake: intake, store: store, onReplay: onReplay).register(in: &router)
+        DecisionsAPI(store: store, links: links, onDecided: onReplay).register(in: &router)
+        EventsAPI(store: store, changes: changes).register(in: &router)
         HealthAPI(store: store, dispatcherRunning: dispatcherRunning).register(in: &router)
         return router
     }

@@ -20,11 +20,12 @@ extension DaemonConfiguration {
         var config = DaemonConfiguration()
         let top = r.object(root, at: "", allowed: [
             "state_dir", "api", "store", "presenters", "routes", "default_route", "retry", "templates", "limits", "dispatcher",
+            "actions",
         ]) ?? [:]
         if root as? [String: Any] == nil { throw ConfigurationError(source: source, problems: r.problems) }
 
         if let dir = stateDirectory ?? r.string(top, "state_dir", at: "") { config.stateDirectory = dir }
-        if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "threads"]) {
+        if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "threads", "public_url"]) {
             config.api.socketPath = r.string(api, "socket", at: "api")
             if let mode = r.string(api, "socket_mode", at: "api") {
                 if let m = UInt16(mode, radix: 8), m <= 0o777 { config.api.socketMode = m } else {
@@ -39,6 +40,14 @@ extension DaemonConfiguration {
             }
             config.api.tokenFile = r.string(api, "token_file", at: "api")
             if let t = r.int(api, "threads", at: "api", range: 1...64) { config.api.threads = t }
+            if let u = r.string(api, "public_url", at: "api") {
+                if let c = URLComponents(string: u), ["http", "https"].contains(c.scheme?.lowercased() ?? ""), c.host?.isEmpty == false,
+                   c.query == nil {
+                    config.api.publicURL = u
+                } else {
+                    r.problem("api.public_url", "must be the http(s) base URL people reach the API at, e.g. \"https://alertd.example\"")
+                }
+            }
         }
         if let store = r.object(top["store"], at: "store", allowed: ["path"]) {
             if let p = r.string(store, "path", at: "store") { config.store.path = p }
@@ -82,6 +91,23 @@ extension DaemonConfiguration {
             if let n = r.int(limits, "max_title_length", at: "limits", range: 1...10_000) { config.limits.alert.maxTitleLength = n }
             if let n = r.int(limits, "max_message_length", at: "limits", range: 1...1_000_000) { config.limits.alert.maxMessageLength = n }
         }
+        if let a = r.object(top["actions"], at: "actions",
+                            allowed: ["allow", "secret", "secret_file", "connect_timeout", "timeout", "max_concurrency", "link_lifetime"]) {
+            if let list = r.strings(a, "allow", at: "actions") {
+                let (_, problems) = HandlerURLPolicy.parse(list)
+                for p in problems { r.problem("actions.allow\(p.prefix { $0 != ":" })", String(p.drop { $0 != ":" }.dropFirst(2))) }
+                config.actions.allow = list
+            }
+            config.actions.secret = r.string(a, "secret", at: "actions")
+            config.actions.secretFile = r.string(a, "secret_file", at: "actions")
+            if let s = config.actions.secret {
+                do { _ = try StandardWebhookSigner(secret: s) } catch { r.problem("actions.secret", error.message) }
+            }
+            if let d = r.duration(a, "connect_timeout", at: "actions") { config.actions.connectTimeout = d }
+            if let d = r.duration(a, "timeout", at: "actions") { config.actions.timeout = d }
+            if let n = r.int(a, "max_concurrency", at: "actions", range: 1...1_024) { config.actions.maxConcurrency = n }
+            if let d = r.duration(a, "link_lifetime", at: "actions") { config.actions.linkLifetime = d }
+        }
         if let d = r.object(top["dispatcher"], at: "dispatcher", allowed: ["shutdown_grace"]) {
             if let g = r.duration(d, "shutdown_grace", at: "dispatcher", allowZero: true) { config.dispatcher.shutdownGrace = g }
         }
@@ -101,7 +127,12 @@ extension DaemonConfiguration {
                 problems.append("\(path).presenters[\(i)]: no presenter named \"\(name)\" (defined: \(known.isEmpty ? "none" : known))")
             }
         }
-        for (i, route) in routes.enumerated() { check(route, at: "routes[\(i)]") }
+        for (i, route) in routes.enumerated() {
+            check(route, at: "routes[\(i)]")
+            for (j, name) in (route.escalation?.presenters ?? []).enumerated() where !names.contains(name) {
+                problems.append("routes[\(i)].escalate.presenters[\(j)]: no presenter named \"\(name)\"")
+            }
+        }
         check(defaultRoute, at: "default_route")
         return problems
     }
@@ -187,7 +218,7 @@ extension DaemonConfiguration {
 
     private static func parseRoute(_ value: Any?, at path: String, _ r: JSONConfigReader,
                                    requirePresenters: Bool, matchers: Bool = true) -> RouteDefinition? {
-        let allowed = matchers ? ["match", "presenters", "continue"] : ["presenters"]
+        let allowed = matchers ? ["match", "presenters", "continue", "escalate"] : ["presenters"]
         guard let obj = r.object(value, at: path, allowed: allowed) else {
             if value == nil || value is NSNull { r.problem(path, "must be an object") }
             return nil
@@ -199,6 +230,13 @@ extension DaemonConfiguration {
         if requirePresenters && presenters.isEmpty { r.problem(path + ".presenters", "must name at least one presenter") }
         var route = RouteDefinition(presenters: presenters)
         route.continueMatching = r.bool(obj, "continue", at: path) ?? false
+        if let e = r.object(obj["escalate"], at: path + ".escalate", allowed: ["after", "presenters"]) {
+            let after = r.duration(e, "after", at: path + ".escalate")
+            let names = r.strings(e, "presenters", at: path + ".escalate") ?? []
+            if after == nil, e["after"] == nil { r.problem(path + ".escalate.after", "is required, e.g. \"15m\"") }
+            if names.isEmpty { r.problem(path + ".escalate.presenters", "must name at least one presenter") }
+            if let after, !names.isEmpty { route.escalation = Escalation(after: after, presenters: names) }
+        }
         if let match = r.object(obj["match"], at: path + ".match", allowed: ["labels", "severity", "min_severity"]) {
             let mpath = path + ".match"
             route.labels = r.stringMap(match, "labels", at: mpath) ?? [:]

@@ -13,6 +13,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var templatesPath: String?
     public var limits = LimitsSection()
     public var dispatcher = DispatcherSection()
+    public var actions = ActionsSection()
     /// Where state lives: the database, the action-link key.
     public var stateDirectory: String
 
@@ -31,6 +32,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var tokenFile: String?
         /// Worker threads serving HTTP.
         public var threads: Int = 2
+        /// The base URL people reach this API at; action links are offered
+        /// only when it is set (e.g. `https://alertd.example`).
+        public var publicURL: String?
     }
 
     public struct StoreSection: Sendable, Equatable {
@@ -45,6 +49,22 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var maxBatch: Int = 1_000
         /// Limits on each alert's fields.
         public var alert = AlertSpecLimits()
+    }
+
+    /// How alertd calls confirm and cancel handlers.
+    public struct ActionsSection: Sendable, Equatable {
+        /// URL prefixes, host names and address ranges handlers may be called
+        /// at; see `HandlerURLPolicy`. Empty: public addresses only.
+        public var allow: [String] = []
+        /// Signs handler calls (Standard Webhooks), `whsec_…`.
+        public var secret: String?
+        public var secretFile: String?
+        public var connectTimeout: Duration = .seconds(5)
+        public var timeout: Duration = .seconds(10)
+        /// Deliveries to handlers in flight at once, per action.
+        public var maxConcurrency: Int = 16
+        /// How long an action link stays valid, at most.
+        public var linkLifetime: Duration = .seconds(7 * 24 * 3600)
     }
 
     public struct DispatcherSection: Sendable, Equatable {
@@ -151,6 +171,8 @@ public struct RouteDefinition: Sendable, Equatable {
     public var presenters: [String]
     /// Keep looking at later routes after this one matched.
     public var continueMatching = false
+    /// More presenters for alerts still open after a while.
+    public var escalation: Escalation?
 
     public init(labels: [String: String] = [:], severities: Set<Severity>? = nil, minSeverity: Severity? = nil,
                 presenters: [String], continueMatching: Bool = false) {

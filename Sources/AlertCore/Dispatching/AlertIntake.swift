@@ -38,7 +38,8 @@ public final class AlertIntake: Sendable {
         guard !specs.isEmpty else { return [] }
         let router = current.router
         let submissions = specs.map { spec in
-            AlertSubmission(alert: Alert(spec: spec, at: date), presenters: router.presenters(for: spec))
+            let route = router.route(spec)
+            return AlertSubmission(alert: Alert(spec: spec, at: date), presenters: route.presenters, escalation: route.escalation)
         }
         let results = try await store.submit(submissions)
         if results.contains(where: { !$0.deduplicated }) { onAccepted() }

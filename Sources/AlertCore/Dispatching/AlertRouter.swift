@@ -10,15 +10,21 @@ public struct AlertRouter: Sendable, Equatable {
     }
 
     /// Presenter names for `spec`, each once, in route order.
-    public func presenters(for spec: AlertSpec) -> [String] {
+    public func presenters(for spec: AlertSpec) -> [String] { route(spec).presenters }
+
+    /// Presenters for `spec`, and the escalation of the first matching
+    /// route that has one.
+    public func route(_ spec: AlertSpec) -> (presenters: [String], escalation: Escalation?) {
         var chosen: [String] = []
+        var escalation: Escalation?
         var matched = false
         for route in routes where route.matches(spec) {
             matched = true
             for name in route.presenters where !chosen.contains(name) { chosen.append(name) }
+            if escalation == nil { escalation = route.escalation }
             if !route.continueMatching { break }
         }
         if !matched { chosen = defaultRoute.presenters }
-        return chosen
+        return (chosen, escalation)
     }
 }

@@ -20,6 +20,7 @@ public actor Dispatcher {
     }
 
     private let store: any AlertStore
+    private let links: ActionLinkSigner?
     private var presenters: PresenterSet
     private var retry: RetryPolicy
     private let log: Logger
@@ -37,10 +38,12 @@ public actor Dispatcher {
     private let idleTick: Duration
 
     public init(
-        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, logger: Logger = Logger(label: "dispatcher"),
-        idleTick: Duration = .seconds(1), onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
+        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
+        logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1),
+        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
     ) {
         self.store = store
+        self.links = links
         self.presenters = presenters
         self.retry = retry
         self.log = logger
@@ -74,6 +77,7 @@ public actor Dispatcher {
         }
         while !stopping {
             lastLoopAt = .now
+            await maintain()
             var claimedAny = false
             do {
                 let capacity = presenters.entries.mapValues { $0.maxConcurrency }
@@ -88,7 +92,9 @@ public actor Dispatcher {
             if claimedAny { continue }
             let wait: Duration
             do {
-                if let next = try await store.nextDueTime() {
+                let due = try await store.nextDueTime()
+                let maintenance = try await store.nextMaintenanceTime()
+                if let next = [due, maintenance].compactMap({ $0 }).min() {
                     let delta = next.timeIntervalSinceNow
                     // Due now but not claimed means every slot is busy: wait for one to free up.
                     wait = delta <= 0 ? idleTick : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
@@ -99,6 +105,19 @@ public actor Dispatcher {
                 wait = idleTick
             }
             await signal.wait(for: wait)
+        }
+    }
+
+    /// Expires and escalates what is due. Both only queue deliveries, which
+    /// the loop then claims like any other.
+    private func maintain() async {
+        do {
+            guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return }
+            let report = try await store.runMaintenance(now: Date())
+            for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
+            for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
+        } catch {
+            log.error("could not expire or escalate alerts", ["error": "\(error)"])
         }
     }
 
@@ -147,8 +166,11 @@ public actor Dispatcher {
         let store = self.store
         let onAttempt = self.onAttempt
         let log = self.log
+        // Alert deliveries offer signed links; a handler call reports a decision already taken.
+        let actionLinks = HandlerDelivery.action(forPresenter: d.presenter) == nil && claimed.alert.state == .open
+            ? links?.links(for: claimed.alert) ?? [:] : [:]
         tasks[d.id] = Task {
-            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts)
+            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks)
             let outcome = await entry.presenter.present(claimed.alert, delivery: context)
             let now = Date()
             let result: DeliverySettlement.Result

@@ -11,6 +11,7 @@ public final class AlertDaemon: Sendable {
     let intake: AlertIntake
     let servers: [HTTPServer]
     let log: Logger
+    let changes: StoreChangeNotifier
     private let dispatcherTask: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let stopped = Mutex<Bool>(false)
 
@@ -37,13 +38,21 @@ public final class AlertDaemon: Sendable {
             throw DaemonError(code: .stateDirectory,
                               message: "Cannot create the state directory \(config.stateDirectory): \(error.localizedDescription). Create it or pass --state-dir.")
         }
+        let changes = StoreChangeNotifier()
+        self.changes = changes
         do {
-            store = try SQLiteAlertStore(path: config.resolvedStorePath)
+            store = try SQLiteAlertStore(path: config.resolvedStorePath) { _ in changes.notify() }
         } catch {
             throw DaemonError(code: .store, message: error.message)
         }
+        var links: ActionLinkSigner?
+        if let publicURL = config.api.publicURL {
+            let key = try ActionLinkSigner.loadOrCreateKey(at: config.resolve("action-links.key"))
+            links = ActionLinkSigner(key: key, publicURL: publicURL, lifetime: config.actions.linkLifetime)
+        }
         let presenters = try PresenterFactory.make(config)
-        dispatcher = Dispatcher(store: store, presenters: presenters, retry: config.retry, logger: Logger(label: "dispatcher"))
+        dispatcher = Dispatcher(store: store, presenters: presenters, retry: config.retry, links: links,
+                                logger: Logger(label: "dispatcher"))
         let dispatcher = self.dispatcher
         intake = AlertIntake(
             store: store,
@@ -57,9 +66,11 @@ public final class AlertDaemon: Sendable {
         }
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
-            dispatcherRunning: { await dispatcher.isRunning })
+            dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes)
         let handler: HTTPServer.Handler = { request in
-            if request.path != "/v1/health", let refusal = auth.reject(request) { return refusal }
+            // Health checks carry no secrets; action links carry their own signed token.
+            let open = request.path == "/v1/health" || request.path.contains("/actions/")
+            if !open, let refusal = auth.reject(request) { return refusal }
             return await api.handle(request)
         }
 

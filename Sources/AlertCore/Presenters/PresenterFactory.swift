@@ -17,10 +17,38 @@ public enum PresenterFactory {
                 problems.append("presenters.\(definition.name): \(error.message)")
             }
         }
+        do {
+            entries += try handlers(config.actions)
+        } catch {
+            problems.append("actions: \(error.message)")
+        }
         guard problems.isEmpty else {
             throw DaemonError(code: .presenter, message: problems.joined(separator: "\n"))
         }
         return PresenterSet(entries)
+    }
+
+    /// The two presenters that call confirm and cancel handlers.
+    static func handlers(_ actions: DaemonConfiguration.ActionsSection) throws(DaemonError) -> [PresenterSet.Entry] {
+        var secret = actions.secret
+        if let file = actions.secretFile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw DaemonError(code: .presenter, message: "cannot read the secret file \(file)")
+            }
+            secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let signer: StandardWebhookSigner?
+        do { signer = try secret.map { (s: String) throws(WebhookConfigurationError) in try StandardWebhookSigner(secret: s) } } catch {
+            throw DaemonError(code: .presenter, message: error.message)
+        }
+        let (policy, problems) = HandlerURLPolicy.parse(actions.allow)
+        guard problems.isEmpty else { throw DaemonError(code: .configuration, message: problems.joined(separator: "; ")) }
+        return ActionKind.allCases.map { kind in
+            PresenterSet.Entry(
+                presenter: ActionHandlerPresenter(action: kind, policy: policy, signer: signer, client: webhookClient,
+                                                  connectTimeout: actions.connectTimeout, timeout: actions.timeout),
+                maxConcurrency: actions.maxConcurrency)
+        }
     }
 
     static func make(_ definition: PresenterDefinition, config: DaemonConfiguration) throws(DaemonError) -> any AlertPresenter {

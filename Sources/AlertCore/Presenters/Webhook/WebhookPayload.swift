@@ -148,16 +148,46 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
     /// The payload format's version; changes only if the shape ever breaks.
     public static let currentVersion = 1
 
+    /// A person's (or the clock's) decision, in `decision` payloads.
+    public struct Decision: Sendable, Equatable, Codable {
+        /// `confirmed`, `cancelled` or `expired`.
+        public var outcome: AlertState
+        /// The action whose handler is being called.
+        public var action: ActionKind
+        /// `expired` when nobody decided in time; absent otherwise.
+        public var reason: String?
+        public var at: String
+        /// `uid:1000`, `token`, `action-link`, or `alertd` for expiry.
+        public var by: String
+        public var comment: String?
+
+        public init(_ decision: AlertDecision, action: ActionKind) {
+            outcome = decision.outcome
+            self.action = action
+            reason = decision.outcome == .expired ? "expired" : nil
+            at = WebhookPayload.timestamp(decision.at)
+            by = decision.actor
+            comment = decision.comment
+        }
+    }
+
     public var version: Int
     public var type: EventType
     public var alert: AlertBody
     public var delivery: Delivery
+    public var decision: Decision?
 
     public init(type: EventType, alert: AlertBody, delivery: Delivery) {
         version = Self.currentVersion
         self.type = type
         self.alert = alert
         self.delivery = delivery
+    }
+
+    /// The payload telling an action's handler what was decided.
+    public init(decision: AlertDecision, action: ActionKind, alert: Alert, delivery: DeliveryContext) {
+        self.init(type: .decision, alert: AlertBody(alert), delivery: Delivery(id: delivery.deliveryID, attempt: delivery.attempt))
+        self.decision = Decision(decision, action: action)
     }
 
     /// The payload announcing `alert`.
@@ -176,15 +206,6 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
 
     static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    /// RFC 3339 in UTC with milliseconds: `2024-07-01T12:00:00.123Z`. Rounds
-    /// to the nearest millisecond; the format style alone would truncate, and
-    /// a `Date` read back from milliseconds is often a hair below its value.
-    static func timestamp(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (seconds, fraction) = millis.quotientAndRemainder(dividingBy: 1000)
-        let whole = seconds - (fraction < 0 ? 1 : 0)
-        let ms = (fraction + 1000) % 1000
-        let base = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: TimeInterval(whole)))
-        return base.dropLast() + "." + String(repeating: "0", count: ms < 10 ? 2 : ms < 100 ? 1 : 0) + String(ms) + "Z"
-    }
+    /// RFC 3339 in UTC with milliseconds, the same in every output of alertd.
+    static func timestamp(_ date: Date) -> String { Timestamp.rfc3339(date) }
 }

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Deciding alerts: `POST /v1/alerts/{id}/confirm|cancel|resolve`,
+/// `POST /v1/alerts/resolve` (by dedup key), and signed action links
+/// `/v1/alerts/{id}/actions/{confirm|cancel}`.
+public struct DecisionsAPI: Sendable {
+    let store: any AlertStore
+    let links: ActionLinkSigner?
+    /// Called after a decision queued a handler call.
+    let onDecided: @Sendable () -> Void
+
+    public init(store: any AlertStore, links: ActionLinkSigner?, onDecided: @escaping @Sendable () -> Void) {
+        self.store = store
+        self.links = links
+        self.onDecided = onDecided
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("POST", "/v1/alerts/{id}/confirm") { req, p in await decide(req, id: p["id"] ?? "", .confirmed) }
+        router.add("POST", "/v1/alerts/{id}/cancel") { req, p in await decide(req, id: p["id"] ?? "", .cancelled) }
+        router.add("POST", "/v1/alerts/{id}/resolve") { req, p in await decide(req, id: p["id"] ?? "", .resolved) }
+        router.add("POST", "/v1/alerts/resolve") { req, _ in await resolveByDedupKey(req) }
+        router.add("GET", "/v1/alerts/{id}/actions/{action}") { req, p in await actionPage(req, id: p["id"] ?? "", action: p["action"] ?? "") }
+        router.add("POST", "/v1/alerts/{id}/actions/{action}") { req, p in await actionLink(req, id: p["id"] ?? "", action: p["action"] ?? "") }
+    }
+
+    /// Who is deciding, as the transport vouches for it.
+    static func actor(of request: HTTPRequest) -> String {
+        switch request.peer {
+        case .unix(let uid, _, _): "uid:\(uid)"
+        case .tcp(let address): request.headers["Authorization"] != nil ? "token" : "tcp:\(address)"
+        }
+    }
+
+    /// The decision result as the API shows it.
+    struct DecisionAnswer: Codable, Sendable {
+        var id: AlertID
+        var state: AlertState
+        var decision: AlertDecision?
+        var handlerDeliveryID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, state, decision
+            case handlerDeliveryID = "handler_delivery_id"
+        }
+    }
+
+    /// A 409's body: the usual error, plus the alert as it stands.
+    struct ConflictAnswer: Codable, Sendable {
+        var error: HTTPErrorBody.Content
+        var alert: DecisionAnswer
+    }
+
+    func decide(_ request: HTTPRequest, id raw: String, _ outcome: AlertState, actor: String? = nil) async -> HTTPResponse {
+        guard let id = AlertID(raw) else { return AlertsAPI.noSuchAlert(raw) }
+        var comment: String?
+        if !request.body.isEmpty {
+            switch APIRequestBody.json(request) {
+            case .failure(let box): return box.response
+            case .success(let value):
+                guard let obj = value as? [String: Any], Set(obj.keys).isSubset(of: ["comment"]) else {
+                    return .error(status: 400, code: "invalid_body", message: "The body may only hold {\"comment\": \"…\"}.")
+                }
+                if let c = obj["comment"], !(c is NSNull) {
+                    guard let s = c as? String, s.count <= 1_000 else {
+                        return .error(status: 400, code: "invalid_body", message: "`comment` must be a string of at most 1000 characters.")
+                    }
+                    comment = s
+                }
+            }
+        }
+        let decision = AlertDecision(outcome: outcome, actor: actor ?? Self.actor(of: request), at: Date(), comment: comment)
+        do {
+            switch try await store.decide(id, decision) {
+            case .notFound:
+                return AlertsAPI.noSuchAlert(raw)
+            case .decided(let alert, let handler):
+                if handler != nil { onDecided() }
+                return APIRepresentation.json(DecisionAnswer(id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler))
+            case .alreadyDecided(let alert):
+                let by = alert.decision.map { " by \($0.actor) at \(Logger.timestamp($0.at))" } ?? ""
+                return APIRepresentation.json(ConflictAnswer(
+                    error: .init(code: "already_decided", message: "Alert \(alert.id) is already \(alert.state.rawValue)\(by); the first decision stands.", details: nil),
+                    alert: DecisionAnswer(id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: nil)), status: 409)
+            }
+        } catch {
+            return AlertsAPI.storeFailure(error)
+        }
+    }
+
+    func resolveByDedupKey(_ request: HTTPRequest) async -> HTTPResponse {
+        let key: String
+        switch APIRequestBody.json(request) {
+        case .failure(let box): return box.response
+        case .success(let value):
+            guard let obj = value as? [String: Any], let k = obj["dedup_key"] as? String, !k.isEmpty, obj.count == 1 else {
+                return .error(status: 400, code: "invalid_body", message: "Send {\"dedup_key\": \"…\"} to resolve the open alert with that key.")
+            }
+            key = k
+        }
+        do {
+            guard let id = try await store.openAlert(dedupKey: key) else {
+                return .error(status: 404, code: "alert_not_found", message: "No open alert has the dedup key `\(key)`.")
+            }
+            var plain = request
+            plain.body = Data()
+            return await decide(plain, id: id.rawValue, .resolved)
+        } catch {
+            return AlertsAPI.storeFailure(error)
+        }
+    }
+
+    /// A signed link's check; the decision itself goes through `decide`.
+    func actionLink(_ request: HTTPRequest, id raw: String, action rawAction: String) async -> HTTPResponse {
+        guard let action = ActionKind(rawValue: rawAction) else {
+            return .error(status: 404, code: "not_found", message: "Actions are `confirm` and `cancel`.")
+        }
+        guard let links else {
+            return .error(status: 404, code: "action_links_disabled", message: "Action links are off: set api.public_url in alertd's config.")
+        }
+        guard let id = AlertID(raw) else { return Self.forbidden("The link names no valid alert.") }
+        if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token")) {
+            return Self.forbidden(refusal)
+        }
+        var plain = request
+        plain.body = Data()
+        return await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "action-link")
+    }
+
+    /// GET on a link shows what it will do and a button that POSTs: link
+    /// previews in chat apps fetch URLs, and a fetch must not decide.
+    func actionPage(_ request: HTTPRequest, id raw: String, action rawAction: String) async -> HTTPResponse {
+        guard let action = ActionKind(rawValue: rawAction), let links, let id = AlertID(raw) else {
+            return .error(status: 404, code: "not_found", message: "There is no such action link.")
+        }
+        if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token")) {
+            return Self.forbidden(refusal)
+        }
+        guard let record = try? await store.record(id: id) else { return AlertsAPI.noSuchAlert(raw) }
+        let alert = record.alert
+        let label = alert.spec.action(action)?.label ?? action.rawValue
+        let html = """
+            <!doctype html><html><head><meta charset="utf-8"><title>\(Self.escape(alert.spec.title))</title></head><body>
+            <h1>\(Self.escape(alert.spec.title))</h1><p>\(Self.escape(alert.spec.message ?? ""))</p>
+            <p>State: \(alert.state.rawValue)</p>
+            \(alert.state == .open ? "<form method=\"post\"><button type=\"submit\">\(Self.escape(label))</button></form>" : "<p>Already decided.</p>")
+            </body></html>
+            """
+        return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data(html.utf8))
+    }
+
+    static func forbidden(_ message: String) -> HTTPResponse {
+        .error(status: 403, code: "invalid_action_link", message: message)
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// `GET /v1/events`: Server-Sent Events from the store's event log. Every
+/// event has the log's sequence number as its SSE id, so a client that
+/// reconnects with `Last-Event-ID` (or `?since=`) misses nothing and sees
+/// nothing twice.
+public struct EventsAPI: Sendable {
+    let store: any AlertStore
+    let changes: StoreChangeNotifier
+    let keepAlive: Duration
+
+    public init(store: any AlertStore, changes: StoreChangeNotifier, keepAlive: Duration = .seconds(15)) {
+        self.store = store
+        self.changes = changes
+        self.keepAlive = keepAlive
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("GET", "/v1/events") { req, _ in stream(req) }
+    }
+
+    func stream(_ request: HTTPRequest) -> HTTPResponse {
+        let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
+        guard let since = Int64(raw.trimmingCharacters(in: .whitespaces)), since >= 0 else {
+            return .error(status: 400, code: "invalid_query", message: "`since` (or Last-Event-ID) must be an event id, got `\(raw)`.")
+        }
+        let store = self.store
+        let changes = self.changes
+        let keepAlive = self.keepAlive
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
+        let producer = Task {
+            var last = since
+            // Tells the client how long to wait before reconnecting.
+            continuation.yield(Data("retry: 1000\n\n".utf8))
+            while !Task.isCancelled {
+                let seen = changes.generation
+                guard let events = try? await store.events(after: last, limit: 500) else {
+                    continuation.finish()
+                    return
+                }
+                for e in events {
+                    let frame = Self.frame(e)
+                    // The buffer is the backpressure: when a slow client lets it fill,
+                    // wait and offer the same event again rather than drop it.
+                    while true {
+                        switch continuation.yield(frame) {
+                        case .enqueued: break
+                        case .dropped:
+                            try? await Task.sleep(for: .milliseconds(20))
+                            if Task.isCancelled { return }
+                            continue
+                        case .terminated: return
+                        @unknown default: return
+                        }
+                        break
+                    }
+                    last = e.sequence
+                }
+                if events.count == 500 { continue }
+                let before = ContinuousClock.now
+                await changes.wait(changedFrom: seen, timeout: keepAlive)
+                if ContinuousClock.now - before >= keepAlive, !Task.isCancelled {
+                    // A comment line keeps proxies and idle timeouts from closing the stream.
+                    if case .terminated = continuation.yield(Data(": keep-alive\n\n".utf8)) { return }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in producer.cancel() }
+        return HTTPResponse(
+            status: 200,
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"],
+            stream: stream)
+    }
+
+    static func frame(_ event: StoredEvent) -> Data {
+        var data = event.data
+        data["alert_id"] = event.alertID.rawValue
+        data["at"] = Logger.timestamp(event.at)
+        data["type"] = event.type
+        let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return Data("id: \(event.sequence)\nevent: \(event.type)\ndata: ".utf8) + json + Data("\n\n".utf8)
+    }
+}

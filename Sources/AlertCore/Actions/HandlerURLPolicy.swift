@@ -1,0 +1,97 @@
+import Foundation
+
+/// Which handler URLs alertd will call. Alert submitters are trusted less
+/// than the operator: a handler URL must not turn alertd into a way to reach
+/// cloud metadata services or internal hosts.
+///
+/// The operator's `actions.allow` list holds URL prefixes
+/// (`https://ops.example/hooks/`), host names (`ops.example`,
+/// `*.example.com`) and addresses or ranges (`10.0.0.0/8`, `127.0.0.1`).
+/// Two checks apply:
+/// - before sending, a non-empty list must match the URL;
+/// - when connecting, the address actually reached is checked, whatever
+///   name led there: link-local, loopback, private, unspecified and multicast
+///   addresses are refused unless the list names them explicitly (as an
+///   address, a range, or a URL whose host is that address literally).
+public struct HandlerURLPolicy: Sendable, Equatable {
+    enum Entry: Sendable, Equatable {
+        case urlPrefix(String, literalHost: IPAddress?)
+        case host(String)
+        case hostSuffix(String)
+        case range(IPRange)
+    }
+
+    let entries: [Entry]
+
+    /// Parses the allow list; returns the problems with entries it cannot read.
+    public static func parse(_ list: [String]) -> (HandlerURLPolicy, [String]) {
+        var entries: [Entry] = []
+        var problems: [String] = []
+        for (i, raw) in list.enumerated() {
+            let item = raw.trimmingCharacters(in: .whitespaces)
+            if item.contains("://") {
+                guard let parts = URLComponents(string: item), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
+                      let host = parts.host, !host.isEmpty else {
+                    problems.append("[\(i)]: `\(item)` is not an http(s) URL prefix")
+                    continue
+                }
+                let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+                entries.append(.urlPrefix(item, literalHost: IPAddress(bare)))
+            } else if let range = IPRange(item) {
+                entries.append(.range(range))
+            } else if item.hasPrefix("*."), item.count > 2 {
+                entries.append(.hostSuffix(String(item.dropFirst(1)).lowercased()))
+            } else if !item.isEmpty, item.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) {
+                entries.append(.host(item.lowercased()))
+            } else {
+                problems.append("[\(i)]: `\(item)` is neither a URL prefix, a host name, nor an address range")
+            }
+        }
+        return (HandlerURLPolicy(entries: entries), problems)
+    }
+
+    /// The empty list: public addresses only.
+    public static let publicOnly = HandlerURLPolicy(entries: [])
+
+    /// Why `url` may not be called, or nil when the list allows it.
+    public func refusal(for url: String) -> String? {
+        guard !entries.isEmpty else { return nil }
+        guard let parts = URLComponents(string: url), let host = parts.host?.lowercased() else {
+            return "the handler URL \(url) cannot be parsed"
+        }
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        for entry in entries {
+            switch entry {
+            case .urlPrefix(let prefix, _): if url.hasPrefix(prefix) { return nil }
+            case .host(let h): if bare == h { return nil }
+            case .hostSuffix(let suffix): if bare.hasSuffix(suffix) { return nil }
+            case .range(let range): if let ip = IPAddress(bare), range.contains(ip) { return nil }
+            }
+        }
+        return "the handler URL \(url) is not on the actions.allow list"
+    }
+
+    /// Why connecting to `address` is refused, or nil when it is allowed.
+    public func refusal(connectingTo address: IPAddress) -> String? {
+        let scope = address.scope
+        guard scope != .global else { return nil }
+        for entry in entries {
+            switch entry {
+            case .range(let range): if range.contains(address) { return nil }
+            case .urlPrefix(_, let literal?): if literal == address { return nil }
+            default: continue
+            }
+        }
+        return "\(address) is \(scope.rawValue); list it in actions.allow to call handlers there"
+    }
+
+    /// The connect-time check, for the HTTP client.
+    public var connectPolicy: HTTPConnectPolicy {
+        HTTPConnectPolicy { target in
+            guard let address = IPAddress(target.remoteAddress) else {
+                return .refuse(reason: "the handler's address \(target.remoteAddress) cannot be checked")
+            }
+            return refusal(connectingTo: address).map { .refuse(reason: $0) } ?? .allow
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct DecisionStoreTests {
+    let dir = TemporaryDirectory()
+
+    func alert(confirm: Bool = true, cancel: Bool = true, expires: AlertDuration? = nil, dedup: String? = nil) throws -> Alert {
+        var b = AlertSpec.Builder().title("Deploy?")
+        if confirm { b = b.confirm("Deploy", handler: "https://ci.example/deploy") }
+        if cancel { b = b.cancel("Abort", handler: "https://ci.example/abort") }
+        if let expires { b = b.expires(after: expires) }
+        if let dedup { b = b.dedupKey(dedup) }
+        return Alert(spec: try b.build().get())
+    }
+
+    @Test func theFirstDecisionWinsAndQueuesItsHandlerInTheSameTransaction() async throws {
+        let store = try SQLiteAlertStore(path: dir.path + "/a.db")
+        let a = try alert()
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        let first = try await store.decide(a.id, AlertDecision(outcome: .confirmed, actor: "uid:1000", comment: "go"))
+        guard case .decided(let decided, let handler) = first else { Issue.record("not decided: \(first)"); return }
+        #expect(decided.state == .confirmed)
+        #expect(decided.decision?.actor == "uid:1000")
+        #expect(decided.decision?.comment == "go")
+        #expect(handler == "\(a.id).confirm")
+        let second = try await store.decide(a.id, AlertDecision(outcome: .cancelled, actor: "uid:0"))
+        guard case .alreadyDecided(let current) = second else { Issue.record("second decision won: \(second)"); return }
+        #expect(current.state == .confirmed)
+        #expect(current.decision?.actor == "uid:1000")
+        let record = try #require(try await store.record(id: a.id))
+        #expect(record.deliveries.map(\.presenter) == ["handler:confirm"])
+        let events = try await store.events(after: 0, limit: 10).map(\.type)
+        #expect(events == ["alert.created", "alert.confirmed"])
+        #expect(try await store.decide(AlertID.generate(), AlertDecision(outcome: .confirmed, actor: "x")) == .notFound)
+    }
+
+    @Test func aHundredRacingDecisionsMakeOneDecisionAndOneHandlerCall() async throws {
+        let store = try SQLiteAlertStore(path: dir.path + "/race.db")
+        let a = try alert()
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<100 {
+                group.addTask {
+                    let outcome: AlertState = i.isMultiple(of: 2) ? .confirmed : .cancelled
+                    if case .decided = try await store.decide(a.id, AlertDecision(outcome: outcome, actor: "racer\(i)")) { return true }
+                    return false
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+        #expect(try #require(try await store.record(id: a.id)).deliveries.count == 1)
+    }
+
+    @Test func expiryClosesTheAlertAndCallsCancelOnce() async throws {
+        let store = try SQLiteAlertStore(path: dir.path + "/exp.db")
+        let a = try alert(expires: .seconds(60))
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        #expect(try await store.runMaintenance(now: Date()).expired.isEmpty)
+        let due = try #require(try await store.nextMaintenanceTime())
+        #expect(abs(due.timeIntervalSince(a.createdAt) - 60) < 0.01)
+        let later = a.createdAt.addingTimeInterval(61)
+        #expect(try await store.runMaintenance(now: later).expired == [a.id])
+        #expect(try await store.runMaintenance(now: later).expired.isEmpty)
+        let record = try #require(try await store.record(id: a.id))
+        #expect(record.alert.state == .expired)
+        #expect(record.alert.decision?.actor == "alertd")
+        #expect(record.deliveries.map(\.presenter) == ["handler:cancel"])
+        #expect(try await store.nextMaintenanceTime() == nil)
+    }
+
+    @Test func escalationFiresOnceAndNotAfterADecision() async throws {
+        let store = try SQLiteAlertStore(path: dir.path + "/esc.db")
+        let open = try alert(confirm: false, cancel: false)
+        let decided = try alert(confirm: false, cancel: false)
+        let esc = Escalation(after: .seconds(900), presenters: ["pager"])
+        _ = try await store.submit([
+            AlertSubmission(alert: open, presenters: ["log"], escalation: esc),
+            AlertSubmission(alert: decided, presenters: ["log"], escalation: esc),
+        ])
+        _ = try await store.decide(decided.id, AlertDecision(outcome: .resolved, actor: "uid:0"))
+        let later = open.createdAt.addingTimeInterval(901)
+        #expect(try await store.runMaintenance(now: later).escalated == [open.id])
+        #expect(try await store.runMaintenance(now: later.addingTimeInterval(900)).escalated.isEmpty)
+        #expect(try #require(try await store.record(id: open.id)).deliveries.map(\.presenter) == ["log", "pager"])
+        #expect(try #require(try await store.record(id: decided.id)).deliveries.map(\.presenter) == ["log"])
+    }
+
+    @Test func resolvingByDedupKeyFreesTheKey() async throws {
+        let store = try SQLiteAlertStore(path: dir.path + "/dedup.db")
+        let a = try alert(confirm: false, cancel: false, dedup: "disk:db1")
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        #expect(try await store.openAlert(dedupKey: "disk:db1") == a.id)
+        _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "uid:0"))
+        #expect(try await store.openAlert(dedupKey: "disk:db1") == nil)
+        let b = try alert(confirm: false, cancel: false, dedup: "disk:db1")
+        #expect(try await store.submit([AlertSubmission(alert: b, presenters: [])]).first?.deduplicated == false)
+    }
+}
