@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Confirm and cancel end to end: decisions through the API and signed
+/// links, handler calls, expiry, escalation, the URL policy and the event
+/// stream, against the real daemon.
+@Suite struct ActionsIntegrationTests {
+    /// A daemon whose handler calls may reach the test's loopback receivers.
+    func daemon(allow: [String] = ["127.0.0.1"], extra: [String: Any] = [:]) throws -> TestDaemon {
+        var config: [String: Any] = [
+            "actions": ["allow": allow, "timeout": "2s"],
+            "retry": ["initial_delay": "100ms", "factor": 2, "max_delay": "500ms", "jitter": false],
+        ]
+        for (k, v) in extra { config[k] = v }
+        return try TestDaemon(config: config)
+    }
+
+    func json(_ r: HTTPClientResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: r.body)) as? [String: Any] ?? [:]
+    }
+
+    func decisionAlert(_ handler: WebhookReceiver, title: String = "Deploy to prod?", extra: [String: Any] = [:]) -> [String: Any] {
+        var alert: [String: Any] = [
+            "title": title,
+            "confirm": ["label": "Deploy", "url": handler.url + "/confirm"],
+            "cancel": ["label": "Abort", "url": handler.url + "/cancel"],
+        ]
+        for (k, v) in extra { alert[k] = v }
+        return alert
+    }
+
+    @Test func eachWayOfConfirmingCallsTheHandlerOnceAndLaterDecisionsGet409() async throws {
+        let handler = try WebhookReceiver()
+        let d = try daemon(extra: ["api": ["public_url": "http://127.0.0.1:1"]])
+        try await d.start()
+
+        // Through the API.
+        let viaAPI = try await d.send(decisionAlert(handler))
+        let confirmed = try await d.request("POST", "/v1/alerts/\(viaAPI)/confirm", json: ["comment": "ship it"])
+        #expect(confirmed.status == 200)
+        #expect(json(confirmed)["state"] as? String == "confirmed")
+        #expect((json(confirmed)["decision"] as? [String: Any])?["actor"] as? String == "uid:\(getuid())")
+        // Through a signed link, as a chat button would.
+        let viaLink = try await d.send(decisionAlert(handler, title: "second"))
+        let link = try await actionLink(d, viaLink, "confirm")
+        let linked = try await d.request("POST", link, tcp: true)
+        #expect(linked.status == 200, "\(String(decoding: linked.body, as: UTF8.self))")
+
+        #expect(await handler.wait { $0.count == 2 })
+        for id in [viaAPI, viaLink] {
+            let calls = handler.received.filter { $0.alertID == id }
+            #expect(calls.count == 1)
+            let call = try #require(calls.first)
+            #expect(call.request.path == "/hook/confirm")
+            #expect(call.json["type"] as? String == "decision")
+            let decision = try #require(call.json["decision"] as? [String: Any])
+            #expect(decision["outcome"] as? String == "confirmed")
+            #expect(decision["action"] as? String == "confirm")
+            #expect(call.request.headers["webhook-id"] == "\(id).confirm")
+        }
+        let byLink = try #require(handler.received.first { $0.alertID == viaLink }?.json["decision"] as? [String: Any])
+        #expect(byLink["by"] as? String == "action-link")
+        let byAPI = try #require(handler.received.first { $0.alertID == viaAPI }?.json["decision"] as? [String: Any])
+        #expect(byAPI["comment"] as? String == "ship it")
+
+        // Second decisions: 409 with who decided, and no call.
+        let again = try await d.request("POST", "/v1/alerts/\(viaAPI)/confirm")
+        #expect(again.status == 409)
+        #expect((json(again)["error"] as? [String: Any])?["code"] as? String == "already_decided")
+        #expect((json(again)["alert"] as? [String: Any])?["state"] as? String == "confirmed")
+        #expect(try await d.request("POST", "/v1/alerts/\(viaAPI)/cancel").status == 409)
+        #expect(try await d.request("POST", link, tcp: true).status == 409)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(handler.received.count == 2)
+        await handler.stop()
+    }
+
+    /// The link a webhook receiver would get, read from the webhook payload.
+    func actionLink(_ d: TestDaemon, _ id: String, _ action: String) async throws -> String {
+        // The signed link is only handed out in deliveries; fetch it from a webhook capture.
+        let record = try await d.show(id)
+        _ = record
+        let r = try await d.request("GET", "/v1/alerts/\(id)/links")
+        if r.status == 200, let link = json(r)[action] as? String { return Self.pathAndQuery(link) }
+        throw TestDaemon.Failure("no link for \(id): \(r.status)")
+    }
+
+    static func pathAndQuery(_ url: String) -> String {
+        let c = URLComponents(string: url)!
+        return c.path + "?" + (c.percentEncodedQuery ?? "")
+    }
+
+    @Test func aHundredRacingDecisionsCallOneHandlerOnce() async throws {
+        let handler = try WebhookReceiver()
+        let d = try daemon()
+        try await d.start()
+        let id = try await d.send(decisionAlert(handler))
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<100 {
+                group.addTask { try await d.request("POST", "/v1/alerts/\(id)/\(i.isMultiple(of: 2) ? "confirm" : "cancel")").status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == 1)
+        #expect(statuses.filter { $0 == 409 }.count == 99)
+        #expect(await handler.wait { $0.count >= 1 })
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(handler.received.count == 1)
+        await handler.stop()
+    }
+
+    @Test func aDecisionAcknowledgedBeforeKillNineStillCallsItsHandlerOnce() async throws {
+        let port = try TestDaemon.freePort()
+        let url = "http://127.0.0.1:\(port)/hook"
+        let d = try daemon()
+        try await d.start()
+        let id = try await d.send(["title": "Deploy?", "confirm": ["label": "Deploy", "url": url + "/confirm"]])
+        // The handler is down: the call fails and waits for a retry.
+        #expect(try await d.request("POST", "/v1/alerts/\(id)/confirm").status == 200)
+        await d.kill9()
+        let handler = try WebhookReceiver(port: port)
+        try await d.start()
+        #expect(await handler.wait(timeout: .seconds(10)) { $0.count >= 1 })
+        try await Task.sleep(for: .milliseconds(800))
+        let calls = handler.received.filter { $0.alertID == id }
+        #expect(calls.count == 1)
+        #expect(calls.first?.request.headers["webhook-id"] == "\(id).confirm")
+        await handler.stop()
+    }
+
+    @Test func expiryCallsCancelWithReasonExpiredAndEscalationFiresOnce() async throws {
+        let handler = try WebhookReceiver()
+        let pager = try WebhookReceiver()
+        let d = try daemon(extra: [
+            "presenters": [
+                "log": ["type": "log", "path": "alerts.log"],
+                "pager": ["type": "webhook", "url": pager.url],
+            ],
+            "routes": [["match": ["labels": ["team": "ops"]], "presenters": ["log"], "escalate": ["after": "1s", "presenters": ["pager"]]]],
+            "default_route": ["presenters": ["log"]],
+        ])
+        try await d.start()
+        let expiring = try await d.send(decisionAlert(handler, extra: ["expires_after": 1]))
+        let escalating = try await d.send(["title": "still broken", "labels": ["team": "ops"]])
+        let settled = try await d.send(["title": "fixed fast", "labels": ["team": "ops"]])
+        #expect(try await d.request("POST", "/v1/alerts/\(settled)/resolve").status == 200)
+
+        #expect(await handler.wait(timeout: .seconds(5)) { $0.count >= 1 })
+        let call = try #require(handler.received.first)
+        #expect(call.request.path == "/hook/cancel")
+        let decision = try #require(call.json["decision"] as? [String: Any])
+        #expect(decision["outcome"] as? String == "expired")
+        #expect(decision["reason"] as? String == "expired")
+        #expect(try await d.show(expiring)["state"] as? String == "expired")
+
+        #expect(await pager.wait(timeout: .seconds(5)) { $0.count >= 1 })
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(pager.received.map(\.alertID) == [escalating])
+        await handler.stop()
+        await pager.stop()
+    }
+
+    @Test func aTamperedOrExpiredLinkIs403AndChangesNothing() async throws {
+        let handler = try WebhookReceiver()
+        let d = try daemon(extra: ["api": ["public_url": "http://127.0.0.1:1"]])
+        try await d.start()
+        let id = try await d.send(decisionAlert(handler))
+        let link = try await actionLink(d, id, "confirm")
+        var parts = URLComponents(string: "http://x" + link)!
+        let token = parts.queryItems!.first { $0.name == "token" }!.value!
+        let expires = parts.queryItems!.first { $0.name == "expires" }!.value!
+        let tampered = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
+        let past = String(Int(Date().timeIntervalSince1970) - 10)
+        let variants = [
+            "/v1/alerts/\(id)/actions/confirm?expires=\(expires)&token=\(tampered)",
+            "/v1/alerts/\(id)/actions/cancel?expires=\(expires)&token=\(token)",
+            "/v1/alerts/\(id)/actions/confirm?expires=\(past)&token=\(token)",
+            "/v1/alerts/\(id)/actions/confirm",
+        ]
+        for v in variants {
+            let r = try await d.request("POST", v, tcp: true)
+            #expect(r.status == 403, "\(v)")
+        }
+        parts.queryItems = nil
+        #expect(try await d.show(id)["state"] as? String == "open")
+        #expect(handler.received.isEmpty)
+        await handler.stop()
+    }
+
+    @Test func handlersAtInternalAddressesAreRefusedWithoutAConnection() async throws {
+        let receiver = try WebhookReceiver()
+        let p = receiver.port
+        let d = try daemon(allow: [])
+        try await d.start()
+        let urls = [
+            "http://169.254.169.254/latest/meta-data/",
+            "http://2130706433:\(p)/hook",
+            "http://0177.0.0.1:\(p)/hook",
+            "http://[::ffff:127.0.0.1]:\(p)/hook",
+            "http://localhost:\(p)/hook",
+        ]
+        var ids: [String] = []
+        for url in urls {
+            let id = try await d.send(["title": "ssrf", "confirm": ["label": "Go", "url": url]])
+            #expect(try await d.request("POST", "/v1/alerts/\(id)/confirm").status == 200)
+            ids.append(id)
+        }
+        for (id, url) in zip(ids, urls) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            var delivery: [String: Any] = [:]
+            while ContinuousClock.now < deadline {
+                delivery = (try await d.show(id)["deliveries"] as? [[String: Any]] ?? []).first { $0["presenter"] as? String == "handler:confirm" } ?? [:]
+                if delivery["state"] as? String == "dead" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(delivery["state"] as? String == "dead", "\(url): \(delivery)")
+            #expect((delivery["last_error"] as? String)?.contains("refused") == true, "\(url): \(delivery)")
+            // The decision itself stands.
+            #expect(try await d.show(id)["state"] as? String == "confirmed")
+        }
+        #expect(receiver.received.isEmpty)
+        await receiver.stop()
+
+        // Listed explicitly, loopback works.
+        let allowed = try WebhookReceiver()
+        let d2 = try daemon(allow: ["http://127.0.0.1:\(allowed.port)/"])
+        try await d2.start()
+        let id = try await d2.send(["title": "ok", "confirm": ["label": "Go", "url": allowed.url]])
+        #expect(try await d2.request("POST", "/v1/alerts/\(id)/confirm").status == 200)
+        #expect(await allowed.wait { $0.count == 1 })
+        await allowed.stop()
+    }
+
+    @Test func theEventStreamResumesWithoutGapsOrRepeats() async throws {
+        let d = try daemon()
+        try await d.start()
+        for i in 0..<5 { _ = try await d.send(["title": "first \(i)"]) }
+        let first = try await sse(d, headers: [])
+        #expect(!first.isEmpty)
+        for i in 0..<5 { _ = try await d.send(["title": "second \(i)"]) }
+        let last = try #require(first.last?.id)
+        let second = try await sse(d, headers: ["-H", "Last-Event-ID: \(last)"])
+        let ids = (first + second).map(\.id)
+        #expect(ids == Array(1...(ids.last ?? 0)), "ids: \(ids)")
+        #expect(second.filter { $0.type == "alert.created" }.count >= 5)
+        let viaQuery = try await sse(d, headers: [], query: "?since=\(last)")
+        #expect(viaQuery.map(\.id) == second.map(\.id).prefix(viaQuery.count).map { $0 })
+    }
+
+    /// Reads `/v1/events` with curl for a moment and parses the frames.
+    func sse(_ d: TestDaemon, headers: [String], query: String = "") async throws -> [(id: Int, type: String)] {
+        let r = try await TestBinaries.run("/usr/bin/curl", ["-sN", "--max-time", "1.5", "--unix-socket", d.socketPath] + headers
+                                                          + ["http://localhost/v1/events\(query)"])
+        var out: [(Int, String)] = []
+        var id: Int?
+        for line in r.stdout.split(separator: "\n") {
+            if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+            if line.hasPrefix("event: "), let i = id { out.append((i, String(line.dropFirst(7)))) }
+        }
+        return out
+    }
+}
