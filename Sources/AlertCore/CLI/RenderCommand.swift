@@ -57,7 +57,8 @@ public struct RenderCommand: CLICommand {
                 do {
                     _ = try StandardWebhookSigner(secret: secret)
                 } catch {
-                    throw .invalidValue("whsec_…", for: parsed.configuration.option(named: "secret")!, expected: error.message)
+                    // Not `invalidValue`: it would echo the secret into the terminal's scrollback.
+                    throw CommandLineError(code: .invalidValue, message: "The value given for '--secret <secret>' is invalid: \(error.message)")
                 }
             }
         } else if url != nil || secret != nil {

@@ -3,8 +3,10 @@ import Testing
 @testable import AlertCore
 
 /// `alertctl` as alertd's client: the real binary against a real daemon
-/// (on a temp socket and port) and a real webhook receiver.
-@Suite struct AlertctlClientTests {
+/// (on a temp socket and port) and a real webhook receiver. Serialized: each
+/// test starts processes, and a handful of daemons at once on a small machine
+/// would skew the timing tests of other suites running alongside.
+@Suite(.serialized) struct AlertctlClientTests {
     /// A daemon whose only presenter is a webhook to `receiver`.
     static func daemon(for receiver: WebhookReceiver, extra: [String: Any] = [:]) async throws -> TestDaemon {
         var config: [String: Any] = ["presenters": ["hook": ["type": "webhook", "url": receiver.url]]]
@@ -274,7 +276,7 @@ import Testing
         #expect(noURL.stderr.hasPrefix("Error: '--to webhook' needs the endpoint: give '--url <url>'.\n"))
         let badSecret = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook", "--url", receiver.url, "--secret", "nope")
         #expect(badSecret.exitCode == 64)
-        #expect(badSecret.stderr.hasPrefix("Error: The value 'whsec_…' is invalid for '--secret <secret>': The webhook secret cannot be used"))
+        #expect(badSecret.stderr.hasPrefix("Error: The value given for '--secret <secret>' is invalid: The webhook secret cannot be used"))
         await receiver.stop()
     }
 
