@@ -149,6 +149,11 @@ import Testing
                                       JSON.
               render                  Present an alert right away through one presenter,
                                       without the daemon.
+              send                    Send an alert to alertd and print its id.
+              list                    List the alerts alertd holds, newest first.
+              show                    Show one alert and how its deliveries stand.
+              replay                  Retry dead deliveries: those of one alert, or all of
+                                      them.
               help                    Show subcommand help information.
 
               See 'alertctl help <subcommand>' for detailed help.
@@ -243,9 +248,12 @@ import Testing
         #expect(invalid.exitCode == 65)
         #expect(invalid.stderr.hasPrefix("error: title: "))
 
-        let webhook = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook", "--url", "https://a.example")
+        // Port 1 on loopback: nothing listens, the presenter reports a failure.
+        let webhook = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook", "--url", "http://127.0.0.1:1/hook")
         #expect(webhook.exitCode == 1)
-        #expect(webhook.stderr == "error: webhook rendering is not wired yet\n")
+        #expect(webhook.stderr.hasPrefix("failed: "))
+        let urlWithoutWebhook = try await TestBinaries.alertctl("render", "-t", "x", "--url", "https://a.example")
+        #expect(urlWithoutWebhook.exitCode == 64)
 
         let badTarget = try await TestBinaries.alertctl("render", "-t", "x", "--to", "fax")
         #expect(badTarget.exitCode == 64)

@@ -1,9 +1,11 @@
 import Foundation
 
 /// The JSON the API answers with. Field names are snake_case and stable;
-/// times are RFC 3339 in UTC with milliseconds.
-enum APIRepresentation {
-    static let encoder: JSONEncoder = {
+/// times are RFC 3339 in UTC with milliseconds. The daemon encodes these
+/// types and ``AlertdClient`` decodes them, so both ends share one shape.
+public enum APIRepresentation {
+    /// Sorted keys, RFC 3339 times: what the daemon sends and `alertctl --json` prints.
+    public static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         e.dateEncodingStrategy = .custom { date, encoder in
@@ -13,7 +15,8 @@ enum APIRepresentation {
         return e
     }()
 
-    static let decoder: JSONDecoder = {
+    /// Reads what ``encoder`` wrote.
+    public static let decoder: JSONDecoder = {
         let d = JSONDecoder()
         d.dateDecodingStrategy = .custom { decoder in
             let c = try decoder.singleValueContainer()
@@ -27,15 +30,16 @@ enum APIRepresentation {
     }()
 
     /// An alert with its deliveries, as `GET /v1/alerts/{id}` answers.
-    struct AlertDetail: Codable, Sendable, Equatable {
-        var id: AlertID
-        var state: AlertState
-        var createdAt: Date
-        var updatedAt: Date
-        var spec: AlertSpec
-        var deliveries: [DeliveryRecord]?
+    public struct AlertDetail: Codable, Sendable, Equatable {
+        public var id: AlertID
+        public var state: AlertState
+        public var createdAt: Date
+        public var updatedAt: Date
+        public var spec: AlertSpec
+        /// Present in `GET /v1/alerts/{id}`, absent in lists.
+        public var deliveries: [DeliveryRecord]?
 
-        init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil) {
+        public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil) {
             id = alert.id
             state = alert.state
             createdAt = alert.createdAt
@@ -52,9 +56,15 @@ enum APIRepresentation {
     }
 
     /// `GET /v1/alerts`.
-    struct AlertList: Codable, Sendable, Equatable {
-        var alerts: [AlertDetail]
-        var nextCursor: AlertID?
+    public struct AlertList: Codable, Sendable, Equatable {
+        public var alerts: [AlertDetail]
+        /// Pass as `cursor` for the next page; absent on the last page.
+        public var nextCursor: AlertID?
+
+        public init(alerts: [AlertDetail], nextCursor: AlertID? = nil) {
+            self.alerts = alerts
+            self.nextCursor = nextCursor
+        }
 
         enum CodingKeys: String, CodingKey {
             case alerts
@@ -63,19 +73,44 @@ enum APIRepresentation {
     }
 
     /// One item of a `POST /v1/alerts` answer.
-    struct SubmissionItem: Codable, Sendable, Equatable {
-        var index: Int?
-        var id: AlertID?
-        var state: AlertState?
-        var deduplicated: Bool?
-        var error: HTTPErrorBody.Content?
+    public struct SubmissionItem: Codable, Sendable, Equatable {
+        /// The item's position in a batch; absent for a single alert.
+        public var index: Int?
+        public var id: AlertID?
+        public var state: AlertState?
+        public var deduplicated: Bool?
+        /// Why this item of a batch was rejected.
+        public var error: HTTPErrorBody.Content?
+
+        public init(index: Int? = nil, id: AlertID? = nil, state: AlertState? = nil, deduplicated: Bool? = nil,
+                    error: HTTPErrorBody.Content? = nil) {
+            self.index = index
+            self.id = id
+            self.state = state
+            self.deduplicated = deduplicated
+            self.error = error
+        }
     }
 
     /// A batch `POST /v1/alerts` answer.
-    struct BatchResult: Codable, Sendable, Equatable {
-        var accepted: Int
-        var rejected: Int
-        var results: [SubmissionItem]
+    public struct BatchResult: Codable, Sendable, Equatable {
+        public var accepted: Int
+        public var rejected: Int
+        public var results: [SubmissionItem]
+
+        public init(accepted: Int, rejected: Int, results: [SubmissionItem]) {
+            self.accepted = accepted
+            self.rejected = rejected
+            self.results = results
+        }
+    }
+
+    /// `POST /v1/alerts/{id}/replay` and `POST /v1/deliveries/replay`.
+    public struct ReplayResult: Codable, Sendable, Equatable {
+        /// Dead deliveries made pending again.
+        public var replayed: Int
+
+        public init(replayed: Int) { self.replayed = replayed }
     }
 
     static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {

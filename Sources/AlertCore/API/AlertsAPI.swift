@@ -150,7 +150,7 @@ public struct AlertsAPI: Sendable {
             if let alert, try await store.record(id: alert) == nil { return Self.noSuchAlert(alert.rawValue) }
             let n = try await store.replayDead(alert: alert, now: Date())
             if n > 0 { onReplay() }
-            return APIRepresentation.json(["replayed": n])
+            return APIRepresentation.json(APIRepresentation.ReplayResult(replayed: n))
         } catch {
             return Self.storeFailure(error)
         }

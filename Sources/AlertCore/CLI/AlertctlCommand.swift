@@ -5,7 +5,10 @@ public struct AlertctlCommand: CLICommand {
         name: "alertctl",
         abstract: "Compose, check and send alerts to alertd.",
         version: AlertdVersion.current,
-        subcommands: [ValidateCommand.self, RenderCommand.self])
+        subcommands: [
+            ValidateCommand.self, RenderCommand.self, SendCommand.self, ListCommand.self, ShowCommand.self,
+            ReplayCommand.self,
+        ])
 
     let helpText: String
 

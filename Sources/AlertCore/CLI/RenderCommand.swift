@@ -6,7 +6,7 @@ public struct RenderCommand: CLICommand {
     public static let configuration = CommandConfiguration(
         name: "render",
         abstract: "Present an alert right away through one presenter, without the daemon.",
-        discussion: "Prints the outcome ('delivered', or why not) to standard error. Exits 0 when delivered, 1 when the presenter failed, 65 when the alert is invalid.",
+        discussion: "Prints the outcome ('delivered', or why not) to standard error. Exits 0 when delivered, 1 when the presenter failed, 64 on a usage error, 65 when the alert is invalid. With '--to webhook', the alert is POSTed once to '--url' with a fresh delivery id, signed when '--secret' is given.",
         options: AlertCompositionOptions.options + [
             .value("to", valueName: "presenter", help: "The presenter to use.", default: "terminal",
                    allowedValues: ["terminal", "log", "webhook"]),
@@ -46,6 +46,33 @@ public struct RenderCommand: CLICommand {
         }
         url = parsed.value("url")
         secret = parsed.value("secret")
+        if target == .webhook {
+            guard let url else {
+                throw .invalidCombination("'--to webhook' needs the endpoint: give '--url <url>'.")
+            }
+            if let problem = Self.webhookURLProblem(url) {
+                throw .invalidValue(url, for: parsed.configuration.option(named: "url")!, expected: problem)
+            }
+            if let secret {
+                do {
+                    _ = try StandardWebhookSigner(secret: secret)
+                } catch {
+                    // Not `invalidValue`: it would echo the secret into the terminal's scrollback.
+                    throw CommandLineError(code: .invalidValue, message: "The value given for '--secret <secret>' is invalid: \(error.message)")
+                }
+            }
+        } else if url != nil || secret != nil {
+            throw .invalidCombination("'--url' and '--secret' are for '--to webhook'.")
+        }
+    }
+
+    /// Why `url` cannot be a webhook endpoint, or nil when it can.
+    static func webhookURLProblem(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", components.host.map({ !$0.isEmpty }) == true else {
+            return "give an absolute http:// or https:// URL."
+        }
+        return nil
     }
 
     public func run(_ context: CommandContext) async -> ExitCode {
@@ -65,9 +92,14 @@ public struct RenderCommand: CLICommand {
         case .log:
             presenter = LogPresenter(configuration: LogPresenterConfiguration(destination: .standardError, format: logFormat))
         case .webhook:
-            // wired in merge
-            context.errorOutput("error: webhook rendering is not wired yet\n")
-            return .failure
+            do {
+                // The URL and secret were checked in init; the secret cannot fail here.
+                presenter = try WebhookPresenter(
+                    name: "webhook", configuration: WebhookPresenterConfiguration(url: url ?? "", secret: secret))
+            } catch {
+                context.errorOutput("error: \(error.message)\n")
+                return .usage
+            }
         }
         let outcome = await presenter.present(Alert(spec: spec), delivery: DeliveryContext(deliveryID: UUID().uuidString.lowercased()))
         switch outcome {

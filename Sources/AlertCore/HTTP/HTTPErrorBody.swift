@@ -21,6 +21,12 @@ public struct HTTPErrorBody: Sendable, Equatable, Codable {
         public var code: String
         public var message: String
         public var details: [Detail]?
+
+        public init(code: String, message: String, details: [Detail]? = nil) {
+            self.code = code
+            self.message = message
+            self.details = details
+        }
     }
 
     public var error: Content

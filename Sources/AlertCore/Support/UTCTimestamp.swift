@@ -11,8 +11,13 @@ enum UTCTimestamp {
 
     /// `2025-06-01 12:00:00 UTC`, for people.
     static func readable(_ date: Date) -> String {
+        dateTime(date) + " UTC"
+    }
+
+    /// `2025-06-01 12:00:00`, for columns whose header already says UTC.
+    static func dateTime(_ date: Date) -> String {
         let c = components(date)
-        return "\(c.date) \(c.time) UTC"
+        return "\(c.date) \(c.time)"
     }
 
     private static func components(_ date: Date) -> (date: String, time: String, millis: Int) {

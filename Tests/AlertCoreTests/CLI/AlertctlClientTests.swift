@@ -1,0 +1,350 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+/// `alertctl` as alertd's client: the real binary against a real daemon
+/// (on a temp socket and port) and a real webhook receiver. Serialized: each
+/// test starts processes, and a handful of daemons at once on a small machine
+/// would skew the timing tests of other suites running alongside.
+@Suite(.serialized) struct AlertctlClientTests {
+    /// A daemon whose only presenter is a webhook to `receiver`.
+    static func daemon(for receiver: WebhookReceiver, extra: [String: Any] = [:]) async throws -> TestDaemon {
+        var config: [String: Any] = ["presenters": ["hook": ["type": "webhook", "url": receiver.url]]]
+        for (k, v) in extra { config[k] = v }
+        let daemon = try TestDaemon(config: config)
+        try await daemon.start()
+        return daemon
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes.
+    static func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+
+    static func deliveryStates(_ daemon: TestDaemon, _ id: String) async throws -> [String] {
+        let deliveries = try await daemon.show(id)["deliveries"] as? [[String: Any]] ?? []
+        return deliveries.compactMap { $0["state"] as? String }
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func sendThenListAndShow() async throws {
+        let receiver = try WebhookReceiver()
+        let daemon = try await Self.daemon(for: receiver)
+
+        let sent = try await daemon.alertctl([
+            "send", "-t", "Disk full on db1", "-m", "/var at 97%\nsecond line", "-s", "critical", "-l", "host=db1",
+            "--confirm", "Expand=https://ops.example/expand", "--expires", "30m",
+        ])
+        #expect(sent.exitCode == 0, "\(sent.stderr)")
+        #expect(sent.stderr == "")
+        let id = sent.stdout.trimmingCharacters(in: .newlines)
+        #expect(sent.stdout == id + "\n")
+        #expect(AlertID(id)?.rawValue == id)
+
+        let list = try await daemon.alertctl(["list"])
+        #expect(list.exitCode == 0)
+        #expect(list.stderr == "")
+        let lines = list.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("ID                                    STATE  SEVERITY  CREATED (UTC)        TITLE") == true)
+        #expect(lines.last?.hasPrefix("\(id)  open   critical  20") == true)
+        #expect(lines.last?.hasSuffix("  Disk full on db1") == true)
+
+        // The receiver got it, and `show` reports the delivery as delivered.
+        #expect(await receiver.wait { $0.contains { $0.alertID == id } })
+        #expect(try await Self.eventually { try await Self.deliveryStates(daemon, id) == ["delivered"] })
+        let show = try await daemon.alertctl(["show", id])
+        #expect(show.exitCode == 0)
+        let text = show.stdout
+        #expect(text.hasPrefix("Disk full on db1\n  id:       \(id)\n  state:    open\n  severity: critical\n  created:  20"))
+        #expect(text.contains("\n  labels:   host=db1\n"))
+        #expect(text.contains("\n  expires:  after 30m ("))
+        #expect(text.contains("\n  confirm:  Expand -> POST https://ops.example/expand\n"))
+        #expect(text.contains("\n\n  /var at 97%\n  second line\n\nDeliveries:\n  hook  delivered  1 attempt  delivered 20"))
+
+        let showJSON = try Self.json(try await daemon.alertctl(["show", id, "--json"]).stdout)
+        #expect(showJSON["id"] as? String == id)
+        #expect((showJSON["spec"] as? [String: Any])?["title"] as? String == "Disk full on db1")
+        let deliveries = try #require(showJSON["deliveries"] as? [[String: Any]])
+        #expect(deliveries.map { $0["presenter"] as? String } == ["hook"])
+        #expect(deliveries.map { $0["state"] as? String } == ["delivered"])
+
+        // --json answers, dedup hint, filters.
+        let first = try await daemon.alertctl(["send", "-t", "Backup late", "--dedup-key", "backup", "-l", "job=backup", "--json"])
+        #expect(first.exitCode == 0)
+        let answer = try Self.json(first.stdout)
+        #expect(Set(answer.keys) == ["id", "state", "deduplicated"])
+        #expect(answer["state"] as? String == "open")
+        #expect(answer["deduplicated"] as? Bool == false)
+        let firstID = try #require(answer["id"] as? String)
+        let again = try await daemon.alertctl(["send", "-t", "Backup late", "--dedup-key", "backup"])
+        #expect(again.exitCode == 0)
+        #expect(again.stdout == firstID + "\n")
+        #expect(again.stderr == "deduplicated into \(firstID): an open alert has the same dedup key\n")
+
+        let filtered = try Self.json(try await daemon.alertctl(["list", "--label", "job=backup", "--json"]).stdout)
+        #expect((filtered["alerts"] as? [[String: Any]])?.map { $0["id"] as? String } == [firstID])
+        let paged = try await daemon.alertctl(["list", "--limit", "1"])
+        #expect(paged.stdout.split(separator: "\n").count == 2)
+        #expect(paged.stderr.contains("there are more: use --all"))
+        let all = try Self.json(try await daemon.alertctl(["list", "--all", "--limit", "1", "--json"]).stdout)
+        #expect((all["alerts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [firstID, id])
+        #expect(all["next_cursor"] == nil)
+        let none = try await daemon.alertctl(["list", "--state", "expired"])
+        #expect(none.exitCode == 0)
+        #expect(none.stdout == "")
+        #expect(none.stderr == "no alerts match\n")
+    }
+
+    @Test func invalidAlertsExit65AndAreNotStored() async throws {
+        // The daemon's limit is tighter than alertctl's: the second case passes
+        // local checks and is refused by the API with 422.
+        let daemon = try TestDaemon(config: ["limits": ["max_title_length": 5]])
+        try await daemon.start()
+
+        let local = try await daemon.alertctl(["send", "--title", "", "--expires", "30x"])
+        #expect(local.exitCode == 65)
+        #expect(local.stdout == "")
+        #expect(local.stderr.hasPrefix("error: title: The title is empty"))
+        #expect(local.stderr.contains("\nerror: expires_after: `--expires` is not a duration: `30x`."))
+        let localJSON = try await daemon.alertctl(["send", "--title", "", "--json"])
+        #expect(localJSON.exitCode == 65)
+        #expect(try HTTPErrorBody.decode(Data(localJSON.stdout.utf8)).code == "invalid_alert")
+
+        let remote = try await daemon.alertctl(["send", "--title", "Far too long"])
+        #expect(remote.exitCode == 65)
+        #expect(remote.stdout == "")
+        #expect(remote.stderr.hasPrefix("error: title: "))
+        #expect(remote.stderr.hasSuffix("]\n"))
+        let remoteJSON = try await daemon.alertctl(["send", "--title", "Far too long", "--json"])
+        #expect(remoteJSON.exitCode == 65)
+        let error = try HTTPErrorBody.decode(Data(remoteJSON.stdout.utf8))
+        #expect(error.code == "invalid_alert")
+        #expect(error.details?.map(\.field) == ["title"])
+
+        let stored = try Self.json(String(decoding: try await daemon.request("GET", "/v1/alerts").body, as: UTF8.self))
+        #expect((stored["alerts"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func unreachableDaemonExits69() async throws {
+        let dir = TemporaryDirectory()
+        let socket = dir.path + "/alertd.sock"
+        let r = try await TestBinaries.alertctl("send", "-t", "x", "--socket", socket)
+        #expect(r.exitCode == 69)
+        #expect(r.stdout == "")
+        #expect(r.stderr == """
+            alertctl: cannot reach alertd at \(socket): no such socket (is alertd running? start it with 'make run' or set --socket/ALERTD_SOCKET)
+
+            """)
+        let viaEnvironment = try await TestBinaries.alertctl("list", environment: ["ALERTD_SOCKET": socket])
+        #expect(viaEnvironment.exitCode == 69)
+        #expect(viaEnvironment.stderr == r.stderr)
+
+        let port = try TestDaemon.freePort()
+        let tcp = try await TestBinaries.alertctl("show", "0197a4c2-5b1e-7c3d-8e9f-0123456789ab", "--url", "http://127.0.0.1:\(port)")
+        #expect(tcp.exitCode == 69)
+        #expect(tcp.stderr.hasPrefix("alertctl: cannot reach alertd at http://127.0.0.1:\(port): connection refused (is alertd running"))
+    }
+
+    @Test func tcpNeedsTheToken() async throws {
+        let dir = TemporaryDirectory()
+        let tokenFile = dir.path + "/token"
+        try Data("0123456789abcdef0123456789abcdef\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let daemon = try TestDaemon(config: ["api": ["token_file": tokenFile]])
+        try await daemon.start()
+
+        let sent = try await daemon.alertctl(["send", "-t", "Over TCP", "--url", daemon.baseURL, "--token-file", tokenFile])
+        #expect(sent.exitCode == 0, "\(sent.stderr)")
+        let id = sent.stdout.trimmingCharacters(in: .newlines)
+        let listed = try await TestBinaries.alertctl(
+            "list", "--json", environment: ["ALERTD_URL": daemon.baseURL + "/", "ALERTD_TOKEN_FILE": tokenFile])
+        #expect(listed.exitCode == 0, "\(listed.stderr)")
+        #expect((try Self.json(listed.stdout)["alerts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
+
+        let anonymous = try await daemon.alertctl(["list", "--url", daemon.baseURL])
+        #expect(anonymous.exitCode == 1)
+        #expect(anonymous.stdout == "")
+        #expect(anonymous.stderr == """
+            alertctl: alertd answered 401: This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file). [unauthorized]
+
+            """)
+        let wrongFile = dir.path + "/wrong"
+        try Data("not-the-token-at-all".utf8).write(to: URL(fileURLWithPath: wrongFile))
+        let wrong = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", wrongFile])
+        #expect(wrong.exitCode == 1)
+        #expect(wrong.stderr.contains("[unauthorized]"))
+        let missing = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", dir.path + "/nope"])
+        #expect(missing.exitCode == 64)
+        #expect(missing.stderr.hasPrefix("Error: Cannot read the token file '\(dir.path)/nope'"))
+    }
+
+    @Test func replayRetriesDeadDeliveries() async throws {
+        let receiver = try WebhookReceiver(script: [404])
+        let daemon = try await Self.daemon(for: receiver)
+        let id = try await daemon.send(["title": "Flaky receiver"])
+        // 404 is permanent: the delivery dies on the first attempt.
+        #expect(try await Self.eventually { try await Self.deliveryStates(daemon, id) == ["dead"] })
+        let dead = try await daemon.alertctl(["show", id])
+        #expect(dead.stdout.contains("Deliveries:\n  hook  dead  1 attempt  gave up 20"))
+        #expect(dead.stdout.contains("\n        last error: "))
+
+        let replay = try await daemon.alertctl(["replay", id])
+        #expect(replay.exitCode == 0, "\(replay.stderr)")
+        #expect(replay.stdout == "replayed 1 delivery\n")
+        #expect(await receiver.wait { $0.count == 2 })
+        #expect(try await Self.eventually { try await Self.deliveryStates(daemon, id) == ["delivered"] })
+
+        let nothing = try await daemon.alertctl(["replay", "--dead"])
+        #expect(nothing.exitCode == 0)
+        #expect(nothing.stdout == "replayed 0 deliveries\n")
+        let json = try await daemon.alertctl(["replay", "--dead", "--json"])
+        #expect(json.stdout == #"{"replayed":0}"# + "\n")
+
+        let unknown = try await daemon.alertctl(["replay", "0197a4c2-5b1e-7c3d-8e9f-0123456789ab"])
+        #expect(unknown.exitCode == 1)
+        #expect(unknown.stderr == """
+            alertctl: alertd answered 404: There is no alert with id `0197a4c2-5b1e-7c3d-8e9f-0123456789ab`. [alert_not_found]
+
+            """)
+    }
+
+    @Test func usageErrorsExit64() async throws {
+        let both = try await TestBinaries.alertctl("list", "--socket", "/tmp/x.sock", "--url", "http://127.0.0.1:1")
+        #expect(both.exitCode == 64)
+        #expect(both.stderr.hasPrefix("""
+            Error: '--socket' and '--url' both say where alertd is; give only one.
+            Usage: alertctl list [--state <state>]
+            """))
+        #expect(both.stderr.hasSuffix("See 'alertctl list --help' for more.\n"))
+
+        let cases: [[String]] = [
+            ["send", "-t", "x", "--socket", "/tmp/x.sock", "--url", "http://127.0.0.1:1"],
+            ["send", "-t", "x", "--url", "ftp://host"],
+            ["send", "-t", "x", "--url", "http://127.0.0.1:1/v1"],
+            ["send", "-t", "x", "--token-file", "/tmp/t"],
+            ["replay"],
+            ["replay", "0197a4c2-5b1e-7c3d-8e9f-0123456789ab", "--dead"],
+            ["show"],
+            ["show", "not-an-id"],
+            ["list", "--limit", "0"],
+            ["list", "--label", "nolabel"],
+            ["list", "--state", "gone"],
+        ]
+        for arguments in cases {
+            let r = try await TestBinaries.run(try TestBinaries.alertctl, arguments)
+            #expect(r.exitCode == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("Error: "), "\(arguments)")
+        }
+        let conflict = try await TestBinaries.alertctl(
+            "list", environment: ["ALERTD_SOCKET": "/tmp/x.sock", "ALERTD_URL": "http://127.0.0.1:1"])
+        #expect(conflict.exitCode == 64)
+        #expect(conflict.stderr.hasPrefix("Error: ALERTD_SOCKET and ALERTD_URL are both set;"))
+    }
+
+    @Test func renderToWebhook() async throws {
+        let receiver = try WebhookReceiver()
+        let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
+        let r = try await TestBinaries.alertctl(
+            "render", "-t", "Disk full", "-l", "host=db1", "--to", "webhook", "--url", receiver.url, "--secret", secret)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(r.stderr == "delivered\n")
+        let got = try #require(receiver.received.first)
+        #expect(receiver.received.count == 1)
+        #expect(got.json["type"] as? String == "alert")
+        #expect((got.json["alert"] as? [String: Any])?["title"] as? String == "Disk full")
+        let deliveryID = try #require((got.json["delivery"] as? [String: Any])?["id"] as? String)
+        #expect(got.request.headers["webhook-id"] == deliveryID)
+        #expect(got.request.headers["webhook-signature"]?.hasPrefix("v1,") == true)
+
+        receiver.script([500])
+        let failed = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook", "--url", receiver.url)
+        #expect(failed.exitCode == 1)
+        #expect(failed.stderr.hasPrefix("failed: "))
+        #expect(receiver.received.count == 2)
+        #expect(receiver.received[1].request.headers["webhook-signature"] == nil)
+
+        let noURL = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook")
+        #expect(noURL.exitCode == 64)
+        #expect(noURL.stderr.hasPrefix("Error: '--to webhook' needs the endpoint: give '--url <url>'.\n"))
+        let badSecret = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook", "--url", receiver.url, "--secret", "nope")
+        #expect(badSecret.exitCode == 64)
+        #expect(badSecret.stderr.hasPrefix("Error: The value given for '--secret <secret>' is invalid: The webhook secret cannot be used"))
+        await receiver.stop()
+    }
+
+    @Test func sendHelpIsPinned() async throws {
+        let r = try await TestBinaries.alertctl("send", "--help")
+        #expect(r.exitCode == 0)
+        #expect(r.stderr == "")
+        #expect(r.stdout == """
+            OVERVIEW: Send an alert to alertd and print its id.
+
+            Checks the alert first, as 'validate' does: an invalid alert is not sent. Prints
+            the new alert's id, or with --json alertd's answer ({"id", "state",
+            "deduplicated"}). When an open alert has the same dedup key, the alert is folded
+            into it and its id is printed.
+
+            Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, 65 invalid
+            alert, 69 alertd unavailable.
+
+            USAGE: alertctl send [--title <title>] [--message <message>]
+                                 [--severity <severity>] [--label <name=value> ...]
+                                 [--confirm <label=url>] [--cancel <label=url>]
+                                 [--dedup-key <key>] [--expires <duration>]
+                                 [--template <name>] [--set <name=value> ...]
+                                 [--templates <file>] [--socket <path>] [--url <url>]
+                                 [--token-file <file>] [--json]
+
+            OPTIONS:
+              -t, --title <title>     The headline: what happened, in a few words.
+              -m, --message <message>
+                                      Details; may span lines. '-' reads them from standard
+                                      input.
+              -s, --severity <severity>
+                                      How urgent: info, warning, error, critical. Defaults
+                                      to info.
+              -l, --label <name=value>
+                                      A label to route and group on; repeat for more.
+              --confirm <label=url>   The confirm action: its button label and the http(s)
+                                      handler to call.
+              --cancel <label=url>    The cancel action, as for --confirm; also called when
+                                      the alert expires.
+              --dedup-key <key>       While an alert with this key is open, fold new ones
+                                      into it.
+              --expires <duration>    Expire the alert after this long, e.g. 90s, 30m,
+                                      1h30m, 2d.
+              --template <name>       Start from this template; the other options override
+                                      its fields.
+              --set <name=value>      A value for a placeholder of the template; repeat for
+                                      more.
+              --templates <file>      The template file; defaults to $ALERTD_TEMPLATES.
+              --socket <path>         alertd's Unix socket. Defaults to $ALERTD_SOCKET, else
+                                      alertd's own default ($RUNTIME_DIRECTORY/alertd.sock
+                                      or ./.alertd/alertd.sock).
+              --url <url>             Talk to alertd over TCP instead, e.g.
+                                      http://127.0.0.1:9190; defaults to $ALERTD_URL.
+              --token-file <file>     A file holding the API token for --url; defaults to
+                                      $ALERTD_TOKEN_FILE.
+              --json                  Print alertd's answer, or the problems, as JSON on
+                                      standard output.
+              -h, --help              Show help information.
+
+            """)
+        let viaHelp = try await TestBinaries.alertctl("help", "send")
+        #expect(viaHelp.stdout == r.stdout)
+        for command in ["list", "show", "replay"] {
+            let help = try await TestBinaries.alertctl(command, "--help")
+            #expect(help.exitCode == 0)
+            #expect(help.stdout.contains("Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, 69 alertd\nunavailable."),
+                    "\(command)")
+        }
+    }
+}
