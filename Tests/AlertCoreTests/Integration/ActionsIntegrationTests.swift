@@ -36,7 +36,8 @@ import Glibc
 
     @Test func eachWayOfConfirmingCallsTheHandlerOnceAndLaterDecisionsGet409() async throws {
         let handler = try WebhookReceiver()
-        let d = try daemon(extra: ["api": ["public_url": "http://127.0.0.1:1"]])
+        let chat = try WebhookReceiver()
+        let d = try linkingDaemon(chat: chat)
         try await d.start()
 
         // Through the API.
@@ -47,7 +48,8 @@ import Glibc
         #expect((json(confirmed)["decision"] as? [String: Any])?["actor"] as? String == "uid:\(getuid())")
         // Through a signed link, as a chat button would.
         let viaLink = try await d.send(decisionAlert(handler, title: "second"))
-        let link = try await actionLink(d, viaLink, "confirm")
+        let link = try await actionLink(chat, viaLink, "confirm")
+        #expect(link.hasPrefix("/v1/alerts/\(viaLink)/actions/confirm?expires="))
         let linked = try await d.request("POST", link, tcp: true)
         #expect(linked.status == 200, "\(String(decoding: linked.body, as: UTF8.self))")
 
@@ -78,16 +80,26 @@ import Glibc
         try await Task.sleep(for: .milliseconds(300))
         #expect(handler.received.count == 2)
         await handler.stop()
+        await chat.stop()
     }
 
-    /// The link a webhook receiver would get, read from the webhook payload.
-    func actionLink(_ d: TestDaemon, _ id: String, _ action: String) async throws -> String {
-        // The signed link is only handed out in deliveries; fetch it from a webhook capture.
-        let record = try await d.show(id)
-        _ = record
-        let r = try await d.request("GET", "/v1/alerts/\(id)/links")
-        if r.status == 200, let link = json(r)[action] as? String { return Self.pathAndQuery(link) }
-        throw TestDaemon.Failure("no link for \(id): \(r.status)")
+    /// A daemon that offers action links and delivers every alert to a chat receiver.
+    func linkingDaemon(chat: WebhookReceiver) throws -> TestDaemon {
+        try daemon(extra: [
+            "api": ["public_url": "$BASE_URL"],
+            "presenters": ["chat": ["type": "webhook", "url": chat.url]],
+        ])
+    }
+
+    /// The signed link for `action`, as the chat receiver got it in the webhook payload.
+    func actionLink(_ chat: WebhookReceiver, _ id: String, _ action: String) async throws -> String {
+        _ = await chat.wait { $0.contains { $0.alertID == id } }
+        guard let payload = chat.received.first(where: { $0.alertID == id })?.json,
+              let alert = payload["alert"] as? [String: Any], let a = alert[action] as? [String: Any],
+              let link = a["link"] as? String else {
+            throw TestDaemon.Failure("no \(action) link for \(id) in the webhook payload")
+        }
+        return Self.pathAndQuery(link)
     }
 
     static func pathAndQuery(_ url: String) -> String {
@@ -167,11 +179,12 @@ import Glibc
 
     @Test func aTamperedOrExpiredLinkIs403AndChangesNothing() async throws {
         let handler = try WebhookReceiver()
-        let d = try daemon(extra: ["api": ["public_url": "http://127.0.0.1:1"]])
+        let chat = try WebhookReceiver()
+        let d = try linkingDaemon(chat: chat)
         try await d.start()
         let id = try await d.send(decisionAlert(handler))
-        let link = try await actionLink(d, id, "confirm")
-        var parts = URLComponents(string: "http://x" + link)!
+        let link = try await actionLink(chat, id, "confirm")
+        let parts = URLComponents(string: "http://x" + link)!
         let token = parts.queryItems!.first { $0.name == "token" }!.value!
         let expires = parts.queryItems!.first { $0.name == "expires" }!.value!
         let tampered = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
@@ -186,10 +199,16 @@ import Glibc
             let r = try await d.request("POST", v, tcp: true)
             #expect(r.status == 403, "\(v)")
         }
-        parts.queryItems = nil
         #expect(try await d.show(id)["state"] as? String == "open")
         #expect(handler.received.isEmpty)
+        // The untouched link still works, and a GET only shows the page.
+        let page = try await d.request("GET", link, tcp: true)
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<form method=\"post\">"))
+        #expect(try await d.show(id)["state"] as? String == "open")
+        #expect(try await d.request("POST", link, tcp: true).status == 200)
         await handler.stop()
+        await chat.stop()
     }
 
     @Test func handlersAtInternalAddressesAreRefusedWithoutAConnection() async throws {

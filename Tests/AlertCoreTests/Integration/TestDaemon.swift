@@ -32,8 +32,10 @@ final class TestDaemon: Sendable {
             "retry": ["initial_delay": "100ms", "factor": 2, "max_delay": "1s", "jitter": false],
         ]
         for (k, v) in config { base[k] = v }
-        try JSONSerialization.data(withJSONObject: base, options: [.prettyPrinted, .sortedKeys])
-            .write(to: URL(fileURLWithPath: configPath))
+        // "$BASE_URL" in the config stands for this daemon's own TCP address.
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: base, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+            .replacingOccurrences(of: "$BASE_URL", with: "http://127.0.0.1:\(port)")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
     }
 
     deinit {
@@ -45,11 +47,20 @@ final class TestDaemon: Sendable {
     /// Starts alertd and waits until its socket answers `/v1/health`.
     func start(extraArguments: [String] = [], environment: [String: String] = [:]) async throws {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try TestBinaries.path(of: "alertd"))
-        p.arguments = [
+        let alertd = try TestBinaries.path(of: "alertd")
+        let arguments = [
             "--config", configPath, "--state-dir", stateDir, "--socket", socketPath,
             "--listen", "127.0.0.1:\(port)",
         ] + extraArguments
+        // setpriv's parent-death signal kills the daemon even if the test
+        // process itself crashes before its deinit can.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            p.arguments = ["--pdeathsig", "KILL", "--", alertd] + arguments
+        } else {
+            p.executableURL = URL(fileURLWithPath: alertd)
+            p.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC"] { env[name] = nil }
         p.environment = env.merging(environment) { $1 }
