@@ -7,11 +7,13 @@ extension APIRouter {
         onReplay: @escaping @Sendable () -> Void,
         dispatcherRunning: @escaping @Sendable () async -> Bool,
         links: ActionLinkSigner? = nil,
-        changes: StoreChangeNotifier = StoreChangeNotifier()
+        changes: StoreChangeNotifier = StoreChangeNotifier(),
+        metrics: DaemonMetrics = DaemonMetrics()
     ) -> APIRouter {
         var router = APIRouter()
-        AlertsAPI(intake: intake, store: store, onReplay: onReplay).register(in: &router)
-        DecisionsAPI(store: store, links: links, onDecided: onReplay).register(in: &router)
+        AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
+        DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
+        MetricsAPI(metrics: metrics, store: store).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)
         HealthAPI(store: store, dispatcherRunning: dispatcherRunning).register(in: &router)
         return router

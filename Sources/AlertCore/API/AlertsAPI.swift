@@ -4,16 +4,24 @@ import Foundation
 public struct AlertsAPI: Sendable {
     let intake: AlertIntake
     let store: any AlertStore
+    let metrics: DaemonMetrics
     let onReplay: @Sendable () -> Void
 
-    public init(intake: AlertIntake, store: any AlertStore, onReplay: @escaping @Sendable () -> Void) {
+    public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics = DaemonMetrics(),
+                onReplay: @escaping @Sendable () -> Void) {
         self.intake = intake
         self.store = store
+        self.metrics = metrics
         self.onReplay = onReplay
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/alerts") { req, _ in await submit(req) }
+        router.add("POST", "/v1/alerts") { req, _ in
+            let response = await submit(req)
+            // Every refusal carries its code in the body: count them all here, in one place.
+            if response.status >= 400, let code = try? HTTPErrorBody.decode(Self.bytes(response)).code { metrics.rejected(code) }
+            return response
+        }
         router.add("GET", "/v1/alerts") { req, _ in await list(req) }
         router.add("GET", "/v1/alerts/{id}") { req, p in await show(req, id: p["id"] ?? "") }
         router.add("POST", "/v1/alerts/{id}/replay") { req, p in await replay(req, id: p["id"]) }
@@ -38,6 +46,7 @@ public struct AlertsAPI: Sendable {
             case .success(let spec):
                 do {
                     let result = try await intake.submit([spec])[0]
+                    metrics.accepted([result])
                     return APIRepresentation.json(
                         APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
                 } catch {
@@ -71,6 +80,7 @@ public struct AlertsAPI: Sendable {
         if !specs.isEmpty {
             do {
                 let results = try await intake.submit(specs.map(\.1))
+                metrics.accepted(results)
                 for ((i, _), r) in zip(specs, results) {
                     items[i] = .init(index: i, id: r.id, state: r.state, deduplicated: r.deduplicated)
                 }
@@ -80,6 +90,7 @@ public struct AlertsAPI: Sendable {
         }
         let results = items.compactMap { $0 }
         let accepted = results.filter { $0.id != nil }.count
+        if results.count > accepted { metrics.rejected("invalid_alert", count: results.count - accepted) }
         return APIRepresentation.json(
             APIRepresentation.BatchResult(accepted: accepted, rejected: results.count - accepted, results: results),
             status: accepted > 0 ? 202 : 422)
@@ -154,6 +165,11 @@ public struct AlertsAPI: Sendable {
         } catch {
             return Self.storeFailure(error)
         }
+    }
+
+    static func bytes(_ response: HTTPResponse) -> Data {
+        if case .bytes(let data) = response.body { return data }
+        return Data()
     }
 
     static func noSuchAlert(_ raw: String) -> HTTPResponse {

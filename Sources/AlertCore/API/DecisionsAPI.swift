@@ -6,12 +6,15 @@ import Foundation
 public struct DecisionsAPI: Sendable {
     let store: any AlertStore
     let links: ActionLinkSigner?
+    let metrics: DaemonMetrics
     /// Called after a decision queued a handler call.
     let onDecided: @Sendable () -> Void
 
-    public init(store: any AlertStore, links: ActionLinkSigner?, onDecided: @escaping @Sendable () -> Void) {
+    public init(store: any AlertStore, links: ActionLinkSigner?, metrics: DaemonMetrics = DaemonMetrics(),
+                onDecided: @escaping @Sendable () -> Void) {
         self.store = store
         self.links = links
+        self.metrics = metrics
         self.onDecided = onDecided
     }
 
@@ -75,6 +78,7 @@ public struct DecisionsAPI: Sendable {
             case .notFound:
                 return AlertsAPI.noSuchAlert(raw)
             case .decided(let alert, let handler):
+                metrics.decided(alert.state)
                 if handler != nil { onDecided() }
                 return APIRepresentation.json(DecisionAnswer(id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler))
             case .alreadyDecided(let alert):

@@ -25,6 +25,7 @@ public actor Dispatcher {
     private var retry: RetryPolicy
     private let log: Logger
     private let onAttempt: @Sendable (AttemptReport) -> Void
+    private let onMaintenance: @Sendable (MaintenanceReport) -> Void
     private let signal = WakeSignal()
     private var inFlight: [String: Int] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
@@ -40,8 +41,10 @@ public actor Dispatcher {
     public init(
         store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
         logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1),
-        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
+        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in },
+        onMaintenance: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
     ) {
+        self.onMaintenance = onMaintenance
         self.store = store
         self.links = links
         self.presenters = presenters
@@ -114,6 +117,7 @@ public actor Dispatcher {
         do {
             guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return }
             let report = try await store.runMaintenance(now: Date())
+            onMaintenance(report)
             for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
             for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
         } catch {

@@ -12,6 +12,7 @@ public final class AlertDaemon: Sendable {
     let servers: [HTTPServer]
     let log: Logger
     let changes: StoreChangeNotifier
+    public let metrics: DaemonMetrics
     private let dispatcherTask: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let stopped = Mutex<Bool>(false)
 
@@ -40,8 +41,13 @@ public final class AlertDaemon: Sendable {
         }
         let changes = StoreChangeNotifier()
         self.changes = changes
+        let metrics = DaemonMetrics()
+        self.metrics = metrics
         do {
-            store = try SQLiteAlertStore(path: config.resolvedStorePath) { _ in changes.notify() }
+            store = try SQLiteAlertStore(path: config.resolvedStorePath) { batch in
+                metrics.committed(batch: batch)
+                changes.notify()
+            }
         } catch {
             throw DaemonError(code: .store, message: error.message)
         }
@@ -51,8 +57,10 @@ public final class AlertDaemon: Sendable {
             links = ActionLinkSigner(key: key, publicURL: publicURL, lifetime: config.actions.linkLifetime)
         }
         let presenters = try PresenterFactory.make(config)
-        dispatcher = Dispatcher(store: store, presenters: presenters, retry: config.retry, links: links,
-                                logger: Logger(label: "dispatcher"))
+        dispatcher = Dispatcher(
+            store: store, presenters: presenters, retry: config.retry, links: links, logger: Logger(label: "dispatcher"),
+            onAttempt: { metrics.attempt($0) },
+            onMaintenance: { report in report.expired.forEach { _ in metrics.decided(.expired) } })
         let dispatcher = self.dispatcher
         intake = AlertIntake(
             store: store,
@@ -66,7 +74,7 @@ public final class AlertDaemon: Sendable {
         }
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
-            dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes)
+            dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes, metrics: metrics)
         let handler: HTTPServer.Handler = { request in
             // Health checks carry no secrets; action links carry their own signed token.
             let open = request.path == "/v1/health" || request.path.contains("/actions/")
