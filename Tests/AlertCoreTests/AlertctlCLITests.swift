@@ -149,6 +149,7 @@ import Testing
                                       JSON.
               render                  Present an alert right away through one presenter,
                                       without the daemon.
+              completion              Print a shell completion script.
               help                    Show subcommand help information.
 
               See 'alertctl help <subcommand>' for detailed help.

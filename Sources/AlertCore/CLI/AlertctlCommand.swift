@@ -5,7 +5,7 @@ public struct AlertctlCommand: CLICommand {
         name: "alertctl",
         abstract: "Compose, check and send alerts to alertd.",
         version: AlertdVersion.current,
-        subcommands: [ValidateCommand.self, RenderCommand.self])
+        subcommands: [ValidateCommand.self, RenderCommand.self, CompletionCommand.self])
 
     let helpText: String
 
