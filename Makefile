@@ -3,7 +3,18 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 DEMO_CONFIG ?= config/demo.json
 
-.PHONY: all deps build release test run clean bench
+# Where `make install` puts things; DESTDIR stages the tree for packaging.
+BINDIR ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR ?= /etc
+# Evaluated only by the recipes that use it.
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+
+.PHONY: all deps build release test run clean bench install uninstall
 
 all: build
 
@@ -27,3 +38,37 @@ run: build
 clean:
 	$(SWIFT) package clean
 	rm -rf .build .alertd
+
+# The release binaries, the systemd units (ExecStart= pointing at BINDIR),
+# sysusers and tmpfiles entries, man pages and bash completion. The default
+# config is installed only if there is none yet.
+install: release
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(SYSCONFDIR)/alertd
+	install -m 0755 $(RELEASE_BIN)/alertd $(RELEASE_BIN)/alertctl $(DESTDIR)$(BINDIR)/
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/etc/alertd/|$(SYSCONFDIR)/alertd/|g' systemd/alertd.service > $(DESTDIR)$(UNITDIR)/alertd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/alertd.service
+	install -m 0644 systemd/alertd.socket systemd/alertd-http.socket $(DESTDIR)$(UNITDIR)/
+	install -m 0644 systemd/alertd.sysusers $(DESTDIR)$(SYSUSERSDIR)/alertd.conf
+	install -m 0644 systemd/alertd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/alertd.conf
+	install -m 0644 docs/alertd.8 $(DESTDIR)$(MANDIR)/man8/alertd.8
+	install -m 0644 docs/alertctl.1 $(DESTDIR)$(MANDIR)/man1/alertctl.1
+	$(RELEASE_BIN)/alertctl completion bash > $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
+	chmod 0644 $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json ]; then \
+		echo "keeping the existing $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json"; \
+	else \
+		install -m 0644 config/alertd.json $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json; \
+	fi
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "next: systemd-sysusers && systemd-tmpfiles --create && systemctl daemon-reload"; \
+		echo "      systemctl enable --now alertd.socket alertd.service"; \
+	fi
+
+# Removes what `install` put in place, except the config and the state.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/alertd $(DESTDIR)$(BINDIR)/alertctl
+	rm -f $(DESTDIR)$(UNITDIR)/alertd.service $(DESTDIR)$(UNITDIR)/alertd.socket $(DESTDIR)$(UNITDIR)/alertd-http.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/alertd.conf $(DESTDIR)$(TMPFILESDIR)/alertd.conf
+	rm -f $(DESTDIR)$(MANDIR)/man8/alertd.8 $(DESTDIR)$(MANDIR)/man1/alertctl.1
+	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl

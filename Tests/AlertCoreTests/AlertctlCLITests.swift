@@ -154,6 +154,7 @@ import Testing
               show                    Show one alert and how its deliveries stand.
               replay                  Retry dead deliveries: those of one alert, or all of
                                       them.
+              completion              Print a shell completion script.
               help                    Show subcommand help information.
 
               See 'alertctl help <subcommand>' for detailed help.

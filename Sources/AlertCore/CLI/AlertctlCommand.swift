@@ -7,7 +7,7 @@ public struct AlertctlCommand: CLICommand {
         version: AlertdVersion.current,
         subcommands: [
             ValidateCommand.self, RenderCommand.self, SendCommand.self, ListCommand.self, ShowCommand.self,
-            ReplayCommand.self,
+            ReplayCommand.self, CompletionCommand.self,
         ])
 
     let helpText: String

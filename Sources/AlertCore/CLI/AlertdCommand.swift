@@ -71,7 +71,7 @@ public struct AlertdCommand: CLICommand {
         LoggingSystem.bootstrap(StreamLogHandler(format: format), level: logLevel)
         let log = Logger(label: "alertd")
 
-        let config: DaemonConfiguration
+        var config: DaemonConfiguration
         do {
             config = try loadConfiguration()
         } catch {
@@ -83,14 +83,28 @@ public struct AlertdCommand: CLICommand {
             return .success
         }
 
+        // systemd: sockets passed in (alertd.socket), and the notify socket.
+        do {
+            let activation = try SocketActivation.fromProcess()
+            for warning in activation.warnings { log.warning("passed socket ignored", ["problem": warning]) }
+            config.api.activatedListeners = activation.activatedListeners
+        } catch {
+            log.critical("alertd could not start", ["error": error.message, "code": error.code.rawValue])
+            return .failure
+        }
+        let notifier = SystemdNotifier()
+        if let problem = notifier.configurationProblem { log.warning("service manager notifications are off", ["error": problem.message]) }
+
         let signals = ProcessSignals.stream([SIGTERM, SIGINT, SIGHUP])
         let daemon: AlertDaemon
         do {
             daemon = try await AlertDaemon.start(config, logger: log)
         } catch {
             log.critical("alertd could not start", ["error": error.message, "code": error.code.rawValue])
+            try? notifier.status("Failed to start: \(error.message)")
             return error.code == .listener ? .unavailable : .failure
         }
+        let watchdog = Self.startSystemdNotifications(notifier, daemon: daemon, log: log)
         for await sig in signals {
             if sig == SIGHUP {
                 log.notice("SIGHUP received; configuration reload is not supported yet, keeping the current one")
@@ -99,7 +113,32 @@ public struct AlertdCommand: CLICommand {
             log.notice("signal received, shutting down", ["signal": sig == SIGTERM ? "SIGTERM" : "SIGINT"])
             break
         }
+        watchdog?.cancel()
+        do { try notifier.stopping(status: "Stopping: finishing deliveries") } catch {
+            log.warning("cannot notify the service manager", ["error": error.message])
+        }
         await daemon.shutdown()
         return .success
+    }
+
+    /// READY=1 once the dispatcher runs (the listeners are bound by now),
+    /// and watchdog pings while the dispatcher and the store answer.
+    private static func startSystemdNotifications(_ notifier: SystemdNotifier, daemon: AlertDaemon, log: Logger) -> Task<Void, Never>? {
+        guard notifier.isEnabled else { return nil }
+        let alive: @Sendable () async -> Bool = {
+            guard await daemon.dispatcher.isRunning else { return false }
+            return (try? await daemon.store.counts()) != nil
+        }
+        let watchdog = SystemdWatchdog(notifier: notifier, logger: Logger(label: "watchdog"), probe: alive)
+        return Task {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !(await daemon.dispatcher.isRunning), ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            do throws(SystemdNotifierError) { try notifier.ready(status: "Accepting alerts") } catch {
+                log.warning("cannot notify the service manager", ["error": error.message])
+            }
+            await watchdog?.run()
+        }
     }
 }

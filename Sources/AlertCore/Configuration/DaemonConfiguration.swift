@@ -35,6 +35,25 @@ public struct DaemonConfiguration: Sendable, Equatable {
         /// The base URL people reach this API at; action links are offered
         /// only when it is set (e.g. `https://alertd.example`).
         public var publicURL: String?
+        /// Listening sockets systemd passed in (socket activation). Not read
+        /// from the file: `alertd` fills it from ``SocketActivation``. Each one
+        /// present replaces the listener alertd would bind itself.
+        public var activatedListeners = ActivatedListeners()
+    }
+
+    /// Already-listening descriptors to serve instead of binding, by role.
+    public struct ActivatedListeners: Sendable, Equatable {
+        /// Serves the API as the Unix socket (`FileDescriptorName=api`).
+        public var unixSocket: Int32?
+        /// Serves the API on TCP (`FileDescriptorName=http`), with the token check.
+        public var tcp: Int32?
+
+        public init(unixSocket: Int32? = nil, tcp: Int32? = nil) {
+            self.unixSocket = unixSocket
+            self.tcp = tcp
+        }
+
+        public var isEmpty: Bool { unixSocket == nil && tcp == nil }
     }
 
     public struct StoreSection: Sendable, Equatable {

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+/// `alertctl completion bash`: a script generated from the command tree,
+/// exercised in a real bash.
+@Suite struct CompletionCommandTests {
+    /// What the completion function offers for `words` (the last one is
+    /// the word being completed), in a bash that sourced `script`.
+    func complete(_ words: [String], script: String) async throws -> [String] {
+        let dir = TemporaryDirectory()
+        let file = dir.path + "/alertctl.bash"
+        try script.write(toFile: file, atomically: true, encoding: .utf8)
+        let program = """
+            source "$1"; shift
+            COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+            _alertctl
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try await TestBinaries.run("/bin/bash", ["-c", program, "bash", file] + words)
+        #expect(result.stderr == "")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func theScriptIsValidBash() async throws {
+        let printed = try await TestBinaries.alertctl("completion", "bash")
+        #expect(printed.exitCode == 0)
+        #expect(printed.stdout == BashCompletion.script(for: AlertctlCommand.self))
+        let dir = TemporaryDirectory()
+        try printed.stdout.write(toFile: dir.path + "/c.bash", atomically: true, encoding: .utf8)
+        let check = try await TestBinaries.run("/bin/bash", ["-n", dir.path + "/c.bash"])
+        #expect(check.exitCode == 0, "\(check.stderr)")
+        #expect(printed.stdout.hasSuffix("complete -F _alertctl alertctl\n"))
+    }
+
+    @Test func subcommandsComplete() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        #expect(try await complete(["alertctl", "val"], script: script) == ["validate"])
+        let all = try await complete(["alertctl", ""], script: script)
+        for name in AlertctlCommand.configuration.subcommands.map({ $0.configuration.name }) + ["help"] {
+            #expect(all.contains(name), "\(name) missing from \(all)")
+        }
+        #expect(try await complete(["alertctl", "help", "re"], script: script) == ["render"])
+        #expect(try await complete(["alertctl", "--v"], script: script) == ["--version"])
+    }
+
+    @Test func allowedValuesComplete() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        #expect(try await complete(["alertctl", "render", "--to", ""], script: script) == ["terminal", "log", "webhook"])
+        #expect(try await complete(["alertctl", "render", "-t", "Disk full", "--to", "w"], script: script) == ["webhook"])
+        // `--to=` arrives as `--to`, `=` when '=' breaks words, as it does by default.
+        #expect(try await complete(["alertctl", "render", "--to", "=", "l"], script: script) == ["log"])
+        #expect(try await complete(["alertctl", "render", "--color", ""], script: script) == ["auto", "always", "never"])
+        // A free-text value offers nothing; the word after it is an option again.
+        #expect(try await complete(["alertctl", "render", "--title", ""], script: script) == [])
+        #expect(try await complete(["alertctl", "render", "--title", "--to", "--col"], script: script) == ["--color"])
+    }
+
+    @Test func optionsFollowTheCommandTree() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        let validate = try await complete(["alertctl", "validate", "--"], script: script)
+        let expected = ValidateCommand.configuration.options.map { "--\($0.name)" } + ["--help"]
+        #expect(validate == expected)
+        #expect(try await complete(["alertctl", "validate", "--j"], script: script) == ["--json"])
+        #expect(!(try await complete(["alertctl", "render", "--j"], script: script)).contains("--json"))
+    }
+
+    @Test func aNewCommandIsCompletedWithoutTouchingTheGenerator() async throws {
+        struct Probe: CLICommand {
+            static let configuration = CommandConfiguration(
+                name: "alertctl", abstract: "x",
+                subcommands: [Deploy.self])
+            init(parsed: ParsedCommand) {}
+            func run(_ context: CommandContext) async -> ExitCode { .success }
+        }
+        struct Deploy: CLICommand {
+            static let configuration = CommandConfiguration(
+                name: "deploy", abstract: "x",
+                options: [.value("stage", short: "S", help: "x", allowedValues: ["canary", "full"]), .flag("dry-run", help: "x")])
+            init(parsed: ParsedCommand) {}
+            func run(_ context: CommandContext) async -> ExitCode { .success }
+        }
+        let script = BashCompletion.script(for: Probe.self)
+        #expect(try await complete(["alertctl", "de"], script: script) == ["deploy"])
+        #expect(try await complete(["alertctl", "deploy", "-S", "c"], script: script) == ["canary"])
+        #expect(try await complete(["alertctl", "deploy", "--d"], script: script) == ["--dry-run"])
+    }
+
+    @Test func onlyBashIsSupported() async throws {
+        let zsh = try await TestBinaries.alertctl("completion", "zsh")
+        #expect(zsh.exitCode == 64)
+        #expect(zsh.stderr.hasPrefix("Error: The value 'zsh' is invalid for '<shell>': give one of bash."))
+        #expect(try await TestBinaries.alertctl("completion").exitCode == 64)
+    }
+}
