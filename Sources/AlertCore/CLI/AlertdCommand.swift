@@ -95,7 +95,9 @@ public struct AlertdCommand: CLICommand {
         let notifier = SystemdNotifier()
         if let problem = notifier.configurationProblem { log.warning("service manager notifications are off", ["error": problem.message]) }
 
-        let signals = ProcessSignals.stream([SIGTERM, SIGINT, SIGHUP])
+        // SIGUSR2 wedges the dispatcher, for the watchdog test; only when asked for.
+        let faultHooks = context.environment["ALERTD_FAULT_HOOKS"] == "1"
+        let signals = ProcessSignals.stream([SIGTERM, SIGINT, SIGHUP] + (faultHooks ? [SIGUSR2] : []))
         let daemon: AlertDaemon
         do {
             daemon = try await AlertDaemon.start(config, logger: log)
@@ -105,9 +107,16 @@ public struct AlertdCommand: CLICommand {
             return error.code == .listener ? .unavailable : .failure
         }
         let watchdog = Self.startSystemdNotifications(notifier, daemon: daemon, log: log)
+        var stalled = false
         for await sig in signals {
             if sig == SIGHUP {
-                log.notice("SIGHUP received; configuration reload is not supported yet, keeping the current one")
+                await reload(daemon, current: config, notifier: notifier, log: log)
+                continue
+            }
+            if sig == SIGUSR2 {
+                stalled.toggle()
+                log.warning("fault hook: dispatcher stalled", ["stalled": "\(stalled)"])
+                await daemon.setDispatcherStalled(stalled)
                 continue
             }
             log.notice("signal received, shutting down", ["signal": sig == SIGTERM ? "SIGTERM" : "SIGINT"])
@@ -121,24 +130,60 @@ public struct AlertdCommand: CLICommand {
         return .success
     }
 
+    /// SIGHUP: read the configuration again; apply it if it is valid, keep
+    /// the running one and say why if not. systemd hears RELOADING=1 first
+    /// and READY=1 after, whatever the result.
+    private func reload(_ daemon: AlertDaemon, current: DaemonConfiguration, notifier: SystemdNotifier, log: Logger) async {
+        try? notifier.reloading()
+        var problems: [String] = []
+        do {
+            var new = try loadConfiguration()
+            new.api.activatedListeners = current.api.activatedListeners
+            for warning in try await daemon.reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
+        } catch let error as ConfigurationError {
+            problems = error.problems.map { "\(error.source): \($0)" }
+        } catch let error as DaemonError {
+            problems = [error.message]
+        } catch {
+            problems = ["\(error)"]
+        }
+        daemon.metrics.reloaded(successfully: problems.isEmpty)
+        if problems.isEmpty {
+            log.notice("configuration reloaded")
+            try? notifier.ready(status: "Reloaded; \(await daemon.statusLine())")
+        } else {
+            for p in problems { log.error("reload failed; keeping the running configuration", ["problem": p]) }
+            try? notifier.ready(status: "Reload failed (\(problems.count) problems, see the log); running the previous configuration")
+        }
+    }
+
     /// READY=1 once the dispatcher runs (the listeners are bound by now),
     /// and watchdog pings while the dispatcher and the store answer.
     private static func startSystemdNotifications(_ notifier: SystemdNotifier, daemon: AlertDaemon, log: Logger) -> Task<Void, Never>? {
         guard notifier.isEnabled else { return nil }
-        let alive: @Sendable () async -> Bool = {
-            guard await daemon.dispatcher.isRunning else { return false }
-            return (try? await daemon.store.counts()) != nil
+        let watchdog = SystemdWatchdog(notifier: notifier, logger: Logger(label: "watchdog")) {
+            guard await daemon.isAlive() else { return false }
+            // The same proof of life keeps the status line current.
+            try? notifier.status(await daemon.statusLine())
+            return true
         }
-        let watchdog = SystemdWatchdog(notifier: notifier, logger: Logger(label: "watchdog"), probe: alive)
         return Task {
             let deadline = ContinuousClock.now + .seconds(5)
             while !(await daemon.dispatcher.isRunning), ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(5))
             }
-            do throws(SystemdNotifierError) { try notifier.ready(status: "Accepting alerts") } catch {
+            do throws(SystemdNotifierError) { try notifier.ready(status: await daemon.statusLine()) } catch {
                 log.warning("cannot notify the service manager", ["error": error.message])
             }
-            await watchdog?.run()
+            if let watchdog {
+                await watchdog.run()
+            } else {
+                // No watchdog to piggyback on: refresh the status line on a slow beat.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(10))
+                    try? notifier.status(await daemon.statusLine())
+                }
+            }
         }
     }
 }

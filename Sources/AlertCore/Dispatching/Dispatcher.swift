@@ -30,6 +30,8 @@ public actor Dispatcher {
     private var inFlight: [String: Int] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
     private var stopping = false
+    /// Set by a test-only fault hook: the loop stops going round.
+    private var stalled = false
     /// True while `run()` is looping; the health endpoint reports it.
     public private(set) var isRunning = false
     /// The last time the loop went round; the watchdog reads it to tell a
@@ -65,6 +67,12 @@ public actor Dispatcher {
         signal.fire()
     }
 
+    /// Test-only: wedges the loop (or frees it), as a hung store call would.
+    public func setStalledForTesting(_ on: Bool) {
+        stalled = on
+        signal.fire()
+    }
+
     /// Number of deliveries in flight right now.
     public var inFlightCount: Int { inFlight.values.reduce(0, +) }
 
@@ -79,6 +87,7 @@ public actor Dispatcher {
             log.error("could not recover in-flight deliveries", ["error": "\(error)"])
         }
         while !stopping {
+            while stalled && !stopping { try? await Task.sleep(for: .milliseconds(20)) }
             lastLoopAt = .now
             await maintain()
             var claimedAny = false

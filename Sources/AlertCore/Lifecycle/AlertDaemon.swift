@@ -82,11 +82,8 @@ public final class AlertDaemon: Sendable {
             return await api.handle(request)
         }
 
-        socketPath = config.resolvedSocketPath()
-        var listeners: [HTTPServerConfiguration.Listener] = [.unixSocket(path: socketPath, mode: config.api.socketMode)]
-        if let listen = config.api.listen.flatMap(ListenAddress.init) {
-            listeners.append(.tcp(host: listen.host, port: listen.port))
-        }
+        socketPath = config.api.activatedListeners.unixSocket == nil ? config.resolvedSocketPath() : "(passed by systemd)"
+        let listeners = config.apiListeners()
         servers = listeners.map { listener in
             var c = HTTPServerConfiguration(listener: listener)
             c.threadPoolSize = config.api.threads
@@ -109,8 +106,58 @@ public final class AlertDaemon: Sendable {
             }
         }
         var meta: Logger.Metadata = ["socket": socketPath, "store": store.path]
-        if let port = tcpPort { meta["tcp"] = "\(configuration.withLock { ListenAddress($0.api.listen ?? "")?.host ?? "" }):\(port)" }
+        if let server = servers.first(where: { $0.configuration.listener.isTCP }) {
+            meta["tcp"] = "\(server.address ?? "?"):\(server.port.map(String.init) ?? "?")"
+        }
         log.notice("alertd ready", meta)
+    }
+
+    /// True while the dispatcher loop goes round and the store answers: what
+    /// the systemd watchdog is fed from. A wedged dispatcher stops the pings
+    /// even though the process still runs.
+    public func isAlive() async -> Bool {
+        guard await dispatcher.isRunning, ContinuousClock.now - (await dispatcher.lastLoopAt) < .seconds(3) else { return false }
+        return (try? await store.counts()) != nil
+    }
+
+    /// A one-line summary for `STATUS=`: open alerts, pending and dead deliveries.
+    public func statusLine() async -> String {
+        guard let c = try? await store.counts() else { return "Store not answering" }
+        return "\(c.openAlerts) open alerts, \(c.pending + c.inFlight) deliveries pending, \(c.dead) dead"
+    }
+
+    /// Applies a new configuration: presenters, routes, retry policy and
+    /// limits change for work that starts from now on; deliveries in flight
+    /// finish with the presenter they started with. Listeners, the store and
+    /// the action-link URL stay as they are until a restart; changes to them
+    /// are returned as warnings. Throws, changing nothing, when the new
+    /// presenters cannot be made.
+    public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> [String] {
+        let presenters = try PresenterFactory.make(new)
+        let old = configuration.withLock { $0 }
+        var warnings: [String] = []
+        if old.api.socketPath != new.api.socketPath || old.api.listen != new.api.listen || old.api.tokenFile != new.api.tokenFile
+            || old.api.publicURL != new.api.publicURL || old.api.socketMode != new.api.socketMode {
+            warnings.append("api settings change only on restart")
+        }
+        if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
+        await dispatcher.reconfigure(presenters: presenters, retry: new.retry)
+        intake.update(.init(router: AlertRouter(routes: new.routes, defaultRoute: new.defaultRoute),
+                            limits: new.limits.alert, maxBatch: new.limits.maxBatch))
+        configuration.withLock { current in
+            var kept = new
+            kept.api = current.api
+            kept.store = current.store
+            kept.stateDirectory = current.stateDirectory
+            current = kept
+        }
+        return warnings
+    }
+
+    /// Test-only fault hook: wedges (or frees) the dispatcher loop, to show
+    /// the watchdog stops pinging a daemon that no longer delivers.
+    public func setDispatcherStalled(_ stalled: Bool) async {
+        await dispatcher.setStalledForTesting(stalled)
     }
 
     /// Stops accepting, lets in-flight requests and deliveries finish (up to
@@ -132,7 +179,9 @@ public final class AlertDaemon: Sendable {
 
 extension HTTPServerConfiguration.Listener {
     var isTCP: Bool {
-        if case .tcp = self { return true }
-        return false
+        switch self {
+        case .tcp, .listeningSocket(_, .tcp): true
+        default: false
+        }
     }
 }

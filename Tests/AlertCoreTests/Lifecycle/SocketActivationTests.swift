@@ -146,7 +146,7 @@ import Glibc
 
     /// The built alertd, started the way systemd starts it: the test's
     /// sockets as descriptors 3 and 4, LISTEN_PID naming alertd itself.
-    @Test(.disabled("needs AlertDaemon wiring: build listeners from DaemonConfiguration.apiListeners()"))
+    @Test
     func alertdServesThePassedSockets() async throws {
         let dir = TemporaryDirectory()
         let socketPath = dir.path + "/passed.sock"

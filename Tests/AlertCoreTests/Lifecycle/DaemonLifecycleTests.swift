@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// alertd as systemd runs it: notify protocol, watchdog, reload, journald
+/// logs and logrotate, against the real binary.
+@Suite(.serialized) struct DaemonLifecycleTests {
+    @Test func readyWatchdogStallReloadAndStop() async throws {
+        let receiver = try DatagramReceiver()
+        let d = try TestDaemon()
+        try await d.start(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "500000", "ALERTD_FAULT_HOOKS": "1"])
+        let ready = try #require(await receiver.wait(for: "READY=1"), "no READY=1; log:\n\(d.log)")
+        // By READY the socket accepts: the status line was computed from a live store.
+        #expect(ready.last?.contains("STATUS=0 open alerts") == true)
+        #expect(try await d.request("GET", "/v1/health").status == 200)
+
+        // Pings about every 250 ms (half of WATCHDOG_USEC).
+        var pings: [ContinuousClock.Instant] = []
+        while pings.count < 5 {
+            guard let m = await receiver.next(timeout: .seconds(3)) else { break }
+            if m.contains("WATCHDOG=1") { pings.append(.now) }
+        }
+        #expect(pings.count == 5)
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }.sorted()
+        if gaps.count == 4 {
+            #expect(gaps[1] > .milliseconds(150) && gaps[2] < .milliseconds(450), "gaps: \(gaps)")
+        }
+
+        // A wedged dispatcher: the pings stop.
+        d.signal(SIGUSR2)
+        try await Task.sleep(for: .seconds(4))
+        while await receiver.next(timeout: .milliseconds(10)) != nil {}
+        var pingedWhileStalled = false
+        let quietUntil = ContinuousClock.now + .seconds(1.5)
+        while ContinuousClock.now < quietUntil {
+            if let m = await receiver.next(timeout: .milliseconds(100)), m.contains("WATCHDOG=1") { pingedWhileStalled = true }
+        }
+        #expect(!pingedWhileStalled)
+        // Freed again, it pings again.
+        d.signal(SIGUSR2)
+        #expect(await receiver.wait(for: "WATCHDOG=1", timeout: .seconds(5)) != nil)
+
+        // SIGHUP: RELOADING=1 with the monotonic clock, then READY=1.
+        d.signal(SIGHUP)
+        let reloading = try #require(await receiver.wait(for: "RELOADING=1", timeout: .seconds(5)))
+        #expect(reloading.last?.contains("MONOTONIC_USEC=") == true)
+        #expect(await receiver.wait(for: "READY=1", timeout: .seconds(5)) != nil)
+
+        d.signal(SIGTERM)
+        #expect(await receiver.wait(for: "STOPPING=1", timeout: .seconds(10)) != nil)
+        #expect(await d.waitForExit() == 0)
+    }
+
+    func writeConfig(_ d: TestDaemon, _ object: [String: Any]) throws {
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: d.configPath))
+    }
+
+    func metric(_ d: TestDaemon, _ name: String) async throws -> Double? {
+        let text = String(decoding: try await d.request("GET", "/metrics").body, as: UTF8.self)
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+    }
+
+    @Test func aBrokenReloadKeepsTheOldConfigAndAGoodOneRoutesNewAlerts() async throws {
+        let a = try WebhookReceiver()
+        let b = try WebhookReceiver()
+        let retry: [String: Any] = ["initial_delay": "100ms", "jitter": false]
+        let d = try TestDaemon(config: ["presenters": ["a": ["type": "webhook", "url": a.url]], "retry": retry])
+        try await d.start()
+        _ = try await d.send(["title": "before"])
+        #expect(await a.wait { $0.count == 1 })
+
+        // Broken: an unknown presenter in a route. Nothing changes.
+        try writeConfig(d, ["presenters": ["a": ["type": "webhook", "url": a.url]], "routes": [["presenters": ["nope"]]], "retry": retry])
+        d.signal(SIGHUP)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(d.log.contains("reload failed; keeping the running configuration"))
+        #expect(d.log.contains("no presenter named \\\"nope\\\"") || d.log.contains("no presenter named"))
+        #expect(try await metric(d, "alertd_config_last_reload_successful") == 0)
+        _ = try await d.send(["title": "after a bad reload"])
+        #expect(await a.wait { $0.count == 2 })
+
+        // Good: a route sends critical alerts to b instead.
+        try writeConfig(d, [
+            "presenters": ["a": ["type": "webhook", "url": a.url], "b": ["type": "webhook", "url": b.url]],
+            "routes": [["match": ["severity": ["critical"]], "presenters": ["b"]]],
+            "default_route": ["presenters": ["a"]], "retry": retry,
+        ])
+        d.signal(SIGHUP)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(d.log.contains("configuration reloaded"))
+        #expect(try await metric(d, "alertd_config_last_reload_successful") == 1)
+        let critical = try await d.send(["title": "after a good reload", "severity": "critical"])
+        #expect(await b.wait { $0.count == 1 })
+        #expect(b.received.first?.alertID == critical)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(a.received.count == 2)
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test func underJournaldLinesCarryPriorityAndNoTimestamp() async throws {
+        let d = try TestDaemon()
+        try await d.start(environment: ["JOURNAL_STREAM": "8:12345"])
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        let lines = d.log.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("<5>alertd: alertd ready") }, "log:\n\(d.log)")
+        #expect(lines.allSatisfy { $0.hasPrefix("<") })
+    }
+
+    @Test func jsonLogsAreOneObjectPerLine() async throws {
+        let d = try TestDaemon()
+        try await d.start(extraArguments: ["--log-format", "json"])
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        let objects = d.log.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.contains { $0["msg"] as? String == "alertd ready" && $0["level"] as? String == "notice" })
+    }
+
+    @Test func theLogPresenterReopensItsFileOnSIGHUP() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let first = try await d.send(["title": "before rotation"])
+        let path = d.stateDir + "/alerts.log"
+        for _ in 0..<100 where !((try? String(contentsOfFile: path, encoding: .utf8))?.contains(first) ?? false) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // What logrotate does: move the file away, then signal.
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        d.signal(SIGHUP)
+        try await Task.sleep(for: .milliseconds(400))
+        let second = try await d.send(["title": "after rotation"])
+        var rotated = ""
+        for _ in 0..<100 {
+            rotated = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            if rotated.contains(second) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(rotated.contains(second))
+        #expect(!rotated.contains(first))
+        #expect(try String(contentsOfFile: path + ".1", encoding: .utf8).contains(first))
+    }
+}
