@@ -75,11 +75,15 @@ final class UUIDv7Generator: Sendable {
         let tail = rng.next() as UInt64
         for i in 8..<16 { bytes[i] = UInt8((tail >> (8 * UInt64(i - 8))) & 0xFF) }
         bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        let hex = bytes.map { b -> String in
-            let s = String(b, radix: 16)
-            return s.count == 1 ? "0" + s : s
-        }.joined()
-        let h = Array(hex)
-        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+        // Formatted by hand: this runs once per accepted alert.
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (i, b) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(b >> 4)])
+            text.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

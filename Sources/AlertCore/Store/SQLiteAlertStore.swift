@@ -372,14 +372,14 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     public func nextDueTime() async throws(StoreError) -> Date? {
-        try read("Reading the delivery queue") { conn throws(SQLiteError) in
+        try readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
             try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
                 .query { $0.optionalInt(0) }.first ?? nil
         }.map(StoreCoding.date)
     }
 
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
-        try read("Reading expiries") { conn throws(SQLiteError) -> Int64? in
+        try readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in
             let expiry = try conn.statement("SELECT MIN(expires_at) FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL")
                 .query { $0.optionalInt(0) }.first ?? nil
             let escalation = try conn.statement("""
@@ -407,6 +407,19 @@ public final class SQLiteAlertStore: AlertStore {
             c.inFlight = Int(try conn.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'in_flight'") ?? 0)
             c.dead = Int(try conn.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'dead'") ?? 0)
             return c
+        }
+    }
+
+    /// For the dispatcher's small queries after every wake. In WAL mode a
+    /// connection throws its page cache away whenever another one has
+    /// committed, so the reader would re-read its pages after every batch;
+    /// the writer's own cache is always current. It waits for a batch in
+    /// progress, which the dispatcher can afford.
+    private func readOnWriter<T>(_ what: String, _ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(StoreError) -> T {
+        do {
+            return try writeConnection.withLock { conn throws(SQLiteError) in try body(conn) }
+        } catch {
+            throw StoreError.from(error, doing: what)
         }
     }
 
