@@ -50,10 +50,7 @@ enum StoreCoding {
         return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision)
     }
 
-    static func encodeSpec(_ spec: AlertSpec) -> String {
-        // A built spec holds only strings and numbers: encoding cannot fail.
-        String(decoding: (try? encoder.encode(spec)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    static func encodeSpec(_ spec: AlertSpec) -> String { spec.canonicalJSON }
 
     static func json(_ fields: [String: String]) -> String {
         guard let data = try? encoder.encode(fields) else { return "{}" }

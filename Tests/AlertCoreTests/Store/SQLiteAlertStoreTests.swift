@@ -170,3 +170,26 @@ final class BatchCounter: Sendable {
 }
 
 import Synchronization
+
+@Suite struct CanonicalJSONTests {
+    @Test func canonicalJSONMatchesTheEncoderAndDecodesBack() throws {
+        let specs = [
+            try AlertSpec.Builder().title("x").build().get(),
+            try AlertSpec.Builder().title("Disk \"full\" \\ on db1").message("line1\nline2\ttab\r\nend")
+                .severity(.critical).labels(["b": "2", "a": "1", "quote": "\"q\""])
+                .confirm("Go", handler: "https://ops.example/go?x=1&y=2").cancel("Stop", handler: "http://ops.example/stop", method: .put)
+                .dedupKey("k/1").expires(after: .minutes(30)).build().get(),
+            try AlertSpec.Builder().title("ünïcödé ✓ 🚨").message("").build().get(),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for spec in specs {
+            let canonical = spec.canonicalJSON
+            #expect(try JSONDecoder().decode(AlertSpec.self, from: Data(canonical.utf8)) == spec)
+            // Same document as Foundation's encoder writes, key for key.
+            let viaEncoder = try JSONSerialization.jsonObject(with: try encoder.encode(spec)) as? NSDictionary
+            let viaCanonical = try JSONSerialization.jsonObject(with: Data(canonical.utf8)) as? NSDictionary
+            #expect(viaEncoder == viaCanonical)
+        }
+    }
+}
