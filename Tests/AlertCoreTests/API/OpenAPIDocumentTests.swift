@@ -106,6 +106,7 @@ import Testing
     static func errorCodesInSources() throws -> Set<String> {
         let sources = packageRoot.appendingPathComponent("Sources/AlertCore")
         let files = ["API/APIAuthenticator.swift", "API/APIRequestBody.swift", "API/APIRouter.swift", "API/AlertsAPI.swift",
+                     "API/DecisionsAPI.swift", "API/EventsAPI.swift", "API/HealthAPI.swift",
                      "API/HTTPErrorBody+InvalidAlert.swift", "API/APIRepresentation.swift",
                      "HTTP/Server/MHDServerCore.swift", "Store/StoreError.swift"]
         let pattern = try Regex(#"(?:code: |errorResponse\(\d+, |Code\(rawValue: )"([a-z_]+)""#)
