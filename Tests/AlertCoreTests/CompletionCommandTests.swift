@@ -40,7 +40,7 @@ import Testing
         for name in AlertctlCommand.configuration.subcommands.map({ $0.configuration.name }) + ["help"] {
             #expect(all.contains(name), "\(name) missing from \(all)")
         }
-        #expect(try await complete(["alertctl", "help", "re"], script: script) == ["render"])
+        #expect(try await complete(["alertctl", "help", "ren"], script: script) == ["render"])
         #expect(try await complete(["alertctl", "--v"], script: script) == ["--version"])
     }
 

@@ -36,6 +36,8 @@ public enum APIRepresentation {
         public var createdAt: Date
         public var updatedAt: Date
         public var spec: AlertSpec
+        /// Who closed the alert, when, and with what comment; absent while open.
+        public var decision: AlertDecision?
         /// Present in `GET /v1/alerts/{id}`, absent in lists.
         public var deliveries: [DeliveryRecord]?
 
@@ -45,11 +47,12 @@ public enum APIRepresentation {
             createdAt = alert.createdAt
             updatedAt = alert.updatedAt
             spec = alert.spec
+            decision = alert.decision
             self.deliveries = deliveries
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, state, spec, deliveries
+            case id, state, spec, decision, deliveries
             case createdAt = "created_at"
             case updatedAt = "updated_at"
         }

@@ -7,14 +7,17 @@ public struct DecisionsAPI: Sendable {
     let store: any AlertStore
     let links: ActionLinkSigner?
     let metrics: DaemonMetrics
+    /// True when TCP requests only get here with a valid bearer token.
+    let tokenChecked: Bool
     /// Called after a decision queued a handler call.
     let onDecided: @Sendable () -> Void
 
     public init(store: any AlertStore, links: ActionLinkSigner?, metrics: DaemonMetrics = DaemonMetrics(),
-                onDecided: @escaping @Sendable () -> Void) {
+                tokenChecked: Bool = false, onDecided: @escaping @Sendable () -> Void) {
         self.store = store
         self.links = links
         self.metrics = metrics
+        self.tokenChecked = tokenChecked
         self.onDecided = onDecided
     }
 
@@ -27,11 +30,18 @@ public struct DecisionsAPI: Sendable {
         router.add("POST", "/v1/alerts/{id}/actions/{action}") { req, p in await actionLink(req, id: p["id"] ?? "", action: p["action"] ?? "") }
     }
 
+    /// `/v1/alerts/{id}/actions/{action}`: the signed token in the query is
+    /// the credential, so these paths skip the bearer-token check.
+    public static func isActionLink(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts[0].isEmpty && parts[1] == "v1" && parts[2] == "alerts" && parts[4] == "actions"
+    }
+
     /// Who is deciding, as the transport vouches for it.
-    static func actor(of request: HTTPRequest) -> String {
+    func actor(of request: HTTPRequest) -> String {
         switch request.peer {
         case .unix(let uid, _, _): "uid:\(uid)"
-        case .tcp(let address): request.headers["Authorization"] != nil ? "token" : "tcp:\(address)"
+        case .tcp(let address): tokenChecked ? "token" : "tcp:\(address)"
         }
     }
 
@@ -72,7 +82,7 @@ public struct DecisionsAPI: Sendable {
                 }
             }
         }
-        let decision = AlertDecision(outcome: outcome, actor: actor ?? Self.actor(of: request), at: Date(), comment: comment)
+        let decision = AlertDecision(outcome: outcome, actor: actor ?? self.actor(of: request), at: Date(), comment: comment)
         do {
             switch try await store.decide(id, decision) {
             case .notFound:
@@ -94,21 +104,24 @@ public struct DecisionsAPI: Sendable {
 
     func resolveByDedupKey(_ request: HTTPRequest) async -> HTTPResponse {
         let key: String
+        var comment: String?
         switch APIRequestBody.json(request) {
         case .failure(let box): return box.response
         case .success(let value):
-            guard let obj = value as? [String: Any], let k = obj["dedup_key"] as? String, !k.isEmpty, obj.count == 1 else {
-                return .error(status: 400, code: "invalid_body", message: "Send {\"dedup_key\": \"…\"} to resolve the open alert with that key.")
+            guard let obj = value as? [String: Any], let k = obj["dedup_key"] as? String, !k.isEmpty,
+                  Set(obj.keys).isSubset(of: ["dedup_key", "comment"]) else {
+                return .error(status: 400, code: "invalid_body", message: "Send {\"dedup_key\": \"…\"} (and optionally \"comment\") to resolve the open alert with that key.")
             }
             key = k
+            comment = obj["comment"] as? String
         }
         do {
             guard let id = try await store.openAlert(dedupKey: key) else {
                 return .error(status: 404, code: "alert_not_found", message: "No open alert has the dedup key `\(key)`.")
             }
-            var plain = request
-            plain.body = Data()
-            return await decide(plain, id: id.rawValue, .resolved)
+            var forwarded = request
+            forwarded.body = (try? JSONSerialization.data(withJSONObject: comment.map { ["comment": $0] } ?? [:])) ?? Data()
+            return await decide(forwarded, id: id.rawValue, .resolved)
         } catch {
             return AlertsAPI.storeFailure(error)
         }
@@ -128,15 +141,28 @@ public struct DecisionsAPI: Sendable {
         }
         var plain = request
         plain.body = Data()
-        return await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "action-link")
+        let answer = await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "action-link")
+        // The page's own button posts a form: answer a browser with a page, not JSON.
+        guard request.headers["Accept"]?.contains("text/html") == true else { return answer }
+        let text = switch answer.status {
+        case 200: "Done: the alert is now \(action == .confirm ? "confirmed" : "cancelled")."
+        case 409: "Someone decided first; nothing was changed."
+        default: "That did not work (HTTP \(answer.status))."
+        }
+        return HTTPResponse(status: answer.status, headers: ["Content-Type": "text/html; charset=utf-8"],
+                            body: Data("<!doctype html><html><head><meta charset=\"utf-8\"><title>alertd</title></head><body><p>\(Self.escape(text))</p></body></html>".utf8))
     }
 
     /// GET on a link shows what it will do and a button that POSTs: link
     /// previews in chat apps fetch URLs, and a fetch must not decide.
     func actionPage(_ request: HTTPRequest, id raw: String, action rawAction: String) async -> HTTPResponse {
-        guard let action = ActionKind(rawValue: rawAction), let links, let id = AlertID(raw) else {
-            return .error(status: 404, code: "not_found", message: "There is no such action link.")
+        guard let action = ActionKind(rawValue: rawAction) else {
+            return .error(status: 404, code: "not_found", message: "Actions are `confirm` and `cancel`.")
         }
+        guard let links else {
+            return .error(status: 404, code: "action_links_disabled", message: "Action links are off: set api.public_url in alertd's config.")
+        }
+        guard let id = AlertID(raw) else { return Self.forbidden("The link names no valid alert.") }
         if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token")) {
             return Self.forbidden(refusal)
         }

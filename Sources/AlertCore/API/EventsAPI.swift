@@ -30,6 +30,7 @@ public struct EventsAPI: Sendable {
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
         let producer = Task {
             var last = since
+            var lastFrame = ContinuousClock.now
             // Tells the client how long to wait before reconnecting.
             continuation.yield(Data("retry: 1000\n\n".utf8))
             while !Task.isCancelled {
@@ -57,11 +58,14 @@ public struct EventsAPI: Sendable {
                     last = e.sequence
                 }
                 if events.count == 500 { continue }
-                let before = ContinuousClock.now
+                if !events.isEmpty { lastFrame = .now }
                 await changes.wait(changedFrom: seen, timeout: keepAlive)
-                if ContinuousClock.now - before >= keepAlive, !Task.isCancelled {
+                // Commits without events (the dispatcher's idle claims) wake this loop
+                // too, so silence is measured from the last frame sent.
+                if ContinuousClock.now - lastFrame >= keepAlive, !Task.isCancelled {
                     // A comment line keeps proxies and idle timeouts from closing the stream.
                     if case .terminated = continuation.yield(Data(": keep-alive\n\n".utf8)) { return }
+                    lastFrame = .now
                 }
             }
             continuation.finish()

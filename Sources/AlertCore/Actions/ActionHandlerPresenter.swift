@@ -47,8 +47,23 @@ public struct ActionHandlerPresenter: AlertPresenter {
             headers.set("webhook-id", delivery.deliveryID)
             headers.set("webhook-timestamp", String(timestamp))
         }
+        var url = handler.url
+        var payload: Data? = body
+        if handler.method == .get {
+            // A GET carries no body: the essentials go in the query instead.
+            var c = URLComponents(string: handler.url)
+            let existing = c?.queryItems ?? []
+            c?.queryItems = existing + [
+                URLQueryItem(name: "alert_id", value: alert.id.rawValue),
+                URLQueryItem(name: "decision", value: decision.outcome.rawValue),
+                URLQueryItem(name: "by", value: decision.actor),
+            ]
+            url = c?.string ?? url
+            payload = nil
+            headers.remove("Content-Type")
+        }
         let request = HTTPClientRequest(
-            url: handler.url, method: handler.method.rawValue, headers: headers, body: body,
+            url: url, method: handler.method.rawValue, headers: headers, body: payload,
             connectTimeout: connectTimeout, timeout: timeout, maxResponseBytes: 64 * 1024, oversizedResponse: .truncate,
             connectPolicy: policy.connectPolicy)
         do {

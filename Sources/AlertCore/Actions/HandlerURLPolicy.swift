@@ -14,8 +14,35 @@ import Foundation
 ///   addresses are refused unless the list names them explicitly (as an
 ///   address, a range, or a URL whose host is that address literally).
 public struct HandlerURLPolicy: Sendable, Equatable {
+    /// A URL prefix, compared by parts so `https://ops.example` cannot be
+    /// stretched to `https://ops.example.evil.com/` or `https://ops.example@evil.com/`.
+    struct URLPrefix: Sendable, Equatable {
+        let scheme: String
+        let host: String
+        let port: Int?
+        let path: String
+
+        init?(_ url: String) {
+            guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                  let host = c.host?.lowercased(), !host.isEmpty, c.user == nil, c.password == nil else { return nil }
+            self.scheme = scheme
+            self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+            self.port = c.port ?? (scheme == "https" ? 443 : 80)
+            self.path = c.percentEncodedPath
+        }
+
+        /// Same scheme, host and port, and the path starts with this one's
+        /// at a segment boundary (or this one ends in `/`).
+        func matches(_ other: URLPrefix) -> Bool {
+            guard scheme == other.scheme, host == other.host, port == other.port else { return false }
+            if path.isEmpty || path == "/" || other.path == path { return true }
+            guard other.path.hasPrefix(path) else { return false }
+            return path.hasSuffix("/") || other.path.dropFirst(path.count).hasPrefix("/")
+        }
+    }
+
     enum Entry: Sendable, Equatable {
-        case urlPrefix(String, literalHost: IPAddress?)
+        case urlPrefix(URLPrefix, literalHost: IPAddress?)
         case host(String)
         case hostSuffix(String)
         case range(IPRange)
@@ -30,13 +57,11 @@ public struct HandlerURLPolicy: Sendable, Equatable {
         for (i, raw) in list.enumerated() {
             let item = raw.trimmingCharacters(in: .whitespaces)
             if item.contains("://") {
-                guard let parts = URLComponents(string: item), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
-                      let host = parts.host, !host.isEmpty else {
-                    problems.append("[\(i)]: `\(item)` is not an http(s) URL prefix")
+                guard let prefix = URLPrefix(item) else {
+                    problems.append("[\(i)]: `\(item)` is not an http(s) URL prefix (no user info allowed)")
                     continue
                 }
-                let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-                entries.append(.urlPrefix(item, literalHost: IPAddress(bare)))
+                entries.append(.urlPrefix(prefix, literalHost: IPAddress(prefix.host)))
             } else if let range = IPRange(item) {
                 entries.append(.range(range))
             } else if item.hasPrefix("*."), item.count > 2 {
@@ -56,13 +81,13 @@ public struct HandlerURLPolicy: Sendable, Equatable {
     /// Why `url` may not be called, or nil when the list allows it.
     public func refusal(for url: String) -> String? {
         guard !entries.isEmpty else { return nil }
-        guard let parts = URLComponents(string: url), let host = parts.host?.lowercased() else {
-            return "the handler URL \(url) cannot be parsed"
+        guard let target = URLPrefix(url) else {
+            return "the handler URL \(url) cannot be checked (not http(s), or it carries user info)"
         }
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let bare = target.host
         for entry in entries {
             switch entry {
-            case .urlPrefix(let prefix, _): if url.hasPrefix(prefix) { return nil }
+            case .urlPrefix(let prefix, _): if prefix.matches(target) { return nil }
             case .host(let h): if bare == h { return nil }
             case .hostSuffix(let suffix): if bare.hasSuffix(suffix) { return nil }
             case .range(let range): if let ip = IPAddress(bare), range.contains(ip) { return nil }

@@ -32,6 +32,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         case privateNetwork = "a private network address"
         case unspecified = "an unspecified address"
         case multicast = "a multicast address"
+        case reserved = "a reserved address"
         case global = "a public address"
     }
 
@@ -45,6 +46,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             case (100, 64...127): return .privateNetwork  // carrier-grade NAT
             case (0, _): return .unspecified
             case (224...239, _): return .multicast
+            case (240...255, _): return .reserved  // includes 255.255.255.255
+            case (198, 18...19): return .reserved  // benchmarking networks, often internal
+            case (192, 0) where v4[2] == 0: return .reserved
             default: return .global
             }
         }
@@ -53,9 +57,14 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return .linkLocal }
         if bytes[0] & 0xFE == 0xFC { return .privateNetwork }
         if bytes[0] == 0xFF { return .multicast }
-        // NAT64 and 6to4 wrap IPv4 addresses too; treat their embedded address as what is reached.
+        // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) wrap IPv4 addresses;
+        // what they reach is the embedded address.
         if bytes.prefix(12).elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]),
            let inner = IPAddress(bytes.suffix(4).map(String.init).joined(separator: ".")) {
+            return inner.scope
+        }
+        if bytes[0] == 0x20 && bytes[1] == 0x02,
+           let inner = IPAddress(bytes[2..<6].map(String.init).joined(separator: ".")) {
             return inner.scope
         }
         return .global

@@ -103,6 +103,9 @@ extension DaemonConfiguration {
             if let s = config.actions.secret {
                 do { _ = try StandardWebhookSigner(secret: s) } catch { r.problem("actions.secret", error.message) }
             }
+            if config.actions.secret != nil && config.actions.secretFile != nil {
+                r.problem("actions", "give secret or secret_file, not both")
+            }
             if let d = r.duration(a, "connect_timeout", at: "actions") { config.actions.connectTimeout = d }
             if let d = r.duration(a, "timeout", at: "actions") { config.actions.timeout = d }
             if let n = r.int(a, "max_concurrency", at: "actions", range: 1...1_024) { config.actions.maxConcurrency = n }

@@ -74,10 +74,11 @@ public final class AlertDaemon: Sendable {
         }
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
-            dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes, metrics: metrics)
+            dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes, metrics: metrics,
+            tokenChecked: auth.token != nil)
         let handler: HTTPServer.Handler = { request in
             // Health checks carry no secrets; action links carry their own signed token.
-            let open = request.path == "/v1/health" || request.path.contains("/actions/")
+            let open = request.path == "/v1/health" || DecisionsAPI.isActionLink(request.path)
             if !open, let refusal = auth.reject(request) { return refusal }
             return await api.handle(request)
         }

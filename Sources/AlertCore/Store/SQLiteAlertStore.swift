@@ -129,15 +129,23 @@ public final class SQLiteAlertStore: AlertStore {
     private static func decide(_ conn: SQLiteConnection, id: String, _ decision: AlertDecision)
         throws(SQLiteError) -> (StoreCoding.AlertRow, Bool, String?)? {
         let at = StoreCoding.millis(decision.at)
+        // Past its expiry an alert is expired, whether or not the dispatcher
+        // has got round to saying so: a late decision loses to the clock.
         let won = try conn.statement("""
             UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, updated_at = ?
-            WHERE id = ? AND state = 'open'
+            WHERE id = ? AND state = 'open' AND (expires_at IS NULL OR expires_at > ? OR ? = 'expired')
             RETURNING \(StoreCoding.alertColumns)
             """).query([
                 .text(decision.outcome.rawValue), .text(decision.actor), .integer(at), .optional(decision.comment),
-                .integer(at), .text(id),
+                .integer(at), .text(id), .integer(at), .text(decision.outcome.rawValue),
             ]) { StoreCoding.AlertRow($0) }.first
         guard let won else {
+            let overdue = try conn.statement("SELECT expires_at FROM alerts WHERE id = ? AND state = 'open' AND expires_at <= ?")
+                .query([.text(id), .integer(at)]) { $0.int(0) }.first
+            if let expiry = overdue {
+                let expired = AlertDecision(outcome: .expired, actor: "alertd", at: StoreCoding.date(expiry))
+                if let (row, _, _) = try decide(conn, id: id, expired) { return (row, false, nil) }
+            }
             let current = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
                 .query([.text(id)]) { StoreCoding.AlertRow($0) }.first
             return current.map { ($0, false, nil) }

@@ -18,6 +18,9 @@ import Testing
         #expect(IPAddress("0.0.0.0")?.scope == .unspecified)
         #expect(IPAddress("::")?.scope == .unspecified)
         #expect(IPAddress("64:ff9b::7f00:1")?.scope == .loopback)
+        #expect(IPAddress("2002:a9fe:a9fe::1")?.scope == .linkLocal)
+        #expect(IPAddress("255.255.255.255")?.scope == .reserved)
+        #expect(IPAddress("240.0.0.1")?.scope == .reserved)
         #expect(IPAddress("93.184.216.34")?.scope == .global)
         #expect(IPAddress("2001:db8::1")?.scope == .global)
         // Octal, hex and single-number spellings are not addresses to us; curl
@@ -59,6 +62,14 @@ import Testing
         #expect(policy.refusal(connectingTo: try #require(IPAddress("192.168.0.1"))) != nil)
         // Metadata services stay out unless named.
         #expect(policy.refusal(connectingTo: try #require(IPAddress("169.254.169.254")))?.contains("link-local") == true)
+        // Prefixes match by parts, not by characters.
+        let (strict, _) = HandlerURLPolicy.parse(["https://ops.example", "https://ci.example/hooks"])
+        #expect(strict.refusal(for: "https://ops.example/anything") == nil)
+        #expect(strict.refusal(for: "https://ops.example.evil.com/") != nil)
+        #expect(strict.refusal(for: "https://ops.example@evil.com/") != nil)
+        #expect(strict.refusal(for: "https://ops.example:8443/") != nil)
+        #expect(strict.refusal(for: "https://ci.example/hooks/deploy") == nil)
+        #expect(strict.refusal(for: "https://ci.example/hooksevil") != nil)
         let (_, bad) = HandlerURLPolicy.parse(["ftp://x/", "not a host!"])
         #expect(bad.count == 2)
     }

@@ -70,6 +70,17 @@ import Testing
         #expect(try await store.nextMaintenanceTime() == nil)
     }
 
+    @Test func aDecisionAfterTheExpiryLosesToTheClock() async throws {
+        let store = try SQLiteAlertStore(path: dir.path + "/late.db")
+        let a = try alert(expires: .seconds(60))
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        // The dispatcher has not expired it yet, but its time is up.
+        let late = try await store.decide(a.id, AlertDecision(outcome: .confirmed, actor: "uid:1000", at: a.createdAt.addingTimeInterval(61)))
+        guard case .alreadyDecided(let current) = late else { Issue.record("a late decision won: \(late)"); return }
+        #expect(current.state == .expired)
+        #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.presenter) == ["handler:cancel"])
+    }
+
     @Test func escalationFiresOnceAndNotAfterADecision() async throws {
         let store = try SQLiteAlertStore(path: dir.path + "/esc.db")
         let open = try alert(confirm: false, cancel: false)
