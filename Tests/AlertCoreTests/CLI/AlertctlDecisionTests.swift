@@ -223,6 +223,39 @@ import Glibc
         json.stop()
     }
 
+    @Test func theEventStreamResumesAfterTheDaemonRestartsWithoutGapsOrRepeats() async throws {
+        let daemon = try await Self.daemon()
+        let before = try await daemon.send(["title": "before the restart"])
+        let client = AlertdClient(endpoint: .unixSocket(daemon.socketPath))
+        let seen = Mutex<[(Int64, String, AlertID)]>([])
+        let connections = Mutex<[Bool]>([])
+        let reader = Task {
+            for try await item in client.events(since: 0) {
+                switch item {
+                case .connected(let resumed): connections.withLock { $0.append(resumed) }
+                case .event(let raw):
+                    if let event = AlertdEvent(raw), let sequence = event.sequence {
+                        seen.withLock { $0.append((sequence, event.type, event.alertID)) }
+                    }
+                case .disconnected: break
+                }
+            }
+        }
+        defer { reader.cancel() }
+        #expect(await AlertctlClientTests.eventually(timeout: .seconds(10)) {
+            seen.withLock { $0.contains { $0.2.rawValue == before } }
+        })
+        await daemon.kill9()
+        try await daemon.start()
+        let after = try await daemon.send(["title": "after the restart"])
+        #expect(await AlertctlClientTests.eventually(timeout: .seconds(15)) {
+            seen.withLock { $0.contains { $0.1 == "alert.created" && $0.2.rawValue == after } }
+        })
+        #expect(connections.withLock { $0 } == [false, true])
+        let sequences = seen.withLock { $0.map(\.0) }
+        #expect(sequences == Array(1...Int64(sequences.count)), "\(sequences)")
+    }
+
     @Test func confirmHelpIsPinned() async throws {
         let r = try await TestBinaries.alertctl("confirm", "--help")
         #expect(r.exitCode == 0)
