@@ -152,6 +152,13 @@ import Testing
               send                    Send an alert to alertd and print its id.
               list                    List the alerts alertd holds, newest first.
               show                    Show one alert and how its deliveries stand.
+              confirm                 Confirm an open alert: alertd calls its confirm
+                                      handler.
+              cancel                  Cancel an open alert: alertd calls its cancel handler.
+              resolve                 Resolve an open alert: the problem went away; no
+                                      handler is called.
+              watch                   Follow alertd's events; on a terminal, decide alerts
+                                      with a key press.
               replay                  Retry dead deliveries: those of one alert, or all of
                                       them.
               completion              Print a shell completion script.

@@ -51,6 +51,11 @@ public enum APIRepresentation {
             self.deliveries = deliveries
         }
 
+        /// The alert itself, e.g. for ``TerminalRenderer``.
+        public var alert: Alert {
+            Alert(id: id, spec: spec, state: state, createdAt: createdAt, updatedAt: updatedAt, decision: decision)
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, state, spec, decision, deliveries
             case createdAt = "created_at"
@@ -105,6 +110,40 @@ public enum APIRepresentation {
             self.accepted = accepted
             self.rejected = rejected
             self.results = results
+        }
+    }
+
+    /// `POST /v1/alerts/{id}/confirm|cancel|resolve` and `POST /v1/alerts/resolve`:
+    /// the alert as the decision left it.
+    public struct DecisionResult: Codable, Sendable, Equatable {
+        public var id: AlertID
+        public var state: AlertState
+        public var decision: AlertDecision?
+        /// The queued call of the decision's handler, when the alert has one.
+        public var handlerDeliveryID: String?
+
+        public init(id: AlertID, state: AlertState, decision: AlertDecision?, handlerDeliveryID: String? = nil) {
+            self.id = id
+            self.state = state
+            self.decision = decision
+            self.handlerDeliveryID = handlerDeliveryID
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, state, decision
+            case handlerDeliveryID = "handler_delivery_id"
+        }
+    }
+
+    /// A 409 to a decision: the error (`already_decided`) and the alert as
+    /// the first decision left it.
+    public struct DecisionConflict: Codable, Sendable, Equatable {
+        public var error: HTTPErrorBody.Content
+        public var alert: DecisionResult
+
+        public init(error: HTTPErrorBody.Content, alert: DecisionResult) {
+            self.error = error
+            self.alert = alert
         }
     }
 

@@ -45,25 +45,6 @@ public struct DecisionsAPI: Sendable {
         }
     }
 
-    /// The decision result as the API shows it.
-    struct DecisionAnswer: Codable, Sendable {
-        var id: AlertID
-        var state: AlertState
-        var decision: AlertDecision?
-        var handlerDeliveryID: String?
-
-        enum CodingKeys: String, CodingKey {
-            case id, state, decision
-            case handlerDeliveryID = "handler_delivery_id"
-        }
-    }
-
-    /// A 409's body: the usual error, plus the alert as it stands.
-    struct ConflictAnswer: Codable, Sendable {
-        var error: HTTPErrorBody.Content
-        var alert: DecisionAnswer
-    }
-
     func decide(_ request: HTTPRequest, id raw: String, _ outcome: AlertState, actor: String? = nil) async -> HTTPResponse {
         guard let id = AlertID(raw) else { return AlertsAPI.noSuchAlert(raw) }
         var comment: String?
@@ -90,12 +71,13 @@ public struct DecisionsAPI: Sendable {
             case .decided(let alert, let handler):
                 metrics.decided(alert.state)
                 if handler != nil { onDecided() }
-                return APIRepresentation.json(DecisionAnswer(id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler))
+                return APIRepresentation.json(APIRepresentation.DecisionResult(
+                    id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler))
             case .alreadyDecided(let alert):
                 let by = alert.decision.map { " by \($0.actor) at \(Logger.timestamp($0.at))" } ?? ""
-                return APIRepresentation.json(ConflictAnswer(
+                return APIRepresentation.json(APIRepresentation.DecisionConflict(
                     error: .init(code: "already_decided", message: "Alert \(alert.id) is already \(alert.state.rawValue)\(by); the first decision stands.", details: nil),
-                    alert: DecisionAnswer(id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: nil)), status: 409)
+                    alert: APIRepresentation.DecisionResult(id: alert.id, state: alert.state, decision: alert.decision)), status: 409)
             }
         } catch {
             return AlertsAPI.storeFailure(error)

@@ -3,7 +3,9 @@ import Foundation
 /// `GET /v1/events`: Server-Sent Events from the store's event log. Every
 /// event has the log's sequence number as its SSE id, so a client that
 /// reconnects with `Last-Event-ID` (or `?since=`) misses nothing and sees
-/// nothing twice.
+/// nothing twice. `?since=now` starts after the newest event; the first
+/// frame then carries that event's id (`id: N` without data), so even a
+/// client that saw no event yet resumes from the right place.
 public struct EventsAPI: Sendable {
     let store: any AlertStore
     let changes: StoreChangeNotifier
@@ -16,13 +18,28 @@ public struct EventsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/v1/events") { req, _ in stream(req) }
+        router.add("GET", "/v1/events") { req, _ in await stream(req) }
     }
 
-    func stream(_ request: HTTPRequest) -> HTTPResponse {
+    func stream(_ request: HTTPRequest) async -> HTTPResponse {
         let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
-        guard let since = Int64(raw.trimmingCharacters(in: .whitespaces)), since >= 0 else {
-            return .error(status: 400, code: "invalid_query", message: "`since` (or Last-Event-ID) must be an event id, got `\(raw)`.")
+        let since: Int64
+        var announce = ""
+        if raw.trimmingCharacters(in: .whitespaces) == "now" {
+            // Resolved before answering: whatever happens once the client has
+            // the response head is in the stream.
+            do {
+                since = try await store.lastEventSequence()
+            } catch {
+                return AlertsAPI.storeFailure(error)
+            }
+            announce = "id: \(since)\n"
+        } else {
+            guard let given = Int64(raw.trimmingCharacters(in: .whitespaces)), given >= 0 else {
+                return .error(status: 400, code: "invalid_query",
+                              message: "`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
+            }
+            since = given
         }
         let store = self.store
         let changes = self.changes
@@ -32,7 +49,7 @@ public struct EventsAPI: Sendable {
             var last = since
             var lastFrame = ContinuousClock.now
             // Tells the client how long to wait before reconnecting.
-            continuation.yield(Data("retry: 1000\n\n".utf8))
+            continuation.yield(Data("retry: 1000\n\(announce)\n".utf8))
             while !Task.isCancelled {
                 let seen = changes.generation
                 guard let events = try? await store.events(after: last, limit: 500) else {

@@ -7,7 +7,8 @@ public struct AlertctlCommand: CLICommand {
         version: AlertdVersion.current,
         subcommands: [
             ValidateCommand.self, RenderCommand.self, SendCommand.self, ListCommand.self, ShowCommand.self,
-            ReplayCommand.self, CompletionCommand.self,
+            ConfirmCommand.self, CancelCommand.self, ResolveCommand.self, WatchCommand.self, ReplayCommand.self,
+            CompletionCommand.self,
         ])
 
     let helpText: String

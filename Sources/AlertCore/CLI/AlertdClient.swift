@@ -15,7 +15,7 @@ public struct AlertdClient: Sendable {
     public var connectTimeout: Duration
     /// Limit for each whole exchange, connecting included.
     public var timeout: Duration
-    private let http: HTTPClient
+    let http: HTTPClient
 
     public init(
         endpoint: AlertdEndpoint, httpClient: HTTPClient = .shared,
@@ -81,7 +81,7 @@ public struct AlertdClient: Sendable {
     }
 
     /// Sends one request and decodes the expected answer, or the error shape.
-    private func exchange<Answer: Decodable>(
+    func exchange<Answer: Decodable>(
         _ method: String, _ path: String, body: Data? = nil, expecting status: Int
     ) async throws(AlertdClientError) -> Answer {
         let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
@@ -92,17 +92,25 @@ public struct AlertdClient: Sendable {
             throw AlertdClientError(error, endpoint: endpoint)
         }
         guard response.status == status else {
-            if let error = try? HTTPErrorBody.decode(response.body) {
-                throw .api(status: response.status, error: error)
-            }
-            throw .badResponse(endpoint: endpoint, status: response.status,
-                               reason: "expected \(status), got \(response.status): \(Self.excerpt(response.body))")
+            throw failure(status: response.status, body: response.body, expected: status)
         }
         do {
             return try APIRepresentation.decoder.decode(Answer.self, from: response.body)
         } catch {
             throw .badResponse(endpoint: endpoint, status: response.status, reason: "\(Self.describe(error)) in \(Self.excerpt(response.body))")
         }
+    }
+
+    /// The error for an answer other than the `expected` one: the API's error
+    /// shape (a 409 to a decision with the alert as it stands), else a bad response.
+    func failure(status: Int, body: Data, expected: Int) -> AlertdClientError {
+        if status == 409, let conflict = try? APIRepresentation.decoder.decode(APIRepresentation.DecisionConflict.self, from: body) {
+            return .alreadyDecided(conflict)
+        }
+        if let error = try? HTTPErrorBody.decode(body) {
+            return .api(status: status, error: error)
+        }
+        return .badResponse(endpoint: endpoint, status: status, reason: "expected \(expected), got \(status): \(Self.excerpt(body))")
     }
 
     /// Characters left alone in a query component: RFC 3986's unreserved set.

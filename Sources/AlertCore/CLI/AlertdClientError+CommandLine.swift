@@ -19,6 +19,13 @@ extension AlertdClientError {
                 context.errorOutput("alertctl: \(message) [\(error.code)]\n")
             }
             return status == 422 && error.code == "invalid_alert" ? .dataError : .failure
+        case .alreadyDecided(let conflict):
+            if json {
+                context.output(CLIJSON.text(conflict) + "\n")
+            } else {
+                context.errorOutput("alertctl: \(message) [\(code)]\n")
+            }
+            return .failure
         case .badResponse, .transport:
             context.errorOutput("alertctl: \(description)\n")
             return .failure

@@ -7,6 +7,9 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// The daemon answered with an error in the API's shape, e.g. 401
     /// `unauthorized`, 404 `alert_not_found`, 422 `invalid_alert`.
     case api(status: Int, error: HTTPErrorBody.Content)
+    /// A decision came second (409 `already_decided`): the alert as the
+    /// first decision left it, with who took it and when.
+    case alreadyDecided(APIRepresentation.DecisionConflict)
     /// Something answered, but not with what the API promises.
     case badResponse(endpoint: AlertdEndpoint, status: Int, reason: String)
     /// The exchange failed after connecting (connection lost, response timeout).
@@ -32,6 +35,7 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .unreachable: "alertd_unreachable"
         case .api(_, let error): error.code
+        case .alreadyDecided(let conflict): conflict.error.code
         case .badResponse: "bad_response"
         case .transport(let error): error.code
         }
@@ -47,6 +51,10 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
             return "cannot reach alertd at \(endpoint): \(reason) (\(hint))"
         case .api(let status, let error):
             return "alertd answered \(status): \(error.message)"
+        case .alreadyDecided(let conflict):
+            let alert = conflict.alert
+            guard let decision = alert.decision else { return "alert \(alert.id) is already \(alert.state.rawValue)" }
+            return "alert \(alert.id) was already \(decision.commandLineText); the first decision stands"
         case .badResponse(let endpoint, let status, let reason):
             return "alertd at \(endpoint) sent an answer alertctl cannot read (status \(status)): \(reason)"
         case .transport(let error):

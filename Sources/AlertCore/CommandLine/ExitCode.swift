@@ -10,9 +10,9 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let success = ExitCode(rawValue: 0)
     /// The command ran but what it tried failed (a delivery, a request).
     public static let failure = ExitCode(rawValue: 1)
-    /// `alertctl send --wait` saw the alert end without being confirmed
-    /// (cancelled, expired or resolved).
-    public static let notConfirmed = ExitCode(rawValue: 2)
+    /// `alertctl send --wait`: the alert expired, or the wait timed out,
+    /// before anyone decided (a cancellation is ``failure``).
+    public static let expiredOrTimedOut = ExitCode(rawValue: 2)
     /// The command line itself was wrong (`EX_USAGE`).
     public static let usage = ExitCode(rawValue: 64)
     /// The input was read but is not valid, e.g. an invalid alert (`EX_DATAERR`).

@@ -5,13 +5,23 @@ import Synchronization
 /// One request in flight on the multi driver: the caller's request, the easy
 /// handle configured for it, and the response as it arrives.
 ///
+/// A streaming transfer (``HTTPClient/stream(_:)``) sets `headContinuation`
+/// and `bodyContinuation` instead of `continuation`: the head is handed over
+/// at the blank line that ends the final response's headers, and each body
+/// chunk as libcurl writes it, unbuffered and without `maxResponseBytes`.
+///
 /// `@unchecked Sendable` is safe because after `submit` only the driver's
 /// thread touches the mutable state (libcurl calls the callbacks on that
-/// thread too); the caller's task only sets `continuation` before submitting
-/// (the inbox lock orders the two) and flips `cancelRequested`, an atomic.
+/// thread too); the caller's task only sets the continuations before
+/// submitting (the inbox lock orders the two) and flips `cancelRequested`,
+/// an atomic.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     var continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// Streaming: resumed once, with the head (an empty body) or the failure before it.
+    var headContinuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// Streaming: gets the body as it arrives; finished, or failed, with the transfer.
+    var bodyContinuation: AsyncThrowingStream<Data, any Error>.Continuation?
     let cancelRequested = Atomic(false)
 
     private var easy: CurlEasy?
@@ -22,6 +32,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var overflowed = false
     private var policyRefusal: String?
     private var finished = false
+    private var headDelivered = false
 
     init(_ request: HTTPClientRequest) {
         self.request = request
@@ -76,6 +87,11 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         try easy.set(CURLOPT_PRIVATE, pointer: me)
         if let path = request.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
+        if let idle = request.idleTimeout {
+            // Less than one byte a second for that long counts as a dead connection.
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000))
+        }
 
         _ = alertd_curl_setopt_write(easy.handle, Self.writeCallback)
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
@@ -128,13 +144,35 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Completion
 
-    /// Delivers the outcome to the waiting caller, once.
+    /// Delivers the outcome to the waiting caller, once. A streaming caller
+    /// that has its head already sees the body end, or fail with the error.
     func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
         guard !finished else { return }
         finished = true
         easy = nil
         continuation?.resume(returning: result)
         continuation = nil
+        if let bodyContinuation {
+            if !headDelivered {
+                headDelivered = true
+                headContinuation?.resume(returning: result)
+                headContinuation = nil
+            }
+            switch result {
+            case .success: bodyContinuation.finish()
+            case .failure(let error): bodyContinuation.finish(throwing: error)
+            }
+            self.bodyContinuation = nil
+        }
+    }
+
+    /// Streaming: hands the status and headers over, once, before any body.
+    private func deliverHead() {
+        guard !headDelivered else { return }
+        headDelivered = true
+        let status = easy?.info(CURLINFO_RESPONSE_CODE) ?? 0
+        headContinuation?.resume(returning: .success(HTTPClientResponse(status: status, headers: headers)))
+        headContinuation = nil
     }
 
     /// Turns libcurl's verdict into a response or an error.
@@ -155,6 +193,11 @@ final class CurlTransfer: @unchecked Sendable {
             return .failure(.couldNotConnect(url: url, address: peerAddress(), reason: connectFailureReason()))
         case CURLE_OPERATION_TIMEDOUT:
             let connected = (easy?.info(offset: CURLINFO_CONNECT_TIME_T) ?? 0) > 0
+            let elapsedMicroseconds = easy?.info(offset: CURLINFO_TOTAL_TIME_T) ?? 0
+            if connected, let idle = request.idleTimeout, elapsedMicroseconds < request.timeout.milliseconds * 1000 {
+                // Not the total limit, so the low-speed check: nothing arrived for `idle`.
+                return .failure(.timedOut(url: url, phase: .response, after: idle))
+            }
             return .failure(connected
                 ? .timedOut(url: url, phase: .response, after: request.timeout)
                 : .timedOut(url: url, phase: .connect, after: min(request.connectTimeout, request.timeout)))
@@ -200,6 +243,11 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: libcurl callbacks, on the driver's thread
 
     private func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if let bodyContinuation {
+            deliverHead()
+            bodyContinuation.yield(Data(bytes: UnsafeRawPointer(data), count: count))
+            return count
+        }
         let room = request.maxResponseBytes - body.count
         guard count <= room else {
             if room > 0 { body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: room) }
@@ -213,7 +261,11 @@ final class CurlTransfer: @unchecked Sendable {
     private func receiveHeader(_ line: UnsafeRawBufferPointer) {
         var bytes = line[...]
         while let last = bytes.last, last == 10 || last == 13 { bytes = bytes.dropLast() }
-        guard !bytes.isEmpty else { return }
+        guard !bytes.isEmpty else {
+            // The blank line ending a final (not 1xx) response's headers.
+            if bodyContinuation != nil, let status = easy?.info(CURLINFO_RESPONSE_CODE), status >= 200 { deliverHead() }
+            return
+        }
         if bytes.starts(with: "HTTP/".utf8) {
             // A new status line: whatever came before was an interim 1xx response.
             headers = HTTPHeaders()

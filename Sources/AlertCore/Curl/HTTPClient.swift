@@ -40,4 +40,37 @@ public final class HTTPClient: Sendable {
         }
         return try result.get()
     }
+
+    /// Sends one request and returns as soon as the response head is in;
+    /// the body follows in ``HTTPClientStreamingResponse/body`` as the server
+    /// sends it, for as long as it keeps the response open (Server-Sent
+    /// Events). `maxResponseBytes` does not apply; `timeout` still limits the
+    /// whole exchange, and `idleTimeout` a silence. Cancelling the calling
+    /// task, or the task reading the body, or dropping the body, aborts the
+    /// transfer.
+    public func stream(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
+        guard let driver else {
+            throw .other(url: request.url, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
+        }
+        let transfer = CurlTransfer(request)
+        let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        transfer.bodyContinuation = bodyContinuation
+        bodyContinuation.onTermination = { termination in
+            // `.finished` comes from the transfer itself; only a reader that went away needs the abort.
+            guard case .cancelled = termination else { return }
+            transfer.cancelRequested.store(true, ordering: .relaxed)
+            driver.cancel(transfer)
+        }
+        let head = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                transfer.headContinuation = continuation
+                driver.submit(transfer)
+            }
+        } onCancel: {
+            transfer.cancelRequested.store(true, ordering: .relaxed)
+            driver.cancel(transfer)
+        }
+        let response = try head.get()
+        return HTTPClientStreamingResponse(status: response.status, headers: response.headers, body: body)
+    }
 }

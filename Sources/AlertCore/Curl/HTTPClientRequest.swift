@@ -31,12 +31,17 @@ public struct HTTPClientRequest: Sendable {
     /// Consulted once the connection is up and before the request is sent;
     /// may refuse the address actually connected to.
     public var connectPolicy: HTTPConnectPolicy?
+    /// Give up when no byte arrives for this long (`CURLOPT_LOW_SPEED_TIME`
+    /// with a limit of one byte a second); nil waits as long as `timeout`.
+    /// For streams that stay open and send keep-alives.
+    public var idleTimeout: Duration?
 
     public init(
         url: String, method: String = "GET", headers: HTTPHeaders = [:], body: Data? = nil,
         connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(30),
         unixSocketPath: String? = nil, maxResponseBytes: Int = 64 * 1024,
-        oversizedResponse: OversizedResponse = .fail, connectPolicy: HTTPConnectPolicy? = nil
+        oversizedResponse: OversizedResponse = .fail, connectPolicy: HTTPConnectPolicy? = nil,
+        idleTimeout: Duration? = nil
     ) {
         self.url = url
         self.method = method
@@ -48,5 +53,6 @@ public struct HTTPClientRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.oversizedResponse = oversizedResponse
         self.connectPolicy = connectPolicy
+        self.idleTimeout = idleTimeout
     }
 }

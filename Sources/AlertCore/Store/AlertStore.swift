@@ -55,6 +55,10 @@ public protocol AlertStore: Sendable {
 
     /// Events with a sequence number above `sequence`, oldest first.
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent]
+
+    /// The newest event's sequence number, or 0 while the log is empty:
+    /// where a reader that wants only what happens from now on starts.
+    func lastEventSequence() async throws(StoreError) -> Int64
 }
 
 /// What `decide` did.

@@ -167,6 +167,10 @@ public actor InMemoryAlertStore: AlertStore {
         Array(log.filter { $0.sequence > sequence }.prefix(limit))
     }
 
+    public func lastEventSequence() -> Int64 {
+        log.last?.sequence ?? 0
+    }
+
     private func addDelivery(_ id: String, alert: AlertID, presenter: String, at: Date) {
         deliveries[id] = DeliveryRecord(
             id: id, alertID: alert, presenter: presenter, state: .pending, attempts: 0, nextAttemptAt: at,

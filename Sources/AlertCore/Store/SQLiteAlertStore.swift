@@ -407,6 +407,12 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func lastEventSequence() async throws(StoreError) -> Int64 {
+        try read("Reading events") { conn throws(SQLiteError) in
+            try conn.scalar("SELECT COALESCE(MAX(seq), 0) FROM events") ?? 0
+        }
+    }
+
     public func counts() async throws(StoreError) -> StoreCounts {
         try read("Counting alerts") { conn throws(SQLiteError) in
             var c = StoreCounts()

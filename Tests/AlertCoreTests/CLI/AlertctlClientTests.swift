@@ -292,8 +292,14 @@ import Testing
             "deduplicated"}). When an open alert has the same dedup key, the alert is folded
             into it and its id is printed.
 
-            Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, 65 invalid
-            alert, 69 alertd unavailable.
+            With --wait, stays until the alert (or the one it was folded into) is decided
+            and prints how, e.g. 'confirmed by uid:1000 at 2025-06-01 12:00:00 UTC'; with
+            --json the alert instead, as 'show --json' prints it. Then exits 0 when it was
+            confirmed, 1 when cancelled or resolved, 2 when it expired or --timeout passed
+            first.
+
+            Exit codes: 0 ok, 1 failure (an error from alertd), 2 expired or timed out
+            (--wait), 64 usage error, 65 invalid alert, 69 alertd unavailable.
 
             USAGE: alertctl send [--title <title>] [--message <message>]
                                  [--severity <severity>] [--label <name=value> ...]
@@ -301,7 +307,8 @@ import Testing
                                  [--dedup-key <key>] [--expires <duration>]
                                  [--template <name>] [--set <name=value> ...]
                                  [--templates <file>] [--socket <path>] [--url <url>]
-                                 [--token-file <file>] [--json]
+                                 [--token-file <file>] [--json] [--wait]
+                                 [--timeout <duration>]
 
             OPTIONS:
               -t, --title <title>     The headline: what happened, in a few words.
@@ -335,6 +342,10 @@ import Testing
                                       $ALERTD_TOKEN_FILE.
               --json                  Print alertd's answer, or the problems, as JSON on
                                       standard output.
+              --wait                  Wait until the alert is decided; the exit code says
+                                      how.
+              --timeout <duration>    With --wait, stop waiting after this long, e.g. 90s,
+                                      10m, 1h. (default: 10m)
               -h, --help              Show help information.
 
             """)

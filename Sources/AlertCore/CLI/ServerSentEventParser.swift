@@ -1,0 +1,118 @@
+import Foundation
+
+/// Turns the bytes of a `text/event-stream` into events, as the WHATWG HTML
+/// standard's "event stream interpretation" says: lines end in CRLF, LF or
+/// CR (also when a chunk ends between CR and LF); `:` starts a comment; one
+/// space after the field's colon is dropped; `data:` lines accumulate; a
+/// blank line dispatches; `id:` sets the last event id even for a frame
+/// without data; `retry:` takes only digits.
+///
+/// ```swift
+/// var parser = ServerSentEventParser()
+/// for event in parser.feed(chunk) { … }
+/// ```
+///
+/// A pure value: feed it chunks cut anywhere; it keeps the partial line and
+/// event between calls.
+public struct ServerSentEventParser: Sendable {
+    /// The id to resume from (`Last-Event-ID`): the last one dispatched.
+    public private(set) var lastEventID: String?
+    /// The reconnection delay the server asked for, if it did.
+    public private(set) var retry: Duration?
+
+    private var line: [UInt8] = []
+    /// The previous chunk ended in CR: a leading LF belongs to that line end.
+    private var skipLineFeed = false
+    /// Before the first byte: a UTF-8 byte order mark there is dropped.
+    private var atStart = true
+    private var data = ""
+    private var hasData = false
+    private var type = ""
+    private var pendingID: String?
+
+    public init(lastEventID: String? = nil) {
+        self.lastEventID = lastEventID
+        pendingID = lastEventID
+    }
+
+    /// The events completed by `bytes`, in order.
+    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        for byte in bytes {
+            switch byte {
+            case 0x0A where skipLineFeed:
+                skipLineFeed = false
+            case 0x0A, 0x0D:
+                skipLineFeed = byte == 0x0D
+                if let event = process(line) { events.append(event) }
+                line.removeAll(keepingCapacity: true)
+            default:
+                skipLineFeed = false
+                line.append(byte)
+            }
+        }
+        return events
+    }
+
+    /// The connection ended: an event without its blank line is dropped, as
+    /// the standard says; the last event id and retry are kept for resuming.
+    public mutating func endOfStream() {
+        line.removeAll()
+        skipLineFeed = false
+        atStart = true
+        data = ""
+        hasData = false
+        type = ""
+        pendingID = lastEventID
+    }
+
+    private mutating func process(_ raw: [UInt8]) -> ServerSentEvent? {
+        var bytes = raw[...]
+        if atStart {
+            atStart = false
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        }
+        if bytes.isEmpty { return dispatch() }
+        if bytes.first == UInt8(ascii: ":") { return nil }
+        let field: String
+        let value: String
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            field = String(decoding: bytes[..<colon], as: UTF8.self)
+            var rest = bytes[bytes.index(after: colon)...]
+            if rest.first == UInt8(ascii: " ") { rest = rest.dropFirst() }
+            value = String(decoding: rest, as: UTF8.self)
+        } else {
+            field = String(decoding: bytes, as: UTF8.self)
+            value = ""
+        }
+        switch field {
+        case "event":
+            type = value
+        case "data":
+            if hasData { data += "\n" }
+            data += value
+            hasData = true
+        case "id":
+            if !value.contains("\u{0}") { pendingID = value }
+        case "retry":
+            if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+               let ms = Int64(value) {
+                retry = .milliseconds(ms)
+            }
+        default:
+            break  // unknown fields are ignored
+        }
+        return nil
+    }
+
+    private mutating func dispatch() -> ServerSentEvent? {
+        lastEventID = pendingID
+        defer {
+            data = ""
+            hasData = false
+            type = ""
+        }
+        guard hasData else { return nil }
+        return ServerSentEvent(id: lastEventID, type: type.isEmpty ? "message" : type, data: data)
+    }
+}
