@@ -40,7 +40,7 @@ public struct AlertsAPI: Sendable {
         case .success(let value): root = value
         }
         if let object = root as? [String: Any] {
-            switch AlertSpec.Builder(jsonObject: object).build(limits: settings.limits) {
+            switch Self.spec(from: object, settings) {
             case .failure(let errors):
                 return APIRequestBody.invalidAlert(errors)
             case .success(let spec):
@@ -72,7 +72,7 @@ public struct AlertsAPI: Sendable {
                 items[i] = .init(index: i, error: .init(code: "invalid_body", message: "Item \(i) is not an alert object.", details: nil))
                 continue
             }
-            switch AlertSpec.Builder(jsonObject: object).build(limits: settings.limits) {
+            switch Self.spec(from: object, settings) {
             case .success(let spec): specs.append((i, spec))
             case .failure(let errors): items[i] = .init(index: i, error: HTTPErrorBody(invalidAlert: errors).error)
             }
@@ -94,6 +94,36 @@ public struct AlertsAPI: Sendable {
         return APIRepresentation.json(
             APIRepresentation.BatchResult(accepted: accepted, rejected: results.count - accepted, results: results),
             status: accepted > 0 ? 202 : 422)
+    }
+
+    /// One alert object through the builder. An object may name a
+    /// configured template (`"template"`) with `"values"` for its
+    /// placeholders; its own fields win over the template's, as options do
+    /// over `alertctl --template`.
+    static func spec(from object: [String: Any], _ settings: AlertIntake.Settings) -> Result<AlertSpec, AlertSpecErrors> {
+        var fields = object
+        let templateName = fields.removeValue(forKey: "template")
+        let rawValues = fields.removeValue(forKey: "values")
+        var builder = AlertSpec.Builder(jsonObject: fields)
+        if let templateName {
+            let values = rawValues as? [String: String]
+            if rawValues != nil && values == nil {
+                builder = builder.problem(AlertSpecError(field: "values", code: .invalidType,
+                                                         message: "`values` must be an object of strings, one per placeholder."))
+            } else if let name = templateName as? String, let template = settings.templates[name] {
+                builder = template.fill(builder, values: values ?? [:])
+            } else {
+                let known = settings.templates.names
+                builder = builder.problem(AlertSpecError(
+                    field: "template", code: .unknownTemplate,
+                    message: "There is no template `\(templateName)`; "
+                        + (known.isEmpty ? "alertd has no templates configured." : "the templates are: \(known.joined(separator: ", ")).")))
+            }
+        } else if rawValues != nil {
+            builder = builder.problem(AlertSpecError(field: "values", code: .unknownField,
+                                                     message: "`values` fills a template's placeholders; name the template with `template`."))
+        }
+        return builder.build(limits: settings.limits)
     }
 
     // MARK: GET /v1/alerts

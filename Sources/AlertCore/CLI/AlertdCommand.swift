@@ -79,6 +79,11 @@ public struct AlertdCommand: CLICommand {
             return .dataError
         }
         if checkOnly {
+            let problems = AlertDaemon.preflight(config)
+            guard problems.isEmpty else {
+                context.errorOutput(problems.joined(separator: "\n") + "\n")
+                return .dataError
+            }
             context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
             return .success
         }

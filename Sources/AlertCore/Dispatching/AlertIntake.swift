@@ -9,11 +9,15 @@ public final class AlertIntake: Sendable {
         public var limits: AlertSpecLimits
         /// Most alerts in one submission.
         public var maxBatch: Int
+        /// Recipes submitters may name instead of spelling out an alert.
+        public var templates: AlertTemplateLibrary
 
-        public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000) {
+        public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000,
+                    templates: AlertTemplateLibrary = AlertTemplateLibrary()) {
             self.router = router
             self.limits = limits
             self.maxBatch = maxBatch
+            self.templates = templates
         }
     }
 

@@ -62,11 +62,7 @@ public final class AlertDaemon: Sendable {
             onAttempt: { metrics.attempt($0) },
             onMaintenance: { report in report.expired.forEach { _ in metrics.decided(.expired) } })
         let dispatcher = self.dispatcher
-        intake = AlertIntake(
-            store: store,
-            settings: .init(router: AlertRouter(routes: config.routes, defaultRoute: config.defaultRoute),
-                            limits: config.limits.alert, maxBatch: config.limits.maxBatch),
-            onAccepted: { dispatcher.wake() })
+        intake = AlertIntake(store: store, settings: try Self.intakeSettings(config), onAccepted: { dispatcher.wake() })
 
         let auth: APIAuthenticator
         do { auth = try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch {
@@ -113,6 +109,33 @@ public final class AlertDaemon: Sendable {
         log.notice("alertd ready", meta)
     }
 
+    /// What `--check-config` checks beyond the file itself: the files it
+    /// points at (token, secrets, templates) can be read and make sense.
+    public static func preflight(_ config: DaemonConfiguration) -> [String] {
+        var problems: [String] = []
+        do { _ = try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch { problems += error.problems.map { "\(error.source): \($0)" } }
+        do { _ = try intakeSettings(config) } catch { problems.append(error.message) }
+        do { _ = try PresenterFactory.handlers(config.actions) } catch { problems.append("actions: \(error.message)") }
+        for definition in config.presenters {
+            if case .webhook(_, let secretFile?) = definition.settings, FileManager.default.contents(atPath: secretFile) == nil {
+                problems.append("presenters.\(definition.name).secret_file: cannot read \(secretFile)")
+            }
+        }
+        return problems
+    }
+
+    /// Routes, limits and templates for new alerts.
+    static func intakeSettings(_ config: DaemonConfiguration) throws(DaemonError) -> AlertIntake.Settings {
+        var templates = AlertTemplateLibrary()
+        if let path = config.templatesPath {
+            do { templates = try AlertTemplateLibrary.load(from: config.resolve(path)) } catch {
+                throw DaemonError(code: .configuration, message: error.description)
+            }
+        }
+        return .init(router: AlertRouter(routes: config.routes, defaultRoute: config.defaultRoute),
+                     limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates)
+    }
+
     /// True while the dispatcher loop goes round and the store answers: what
     /// the systemd watchdog is fed from. A wedged dispatcher stops the pings
     /// even though the process still runs.
@@ -135,6 +158,7 @@ public final class AlertDaemon: Sendable {
     /// presenters cannot be made.
     public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> [String] {
         let presenters = try PresenterFactory.make(new)
+        let settings = try Self.intakeSettings(new)
         let old = configuration.withLock { $0 }
         var warnings: [String] = []
         if old.api.socketPath != new.api.socketPath || old.api.listen != new.api.listen || old.api.tokenFile != new.api.tokenFile
@@ -143,8 +167,7 @@ public final class AlertDaemon: Sendable {
         }
         if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry)
-        intake.update(.init(router: AlertRouter(routes: new.routes, defaultRoute: new.defaultRoute),
-                            limits: new.limits.alert, maxBatch: new.limits.maxBatch))
+        intake.update(settings)
         configuration.withLock { current in
             var kept = new
             kept.api = current.api

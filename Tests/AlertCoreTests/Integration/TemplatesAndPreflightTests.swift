@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import AlertCore
+
+@Suite struct TemplatesAndPreflightTests {
+    static let templates = """
+        {"templates": {"disk_full": {"title": "Disk full on {host}", "severity": "critical",
+                                     "labels": {"host": "{host}"}, "dedup_key": "disk:{host}"}}}
+        """
+
+    @Test func theAPIFillsConfiguredTemplates() async throws {
+        let files = TemporaryDirectory()
+        try Self.templates.write(toFile: files.path + "/templates.json", atomically: true, encoding: .utf8)
+        let d = try TestDaemon(config: ["templates": files.path + "/templates.json"])
+        try await d.start()
+
+        let id = try await d.send(["template": "disk_full", "values": ["host": "db1"], "message": "/var at 97%"])
+        let spec = try #require(try await d.show(id)["spec"] as? [String: Any])
+        #expect(spec["title"] as? String == "Disk full on db1")
+        #expect(spec["severity"] as? String == "critical")
+        #expect(spec["dedup_key"] as? String == "disk:db1")
+        #expect(spec["message"] as? String == "/var at 97%")
+
+        // The alert's own fields win over the template's.
+        let own = try await d.send(["template": "disk_full", "values": ["host": "db2"], "title": "Custom", "severity": "info"])
+        let ownSpec = try #require(try await d.show(own)["spec"] as? [String: Any])
+        #expect(ownSpec["title"] as? String == "Custom")
+        #expect(ownSpec["severity"] as? String == "info")
+
+        func codes(_ body: [String: Any]) async throws -> [String] {
+            let r = try await d.request("POST", "/v1/alerts", json: body)
+            #expect(r.status == 422)
+            return (try HTTPErrorBody.decode(r.body).details ?? []).map(\.code)
+        }
+        #expect(try await codes(["template": "disk_fill"]).contains("unknown_template"))
+        #expect(try await codes(["template": "disk_full"]) == ["missing_template_values"])
+        #expect(try await codes(["title": "x", "values": ["a": "b"]]) == ["unknown_field"])
+    }
+
+    @Test func checkConfigReadsTheFilesTheConfigNames() async throws {
+        let files = TemporaryDirectory()
+        let config = files.path + "/alertd.json"
+        try #"{"api": {"token_file": "/nonexistent/token"}, "templates": "/nonexistent/templates.json"}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let bad = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
+        #expect(bad.exitCode == 65)
+        #expect(bad.stderr.contains("/nonexistent/token"))
+        #expect(bad.stderr.contains("/nonexistent/templates.json"))
+
+        try "0123456789abcdef0123\n".write(toFile: files.path + "/token", atomically: true, encoding: .utf8)
+        try Self.templates.write(toFile: files.path + "/templates.json", atomically: true, encoding: .utf8)
+        try #"{"api": {"token_file": "\#(files.path)/token"}, "templates": "\#(files.path)/templates.json"}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let good = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
+        #expect(good.exitCode == 0, "\(good.stderr)")
+    }
+}
