@@ -109,17 +109,30 @@ public struct DecisionsAPI: Sendable {
         }
     }
 
-    /// A signed link's check; the decision itself goes through `decide`.
-    func actionLink(_ request: HTTPRequest, id raw: String, action rawAction: String) async -> HTTPResponse {
+    /// The alert and action a link names, if its signature and expiry hold;
+    /// otherwise the answer to send.
+    func verifiedLink(_ request: HTTPRequest, id raw: String, action rawAction: String)
+        -> Result<(id: AlertID, action: ActionKind), HTTPResponseBox> {
         guard let action = ActionKind(rawValue: rawAction) else {
-            return .error(status: 404, code: "not_found", message: "Actions are `confirm` and `cancel`.")
+            return .failure(HTTPResponseBox(.error(status: 404, code: "not_found", message: "Actions are `confirm` and `cancel`.")))
         }
         guard let links else {
-            return .error(status: 404, code: "action_links_disabled", message: "Action links are off: set api.public_url in alertd's config.")
+            return .failure(HTTPResponseBox(.error(status: 404, code: "action_links_disabled",
+                                                   message: "Action links are off: set api.public_url in alertd's config.")))
         }
-        guard let id = AlertID(raw) else { return Self.forbidden("The link names no valid alert.") }
+        guard let id = AlertID(raw) else { return .failure(HTTPResponseBox(Self.forbidden("The link names no valid alert."))) }
         if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token")) {
-            return Self.forbidden(refusal)
+            return .failure(HTTPResponseBox(Self.forbidden(refusal)))
+        }
+        return .success((id, action))
+    }
+
+    /// A signed link's check; the decision itself goes through `decide`.
+    func actionLink(_ request: HTTPRequest, id raw: String, action rawAction: String) async -> HTTPResponse {
+        let action: ActionKind
+        switch verifiedLink(request, id: raw, action: rawAction) {
+        case .failure(let box): return box.response
+        case .success(let link): action = link.action
         }
         var plain = request
         plain.body = Data()
@@ -138,15 +151,10 @@ public struct DecisionsAPI: Sendable {
     /// GET on a link shows what it will do and a button that POSTs: link
     /// previews in chat apps fetch URLs, and a fetch must not decide.
     func actionPage(_ request: HTTPRequest, id raw: String, action rawAction: String) async -> HTTPResponse {
-        guard let action = ActionKind(rawValue: rawAction) else {
-            return .error(status: 404, code: "not_found", message: "Actions are `confirm` and `cancel`.")
-        }
-        guard let links else {
-            return .error(status: 404, code: "action_links_disabled", message: "Action links are off: set api.public_url in alertd's config.")
-        }
-        guard let id = AlertID(raw) else { return Self.forbidden("The link names no valid alert.") }
-        if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token")) {
-            return Self.forbidden(refusal)
+        let id: AlertID, action: ActionKind
+        switch verifiedLink(request, id: raw, action: rawAction) {
+        case .failure(let box): return box.response
+        case .success(let link): (id, action) = (link.id, link.action)
         }
         guard let record = try? await store.record(id: id) else { return AlertsAPI.noSuchAlert(raw) }
         let alert = record.alert

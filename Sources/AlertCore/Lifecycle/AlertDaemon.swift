@@ -104,7 +104,7 @@ public final class AlertDaemon: Sendable {
         }
         var meta: Logger.Metadata = ["socket": socketPath, "store": store.path]
         if let server = servers.first(where: { $0.configuration.listener.isTCP }) {
-            meta["tcp"] = "\(server.address ?? "?"):\(server.port.map(String.init) ?? "?")"
+            meta["tcp"] = server.address ?? "?"
         }
         log.notice("alertd ready", meta)
     }
