@@ -113,6 +113,7 @@ def main():
     p50 = {t: [d["latency_p50_us"] / 1000 for d in ing[t]] for t in T}
     p99 = {t: [d["latency_p99_us"] / 1000 for d in ing[t]] for t in T}
     m = {t: median(rate[t]) for t in T}
+    cpu1 = {t: [d["cpu_ms"] * 1000 / max(1, d["requests"] - d["errors_status"]) for d in ing[t] if "cpu_ms" in d] for t in T}
     n1 = len(ing["alertd"])
     rows.append(("(1) ingest", f"accepted alerts/s, 1 alert per request (median of {n1}; higher is better)",
                  fmt(m["alertd"], 0), fmt(m["alertmanager"], 0), ratio(m["alertd"], m["alertmanager"])))
@@ -120,6 +121,9 @@ def main():
         mm = {t: median(src[t]) for t in T}
         rows.append(("(1) ingest", f"request latency {label}, ms (median of {n1})",
                      fmt(mm["alertd"]), fmt(mm["alertmanager"]), ratio(mm["alertd"], mm["alertmanager"])))
+    mc = {t: median(cpu1[t]) for t in T}
+    rows.append(("(1) ingest", f"daemon CPU time per 1,000 accepted alerts (deliveries included), ms (median of {n1})",
+                 fmt(mc["alertd"]), fmt(mc["alertmanager"]), ratio(mc["alertd"], mc["alertmanager"])))
     for t in T:
         for i, d in enumerate(ing[t], 1):
             errs = {k: d[k] for k in d if k.startswith("errors_") and d[k]}
@@ -136,7 +140,11 @@ def main():
         mm = {t: median([d.get(key) for d in e2e[t]]) for t in T}
         rows.append(("(2) end to end", f"{label} (median of {n2})", fmt(mm["alertd"]), fmt(mm["alertmanager"]),
                      ratio(mm["alertd"], mm["alertmanager"])))
-    rss2 = {t: median([(d or {}).get("rss_kb") for d in rounds(run, f"rss-after-e2e-{t}")]) for t in T}
+    after2 = {t: rounds(run, f"after-e2e-{t}") for t in T}
+    cpu2 = {t: median([d.get("cpu_ms") for d in after2[t]]) for t in T}
+    rows.append(("(2) end to end", f"daemon CPU time for the {total:,} alerts, ingest and delivery, ms (median of {n2})",
+                 fmt(cpu2["alertd"]), fmt(cpu2["alertmanager"]), ratio(cpu2["alertd"], cpu2["alertmanager"])))
+    rss2 = {t: median([d.get("rss_kb") for d in after2[t]]) for t in T}
     rows.append(("(2) end to end", f"RSS right after, all {total:,} delivered, MiB (median of {n2})",
                  fmt(rss2["alertd"] / 1024 if rss2["alertd"] else None), fmt(rss2["alertmanager"] / 1024 if rss2["alertmanager"] else None),
                  ratio(rss2["alertd"], rss2["alertmanager"])))

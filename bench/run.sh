@@ -61,7 +61,7 @@ if pids=$(pgrep -x prometheus-alert 2>/dev/null); then
 fi
 
 # Many sockets: Alertmanager opens one webhook request per alert group.
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # --- processes ---------------------------------------------------------------
 
@@ -96,6 +96,9 @@ ports() { "$PY" bench/load.py free-ports "$1"; }
 wait_http() { "$PY" bench/load.py wait-http "$1" --timeout "${2:-60}" >/dev/null; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
+# CPU time (user + system) the process has used so far, in ms.
+TICK=$(getconf CLK_TCK)
+cpu_ms() { awk -v t="$TICK" '{sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / t)}' "/proc/$1/stat"; }
 
 # The commands as run, for BENCHMARKS.md (the first of each kind is enough).
 note() { local key=$1; shift; grep -q "^$key	" "$RUN/commands.tsv" 2>/dev/null || printf '%s\t%s\n' "$key" "$*" >>"$RUN/commands.tsv"; }
@@ -205,17 +208,20 @@ ingest() {
     local target=$1 round=$2 name=ingest-$1-$2 out
     start_sink "$name"
     start_daemon "$target" "$name" "$SINK_PORT"
+    local cpu0
+    cpu0=$(cpu_ms "$D_PID")
     local cmd="wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${INGEST_SECONDS}s --timeout 10s -s bench/post.lua $D_BASE"
     note "wrk-$target" "BENCH_TARGET=$target $cmd"
     # shellcheck disable=SC2086
     out=$(BENCH_TARGET=$target timeout $((INGEST_SECONDS + 60)) $cmd) || die "wrk failed against $target"
     printf '%s\n' "$out" >"$RUN/$name.wrk.txt"
-    local delivered rss
+    local delivered rss cpu
+    cpu=$(($(cpu_ms "$D_PID") - cpu0))
     delivered=$(curl -sS --max-time 5 "http://127.0.0.1:$SINK_PORT/" | awk '{print $1}')
     rss=$(rss_kb "$D_PID")
     printf '%s\n' "$out" | sed -n 's/^BENCHJSON //p' |
-        "$PY" -c 'import json,sys; d=json.load(sys.stdin); d["delivered_during"]=int(sys.argv[1]); d["rss_kb_after"]=int(sys.argv[2]); print(json.dumps(d))' \
-            "${delivered:-0}" "$rss" | result "$name"
+        "$PY" -c 'import json,sys; d=json.load(sys.stdin); d["delivered_during"]=int(sys.argv[1]); d["rss_kb_after"]=int(sys.argv[2]); d["cpu_ms"]=int(sys.argv[3]); print(json.dumps(d))' \
+            "${delivered:-0}" "$rss" "$cpu" | result "$name"
     stop "$D_PID"
     stop "$SINK_PID"
 }
@@ -227,11 +233,13 @@ e2e() {
     [ "$target" = alertmanager ] && path=/am
     start_sink "$name"
     start_daemon "$target" "$name" "$SINK_PORT"
+    local cpu0
+    cpu0=$(cpu_ms "$D_PID")
     note "e2e-$target" "$PY bench/load.py e2e --base $D_BASE --target $target --batches $E2E_BATCHES --size $E2E_SIZE --sink http://127.0.0.1:$SINK_PORT/ --arrivals <sink file> --path $path"
     timeout 200 "$PY" bench/load.py e2e --base "$D_BASE" --target "$target" --batches "$E2E_BATCHES" --size "$E2E_SIZE" \
         --sink "http://127.0.0.1:$SINK_PORT/" --arrivals "$SINK_FILE" --path "$path" --timeout 150 | result "$name" ||
         log "e2e against $target incomplete; see $RES/$name.json"
-    rss_kb "$D_PID" | awk '{print "{\"rss_kb\": " $1 "}"}' | result "rss-after-$name"
+    echo "{\"rss_kb\": $(rss_kb "$D_PID"), \"cpu_ms\": $(($(cpu_ms "$D_PID") - cpu0))}" | result "after-$name"
     stop "$D_PID"
     stop "$SINK_PID"
 }
