@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """bench/report.py: turns one bench/run.sh results folder into BENCHMARKS.md.
 
-  python3 bench/report.py --run .build/bench/run-<time> --out BENCHMARKS.md --params "..."
+  python3 bench/report.py --run .build/bench/run-<time> --out BENCHMARKS.md
+
+(run.sh calls it at the end; calling it again on a results folder re-renders
+the same numbers, e.g. after changing this file. BENCH_NOTE adds a quoted
+line under the title.)
 
 Medians are taken over the rounds (figures 1 and 2: 3 rounds; figure 5: 3
 starts); percentiles within a run are nearest-rank (bench/load.py, wrk's own
@@ -97,9 +101,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--run", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--params", default="")
+    p.add_argument("--params", help="run.sh's parameters; default: the folder's params file")
     a = p.parse_args()
     run = a.run
+    if a.params is None:
+        with open(os.path.join(run, "params")) as f:
+            a.params = f.read()
     params = dict(kv.split("=", 1) for kv in a.params.split())
     mode = open(os.path.join(run, "mode")).read().strip() if os.path.exists(os.path.join(run, "mode")) else "?"
     seconds = open(os.path.join(run, "seconds")).read().strip() if os.path.exists(os.path.join(run, "seconds")) else "?"
@@ -272,6 +279,8 @@ def main():
     L.append("# Benchmarks: alertd and Alertmanager, side by side\n")
     L.append(f"**{title_mode}.** Written by `bench/run.sh` (`make bench`) from `{os.path.relpath(run)}`; "
              f"the run took {seconds} s after the build. Regenerate with `make bench`; don't edit by hand.\n")
+    if os.environ.get("BENCH_NOTE"):
+        L.append(f"> {os.environ['BENCH_NOTE']}\n")
     L.append("Both daemons ran on this machine, one at a time, alternating (alertd, then Alertmanager, for each "
              "round of each figure), each on a fresh state dir, everything on 127.0.0.1. The load generators and "
              "the webhook sink ran on the same machine and share its cores with the daemon under test.\n")

@@ -7,6 +7,8 @@
 # sink files in .build/bench/run-<time>/.
 #
 #   BENCH_QUICK=1 bash bench/run.sh    # 2 s durations, counts 10x smaller
+#   BENCH_NOTE="..." bash bench/run.sh  # a line quoted under BENCHMARKS.md's title
+#   BENCH_OUT=/tmp/b.md bash bench/run.sh
 #
 # Everything listens on 127.0.0.1 on free ports picked at start. Every wait
 # has a timeout and every loop a count; all started processes are stopped on
@@ -39,6 +41,8 @@ RUN=$ROOT/.build/bench/run-$(date +%Y%m%d-%H%M%S)
 RES=$RUN/results
 SINK=$ROOT/.build/bench/sink
 mkdir -p "$RES"
+# Keep the five newest result folders.
+find "$ROOT/.build/bench" -maxdepth 1 -name 'run-*' -type d | sort -r | tail -n +6 | xargs -r rm -rf
 
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -364,6 +368,6 @@ confirm
 
 uptime >"$RUN/uptime-after"
 echo $(($(date +%s) - START)) >"$RUN/seconds"
-"$PY" bench/report.py --run "$RUN" --out "$OUT" \
-    --params "ingest_seconds=$INGEST_SECONDS wrk_threads=$WRK_THREADS wrk_connections=$WRK_CONNECTIONS rounds=$ROUNDS e2e_batches=$E2E_BATCHES e2e_size=$E2E_SIZE fill_total=$FILL_TOTAL fill_batch=$FILL_BATCH hyperfine_runs=$HYPERFINE_RUNS confirms=$CONFIRMS starts=$STARTS"
+echo "ingest_seconds=$INGEST_SECONDS wrk_threads=$WRK_THREADS wrk_connections=$WRK_CONNECTIONS rounds=$ROUNDS e2e_batches=$E2E_BATCHES e2e_size=$E2E_SIZE fill_total=$FILL_TOTAL fill_batch=$FILL_BATCH hyperfine_runs=$HYPERFINE_RUNS confirms=$CONFIRMS starts=$STARTS" >"$RUN/params"
+"$PY" bench/report.py --run "$RUN" --out "$OUT"
 log "done in $(($(date +%s) - START)) s; wrote $OUT"
