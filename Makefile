@@ -34,6 +34,14 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
+# Benchmarks, not tests: alertd against Alertmanager, side by side, written to
+# BENCHMARKS.md (see bench/run.sh; BENCH_QUICK=1 for a short check). `test`
+# neither builds nor runs anything in bench/.
+bench: deps
+	bash bench/install-bench-deps.sh
+	$(SWIFT) build -c release
+	bash bench/run.sh
+
 run: build
 	$(SWIFT) run alertd --config $(DEMO_CONFIG)
 
