@@ -30,6 +30,10 @@ public actor Dispatcher {
     private var inFlight: [String: Int] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
     private var stopping = false
+    /// Deliveries can only lose their presenter at start (a config changed
+    /// while alertd was down) or on reload, so only then is it worth the
+    /// scan that finds them; the flag stays up until a sweep finds none.
+    private var sweepOrphans = true
     /// Set by a test-only fault hook: the loop stops going round.
     private var stalled = false
     /// True while `run()` is looping; the health endpoint reports it.
@@ -62,6 +66,7 @@ public actor Dispatcher {
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
     public func reconfigure(presenters: PresenterSet, retry: RetryPolicy) {
+        sweepOrphans = true
         self.presenters = presenters
         self.retry = retry
         signal.fire()
@@ -94,7 +99,9 @@ public actor Dispatcher {
             do {
                 let capacity = presenters.entries.mapValues { $0.maxConcurrency }
                     .merging(inFlight) { max, used in max - used }
-                let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: 32)
+                let orphanLimit = sweepOrphans ? 32 : 0
+                let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: orphanLimit)
+                if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.presenter] == nil }) { sweepOrphans = false }
                 claimedAny = !claimed.isEmpty
                 for c in claimed { start(c) }
             } catch {

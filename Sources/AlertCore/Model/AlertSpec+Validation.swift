@@ -214,11 +214,17 @@ private struct Validator {
         return name.utf8.allSatisfy { isLetter($0) || ($0 >= 48 && $0 <= 57) }
     }
 
+    /// Control characters (Unicode category Cc: U+0000–001F and U+007F–009F)
+    /// and the bidirectional overrides that can make text read backwards.
+    /// Compared as numbers: the Unicode property tables cost far more, and
+    /// this runs over every field of every alert.
     static func hasControlCharacters(_ text: String, allowingNewlines: Bool) -> Bool {
         text.unicodeScalars.contains { s in
-            if allowingNewlines, s == "\n" || s == "\t" || s == "\r" { return false }
-            return s.properties.generalCategory == .control
-                || s.properties.generalCategory == .format && (s.value == 0x202E || s.value == 0x202D)
+            switch s.value {
+            case 0x0A, 0x09, 0x0D: return !allowingNewlines
+            case 0x00...0x1F, 0x7F...0x9F, 0x202D, 0x202E: return true
+            default: return false
+            }
         }
     }
 }

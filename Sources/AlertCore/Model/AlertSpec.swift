@@ -1,3 +1,5 @@
+import Foundation
+
 /// An alert as a value: what to say, how urgent it is, how to group it, and
 /// what a person may decide about it.
 ///
@@ -100,6 +102,34 @@ extension AlertSpec: Codable {
         case .success(let spec): self = spec
         case .failure(let errors):
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: errors.description))
+        }
+    }
+}
+
+extension AlertSpec {
+    /// Reads a spec the store wrote with `canonicalJSON`, without the
+    /// builder's checks: only built specs are ever stored, and reading one
+    /// back happens for every delivery.
+    static func fromStorage(_ data: Data) throws -> AlertSpec {
+        let s = try JSONDecoder().decode(Stored.self, from: data)
+        return AlertSpec(title: s.title, message: s.message, severity: s.severity, labels: s.labels ?? [:],
+                         confirm: s.confirm, cancel: s.cancel, dedupKey: s.dedupKey, expiresAfter: s.expiresAfter)
+    }
+
+    private struct Stored: Decodable {
+        var title: String
+        var message: String?
+        var severity: Severity
+        var labels: [String: String]?
+        var confirm: AlertAction?
+        var cancel: AlertAction?
+        var dedupKey: String?
+        var expiresAfter: AlertDuration?
+
+        enum CodingKeys: String, CodingKey {
+            case title, message, severity, labels, confirm, cancel
+            case dedupKey = "dedup_key"
+            case expiresAfter = "expires_after"
         }
     }
 }

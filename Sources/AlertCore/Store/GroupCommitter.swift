@@ -14,6 +14,9 @@ final class GroupCommitter: Sendable {
 
     private struct Job: Sendable {
         let work: Work
+        /// Whether the caller's answer promises the change survives a power
+        /// loss. A batch fsyncs only when one of its jobs needs that.
+        let durable: Bool
         let finish: @Sendable (SQLiteError?) -> Void
     }
 
@@ -27,6 +30,8 @@ final class GroupCommitter: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     private let maxBatch: Int
+    /// The writer thread's view of `PRAGMA synchronous`; only it touches this.
+    private let synchronousFull = Mutex(true)
     /// Called after each commit with the number of jobs in it.
     private let onCommit: @Sendable (Int) -> Void
 
@@ -41,7 +46,13 @@ final class GroupCommitter: Sendable {
     }
 
     /// Runs `work` in the next batch and returns its result once committed.
-    func write<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
+    /// `durable: false` is for bookkeeping whose loss in a power cut is
+    /// harmless (claims and outcomes of deliveries, which are retried):
+    /// such a batch commits without an fsync. A process crash loses
+    /// neither kind; WAL mode keeps both consistent.
+    func write<T: Sendable>(
+        durable: Bool = true, _ work: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+    ) async throws(StoreError) -> T {
         let result: Result<T, SQLiteError>? = await withCheckedContinuation { continuation in
             let box = Mutex<T?>(nil)
             let job = Job(
@@ -49,6 +60,7 @@ final class GroupCommitter: Sendable {
                     let value = try work(conn)
                     box.withLock { $0 = value }
                 },
+                durable: durable,
                 finish: { error in
                     if let error {
                         continuation.resume(returning: .failure(error))
@@ -104,8 +116,15 @@ final class GroupCommitter: Sendable {
     /// rolled back and each job is run again in a transaction of its own, so
     /// one bad job cannot fail its neighbours.
     private func runBatch(_ jobs: [Job]) {
+        let durable = jobs.contains { $0.durable }
         let outcome: SQLiteError? = connection.withLock { (conn: SQLiteConnection) throws(Never) -> SQLiteError? in
             do throws(SQLiteError) {
+                // FULL fsyncs the WAL at commit; NORMAL leaves that to the next
+                // FULL commit or checkpoint, which then covers these frames too.
+                if synchronousFull.withLock({ $0 }) != durable {
+                    try conn.execute(durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+                    synchronousFull.withLock { $0 = durable }
+                }
                 try conn.execute("BEGIN IMMEDIATE")
             } catch {
                 return error

@@ -152,7 +152,7 @@ public final class SQLiteAlertStore: AlertStore {
         }
         var handler: String?
         let alertID = AlertID(trusted: id)
-        if let action = decision.action, let spec = try? JSONDecoder().decode(AlertSpec.self, from: Data(won.spec.utf8)),
+        if let action = decision.action, let spec = try? AlertSpec.fromStorage(Data(won.spec.utf8)),
            spec.action(action) != nil {
             let deliveryID = "\(id).\(action.rawValue)"
             try insertDelivery(conn, id: deliveryID, alert: alertID, presenter: HandlerDelivery.presenterName(for: action), at: at)
@@ -165,18 +165,21 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now)
-        return try await writer.write { conn throws(SQLiteError) in
+        // Expiry and escalation are recomputed from the alerts after a power cut.
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
             var report = MaintenanceReport()
             let expiring = try conn.statement("""
-                SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 500
+                SELECT id FROM alerts INDEXED BY alerts_expiry
+                WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
                 """).query([.integer(nowMs)]) { $0.text(0) }
             for id in expiring {
                 let decision = AlertDecision(outcome: .expired, actor: "alertd", at: now, comment: nil)
                 if let (_, won, _) = try Self.decide(conn, id: id, decision), won { report.expired.append(AlertID(trusted: id)) }
             }
             let escalating = try conn.statement("""
-                SELECT id, escalate_to FROM alerts
-                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ? LIMIT 500
+                SELECT id, escalate_to FROM alerts INDEXED BY alerts_escalation
+                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
+                ORDER BY escalate_at LIMIT 500
                 """).query([.integer(nowMs)]) { ($0.text(0), $0.text(1)) }
             let mark = try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?")
             for (id, to) in escalating {
@@ -210,7 +213,7 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func claimDueDeliveries(now: Date, capacity: [String: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
-        let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write { conn throws(SQLiteError) in
+        let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             var ids: [String] = []
             let due = try conn.statement("""
                 SELECT id FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
@@ -258,7 +261,8 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {
         guard !settlements.isEmpty else { return }
-        try await writer.write { conn throws(SQLiteError) in
+        // A lost outcome means one more attempt with the same delivery id: harmless.
+        try await writer.write(durable: false) { conn throws(SQLiteError) in
             let delivered = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
                 updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter
@@ -296,7 +300,7 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     public func recoverInFlight(now: Date) async throws(StoreError) -> Int {
-        try await writer.write { conn throws(SQLiteError) in
+        try await writer.write(durable: false) { conn throws(SQLiteError) in
             try conn.statement("UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1 WHERE state = 'in_flight'")
                 .run([.integer(StoreCoding.millis(now))])
             return conn.changes
@@ -388,10 +392,15 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
         try readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in
-            let expiry = try conn.statement("SELECT MIN(expires_at) FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL")
-                .query { $0.optionalInt(0) }.first ?? nil
+            // INDEXED BY: left alone, the planner picks alerts_state and walks
+            // every open alert to find the minimum.
+            let expiry = try conn.statement("""
+                SELECT expires_at FROM alerts INDEXED BY alerts_expiry
+                WHERE state = 'open' AND expires_at IS NOT NULL ORDER BY expires_at LIMIT 1
+                """).query { $0.optionalInt(0) }.first ?? nil
             let escalation = try conn.statement("""
-                SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL
+                SELECT escalate_at FROM alerts INDEXED BY alerts_escalation
+                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL ORDER BY escalate_at LIMIT 1
                 """).query { $0.optionalInt(0) }.first ?? nil
             return [expiry, escalation].compactMap { $0 }.min()
         }.map(StoreCoding.date)

@@ -39,7 +39,7 @@ enum StoreCoding {
 
     static func alert(_ row: AlertRow) throws(StoreError) -> Alert {
         let id = AlertID(trusted: row.id)
-        guard let decoded = try? JSONDecoder().decode(AlertSpec.self, from: Data(row.spec.utf8)),
+        guard let decoded = try? AlertSpec.fromStorage(Data(row.spec.utf8)),
               let state = AlertState(rawValue: row.state) else {
             throw StoreError(code: .corrupt, message: "Alert \(id) in the store cannot be read back; its stored spec is damaged.")
         }
@@ -52,9 +52,9 @@ enum StoreCoding {
 
     static func encodeSpec(_ spec: AlertSpec) -> String { spec.canonicalJSON }
 
+    /// A flat object of strings, keys sorted; for event data.
     static func json(_ fields: [String: String]) -> String {
-        guard let data = try? encoder.encode(fields) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        "{" + fields.sorted { $0.key < $1.key }.map { "\(AlertSpec.quoted($0.key)):\(AlertSpec.quoted($0.value))" }.joined(separator: ",") + "}"
     }
 
     static func decodeMap(_ text: String?) -> [String: String] {

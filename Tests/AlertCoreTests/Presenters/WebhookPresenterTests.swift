@@ -189,3 +189,30 @@ import Testing
         }
     }
 }
+
+@Suite struct WebhookPayloadEncodingTests {
+    @Test func theHandWrittenEncodingIsTheEncodableOne() throws {
+        let full = try AlertSpec.Builder().title("Disk \"full\" \\ on db1").message("m\n\\n").severity(.error)
+            .labels(["b": "2", "a": "ü"]).confirm("Go", handler: "https://x.example/go?a=1&b=2")
+            .cancel("Stop", handler: "https://x.example/stop", method: .put).dedupKey("k").expires(after: .minutes(5)).build().get()
+        let bare = try AlertSpec.Builder().title("t").build().get()
+        var decided = Alert(spec: full)
+        decided.state = .expired
+        let decision = AlertDecision(outcome: .expired, actor: "alertd", at: Date(), comment: "late \"again\"")
+        let payloads = [
+            WebhookPayload(alert: Alert(spec: full), delivery: DeliveryContext(deliveryID: "d1", attempt: 3, actionLinks: [.confirm: "https://a/l?t=1"])),
+            WebhookPayload(alert: Alert(spec: bare), delivery: DeliveryContext(deliveryID: "d2")),
+            WebhookPayload(decision: decision, action: .cancel, alert: decided, delivery: DeliveryContext(deliveryID: "d3")),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for payload in payloads {
+            let reference = try JSONSerialization.jsonObject(with: try encoder.encode(payload)) as? NSDictionary
+            let fast = try JSONSerialization.jsonObject(with: try payload.encoded()) as? NSDictionary
+            #expect(fast == reference)
+            // Read back and written again, byte for byte (times are kept to the millisecond).
+            let again = try JSONDecoder().decode(WebhookPayload.self, from: try payload.encoded())
+            #expect(try again.encoded() == (try payload.encoded()))
+        }
+    }
+}

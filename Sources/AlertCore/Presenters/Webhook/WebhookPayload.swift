@@ -197,12 +197,6 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
             delivery: Delivery(id: delivery.deliveryID, attempt: delivery.attempt))
     }
 
-    /// The JSON bytes, keys sorted so equal payloads give equal bytes.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
-    }
 
     static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
