@@ -330,10 +330,17 @@ def main():
   URL is a second sink; after their webhook deliveries land, each is confirmed with `POST /v1/alerts/{{id}}/confirm`,
   one at a time, 20 ms apart; latency = the handler's arrival − the moment the confirm request started.
 """)
+    # The targets, the misses and what bounds them: written by hand from
+    # profiles, kept in bench/analysis.md so a regenerated report keeps them.
+    analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "analysis.md")
+    if os.path.exists(analysis):
+        with open(analysis) as f:
+            L.append(f.read().rstrip() + "\n")
     L.append("## Setup\n")
     L.append("""- alertd: `.build/release/alertd` (release build), a config with one webhook presenter to the sink and
   `default_route` to it; no terminal and no log presenter. Its own log (level info, nothing per alert) goes to a file.
-  Defaults otherwise: webhook `max_concurrency` 16, 2 API threads.
+  The webhook presenter may have 64 deliveries in flight (`max_concurrency`; the default is 16), as Alertmanager
+  sends every group's notification at once; 2 API threads, defaults otherwise.
 - Alertmanager: Debian's `prometheus-alertmanager`, route `group_by: ['...']`, `group_wait: 0s`,
   `group_interval: 1s`, `repeat_interval: 1h`, one webhook receiver (`send_resolved: false`),
   `--cluster.listen-address=` (no gossip), log level info to a file. Every alert is its own group and is sent at once.

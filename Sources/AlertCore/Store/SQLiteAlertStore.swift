@@ -425,10 +425,15 @@ public final class SQLiteAlertStore: AlertStore {
     public func counts() async throws(StoreError) -> StoreCounts {
         try read("Counting alerts") { conn throws(SQLiteError) in
             var c = StoreCounts()
-            c.openAlerts = Int(try conn.scalar("SELECT COUNT(*) FROM alerts WHERE state = 'open'") ?? 0)
-            c.pending = Int(try conn.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? 0)
-            c.inFlight = Int(try conn.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'in_flight'") ?? 0)
-            c.dead = Int(try conn.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'dead'") ?? 0)
+            for (name, value) in try conn.statement("SELECT name, value FROM counters").query([], { ($0.text(0), Int($0.int(1))) }) {
+                switch name {
+                case "alerts.open": c.openAlerts = value
+                case "deliveries.pending": c.pending = value
+                case "deliveries.in_flight": c.inFlight = value
+                case "deliveries.dead": c.dead = value
+                default: break
+                }
+            }
             return c
         }
     }

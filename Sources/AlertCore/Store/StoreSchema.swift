@@ -60,5 +60,28 @@ enum StoreSchema {
         CREATE INDEX alerts_escalation ON alerts(escalate_at)
             WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL;
         """,
+        // 3: live totals kept by triggers, so health checks, metrics and
+        // status lines cost the same with a million alerts as with ten.
+        """
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO counters (name, value)
+            SELECT 'alerts.open', COUNT(*) FROM alerts WHERE state = 'open';
+        INSERT INTO counters (name, value)
+            SELECT 'deliveries.' || s.state, (SELECT COUNT(*) FROM deliveries d WHERE d.state = s.state)
+            FROM (SELECT 'pending' AS state UNION ALL SELECT 'in_flight' UNION ALL SELECT 'delivered' UNION ALL SELECT 'dead') s;
+        CREATE TRIGGER alerts_count_insert AFTER INSERT ON alerts WHEN new.state = 'open' BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'alerts.open';
+        END;
+        CREATE TRIGGER alerts_count_update AFTER UPDATE OF state ON alerts WHEN old.state != new.state BEGIN
+            UPDATE counters SET value = value - (old.state = 'open') + (new.state = 'open') WHERE name = 'alerts.open';
+        END;
+        CREATE TRIGGER deliveries_count_insert AFTER INSERT ON deliveries BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'deliveries.' || new.state;
+        END;
+        CREATE TRIGGER deliveries_count_update AFTER UPDATE OF state ON deliveries WHEN old.state != new.state BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'deliveries.' || old.state;
+            UPDATE counters SET value = value + 1 WHERE name = 'deliveries.' || new.state;
+        END;
+        """,
     ]
 }
