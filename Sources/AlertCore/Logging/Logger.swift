@@ -56,7 +56,7 @@ public struct Logger: Sendable {
     public func critical(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .critical, message(), metadata) }
 
     /// RFC 3339 UTC with milliseconds, for metadata values that are times.
-    public static func timestamp(_ date: Date) -> String { Timestamp.rfc3339(date) }
+    public static func timestamp(_ date: Date) -> String { UTCTimestamp.iso8601(date) }
 }
 
 /// One log record, as handed to the handler.

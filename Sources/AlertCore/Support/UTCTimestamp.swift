@@ -3,7 +3,8 @@ import Foundation
 /// Dates as UTC text, computed by arithmetic rather than a `DateFormatter`,
 /// so output never depends on the machine's locale or time zone.
 enum UTCTimestamp {
-    /// `2025-06-01T12:00:00.000Z`, for logs and JSON.
+    /// `2025-06-01T12:00:00.000Z` (RFC 3339, UTC, milliseconds): how alertd
+    /// writes times everywhere, in the API, webhooks, logs and events alike.
     static func iso8601(_ date: Date) -> String {
         let c = components(date)
         return "\(c.date)T\(c.time).\(pad(c.millis, 3))Z"
@@ -21,7 +22,9 @@ enum UTCTimestamp {
     }
 
     private static func components(_ date: Date) -> (date: String, time: String, millis: Int) {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Rounded, not truncated: a `Date` read back from milliseconds is often
+        // a hair below its value, and the same instant must print one way.
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (days, millisOfDay) = floorDivide(totalMillis, 86_400_000)
         let seconds = Int(millisOfDay / 1000)
         // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).

@@ -7,16 +7,25 @@ import Testing
 
     @Test func formatsAJSONLine() {
         #expect(LogLineFormatter.line(Fixtures.diskFull, delivery: Fixtures.delivery, format: .jsonLines, timestamp: Self.at) == #"""
-            {"attempt":2,"created_at":"2025-06-01T12:00:00.000Z","dedup_key":"disk-full:db1","delivery_id":"d-1","id":"01972b3c-8a00-7123-8456-0123456789ab","labels":{"env":"prod","host":"db1","team":"storage"},"message":"/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts","severity":"critical","title":"Disk full","ts":"2025-06-01T12:00:01.500Z"}
+            {"attempt":2,"cancel":"Ignore","confirm":"Expand","created_at":"2025-06-01T12:00:00.000Z","dedup_key":"disk-full:db1","delivery_id":"d-1","id":"01972b3c-8a00-7123-8456-0123456789ab","labels":{"env":"prod","host":"db1","team":"storage"},"message":"/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts","severity":"critical","title":"Disk full","ts":"2025-06-01T12:00:01.500Z"}
             """#)
         #expect(LogLineFormatter.line(Fixtures.minimal, delivery: Fixtures.delivery, format: .jsonLines, timestamp: Self.at) == #"""
             {"attempt":2,"created_at":"2025-06-01T12:00:00.000Z","delivery_id":"d-1","id":"01972b3c-8a00-7123-8456-0123456789ab","labels":{},"severity":"info","title":"Backup finished","ts":"2025-06-01T12:00:01.500Z"}
             """#)
     }
 
+    @Test func linesCarryTheSignedLinksWhenOffered() {
+        let links = DeliveryContext(deliveryID: "d-1", attempt: 1, actionLinks: [.confirm: "https://alertd.example/c?t=1"])
+        let json = LogLineFormatter.line(Fixtures.diskFull, delivery: links, format: .jsonLines, timestamp: Self.at)
+        #expect(json.contains(#""confirm_link":"https://alertd.example/c?t=1""#))
+        #expect(!json.contains("cancel_link"))
+        let logfmt = LogLineFormatter.line(Fixtures.diskFull, delivery: links, format: .logfmt, timestamp: Self.at)
+        #expect(logfmt.contains(#"confirm=Expand confirm_link="https://alertd.example/c?t=1" cancel=Ignore"#))
+    }
+
     @Test func formatsALogfmtLine() {
         #expect(LogLineFormatter.line(Fixtures.diskFull, delivery: Fixtures.delivery, format: .logfmt, timestamp: Self.at) == #"""
-            ts=2025-06-01T12:00:01.500Z id=01972b3c-8a00-7123-8456-0123456789ab severity=critical title="Disk full" message="/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts" labels.env=prod labels.host=db1 labels.team=storage dedup_key=disk-full:db1 delivery_id=d-1 attempt=2 created_at=2025-06-01T12:00:00.000Z
+            ts=2025-06-01T12:00:01.500Z id=01972b3c-8a00-7123-8456-0123456789ab severity=critical title="Disk full" message="/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts" labels.env=prod labels.host=db1 labels.team=storage dedup_key=disk-full:db1 confirm=Expand cancel=Ignore delivery_id=d-1 attempt=2 created_at=2025-06-01T12:00:00.000Z
             """#)
         #expect(LogLineFormatter.line(Fixtures.minimal, delivery: Fixtures.delivery, format: .logfmt, timestamp: Self.at) == """
             ts=2025-06-01T12:00:01.500Z id=01972b3c-8a00-7123-8456-0123456789ab severity=info title="Backup finished" delivery_id=d-1 attempt=2 created_at=2025-06-01T12:00:00.000Z

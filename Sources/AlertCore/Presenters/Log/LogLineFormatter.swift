@@ -25,9 +25,16 @@ public enum LogLineFormatter {
         let deliveryID: String
         let attempt: Int
         let createdAt: String
+        /// Each action's label, and the signed link that decides it when alertd offers one.
+        let confirm: String?
+        let confirmLink: String?
+        let cancel: String?
+        let cancelLink: String?
 
         enum CodingKeys: String, CodingKey {
-            case ts, id, severity, title, message, labels, attempt
+            case ts, id, severity, title, message, labels, attempt, confirm, cancel
+            case confirmLink = "confirm_link"
+            case cancelLink = "cancel_link"
             case dedupKey = "dedup_key"
             case deliveryID = "delivery_id"
             case createdAt = "created_at"
@@ -44,6 +51,10 @@ public enum LogLineFormatter {
             deliveryID = delivery.deliveryID
             attempt = delivery.attempt
             createdAt = UTCTimestamp.iso8601(alert.createdAt)
+            confirm = alert.spec.confirm?.label
+            confirmLink = alert.spec.confirm == nil ? nil : delivery.actionLinks[.confirm]
+            cancel = alert.spec.cancel?.label
+            cancelLink = alert.spec.cancel == nil ? nil : delivery.actionLinks[.cancel]
         }
     }
 
@@ -65,6 +76,9 @@ public enum LogLineFormatter {
         if let message = r.message { pairs.append(("message", message)) }
         for (name, value) in r.labels.sorted(by: { $0.key < $1.key }) { pairs.append(("labels.\(name)", value)) }
         if let key = r.dedupKey { pairs.append(("dedup_key", key)) }
+        for (name, value) in [("confirm", r.confirm), ("confirm_link", r.confirmLink), ("cancel", r.cancel), ("cancel_link", r.cancelLink)] {
+            if let value { pairs.append((name, value)) }
+        }
         pairs += [("delivery_id", r.deliveryID), ("attempt", String(r.attempt)), ("created_at", r.createdAt)]
         return pairs.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ")
     }

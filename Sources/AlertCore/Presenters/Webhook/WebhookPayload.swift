@@ -201,5 +201,5 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
     static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// RFC 3339 in UTC with milliseconds, the same in every output of alertd.
-    static func timestamp(_ date: Date) -> String { Timestamp.rfc3339(date) }
+    static func timestamp(_ date: Date) -> String { UTCTimestamp.iso8601(date) }
 }
