@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
-# Installs the Debian packages alertd's build and tests need, only when missing.
+# Installs the Debian packages alertd's build and tests need, only when missing,
+# plus any packages named as arguments (bench/install-bench-deps.sh names its own).
 # Idempotent and silent when everything is already present.
+#
+#   bash scripts/install-deps.sh                      # build and test dependencies
+#   bash scripts/install-deps.sh --no-service-start wrk prometheus-alertmanager
+#
+# --no-service-start keeps packages from starting their own daemons (through
+# policy-rc.d, where the init system honours it).
 set -euo pipefail
 
+no_service_start=0
+if [ "${1:-}" = "--no-service-start" ]; then
+    no_service_start=1
+    shift
+fi
+
 packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev)
-# Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for sanity checks.
+# Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
 packages+=(bsdutils curl)
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -32,5 +46,13 @@ fi
 
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+placed_policy=0
+policy=/usr/sbin/policy-rc.d
+if [ "$no_service_start" = 1 ] && [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${run[@]}" tee "$policy" >/dev/null
+    "${run[@]}" chmod 0755 "$policy"
+    placed_policy=1
+fi
+trap '[ "$placed_policy" = 1 ] && "${run[@]}" rm -f "$policy"' EXIT
 "${run[@]}" apt-get update -qq >/dev/null
 "${run[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
