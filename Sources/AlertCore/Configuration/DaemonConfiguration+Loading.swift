@@ -49,8 +49,13 @@ extension DaemonConfiguration {
                 }
             }
         }
-        if let store = r.object(top["store"], at: "store", allowed: ["path"]) {
+        if let store = r.object(top["store"], at: "store", allowed: ["path", "retention"]) {
             if let p = r.string(store, "path", at: "store") { config.store.path = p }
+            if store["retention"] as? String == "forever" {
+                config.store.retention = nil
+            } else if let d = r.duration(store, "retention", at: "store") {
+                config.store.retention = d
+            }
         }
         if top["presenters"] != nil {
             config.presenters = parsePresenters(top["presenters"], r)

@@ -59,6 +59,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public struct StoreSection: Sendable, Equatable {
         /// The database file; relative paths are inside the state directory.
         public var path: String = "alertd.db"
+        /// How long closed alerts (with their deliveries and events) are kept;
+        /// nil keeps them forever. Open alerts are never pruned.
+        public var retention: Duration? = .seconds(30 * 24 * 3600)
     }
 
     public struct LimitsSection: Sendable, Equatable {

@@ -23,6 +23,9 @@ public actor Dispatcher {
     private let links: ActionLinkSigner?
     private var presenters: PresenterSet
     private var retry: RetryPolicy
+    /// How long closed alerts are kept; nil keeps them.
+    private var retention: Duration?
+    private var lastPrune = ContinuousClock.now - .seconds(3600)
     private let log: Logger
     private let onAttempt: @Sendable (AttemptReport) -> Void
     private let onMaintenance: @Sendable (MaintenanceReport) -> Void
@@ -45,13 +48,15 @@ public actor Dispatcher {
     private let idleTick: Duration
 
     public init(
-        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
+        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, retention: Duration? = nil,
+        links: ActionLinkSigner? = nil,
         logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1),
         onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in },
         onMaintenance: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
     ) {
         self.onMaintenance = onMaintenance
         self.store = store
+        self.retention = retention
         self.links = links
         self.presenters = presenters
         self.retry = retry
@@ -65,8 +70,9 @@ public actor Dispatcher {
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy) {
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, retention: Duration?) {
         sweepOrphans = true
+        self.retention = retention
         self.presenters = presenters
         self.retry = retry
         signal.fire()
@@ -130,6 +136,16 @@ public actor Dispatcher {
     /// Expires and escalates what is due. Both only queue deliveries, which
     /// the loop then claims like any other.
     private func maintain() async {
+        // Pruning is housekeeping: once a minute, a bounded batch at a time.
+        if let retention, ContinuousClock.now - lastPrune > .seconds(60) {
+            lastPrune = .now
+            do {
+                let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: 1_000)
+                if pruned > 0 { log.info("pruned closed alerts past their retention", ["count": "\(pruned)"]) }
+            } catch {
+                log.error("could not prune old alerts", ["error": "\(error)"])
+            }
+        }
         do {
             guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return }
             let report = try await store.runMaintenance(now: Date())

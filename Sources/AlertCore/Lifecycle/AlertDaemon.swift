@@ -58,7 +58,8 @@ public final class AlertDaemon: Sendable {
         }
         let presenters = try PresenterFactory.make(config)
         dispatcher = Dispatcher(
-            store: store, presenters: presenters, retry: config.retry, links: links, logger: Logger(label: "dispatcher"),
+            store: store, presenters: presenters, retry: config.retry, retention: config.store.retention, links: links,
+            logger: Logger(label: "dispatcher"),
             onAttempt: { metrics.attempt($0) },
             onMaintenance: { report in report.expired.forEach { _ in metrics.decided(.expired) } })
         let dispatcher = self.dispatcher
@@ -166,7 +167,7 @@ public final class AlertDaemon: Sendable {
             warnings.append("api settings change only on restart")
         }
         if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
-        await dispatcher.reconfigure(presenters: presenters, retry: new.retry)
+        await dispatcher.reconfigure(presenters: presenters, retry: new.retry, retention: new.store.retention)
         intake.update(settings)
         configuration.withLock { current in
             var kept = new

@@ -59,6 +59,11 @@ public protocol AlertStore: Sendable {
     /// The newest event's sequence number, or 0 while the log is empty:
     /// where a reader that wants only what happens from now on starts.
     func lastEventSequence() async throws(StoreError) -> Int64
+
+    /// Deletes up to `limit` alerts closed before `cutoff` whose deliveries
+    /// are all settled, with their deliveries, and events older than
+    /// `cutoff` (but never the newest). Returns how many alerts went.
+    func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int
 }
 
 /// What `decide` did.

@@ -180,4 +180,19 @@ public actor InMemoryAlertStore: AlertStore {
     private func event(_ type: String, _ alert: AlertID, at: Date, data: [String: String] = [:]) {
         log.append(StoredEvent(sequence: Int64(log.count + 1), type: type, alertID: alert, at: at, data: data))
     }
+
+    public func prune(closedBefore cutoff: Date, limit: Int) -> Int {
+        let gone = alertsByID.values
+            .filter { a in
+                a.state != .open && a.updatedAt < cutoff
+                    && !deliveries.values.contains { $0.alertID == a.id && ($0.state == .pending || $0.state == .inFlight) }
+            }
+            .prefix(limit).map(\.id)
+        for id in gone {
+            alertsByID[id] = nil
+            deliveries = deliveries.filter { $0.value.alertID != id }
+        }
+        log.removeAll { $0.at < cutoff && $0.sequence != log.last?.sequence }
+        return gone.count
+    }
 }

@@ -197,6 +197,31 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int {
+        let cutoffMs = StoreCoding.millis(cutoff)
+        // Losing a prune to a power cut only means doing it again.
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            let ids = try conn.statement("""
+                SELECT id FROM alerts INDEXED BY alerts_closed WHERE state != 'open' AND updated_at < ?
+                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.alert_id = alerts.id AND d.state IN ('pending', 'in_flight'))
+                LIMIT ?
+                """).query([.integer(cutoffMs), .integer(Int64(limit))]) { $0.text(0) }
+            let deleteDeliveries = try conn.statement("DELETE FROM deliveries WHERE alert_id = ?")
+            let deleteAlert = try conn.statement("DELETE FROM alerts WHERE id = ?")
+            for id in ids {
+                try deleteDeliveries.run([.text(id)])
+                try deleteAlert.run([.text(id)])
+            }
+            // The newest event is kept whatever its age, so `since=now` and
+            // resuming clients still find where the log stands.
+            try conn.statement("""
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE at < ? AND seq < (SELECT MAX(seq) FROM events) ORDER BY seq LIMIT ?)
+                """).run([.integer(cutoffMs), .integer(Int64(limit * 8))])
+            return ids.count
+        }
+    }
+
     private static func insertDelivery(_ conn: SQLiteConnection, id: String, alert: AlertID, presenter: String, at: Int64) throws(SQLiteError) {
         try conn.statement("""
             INSERT INTO deliveries (id, alert_id, presenter, state, next_attempt_at, created_at, updated_at)

@@ -83,5 +83,16 @@ enum StoreSchema {
             UPDATE counters SET value = value + 1 WHERE name = 'deliveries.' || new.state;
         END;
         """,
+        // 4: pruning closed alerts keeps the counters right.
+        """
+        CREATE TRIGGER alerts_count_delete AFTER DELETE ON alerts WHEN old.state = 'open' BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'alerts.open';
+        END;
+        CREATE TRIGGER deliveries_count_delete AFTER DELETE ON deliveries BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'deliveries.' || old.state;
+        END;
+        CREATE INDEX alerts_closed ON alerts(updated_at) WHERE state != 'open';
+        CREATE INDEX events_at ON events(at);
+        """,
     ]
 }

@@ -139,3 +139,46 @@ import Testing
         #expect(kept == StoreCounts(openAlerts: 16, pending: 40 - 13 + 4, inFlight: 6, dead: 2))
     }
 }
+
+@Suite struct PruningTests {
+    @Test func closedAlertsPastRetentionGoWithTheirDeliveriesAndCountsStayRight() async throws {
+        let dir = TemporaryDirectory()
+        let store = try SQLiteAlertStore(path: dir.path + "/prune.db")
+        let long = Date().addingTimeInterval(-40 * 86_400)
+        func alert(_ title: String, at date: Date) throws -> Alert {
+            Alert(spec: try AlertSpec.Builder().title(title).build().get(), at: date)
+        }
+        let oldClosed = try alert("old closed", at: long)
+        let oldOpen = try alert("old open", at: long)
+        let oldUndelivered = try alert("old closed, delivery pending", at: long)
+        let recentClosed = try alert("recent closed", at: Date())
+        _ = try await store.submit([
+            AlertSubmission(alert: oldClosed, presenters: []),
+            AlertSubmission(alert: oldOpen, presenters: []),
+            AlertSubmission(alert: oldUndelivered, presenters: ["hook"]),
+            AlertSubmission(alert: recentClosed, presenters: []),
+        ])
+        for a in [oldClosed, oldUndelivered] {
+            _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "t", at: long.addingTimeInterval(60)))
+        }
+        _ = try await store.decide(recentClosed.id, AlertDecision(outcome: .resolved, actor: "t"))
+
+        let cutoff = Date().addingTimeInterval(-30 * 86_400)
+        #expect(try await store.prune(closedBefore: cutoff, limit: 100) == 1)
+        #expect(try await store.record(id: oldClosed.id) == nil)
+        #expect(try await store.record(id: oldOpen.id) != nil)  // open: never pruned
+        #expect(try await store.record(id: oldUndelivered.id) != nil)  // a delivery still pending
+        #expect(try await store.record(id: recentClosed.id) != nil)
+        #expect(try await store.counts() == StoreCounts(openAlerts: 1, pending: 1, inFlight: 0, dead: 0))
+        // The newest event survives pruning, so the log's position is never lost.
+        let events = try await store.events(after: 0, limit: 100)
+        #expect(!events.isEmpty)
+        #expect(events.allSatisfy { $0.at >= cutoff || $0.sequence == events.last?.sequence })
+    }
+
+    @Test func retentionIsConfigurable() throws {
+        #expect(try DaemonConfiguration.parse(Data("{}".utf8)).store.retention == .seconds(30 * 86_400))
+        #expect(try DaemonConfiguration.parse(Data(#"{"store": {"retention": "7d"}}"#.utf8)).store.retention == .seconds(7 * 86_400))
+        #expect(try DaemonConfiguration.parse(Data(#"{"store": {"retention": "forever"}}"#.utf8)).store.retention == nil)
+    }
+}
