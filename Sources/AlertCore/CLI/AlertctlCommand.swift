@@ -7,7 +7,7 @@ public struct AlertctlCommand: CLICommand {
         version: AlertdVersion.current,
         subcommands: [
             ValidateCommand.self, RenderCommand.self, SendCommand.self, ListCommand.self, ShowCommand.self,
-            ConfirmCommand.self, CancelCommand.self, ResolveCommand.self, WatchCommand.self, ReplayCommand.self,
+            ActionDecisionCommand<ConfirmDecision>.self, ActionDecisionCommand<CancelDecision>.self, ResolveCommand.self, WatchCommand.self, ReplayCommand.self,
             CompletionCommand.self,
         ])
 
