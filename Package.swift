@@ -1,45 +1,69 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The target graph is the architecture: each target depends only on the ones
+// below it, and only the edge targets (one per C library, plus POSIX) import C.
+//
+//   alertd ─ AlertdDaemon ─┬─ AlertdAPI ─ AlertdDelivery ─┬─ AlertdStore ─ AlertModel
+//                          ├─ AlertdSQLiteStore ─ AlertdSQLite (C)   ├─ AlertdCurl (C)
+//                          └─ AlertdHTTPServer (C)                  └─ AlertdCrypto (C)
+//   alertctl ─ AlertdClient ─ AlertdCommandLine, AlertdHTTP, AlertdCurl (C)
 let package = Package(
     name: "alertd",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "AlertCore", targets: ["AlertCore"]),
         .executable(name: "alertd", targets: ["alertd"]),
         .executable(name: "alertctl", targets: ["alertctl"]),
     ],
     targets: [
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // C libraries, each seen by exactly one edge target.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // The alert as a value: imports no other target and no C.
+        .target(name: "AlertModel"),
+
+        // Edges: typed Swift over C.
+        .target(name: "AlertdPOSIX"),
+        .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
+        .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
+        .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),
+        .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP"]),
+        .target(name: "AlertdHTTPServer", dependencies: ["CMicroHTTPD", "AlertdHTTP", "AlertdPOSIX"]),
+
+        .target(name: "AlertdLogging", dependencies: ["AlertModel", "AlertdPOSIX"]),
+        .target(name: "AlertdCommandLine", dependencies: ["AlertModel", "AlertdPOSIX"]),
+
+        // The store: protocols and shared rules, then one target per backend.
+        .target(name: "AlertdStore", dependencies: ["AlertModel"]),
+        .target(name: "AlertdSQLiteStore", dependencies: ["AlertdStore", "AlertdSQLite", "AlertdPOSIX"]),
+
+        // Presenters, routing, retries and the dispatcher.
         .target(
-            name: "AlertCore",
-            dependencies: ["CCurl", "CMicroHTTPD", "CSQLite", "CCrypto"]
-        ),
-        .executableTarget(name: "alertd", dependencies: ["AlertCore"]),
-        .executableTarget(name: "alertctl", dependencies: ["AlertCore"]),
+            name: "AlertdDelivery",
+            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging"]),
+
+        // Routes and handlers; knows nothing of libmicrohttpd.
+        .target(name: "AlertdAPI", dependencies: ["AlertdDelivery", "AlertdStore", "AlertdHTTP", "AlertdLogging", "AlertdCrypto"]),
+
+        // The composition root: configuration, services, lifecycle.
+        .target(
+            name: "AlertdDaemon",
+            dependencies: ["AlertdAPI", "AlertdDelivery", "AlertdStore", "AlertdSQLiteStore", "AlertdHTTPServer",
+                           "AlertdCommandLine", "AlertdLogging", "AlertdPOSIX", "AlertdCrypto"]),
+
+        // alertctl's commands and the client; no server, no SQLite.
+        .target(
+            name: "AlertdClient",
+            dependencies: ["AlertModel", "AlertdHTTP", "AlertdCurl", "AlertdCommandLine", "AlertdPOSIX", "AlertdDelivery", "AlertdLogging"]),
+
+        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon"]),
+        .executableTarget(name: "alertctl", dependencies: ["AlertdClient"]),
         .testTarget(
             name: "AlertCoreTests",
-            dependencies: ["AlertCore", "CMicroHTTPD"]
-        ),
+            dependencies: ["AlertdDaemon", "AlertdClient", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
-import AlertCore
+import AlertdClient
+import AlertdCommandLine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import AlertCore
+import AlertdDaemon
+import AlertdCommandLine
 
 #if canImport(Glibc)
 import Glibc

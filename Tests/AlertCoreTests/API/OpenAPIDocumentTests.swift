@@ -1,6 +1,20 @@
 import Foundation
 import Testing
-@testable import AlertCore
+@testable import AlertModel
+@testable import AlertdPOSIX
+@testable import AlertdSQLite
+@testable import AlertdCrypto
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdHTTPServer
+@testable import AlertdLogging
+@testable import AlertdCommandLine
+@testable import AlertdStore
+@testable import AlertdSQLiteStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+@testable import AlertdDaemon
+@testable import AlertdClient
 
 /// Holds `docs/openapi.json` and `docs/API.md` to the router the daemon
 /// really builds: a route added without docs, or docs left behind by a
@@ -104,11 +118,12 @@ import Testing
 
     /// The codes in the API's error answers, as the sources spell them.
     static func errorCodesInSources() throws -> Set<String> {
-        let sources = packageRoot.appendingPathComponent("Sources/AlertCore")
-        let files = ["API/APIAuthenticator.swift", "API/APIRequestBody.swift", "API/APIRouter.swift", "API/AlertsAPI.swift",
-                     "API/DecisionsAPI.swift", "API/EventsAPI.swift", "API/HealthAPI.swift",
-                     "API/HTTPErrorBody+InvalidAlert.swift", "API/APIRepresentation.swift",
-                     "HTTP/Server/MHDServerCore.swift", "Store/StoreError.swift"]
+        let sources = packageRoot.appendingPathComponent("Sources")
+        let files = ["AlertdAPI/APIAuthenticator.swift", "AlertdAPI/APIRequestBody.swift", "AlertdAPI/APIRouter.swift",
+                     "AlertdAPI/AlertsAPI.swift", "AlertdAPI/DecisionsAPI.swift", "AlertdAPI/EventsAPI.swift",
+                     "AlertdAPI/HealthAPI.swift", "AlertdHTTP/Wire/HTTPErrorBody+InvalidAlert.swift",
+                     "AlertdHTTP/Wire/APIRepresentation.swift", "AlertdHTTPServer/MHDServerCore.swift",
+                     "AlertdStore/StoreError.swift"]
         let pattern = try Regex(#"(?:code: |errorResponse\(\d+, |Code\(rawValue: )"([a-z_]+)""#)
         var codes: Set<String> = []
         for file in files {

@@ -1,6 +1,20 @@
 import Foundation
 import Testing
-@testable import AlertCore
+@testable import AlertModel
+@testable import AlertdPOSIX
+@testable import AlertdSQLite
+@testable import AlertdCrypto
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdHTTPServer
+@testable import AlertdLogging
+@testable import AlertdCommandLine
+@testable import AlertdStore
+@testable import AlertdSQLiteStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+@testable import AlertdDaemon
+@testable import AlertdClient
 
 /// A strict reader of the Prometheus text format (0.0.4): what a scraper
 /// would reject, this rejects too.

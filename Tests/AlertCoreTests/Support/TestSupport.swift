@@ -1,6 +1,20 @@
 import Synchronization
 import Foundation
-@testable import AlertCore
+@testable import AlertModel
+@testable import AlertdPOSIX
+@testable import AlertdSQLite
+@testable import AlertdCrypto
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdHTTPServer
+@testable import AlertdLogging
+@testable import AlertdCommandLine
+@testable import AlertdStore
+@testable import AlertdSQLiteStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+@testable import AlertdDaemon
+@testable import AlertdClient
 
 /// Records what a test server received, for assertions after the fact.
 actor RequestRecorder {

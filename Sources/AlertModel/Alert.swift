@@ -1,0 +1,41 @@
+import Foundation
+
+/// An accepted alert: its spec plus the identity and bookkeeping the daemon
+/// gives it. This is what presenters receive and what the store keeps.
+public struct Alert: Sendable, Equatable, Codable {
+    public let id: AlertID
+    public let spec: AlertSpec
+    public var state: AlertState
+    public let createdAt: Date
+    public var updatedAt: Date
+    /// How the alert was closed; nil while it is open.
+    public var decision: AlertDecision?
+
+    public init(
+        id: AlertID, spec: AlertSpec, state: AlertState = .open, createdAt: Date, updatedAt: Date? = nil,
+        decision: AlertDecision? = nil
+    ) {
+        self.id = id
+        self.spec = spec
+        self.state = state
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+        self.decision = decision
+    }
+
+    /// A new open alert stamped now.
+    public init(spec: AlertSpec, at date: Date = Date()) {
+        self.init(id: .generate(at: date), spec: spec, createdAt: date)
+    }
+
+    /// When the alert expires, if its spec says it does.
+    public var expiresAt: Date? {
+        spec.expiresAfter.map { createdAt.addingTimeInterval(TimeInterval($0.seconds)) }
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case id, spec, state, decision
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+extension AlertSpec.Builder {
+    /// Validates every field and returns the spec, or every problem found.
+    public func build(limits: AlertSpecLimits = .default) -> Result<AlertSpec, AlertSpecErrors> {
+        var errors = problems
+        var check = Validator(limits: limits)
+
+        let title = check.title(self.title)
+        let message = check.message(self.message)
+        let severity: Severity
+        switch self.severity {
+        case .missing: severity = .info
+        case .present(let s): severity = s
+        case .invalid(let e): check.errors.append(e); severity = .info
+        }
+        let labels = check.labels(self.labels)
+        let confirm = check.action(self.confirm, field: "confirm")
+        let cancel = check.action(self.cancel, field: "cancel")
+        if let confirm, let cancel, confirm.label == cancel.label, !confirm.label.isEmpty {
+            check.errors.append(AlertSpecError(
+                field: "cancel.label", code: .duplicateActionLabel,
+                message: "The confirm and cancel actions are both labelled \"\(cancel.label)\"; give them different labels so a person can tell them apart."))
+        }
+        let dedupKey = check.dedupKey(self.dedupKey)
+        let expires = check.expiry(self.expiresAfter)
+
+        errors += check.errors
+        guard errors.isEmpty, let title else { return .failure(AlertSpecErrors(errors)) }
+        return .success(AlertSpec(
+            title: title, message: message, severity: severity, labels: labels,
+            confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expires))
+    }
+}
+
+extension AlertSpec {
+    /// The Prometheus rule for label names: `[a-zA-Z_][a-zA-Z0-9_]*`.
+    public static func isValidLabelName(_ name: String) -> Bool { Validator.isValidLabelName(name) }
+}
+
+/// The rules, one method per field. Collects errors instead of stopping at the first.
+private struct Validator {
+    package let limits: AlertSpecLimits
+    package var errors: [AlertSpecError] = []
+
+    package mutating func title(_ value: PartialValue<String>) -> String? {
+        guard case .present(let raw) = value else {
+            if case .invalid(let e) = value { errors.append(e) } else {
+                errors.append(.init(field: "title", code: .missingTitle,
+                                    message: "An alert needs a title: say in a few words what happened, e.g. \"Disk full on db1\"."))
+            }
+            return nil
+        }
+        let title = raw.trimmingCharacters(in: .whitespaces)
+        if title.isEmpty {
+            errors.append(.init(field: "title", code: .missingTitle,
+                                message: "The title is empty: say in a few words what happened, e.g. \"Disk full on db1\"."))
+            return nil
+        }
+        if title.count > limits.maxTitleLength {
+            errors.append(.init(field: "title", code: .titleTooLong,
+                                message: "The title has \(title.count) characters; the limit is \(limits.maxTitleLength). Move the details into the message."))
+        }
+        if Validator.hasControlCharacters(title, allowingNewlines: false) {
+            errors.append(.init(field: "title", code: .controlCharacters,
+                                message: "The title contains control characters (such as a newline or escape); a title is one line of plain text."))
+        }
+        return title
+    }
+
+    package mutating func message(_ value: PartialValue<String>) -> String? {
+        switch value {
+        case .missing: return nil
+        case .invalid(let e): errors.append(e); return nil
+        case .present(let message):
+            if message.count > limits.maxMessageLength {
+                errors.append(.init(field: "message", code: .messageTooLong,
+                                    message: "The message has \(message.count) characters; the limit is \(limits.maxMessageLength). Link to the details instead of pasting them."))
+            }
+            if Validator.hasControlCharacters(message, allowingNewlines: true) {
+                errors.append(.init(field: "message", code: .controlCharacters,
+                                    message: "The message contains control characters other than newlines and tabs (terminal escapes, for example); remove them."))
+            }
+            return message.isEmpty ? nil : message
+        }
+    }
+
+    package mutating func labels(_ entries: [AlertSpec.Builder.LabelEntry]) -> [String: String] {
+        var labels: [String: String] = [:]
+        if entries.count > limits.maxLabels {
+            errors.append(.init(field: "labels", code: .tooManyLabels,
+                                message: "The alert has \(entries.count) labels; the limit is \(limits.maxLabels). Keep the labels you route and group on, and move the rest into the message."))
+        }
+        for entry in entries {
+            let field = "labels.\(entry.name)"
+            if !Validator.isValidLabelName(entry.name) {
+                errors.append(.init(field: field, code: .invalidLabelName,
+                                    message: "`\(entry.name)` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`)."))
+            } else if entry.name.hasPrefix("__") {
+                errors.append(.init(field: field, code: .reservedLabelName,
+                                    message: "Label names starting with `__` are reserved; rename `\(entry.name)`."))
+            } else if entry.name.count > limits.maxLabelNameLength {
+                errors.append(.init(field: field, code: .invalidLabelName,
+                                    message: "The label name `\(entry.name.prefix(20))…` has \(entry.name.count) characters; the limit is \(limits.maxLabelNameLength)."))
+            }
+            if entry.value.count > limits.maxLabelValueLength {
+                errors.append(.init(field: field, code: .labelValueTooLong,
+                                    message: "The value of label `\(entry.name)` has \(entry.value.count) characters; the limit is \(limits.maxLabelValueLength)."))
+            }
+            if Validator.hasControlCharacters(entry.value, allowingNewlines: false) {
+                errors.append(.init(field: field, code: .controlCharacters,
+                                    message: "The value of label `\(entry.name)` contains control characters; a label value is one line of plain text."))
+            }
+            if labels[entry.name] != nil {
+                errors.append(.init(field: field, code: .duplicateLabel,
+                                    message: "The label `\(entry.name)` is given more than once; give each label one value."))
+            }
+            labels[entry.name] = entry.value
+        }
+        return labels
+    }
+
+    package mutating func action(_ value: PartialValue<AlertAction>, field: String) -> AlertAction? {
+        switch value {
+        case .missing: return nil
+        case .invalid(let e): errors.append(e); return nil
+        case .present(let action):
+            let label = action.label.trimmingCharacters(in: .whitespaces)
+            if label.isEmpty {
+                errors.append(.init(field: "\(field).label", code: .emptyActionLabel,
+                                    message: "The \(field) action has no label; name what it does, e.g. \"Restart\"."))
+            } else if label.count > limits.maxActionLabelLength {
+                errors.append(.init(field: "\(field).label", code: .actionLabelTooLong,
+                                    message: "The \(field) action's label has \(label.count) characters; the limit is \(limits.maxActionLabelLength), so it fits on a button."))
+            }
+            if Validator.hasControlCharacters(label, allowingNewlines: false) {
+                errors.append(.init(field: "\(field).label", code: .controlCharacters,
+                                    message: "The \(field) action's label contains control characters; use plain text."))
+            }
+            checkHandlerURL(action.url, field: "\(field).url")
+            return AlertAction(label: label, url: action.url, method: action.method)
+        }
+    }
+
+    private mutating func checkHandlerURL(_ url: String, field: String) {
+        if url.utf8.count > limits.maxURLLength {
+            errors.append(.init(field: field, code: .handlerURLTooLong,
+                                message: "The handler URL is \(url.utf8.count) bytes long; the limit is \(limits.maxURLLength)."))
+            return
+        }
+        guard !url.isEmpty else {
+            errors.append(.init(field: field, code: .invalidHandlerURL,
+                                message: "The handler URL is empty; give the full address to call, e.g. https://ops.example/restart."))
+            return
+        }
+        guard !Validator.hasControlCharacters(url, allowingNewlines: false), !url.contains(" "),
+              let parts = URLComponents(string: url), let scheme = parts.scheme else {
+            errors.append(.init(field: field, code: .invalidHandlerURL,
+                                message: "`\(url)` is not a valid URL; give the full address to call, e.g. https://ops.example/restart."))
+            return
+        }
+        guard ["http", "https"].contains(scheme.lowercased()) else {
+            errors.append(.init(field: field, code: .handlerSchemeNotAllowed,
+                                message: "The handler URL uses `\(scheme):`; only http and https handlers can be called."))
+            return
+        }
+        guard let host = parts.host, !host.isEmpty else {
+            errors.append(.init(field: field, code: .invalidHandlerURL,
+                                message: "`\(url)` has no host; give the full address to call, e.g. https://ops.example/restart."))
+            return
+        }
+    }
+
+    package mutating func dedupKey(_ value: PartialValue<String>) -> String? {
+        switch value {
+        case .missing: return nil
+        case .invalid(let e): errors.append(e); return nil
+        case .present(let key):
+            if key.isEmpty {
+                errors.append(.init(field: "dedup_key", code: .emptyDedupKey,
+                                    message: "The dedup key is empty; leave it out or give a key such as `disk-full:db1`."))
+            } else if key.count > limits.maxDedupKeyLength {
+                errors.append(.init(field: "dedup_key", code: .dedupKeyTooLong,
+                                    message: "The dedup key has \(key.count) characters; the limit is \(limits.maxDedupKeyLength)."))
+            }
+            if Validator.hasControlCharacters(key, allowingNewlines: false) {
+                errors.append(.init(field: "dedup_key", code: .controlCharacters,
+                                    message: "The dedup key contains control characters; use plain text."))
+            }
+            return key
+        }
+    }
+
+    package mutating func expiry(_ value: PartialValue<AlertDuration>) -> AlertDuration? {
+        switch value {
+        case .missing: return nil
+        case .invalid(let e): errors.append(e); return nil
+        case .present(let d):
+            if d.seconds <= 0 {
+                errors.append(.init(field: "expires_after", code: .invalidExpiry,
+                                    message: "The expiry must be longer than zero; leave it out for an alert that stays open until decided."))
+            } else if d > limits.maxExpiry {
+                errors.append(.init(field: "expires_after", code: .invalidExpiry,
+                                    message: "The expiry \(d) is longer than the limit of \(limits.maxExpiry)."))
+            }
+            return d
+        }
+    }
+
+    package static func isValidLabelName(_ name: String) -> Bool {
+        guard let first = name.utf8.first else { return false }
+        func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 }
+        guard isLetter(first) else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || ($0 >= 48 && $0 <= 57) }
+    }
+
+    /// Control characters (Unicode category Cc: U+0000–001F and U+007F–009F)
+    /// and the bidirectional overrides that can make text read backwards.
+    /// Compared as numbers: the Unicode property tables cost far more, and
+    /// this runs over every field of every alert.
+    package static func hasControlCharacters(_ text: String, allowingNewlines: Bool) -> Bool {
+        text.unicodeScalars.contains { s in
+            switch s.value {
+            case 0x0A, 0x09, 0x0D: return !allowingNewlines
+            case 0x00...0x1F, 0x7F...0x9F, 0x202D, 0x202E: return true
+            default: return false
+            }
+        }
+    }
+}

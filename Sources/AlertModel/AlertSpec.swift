@@ -1,0 +1,153 @@
+import Foundation
+
+/// An alert as a value: what to say, how urgent it is, how to group it, and
+/// what a person may decide about it.
+///
+/// An `AlertSpec` exists only in a valid state: make one with
+/// ``AlertSpec/Builder``, whose `build()` checks every field at once.
+public struct AlertSpec: Sendable, Equatable, Hashable {
+    /// A one-line headline. Required.
+    public let title: String
+    /// Free text, may span lines.
+    public let message: String?
+    /// Defaults to `.info`.
+    public let severity: Severity
+    /// Prometheus-style labels used for routing and grouping.
+    public let labels: [String: String]
+    /// The "yes" action, if any.
+    public let confirm: AlertAction?
+    /// The "no" action, if any. Also called when the alert expires.
+    public let cancel: AlertAction?
+    /// While an alert with this key is open, a new one with the same key is
+    /// folded into it instead of being delivered again.
+    public let dedupKey: String?
+    /// How long the alert stays open before it expires on its own.
+    public let expiresAfter: AlertDuration?
+
+    /// Only the builder calls this, after validation.
+    package init(
+        title: String, message: String?, severity: Severity, labels: [String: String],
+        confirm: AlertAction?, cancel: AlertAction?, dedupKey: String?, expiresAfter: AlertDuration?
+    ) {
+        self.title = title
+        self.message = message
+        self.severity = severity
+        self.labels = labels
+        self.confirm = confirm
+        self.cancel = cancel
+        self.dedupKey = dedupKey
+        self.expiresAfter = expiresAfter
+    }
+
+    /// The action of the given kind.
+    public func action(_ kind: ActionKind) -> AlertAction? {
+        switch kind {
+        case .confirm: confirm
+        case .cancel: cancel
+        }
+    }
+
+    /// A builder holding this spec's values, for making a variant.
+    public var builder: Builder {
+        var b = Builder().title(title).severity(severity).labels(labels)
+        if let message { b = b.message(message) }
+        if let confirm { b = b.confirm(confirm.label, handler: confirm.url, method: confirm.method) }
+        if let cancel { b = b.cancel(cancel.label, handler: cancel.url, method: cancel.method) }
+        if let dedupKey { b = b.dedupKey(dedupKey) }
+        if let expiresAfter { b = b.expires(after: expiresAfter) }
+        return b
+    }
+}
+
+extension AlertSpec: Codable {
+    /// The JSON field names. They are part of the public API and never change.
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case title, message, severity, labels, confirm, cancel
+        case dedupKey = "dedup_key"
+        case expiresAfter = "expires_after"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(title, forKey: .title)
+        try c.encodeIfPresent(message, forKey: .message)
+        try c.encode(severity, forKey: .severity)
+        try c.encode(labels, forKey: .labels)
+        try c.encodeIfPresent(confirm, forKey: .confirm)
+        try c.encodeIfPresent(cancel, forKey: .cancel)
+        try c.encodeIfPresent(dedupKey, forKey: .dedupKey)
+        try c.encodeIfPresent(expiresAfter, forKey: .expiresAfter)
+    }
+
+    /// Decoding goes through the builder too, so a decoded spec is as valid as
+    /// a built one. Size limits are not applied here: they are the concern of
+    /// whoever accepts input, and stored alerts must load whatever the current
+    /// limits are.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var b = Builder()
+        b = b.title(try c.decode(String.self, forKey: .title))
+        if let m = try c.decodeIfPresent(String.self, forKey: .message) { b = b.message(m) }
+        if let s = try c.decodeIfPresent(Severity.self, forKey: .severity) { b = b.severity(s) }
+        if let l = try c.decodeIfPresent([String: String].self, forKey: .labels) { b = b.labels(l) }
+        if let a = try c.decodeIfPresent(AlertAction.self, forKey: .confirm) {
+            b = b.confirm(a.label, handler: a.url, method: a.method)
+        }
+        if let a = try c.decodeIfPresent(AlertAction.self, forKey: .cancel) {
+            b = b.cancel(a.label, handler: a.url, method: a.method)
+        }
+        if let k = try c.decodeIfPresent(String.self, forKey: .dedupKey) { b = b.dedupKey(k) }
+        if let e = try c.decodeIfPresent(AlertDuration.self, forKey: .expiresAfter) { b = b.expires(after: e) }
+        switch b.build(limits: .permissive) {
+        case .success(let spec): self = spec
+        case .failure(let errors):
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: errors.description))
+        }
+    }
+}
+
+extension AlertSpec {
+    /// Reads a spec the store wrote with `canonicalJSON`, without the
+    /// builder's checks: only built specs are ever stored, and reading one
+    /// back happens for every delivery.
+    package static func fromStorage(_ data: Data) throws -> AlertSpec {
+        let s = try JSONDecoder().decode(Stored.self, from: data)
+        return AlertSpec(title: s.title, message: s.message, severity: s.severity, labels: s.labels ?? [:],
+                         confirm: s.confirm, cancel: s.cancel, dedupKey: s.dedupKey, expiresAfter: s.expiresAfter)
+    }
+
+    private struct Stored: Decodable {
+        package var title: String
+        package var message: String?
+        package var severity: Severity
+        package var labels: [String: String]?
+        package var confirm: AlertAction?
+        package var cancel: AlertAction?
+        package var dedupKey: String?
+        package var expiresAfter: AlertDuration?
+
+        package enum CodingKeys: String, CodingKey {
+            case title, message, severity, labels, confirm, cancel
+            case dedupKey = "dedup_key"
+            case expiresAfter = "expires_after"
+        }
+    }
+}
+
+extension AlertSpecLimits {
+    /// Limits so wide that only structural rules apply; used when reading
+    /// alerts back from storage.
+    package static let permissive: AlertSpecLimits = {
+        var l = AlertSpecLimits()
+        l.maxTitleLength = .max
+        l.maxMessageLength = .max
+        l.maxLabels = .max
+        l.maxLabelNameLength = .max
+        l.maxLabelValueLength = .max
+        l.maxActionLabelLength = .max
+        l.maxURLLength = .max
+        l.maxDedupKeyLength = .max
+        l.maxExpiry = .seconds(.max)
+        return l
+    }()
+}

@@ -1,0 +1,22 @@
+extension Duration {
+    /// `1.5s`, `250ms`: for messages.
+    package var alertdDescription: String {
+        let ms = milliseconds
+        if ms % 1000 == 0 { return "\(ms / 1000)s" }
+        if ms >= 1000 { return "\(Double(ms) / 1000)s" }
+        return "\(ms)ms"
+    }
+
+    /// Whole milliseconds, rounded down, saturating.
+    package var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        let (ms, overflow) = Int(clamping: seconds).multipliedReportingOverflow(by: 1000)
+        return overflow ? (seconds < 0 ? .min : .max) : ms.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000)).partialValue
+    }
+
+    /// The duration as fractional seconds.
+    package var seconds: Double {
+        let c = components
+        return Double(c.seconds) + Double(c.attoseconds) / 1e18
+    }
+}

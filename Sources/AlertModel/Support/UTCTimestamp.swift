@@ -1,0 +1,54 @@
+import Foundation
+
+/// Dates as UTC text, computed by arithmetic rather than a `DateFormatter`,
+/// so output never depends on the machine's locale or time zone.
+package enum UTCTimestamp {
+    /// `2025-06-01T12:00:00.000Z` (RFC 3339, UTC, milliseconds): how alertd
+    /// writes times everywhere, in the API, webhooks, logs and events alike.
+    package static func iso8601(_ date: Date) -> String {
+        let c = components(date)
+        return "\(c.date)T\(c.time).\(pad(c.millis, 3))Z"
+    }
+
+    /// `2025-06-01 12:00:00 UTC`, for people.
+    package static func readable(_ date: Date) -> String {
+        dateTime(date) + " UTC"
+    }
+
+    /// `2025-06-01 12:00:00`, for columns whose header already says UTC.
+    package static func dateTime(_ date: Date) -> String {
+        let c = components(date)
+        return "\(c.date) \(c.time)"
+    }
+
+    private static func components(_ date: Date) -> (date: String, time: String, millis: Int) {
+        // Rounded, not truncated: a `Date` read back from milliseconds is often
+        // a hair below its value, and the same instant must print one way.
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, millisOfDay) = floorDivide(totalMillis, 86_400_000)
+        let seconds = Int(millisOfDay / 1000)
+        // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let dateText = "\(pad(Int(year), 4))-\(pad(Int(month), 2))-\(pad(Int(day), 2))"
+        let timeText = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
+        return (dateText, timeText, Int(millisOfDay % 1000))
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a / b, r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
+    private static func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

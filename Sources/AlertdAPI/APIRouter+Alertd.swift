@@ -1,0 +1,25 @@
+import AlertdDelivery
+import AlertdStore
+
+extension APIRouter {
+    /// Every endpoint `alertd` serves, wired as the daemon wires them. The
+    /// daemon and the test that holds `docs/openapi.json` to the routes both
+    /// build the router here, so the two cannot drift apart.
+    public static func alertd(
+        intake: AlertIntake, store: any AlertStore,
+        onReplay: @escaping @Sendable () -> Void,
+        dispatcherRunning: @escaping @Sendable () async -> Bool,
+        links: ActionLinkSigner? = nil,
+        changes: StoreChangeNotifier = StoreChangeNotifier(),
+        metrics: DaemonMetrics = DaemonMetrics(),
+        tokenChecked: Bool = false
+    ) -> APIRouter {
+        var router = APIRouter()
+        AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
+        DecisionsAPI(store: store, links: links, metrics: metrics, tokenChecked: tokenChecked, onDecided: onReplay).register(in: &router)
+        MetricsAPI(metrics: metrics, store: store).register(in: &router)
+        EventsAPI(store: store, changes: changes).register(in: &router)
+        HealthAPI(store: store, dispatcherRunning: dispatcherRunning).register(in: &router)
+        return router
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import AlertModel
+import AlertdDelivery
+import AlertdHTTP
+import AlertdStore
+
+/// The `/v1/alerts` endpoints: submit, list, show, replay.
+public struct AlertsAPI: Sendable {
+    package let intake: AlertIntake
+    package let store: any AlertStore
+    package let metrics: DaemonMetrics
+    package let onReplay: @Sendable () -> Void
+
+    public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics = DaemonMetrics(),
+                onReplay: @escaping @Sendable () -> Void) {
+        self.intake = intake
+        self.store = store
+        self.metrics = metrics
+        self.onReplay = onReplay
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("POST", "/v1/alerts") { req, _ in
+            let response = await submit(req)
+            // Every refusal carries its code in the body: count them all here, in one place.
+            if response.status >= 400, let code = try? HTTPErrorBody.decode(Self.bytes(response)).code { metrics.rejected(code) }
+            return response
+        }
+        router.add("GET", "/v1/alerts") { req, _ in await list(req) }
+        router.add("GET", "/v1/alerts/{id}") { req, p in await show(req, id: p["id"] ?? "") }
+        router.add("POST", "/v1/alerts/{id}/replay") { req, p in await replay(req, id: p["id"]) }
+        router.add("POST", "/v1/deliveries/replay") { req, _ in await replay(req, id: nil) }
+    }
+
+    // MARK: POST /v1/alerts
+
+    /// One alert object, or an array of them. Each is checked by the same
+    /// builder alertctl uses; the answer comes only after the store committed.
+    package func submit(_ request: HTTPRequest) async -> HTTPResponse {
+        let settings = intake.current
+        let root: Any
+        switch APIRequestBody.json(request) {
+        case .failure(let box): return box.response
+        case .success(let value): root = value
+        }
+        if let object = root as? [String: Any] {
+            switch Self.spec(from: object, settings) {
+            case .failure(let errors):
+                return APIRequestBody.invalidAlert(errors)
+            case .success(let spec):
+                do {
+                    let result = try await intake.submit([spec])[0]
+                    metrics.accepted([result])
+                    return APIRepresentation.json(
+                        APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
+                } catch {
+                    return Self.storeFailure(error)
+                }
+            }
+        }
+        guard let array = root as? [Any] else {
+            return .error(status: 400, code: "invalid_body", message: "The body must be an alert object or an array of alert objects.")
+        }
+        let maxBatch = settings.maxBatch
+        guard array.count <= maxBatch else {
+            return .error(status: 413, code: "batch_too_large",
+                          message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
+        }
+        guard !array.isEmpty else {
+            return .error(status: 400, code: "empty_batch", message: "The array is empty; send at least one alert.")
+        }
+        var items = [APIRepresentation.SubmissionItem?](repeating: nil, count: array.count)
+        var specs: [(Int, AlertSpec)] = []
+        for (i, element) in array.enumerated() {
+            guard let object = element as? [String: Any] else {
+                items[i] = .init(index: i, error: .init(code: "invalid_body", message: "Item \(i) is not an alert object.", details: nil))
+                continue
+            }
+            switch Self.spec(from: object, settings) {
+            case .success(let spec): specs.append((i, spec))
+            case .failure(let errors): items[i] = .init(index: i, error: HTTPErrorBody(invalidAlert: errors).error)
+            }
+        }
+        if !specs.isEmpty {
+            do {
+                let results = try await intake.submit(specs.map(\.1))
+                metrics.accepted(results)
+                for ((i, _), r) in zip(specs, results) {
+                    items[i] = .init(index: i, id: r.id, state: r.state, deduplicated: r.deduplicated)
+                }
+            } catch {
+                return Self.storeFailure(error)
+            }
+        }
+        let results = items.compactMap { $0 }
+        let accepted = results.filter { $0.id != nil }.count
+        if results.count > accepted { metrics.rejected("invalid_alert", count: results.count - accepted) }
+        return APIRepresentation.json(
+            APIRepresentation.BatchResult(accepted: accepted, rejected: results.count - accepted, results: results),
+            status: accepted > 0 ? 202 : 422)
+    }
+
+    /// One alert object through the builder. An object may name a
+    /// configured template (`"template"`) with `"values"` for its
+    /// placeholders; its own fields win over the template's, as options do
+    /// over `alertctl --template`.
+    package static func spec(from object: [String: Any], _ settings: AlertIntake.Settings) -> Result<AlertSpec, AlertSpecErrors> {
+        var fields = object
+        let templateName = fields.removeValue(forKey: "template")
+        let rawValues = fields.removeValue(forKey: "values")
+        var builder = AlertSpec.Builder(jsonObject: fields)
+        if let templateName {
+            let values = rawValues as? [String: String]
+            if rawValues != nil && values == nil {
+                builder = builder.problem(AlertSpecError(field: "values", code: .invalidType,
+                                                         message: "`values` must be an object of strings, one per placeholder."))
+            } else if let name = templateName as? String, let template = settings.templates[name] {
+                builder = template.fill(builder, values: values ?? [:])
+            } else {
+                let known = settings.templates.names
+                builder = builder.problem(AlertSpecError(
+                    field: "template", code: .unknownTemplate,
+                    message: "There is no template `\(templateName)`; "
+                        + (known.isEmpty ? "alertd has no templates configured." : "the templates are: \(known.joined(separator: ", ")).")))
+            }
+        } else if rawValues != nil {
+            builder = builder.problem(AlertSpecError(field: "values", code: .unknownField,
+                                                     message: "`values` fills a template's placeholders; name the template with `template`."))
+        }
+        return builder.build(limits: settings.limits)
+    }
+
+    // MARK: GET /v1/alerts
+
+    package func list(_ request: HTTPRequest) async -> HTTPResponse {
+        var query = AlertQuery()
+        var problems: [HTTPErrorBody.Detail] = []
+        if let s = request.queryValue("state") {
+            if let state = AlertState(rawValue: s) { query.state = state } else {
+                problems.append(.init(field: "state", code: "invalid_state",
+                                      message: "`\(s)` is not a state; use one of \(AlertState.allCases.map(\.rawValue).joined(separator: ", "))."))
+            }
+        }
+        for raw in request.queryValues("label") {
+            let parts = raw.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2, AlertSpec.isValidLabelName(parts[0]) {
+                query.labels.append((parts[0], parts[1]))
+            } else {
+                problems.append(.init(field: "label", code: "invalid_label", message: "`\(raw)` is not name=value with a valid label name."))
+            }
+        }
+        if let l = request.queryValue("limit") {
+            if let n = Int(l), (1...1_000).contains(n) { query.limit = n } else {
+                problems.append(.init(field: "limit", code: "invalid_limit", message: "`limit` must be a number from 1 to 1000, got `\(l)`."))
+            }
+        }
+        if let c = request.queryValue("cursor") {
+            if let id = AlertID(c) { query.before = id } else {
+                problems.append(.init(field: "cursor", code: "invalid_cursor", message: "`cursor` must be the next_cursor of a previous page."))
+            }
+        }
+        guard problems.isEmpty else {
+            return .error(status: 400, code: "invalid_query", message: problems.map(\.message).joined(separator: " "), details: problems)
+        }
+        do {
+            let page = try await store.alerts(matching: query)
+            return APIRepresentation.json(APIRepresentation.AlertList(
+                alerts: page.alerts.map { APIRepresentation.AlertDetail($0) }, nextCursor: page.nextCursor))
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    // MARK: GET /v1/alerts/{id}
+
+    package func show(_ request: HTTPRequest, id raw: String) async -> HTTPResponse {
+        guard let id = AlertID(raw) else { return Self.noSuchAlert(raw) }
+        do {
+            guard let record = try await store.record(id: id) else { return Self.noSuchAlert(raw) }
+            return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries))
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    // MARK: replay
+
+    package func replay(_ request: HTTPRequest, id raw: String?) async -> HTTPResponse {
+        var alert: AlertID?
+        if let raw {
+            guard let id = AlertID(raw) else { return Self.noSuchAlert(raw) }
+            alert = id
+        }
+        do {
+            if let alert, try await store.record(id: alert) == nil { return Self.noSuchAlert(alert.rawValue) }
+            let n = try await store.replayDead(alert: alert, now: Date())
+            if n > 0 { onReplay() }
+            return APIRepresentation.json(APIRepresentation.ReplayResult(replayed: n))
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    package static func bytes(_ response: HTTPResponse) -> Data {
+        if case .bytes(let data) = response.body { return data }
+        return Data()
+    }
+
+    package static func noSuchAlert(_ raw: String) -> HTTPResponse {
+        .error(status: 404, code: "alert_not_found", message: "There is no alert with id `\(raw)`.")
+    }
+
+    package static func storeFailure(_ error: StoreError) -> HTTPResponse {
+        .error(status: 503, code: error.code.rawValue, message: error.message)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import AlertdHTTP
+import AlertdLogging
+import AlertdStore
+
+/// `GET /v1/events`: Server-Sent Events from the store's event log. Every
+/// event has the log's sequence number as its SSE id, so a client that
+/// reconnects with `Last-Event-ID` (or `?since=`) misses nothing and sees
+/// nothing twice. `?since=now` starts after the newest event; the first
+/// frame then carries that event's id (`id: N` without data), so even a
+/// client that saw no event yet resumes from the right place.
+public struct EventsAPI: Sendable {
+    package let store: any AlertStore
+    package let changes: StoreChangeNotifier
+    package let keepAlive: Duration
+
+    public init(store: any AlertStore, changes: StoreChangeNotifier, keepAlive: Duration = .seconds(15)) {
+        self.store = store
+        self.changes = changes
+        self.keepAlive = keepAlive
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("GET", "/v1/events") { req, _ in await stream(req) }
+    }
+
+    package func stream(_ request: HTTPRequest) async -> HTTPResponse {
+        let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
+        let since: Int64
+        var announce = ""
+        if raw.trimmingCharacters(in: .whitespaces) == "now" {
+            // Resolved before answering: whatever happens once the client has
+            // the response head is in the stream.
+            do {
+                since = try await store.lastEventSequence()
+            } catch {
+                return AlertsAPI.storeFailure(error)
+            }
+            announce = "id: \(since)\n"
+        } else {
+            guard let given = Int64(raw.trimmingCharacters(in: .whitespaces)), given >= 0 else {
+                return .error(status: 400, code: "invalid_query",
+                              message: "`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
+            }
+            since = given
+        }
+        let store = self.store
+        let changes = self.changes
+        let keepAlive = self.keepAlive
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
+        let producer = Task {
+            var last = since
+            var lastFrame = ContinuousClock.now
+            // Tells the client how long to wait before reconnecting.
+            continuation.yield(Data("retry: 1000\n\(announce)\n".utf8))
+            while !Task.isCancelled {
+                let seen = changes.generation
+                guard let events = try? await store.events(after: last, limit: 500) else {
+                    continuation.finish()
+                    return
+                }
+                for e in events {
+                    let frame = Self.frame(e)
+                    // The buffer is the backpressure: when a slow client lets it fill,
+                    // wait and offer the same event again rather than drop it.
+                    while true {
+                        switch continuation.yield(frame) {
+                        case .enqueued: break
+                        case .dropped:
+                            try? await Task.sleep(for: .milliseconds(20))
+                            if Task.isCancelled { return }
+                            continue
+                        case .terminated: return
+                        @unknown default: return
+                        }
+                        break
+                    }
+                    last = e.sequence
+                }
+                if events.count == 500 { continue }
+                if !events.isEmpty { lastFrame = .now }
+                await changes.wait(changedFrom: seen, timeout: keepAlive)
+                // Commits without events (the dispatcher's idle claims) wake this loop
+                // too, so silence is measured from the last frame sent.
+                if ContinuousClock.now - lastFrame >= keepAlive, !Task.isCancelled {
+                    // A comment line keeps proxies and idle timeouts from closing the stream.
+                    if case .terminated = continuation.yield(Data(": keep-alive\n\n".utf8)) { return }
+                    lastFrame = .now
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in producer.cancel() }
+        return HTTPResponse(
+            status: 200,
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"],
+            stream: stream)
+    }
+
+    package static func frame(_ event: StoredEvent) -> Data {
+        var data = event.data
+        data["alert_id"] = event.alertID.rawValue
+        data["at"] = Logger.timestamp(event.at)
+        data["type"] = event.type
+        let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return Data("id: \(event.sequence)\nevent: \(event.type)\ndata: ".utf8) + json + Data("\n\n".utf8)
+    }
+}

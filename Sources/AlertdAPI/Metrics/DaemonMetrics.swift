@@ -1,0 +1,98 @@
+import Foundation
+import AlertModel
+import AlertdAPI
+import AlertdDelivery
+import AlertdStore
+
+/// The metrics alertd exports at `GET /metrics`, with one method per thing
+/// that happens, so call sites stay one line and names live in one place.
+public final class DaemonMetrics: Sendable {
+    public let registry = MetricsRegistry()
+    package let started = Date()
+
+    /// Seconds, from a millisecond to ten minutes.
+    package static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600]
+    package static let batchBuckets: [Double] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500]
+
+    public init() {
+        let r = registry
+        r.register("alertd_build_info", .gauge, help: "Always 1; the version is in the labels.")
+        r.register("alertd_process_start_time_seconds", .gauge, help: "When alertd started, in Unix seconds.")
+        r.register("alertd_uptime_seconds", .gauge, help: "Seconds since alertd started.")
+        r.register("alertd_alerts_received_total", .counter, help: "Alerts accepted and stored.")
+        r.register("alertd_alerts_deduplicated_total", .counter, help: "Alerts folded into an open alert with the same dedup key.")
+        r.register("alertd_alerts_rejected_total", .counter, help: "Submissions refused, by reason.")
+        r.register("alertd_decisions_total", .counter, help: "Alerts closed, by outcome.")
+        r.register("alertd_deliveries_total", .counter, help: "Delivery attempts, by presenter and outcome (delivered, retry, dead).")
+        r.register("alertd_delivery_latency_seconds", .histogram, help: "From an alert's acceptance to its delivery, by presenter.",
+                   buckets: Self.latencyBuckets)
+        r.register("alertd_handler_calls_total", .counter, help: "Confirm and cancel handler calls, by action and outcome.")
+        r.register("alertd_open_alerts", .gauge, help: "Alerts not yet decided, expired or resolved.")
+        r.register("alertd_deliveries", .gauge, help: "Deliveries in the queue, by state (pending, in_flight, dead).")
+        r.register("alertd_store_commit_batch_size", .histogram, help: "Write jobs per store transaction (group commit).",
+                   buckets: Self.batchBuckets)
+        r.register("alertd_config_last_reload_successful", .gauge, help: "1 if the last configuration reload worked, else 0.")
+        r.register("alertd_config_last_reload_timestamp_seconds", .gauge, help: "When the configuration was last loaded, in Unix seconds.")
+        r.set("alertd_build_info", ["version": AlertdVersion.current], to: 1)
+        r.set("alertd_process_start_time_seconds", to: started.timeIntervalSince1970.rounded())
+        r.set("alertd_config_last_reload_successful", to: 1)
+        r.set("alertd_config_last_reload_timestamp_seconds", to: started.timeIntervalSince1970.rounded())
+        for reason in ["invalid_alert", "malformed_json", "unsupported_media_type", "batch_too_large", "invalid_body"] {
+            r.increment("alertd_alerts_rejected_total", ["reason": reason], by: 0)
+        }
+        r.increment("alertd_alerts_received_total", by: 0)
+        r.increment("alertd_alerts_deduplicated_total", by: 0)
+    }
+
+    public func accepted(_ results: [SubmissionResult]) {
+        let dedup = results.filter(\.deduplicated).count
+        registry.increment("alertd_alerts_received_total", by: Double(results.count - dedup))
+        if dedup > 0 { registry.increment("alertd_alerts_deduplicated_total", by: Double(dedup)) }
+    }
+
+    public func rejected(_ reason: String, count: Int = 1) {
+        registry.increment("alertd_alerts_rejected_total", ["reason": reason], by: Double(count))
+    }
+
+    public func decided(_ outcome: AlertState) {
+        registry.increment("alertd_decisions_total", ["outcome": outcome.rawValue])
+    }
+
+    public func attempt(_ report: Dispatcher.AttemptReport) {
+        let outcome: String
+        switch report.settlement {
+        case .delivered: outcome = "delivered"
+        case .retry: outcome = "retry"
+        case .dead: outcome = "dead"
+        }
+        if let action = HandlerDelivery.action(forPresenter: report.presenter) {
+            registry.increment("alertd_handler_calls_total", ["action": action.rawValue, "outcome": outcome])
+            return
+        }
+        registry.increment("alertd_deliveries_total", ["presenter": report.presenter, "outcome": outcome])
+        if outcome == "delivered" {
+            registry.observe("alertd_delivery_latency_seconds", ["presenter": report.presenter], report.sinceAccepted.seconds)
+        }
+    }
+
+    public func committed(batch size: Int) {
+        registry.observe("alertd_store_commit_batch_size", [:], Double(size))
+    }
+
+    public func reloaded(successfully ok: Bool, at date: Date = Date()) {
+        registry.set("alertd_config_last_reload_successful", to: ok ? 1 : 0)
+        if ok { registry.set("alertd_config_last_reload_timestamp_seconds", to: date.timeIntervalSince1970.rounded()) }
+    }
+
+    /// Refreshes the gauges that are read from the store, then renders.
+    public func render(counts: StoreCounts?) -> String {
+        registry.set("alertd_uptime_seconds", to: Date().timeIntervalSince(started).rounded())
+        if let c = counts {
+            registry.set("alertd_open_alerts", to: Double(c.openAlerts))
+            registry.set("alertd_deliveries", ["state": "pending"], to: Double(c.pending))
+            registry.set("alertd_deliveries", ["state": "in_flight"], to: Double(c.inFlight))
+            registry.set("alertd_deliveries", ["state": "dead"], to: Double(c.dead))
+        }
+        return registry.render()
+    }
+}

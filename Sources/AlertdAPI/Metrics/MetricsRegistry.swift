@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// Counters, gauges and histograms with labels, rendered in the Prometheus
+/// text exposition format (version 0.0.4). Small and lock-based: alertd has
+/// a few dozen series, updated at most once per request or delivery.
+public final class MetricsRegistry: Sendable {
+    public enum Kind: String, Sendable {
+        case counter, gauge, histogram
+    }
+
+    package struct Family: Sendable {
+        package let name: String
+        package let help: String
+        package let kind: Kind
+        package let buckets: [Double]
+        package var series: [[String: String]: Series] = [:]
+    }
+
+    package struct Series: Sendable {
+        package var value: Double = 0
+        package var bucketCounts: [UInt64] = []
+        package var sum: Double = 0
+        package var count: UInt64 = 0
+    }
+
+    private let families = Mutex<[String: Family]>([:])
+    private let order = Mutex<[String]>([])
+
+    public init() {}
+
+    /// Declares a metric; declaring the same name twice keeps the first.
+    public func register(_ name: String, _ kind: Kind, help: String, buckets: [Double] = []) {
+        precondition(Self.isValidName(name), "invalid metric name \(name)")
+        let added = families.withLock { f -> Bool in
+            guard f[name] == nil else { return false }
+            f[name] = Family(name: name, help: help, kind: kind, buckets: buckets.sorted())
+            return true
+        }
+        if added { order.withLock { $0.append(name) } }
+    }
+
+    /// Adds to a counter (or a gauge).
+    public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
+        families.withLock { f in f[name]?.series[labels, default: Series()].value += amount }
+    }
+
+    /// Sets a gauge.
+    public func set(_ name: String, _ labels: [String: String] = [:], to value: Double) {
+        families.withLock { f in f[name]?.series[labels, default: Series()].value = value }
+    }
+
+    /// Records one observation in a histogram.
+    public func observe(_ name: String, _ labels: [String: String] = [:], _ value: Double) {
+        families.withLock { f in
+            guard let family = f[name] else { return }
+            var s = family.series[labels] ?? Series(bucketCounts: Array(repeating: 0, count: family.buckets.count))
+            for (i, bound) in family.buckets.enumerated() where value <= bound { s.bucketCounts[i] += 1 }
+            s.sum += value
+            s.count += 1
+            f[name]?.series[labels] = s
+        }
+    }
+
+    /// The exposition text: every family with HELP and TYPE, series sorted.
+    public func render() -> String {
+        let names = order.withLock { $0 }
+        let snapshot = families.withLock { $0 }
+        var out = ""
+        for name in names {
+            guard let family = snapshot[name] else { continue }
+            out += "# HELP \(name) \(Self.escapeHelp(family.help))\n# TYPE \(name) \(family.kind.rawValue)\n"
+            for (labels, s) in family.series.sorted(by: { Self.key($0.key) < Self.key($1.key) }) {
+                switch family.kind {
+                case .counter, .gauge:
+                    out += "\(name)\(Self.labelText(labels)) \(Self.number(s.value))\n"
+                case .histogram:
+                    for (i, bound) in family.buckets.enumerated() {
+                        out += "\(name)_bucket\(Self.labelText(labels.merging(["le": Self.number(bound)]) { a, _ in a })) \(s.bucketCounts[i])\n"
+                    }
+                    out += "\(name)_bucket\(Self.labelText(labels.merging(["le": "+Inf"]) { a, _ in a })) \(s.count)\n"
+                    out += "\(name)_sum\(Self.labelText(labels)) \(Self.number(s.sum))\n"
+                    out += "\(name)_count\(Self.labelText(labels)) \(s.count)\n"
+                }
+            }
+        }
+        return out
+    }
+
+    package static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCII,
+              first.properties.isAlphabetic || first == "_" || first == ":" else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == ":") }
+    }
+
+    package static func key(_ labels: [String: String]) -> String {
+        labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+    }
+
+    package static func labelText(_ labels: [String: String]) -> String {
+        guard !labels.isEmpty else { return "" }
+        return "{" + labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(escapeLabel($0.value))\"" }.joined(separator: ",") + "}"
+    }
+
+    /// Label values escape backslash, double quote and newline.
+    package static func escapeLabel(_ v: String) -> String {
+        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// HELP text escapes backslash and newline.
+    package static func escapeHelp(_ v: String) -> String {
+        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    package static func number(_ v: Double) -> String {
+        if v.isInfinite { return v > 0 ? "+Inf" : "-Inf" }
+        if v.isNaN { return "NaN" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(v)
+    }
+}

@@ -1,0 +1,21 @@
+import AlertdHTTP
+import AlertdStore
+
+/// `GET /metrics`: Prometheus text exposition.
+public struct MetricsAPI: Sendable {
+    package let metrics: DaemonMetrics
+    package let store: any AlertStore
+
+    public init(metrics: DaemonMetrics, store: any AlertStore) {
+        self.metrics = metrics
+        self.store = store
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("GET", "/metrics") { _, _ in
+            let counts = try? await store.counts()
+            return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                                body: .init(metrics.render(counts: counts).utf8))
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import AlertModel
+import AlertdHTTP
+
+/// What `alertctl show` prints: the alert's fields, its message, and how
+/// each presenter's delivery stands.
+///
+/// ```
+/// Disk full on db1
+///   id:       0197a4c2-5b1e-7c3d-8e9f-0123456789ab
+///   state:    open
+///   severity: critical
+///   created:  2025-06-01 12:00:00 UTC
+///   labels:   host=db1, team=ops
+///   confirm:  Expand -> POST https://ops.example/expand
+///
+///   /var at 97%
+///
+/// Deliveries:
+///   hook  delivered  1 attempt   delivered 2025-06-01 12:00:01 UTC
+///   log   pending    2 attempts  next attempt 2025-06-01 12:00:05 UTC
+///         last error: connection refused by 127.0.0.1:9
+/// ```
+package enum AlertDetailView {
+    package static func text(_ alert: APIRepresentation.AlertDetail) -> String {
+        let spec = alert.spec
+        var fields: [(String, String)] = [
+            ("id", alert.id.rawValue),
+            ("state", alert.state.rawValue),
+            ("severity", spec.severity.rawValue),
+            ("created", UTCTimestamp.readable(alert.createdAt)),
+        ]
+        if alert.updatedAt != alert.createdAt { fields.append(("updated", UTCTimestamp.readable(alert.updatedAt))) }
+        if !spec.labels.isEmpty {
+            fields.append(("labels", spec.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))
+        }
+        if let key = spec.dedupKey { fields.append(("dedup key", key)) }
+        if let expires = spec.expiresAfter {
+            let at = alert.createdAt.addingTimeInterval(Double(expires.seconds))
+            fields.append(("expires", "after \(expires) (\(UTCTimestamp.readable(at)))"))
+        }
+        if let confirm = spec.confirm { fields.append(("confirm", action(confirm))) }
+        if let cancel = spec.cancel { fields.append(("cancel", action(cancel))) }
+
+        let labelWidth = fields.map { $0.0.count }.max() ?? 0
+        var lines = [AlertListTable.singleLine(spec.title)]
+        lines += fields.map { "  " + TextWrapper.pad($0.0 + ":", to: labelWidth + 2) + AlertListTable.singleLine($0.1) }
+        if let message = spec.message, !message.isEmpty {
+            lines.append("")
+            lines += message.split(separator: "\n", omittingEmptySubsequences: false).map {
+                "  " + AlertListTable.singleLine(String($0))
+            }
+        }
+        if let deliveries = alert.deliveries {
+            lines.append("")
+            lines += deliveryLines(deliveries)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    package static func action(_ action: AlertAction) -> String {
+        "\(action.label) -> \(action.method.rawValue) \(action.url)"
+    }
+
+    package static func deliveryLines(_ deliveries: [DeliveryRecord]) -> [String] {
+        guard !deliveries.isEmpty else { return ["Deliveries: none (no presenter's route matched)"] }
+        let rows = deliveries.map { d -> [String] in
+            var when = ""
+            if let at = d.deliveredAt, d.state == .delivered {
+                when = "delivered \(UTCTimestamp.readable(at))"
+            } else if let at = d.nextAttemptAt, d.state == .pending {
+                when = "next attempt \(UTCTimestamp.readable(at))"
+            } else if d.state == .dead {
+                when = "gave up \(UTCTimestamp.readable(d.updatedAt)); 'alertctl replay' retries it"
+            }
+            return [d.presenter, d.state.rawValue, "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")", when]
+        }
+        var widths = [0, 0, 0]
+        for row in rows {
+            for i in 0..<3 { widths[i] = max(widths[i], TextWrapper.displayWidth(row[i])) }
+        }
+        var lines = ["Deliveries:"]
+        for (row, delivery) in zip(rows, deliveries) {
+            let cells = (0..<3).map { TextWrapper.pad(AlertListTable.singleLine(row[$0]), to: widths[$0]) } + [row[3]]
+            var line = "  " + cells.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            lines.append(line)
+            if let error = delivery.lastError, delivery.state != .delivered {
+                lines.append("  " + String(repeating: " ", count: widths[0] + 2) + "last error: " + AlertListTable.singleLine(error))
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import AlertModel
+import AlertdCurl
+import AlertdHTTP
+import AlertdStore
+
+/// A typed client of alertd's HTTP API, over its Unix socket or TCP.
+///
+/// ```swift
+/// let client = AlertdClient(endpoint: .unixSocket("/run/alertd/alertd.sock"))
+/// let result = try await client.submit(spec)
+/// let alert = try await client.show(result.id)
+/// ```
+public struct AlertdClient: Sendable {
+    /// The most of one answer that is read; a page of 1000 alerts fits.
+    package static let maxResponseBytes = 16 << 20
+
+    public let endpoint: AlertdEndpoint
+    public var connectTimeout: Duration
+    /// Limit for each whole exchange, connecting included.
+    public var timeout: Duration
+    package let http: HTTPClient
+
+    public init(
+        endpoint: AlertdEndpoint, httpClient: HTTPClient = .shared,
+        connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(30)
+    ) {
+        self.endpoint = endpoint
+        self.http = httpClient
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+    }
+
+    /// `POST /v1/alerts` with one alert; returns once the daemon has stored it.
+    /// A 422 comes back as ``AlertdClientError/api(status:error:)`` with
+    /// `invalid_alert` and one detail per problem.
+    public func submit(_ spec: AlertSpec) async throws(AlertdClientError) -> SubmissionResult {
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(spec)
+        } catch {
+            // An AlertSpec holds only strings, numbers and dictionaries of strings.
+            preconditionFailure("an AlertSpec failed to encode: \(error)")
+        }
+        return try await exchange("POST", "/v1/alerts", body: body, expecting: 202)
+    }
+
+    /// `GET /v1/alerts`: one page, newest first. `query.before` is the cursor.
+    public func list(_ query: AlertQuery = AlertQuery()) async throws(AlertdClientError) -> APIRepresentation.AlertList {
+        var items: [(String, String)] = []
+        if let state = query.state { items.append(("state", state.rawValue)) }
+        for (name, value) in query.labels { items.append(("label", "\(name)=\(value)")) }
+        items.append(("limit", String(query.limit)))
+        if let cursor = query.before { items.append(("cursor", cursor.rawValue)) }
+        let queryString = items.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+        return try await exchange("GET", "/v1/alerts?" + queryString, expecting: 200)
+    }
+
+    /// Every alert matching `query`, following `next_cursor` page by page
+    /// (`query.limit` is the page size).
+    public func listAll(_ query: AlertQuery = AlertQuery()) async throws(AlertdClientError) -> [APIRepresentation.AlertDetail] {
+        var query = query
+        var alerts: [APIRepresentation.AlertDetail] = []
+        while true {
+            let page = try await list(query)
+            alerts += page.alerts
+            // A cursor that does not move on would loop forever; trust only one that does.
+            guard let next = page.nextCursor, next != query.before, !page.alerts.isEmpty else { return alerts }
+            query.before = next
+        }
+    }
+
+    /// `GET /v1/alerts/{id}`: the alert with its deliveries. An unknown id is
+    /// ``AlertdClientError/api(status:error:)`` with 404 `alert_not_found`.
+    public func show(_ id: AlertID) async throws(AlertdClientError) -> APIRepresentation.AlertDetail {
+        try await exchange("GET", "/v1/alerts/\(id.rawValue)", expecting: 200)
+    }
+
+    /// Makes dead deliveries pending again: those of one alert, or every
+    /// dead delivery when `id` is nil. Returns how many.
+    public func replay(_ id: AlertID? = nil) async throws(AlertdClientError) -> Int {
+        let path = id.map { "/v1/alerts/\($0.rawValue)/replay" } ?? "/v1/deliveries/replay"
+        let result: APIRepresentation.ReplayResult = try await exchange("POST", path, expecting: 200)
+        return result.replayed
+    }
+
+    /// Sends one request and decodes the expected answer, or the error shape.
+    package func exchange<Answer: Decodable>(
+        _ method: String, _ path: String, body: Data? = nil, expecting status: Int
+    ) async throws(AlertdClientError) -> Answer {
+        let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
+        let response: HTTPClientResponse
+        do {
+            response = try await http.send(request)
+        } catch {
+            throw AlertdClientError(error, endpoint: endpoint)
+        }
+        guard response.status == status else {
+            throw failure(status: response.status, body: response.body, expected: status)
+        }
+        do {
+            return try APIRepresentation.decoder.decode(Answer.self, from: response.body)
+        } catch {
+            throw .badResponse(endpoint: endpoint, status: response.status, reason: "\(Self.describe(error)) in \(Self.excerpt(response.body))")
+        }
+    }
+
+    /// The error for an answer other than the `expected` one: the API's error
+    /// shape (a 409 to a decision with the alert as it stands), else a bad response.
+    package func failure(status: Int, body: Data, expected: Int) -> AlertdClientError {
+        if status == 409, let conflict = try? APIRepresentation.decoder.decode(APIRepresentation.DecisionConflict.self, from: body) {
+            return .alreadyDecided(conflict)
+        }
+        if let error = try? HTTPErrorBody.decode(body) {
+            return .api(status: status, error: error)
+        }
+        return .badResponse(endpoint: endpoint, status: status, reason: "expected \(expected), got \(status): \(Self.excerpt(body))")
+    }
+
+    /// Characters left alone in a query component: RFC 3986's unreserved set.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    package static func escape(_ component: String) -> String {
+        component.addingPercentEncoding(withAllowedCharacters: unreserved) ?? component
+    }
+
+    /// The start of a body, as text, for messages.
+    private static func excerpt(_ body: Data) -> String {
+        if body.isEmpty { return "an empty body" }
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        return "`\(text)\(body.count > 200 ? "…" : "")`"
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "the field `\(key.stringValue)` is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+             DecodingError.dataCorrupted(let context):
+            context.codingPath.isEmpty
+                ? context.debugDescription
+                : "`\(context.codingPath.map(\.stringValue).joined(separator: "."))`: \(context.debugDescription)"
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import AlertdCurl
+import AlertdHTTP
+
+/// Why an ``AlertdClient`` call got no usable answer. ``code`` is stable for
+/// scripts; ``message`` is a sentence a person can act on.
+public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing answered at the endpoint: no socket file, connection refused,
+    /// no connection within the timeout, a host that does not resolve.
+    case unreachable(endpoint: AlertdEndpoint, reason: String)
+    /// The daemon answered with an error in the API's shape, e.g. 401
+    /// `unauthorized`, 404 `alert_not_found`, 422 `invalid_alert`.
+    case api(status: Int, error: HTTPErrorBody.Content)
+    /// A decision came second (409 `already_decided`): the alert as the
+    /// first decision left it, with who took it and when.
+    case alreadyDecided(APIRepresentation.DecisionConflict)
+    /// Something answered, but not with what the API promises.
+    case badResponse(endpoint: AlertdEndpoint, status: Int, reason: String)
+    /// The exchange failed after connecting (connection lost, response timeout).
+    case transport(HTTPClientError)
+
+    /// Maps a client failure: anything that means "nobody is listening there"
+    /// becomes ``unreachable(endpoint:reason:)``.
+    package init(_ error: HTTPClientError, endpoint: AlertdEndpoint) {
+        switch error {
+        case .couldNotConnect(_, _, let reason):
+            self = .unreachable(endpoint: endpoint, reason: reason)
+        case .timedOut(_, .connect, let after):
+            self = .unreachable(endpoint: endpoint, reason: "no connection within \(after.alertdDescription)")
+        case .dnsFailure(_, let host):
+            self = .unreachable(endpoint: endpoint, reason: "cannot resolve host \(host)")
+        default:
+            self = .transport(error)
+        }
+    }
+
+    /// A stable machine-readable code; for ``api(status:error:)`` the daemon's own.
+    public var code: String {
+        switch self {
+        case .unreachable: "alertd_unreachable"
+        case .api(_, let error): error.code
+        case .alreadyDecided(let conflict): conflict.error.code
+        case .badResponse: "bad_response"
+        case .transport(let error): error.code
+        }
+    }
+
+    /// A sentence a person can act on.
+    public var message: String {
+        switch self {
+        case .unreachable(let endpoint, let reason):
+            let hint = endpoint.isUnixSocket
+                ? "is alertd running? start it with 'make run' or set --socket/ALERTD_SOCKET"
+                : "is alertd running and listening there? check --url/ALERTD_URL"
+            return "cannot reach alertd at \(endpoint): \(reason) (\(hint))"
+        case .api(let status, let error):
+            return "alertd answered \(status): \(error.message)"
+        case .alreadyDecided(let conflict):
+            let alert = conflict.alert
+            guard let decision = alert.decision else { return "alert \(alert.id) is already \(alert.state.rawValue)" }
+            return "alert \(alert.id) was already \(decision.commandLineText); the first decision stands"
+        case .badResponse(let endpoint, let status, let reason):
+            return "alertd at \(endpoint) sent an answer alertctl cannot read (status \(status)): \(reason)"
+        case .transport(let error):
+            return error.message
+        }
+    }
+
+    public var description: String { "\(message) [\(code)]" }
+}

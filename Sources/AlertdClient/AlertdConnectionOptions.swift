@@ -1,0 +1,117 @@
+import Foundation
+import AlertdCommandLine
+import AlertModel
+
+/// The options every command that talks to the daemon shares, and how they
+/// (with `ALERTD_SOCKET`, `ALERTD_URL`, `ALERTD_TOKEN_FILE`) pick an
+/// ``AlertdEndpoint``. Options beat the environment; without either,
+/// alertctl looks where alertd puts its socket by default.
+public struct AlertdConnectionOptions: Sendable, Equatable {
+    /// The options to add to a command's configuration.
+    public static let options: [CommandOption] = [
+        .value("socket", valueName: "path",
+               help: "alertd's Unix socket. Defaults to $ALERTD_SOCKET, else alertd's own default ($RUNTIME_DIRECTORY/alertd.sock or ./.alertd/alertd.sock)."),
+        .value("url", valueName: "url",
+               help: "Talk to alertd over TCP instead, e.g. http://127.0.0.1:9190; defaults to $ALERTD_URL."),
+        .value("token-file", valueName: "file",
+               help: "A file holding the API token for --url; defaults to $ALERTD_TOKEN_FILE."),
+    ]
+
+    /// The exit codes of a command that talks to the daemon, for its discussion;
+    /// 65 only where the command sends an alert.
+    package static func exitCodesHelp(sendsAlerts: Bool = false) -> String {
+        "Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, "
+            + (sendsAlerts ? "65 invalid alert, " : "") + "69 alertd unavailable."
+    }
+
+    public var socket: String?
+    public var url: String?
+    public var tokenFile: String?
+
+    public init(socket: String? = nil, url: String? = nil, tokenFile: String? = nil) {
+        self.socket = socket
+        self.url = url
+        self.tokenFile = tokenFile
+    }
+
+    /// Reads the options from a command that declared ``options`` and checks
+    /// what can be checked without the environment.
+    public init(parsed: ParsedCommand) throws(CommandLineError) {
+        self.init(socket: parsed.value("socket"), url: parsed.value("url"), tokenFile: parsed.value("token-file"))
+        if socket != nil, url != nil {
+            throw .invalidCombination("'--socket' and '--url' both say where alertd is; give only one.")
+        }
+        if socket != nil, tokenFile != nil {
+            throw .invalidCombination("'--token-file' is for '--url'; the Unix socket needs no token.")
+        }
+        if let url, let problem = Self.urlProblem(url) {
+            throw .invalidValue(url, for: parsed.configuration.option(named: "url")!, expected: problem)
+        }
+    }
+
+    /// The endpoint these options and `environment` name. Reads the token
+    /// file; a conflict or an unreadable file is a usage error.
+    public func endpoint(environment: [String: String]) throws(CommandLineError) -> AlertdEndpoint {
+        func variable(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        if let socket { return .unixSocket(socket) }
+        let url: String
+        if let given = self.url {
+            url = given
+        } else if let fromEnvironment = variable("ALERTD_URL") {
+            if variable("ALERTD_SOCKET") != nil {
+                throw .invalidCombination("ALERTD_SOCKET and ALERTD_URL are both set; unset one, or choose with '--socket' or '--url'.")
+            }
+            if let problem = Self.urlProblem(fromEnvironment) {
+                throw CommandLineError(code: .invalidValue, message: "ALERTD_URL is '\(fromEnvironment)': \(problem)")
+            }
+            url = fromEnvironment
+        } else {
+            if tokenFile != nil {
+                throw .invalidCombination("'--token-file' is for '--url' (or ALERTD_URL); the Unix socket needs no token.")
+            }
+            let path = variable("ALERTD_SOCKET") ?? AlertdPaths.defaultSocketPath(
+                stateDirectory: AlertdPaths.defaultStateDirectory(environment: environment), environment: environment)
+            return .unixSocket(path)
+        }
+        guard let file = tokenFile ?? variable("ALERTD_TOKEN_FILE") else { return .url(url) }
+        return .url(url, token: try Self.readToken(file))
+    }
+
+    /// Why `url` cannot be alertd's base URL, or nil when it can.
+    package static func urlProblem(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else {
+            return "give alertd's base URL, e.g. http://127.0.0.1:9190."
+        }
+        guard components.path.isEmpty || components.path == "/", components.query == nil else {
+            return "give only the base URL, e.g. http://127.0.0.1:9190, without a path; alertctl adds /v1/…."
+        }
+        return nil
+    }
+
+    /// The token in `file`, without the trailing newline editors add.
+    package static func readToken(_ file: String) throws(CommandLineError) -> String {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw CommandLineError(code: .invalidValue, message: "Cannot read the token file '\(file)'; check that it exists and that you may read it.")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else {
+            throw CommandLineError(code: .invalidValue, message: "The token file '\(file)' is empty.")
+        }
+        return token
+    }
+
+    /// The client for `context`, or nil after printing the usage error.
+    package func client(_ context: CommandContext, command: [String]) -> AlertdClient? {
+        do {
+            return AlertdClient(endpoint: try endpoint(environment: context.environment))
+        } catch {
+            var error = error
+            error.commandPath = command
+            context.errorOutput(CommandLineTool.report(error, root: AlertctlCommand.self))
+            return nil
+        }
+    }
+}

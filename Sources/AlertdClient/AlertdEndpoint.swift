@@ -1,0 +1,72 @@
+import Foundation
+import AlertModel
+import AlertdCurl
+import AlertdHTTP
+
+/// Where a running alertd answers: its Unix socket, or a base URL over TCP
+/// with the bearer token the daemon may require there.
+public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
+    public enum Transport: Sendable, Equatable {
+        /// HTTP over the daemon's Unix socket; its file permissions are the guard.
+        case unixSocket(path: String)
+        /// HTTP over TCP, e.g. `http://127.0.0.1:9190`, without a trailing slash.
+        case tcp(baseURL: String)
+    }
+
+    public var transport: Transport
+    /// Sent as `Authorization: Bearer <token>`; only over TCP.
+    public var token: String?
+
+    public init(transport: Transport, token: String? = nil) {
+        self.transport = transport
+        self.token = token
+    }
+
+    /// The daemon behind this Unix socket.
+    public static func unixSocket(_ path: String) -> AlertdEndpoint {
+        AlertdEndpoint(transport: .unixSocket(path: path))
+    }
+
+    /// The daemon at this `http(s)://host:port` base URL; a trailing slash is dropped.
+    public static func url(_ baseURL: String, token: String? = nil) -> AlertdEndpoint {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return AlertdEndpoint(transport: .tcp(baseURL: base), token: token)
+    }
+
+    /// The socket path or the base URL, for messages; never the token.
+    public var description: String {
+        switch transport {
+        case .unixSocket(let path): path
+        case .tcp(let baseURL): baseURL
+        }
+    }
+
+    public var isUnixSocket: Bool {
+        if case .unixSocket = transport { return true }
+        return false
+    }
+
+    /// A request for `path` (`/v1/alerts?limit=5`) at this endpoint.
+    package func request(
+        _ method: String, _ path: String, body: Data? = nil, connectTimeout: Duration, timeout: Duration
+    ) -> HTTPClientRequest {
+        var headers = HTTPHeaders()
+        headers.set("Accept", "application/json")
+        headers.set("User-Agent", "alertctl/\(AlertdVersion.current)")
+        if body != nil { headers.set("Content-Type", "application/json") }
+        switch transport {
+        case .unixSocket(let socketPath):
+            // The host only fills the Host header; the socket decides where the request goes.
+            return HTTPClientRequest(
+                url: "http://localhost" + path, method: method, headers: headers, body: body,
+                connectTimeout: connectTimeout, timeout: timeout, unixSocketPath: socketPath,
+                maxResponseBytes: AlertdClient.maxResponseBytes)
+        case .tcp(let baseURL):
+            if let token { headers.set("Authorization", "Bearer \(token)") }
+            return HTTPClientRequest(
+                url: baseURL + path, method: method, headers: headers, body: body,
+                connectTimeout: connectTimeout, timeout: timeout, maxResponseBytes: AlertdClient.maxResponseBytes)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import AlertModel
+import AlertdHTTP
+
+/// Waits for one alert's decision, for `send --wait`. It reads the alert
+/// each time the event stream (re)connects and at every event about it, so
+/// a decision taken before the stream was open, or while it was down, is
+/// seen as surely as one announced on it.
+package struct DecisionWaiter: Sendable {
+    package let client: AlertdClient
+    package let id: AlertID
+
+    private enum Outcome: Sendable {
+        case decided(APIRepresentation.AlertDetail)
+        case timedOut
+        case failed(AlertdClientError)
+    }
+
+    /// The alert once it is decided, or as it stands when `timeout` passed
+    /// (then still `open`).
+    package func wait(timeout: Duration) async throws(AlertdClientError) -> APIRepresentation.AlertDetail {
+        let outcome = await withTaskGroup(of: Outcome.self) { group in
+            group.addTask { await follow() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            let first = await group.next() ?? .timedOut
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .decided(let alert): return alert
+        case .failed(let error): throw error
+        case .timedOut:
+            // One last look: the decision may have come with the deadline.
+            return try await client.show(id)
+        }
+    }
+
+    private func follow() async -> Outcome {
+        do {
+            for try await item in client.events() {
+                switch item {
+                case .connected:
+                    if let alert = try await decided() { return .decided(alert) }
+                case .event(let event):
+                    if AlertdEvent(event)?.alertID == id, let alert = try await decided() { return .decided(alert) }
+                case .disconnected:
+                    continue
+                }
+            }
+        } catch let error as AlertdClientError {
+            return .failed(error)
+        } catch {
+            return .failed(.transport(.cancelled(url: client.endpoint.description)))
+        }
+        // The stream ends only when this task is cancelled: the timeout won.
+        return .timedOut
+    }
+
+    /// The alert if it is decided.
+    private func decided() async throws(AlertdClientError) -> APIRepresentation.AlertDetail? {
+        let alert = try await client.show(id)
+        return alert.state.isFinal ? alert : nil
+    }
+}

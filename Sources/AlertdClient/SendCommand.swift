@@ -1,0 +1,113 @@
+import Foundation
+import AlertModel
+import AlertdCommandLine
+import AlertdHTTP
+
+/// `alertctl send`: composes an alert like `validate` and submits it to
+/// alertd; with `--wait`, stays until the alert is decided.
+public struct SendCommand: CLICommand {
+    public static let configuration = CommandConfiguration(
+        name: "send",
+        abstract: "Send an alert to alertd and print its id.",
+        discussion: """
+            Checks the alert first, as 'validate' does: an invalid alert is not sent. \
+            Prints the new alert's id, or with --json alertd's answer ({"id", "state", "deduplicated"}). \
+            When an open alert has the same dedup key, the alert is folded into it and its id is printed.
+
+            With --wait, stays until the alert (or the one it was folded into) is decided and prints how, \
+            e.g. 'confirmed by uid:1000 at 2025-06-01 12:00:00 UTC'; with --json the alert instead, as \
+            'show --json' prints it. Then exits 0 when it was confirmed, 1 when cancelled or resolved, \
+            2 when it expired or --timeout passed first.
+
+            Exit codes: 0 ok, 1 failure (an error from alertd), 2 expired or timed out (--wait), \
+            64 usage error, 65 invalid alert, 69 alertd unavailable.
+            """,
+        options: AlertCompositionOptions.options + AlertdConnectionOptions.options + [
+            .flag("json", help: "Print alertd's answer, or the problems, as JSON on standard output."),
+            .flag("wait", help: "Wait until the alert is decided; the exit code says how."),
+            .value("timeout", valueName: "duration", help: "With --wait, stop waiting after this long, e.g. 90s, 10m, 1h.",
+                   default: "10m"),
+        ])
+
+    package let composition: AlertCompositionOptions
+    package let connection: AlertdConnectionOptions
+    package let json: Bool
+    /// How long `--wait` waits; nil without `--wait`.
+    package let wait: Duration?
+
+    public init(parsed: ParsedCommand) throws(CommandLineError) {
+        composition = try AlertCompositionOptions(parsed: parsed)
+        connection = try AlertdConnectionOptions(parsed: parsed)
+        json = parsed.flag("json")
+        let raw = parsed.value("timeout") ?? "10m"
+        guard let timeout = AlertDuration(parsing: raw), timeout.seconds > 0 else {
+            throw .invalidValue(raw, for: parsed.configuration.option(named: "timeout")!,
+                                expected: "give a duration such as 90s, 10m or 1h30m.")
+        }
+        if parsed.flag("wait") {
+            wait = timeout.duration
+        } else {
+            if parsed.isGiven("timeout") {
+                throw .invalidCombination("'--timeout' says how long '--wait' waits; add '--wait'.")
+            }
+            wait = nil
+        }
+    }
+
+    public func run(_ context: CommandContext) async -> ExitCode {
+        let spec: AlertSpec
+        switch composition.build(context: context) {
+        case .success(let built): spec = built
+        case .failure(let errors):
+            if json {
+                context.output(String(decoding: HTTPErrorBody(invalidAlert: errors).encoded(), as: UTF8.self) + "\n")
+            } else {
+                context.errorOutput(errors.commandLineText)
+            }
+            return .dataError
+        }
+        guard let client = connection.client(context, command: ["alertctl", Self.configuration.name]) else { return .usage }
+        let result: SubmissionResult
+        do {
+            result = try await client.submit(spec)
+        } catch {
+            return error.report(context, json: json)
+        }
+        if json {
+            // With --wait, the alert record printed at the end is the one JSON document.
+            if wait == nil { context.output(CLIJSON.text(result) + "\n") }
+        } else {
+            context.output(result.id.rawValue + "\n")
+        }
+        if result.deduplicated {
+            context.errorOutput("deduplicated into \(result.id): an open alert has the same dedup key\n")
+        }
+        guard let wait else { return .success }
+        return await waitForDecision(result.id, client: client, timeout: wait, context: context)
+    }
+
+    /// `--wait`: follows the alert until it is decided or `timeout` passes.
+    private func waitForDecision(_ id: AlertID, client: AlertdClient, timeout: Duration, context: CommandContext) async -> ExitCode {
+        let alert: APIRepresentation.AlertDetail
+        do {
+            alert = try await DecisionWaiter(client: client, id: id).wait(timeout: timeout)
+        } catch {
+            return error.report(context, json: json)
+        }
+        if json {
+            context.output(CLIJSON.text(alert) + "\n")
+        } else if let decision = alert.decision {
+            context.output(decision.commandLineText + "\n")
+        } else if alert.state.isFinal {
+            context.output(alert.state.rawValue + "\n")
+        }
+        switch alert.state {
+        case .confirmed: return .success
+        case .cancelled, .resolved: return .failure
+        case .expired: return .expiredOrTimedOut
+        case .open:
+            context.errorOutput("alertctl: alert \(id) is still open after \(AlertDuration(seconds: Int64(timeout.components.seconds))); stopped waiting\n")
+            return .expiredOrTimedOut
+        }
+    }
+}

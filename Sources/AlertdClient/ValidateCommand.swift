@@ -1,0 +1,41 @@
+import Foundation
+import AlertdCommandLine
+import AlertdHTTP
+
+/// `alertctl validate`: checks an alert without sending it.
+public struct ValidateCommand: CLICommand {
+    public static let configuration = CommandConfiguration(
+        name: "validate",
+        abstract: "Check an alert without sending it, and print it as JSON.",
+        discussion: "Prints the alert as the daemon would accept it and exits 0, or prints every problem and exits 65.",
+        options: AlertCompositionOptions.options + [
+            .flag("json", help: "Print problems as JSON on standard output, in the HTTP API's error format."),
+        ])
+
+    package let composition: AlertCompositionOptions
+    package let json: Bool
+
+    public init(parsed: ParsedCommand) throws(CommandLineError) {
+        composition = try AlertCompositionOptions(parsed: parsed)
+        json = parsed.flag("json")
+    }
+
+    public func run(_ context: CommandContext) async -> ExitCode {
+        switch composition.build(context: context) {
+        case .success(let spec):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            // An AlertSpec holds only strings, numbers and dictionaries of strings: encoding cannot fail.
+            let data = (try? encoder.encode(spec)) ?? Data()
+            context.output(String(decoding: data, as: UTF8.self) + "\n")
+            return .success
+        case .failure(let errors):
+            if json {
+                context.output(String(decoding: HTTPErrorBody(invalidAlert: errors).encoded(), as: UTF8.self) + "\n")
+            } else {
+                context.errorOutput(errors.commandLineText)
+            }
+            return .dataError
+        }
+    }
+}

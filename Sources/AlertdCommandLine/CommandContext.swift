@@ -1,0 +1,43 @@
+import Foundation
+import AlertdPOSIX
+
+/// What a running command may touch: its environment and standard streams.
+/// Commands print through it, so tests can run them in-process and read
+/// what they printed.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    /// Receives text for standard output.
+    public var output: @Sendable (String) -> Void
+    /// Receives text for standard error.
+    public var errorOutput: @Sendable (String) -> Void
+    /// Reads all of standard input; nil if it cannot be read.
+    public var readInput: @Sendable () -> Data?
+    /// Whether standard input and output are a terminal a person types at,
+    /// so a command may draw for them and read single keys (`watch`).
+    public var isInteractive: Bool
+
+    public init(
+        environment: [String: String],
+        output: @escaping @Sendable (String) -> Void,
+        errorOutput: @escaping @Sendable (String) -> Void,
+        readInput: @escaping @Sendable () -> Data?,
+        isInteractive: Bool = false
+    ) {
+        self.environment = environment
+        self.output = output
+        self.errorOutput = errorOutput
+        self.readInput = readInput
+        self.isInteractive = isInteractive
+    }
+
+    /// The real process: its environment, stdout, stderr and stdin.
+    public static func process() -> CommandContext {
+        CommandContext(
+            environment: ProcessInfo.processInfo.environment,
+            output: { _ = FileDescriptorWriter.standardOutput.write(Array($0.utf8)) },
+            errorOutput: { _ = FileDescriptorWriter.standardError.write(Array($0.utf8)) },
+            readInput: { try? FileHandle.standardInput.readToEnd() ?? Data() },
+            isInteractive: TerminalDevice.isTerminal(0) && TerminalDevice.isTerminal(1)
+        )
+    }
+}

@@ -1,0 +1,59 @@
+/// Runs a command-line tool end to end: parse, print help or errors, run the
+/// selected command, and say how to exit. The executables' `main.swift` is
+/// one call to ``main(_:arguments:context:)``.
+public enum CommandLineTool {
+    /// Parses `arguments` (without the program name) against `root` and runs
+    /// what they select. Help and `--version` go to standard output with exit
+    /// 0; usage errors go to standard error with exit 64.
+    public static func main(
+        _ root: any CLICommand.Type, arguments: [String], context: CommandContext
+    ) async -> ExitCode {
+        let outcome: CommandLineParser.Outcome
+        do {
+            outcome = try CommandLineParser.parse(arguments, root: root)
+        } catch {
+            context.errorOutput(report(error, root: root))
+            return .usage
+        }
+        switch outcome {
+        case .help(let text), .version(let text):
+            context.output(text + "\n")
+            return .success
+        case .run(let type, let parsed):
+            let command: any CLICommand
+            do {
+                command = try type.init(parsed: parsed)
+            } catch {
+                var error = error
+                if error.commandPath.isEmpty { error.commandPath = parsed.commandPath }
+                context.errorOutput(report(error, root: root))
+                return .usage
+            }
+            return await command.run(context)
+        }
+    }
+
+    /// The text printed for a usage error:
+    /// ```
+    /// Error: Unknown option '--titel'. Did you mean '--title'?
+    /// Usage: alertctl validate [--title <title>] ...
+    /// See 'alertctl validate --help' for more.
+    /// ```
+    public static func report(_ error: CommandLineError, root: any CLICommand.Type) -> String {
+        let chain = resolve(error.commandPath, root: root)
+        let path = chain.map(\.name).joined(separator: " ")
+        return "Error: \(error.message)\n\(HelpFormatter.usage(for: chain))\nSee '\(path) --help' for more.\n"
+    }
+
+    /// The configurations along `path`, as far as they exist.
+    package static func resolve(_ path: [String], root: any CLICommand.Type) -> [CommandConfiguration] {
+        var chain = [root.configuration]
+        var command = root
+        for name in path.dropFirst() {
+            guard let sub = command.configuration.subcommand(named: name) else { break }
+            chain.append(sub.configuration)
+            command = sub
+        }
+        return chain
+    }
+}

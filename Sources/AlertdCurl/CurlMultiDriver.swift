@@ -1,0 +1,135 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// One libcurl multi handle driven by one dedicated thread: many transfers at
+/// once over a shared connection cache (keep-alive, DNS cache). Callers hand
+/// transfers in through a locked inbox and `curl_multi_wakeup`.
+///
+/// `@unchecked Sendable` is safe because the multi handle and `active` are
+/// used only on the driver thread, except `curl_multi_wakeup`, which libcurl
+/// documents as callable from any thread and which is only called under the
+/// inbox lock while `closed` is false, i.e. before the handle is cleaned up.
+package final class CurlMultiDriver: @unchecked Sendable {
+    private struct Inbox {
+        package var submitted: [CurlTransfer] = []
+        package var cancelled: [CurlTransfer] = []
+        package var shuttingDown = false
+        package var closed = false
+    }
+
+    /// `curl_global_init` must run once before any other libcurl call.
+    private static let globalInit: Void = {
+        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private var active: [ObjectIdentifier: CurlTransfer] = [:]
+
+    package init?(configuration: HTTPClientConfiguration) {
+        Self.globalInit
+        guard let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))
+        _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxConnections))
+        _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, configuration.idleConnectionCache))
+        let thread = Thread { [self] in run() }
+        thread.name = "alertd-http-client"
+        thread.start()
+    }
+
+    /// Queues a transfer; it completes through its continuation.
+    package func submit(_ transfer: CurlTransfer) {
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return false }
+            inbox.submitted.append(transfer)
+            curl_multi_wakeup(multi)
+            return true
+        }
+        if !accepted { transfer.finish(.failure(.cancelled(url: transfer.request.url))) }
+    }
+
+    /// Asks the driver to drop a transfer; it completes as cancelled.
+    package func cancel(_ transfer: CurlTransfer) {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.cancelled.append(transfer)
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Ends the driver thread; transfers still running complete as cancelled.
+    package func shutdown() {
+        inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return }
+            inbox.shuttingDown = true
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    // MARK: The driver thread
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (submitted, cancelled, stop) = inbox.withLock { inbox in
+                defer {
+                    inbox.submitted.removeAll()
+                    inbox.cancelled.removeAll()
+                }
+                return (inbox.submitted, inbox.cancelled, inbox.shuttingDown)
+            }
+            for transfer in submitted { start(transfer) }
+            for transfer in cancelled { drop(transfer) }
+            if stop { break }
+            _ = curl_multi_perform(multi, &running)
+            collectFinished()
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for transfer in Array(active.values) { drop(transfer) }
+        inbox.withLock { $0.closed = true }
+        curl_multi_cleanup(multi)
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        if transfer.cancelRequested.load(ordering: .relaxed) {
+            transfer.finish(.failure(.cancelled(url: transfer.request.url)))
+            return
+        }
+        let easy: CurlEasy
+        do {
+            easy = try transfer.makeEasyHandle()
+        } catch {
+            transfer.finish(.failure(error))
+            return
+        }
+        let rc = curl_multi_add_handle(multi, easy.handle)
+        guard rc == CURLM_OK else {
+            transfer.finish(.failure(.other(url: transfer.request.url, curl: CurlError(multi: rc))))
+            return
+        }
+        active[ObjectIdentifier(transfer)] = transfer
+    }
+
+    private func drop(_ transfer: CurlTransfer) {
+        guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { return }
+        if let easy = transfer.easyHandle { curl_multi_remove_handle(multi, easy.handle) }
+        transfer.finish(.failure(.cancelled(url: transfer.request.url)))
+    }
+
+    private func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = alertd_curl_msg_result(message)
+            var pointer: UnsafeMutableRawPointer?
+            _ = alertd_curl_getinfo_ptr(handle, CURLINFO_PRIVATE, &pointer)
+            curl_multi_remove_handle(multi, handle)
+            guard let pointer else { continue }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
+            guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
+            transfer.finish(transfer.outcome(code))
+        }
+    }
+}

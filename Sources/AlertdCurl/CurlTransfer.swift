@@ -1,0 +1,338 @@
+import CCurl
+import Foundation
+import Synchronization
+import AlertdHTTP
+
+/// One request in flight on the multi driver: the caller's request, the easy
+/// handle configured for it, and the response as it arrives.
+///
+/// A streaming transfer (``HTTPClient/stream(_:)``) sets `headContinuation`
+/// and `bodyContinuation` instead of `continuation`: the head is handed over
+/// at the blank line that ends the final response's headers, and each body
+/// chunk as libcurl writes it, unbuffered and without `maxResponseBytes`.
+///
+/// `@unchecked Sendable` is safe because after `submit` only the driver's
+/// thread touches the mutable state (libcurl calls the callbacks on that
+/// thread too); the caller's task only sets the continuations before
+/// submitting (the inbox lock orders the two) and flips `cancelRequested`,
+/// an atomic.
+package final class CurlTransfer: @unchecked Sendable {
+    package let request: HTTPClientRequest
+    package var continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// Streaming: resumed once, with the head (an empty body) or the failure before it.
+    package var headContinuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// Streaming: gets the body as it arrives; finished, or failed, with the transfer.
+    package var bodyContinuation: AsyncThrowingStream<Data, any Error>.Continuation?
+    package let cancelRequested = Atomic(false)
+
+    private var easy: CurlEasy?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private var headers = HTTPHeaders()
+    private var body = Data()
+    private var overflowed = false
+    private var policyRefusal: String?
+    private var finished = false
+    private var headDelivered = false
+
+    package init(_ request: HTTPClientRequest) {
+        self.request = request
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// The configured handle while the transfer runs.
+    package var easyHandle: CurlEasy? { easy }
+
+    // MARK: Setup
+
+    /// Makes and configures the easy handle; returns it for `curl_multi_add_handle`.
+    package func makeEasyHandle() throws(HTTPClientError) -> CurlEasy {
+        guard let easy = CurlEasy() else {
+            throw .other(url: request.url, curl: CurlError(CURLE_OUT_OF_MEMORY))
+        }
+        try validateHeaders()
+        do {
+            try configure(easy)
+        } catch {
+            throw .other(url: request.url, curl: error)
+        }
+        self.easy = easy
+        return easy
+    }
+
+    private func validateHeaders() throws(HTTPClientError) {
+        for field in request.headers {
+            guard Self.isToken(field.name) else {
+                throw .invalidRequest(url: request.url, reason: "header name `\(field.name)` is not a valid token")
+            }
+            guard !field.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
+                throw .invalidRequest(url: request.url, reason: "header `\(field.name)` contains a line break")
+            }
+        }
+    }
+
+    private func configure(_ easy: CurlEasy) throws(CurlError) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // Threads and signals do not mix; timeouts use the multi loop, not SIGALRM.
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeout.milliseconds))
+        try easy.set(CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
+        try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        try easy.set(CURLOPT_PRIVATE, pointer: me)
+        if let path = request.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
+        if let idle = request.idleTimeout {
+            // Less than one byte a second for that long counts as a dead connection.
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000))
+        }
+
+        _ = alertd_curl_setopt_write(easy.handle, Self.writeCallback)
+        try easy.set(CURLOPT_WRITEDATA, pointer: me)
+        _ = alertd_curl_setopt_header(easy.handle, Self.headerCallback)
+        try easy.set(CURLOPT_HEADERDATA, pointer: me)
+        if request.connectPolicy != nil {
+            // Checked before the socket exists, so a refused address never
+            // even sees a connection attempt.
+            _ = alertd_curl_setopt_opensocket(easy.handle, Self.openSocketCallback)
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+        }
+
+        let method = request.method.uppercased()
+        switch method {
+        case "GET" where request.body == nil:
+            try easy.set(CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            try easy.set(CURLOPT_NOBODY, 1)
+        default:
+            if method == "POST" {
+                try easy.set(CURLOPT_POST, 1)
+            } else {
+                try easy.set(CURLOPT_CUSTOMREQUEST, method)
+            }
+            if method == "POST" || request.body != nil {
+                let data = request.body ?? Data()
+                try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: data.count)
+                // COPYPOSTFIELDS: libcurl keeps its own copy, so `data` may go.
+                if data.isEmpty {
+                    try easy.set(CURLOPT_COPYPOSTFIELDS, "")
+                } else {
+                    let rc = data.withUnsafeBytes { alertd_curl_setopt_ptr(easy.handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                    guard rc == CURLE_OK else { throw CurlError(rc) }
+                }
+            }
+        }
+
+        var list: UnsafeMutablePointer<curl_slist>?
+        defer { headerList = list }
+        for field in request.headers {
+            // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
+            list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        // libcurl would wait up to a second for "100 Continue" on larger bodies, and
+        // label every body as a form; neither is wanted unless asked for.
+        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
+        if request.body != nil, !request.headers.contains("Content-Type") { list = curl_slist_append(list, "Content-Type:") }
+        if let list { try easy.set(CURLOPT_HTTPHEADER, pointer: list) }
+    }
+
+    // MARK: Completion
+
+    /// Delivers the outcome to the waiting caller, once. A streaming caller
+    /// that has its head already sees the body end, or fail with the error.
+    package func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        guard !finished else { return }
+        finished = true
+        easy = nil
+        continuation?.resume(returning: result)
+        continuation = nil
+        if let bodyContinuation {
+            if !headDelivered {
+                headDelivered = true
+                headContinuation?.resume(returning: result)
+                headContinuation = nil
+            }
+            switch result {
+            case .success: bodyContinuation.finish()
+            case .failure(let error): bodyContinuation.finish(throwing: error)
+            }
+            self.bodyContinuation = nil
+        }
+    }
+
+    /// Streaming: hands the status and headers over, once, before any body.
+    private func deliverHead() {
+        guard !headDelivered else { return }
+        headDelivered = true
+        let status = easy?.info(CURLINFO_RESPONSE_CODE) ?? 0
+        headContinuation?.resume(returning: .success(HTTPClientResponse(status: status, headers: headers)))
+        headContinuation = nil
+    }
+
+    /// Turns libcurl's verdict into a response or an error.
+    package func outcome(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
+        let url = request.url
+        let status = easy?.info(CURLINFO_RESPONSE_CODE) ?? 0
+        if code == CURLE_OK || (code == CURLE_WRITE_ERROR && overflowed && request.oversizedResponse == .truncate && status > 0) {
+            return .success(HTTPClientResponse(status: status, headers: headers, body: body, bodyTruncated: overflowed))
+        }
+        let detail = String(cString: errorBuffer)
+        let curl = CurlError(code, detail: detail)
+        switch code {
+        case CURLE_WRITE_ERROR where overflowed:
+            return .failure(.responseTooLarge(url: url, limit: request.maxResponseBytes))
+        case CURLE_COULDNT_CONNECT where policyRefusal != nil, CURLE_ABORTED_BY_CALLBACK where policyRefusal != nil:
+            return .failure(.refusedByPolicy(url: url, reason: policyRefusal ?? ""))
+        case CURLE_COULDNT_CONNECT:
+            return .failure(.couldNotConnect(url: url, address: peerAddress(), reason: connectFailureReason()))
+        case CURLE_OPERATION_TIMEDOUT:
+            let connected = (easy?.info(offset: CURLINFO_CONNECT_TIME_T) ?? 0) > 0
+            let elapsedMicroseconds = easy?.info(offset: CURLINFO_TOTAL_TIME_T) ?? 0
+            if connected, let idle = request.idleTimeout, elapsedMicroseconds < request.timeout.milliseconds * 1000 {
+                // Not the total limit, so the low-speed check: nothing arrived for `idle`.
+                return .failure(.timedOut(url: url, phase: .response, after: idle))
+            }
+            return .failure(connected
+                ? .timedOut(url: url, phase: .response, after: request.timeout)
+                : .timedOut(url: url, phase: .connect, after: min(request.connectTimeout, request.timeout)))
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .failure(.dnsFailure(url: url, host: URLComponents(string: url)?.host ?? url))
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return .failure(.badURL(url: url, reason: detail.isEmpty ? curl.message : detail))
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+             CURLE_WEIRD_SERVER_REPLY:
+            return .failure(.connectionLost(url: url, reason: detail.isEmpty ? curl.message : detail))
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_SSL_SHUTDOWN_FAILED:
+            return .failure(.tls(url: url, reason: detail.isEmpty ? curl.message : detail))
+        default:
+            return .failure(.other(url: url, curl: curl))
+        }
+    }
+
+    /// `ip:port` when libcurl got that far, else what the URL names.
+    private func peerAddress() -> String {
+        if let path = request.unixSocketPath { return "unix socket \(path)" }
+        if let ip = easy?.info(string: CURLINFO_PRIMARY_IP), !ip.isEmpty, let port = easy?.info(CURLINFO_PRIMARY_PORT), port > 0 {
+            return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        }
+        guard let components = URLComponents(string: request.url), let host = components.host else { return request.url }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(host):\(port)"
+    }
+
+    private func connectFailureReason() -> String {
+        switch Int32(easy?.info(CURLINFO_OS_ERRNO) ?? 0) {
+        case ECONNREFUSED: "connection refused"
+        case ENETUNREACH: "network unreachable"
+        case EHOSTUNREACH: "host unreachable"
+        case ENOENT: "no such socket"
+        case EACCES: "permission denied"
+        case 0: "could not connect"
+        case let e: String(cString: strerror(e)).lowercased()
+        }
+    }
+
+    // MARK: libcurl callbacks, on the driver's thread
+
+    private func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if let bodyContinuation {
+            deliverHead()
+            bodyContinuation.yield(Data(bytes: UnsafeRawPointer(data), count: count))
+            return count
+        }
+        let room = request.maxResponseBytes - body.count
+        guard count <= room else {
+            if room > 0 { body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: room) }
+            overflowed = true
+            return 0  // anything but `count` makes libcurl stop with CURLE_WRITE_ERROR
+        }
+        body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: count)
+        return count
+    }
+
+    private func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        var bytes = line[...]
+        while let last = bytes.last, last == 10 || last == 13 { bytes = bytes.dropLast() }
+        guard !bytes.isEmpty else {
+            // The blank line ending a final (not 1xx) response's headers.
+            if bodyContinuation != nil, let status = easy?.info(CURLINFO_RESPONSE_CODE), status >= 200 { deliverHead() }
+            return
+        }
+        if bytes.starts(with: "HTTP/".utf8) {
+            // A new status line: whatever came before was an interim 1xx response.
+            headers = HTTPHeaders()
+            return
+        }
+        if bytes.first == 32 || bytes.first == 9 {
+            // An obsolete folded continuation line belongs to the previous field.
+            guard var last = headers.fields.last else { return }
+            last.value += " " + String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            headers.replaceLast(with: last)
+            return
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        headers.add(
+            String(decoding: bytes[..<colon], as: UTF8.self),
+            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self).trimmingCharacters(in: .whitespaces))
+    }
+
+    private func checkPolicy(_ target: HTTPConnectTarget) -> Bool {
+        guard let policy = request.connectPolicy else { return true }
+        switch policy.decide(target) {
+        case .allow:
+            return true
+        case .refuse(let reason):
+            policyRefusal = reason
+            return false
+        }
+    }
+
+    private static let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        data, size, count, user in
+        guard let data, let user else { return 0 }
+        return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receive(data, count: size * count)
+    }
+
+    private static let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        data, size, count, user in
+        guard let data, let user else { return 0 }
+        Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            .receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+        return size * count
+    }
+
+    /// `CURLOPT_OPENSOCKETFUNCTION`: sees each resolved address before
+    /// libcurl connects to it, and opens the socket only if the policy allows.
+    private static let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+        user, _, address in
+        guard let user, let address else { return CURL_SOCKET_BAD }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let port = alertd_curl_sockaddr_peer(address, &buffer, socklen_t(buffer.count))
+        if port >= 0 {
+            let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let target = HTTPConnectTarget(remoteAddress: address, remotePort: Int(port))
+            guard Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkPolicy(target) else { return CURL_SOCKET_BAD }
+        }
+        return alertd_curl_open_socket(address)
+    }
+
+    private static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { c in
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(c)
+            }
+        }
+    }
+}

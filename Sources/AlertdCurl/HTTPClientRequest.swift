@@ -1,0 +1,59 @@
+import Foundation
+import AlertdHTTP
+
+/// One request for ``HTTPClient``. Redirects are never followed: a 3xx comes
+/// back as the response.
+public struct HTTPClientRequest: Sendable {
+    /// What to do with a response body longer than `maxResponseBytes`.
+    public enum OversizedResponse: Sendable, Equatable {
+        /// Throw ``HTTPClientError/responseTooLarge(url:limit:)``. For callers
+        /// that must read the whole body (the CLI parsing the API's JSON).
+        case fail
+        /// Keep the first `maxResponseBytes` bytes and stop reading; the
+        /// response says so in ``HTTPClientResponse/bodyTruncated``. For
+        /// callers that mostly care about the status (webhooks).
+        case truncate
+    }
+
+    /// An `http` or `https` URL. With `unixSocketPath` the host part only fills the `Host` header.
+    public var url: String
+    public var method: String
+    public var headers: HTTPHeaders
+    /// Sent as is. Unless `headers` says otherwise, no `Content-Type` is sent.
+    public var body: Data?
+    /// Limit for establishing the connection (at least 1 ms).
+    public var connectTimeout: Duration
+    /// Limit for the whole exchange, connecting included (at least 1 ms).
+    public var timeout: Duration
+    /// Talk HTTP over this Unix-domain socket instead of TCP (`CURLOPT_UNIX_SOCKET_PATH`).
+    public var unixSocketPath: String?
+    public var maxResponseBytes: Int
+    public var oversizedResponse: OversizedResponse
+    /// Consulted once the connection is up and before the request is sent;
+    /// may refuse the address actually connected to.
+    public var connectPolicy: HTTPConnectPolicy?
+    /// Give up when no byte arrives for this long (`CURLOPT_LOW_SPEED_TIME`
+    /// with a limit of one byte a second); nil waits as long as `timeout`.
+    /// For streams that stay open and send keep-alives.
+    public var idleTimeout: Duration?
+
+    public init(
+        url: String, method: String = "GET", headers: HTTPHeaders = [:], body: Data? = nil,
+        connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(30),
+        unixSocketPath: String? = nil, maxResponseBytes: Int = 64 * 1024,
+        oversizedResponse: OversizedResponse = .fail, connectPolicy: HTTPConnectPolicy? = nil,
+        idleTimeout: Duration? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.unixSocketPath = unixSocketPath
+        self.maxResponseBytes = maxResponseBytes
+        self.oversizedResponse = oversizedResponse
+        self.connectPolicy = connectPolicy
+        self.idleTimeout = idleTimeout
+    }
+}

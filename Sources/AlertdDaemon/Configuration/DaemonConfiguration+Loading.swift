@@ -1,0 +1,296 @@
+import Foundation
+import AlertModel
+import AlertdDelivery
+import AlertdStore
+
+extension DaemonConfiguration {
+    /// Reads and validates a config file. Every problem is reported at once.
+    public static func load(from path: String, stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(source: path, problems: ["cannot read the file (does it exist, and may this user read it?)"])
+        }
+        return try parse(data, source: path, stateDirectory: stateDirectory)
+    }
+
+    /// Parses config JSON. Unknown keys are errors: a typo must not silently
+    /// turn into a default.
+    public static func parse(_ data: Data, source: String = "<config>", stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
+        let root: Any
+        do { root = try StrictJSON.parse(data) } catch {
+            throw ConfigurationError(source: source, problems: ["not valid JSON: \(error.description)"])
+        }
+        let r = JSONConfigReader()
+        var config = DaemonConfiguration()
+        let top = r.object(root, at: "", allowed: [
+            "state_dir", "api", "store", "presenters", "routes", "default_route", "retry", "templates", "limits", "dispatcher",
+            "actions",
+        ]) ?? [:]
+        if root as? [String: Any] == nil { throw ConfigurationError(source: source, problems: r.problems) }
+
+        if let dir = stateDirectory ?? r.string(top, "state_dir", at: "") { config.stateDirectory = dir }
+        if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "threads", "public_url"]) {
+            config.api.socketPath = r.string(api, "socket", at: "api")
+            if let mode = r.string(api, "socket_mode", at: "api") {
+                if let m = UInt16(mode, radix: 8), m <= 0o777 { config.api.socketMode = m } else {
+                    r.problem("api.socket_mode", "must be an octal mode such as \"0660\", got \"\(mode)\"")
+                }
+            }
+            if let listen = r.string(api, "listen", at: "api") {
+                if ListenAddress(listen) == nil {
+                    r.problem("api.listen", "must be host:port such as \"127.0.0.1:9190\", got \"\(listen)\"")
+                }
+                config.api.listen = listen
+            }
+            config.api.tokenFile = r.string(api, "token_file", at: "api")
+            if let t = r.int(api, "threads", at: "api", range: 1...64) { config.api.threads = t }
+            if let u = r.string(api, "public_url", at: "api") {
+                if let c = URLComponents(string: u), ["http", "https"].contains(c.scheme?.lowercased() ?? ""), c.host?.isEmpty == false,
+                   c.query == nil {
+                    config.api.publicURL = u
+                } else {
+                    r.problem("api.public_url", "must be the http(s) base URL people reach the API at, e.g. \"https://alertd.example\"")
+                }
+            }
+        }
+        if let store = r.object(top["store"], at: "store", allowed: ["path", "retention"]) {
+            if let p = r.string(store, "path", at: "store") { config.store.path = p }
+            if store["retention"] as? String == "forever" {
+                config.store.retention = nil
+            } else if let d = r.duration(store, "retention", at: "store") {
+                config.store.retention = d
+            }
+        }
+        if top["presenters"] != nil {
+            config.presenters = parsePresenters(top["presenters"], r)
+        }
+        if let routes = top["routes"] {
+            if let list = routes as? [Any] {
+                config.routes = list.enumerated().compactMap { parseRoute($1, at: "routes[\($0)]", r, requirePresenters: true) }
+            } else {
+                r.problem("routes", "must be a list of routes")
+            }
+        }
+        if top["default_route"] != nil {
+            if let d = parseRoute(top["default_route"], at: "default_route", r, requirePresenters: false, matchers: false) {
+                config.defaultRoute = d
+            }
+        } else if top["presenters"] != nil {
+            // New presenters but no default route: send unmatched alerts to all of them.
+            config.defaultRoute = RouteDefinition(presenters: config.presenters.map(\.name))
+        }
+        if let retry = r.object(top["retry"], at: "retry",
+                                allowed: ["initial_delay", "factor", "max_delay", "jitter", "max_attempts", "max_age"]) {
+            if let d = r.duration(retry, "initial_delay", at: "retry") { config.retry.initialDelay = d }
+            if let f = r.double(retry, "factor", at: "retry", range: 1...10) { config.retry.factor = f }
+            if let d = r.duration(retry, "max_delay", at: "retry") { config.retry.maxDelay = d }
+            if let j = r.bool(retry, "jitter", at: "retry") { config.retry.jitter = j }
+            if let n = r.int(retry, "max_attempts", at: "retry", range: 1...1_000_000) { config.retry.maxAttempts = n }
+            if let d = r.duration(retry, "max_age", at: "retry") { config.retry.maxAge = d }
+            if config.retry.maxDelay < config.retry.initialDelay {
+                r.problem("retry.max_delay", "is shorter than retry.initial_delay")
+            }
+        }
+        if let t = r.string(top, "templates", at: "") { config.templatesPath = t }
+        if let limits = r.object(top["limits"], at: "limits",
+                                 allowed: ["max_body_bytes", "max_batch", "max_labels", "max_title_length", "max_message_length"]) {
+            if let n = r.int(limits, "max_body_bytes", at: "limits", range: 1_024...(64 << 20)) { config.limits.maxBodyBytes = n }
+            if let n = r.int(limits, "max_batch", at: "limits", range: 1...10_000) { config.limits.maxBatch = n }
+            if let n = r.int(limits, "max_labels", at: "limits", range: 0...1_000) { config.limits.alert.maxLabels = n }
+            if let n = r.int(limits, "max_title_length", at: "limits", range: 1...10_000) { config.limits.alert.maxTitleLength = n }
+            if let n = r.int(limits, "max_message_length", at: "limits", range: 1...1_000_000) { config.limits.alert.maxMessageLength = n }
+        }
+        if let a = r.object(top["actions"], at: "actions",
+                            allowed: ["allow", "secret", "secret_file", "connect_timeout", "timeout", "max_concurrency", "link_lifetime"]) {
+            if let list = r.strings(a, "allow", at: "actions") {
+                let (_, problems) = HandlerURLPolicy.parse(list)
+                for p in problems { r.problem("actions.allow\(p.prefix { $0 != ":" })", String(p.drop { $0 != ":" }.dropFirst(2))) }
+                config.actions.allow = list
+            }
+            config.actions.secret = r.string(a, "secret", at: "actions")
+            config.actions.secretFile = r.string(a, "secret_file", at: "actions")
+            if let s = config.actions.secret {
+                do { _ = try StandardWebhookSigner(secret: s) } catch { r.problem("actions.secret", error.message) }
+            }
+            if config.actions.secret != nil && config.actions.secretFile != nil {
+                r.problem("actions", "give secret or secret_file, not both")
+            }
+            if let d = r.duration(a, "connect_timeout", at: "actions") { config.actions.connectTimeout = d }
+            if let d = r.duration(a, "timeout", at: "actions") { config.actions.timeout = d }
+            if let n = r.int(a, "max_concurrency", at: "actions", range: 1...1_024) { config.actions.maxConcurrency = n }
+            if let d = r.duration(a, "link_lifetime", at: "actions") { config.actions.linkLifetime = d }
+        }
+        if let d = r.object(top["dispatcher"], at: "dispatcher", allowed: ["shutdown_grace"]) {
+            if let g = r.duration(d, "shutdown_grace", at: "dispatcher", allowZero: true) { config.dispatcher.shutdownGrace = g }
+        }
+
+        for problem in config.crossCheck() { r.problem("", problem) }
+        guard r.problems.isEmpty else { throw ConfigurationError(source: source, problems: r.problems) }
+        return config
+    }
+
+    /// Checks that need the whole file: route targets exist, names are unique.
+    package func crossCheck() -> [String] {
+        var problems: [String] = []
+        let names = Set(presenters.map(\.name))
+        func check(_ route: RouteDefinition, at path: String) {
+            for (i, name) in route.presenters.enumerated() where !names.contains(name) {
+                let known = names.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                problems.append("\(path).presenters[\(i)]: no presenter named \"\(name)\" (defined: \(known.isEmpty ? "none" : known))")
+            }
+        }
+        for (i, route) in routes.enumerated() {
+            check(route, at: "routes[\(i)]")
+            for (j, name) in (route.escalation?.presenters ?? []).enumerated() where !names.contains(name) {
+                problems.append("routes[\(i)].escalate.presenters[\(j)]: no presenter named \"\(name)\"")
+            }
+        }
+        check(defaultRoute, at: "default_route")
+        return problems
+    }
+
+    private static func parsePresenters(_ value: Any?, _ r: JSONConfigReader) -> [PresenterDefinition] {
+        guard let map = value as? [String: Any] else {
+            r.problem("presenters", "must be an object mapping names to presenters")
+            return []
+        }
+        var out: [PresenterDefinition] = []
+        for (name, raw) in map.sorted(by: { $0.key < $1.key }) {
+            let path = "presenters.\(name)"
+            if name.isEmpty || !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+                r.problem(path, "presenter names use letters, digits, - and _")
+            }
+            guard let kindRaw = (raw as? [String: Any])?["type"] as? String else {
+                r.problem(path + ".type", "is required: one of \(PresenterDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            guard let kind = PresenterDefinition.Kind(rawValue: kindRaw) else {
+                r.problem(path + ".type", "unknown presenter type \"\(kindRaw)\"; one of \(PresenterDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            let allowed: [String]
+            switch kind {
+            case .terminal: allowed = ["type", "colour", "max_concurrency"]
+            case .log: allowed = ["type", "path", "format", "max_concurrency"]
+            case .webhook: allowed = ["type", "url", "secret", "secret_file", "connect_timeout", "timeout", "headers", "max_concurrency"]
+            }
+            guard let obj = r.object(raw, at: path, allowed: allowed) else { continue }
+            let concurrency = r.int(obj, "max_concurrency", at: path, range: 1...1_024)
+            let settings: PresenterDefinition.Settings
+            switch kind {
+            case .terminal:
+                var c = TerminalPresenterConfiguration()
+                if let raw = r.string(obj, "colour", at: path) {
+                    if let mode = TerminalPresenterConfiguration.ColourMode(rawValue: raw) { c.colour = mode } else {
+                        r.problem(path + ".colour", "must be auto, always or never")
+                    }
+                }
+                settings = .terminal(c)
+            case .log:
+                var c = LogPresenterConfiguration()
+                if let p = r.string(obj, "path", at: path), p != "-" { c.destination = .file(p) }
+                if let f = r.string(obj, "format", at: path) {
+                    if let format = LogPresenterConfiguration.Format(rawValue: f) { c.format = format } else {
+                        r.problem(path + ".format", "must be json or logfmt")
+                    }
+                }
+                settings = .log(c)
+            case .webhook:
+                var c = WebhookPresenterConfiguration()
+                if let url = r.string(obj, "url", at: path) {
+                    if let u = URLComponents(string: url), ["http", "https"].contains(u.scheme?.lowercased() ?? ""), u.host?.isEmpty == false {
+                        c.url = url
+                    } else {
+                        r.problem(path + ".url", "must be an http or https URL, got \"\(url)\"")
+                    }
+                } else if obj["url"] == nil {
+                    r.problem(path + ".url", "is required for a webhook presenter")
+                }
+                c.secret = r.string(obj, "secret", at: path)
+                let secretFile = r.string(obj, "secret_file", at: path)
+                if let s = c.secret {
+                    do { _ = try StandardWebhookSigner(secret: s) } catch {
+                        r.problem(path + ".secret", "\(error.message)")
+                    }
+                }
+                if c.secret != nil && secretFile != nil {
+                    r.problem(path, "give secret or secret_file, not both")
+                }
+                if let d = r.duration(obj, "connect_timeout", at: path) { c.connectTimeout = d }
+                if let d = r.duration(obj, "timeout", at: path) { c.timeout = d }
+                if let h = r.stringMap(obj, "headers", at: path) { c.headers = h }
+                if let n = concurrency { c.maxConcurrency = n }
+                settings = .webhook(c, secretFile: secretFile)
+            }
+            let p = PresenterDefinition(name: name, settings: settings, maxConcurrency: concurrency)
+            out.append(p)
+        }
+        return out
+    }
+
+    private static func parseRoute(_ value: Any?, at path: String, _ r: JSONConfigReader,
+                                   requirePresenters: Bool, matchers: Bool = true) -> RouteDefinition? {
+        let allowed = matchers ? ["match", "presenters", "continue", "escalate"] : ["presenters"]
+        guard let obj = r.object(value, at: path, allowed: allowed) else {
+            if value == nil || value is NSNull { r.problem(path, "must be an object") }
+            return nil
+        }
+        guard let presenters = r.strings(obj, "presenters", at: path) else {
+            if obj["presenters"] == nil { r.problem(path + ".presenters", "is required: the presenters this route delivers to") }
+            return nil
+        }
+        if requirePresenters && presenters.isEmpty { r.problem(path + ".presenters", "must name at least one presenter") }
+        var route = RouteDefinition(presenters: presenters)
+        route.continueMatching = r.bool(obj, "continue", at: path) ?? false
+        if let e = r.object(obj["escalate"], at: path + ".escalate", allowed: ["after", "presenters"]) {
+            let after = r.duration(e, "after", at: path + ".escalate")
+            let names = r.strings(e, "presenters", at: path + ".escalate") ?? []
+            if after == nil, e["after"] == nil { r.problem(path + ".escalate.after", "is required, e.g. \"15m\"") }
+            if names.isEmpty { r.problem(path + ".escalate.presenters", "must name at least one presenter") }
+            if let after, !names.isEmpty { route.escalation = Escalation(after: after, presenters: names) }
+        }
+        if let match = r.object(obj["match"], at: path + ".match", allowed: ["labels", "severity", "min_severity"]) {
+            let mpath = path + ".match"
+            route.labels = r.stringMap(match, "labels", at: mpath) ?? [:]
+            if let list = r.strings(match, "severity", at: mpath) {
+                var set = Set<Severity>()
+                for (i, s) in list.enumerated() {
+                    if let sev = Severity(rawValue: s) { set.insert(sev) } else {
+                        r.problem("\(mpath).severity[\(i)]", "unknown severity \"\(s)\"; one of \(Severity.spellings)")
+                    }
+                }
+                route.severities = set
+            }
+            if let s = r.string(match, "min_severity", at: mpath) {
+                if let sev = Severity(rawValue: s) { route.minSeverity = sev } else {
+                    r.problem(mpath + ".min_severity", "unknown severity \"\(s)\"; one of \(Severity.spellings)")
+                }
+            }
+        }
+        return route
+    }
+}
+
+/// `host:port` for a TCP listener; IPv6 hosts in brackets (`[::1]:9190`).
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public let host: String
+    public let port: UInt16
+
+    public init?(_ text: String) {
+        let hostPart: Substring
+        let portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+        }
+        guard !hostPart.isEmpty, let port = UInt16(portPart) else { return nil }
+        self.host = String(hostPart)
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import AlertModel
+import AlertdDelivery
+import AlertdStore
+
+/// Everything `alertd` is told by its config file and command line. Every
+/// field has a default, so an empty file (or none) is a working daemon.
+public struct DaemonConfiguration: Sendable, Equatable {
+    public var api = APISection()
+    public var store = StoreSection()
+    public var presenters: [PresenterDefinition] = DaemonConfiguration.defaultPresenters
+    public var routes: [RouteDefinition] = []
+    public var defaultRoute = RouteDefinition(presenters: DaemonConfiguration.defaultPresenters.map(\.name))
+    public var retry = RetryPolicy()
+    /// A template file for `alertctl --template` users and for the API.
+    public var templatesPath: String?
+    public var limits = LimitsSection()
+    public var dispatcher = DispatcherSection()
+    public var actions = ActionsSection()
+    /// Where state lives: the database, the action-link key.
+    public var stateDirectory: String
+
+    public init(stateDirectory: String = AlertdPaths.defaultStateDirectory()) {
+        self.stateDirectory = stateDirectory
+    }
+
+    public struct APISection: Sendable, Equatable {
+        /// The Unix socket; nil means the default next to the state.
+        public var socketPath: String?
+        /// Permissions of the socket file; the default lets the owner and its group in.
+        public var socketMode: UInt16 = 0o660
+        /// `host:port` for TCP; nil keeps TCP off.
+        public var listen: String?
+        /// A file holding the bearer token TCP clients must send.
+        public var tokenFile: String?
+        /// Worker threads serving HTTP.
+        public var threads: Int = 2
+        /// The base URL people reach this API at; action links are offered
+        /// only when it is set (e.g. `https://alertd.example`).
+        public var publicURL: String?
+        /// Listening sockets systemd passed in (socket activation). Not read
+        /// from the file: `alertd` fills it from ``SocketActivation``. Each one
+        /// present replaces the listener alertd would bind itself.
+        public var activatedListeners = ActivatedListeners()
+    }
+
+    /// Already-listening descriptors to serve instead of binding, by role.
+    public struct ActivatedListeners: Sendable, Equatable {
+        /// Serves the API as the Unix socket (`FileDescriptorName=api`).
+        public var unixSocket: Int32?
+        /// Serves the API on TCP (`FileDescriptorName=http`), with the token check.
+        public var tcp: Int32?
+
+        public init(unixSocket: Int32? = nil, tcp: Int32? = nil) {
+            self.unixSocket = unixSocket
+            self.tcp = tcp
+        }
+
+        public var isEmpty: Bool { unixSocket == nil && tcp == nil }
+    }
+
+    public struct StoreSection: Sendable, Equatable {
+        /// The database file; relative paths are inside the state directory.
+        public var path: String = "alertd.db"
+        /// How long closed alerts (with their deliveries and events) are kept;
+        /// nil keeps them forever. Open alerts are never pruned.
+        public var retention: Duration? = .seconds(30 * 24 * 3600)
+    }
+
+    public struct LimitsSection: Sendable, Equatable {
+        /// Largest request body accepted.
+        public var maxBodyBytes: Int = 1 << 20
+        /// Most alerts in one `POST /v1/alerts` array.
+        public var maxBatch: Int = 1_000
+        /// Limits on each alert's fields.
+        public var alert = AlertSpecLimits()
+    }
+
+    /// How alertd calls confirm and cancel handlers.
+    public struct ActionsSection: Sendable, Equatable {
+        /// URL prefixes, host names and address ranges handlers may be called
+        /// at; see `HandlerURLPolicy`. Empty: public addresses only.
+        public var allow: [String] = []
+        /// Signs handler calls (Standard Webhooks), `whsec_…`.
+        public var secret: String?
+        public var secretFile: String?
+        public var connectTimeout: Duration = .seconds(5)
+        public var timeout: Duration = .seconds(10)
+        /// Deliveries to handlers in flight at once, per action.
+        public var maxConcurrency: Int = 16
+        /// How long an action link stays valid, at most.
+        public var linkLifetime: Duration = .seconds(7 * 24 * 3600)
+    }
+
+    public struct DispatcherSection: Sendable, Equatable {
+        /// How long in-flight deliveries may run after SIGTERM before alertd exits anyway.
+        public var shutdownGrace: Duration = .seconds(10)
+    }
+
+    /// One terminal and one log presenter: what a newcomer expects to see.
+    public static let defaultPresenters: [PresenterDefinition] = [
+        PresenterDefinition(name: "terminal", settings: .terminal(TerminalPresenterConfiguration())),
+        PresenterDefinition(name: "log", settings: .log(LogPresenterConfiguration(destination: .file("alerts.log")))),
+    ]
+
+
+    /// The socket path in effect: configured, or `$RUNTIME_DIRECTORY/alertd.sock`,
+    /// or `alertd.sock` in the state directory.
+    public func resolvedSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let p = api.socketPath { return p }
+        return AlertdPaths.defaultSocketPath(stateDirectory: stateDirectory, environment: environment)
+    }
+
+
+    /// The database path in effect.
+    public var resolvedStorePath: String { resolve(store.path) }
+
+    /// Resolves a path relative to the state directory.
+    public func resolve(_ path: String) -> String {
+        path.hasPrefix("/") ? path : stateDirectory + "/" + path
+    }
+
+    /// The named presenter's definition.
+    public func presenter(named name: String) -> PresenterDefinition? {
+        presenters.first { $0.name == name }
+    }
+}
+
+/// A named presenter instance as configured.
+public struct PresenterDefinition: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case terminal, log, webhook
+    }
+
+    /// The presenter's own settings, in its own configuration type.
+    public enum Settings: Sendable, Equatable {
+        case terminal(TerminalPresenterConfiguration)
+        /// A relative file path is resolved against the state directory when
+        /// the presenter is made, so `--state-dir` moves it too.
+        case log(LogPresenterConfiguration)
+        /// `secretFile` is read when the presenter is made, so the config
+        /// file itself can stay world-readable.
+        case webhook(WebhookPresenterConfiguration, secretFile: String?)
+    }
+
+    public var name: String
+    public var settings: Settings
+    /// Deliveries in flight at once to this presenter.
+    public var maxConcurrency: Int
+
+    public init(name: String, settings: Settings, maxConcurrency: Int? = nil) {
+        self.name = name
+        self.settings = settings
+        switch settings {
+        case .webhook(let c, _): self.maxConcurrency = maxConcurrency ?? c.maxConcurrency
+        // One at a time keeps a terminal's blocks and a log's lines in order.
+        case .terminal, .log: self.maxConcurrency = maxConcurrency ?? 1
+        }
+    }
+
+    public var kind: Kind {
+        switch settings {
+        case .terminal: .terminal
+        case .log: .log
+        case .webhook: .webhook
+        }
+    }
+}
+

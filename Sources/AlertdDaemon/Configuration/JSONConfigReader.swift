@@ -1,0 +1,129 @@
+import Foundation
+import AlertModel
+
+/// Reads a `JSONSerialization` tree strictly: unknown keys and wrong types are
+/// problems, recorded with their path, and reading carries on so that every
+/// problem in a file is reported in one go.
+package final class JSONConfigReader {
+    package private(set) var problems: [String] = []
+
+    package func problem(_ path: String, _ message: String) {
+        problems.append(path.isEmpty ? message : "\(path): \(message)")
+    }
+
+    /// The object at `path`, after checking its keys against `allowed`.
+    package func object(_ value: Any?, at path: String, allowed: [String]) -> [String: Any]? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let obj = value as? [String: Any] else {
+            problem(path, "must be an object")
+            return nil
+        }
+        for key in obj.keys.sorted() where !allowed.contains(key) {
+            let suggestion = closest(key, in: allowed).map { " (did you mean \"\($0)\"?)" } ?? ""
+            problem(join(path, key), "unknown key\(suggestion); allowed here: \(allowed.joined(separator: ", "))")
+        }
+        return obj
+    }
+
+    package func string(_ obj: [String: Any], _ key: String, at path: String) -> String? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let s = v as? String else { problem(join(path, key), "must be a string"); return nil }
+        return s
+    }
+
+    package func bool(_ obj: [String: Any], _ key: String, at path: String) -> Bool? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard StrictJSON.isBoolean(v), let n = v as? NSNumber else { problem(join(path, key), "must be true or false"); return nil }
+        return n.boolValue
+    }
+
+    package func int(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Int>) -> Int? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue == n.doubleValue.rounded() else {
+            problem(join(path, key), "must be a whole number")
+            return nil
+        }
+        guard range.contains(n.intValue) else {
+            problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound), got \(n.intValue)")
+            return nil
+        }
+        return n.intValue
+    }
+
+    package func double(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let n = v as? NSNumber, !StrictJSON.isBoolean(v) else { problem(join(path, key), "must be a number"); return nil }
+        guard range.contains(n.doubleValue) else {
+            problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound)")
+            return nil
+        }
+        return n.doubleValue
+    }
+
+    /// A duration such as `"1s"`, `"10m"` or a number of seconds.
+    package func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false) -> Duration? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        if let s = v as? String {
+            if let d = Self.parseDuration(s), allowZero || d > .zero { return d }
+            problem(join(path, key), "`\(s)` is not a duration; write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
+            return nil
+        }
+        if let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue >= 0, allowZero || n.doubleValue > 0 {
+            return .milliseconds(Int64((n.doubleValue * 1000).rounded()))
+        }
+        problem(join(path, key), "must be a duration such as \"1s\" or \"10m\"")
+        return nil
+    }
+
+    package func strings(_ obj: [String: Any], _ key: String, at path: String) -> [String]? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let list = v as? [Any] else { problem(join(path, key), "must be a list of strings"); return nil }
+        var out: [String] = []
+        for (i, item) in list.enumerated() {
+            guard let s = item as? String else { problem("\(join(path, key))[\(i)]", "must be a string"); continue }
+            out.append(s)
+        }
+        return out
+    }
+
+    package func stringMap(_ obj: [String: Any], _ key: String, at path: String) -> [String: String]? {
+        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let map = v as? [String: Any] else { problem(join(path, key), "must be an object of strings"); return nil }
+        var out: [String: String] = [:]
+        for (k, item) in map.sorted(by: { $0.key < $1.key }) {
+            guard let s = item as? String else { problem(join(join(path, key), k), "must be a string"); continue }
+            out[k] = s
+        }
+        return out
+    }
+
+    package func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// `500ms`, `1s`, `1m30s`, `2h`, `1d`.
+    package static func parseDuration(_ text: String) -> Duration? {
+        if text.hasSuffix("ms"), let n = Int64(text.dropLast(2)), n >= 0 { return .milliseconds(n) }
+        return AlertDuration(parsing: text).map { .seconds($0.seconds) }
+    }
+
+    private func closest(_ key: String, in options: [String]) -> String? {
+        options.map { ($0, EditDistance.between(key, $0)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+package enum EditDistance {
+    package static func between(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import AlertdCrypto
+import AlertdDelivery
+
+extension ActionLinkSigner {
+    /// Loads the key from `path`, creating a new random one (mode 0600) when absent.
+    public static func loadOrCreateKey(at path: String) throws(DaemonError) -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: path) {
+            guard data.count >= 32 else {
+                throw DaemonError(code: .stateDirectory, message: "The action-link key \(path) is shorter than 32 bytes; delete it to make a new one (old links stop working).")
+            }
+            return Array(data)
+        }
+        let key = SecureRandom.bytes(32)
+        guard FileManager.default.createFile(atPath: path, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
+            throw DaemonError(code: .stateDirectory, message: "Cannot write the action-link key to \(path); check the state directory's permissions.")
+        }
+        return key
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import AlertModel
+import AlertdCurl
+import AlertdHTTP
+import AlertdStore
+
+/// Calls an alert's confirm or cancel handler once a decision is stored.
+/// It runs as a presenter named `handler:confirm` / `handler:cancel`, so
+/// handler calls get the dispatcher's retries, backoff and dead letters,
+/// and the store's at-least-once guarantee, for free.
+public struct ActionHandlerPresenter: AlertPresenter {
+    public let name: String
+    package let action: ActionKind
+    package let policy: HandlerURLPolicy
+    package let signer: StandardWebhookSigner?
+    package let client: HTTPClient
+    package let connectTimeout: Duration
+    package let timeout: Duration
+
+    public init(
+        action: ActionKind, policy: HandlerURLPolicy, signer: StandardWebhookSigner?, client: HTTPClient,
+        connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(10)
+    ) {
+        self.name = HandlerDelivery.presenterName(for: action)
+        self.action = action
+        self.policy = policy
+        self.signer = signer
+        self.client = client
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+    }
+
+    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        guard let decision = alert.decision, let handler = alert.spec.action(action) else {
+            return .permanentFailure(reason: "alert \(alert.id) has no \(action.rawValue) handler or no decision to report")
+        }
+        if let refusal = policy.refusal(for: handler.url) {
+            return .permanentFailure(reason: "refused: \(refusal)")
+        }
+        let body: Data
+        do {
+            body = try WebhookPayload(decision: decision, action: action, alert: alert, delivery: delivery).encoded()
+        } catch {
+            return .permanentFailure(reason: "cannot encode the decision as JSON: \(error)")
+        }
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "alertd/\(AlertdVersion.current)"]
+        let timestamp = Int64(Date().timeIntervalSince1970)
+        if let signer {
+            for field in signer.headers(id: delivery.deliveryID, timestamp: timestamp, body: body) { headers.set(field.name, field.value) }
+        } else {
+            headers.set("webhook-id", delivery.deliveryID)
+            headers.set("webhook-timestamp", String(timestamp))
+        }
+        var url = handler.url
+        var payload: Data? = body
+        if handler.method == .get {
+            // A GET carries no body: the essentials go in the query instead.
+            var c = URLComponents(string: handler.url)
+            let existing = c?.queryItems ?? []
+            c?.queryItems = existing + [
+                URLQueryItem(name: "alert_id", value: alert.id.rawValue),
+                URLQueryItem(name: "decision", value: decision.outcome.rawValue),
+                URLQueryItem(name: "by", value: decision.actor),
+            ]
+            url = c?.string ?? url
+            payload = nil
+            headers.remove("Content-Type")
+        }
+        let request = HTTPClientRequest(
+            url: url, method: handler.method.rawValue, headers: headers, body: payload,
+            connectTimeout: connectTimeout, timeout: timeout, maxResponseBytes: 64 * 1024, oversizedResponse: .truncate,
+            connectPolicy: policy.connectPolicy)
+        do {
+            let response = try await client.send(request)
+            return WebhookPresenter.outcome(for: response, url: handler.url, now: Date())
+        } catch {
+            if case .refusedByPolicy(_, let reason) = error { return .permanentFailure(reason: "refused: \(reason)") }
+            return WebhookPresenter.outcome(for: error)
+        }
+    }
+}

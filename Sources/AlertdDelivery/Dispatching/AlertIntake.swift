@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+import AlertModel
+import AlertdStore
+
+/// The way in for new alerts, whoever sends them: picks each alert's
+/// presenters by route, stores it durably, and wakes the dispatcher.
+public final class AlertIntake: Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var router: AlertRouter
+        public var limits: AlertSpecLimits
+        /// Most alerts in one submission.
+        public var maxBatch: Int
+        /// Recipes submitters may name instead of spelling out an alert.
+        public var templates: AlertTemplateLibrary
+
+        public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000,
+                    templates: AlertTemplateLibrary = AlertTemplateLibrary()) {
+            self.router = router
+            self.limits = limits
+            self.maxBatch = maxBatch
+            self.templates = templates
+        }
+    }
+
+    private let store: any AlertStore
+    private let settings: Mutex<Settings>
+    private let onAccepted: @Sendable () -> Void
+
+    public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable () -> Void) {
+        self.store = store
+        self.settings = Mutex(settings)
+        self.onAccepted = onAccepted
+    }
+
+    /// Routes and limits in effect now.
+    public var current: Settings { settings.withLock { $0 } }
+
+    /// Takes effect for alerts submitted from now on.
+    public func update(_ new: Settings) { settings.withLock { $0 = new } }
+
+    /// Stores the alerts; returns once they are committed.
+    public func submit(_ specs: [AlertSpec], at date: Date = Date()) async throws(StoreError) -> [SubmissionResult] {
+        guard !specs.isEmpty else { return [] }
+        let router = current.router
+        let submissions = specs.map { spec in
+            let route = router.route(spec)
+            return AlertSubmission(alert: Alert(spec: spec, at: date), presenters: route.presenters, escalation: route.escalation)
+        }
+        let results = try await store.submit(submissions)
+        if results.contains(where: { !$0.deduplicated }) { onAccepted() }
+        return results
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import AlertModel
+import AlertdLogging
+import AlertdStore
+
+/// Delivers stored alerts: claims due deliveries from the store, hands each
+/// to its presenter, and records the outcome, retrying by the policy.
+///
+/// The store is the queue. Nothing is held only in memory, so a crash loses
+/// at most the knowledge that an attempt was made; the delivery is claimed
+/// again after restart (at-least-once, with the same delivery id).
+public actor Dispatcher {
+    /// What the dispatcher reports about each finished attempt (for metrics and logs).
+    public struct AttemptReport: Sendable {
+        public let presenter: String
+        public let alertID: AlertID
+        public let deliveryID: String
+        public let attempt: Int
+        public let outcome: PresentationOutcome
+        public let settlement: DeliverySettlement.Result
+        /// From the alert's acceptance to the end of this attempt.
+        public let sinceAccepted: Duration
+    }
+
+    private let store: any AlertStore
+    private let links: ActionLinkSigner?
+    private var presenters: PresenterSet
+    private var retry: RetryPolicy
+    /// How long closed alerts are kept; nil keeps them.
+    private var retention: Duration?
+    private var lastPrune = ContinuousClock.now - .seconds(3600)
+    private let log: Logger
+    private let onAttempt: @Sendable (AttemptReport) -> Void
+    private let onMaintenance: @Sendable (MaintenanceReport) -> Void
+    private let signal = WakeSignal()
+    private var inFlight: [String: Int] = [:]
+    private var tasks: [String: Task<Void, Never>] = [:]
+    private var stopping = false
+    /// Deliveries can only lose their presenter at start (a config changed
+    /// while alertd was down) or on reload, so only then is it worth the
+    /// scan that finds them; the flag stays up until a sweep finds none.
+    private var sweepOrphans = true
+    /// Set by a test-only fault hook: the loop stops going round.
+    private var stalled = false
+    /// True while `run()` is looping; the health endpoint reports it.
+    public private(set) var isRunning = false
+    /// The last time the loop went round; the watchdog reads it to tell a
+    /// live dispatcher from a stuck one.
+    public private(set) var lastLoopAt = ContinuousClock.now
+    /// The longest the loop sleeps with nothing due, so it proves it is alive.
+    private let idleTick: Duration
+
+    public init(
+        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, retention: Duration? = nil,
+        links: ActionLinkSigner? = nil,
+        logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1),
+        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in },
+        onMaintenance: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
+    ) {
+        self.onMaintenance = onMaintenance
+        self.store = store
+        self.retention = retention
+        self.links = links
+        self.presenters = presenters
+        self.retry = retry
+        self.log = logger
+        self.idleTick = idleTick
+        self.onAttempt = onAttempt
+    }
+
+    /// Tells the dispatcher that new deliveries may be due now.
+    public nonisolated func wake() { signal.fire() }
+
+    /// Swaps presenters and retry policy; deliveries already in flight finish
+    /// with the presenter they started with.
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, retention: Duration?) {
+        sweepOrphans = true
+        self.retention = retention
+        self.presenters = presenters
+        self.retry = retry
+        signal.fire()
+    }
+
+    /// Test-only: wedges the loop (or frees it), as a hung store call would.
+    public func setStalledForTesting(_ on: Bool) {
+        stalled = on
+        signal.fire()
+    }
+
+    /// Number of deliveries in flight right now.
+    public var inFlightCount: Int { inFlight.values.reduce(0, +) }
+
+    /// Runs until `stop` is called. Recovers deliveries a crash left in flight first.
+    public func run() async {
+        isRunning = true
+        defer { isRunning = false }
+        do {
+            let recovered = try await store.recoverInFlight(now: Date())
+            if recovered > 0 { log.notice("recovered deliveries left in flight", ["count": "\(recovered)"]) }
+        } catch {
+            log.error("could not recover in-flight deliveries", ["error": "\(error)"])
+        }
+        while !stopping {
+            while stalled && !stopping { try? await Task.sleep(for: .milliseconds(20)) }
+            lastLoopAt = .now
+            await maintain()
+            var claimedAny = false
+            do {
+                let capacity = presenters.entries.mapValues { $0.maxConcurrency }
+                    .merging(inFlight) { max, used in max - used }
+                let orphanLimit = sweepOrphans ? 32 : 0
+                let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: orphanLimit)
+                if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.presenter] == nil }) { sweepOrphans = false }
+                claimedAny = !claimed.isEmpty
+                for c in claimed { start(c) }
+            } catch {
+                log.error("could not claim deliveries", ["error": "\(error)"])
+            }
+            if stopping { break }
+            if claimedAny { continue }
+            let wait: Duration
+            do {
+                let due = try await store.nextDueTime()
+                let maintenance = try await store.nextMaintenanceTime()
+                if let next = [due, maintenance].compactMap({ $0 }).min() {
+                    let delta = next.timeIntervalSinceNow
+                    // Due now but not claimed means every slot is busy: wait for one to free up.
+                    wait = delta <= 0 ? idleTick : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
+                } else {
+                    wait = idleTick
+                }
+            } catch {
+                wait = idleTick
+            }
+            await signal.wait(for: wait)
+        }
+    }
+
+    /// Expires and escalates what is due. Both only queue deliveries, which
+    /// the loop then claims like any other.
+    private func maintain() async {
+        // Pruning is housekeeping: once a minute, a bounded batch at a time.
+        if let retention, ContinuousClock.now - lastPrune > .seconds(60) {
+            lastPrune = .now
+            do {
+                let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: 1_000)
+                if pruned > 0 { log.info("pruned closed alerts past their retention", ["count": "\(pruned)"]) }
+            } catch {
+                log.error("could not prune old alerts", ["error": "\(error)"])
+            }
+        }
+        do {
+            guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return }
+            let report = try await store.runMaintenance(now: Date())
+            onMaintenance(report)
+            for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
+            for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
+        } catch {
+            log.error("could not expire or escalate alerts", ["error": "\(error)"])
+        }
+    }
+
+    /// Stops claiming work, lets in-flight deliveries finish for up to
+    /// `grace`, then cancels the rest (they stay in flight in the store and
+    /// are delivered again after restart). Returns how many were cut off.
+    @discardableResult
+    public func stop(grace: Duration) async -> Int {
+        stopping = true
+        signal.fire()
+        let running = Array(tasks.values)
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for t in running { await t.value }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !finished {
+            for t in tasks.values { t.cancel() }
+        }
+        return finished ? 0 : tasks.count
+    }
+
+    private func start(_ claimed: ClaimedDelivery) {
+        let d = claimed.delivery
+        guard let entry = presenters[d.presenter] else {
+            // Its presenter was removed from the config: nothing can deliver it.
+            let reason = "presenter \"\(d.presenter)\" is not configured"
+            let store = self.store
+            tasks[d.id] = Task {
+                try? await store.settle([DeliverySettlement(deliveryID: d.id, result: .dead(error: reason))])
+                self.finished(d)
+            }
+            inFlight[d.presenter, default: 0] += 1
+            return
+        }
+        inFlight[d.presenter, default: 0] += 1
+        let retry = self.retry
+        let store = self.store
+        let onAttempt = self.onAttempt
+        let log = self.log
+        // Alert deliveries offer signed links; a handler call reports a decision already taken.
+        let actionLinks = HandlerDelivery.action(forPresenter: d.presenter) == nil && claimed.alert.state == .open
+            ? links?.links(for: claimed.alert) ?? [:] : [:]
+        tasks[d.id] = Task {
+            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks)
+            let outcome = await entry.presenter.present(claimed.alert, delivery: context)
+            let now = Date()
+            let result: DeliverySettlement.Result
+            switch outcome {
+            case .delivered:
+                result = .delivered
+            case .retryableFailure(let reason, let after):
+                result = retry.settle(reason: reason, retryable: true, retryAfter: after, attempt: d.attempts,
+                                      createdAt: d.createdAt, now: now)
+            case .permanentFailure(let reason):
+                result = .dead(error: reason)
+            }
+            do {
+                try await store.settle([DeliverySettlement(deliveryID: d.id, result: result, at: now)])
+            } catch {
+                log.error("could not record a delivery outcome", ["delivery.id": d.id, "error": "\(error)"])
+            }
+            Self.logOutcome(log, d, result)
+            onAttempt(AttemptReport(
+                presenter: d.presenter, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
+                settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000))))
+            self.finished(d)
+        }
+    }
+
+    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ result: DeliverySettlement.Result) {
+        let meta: Logger.Metadata = ["alert.id": d.alertID.rawValue, "delivery.id": d.id, "presenter": d.presenter, "attempt": "\(d.attempts)"]
+        switch result {
+        case .delivered:
+            log.debug("delivered", meta)
+        case .retry(let at, let error):
+            log.warning("delivery failed, will retry", meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
+        case .dead(let error):
+            log.error("delivery dead", meta.merging(["error": error]) { a, _ in a })
+        }
+    }
+
+    private func finished(_ d: DeliveryRecord) {
+        tasks[d.id] = nil
+        inFlight[d.presenter, default: 1] -= 1
+        signal.fire()
+    }
+}

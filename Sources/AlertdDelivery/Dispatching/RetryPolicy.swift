@@ -1,0 +1,55 @@
+import Foundation
+import AlertModel
+import AlertdStore
+
+/// When to try a failed delivery again: exponential backoff with full jitter
+/// (AWS's "Exponential Backoff and Jitter"), bounded by a number of attempts
+/// and by the age of the delivery.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Delay before the second attempt (before jitter).
+    public var initialDelay: Duration = .seconds(1)
+    /// Growth per attempt.
+    public var factor: Double = 2
+    /// No single wait is longer than this.
+    public var maxDelay: Duration = .seconds(600)
+    /// Full jitter: wait a uniformly random time up to the computed delay, so
+    /// a receiver coming back up is not hit by every retry at once.
+    public var jitter: Bool = true
+    /// Give up after this many attempts; nil means only `maxAge` bounds it.
+    public var maxAttempts: Int?
+    /// Give up once the delivery is this old.
+    public var maxAge: Duration = .seconds(24 * 3600)
+
+    public init() {}
+
+    /// The wait after failed attempt number `attempt` (1-based), before jitter.
+    public func backoff(afterAttempt attempt: Int) -> Duration {
+        let exponent = Double(max(0, attempt - 1))
+        let seconds = initialDelay.seconds * pow(factor, exponent)
+        return .milliseconds(Int64(min(seconds, maxDelay.seconds) * 1000))
+    }
+
+    /// What to record after a failed attempt: retry at some time, or give up.
+    /// `retryAfter` is the receiver's own hint and wins over the backoff.
+    public func settle(
+        reason: String, retryable: Bool, retryAfter: Duration?, attempt: Int, createdAt: Date, now: Date,
+        random: (Double) -> Double = { Double.random(in: 0...$0) }
+    ) -> DeliverySettlement.Result {
+        guard retryable else { return .dead(error: reason) }
+        if let maxAttempts, attempt >= maxAttempts {
+            return .dead(error: "\(reason) (gave up after \(attempt) attempts)")
+        }
+        let delay: Double
+        if let retryAfter {
+            delay = retryAfter.seconds
+        } else {
+            let full = backoff(afterAttempt: attempt).seconds
+            delay = jitter ? random(full) : full
+        }
+        let next = now.addingTimeInterval(delay)
+        if next.timeIntervalSince(createdAt) > maxAge.seconds {
+            return .dead(error: "\(reason) (gave up: older than \(AlertDuration(seconds: Int64(maxAge.seconds))))")
+        }
+        return .retry(at: next, error: reason)
+    }
+}

@@ -1,0 +1,32 @@
+import AlertModel
+import AlertdStore
+
+/// Which alerts go to which presenters.
+public struct RouteDefinition: Sendable, Equatable {
+    /// Every label here must be present with this value.
+    public var labels: [String: String] = [:]
+    /// If set, the alert's severity must be one of these.
+    public var severities: Set<Severity>?
+    /// If set, the alert's severity must be at least this.
+    public var minSeverity: Severity?
+    public var presenters: [String]
+    /// Keep looking at later routes after this one matched.
+    public var continueMatching = false
+    /// More presenters for alerts still open after a while.
+    public var escalation: Escalation?
+
+    public init(labels: [String: String] = [:], severities: Set<Severity>? = nil, minSeverity: Severity? = nil,
+                presenters: [String], continueMatching: Bool = false) {
+        self.labels = labels
+        self.severities = severities
+        self.minSeverity = minSeverity
+        self.presenters = presenters
+        self.continueMatching = continueMatching
+    }
+
+    public func matches(_ spec: AlertSpec) -> Bool {
+        if let severities, !severities.contains(spec.severity) { return false }
+        if let minSeverity, spec.severity < minSeverity { return false }
+        return labels.allSatisfy { spec.labels[$0.key] == $0.value }
+    }
+}

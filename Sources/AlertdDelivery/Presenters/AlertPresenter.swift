@@ -1,0 +1,51 @@
+import AlertModel
+
+/// Something that shows an alert to people or hands it on: a terminal, a log
+/// file, a webhook. A presenter makes one attempt and reports how it went;
+/// whether and when to try again is the dispatcher's call, never its own.
+public protocol AlertPresenter: Sendable {
+    /// The configured instance name, e.g. `ops-chat`.
+    var name: String { get }
+
+    /// Presents one alert once.
+    func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome
+}
+
+/// What a presenter knows about the attempt it is making.
+public struct DeliveryContext: Sendable, Equatable {
+    /// Stays the same across retries of one delivery, so receivers can drop
+    /// duplicates (it is the `webhook-id` header).
+    public var deliveryID: String
+    /// 1 for the first try.
+    public var attempt: Int
+    /// Where a person can decide each action without alertctl, when the
+    /// daemon has signed links to offer.
+    public var actionLinks: [ActionKind: String]
+
+    public init(deliveryID: String, attempt: Int = 1, actionLinks: [ActionKind: String] = [:]) {
+        self.deliveryID = deliveryID
+        self.attempt = attempt
+        self.actionLinks = actionLinks
+    }
+}
+
+/// How one presentation attempt went.
+public enum PresentationOutcome: Sendable, Equatable {
+    /// The alert reached its destination.
+    case delivered
+    /// It did not, but trying again may work; `retryAfter` is the
+    /// destination's own hint (`Retry-After`), if it gave one.
+    case retryableFailure(reason: String, retryAfter: Duration? = nil)
+    /// Trying again will not help (a 4xx, a bad URL); the delivery is dead.
+    case permanentFailure(reason: String)
+
+    public var isDelivered: Bool { self == .delivered }
+
+    /// The failure reason, if the attempt failed.
+    public var reason: String? {
+        switch self {
+        case .delivered: nil
+        case .retryableFailure(let r, _), .permanentFailure(let r): r
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import AlertModel
+import AlertdCurl
+import AlertdHTTP
+
+/// Presents alerts by POSTing a ``WebhookPayload`` to a URL, signed per
+/// Standard Webhooks when a secret is configured.
+///
+/// It makes one attempt and judges it: 2xx is delivered; 408, 429, 5xx and
+/// network trouble are worth retrying (with the receiver's `Retry-After`);
+/// redirects, other 4xx and unusable URLs are not.
+public struct WebhookPresenter: AlertPresenter {
+    public let name: String
+    public let configuration: WebhookPresenterConfiguration
+    private let signer: StandardWebhookSigner?
+    private let client: HTTPClient
+    private let now: @Sendable () -> Date
+
+    /// The most of a receiver's answer that is read; only its status matters.
+    package static let maxResponseBytes = 64 * 1024
+
+    /// Fails only for a secret that cannot be used; a bad URL shows up as a
+    /// permanent failure on the first delivery.
+    public init(
+        name: String, configuration: WebhookPresenterConfiguration, client: HTTPClient = .shared,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(WebhookConfigurationError) {
+        self.name = name
+        self.configuration = configuration
+        self.signer = try configuration.secret.map { (secret: String) throws(WebhookConfigurationError) in
+            try StandardWebhookSigner(secret: secret)
+        }
+        self.client = client
+        self.now = now
+    }
+
+    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        let body: Data
+        do {
+            body = try WebhookPayload(alert: alert, delivery: delivery).encoded()
+        } catch {
+            return .permanentFailure(reason: "cannot encode alert \(alert.id) as JSON: \(error)")
+        }
+        let request = HTTPClientRequest(
+            url: configuration.url, method: "POST", headers: headers(deliveryID: delivery.deliveryID, body: body), body: body,
+            connectTimeout: configuration.connectTimeout, timeout: configuration.timeout,
+            maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate)
+        do {
+            let response = try await client.send(request)
+            return Self.outcome(for: response, url: configuration.url, now: now())
+        } catch {
+            return Self.outcome(for: error)
+        }
+    }
+
+    private func headers(deliveryID: String, body: Data) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (name, value) in configuration.headers.sorted(by: { $0.key < $1.key }) { headers.add(name, value) }
+        headers.set("Content-Type", "application/json")
+        headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        let timestamp = Int64(now().timeIntervalSince1970)
+        if let signer {
+            for field in signer.headers(id: deliveryID, timestamp: timestamp, body: body) {
+                headers.set(field.name, field.value)
+            }
+        } else {
+            // Unsigned, a receiver still needs the id to drop retried duplicates.
+            headers.set("webhook-id", deliveryID)
+            headers.set("webhook-timestamp", String(timestamp))
+        }
+        return headers
+    }
+}

@@ -1,0 +1,70 @@
+/// A request target (`/path?query`) taken apart. Malformed escapes are kept
+/// as they were sent rather than rejected: the router then simply finds no
+/// route, which is the answer such a request deserves.
+package struct HTTPRequestTarget: Sendable, Equatable {
+    package var path: String
+    package var query: String
+    package var queryItems: [HTTPRequest.QueryItem]
+
+    package init(_ target: String) {
+        let utf8 = target.utf8
+        let rawPath: Substring.UTF8View
+        if let q = utf8.firstIndex(of: UInt8(ascii: "?")) {
+            rawPath = target[..<q].utf8
+            query = String(target[target.index(after: q)...])
+        } else {
+            rawPath = target[...].utf8
+            query = ""
+        }
+        path = Self.percentDecode(rawPath, plusIsSpace: false)
+        queryItems = Self.parseQuery(query)
+    }
+
+    package static func parseQuery(_ query: String) -> [HTTPRequest.QueryItem] {
+        var items: [HTTPRequest.QueryItem] = []
+        for part in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            if let eq = part.firstIndex(of: UInt8(ascii: "=")) {
+                items.append(.init(
+                    name: percentDecode(part[..<eq], plusIsSpace: true),
+                    value: percentDecode(part[part.index(after: eq)...], plusIsSpace: true)))
+            } else {
+                items.append(.init(name: percentDecode(part, plusIsSpace: true), value: ""))
+            }
+        }
+        return items
+    }
+
+    /// Decodes `%XX` escapes (and `+` in query components); invalid UTF-8
+    /// becomes U+FFFD.
+    package static func percentDecode<C: Collection>(_ bytes: C, plusIsSpace: Bool) -> String where C.Element == UInt8 {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i != bytes.endIndex {
+            let b = bytes[i]
+            if b == UInt8(ascii: "%"),
+               let h1 = bytes.index(i, offsetBy: 1, limitedBy: bytes.endIndex), h1 != bytes.endIndex,
+               let h2 = bytes.index(h1, offsetBy: 1, limitedBy: bytes.endIndex), h2 != bytes.endIndex,
+               let hi = hexValue(bytes[h1]), let lo = hexValue(bytes[h2]) {
+                out.append(hi << 4 | lo)
+                i = bytes.index(after: h2)
+                continue
+            }
+            out.append(plusIsSpace && b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)
+            i = bytes.index(after: i)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

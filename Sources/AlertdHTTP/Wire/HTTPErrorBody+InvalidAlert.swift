@@ -1,0 +1,20 @@
+import Foundation
+import AlertModel
+import AlertdHTTP
+
+extension HTTPErrorBody {
+    /// `invalid_alert`, with every problem the builder found as a detail.
+    /// The API and `alertctl --json` both answer with exactly this.
+    public init(invalidAlert errors: AlertSpecErrors) {
+        let count = errors.errors.count
+        self.init(
+            code: "invalid_alert",
+            message: "The alert is invalid: \(count) problem\(count == 1 ? "" : "s") found; see details.",
+            details: errors.errors.map { Detail(field: $0.field, code: $0.code.rawValue, message: $0.message) })
+    }
+
+    /// Reads the wire form, e.g. a daemon's error reply.
+    public static func decode(_ data: Data) throws -> Content {
+        try JSONDecoder().decode(HTTPErrorBody.self, from: data).error
+    }
+}

@@ -1,0 +1,139 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+import AlertdHTTP
+
+/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each with an
+/// epoll loop, feeding requests to one async handler.
+///
+/// libmicrohttpd's callbacks are synchronous, so each request, once its body
+/// is in, suspends its connection, runs the handler in a task, and resumes the
+/// connection with the response; no worker thread ever waits for a handler.
+///
+/// One server serves one listener; the daemon runs two with the same handler.
+/// ```swift
+/// let server = HTTPServer(configuration: .init(listener: .tcp(host: "127.0.0.1", port: 0))) { request in
+///     .text("hello")
+/// }
+/// try server.start()
+/// ...
+/// await server.stop()
+/// ```
+public final class HTTPServer: Sendable {
+    /// Answers one request. It cannot fail: errors are responses too.
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+    private enum State {
+        case idle
+        case running(Running)
+        case stopped
+    }
+
+    private struct Running {
+        package let daemon: OpaquePointer
+        package let core: Unmanaged<MHDServerCore>
+        package let socket: ListeningSocket
+    }
+
+    public let configuration: HTTPServerConfiguration
+    private let handler: Handler
+    private let state = Mutex(State.idle)
+    /// Where the server listens, set by `start()`: the bound TCP port, or the socket path.
+    private let bound = Mutex<(port: UInt16?, address: String)?>(nil)
+
+    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: @escaping Handler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    deinit {
+        // A server dropped without stop() must not leave worker threads
+        // calling into freed memory; stop it without the grace period.
+        if case .running(let running) = state.withLock({ $0 }) {
+            Self.tearDown(running)
+        }
+    }
+
+    /// The TCP port actually bound (useful with port 0), once started.
+    public var port: UInt16? { bound.withLock { $0?.port } }
+
+    /// `host:port` or the socket path, once started; for logs.
+    public var address: String? { bound.withLock { $0?.address } }
+
+    /// Binds the listener and starts the worker threads.
+    public func start() throws(HTTPServerError) {
+        try state.withLock { (state: inout State) throws(HTTPServerError) in
+            guard case .idle = state else { throw .alreadyStarted }
+            let socket: ListeningSocket
+            switch configuration.listener {
+            case .tcp(let host, let port):
+                socket = try ListeningSocket.tcp(host: host, port: port)
+            case .unixSocket(let path, let mode):
+                socket = try ListeningSocket.unix(path: path, mode: mode)
+            case .listeningSocket(let descriptor, let kind):
+                socket = try ListeningSocket.adopt(descriptor: descriptor, kind: kind)
+            }
+            let core = Unmanaged.passRetained(MHDServerCore(
+                handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind))
+            let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            let daemon = alertd_mhd_start(
+                flags, socket.descriptor,
+                MHDServerCore.accessHandler, core.toOpaque(),
+                MHDServerCore.requestCompleted, core.toOpaque(),
+                MHDServerCore.uriLog, nil,
+                UInt32(clamping: max(1, configuration.threadPoolSize)),
+                UInt32(clamping: max(1, configuration.connectionLimit)),
+                UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
+                max(4096, configuration.connectionMemoryLimit))
+            guard let daemon else {
+                core.release()
+                socket.close()
+                throw .startFailed(reason: "libmicrohttpd rejected the settings (thread pool size \(configuration.threadPoolSize), connection limit \(configuration.connectionLimit)); check them, and the system's thread and file limits")
+            }
+            state = .running(Running(daemon: daemon, core: core, socket: socket))
+            bound.withLock { $0 = (socket.port, socket.address) }
+        }
+    }
+
+    /// Stops gracefully: stops accepting, ends open streams, lets running
+    /// handlers finish for up to `shutdownGracePeriod` (answering the rest
+    /// with 503), then stops the worker threads and removes the socket file.
+    public func stop() async {
+        let running: Running? = state.withLock { state in
+            guard case .running(let running) = state else { return nil }
+            state = .stopped
+            return running
+        }
+        guard let running else { return }
+        let core = running.core.takeUnretainedValue()
+        core.beginStopping()
+        // The returned socket stays ours to close, after MHD_stop_daemon.
+        _ = MHD_quiesce_daemon(running.daemon)
+        await Self.drain(core, for: configuration.shutdownGracePeriod)
+        core.abortAll()
+        // The 503s and final chunks just queued still have to reach the wire.
+        await Self.drain(core, for: Self.abortDrainLimit)
+        Self.tearDown(running)
+    }
+
+    /// How long stop() waits for the answers it forced to be sent.
+    private static let abortDrainLimit: Duration = .seconds(1)
+
+    /// Waits until nothing is in flight or `limit` passes. libmicrohttpd has
+    /// no completion signal to await across all connections, so this polls.
+    private static func drain(_ core: MHDServerCore, for limit: Duration) async {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while core.inFlight > 0, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
+        }
+    }
+
+    /// Wakes every suspended connection (libmicrohttpd aborts the process if
+    /// it is stopped with one), stops the daemon, closes the socket.
+    private static func tearDown(_ running: Running) {
+        running.core.takeUnretainedValue().abortAll()
+        MHD_stop_daemon(running.daemon)
+        running.socket.close()
+        running.core.release()
+    }
+}

@@ -1,0 +1,41 @@
+import AlertdHTTP
+
+/// How an ``HTTPServer`` listens and what it tolerates. Every field has a default.
+public struct HTTPServerConfiguration: Sendable {
+    /// Where the server accepts connections.
+    public enum Listener: Sendable, Equatable {
+        /// TCP on a numeric address or `localhost`; port 0 picks a free port
+        /// (read it back from ``HTTPServer/port``).
+        case tcp(host: String, port: UInt16)
+        /// A Unix-domain socket at `path`, created by the server with
+        /// permission bits `mode` and removed again on stop. A stale socket
+        /// file is replaced; a live one is an error.
+        case unixSocket(path: String, mode: UInt16 = 0o660)
+        /// A socket that is already bound and listening, such as one systemd
+        /// passed in. The server does not close it on stop; its owner does.
+        case listeningSocket(descriptor: Int32, kind: HTTPRequest.Listener)
+    }
+
+    public var listener: Listener = .tcp(host: "127.0.0.1", port: 0)
+    /// Worker threads, each with its own epoll loop.
+    public var threadPoolSize: Int = 2
+    /// Connections beyond this are refused at accept time.
+    public var connectionLimit: Int = 1024
+    /// An idle connection is closed after this long (whole seconds; at least 1 s).
+    public var connectionTimeout: Duration = .seconds(30)
+    /// Request bodies larger than this are answered with 413 `body_too_large`:
+    /// at once when `Content-Length` says so, else once the body passes the
+    /// limit (the server reads up to as much again so the client sees the 413,
+    /// then drops the connection).
+    public var maxBodyBytes: Int = 1 << 20
+    /// Memory per connection for the request line, headers and I/O buffers;
+    /// requests whose headers do not fit are refused by the server.
+    public var connectionMemoryLimit: Int = 32 * 1024
+    /// How long `stop()` waits for running handlers before answering their
+    /// requests with 503 itself.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+
+    public init(listener: Listener = .tcp(host: "127.0.0.1", port: 0)) {
+        self.listener = listener
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import AlertdHTTP
+
+/// A bound, listening, non-blocking socket for the server to hand to
+/// libmicrohttpd (`MHD_OPTION_LISTEN_SOCKET`). Binding it here rather than in
+/// libmicrohttpd lets startup failures carry the real errno.
+package struct ListeningSocket: Sendable {
+    package let descriptor: Int32
+    package let kind: HTTPRequest.Listener
+    /// The TCP port actually bound; nil for Unix sockets.
+    package let port: UInt16?
+    /// Whether `close()` should close the descriptor (false for adopted ones).
+    package let owned: Bool
+    /// The socket file to remove on close, with its identity at creation so a
+    /// file someone else put there since is left alone.
+    package let unixPath: (path: String, device: UInt64, inode: UInt64)?
+
+    /// Human-readable, for error messages.
+    package let address: String
+
+    package static func tcp(host: String, port: UInt16) throws(HTTPServerError) -> ListeningSocket {
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            throw .addressUnavailable(address: address, reason: String(cString: gai_strerror(rc)))
+        }
+        defer { freeaddrinfo(list) }
+
+        let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .system(operation: "socket", address: address, errno: errno) }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let e = errno
+            _ = Glibc.close(fd)
+            throw bindError(e, address: address)
+        }
+        guard listen(fd, SOMAXCONN) == 0 else {
+            let e = errno
+            _ = Glibc.close(fd)
+            throw .system(operation: "listen", address: address, errno: e)
+        }
+        let bound = boundPort(fd) ?? port
+        return ListeningSocket(
+            descriptor: fd, kind: .tcp, port: bound, owned: true, unixPath: nil,
+            address: host.contains(":") ? "[\(host)]:\(bound)" : "\(host):\(bound)")
+    }
+
+    package static func unix(path: String, mode: UInt16) throws(HTTPServerError) -> ListeningSocket {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        guard path.utf8.count < capacity, !path.isEmpty else { throw .socketPathTooLong(path: path) }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+        }
+        let addrLen = socklen_t(MemoryLayout<sockaddr_un>.size)
+
+        try removeStaleSocket(at: path, address: addr)
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .system(operation: "socket", address: path, errno: errno) }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, addrLen) }
+        }
+        guard bound == 0 else {
+            let e = errno
+            _ = Glibc.close(fd)
+            throw bindError(e, address: path)
+        }
+        // chmod before listen: until listen() nobody can connect, so the
+        // umask-derived mode bind() left is never exposed.
+        guard chmod(path, mode_t(mode)) == 0 else {
+            let e = errno
+            _ = Glibc.close(fd)
+            unlink(path)
+            throw .system(operation: "chmod", address: path, errno: e)
+        }
+        var st = stat()
+        guard stat(path, &st) == 0, listen(fd, SOMAXCONN) == 0 else {
+            let e = errno
+            _ = Glibc.close(fd)
+            unlink(path)
+            throw .system(operation: "listen", address: path, errno: e)
+        }
+        return ListeningSocket(
+            descriptor: fd, kind: .unixSocket, port: nil, owned: true,
+            unixPath: (path, UInt64(st.st_dev), UInt64(st.st_ino)), address: path)
+    }
+
+    package static func adopt(descriptor: Int32, kind: HTTPRequest.Listener) throws(HTTPServerError) -> ListeningSocket {
+        let address = "socket descriptor \(descriptor)"
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0 else { throw .system(operation: "fcntl", address: address, errno: errno) }
+        // Several worker threads share the socket; a blocking accept() would stall one of them.
+        guard fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            throw .system(operation: "fcntl", address: address, errno: errno)
+        }
+        return ListeningSocket(
+            descriptor: descriptor, kind: kind, port: kind == .tcp ? boundPort(descriptor) : nil,
+            owned: false, unixPath: nil, address: address)
+    }
+
+    /// Closes the socket if it is ours and removes its file if it is still the one we made.
+    package func close() {
+        if owned { _ = Glibc.close(descriptor) }
+        if let unixPath {
+            var st = stat()
+            if lstat(unixPath.path, &st) == 0, UInt64(st.st_dev) == unixPath.device, UInt64(st.st_ino) == unixPath.inode {
+                unlink(unixPath.path)
+            }
+        }
+    }
+
+    /// A socket file nobody listens on is left over from a crash: remove it.
+    /// A live one, or a file that is not a socket, is somebody else's.
+    private static func removeStaleSocket(at path: String, address: sockaddr_un) throws(HTTPServerError) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        guard st.st_mode & S_IFMT == S_IFSOCK else { throw .socketPathNotASocket(path: path) }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw .system(operation: "socket", address: path, errno: errno) }
+        defer { _ = Glibc.close(probe) }
+        var addr = address
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if rc == 0 { throw .socketPathInUse(path: path) }
+        let e = errno
+        guard e == ECONNREFUSED else {
+            throw e == EACCES ? .permissionDenied(address: path) : .system(operation: "connect", address: path, errno: e)
+        }
+        guard unlink(path) == 0 else { throw bindError(errno, address: path) }
+    }
+
+    private static func bindError(_ e: Int32, address: String) -> HTTPServerError {
+        switch e {
+        case EADDRINUSE: .addressInUse(address: address)
+        case EACCES, EPERM: .permissionDenied(address: address)
+        case EADDRNOTAVAIL: .addressUnavailable(address: address, reason: "the address is not available on this machine")
+        default: .system(operation: "bind", address: address, errno: e)
+        }
+    }
+
+    private static func boundPort(_ fd: Int32) -> UInt16? {
+        var storage = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        guard rc == 0 else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+import AlertdHTTP
+
+/// The part of the server libmicrohttpd calls into: its callbacks, the
+/// request life cycle (read body, suspend, run the handler in a task, resume,
+/// queue the response), and the register of suspended work that `stop()`
+/// must wake before the daemon may be stopped.
+package final class MHDServerCore: Sendable {
+    private struct Flight {
+        package var requests: [ObjectIdentifier: RequestContext] = [:]
+        package var streams: [ObjectIdentifier: ResponseStream] = [:]
+        /// Set when stop() begins: responses close their connections and new streams end at once.
+        package var stopping = false
+        /// Set when stop() stops waiting: no connection may be suspended any more.
+        package var refusing = false
+    }
+
+    package let handler: HTTPServer.Handler
+    package let maxBodyBytes: Int
+    package let listener: HTTPRequest.Listener
+    private let flight = Mutex(Flight())
+
+    package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        self.listener = listener
+    }
+
+    // MARK: Stopping
+
+    /// Handled requests and streams whose response has not been sent in full.
+    package var inFlight: Int { flight.withLock { $0.requests.count + $0.streams.count } }
+
+    /// First step of a graceful stop: ends every open stream.
+    package func beginStopping() {
+        let streams = flight.withLock { f in
+            f.stopping = true
+            return Array(f.streams.values)
+        }
+        for stream in streams { stream.finish() }
+    }
+
+    /// Last step: answers what is still running with 503 and resumes every
+    /// suspended connection, so the daemon can be stopped.
+    package func abortAll() {
+        let (requests, streams) = flight.withLock { f in
+            f.stopping = true
+            f.refusing = true
+            return (Array(f.requests.values), Array(f.streams.values))
+        }
+        let response = Self.errorResponse(503, "shutting_down", "The server is shutting down; retry against the new instance.")
+        for request in requests { request.abort(with: response) }
+        for stream in streams { stream.finish() }
+    }
+
+    // MARK: The request life cycle
+
+    package func handle(
+        _ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        switch context.phase {
+        case .headers:
+            context.phase = .body
+            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+               let declared = UInt64(String(cString: length)), declared > UInt64(maxBodyBytes) {
+                // Answering before the body is read makes libmicrohttpd skip it and close the connection.
+                return queue(bodyTooLarge(), context: context, connection: connection)
+            }
+            return .YES
+
+        case .body:
+            if uploadSize.pointee > 0 {
+                let n = uploadSize.pointee
+                uploadSize.pointee = 0
+                if context.body.count + n > maxBodyBytes {
+                    context.body = Data()
+                    context.phase = .overflow(drained: n)
+                } else if let uploadData {
+                    context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: n)
+                }
+                return .YES
+            }
+            return startHandler(context, connection: connection, method: method)
+
+        case .overflow(let drained):
+            if uploadSize.pointee > 0 {
+                let total = drained + uploadSize.pointee
+                uploadSize.pointee = 0
+                // Drain a little so an ordinary client reads the 413; a body
+                // that keeps coming is not worth reading to its end.
+                guard total <= maxBodyBytes else { return .NO }
+                context.phase = .overflow(drained: total)
+                return .YES
+            }
+            return queue(bodyTooLarge(), context: context, connection: connection)
+
+        case .handling:
+            // The request stays registered until libmicrohttpd reports it
+            // complete, so stop() also waits for the response to be sent.
+            guard let response = context.takeResponse() else { return .NO }
+            return queue(response, context: context, connection: connection)
+
+        case .answered:
+            return .NO
+        }
+    }
+
+    private func startHandler(_ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>) -> MHD_Result {
+        let request = makeRequest(context, connection: connection, method: method)
+        context.body = Data()
+        let accepted = flight.withLock { f in
+            guard !f.refusing else { return false }
+            f.requests[ObjectIdentifier(context)] = context
+            return true
+        }
+        guard accepted, context.suspend() else {
+            flight.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(context)) }
+            return queue(Self.errorResponse(503, "shutting_down", "The server is shutting down; retry against the new instance."),
+                         context: context, connection: connection)
+        }
+        context.phase = .handling
+        let handler = self.handler
+        Task {
+            context.deliver(await handler(request))
+        }
+        return .YES
+    }
+
+    private func makeRequest(_ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                let headers = cls!.assumingMemoryBound(to: HTTPHeaders.self)
+                headers.pointee.add(
+                    MHDServerCore.string(key, count: keySize),
+                    value.map { MHDServerCore.string($0, count: valueSize) } ?? "")
+                return .YES
+            }, pointer)
+        }
+        return HTTPRequest(
+            method: String(cString: method), target: context.target, headers: headers, body: context.body,
+            peer: peer(of: connection), listener: listener)
+    }
+
+    private func peer(of connection: OpaquePointer) -> HTTPRequest.Peer {
+        if listener == .unixSocket {
+            var uid: UInt32 = 0, gid: UInt32 = 0, pid: Int32 = 0
+            let fd = alertd_mhd_connection_fd(connection)
+            // A Unix peer the kernel cannot vouch for gets nobody's identity, never root's.
+            guard fd >= 0, alertd_peer_credentials(fd, &uid, &gid, &pid) == 0 else {
+                return .unix(uid: UInt32.max, gid: UInt32.max, pid: 0)
+            }
+            return .unix(uid: uid, gid: gid, pid: pid)
+        }
+        guard let address = alertd_mhd_client_address(connection) else { return .tcp(address: "") }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let length = socklen_t(address.pointee.sa_family == sa_family_t(AF_INET6)
+            ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
+            return .tcp(address: "")
+        }
+        return .tcp(address: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    // MARK: Responses
+
+    private func queue(_ response: HTTPResponse, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        context.phase = .answered
+        let mhdResponse: OpaquePointer?
+        switch response.body {
+        case .bytes(let data):
+            mhdResponse = data.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .stream(let source):
+            let stream = ResponseStream(connection: connection, core: self)
+            let cls = Unmanaged.passRetained(stream).toOpaque()
+            mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
+                let stream = Unmanaged<ResponseStream>.fromOpaque(cls!).takeUnretainedValue()
+                return stream.read(into: buffer!, max: max)
+            }, cls, { cls in
+                let stream = Unmanaged<ResponseStream>.fromOpaque(cls!).takeRetainedValue()
+                stream.close()
+            })
+            if mhdResponse != nil {
+                let stopping = flight.withLock { f in
+                    f.streams[ObjectIdentifier(stream)] = stream
+                    return f.stopping
+                }
+                if stopping { stream.finish() } else { stream.start(source) }
+            }
+        }
+        guard let mhdResponse else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers {
+            // libmicrohttpd frames the body itself and refuses these; a handler setting them is harmless.
+            if HTTPHeaders.sameName(field.name, "Content-Length") || HTTPHeaders.sameName(field.name, "Transfer-Encoding") { continue }
+            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+        }
+        if flight.withLock({ $0.stopping }) {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        let status = (100...599).contains(response.status) ? UInt32(response.status) : 500
+        return MHD_queue_response(connection, status, mhdResponse)
+    }
+
+    package func forget(_ stream: ResponseStream) {
+        flight.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    private func bodyTooLarge() -> HTTPResponse {
+        Self.errorResponse(413, "body_too_large", "The request body is larger than the \(maxBodyBytes)-byte limit. Send less data.")
+    }
+
+    package static func errorResponse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        .error(status: status, code: code, message: message)
+    }
+
+    private static func string(_ pointer: UnsafePointer<CChar>?, count: Int) -> String {
+        guard let pointer else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+}
+
+extension MHDServerCore {
+    /// Drops a request from the register, whatever state it ended in.
+    package func forget(_ context: RequestContext) {
+        flight.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(context)) }
+    }
+}

@@ -1,0 +1,104 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+import AlertdHTTP
+
+/// libmicrohttpd's per-request state (its `con_cls`): the target, the body as
+/// it arrives, and the hand-off of the response from the handler's task back
+/// to the connection.
+///
+/// `@unchecked Sendable` is safe because the fields outside `handoff` are
+/// touched only by libmicrohttpd's callbacks for this request, which run one
+/// at a time on the connection's worker thread; the one thing that crosses to
+/// the handler's task, `handoff`, is behind a `Mutex`, and the connection
+/// pointer in it is only used under that lock while the connection is
+/// suspended, which is exactly when libmicrohttpd keeps it alive.
+package final class RequestContext: @unchecked Sendable {
+    package enum Phase {
+        /// Headers are in; no body byte yet.
+        case headers
+        /// Reading the body.
+        case body
+        /// The body went over the limit; draining it to answer 413.
+        case overflow(drained: Int)
+        /// The handler runs; the connection is suspended.
+        case handling
+        /// A response was queued.
+        case answered
+    }
+
+    private enum Handoff {
+        case idle
+        case suspended
+        case ready(HTTPResponse)
+        case taken
+        /// The server is stopping and wants no new suspension.
+        case aborted
+        /// libmicrohttpd is done with the connection.
+        case closed
+    }
+
+    package let target: String
+    private let connection: OpaquePointer
+    package var phase: Phase = .headers
+    package var body = Data()
+    private let handoff = Mutex<Handoff>(.idle)
+
+    package init(target: String, connection: OpaquePointer) {
+        self.target = target
+        self.connection = connection
+    }
+
+    /// Suspends the connection for the handler's run. False when the server
+    /// already asked to abort, in which case the caller answers at once.
+    package func suspend() -> Bool {
+        handoff.withLock { h in
+            guard case .idle = h else { return false }
+            h = .suspended
+            // Under the lock, so a deliver() racing with us never resumes a
+            // connection that is not suspended yet.
+            MHD_suspend_connection(connection)
+            return true
+        }
+    }
+
+    /// Called from the handler's task; resumes the connection so its worker
+    /// thread queues the response.
+    package func deliver(_ response: HTTPResponse) {
+        handoff.withLock { h in
+            guard case .suspended = h else { return }
+            h = .ready(response)
+            MHD_resume_connection(connection)
+        }
+    }
+
+    /// Answers with `response` instead of the handler, which may still be
+    /// running; used when the server stops.
+    package func abort(with response: HTTPResponse) {
+        handoff.withLock { h in
+            switch h {
+            case .idle:
+                h = .aborted
+            case .suspended:
+                h = .ready(response)
+                MHD_resume_connection(connection)
+            case .ready, .taken, .aborted, .closed:
+                break
+            }
+        }
+    }
+
+    /// The handler's response, once, after the connection was resumed.
+    package func takeResponse() -> HTTPResponse? {
+        handoff.withLock { h in
+            guard case .ready(let response) = h else { return nil }
+            h = .taken
+            return response
+        }
+    }
+
+    /// libmicrohttpd finished the request; nothing may touch the connection after this.
+    package func close() {
+        handoff.withLock { $0 = .closed }
+    }
+}

@@ -1,0 +1,110 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Feeds a streaming response body to libmicrohttpd's content-reader callback.
+/// A task copies chunks from the `AsyncStream` into a buffer; when the buffer
+/// is empty the reader suspends the connection instead of blocking a worker
+/// thread, and the next chunk resumes it.
+///
+/// `@unchecked Sendable` is safe because all state, including the connection
+/// pointer's use, is behind `state`'s lock, and the connection is only
+/// resumed while suspended, when libmicrohttpd keeps it alive.
+package final class ResponseStream: @unchecked Sendable {
+    private struct State {
+        package var buffer: [UInt8] = []
+        package var readOffset = 0
+        package var finished = false
+        package var suspended = false
+        package var closed = false
+        package var producer: Task<Void, Never>?
+    }
+
+    /// libmicrohttpd's "end of stream" and "error" returns (the C macros carry casts Swift cannot import).
+    package static let endOfStream = -1
+    package static let endWithError = -2
+
+    private let connection: OpaquePointer
+    private let core: MHDServerCore
+    private let state = Mutex(State())
+
+    package init(connection: OpaquePointer, core: MHDServerCore) {
+        self.connection = connection
+        self.core = core
+    }
+
+    /// Starts copying `stream` into the buffer.
+    package func start(_ stream: AsyncStream<Data>) {
+        let producer = Task { [self] in
+            for await chunk in stream where !chunk.isEmpty {
+                guard push(chunk) else { return }
+            }
+            finish()
+        }
+        state.withLock { s in
+            if s.closed { producer.cancel() } else { s.producer = producer }
+        }
+    }
+
+    /// Ends the body after what is buffered; used when the stream finishes and when the server stops.
+    package func finish() {
+        state.withLock { s in
+            s.finished = true
+            wake(&s)
+        }
+    }
+
+    /// libmicrohttpd released the response: stop the producer.
+    package func close() {
+        let producer = state.withLock { s in
+            s.closed = true
+            return s.producer
+        }
+        producer?.cancel()
+        core.forget(self)
+    }
+
+    /// The content-reader callback's work: copy up to `max` bytes into `buffer`.
+    package func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        state.withLock { s in
+            let available = s.buffer.count - s.readOffset
+            if available > 0 {
+                let n = min(available, max)
+                s.buffer.withUnsafeBufferPointer { src in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: src.baseAddress! + s.readOffset, byteCount: n)
+                }
+                s.readOffset += n
+                if s.readOffset == s.buffer.count {
+                    s.buffer.removeAll(keepingCapacity: true)
+                    s.readOffset = 0
+                } else if s.readOffset > 64 * 1024, s.readOffset * 2 > s.buffer.count {
+                    // A producer outpacing the client would otherwise keep every sent byte.
+                    s.buffer.removeFirst(s.readOffset)
+                    s.readOffset = 0
+                }
+                return n
+            }
+            if s.finished { return Self.endOfStream }
+            if s.closed { return Self.endWithError }
+            s.suspended = true
+            // Under the lock, so push() cannot resume before we are suspended.
+            MHD_suspend_connection(connection)
+            return 0
+        }
+    }
+
+    private func push(_ chunk: Data) -> Bool {
+        state.withLock { s in
+            guard !s.closed, !s.finished else { return false }
+            s.buffer.append(contentsOf: chunk)
+            wake(&s)
+            return true
+        }
+    }
+
+    private func wake(_ s: inout State) {
+        guard s.suspended, !s.closed else { return }
+        s.suspended = false
+        MHD_resume_connection(connection)
+    }
+}

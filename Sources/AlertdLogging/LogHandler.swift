@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+/// Where log entries go. Bootstrapped once, in `LoggingSystem`.
+public protocol LogHandler: Sendable {
+    func log(_ entry: LogEntry)
+}
+
+/// Writes entries to standard error, one whole line per `write(2)` so lines
+/// from different threads never mix.
+public struct StreamLogHandler: LogHandler {
+    public enum Format: String, Sendable, CaseIterable {
+        /// `2026-11-30T12:00:00.000Z warning dispatcher: delivery failed alert.id=… error="…"`
+        case human
+        /// `<4>dispatcher: delivery failed alert.id=…`: journald reads the
+        /// priority from the prefix and adds its own timestamp.
+        case journal
+        /// One JSON object per line, for log shippers.
+        case json
+    }
+
+    public let format: Format
+    private let fd: Int32
+
+    public init(format: Format, fd: Int32 = 2) {
+        self.format = format
+        self.fd = fd
+    }
+
+    /// `journal` when stderr is connected to journald (`JOURNAL_STREAM` is
+    /// set), `human` otherwise.
+    public static func automaticFormat(environment: [String: String] = ProcessInfo.processInfo.environment) -> Format {
+        environment["JOURNAL_STREAM"].map { !$0.isEmpty } == true ? .journal : .human
+    }
+
+    public func log(_ entry: LogEntry) {
+        let line = Self.render(entry, format: format) + "\n"
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buf in
+            var offset = 0
+            while offset < buf.count {
+                let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
+                if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+                offset += n
+            }
+        }
+    }
+
+    public static func render(_ entry: LogEntry, format: Format) -> String {
+        switch format {
+        case .json:
+            var fields: [String: String] = entry.metadata
+            fields["ts"] = Logger.timestamp(entry.date)
+            fields["level"] = entry.level.rawValue
+            fields["logger"] = entry.label
+            fields["msg"] = entry.message
+            let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        case .journal:
+            return "<\(entry.level.syslogPriority)>\(entry.label): \(entry.message)\(logfmt(entry.metadata))"
+        case .human:
+            return "\(Logger.timestamp(entry.date)) \(entry.level.rawValue) \(entry.label): \(entry.message)\(logfmt(entry.metadata))"
+        }
+    }
+
+    /// ` key=value key2="quoted value"`, keys sorted.
+    package static func logfmt(_ metadata: Logger.Metadata) -> String {
+        metadata.sorted { $0.key < $1.key }.map { key, value in
+            let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline || $0 == "\\" }
+            guard needsQuotes else { return " \(key)=\(value)" }
+            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            return " \(key)=\"\(escaped)\""
+        }.joined()
+    }
+}

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Writes whole buffers to a file descriptor the process does not own
+/// (stdout, stderr), one writer at a time, so two alerts printed at once
+/// never mix their lines.
+package final class FileDescriptorWriter: Sendable {
+    package static let standardOutput = FileDescriptorWriter(fd: STDOUT_FILENO)
+    package static let standardError = FileDescriptorWriter(fd: STDERR_FILENO)
+
+    package let fd: Int32
+    /// Guards the descriptor so each buffer goes out whole.
+    private let lock = Mutex<Void>(())
+
+    package init(fd: Int32) { self.fd = fd }
+
+    /// Writes all of `bytes`; returns the errno of a failed `write(2)`.
+    package func write(_ bytes: [UInt8]) -> Int32? {
+        lock.withLock { _ in FileDescriptorWriter.writeAll(fd, bytes) }
+    }
+
+    /// Calls `write(2)` until every byte is out, retrying on `EINTR`. A
+    /// pipe or terminal may take a large buffer in pieces; the caller's
+    /// lock keeps other writers of this process out meanwhile.
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+    }
+
+    /// `write(2)`.
+    private static func systemWrite(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(fd, pointer, count)
+        #else
+        Darwin.write(fd, pointer, count)
+        #endif
+    }
+}

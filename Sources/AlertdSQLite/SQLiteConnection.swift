@@ -1,0 +1,77 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// One SQLite database connection with a cache of prepared statements.
+///
+/// `@unchecked Sendable` is safe because every use of the C handle and the
+/// statement cache happens inside `withLock`, which serialises callers: the
+/// connection is opened with `SQLITE_OPEN_NOMUTEX`, so this lock is the only
+/// thing standing between threads, and it is always taken.
+package final class SQLiteConnection: @unchecked Sendable {
+    package let handle: OpaquePointer
+    package let path: String
+    private let lock = Mutex<Void>(())
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if asked) the database at `path`.
+    /// Calls `sqlite3_open_v2`.
+    package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message, context: "open \(path)")
+        }
+        sqlite3_extended_result_codes(db, 1)
+        // A writer holds the lock only for a batch; readers wait rather than fail.
+        sqlite3_busy_timeout(db, 5_000)
+        self.handle = db
+        self.path = path
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    package func withLock<T, E: Error>(_ body: (SQLiteConnection) throws(E) -> T) throws(E) -> T {
+        try lock.withLock { _ throws(E) -> T in try body(self) }
+    }
+
+    /// Executes one or more statements with no parameters (`sqlite3_exec`).
+    /// Only call inside `withLock`.
+    package func execute(_ sql: String) throws(SQLiteError) {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let message = err.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_free(err)
+            throw SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: message, context: sql)
+        }
+    }
+
+    /// A cached prepared statement for `sql`. Only call inside `withLock`.
+    package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let s = statements[sql] { return s }
+        let s = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = s
+        return s
+    }
+
+    /// Reads a single integer, e.g. `PRAGMA user_version`.
+    package func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+        try statement(sql).query(values) { row in row.int(0) }.first
+    }
+
+    /// Rows changed by the last statement (`sqlite3_changes`).
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    package func error(_ rc: Int32, context: String) -> SQLiteError {
+        SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle),
+                    message: String(cString: sqlite3_errmsg(handle)), context: context)
+    }
+}

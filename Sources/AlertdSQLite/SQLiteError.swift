@@ -1,0 +1,41 @@
+import CSQLite
+
+/// A failed SQLite call: the primary result code with its readable name, the
+/// extended code, and SQLite's own message.
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_FULL`, ...).
+    public let code: Int32
+    /// The extended result code, which says more (`SQLITE_IOERR_FSYNC`).
+    public let extendedCode: Int32
+    public let message: String
+    /// What we were doing, e.g. the statement or `open /var/lib/alertd/alertd.db`.
+    public let context: String
+
+    package init(code: Int32, extendedCode: Int32? = nil, message: String, context: String) {
+        self.code = code & 0xFF
+        self.extendedCode = extendedCode ?? code
+        self.message = message
+        self.context = context
+    }
+
+    /// A stable name for the primary code, e.g. `busy`, `full`, `ioerr`.
+    public var name: String {
+        switch code {
+        case SQLITE_BUSY: "busy"
+        case SQLITE_LOCKED: "locked"
+        case SQLITE_NOMEM: "nomem"
+        case SQLITE_READONLY: "readonly"
+        case SQLITE_IOERR: "ioerr"
+        case SQLITE_CORRUPT: "corrupt"
+        case SQLITE_FULL: "full"
+        case SQLITE_CANTOPEN: "cantopen"
+        case SQLITE_CONSTRAINT: "constraint"
+        case SQLITE_MISUSE: "misuse"
+        case SQLITE_NOTADB: "notadb"
+        case SQLITE_PERM: "perm"
+        default: "error_\(code)"
+        }
+    }
+
+    public var description: String { "sqlite \(name): \(message) (\(context))" }
+}

@@ -1,0 +1,110 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement. Owned by one `SQLiteConnection` and used only while
+/// that connection's lock is held, so it never crosses threads unguarded.
+package final class SQLiteStatement {
+    package let handle: OpaquePointer
+    package let sql: String
+    private unowned let connection: SQLiteConnection
+
+    package init(connection: SQLiteConnection, sql: String) throws(SQLiteError) {
+        var stmt: OpaquePointer?
+        // sqlite3_prepare_v3 with PERSISTENT: these statements are cached for the connection's life.
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw connection.error(rc, context: sql)
+        }
+        self.handle = stmt
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds values to `?` parameters in order, after resetting the statement.
+    package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, alertd_sqlite_transient())
+            case .blob(let v):
+                rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), alertd_sqlite_transient()) }
+            }
+            guard rc == SQLITE_OK else { throw connection.error(rc, context: sql) }
+        }
+    }
+
+    /// Steps once: true while a row is available.
+    package func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw connection.error(rc, context: sql)
+        }
+    }
+
+    /// Runs to completion, discarding rows.
+    package func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Runs and maps each row.
+    package func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteRow) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        var out: [T] = []
+        while try step() { out.append(try row(SQLiteRow(statement: self))) }
+        return out
+    }
+}
+
+/// A value to bind or read back.
+package enum SQLiteValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    package static func optional(_ s: String?) -> SQLiteValue { s.map(SQLiteValue.text) ?? .null }
+    package static func optional(_ i: Int64?) -> SQLiteValue { i.map(SQLiteValue.integer) ?? .null }
+}
+
+/// The current row of a statement; valid only inside the `query` closure.
+package struct SQLiteRow {
+    package let statement: SQLiteStatement
+
+    package func int(_ column: Int32) -> Int64 { sqlite3_column_int64(statement.handle, column) }
+
+    package func optionalInt(_ column: Int32) -> Int64? {
+        sqlite3_column_type(statement.handle, column) == SQLITE_NULL ? nil : int(column)
+    }
+
+    package func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(statement.handle, column) else { return "" }
+        return String(cString: p)
+    }
+
+    package func optionalText(_ column: Int32) -> String? {
+        sqlite3_column_type(statement.handle, column) == SQLITE_NULL ? nil : text(column)
+    }
+
+    /// The column's bytes without a String round trip, for JSON blobs.
+    package func data(_ column: Int32) -> Data {
+        let n = Int(sqlite3_column_bytes(statement.handle, column))
+        guard n > 0, let p = sqlite3_column_blob(statement.handle, column) else { return Data() }
+        return Data(bytes: p, count: n)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import AlertModel
+import AlertdSQLite
+import AlertdStore
+
+/// How values are written to and read from the store's columns.
+package enum StoreCoding {
+    package static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+
+    package static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+
+    /// The columns `alert(from:)` reads, in order.
+    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment"
+
+    /// The raw columns of one alert row, read while the connection is held
+    /// and decoded after it is released.
+    package struct AlertRow: Sendable {
+        package var id: String, spec: String, state: String, created: Int64, updated: Int64
+        package var decidedBy: String?, decidedAt: Int64?, comment: String?
+
+        package init(_ row: SQLiteRow, from column: Int32 = 0) {
+            id = row.text(column)
+            spec = row.text(column + 1)
+            state = row.text(column + 2)
+            created = row.int(column + 3)
+            updated = row.int(column + 4)
+            decidedBy = row.optionalText(column + 5)
+            decidedAt = row.optionalInt(column + 6)
+            comment = row.optionalText(column + 7)
+        }
+    }
+
+    package static func alert(_ row: AlertRow) throws(StoreError) -> Alert {
+        let id = AlertID(trusted: row.id)
+        guard let decoded = try? AlertSpec.fromStorage(Data(row.spec.utf8)),
+              let state = AlertState(rawValue: row.state) else {
+            throw StoreError(code: .corrupt, message: "Alert \(id) in the store cannot be read back; its stored spec is damaged.")
+        }
+        var decision: AlertDecision?
+        if state != .open, let by = row.decidedBy, let at = row.decidedAt {
+            decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
+        }
+        return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision)
+    }
+
+    package static func encodeSpec(_ spec: AlertSpec) -> String { spec.canonicalJSON }
+
+    /// A flat object of strings, keys sorted; for event data.
+    package static func json(_ fields: [String: String]) -> String {
+        "{" + fields.sorted { $0.key < $1.key }.map { "\(AlertSpec.quoted($0.key)):\(AlertSpec.quoted($0.value))" }.joined(separator: ",") + "}"
+    }
+
+    package static func decodeMap(_ text: String?) -> [String: String] {
+        guard let text else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+
+    package static func jsonList(_ list: [String]) -> String {
+        String(decoding: (try? encoder.encode(list)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    package static func decodeList(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}

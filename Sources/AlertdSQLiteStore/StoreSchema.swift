@@ -1,0 +1,98 @@
+/// The store's tables, as forward-only migrations. `PRAGMA user_version`
+/// records how many have run; a new alertd adds a migration and never edits
+/// an old one.
+package enum StoreSchema {
+    package static let migrations: [String] = [
+        // 1: alerts, deliveries, events.
+        """
+        CREATE TABLE alerts (
+            id          TEXT PRIMARY KEY,
+            spec        TEXT NOT NULL,
+            state       TEXT NOT NULL,
+            severity    TEXT NOT NULL,
+            dedup_key   TEXT,
+            created_at  INTEGER NOT NULL,
+            updated_at  INTEGER NOT NULL,
+            expires_at  INTEGER,
+            decided_by  TEXT,
+            decided_at  INTEGER,
+            comment     TEXT
+        );
+        -- At most one open alert per dedup key; also the dedup look-up.
+        CREATE UNIQUE INDEX alerts_open_dedup ON alerts(dedup_key)
+            WHERE state = 'open' AND dedup_key IS NOT NULL;
+        CREATE INDEX alerts_state ON alerts(state, id);
+        CREATE INDEX alerts_expiry ON alerts(expires_at) WHERE state = 'open' AND expires_at IS NOT NULL;
+
+        CREATE TABLE deliveries (
+            id              TEXT PRIMARY KEY,
+            alert_id        TEXT NOT NULL REFERENCES alerts(id),
+            presenter       TEXT NOT NULL,
+            kind            TEXT NOT NULL DEFAULT 'alert',
+            state           TEXT NOT NULL,
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER,
+            last_error      TEXT,
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            delivered_at    INTEGER
+        );
+        -- The dispatcher's "what is due for this presenter" query.
+        CREATE INDEX deliveries_due ON deliveries(presenter, next_attempt_at) WHERE state = 'pending';
+        -- "When is anything due next".
+        CREATE INDEX deliveries_next ON deliveries(next_attempt_at) WHERE state = 'pending';
+        CREATE INDEX deliveries_alert ON deliveries(alert_id);
+        CREATE INDEX deliveries_state ON deliveries(state) WHERE state IN ('in_flight', 'dead');
+
+        CREATE TABLE events (
+            seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+            type      TEXT NOT NULL,
+            alert_id  TEXT NOT NULL,
+            at        INTEGER NOT NULL,
+            data      TEXT
+        );
+        """,
+        // 2: escalation, durable across restarts.
+        """
+        ALTER TABLE alerts ADD COLUMN escalate_at INTEGER;
+        ALTER TABLE alerts ADD COLUMN escalate_to TEXT;
+        ALTER TABLE alerts ADD COLUMN escalated_at INTEGER;
+        CREATE INDEX alerts_escalation ON alerts(escalate_at)
+            WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL;
+        """,
+        // 3: live totals kept by triggers, so health checks, metrics and
+        // status lines cost the same with a million alerts as with ten.
+        """
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO counters (name, value)
+            SELECT 'alerts.open', COUNT(*) FROM alerts WHERE state = 'open';
+        INSERT INTO counters (name, value)
+            SELECT 'deliveries.' || s.state, (SELECT COUNT(*) FROM deliveries d WHERE d.state = s.state)
+            FROM (SELECT 'pending' AS state UNION ALL SELECT 'in_flight' UNION ALL SELECT 'delivered' UNION ALL SELECT 'dead') s;
+        CREATE TRIGGER alerts_count_insert AFTER INSERT ON alerts WHEN new.state = 'open' BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'alerts.open';
+        END;
+        CREATE TRIGGER alerts_count_update AFTER UPDATE OF state ON alerts WHEN old.state != new.state BEGIN
+            UPDATE counters SET value = value - (old.state = 'open') + (new.state = 'open') WHERE name = 'alerts.open';
+        END;
+        CREATE TRIGGER deliveries_count_insert AFTER INSERT ON deliveries BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'deliveries.' || new.state;
+        END;
+        CREATE TRIGGER deliveries_count_update AFTER UPDATE OF state ON deliveries WHEN old.state != new.state BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'deliveries.' || old.state;
+            UPDATE counters SET value = value + 1 WHERE name = 'deliveries.' || new.state;
+        END;
+        """,
+        // 4: pruning closed alerts keeps the counters right.
+        """
+        CREATE TRIGGER alerts_count_delete AFTER DELETE ON alerts WHEN old.state = 'open' BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'alerts.open';
+        END;
+        CREATE TRIGGER deliveries_count_delete AFTER DELETE ON deliveries BEGIN
+            UPDATE counters SET value = value - 1 WHERE name = 'deliveries.' || old.state;
+        END;
+        CREATE INDEX alerts_closed ON alerts(updated_at) WHERE state != 'open';
+        CREATE INDEX events_at ON events(at);
+        """,
+    ]
+}
