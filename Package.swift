@@ -43,7 +43,9 @@ let package = Package(
         // Presenters, routing, retries and the dispatcher.
         .target(
             name: "AlertdDelivery",
-            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging"]),
+            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging"],
+            // The test presenter (the presenter mock) exists in debug builds only.
+            swiftSettings: [.define("ALERTD_TEST_HOOKS", .when(configuration: .debug))]),
 
         // Routes and handlers; knows nothing of libmicrohttpd.
         .target(name: "AlertdAPI", dependencies: ["AlertdDelivery", "AlertdStore", "AlertdHTTP", "AlertdLogging", "AlertdCrypto"]),

@@ -77,7 +77,7 @@ public struct DecisionsAPI: Sendable {
                 metrics.decided(alert.state)
                 if handler != nil { onDecided() }
                 return APIRepresentation.json(APIRepresentation.DecisionResult(
-                    id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler))
+                    id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler?.rawValue))
             case .alreadyDecided(let alert):
                 let by = alert.decision.map { " by \($0.actor) at \(Logger.timestamp($0.at))" } ?? ""
                 return APIRepresentation.json(APIRepresentation.DecisionConflict(

@@ -101,8 +101,8 @@ public struct EventsAPI: Sendable {
         var data = event.data
         data["alert_id"] = event.alertID.rawValue
         data["at"] = Logger.timestamp(event.at)
-        data["type"] = event.type
+        data["type"] = event.kind.rawValue
         let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Data("id: \(event.sequence)\nevent: \(event.type)\ndata: ".utf8) + json + Data("\n\n".utf8)
+        return Data("id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: ".utf8) + json + Data("\n\n".utf8)
     }
 }

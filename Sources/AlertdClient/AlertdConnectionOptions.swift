@@ -1,3 +1,4 @@
+import AlertdPOSIX
 import Foundation
 import AlertdCommandLine
 import AlertModel
@@ -93,14 +94,16 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
 
     /// The token in `file`, without the trailing newline editors add.
     package static func readToken(_ file: String) throws(CommandLineError) -> String {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CommandLineError(code: .invalidValue, message: "Cannot read the token file '\(file)'; check that it exists and that you may read it.")
+        do {
+            return try SecretFile.read(file)
+        } catch {
+            switch error.problem {
+            case .unreadable:
+                throw CommandLineError(code: .invalidValue, message: "Cannot read the token file '\(file)'; check that it exists and that you may read it.")
+            case .empty:
+                throw CommandLineError(code: .invalidValue, message: "The token file '\(file)' is empty.")
+            }
         }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else {
-            throw CommandLineError(code: .invalidValue, message: "The token file '\(file)' is empty.")
-        }
-        return token
     }
 
     /// The client for `context`, or nil after printing the usage error.

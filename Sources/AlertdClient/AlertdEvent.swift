@@ -7,6 +7,8 @@ import AlertModel
 public struct AlertdEvent: Sendable, Equatable {
     /// The event log's sequence number: resume after it with `--since`.
     public var sequence: Int64?
+    /// As the daemon named it; a newer daemon may send kinds this alertctl
+    /// does not know, which ``kind`` leaves nil.
     public var type: String
     public var alertID: AlertID
     /// `at` as alertd wrote it (RFC 3339, UTC).
@@ -29,6 +31,9 @@ public struct AlertdEvent: Sendable, Equatable {
         data = event.data
     }
 
+    /// What happened, if it is a kind this alertctl knows.
+    public var kind: EventKind? { EventKind(rawValue: type) }
+
     /// When it happened, if `at` reads as a time.
     public var date: Date? {
         try? Date(at, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
@@ -37,9 +42,7 @@ public struct AlertdEvent: Sendable, Equatable {
     /// For `alert.confirmed`, `alert.cancelled`, `alert.expired` and
     /// `alert.resolved`: the decision the event records.
     public var decision: AlertDecision? {
-        guard type.hasPrefix("alert."), let outcome = AlertState(rawValue: String(type.dropFirst(6))), outcome.isFinal else {
-            return nil
-        }
+        guard let outcome = kind?.closedState else { return nil }
         return AlertDecision(outcome: outcome, actor: fields["actor"] ?? "alertd", at: date ?? Date(), comment: fields["comment"])
     }
 

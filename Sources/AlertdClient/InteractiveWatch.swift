@@ -98,11 +98,11 @@ package struct InteractiveWatch {
     // MARK: Events
 
     private mutating func handle(_ event: AlertdEvent) async {
-        if event.type == "alert.created" {
+        if event.kind == .alertCreated {
             await draw(event.alertID)
         } else if let decision = event.decision {
             showDecision(event.alertID, decision)
-        } else if event.type == "alert.escalated", let number = numbers[event.alertID] {
+        } else if event.kind == .alertEscalated, let number = numbers[event.alertID] {
             say("#\(number) escalated: \(titles[event.alertID] ?? event.alertID.rawValue)")
         }
     }
@@ -120,7 +120,7 @@ package struct InteractiveWatch {
         nextNumber += 1
         numbers[id] = number
         titles[id] = AlertListTable.singleLine(alert.spec.title)
-        let box = TerminalRenderer.render(alert.alert, context: DeliveryContext(deliveryID: "alertctl-watch"),
+        let box = TerminalRenderer.render(alert.alert, context: DeliveryContext(deliveryID: DeliveryID(rawValue: "alertctl-watch")),
                                           width: width, colour: usesColour)
         context.output("\n#\(number)\n" + box)
         if let decision = alert.decision {

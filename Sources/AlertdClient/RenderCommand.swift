@@ -104,7 +104,7 @@ public struct RenderCommand: CLICommand {
                 return .usage
             }
         }
-        let outcome = await presenter.present(Alert(spec: spec), delivery: DeliveryContext(deliveryID: UUID().uuidString.lowercased()))
+        let outcome = await presenter.present(Alert(spec: spec), delivery: DeliveryContext(deliveryID: DeliveryID(rawValue: UUID().uuidString.lowercased())))
         switch outcome {
         case .delivered:
             context.errorOutput("delivered\n")

@@ -18,6 +18,11 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.context = context
     }
 
+    /// Data that SQLite read fine but alertd cannot make sense of (`SQLITE_CORRUPT`).
+    package static func corrupt(_ message: String, context: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: message, context: context)
+    }
+
     /// A stable name for the primary code, e.g. `busy`, `full`, `ioerr`.
     public var name: String {
         switch code {

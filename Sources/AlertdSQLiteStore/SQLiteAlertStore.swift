@@ -80,121 +80,47 @@ public final class SQLiteAlertStore: AlertStore {
     // MARK: Writes
 
     public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
-        // Encode outside the writer thread: the writer is the bottleneck.
-        let rows = submissions.map { s -> (AlertSubmission, String, String?) in
-            (s, StoreCoding.encodeSpec(s.alert.spec), s.escalation.map { StoreCoding.jsonList($0.presenters) })
-        }
-        return try await writer.write { conn throws(SQLiteError) in
+        try await writer.write { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
             var results: [SubmissionResult] = []
-            results.reserveCapacity(rows.count)
-            let findOpen = try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
-            let insertAlert = try conn.statement("""
-                INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to)
-                VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for (submission, specJSON, escalateTo) in rows {
-                let alert = submission.alert
-                if let key = alert.spec.dedupKey,
-                   let existing = try findOpen.query([.text(key)], { $0.text(0) }).first {
-                    results.append(SubmissionResult(id: AlertID(trusted: existing), state: .open, deduplicated: true))
-                    continue
-                }
-                let created = StoreCoding.millis(alert.createdAt)
-                let escalateAt = submission.escalation.map { created + Int64($0.after.seconds * 1000) }
-                try insertAlert.run([
-                    .text(alert.id.rawValue), .text(specJSON), .text(alert.spec.severity.rawValue),
-                    .optional(alert.spec.dedupKey), .integer(created), .integer(created),
-                    .optional(alert.expiresAt.map(StoreCoding.millis)), .optional(escalateAt), .optional(escalateTo),
-                ])
-                for (i, presenter) in submission.presenters.enumerated() {
-                    try Self.insertDelivery(conn, id: DeliveryRecord.deliveryID(alert: alert.id, index: i), alert: alert.id,
-                                            presenter: presenter, at: created)
-                }
-                try Self.insertEvent(conn, "alert.created", alert: alert.id, at: created)
-                results.append(SubmissionResult(id: alert.id, state: .open, deduplicated: false))
-            }
+            results.reserveCapacity(submissions.count)
+            for submission in submissions { results.append(try StoreRules.submit(submission, in: &tx)) }
             return results
         }
     }
 
-    public func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionResult {
-        let row: (StoreCoding.AlertRow, Bool, String?)? = try await writer.write { conn throws(SQLiteError) in
-            try Self.decide(conn, id: id.rawValue, decision)
+    public func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? {
+        try await read("Looking up a dedup key") { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            return try tx.openAlert(dedupKey: dedupKey)
         }
-        guard let (alertRow, won, handler) = row else { return .notFound }
-        let alert = try StoreCoding.alert(alertRow)
-        return won ? .decided(alert, handlerDelivery: handler) : .alreadyDecided(alert)
     }
 
-    /// The compare-and-set itself, shared by API decisions and expiry.
-    /// Returns the alert row after the attempt, whether this decision won,
-    /// and the handler delivery it queued.
-    private static func decide(_ conn: SQLiteConnection, id: String, _ decision: AlertDecision)
-        throws(SQLiteError) -> (StoreCoding.AlertRow, Bool, String?)? {
-        let at = StoreCoding.millis(decision.at)
-        // Past its expiry an alert is expired, whether or not the dispatcher
-        // has got round to saying so: a late decision loses to the clock.
-        let won = try conn.statement("""
-            UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, updated_at = ?
-            WHERE id = ? AND state = 'open' AND (expires_at IS NULL OR expires_at > ? OR ? = 'expired')
-            RETURNING \(StoreCoding.alertColumns)
-            """).query([
-                .text(decision.outcome.rawValue), .text(decision.actor), .integer(at), .optional(decision.comment),
-                .integer(at), .text(id), .integer(at), .text(decision.outcome.rawValue),
-            ]) { StoreCoding.AlertRow($0) }.first
-        guard let won else {
-            let overdue = try conn.statement("SELECT expires_at FROM alerts WHERE id = ? AND state = 'open' AND expires_at <= ?")
-                .query([.text(id), .integer(at)]) { $0.int(0) }.first
-            if let expiry = overdue {
-                let expired = AlertDecision(outcome: .expired, actor: "alertd", at: StoreCoding.date(expiry))
-                if let (row, _, _) = try decide(conn, id: id, expired) { return (row, false, nil) }
-            }
-            let current = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
-                .query([.text(id)]) { StoreCoding.AlertRow($0) }.first
-            return current.map { ($0, false, nil) }
+    public func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome {
+        try await writer.write { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            return try StoreRules.decide(id, decision, in: &tx)
         }
-        var handler: String?
-        let alertID = AlertID(trusted: id)
-        if let action = decision.action, let spec = try? AlertSpec.fromStorage(Data(won.spec.utf8)),
-           spec.action(action) != nil {
-            let deliveryID = "\(id).\(action.rawValue)"
-            try insertDelivery(conn, id: deliveryID, alert: alertID, presenter: HandlerDelivery.presenterName(for: action), at: at)
-            handler = deliveryID
-        }
-        try insertEvent(conn, "alert.\(decision.outcome.rawValue)", alert: alertID, at: at,
-                        data: ["actor": decision.actor, "comment": decision.comment, "handler_delivery_id": handler])
-        return (won, true, handler)
     }
 
     public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now)
         // Expiry and escalation are recomputed from the alerts after a power cut.
         return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
             var report = MaintenanceReport()
             let expiring = try conn.statement("""
                 SELECT id FROM alerts INDEXED BY alerts_expiry
                 WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
-                """).query([.integer(nowMs)]) { $0.text(0) }
-            for id in expiring {
-                let decision = AlertDecision(outcome: .expired, actor: "alertd", at: now, comment: nil)
-                if let (_, won, _) = try Self.decide(conn, id: id, decision), won { report.expired.append(AlertID(trusted: id)) }
-            }
+                """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
+            for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
             let escalating = try conn.statement("""
                 SELECT id, escalate_to FROM alerts INDEXED BY alerts_escalation
                 WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
                 ORDER BY escalate_at LIMIT 500
-                """).query([.integer(nowMs)]) { ($0.text(0), $0.text(1)) }
-            let mark = try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?")
-            for (id, to) in escalating {
-                let alertID = AlertID(trusted: id)
-                let presenters = StoreCoding.decodeList(to)
-                for (i, presenter) in presenters.enumerated() {
-                    try Self.insertDelivery(conn, id: "\(id).e\(i)", alert: alertID, presenter: presenter, at: nowMs)
-                }
-                try mark.run([.integer(nowMs), .text(id)])
-                try Self.insertEvent(conn, "alert.escalated", alert: alertID, at: nowMs,
-                                     data: ["presenters": presenters.joined(separator: ",")])
-                report.escalated.append(alertID)
+                """).query([.integer(nowMs)]) { (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1))) }
+            for (id, presenters) in escalating where try StoreRules.escalate(id, to: presenters, at: now, in: &tx) {
+                report.escalated.append(id)
             }
             return report
         }
@@ -225,21 +151,7 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    private static func insertDelivery(_ conn: SQLiteConnection, id: String, alert: AlertID, presenter: String, at: Int64) throws(SQLiteError) {
-        try conn.statement("""
-            INSERT INTO deliveries (id, alert_id, presenter, state, next_attempt_at, created_at, updated_at)
-            VALUES (?, ?, ?, 'pending', ?, ?, ?)
-            """).run([.text(id), .text(alert.rawValue), .text(presenter), .integer(at), .integer(at), .integer(at)])
-    }
-
-    private static func insertEvent(_ conn: SQLiteConnection, _ type: String, alert: AlertID, at: Int64,
-                                    data: [String: String?] = [:]) throws(SQLiteError) {
-        let present = data.compactMapValues { $0 }
-        try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
-            .run([.text(type), .text(alert.rawValue), .integer(at), present.isEmpty ? .null : .text(StoreCoding.json(present))])
-    }
-
-    public func claimDueDeliveries(now: Date, capacity: [String: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             var ids: [String] = []
@@ -247,11 +159,11 @@ public final class SQLiteAlertStore: AlertStore {
                 SELECT id FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
                 ORDER BY next_attempt_at LIMIT ?
                 """)
-            for (presenter, slots) in capacity.sorted(by: { $0.key < $1.key }) where slots > 0 {
-                ids += try due.query([.text(presenter), .integer(nowMs), .integer(Int64(slots))]) { $0.text(0) }
+            for (kind, slots) in capacity.sorted(by: { $0.key < $1.key }) where slots > 0 {
+                ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { $0.text(0) }
             }
             if orphanLimit > 0 {
-                let known = capacity.keys.sorted()
+                let known = capacity.keys.map(\.name).sorted()
                 let placeholders = known.isEmpty ? "''" : known.map { _ in "?" }.joined(separator: ",")
                 let orphans = try conn.statement("""
                     SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
@@ -262,16 +174,17 @@ public final class SQLiteAlertStore: AlertStore {
             let claim = try conn.statement("""
                 UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?
                 WHERE id = ? AND state = 'pending'
-                RETURNING id, alert_id, presenter, attempts, last_error, created_at
+                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at
                 """)
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
             for id in ids {
                 let claimed = try claim.query([.integer(nowMs), .text(id)]) { row in
                     DeliveryRecord(
-                        id: row.text(0), alertID: AlertID(trusted: row.text(1)), presenter: row.text(2),
-                        state: .inFlight, attempts: Int(row.int(3)), nextAttemptAt: nil, lastError: row.optionalText(4),
-                        createdAt: StoreCoding.date(row.int(5)), updatedAt: now, deliveredAt: nil)
+                        id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
+                        kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
+                        state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
+                        createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil)
                 }
                 guard let delivery = claimed.first,
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
@@ -291,37 +204,34 @@ public final class SQLiteAlertStore: AlertStore {
         guard !settlements.isEmpty else { return }
         // A lost outcome means one more attempt with the same delivery id: harmless.
         try await writer.write(durable: false) { conn throws(SQLiteError) in
+            let tx = SQLiteStoreTransaction(conn: conn)
             let delivered = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter
+                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind
                 """)
             let retry = try conn.statement("""
                 UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
-                WHERE id = ?4 RETURNING alert_id, presenter
+                WHERE id = ?4 RETURNING alert_id, presenter, kind
                 """)
             let dead = try conn.statement("""
                 UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
-                WHERE id = ?3 RETURNING alert_id, presenter
+                WHERE id = ?3 RETURNING alert_id, presenter, kind
                 """)
             for s in settlements {
                 let at = StoreCoding.millis(s.at)
-                let rows: [(String, String)]
-                let type: String
-                let error: String?
+                let id = SQLiteValue.text(s.deliveryID.rawValue)
+                let read = { (row: SQLiteRow) in (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))) }
+                let rows: [(AlertID, DeliveryKind)]
                 switch s.result {
                 case .delivered:
-                    rows = try delivered.query([.integer(at), .text(s.deliveryID)]) { ($0.text(0), $0.text(1)) }
-                    type = "delivery.succeeded"; error = nil
+                    rows = try delivered.query([.integer(at), id], read)
                 case .retry(let next, let e):
-                    rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), .text(s.deliveryID)]) { ($0.text(0), $0.text(1)) }
-                    type = "delivery.failed"; error = e
+                    rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
                 case .dead(let e):
-                    rows = try dead.query([.text(e), .integer(at), .text(s.deliveryID)]) { ($0.text(0), $0.text(1)) }
-                    type = "delivery.dead"; error = e
+                    rows = try dead.query([.text(e), .integer(at), id], read)
                 }
-                if let (alertID, presenter) = rows.first {
-                    try Self.insertEvent(conn, type, alert: AlertID(trusted: alertID), at: at,
-                                         data: ["delivery_id": s.deliveryID, "presenter": presenter, "error": error])
+                if let (alertID, kind) = rows.first {
+                    try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
                 }
             }
         }
@@ -356,15 +266,15 @@ public final class SQLiteAlertStore: AlertStore {
     // MARK: Reads
 
     public func record(id: AlertID) async throws(StoreError) -> AlertRecord? {
-        let rows = try read("Reading alert \(id)") { conn throws(SQLiteError) in
+        let rows = try await read("Reading alert \(id)") { conn throws(SQLiteError) in
             let alert = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
                 .query([.text(id.rawValue)]) { StoreCoding.AlertRow($0) }.first
             let deliveries = try conn.statement("""
-                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at
+                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at, kind
                 FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
                 """).query([.text(id.rawValue)]) { row in
                 DeliveryRecord(
-                    id: row.text(0), alertID: id, presenter: row.text(1),
+                    id: DeliveryID(rawValue: row.text(0)), alertID: id, kind: StoreCoding.deliveryKind(category: row.text(9), name: row.text(1)),
                     state: DeliveryState(rawValue: row.text(2)) ?? .pending, attempts: Int(row.int(3)),
                     nextAttemptAt: row.optionalInt(4).map(StoreCoding.date), lastError: row.optionalText(5),
                     createdAt: StoreCoding.date(row.int(6)), updatedAt: StoreCoding.date(row.int(7)),
@@ -397,29 +307,24 @@ public final class SQLiteAlertStore: AlertStore {
         let limit = max(1, min(query.limit, 1_000))
         sql += " ORDER BY id DESC LIMIT ?"
         args.append(.integer(Int64(limit + 1)))
-        let rows = try read("Listing alerts") { conn throws(SQLiteError) in
-            try conn.statement(sql).query(args) { StoreCoding.AlertRow($0) }
+        let (statement, values) = (sql, args)
+        let rows = try await read("Listing alerts") { conn throws(SQLiteError) in
+            try conn.statement(statement).query(values) { StoreCoding.AlertRow($0) }
         }
         var alerts: [Alert] = []
         for row in rows.prefix(limit) { alerts.append(try StoreCoding.alert(row)) }
         return AlertPage(alerts: alerts, nextCursor: rows.count > limit ? alerts.last?.id : nil)
     }
 
-    public func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? {
-        try read("Looking up a dedup key") { conn throws(SQLiteError) in
-            try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'").query([.text(dedupKey)]) { $0.text(0) }.first
-        }.map(AlertID.init(trusted:))
-    }
-
     public func nextDueTime() async throws(StoreError) -> Date? {
-        try readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
+        try await readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
             try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
                 .query { $0.optionalInt(0) }.first ?? nil
         }.map(StoreCoding.date)
     }
 
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
-        try readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in
+        try await readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in
             // INDEXED BY: left alone, the planner picks alerts_state and walks
             // every open alert to find the minimum.
             let expiry = try conn.statement("""
@@ -435,23 +340,28 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     public func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] {
-        try read("Reading events") { conn throws(SQLiteError) in
-            try conn.statement("SELECT seq, type, alert_id, at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
+        try await read("Reading events") { conn throws(SQLiteError) in
+            let rows = try conn.statement("SELECT seq, type, alert_id, at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
                 .query([.integer(sequence), .integer(Int64(max(1, limit)))]) { row in
-                    StoredEvent(sequence: row.int(0), type: row.text(1), alertID: AlertID(trusted: row.text(2)),
-                                at: StoreCoding.date(row.int(3)), data: StoreCoding.decodeMap(row.optionalText(4)))
+                    (row.int(0), row.text(1), AlertID(trusted: row.text(2)), StoreCoding.date(row.int(3)), row.optionalText(4))
                 }
+            var events: [StoredEvent] = []
+            for (sequence, type, alert, at, data) in rows {
+                events.append(StoredEvent(sequence: sequence, kind: try StoreCoding.eventKind(type), alertID: alert, at: at,
+                                          data: StoreCoding.decodeMap(data)))
+            }
+            return events
         }
     }
 
     public func lastEventSequence() async throws(StoreError) -> Int64 {
-        try read("Reading events") { conn throws(SQLiteError) in
+        try await read("Reading events") { conn throws(SQLiteError) in
             try conn.scalar("SELECT COALESCE(MAX(seq), 0) FROM events") ?? 0
         }
     }
 
     public func counts() async throws(StoreError) -> StoreCounts {
-        try read("Counting alerts") { conn throws(SQLiteError) in
+        try await read("Counting alerts") { conn throws(SQLiteError) in
             var c = StoreCounts()
             for (name, value) in try conn.statement("SELECT name, value FROM counters").query([], { ($0.text(0), Int($0.int(1))) }) {
                 switch name {
@@ -471,19 +381,33 @@ public final class SQLiteAlertStore: AlertStore {
     /// committed, so the reader would re-read its pages after every batch;
     /// the writer's own cache is always current. It waits for a batch in
     /// progress, which the dispatcher can afford.
-    private func readOnWriter<T>(_ what: String, _ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(StoreError) -> T {
+    private func readOnWriter<T: Sendable>(_ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
+        try await Self.blocking(writeConnection, what, body)
+    }
+
+    private func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
+        try await Self.blocking(reader, what, body)
+    }
+
+    /// Runs a blocking SQLite call on a thread of its own (Dispatch's, not
+    /// Swift's cooperative pool), so a slow disk stalls no task but its caller.
+    private static func blocking<T: Sendable>(
+        _ connection: SQLiteConnection, _ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+    ) async throws(StoreError) -> T {
+        let result: Result<T, SQLiteError> = await withCheckedContinuation { continuation in
+            readQueue.async {
+                continuation.resume(returning: Result { () throws(SQLiteError) -> T in
+                    try connection.withLock { conn throws(SQLiteError) in try body(conn) }
+                })
+            }
+        }
         do {
-            return try writeConnection.withLock { conn throws(SQLiteError) in try body(conn) }
+            return try result.get()
         } catch {
             throw StoreError.from(error, doing: what)
         }
     }
 
-    private func read<T>(_ what: String, _ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(StoreError) -> T {
-        do {
-            return try reader.withLock { conn throws(SQLiteError) in try body(conn) }
-        } catch {
-            throw StoreError.from(error, doing: what)
-        }
-    }
+    /// Reads run here, concurrently with each other and with the writer's thread.
+    private static let readQueue = DispatchQueue(label: "alertd.store.read", attributes: .concurrent)
 }

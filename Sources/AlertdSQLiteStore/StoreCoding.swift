@@ -68,4 +68,15 @@ package enum StoreCoding {
     package static func decodeList(_ text: String) -> [String] {
         (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
+
+    /// A delivery kind from its `kind` and `presenter` columns.
+    package static func deliveryKind(category: String, name: String) -> DeliveryKind {
+        category == "handler" ? DeliveryKind(name: name) : .presenter(name)
+    }
+
+    /// An event kind from its `type` column.
+    package static func eventKind(_ text: String) throws(SQLiteError) -> EventKind {
+        guard let kind = EventKind(rawValue: text) else { throw .corrupt("unknown event type \(text)", context: "read events") }
+        return kind
+    }
 }

@@ -94,5 +94,10 @@ package enum StoreSchema {
         CREATE INDEX alerts_closed ON alerts(updated_at) WHERE state != 'open';
         CREATE INDEX events_at ON events(at);
         """,
+        // 5: the `kind` column says what a delivery is for (it held a
+        // constant until now): a presenter, or a decision's handler call.
+        """
+        UPDATE deliveries SET kind = CASE WHEN presenter LIKE 'handler:%' THEN 'handler' ELSE 'presenter' END;
+        """,
     ]
 }

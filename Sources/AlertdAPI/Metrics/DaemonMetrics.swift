@@ -59,19 +59,14 @@ public final class DaemonMetrics: Sendable {
     }
 
     public func attempt(_ report: Dispatcher.AttemptReport) {
-        let outcome: String
-        switch report.settlement {
-        case .delivered: outcome = "delivered"
-        case .retry: outcome = "retry"
-        case .dead: outcome = "dead"
-        }
-        if let action = HandlerDelivery.action(forPresenter: report.presenter) {
+        let outcome = report.settlement.name
+        if let action = report.kind.action {
             registry.increment("alertd_handler_calls_total", ["action": action.rawValue, "outcome": outcome])
             return
         }
-        registry.increment("alertd_deliveries_total", ["presenter": report.presenter, "outcome": outcome])
+        registry.increment("alertd_deliveries_total", ["presenter": report.kind.name, "outcome": outcome])
         if outcome == "delivered" {
-            registry.observe("alertd_delivery_latency_seconds", ["presenter": report.presenter], report.sinceAccepted.seconds)
+            registry.observe("alertd_delivery_latency_seconds", ["presenter": report.kind.name], report.sinceAccepted.seconds)
         }
     }
 

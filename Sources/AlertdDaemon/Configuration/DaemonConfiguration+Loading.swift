@@ -153,78 +153,9 @@ extension DaemonConfiguration {
             r.problem("presenters", "must be an object mapping names to presenters")
             return []
         }
-        var out: [PresenterDefinition] = []
-        for (name, raw) in map.sorted(by: { $0.key < $1.key }) {
-            let path = "presenters.\(name)"
-            if name.isEmpty || !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
-                r.problem(path, "presenter names use letters, digits, - and _")
-            }
-            guard let kindRaw = (raw as? [String: Any])?["type"] as? String else {
-                r.problem(path + ".type", "is required: one of \(PresenterDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
-                continue
-            }
-            guard let kind = PresenterDefinition.Kind(rawValue: kindRaw) else {
-                r.problem(path + ".type", "unknown presenter type \"\(kindRaw)\"; one of \(PresenterDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
-                continue
-            }
-            let allowed: [String]
-            switch kind {
-            case .terminal: allowed = ["type", "colour", "max_concurrency"]
-            case .log: allowed = ["type", "path", "format", "max_concurrency"]
-            case .webhook: allowed = ["type", "url", "secret", "secret_file", "connect_timeout", "timeout", "headers", "max_concurrency"]
-            }
-            guard let obj = r.object(raw, at: path, allowed: allowed) else { continue }
-            let concurrency = r.int(obj, "max_concurrency", at: path, range: 1...1_024)
-            let settings: PresenterDefinition.Settings
-            switch kind {
-            case .terminal:
-                var c = TerminalPresenterConfiguration()
-                if let raw = r.string(obj, "colour", at: path) {
-                    if let mode = TerminalPresenterConfiguration.ColourMode(rawValue: raw) { c.colour = mode } else {
-                        r.problem(path + ".colour", "must be auto, always or never")
-                    }
-                }
-                settings = .terminal(c)
-            case .log:
-                var c = LogPresenterConfiguration()
-                if let p = r.string(obj, "path", at: path), p != "-" { c.destination = .file(p) }
-                if let f = r.string(obj, "format", at: path) {
-                    if let format = LogPresenterConfiguration.Format(rawValue: f) { c.format = format } else {
-                        r.problem(path + ".format", "must be json or logfmt")
-                    }
-                }
-                settings = .log(c)
-            case .webhook:
-                var c = WebhookPresenterConfiguration()
-                if let url = r.string(obj, "url", at: path) {
-                    if let u = URLComponents(string: url), ["http", "https"].contains(u.scheme?.lowercased() ?? ""), u.host?.isEmpty == false {
-                        c.url = url
-                    } else {
-                        r.problem(path + ".url", "must be an http or https URL, got \"\(url)\"")
-                    }
-                } else if obj["url"] == nil {
-                    r.problem(path + ".url", "is required for a webhook presenter")
-                }
-                c.secret = r.string(obj, "secret", at: path)
-                let secretFile = r.string(obj, "secret_file", at: path)
-                if let s = c.secret {
-                    do { _ = try StandardWebhookSigner(secret: s) } catch {
-                        r.problem(path + ".secret", "\(error.message)")
-                    }
-                }
-                if c.secret != nil && secretFile != nil {
-                    r.problem(path, "give secret or secret_file, not both")
-                }
-                if let d = r.duration(obj, "connect_timeout", at: path) { c.connectTimeout = d }
-                if let d = r.duration(obj, "timeout", at: path) { c.timeout = d }
-                if let h = r.stringMap(obj, "headers", at: path) { c.headers = h }
-                if let n = concurrency { c.maxConcurrency = n }
-                settings = .webhook(c, secretFile: secretFile)
-            }
-            let p = PresenterDefinition(name: name, settings: settings, maxConcurrency: concurrency)
-            out.append(p)
+        return map.sorted { $0.key < $1.key }.compactMap { name, raw in
+            PresenterRegistry.definition(named: name, from: raw, at: "presenters.\(name)", r)
         }
-        return out
     }
 
     private static func parseRoute(_ value: Any?, at path: String, _ r: JSONConfigReader,

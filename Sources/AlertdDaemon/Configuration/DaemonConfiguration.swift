@@ -99,8 +99,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// One terminal and one log presenter: what a newcomer expects to see.
     public static let defaultPresenters: [PresenterDefinition] = [
-        PresenterDefinition(name: "terminal", settings: .terminal(TerminalPresenterConfiguration())),
-        PresenterDefinition(name: "log", settings: .log(LogPresenterConfiguration(destination: .file("alerts.log")))),
+        PresenterDefinition(name: "terminal", configuration: TerminalPresenterConfiguration()),
+        PresenterDefinition(name: "log", configuration: LogPresenterConfiguration(destination: .file("alerts.log"))),
     ]
 
 
@@ -126,44 +126,4 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 }
 
-/// A named presenter instance as configured.
-public struct PresenterDefinition: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
-        case terminal, log, webhook
-    }
-
-    /// The presenter's own settings, in its own configuration type.
-    public enum Settings: Sendable, Equatable {
-        case terminal(TerminalPresenterConfiguration)
-        /// A relative file path is resolved against the state directory when
-        /// the presenter is made, so `--state-dir` moves it too.
-        case log(LogPresenterConfiguration)
-        /// `secretFile` is read when the presenter is made, so the config
-        /// file itself can stay world-readable.
-        case webhook(WebhookPresenterConfiguration, secretFile: String?)
-    }
-
-    public var name: String
-    public var settings: Settings
-    /// Deliveries in flight at once to this presenter.
-    public var maxConcurrency: Int
-
-    public init(name: String, settings: Settings, maxConcurrency: Int? = nil) {
-        self.name = name
-        self.settings = settings
-        switch settings {
-        case .webhook(let c, _): self.maxConcurrency = maxConcurrency ?? c.maxConcurrency
-        // One at a time keeps a terminal's blocks and a log's lines in order.
-        case .terminal, .log: self.maxConcurrency = maxConcurrency ?? 1
-        }
-    }
-
-    public var kind: Kind {
-        switch settings {
-        case .terminal: .terminal
-        case .log: .log
-        case .webhook: .webhook
-        }
-    }
-}
 

@@ -123,12 +123,7 @@ public final class AlertDaemon: Sendable {
         var problems: [String] = []
         do { _ = try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch { problems += error.problems.map { "\(error.source): \($0)" } }
         do { _ = try intakeSettings(config) } catch { problems.append(error.message) }
-        do { _ = try PresenterFactory.handlers(config.actions) } catch { problems.append("actions: \(error.message)") }
-        for definition in config.presenters {
-            if case .webhook(_, let secretFile?) = definition.settings, FileManager.default.contents(atPath: secretFile) == nil {
-                problems.append("presenters.\(definition.name).secret_file: cannot read \(secretFile)")
-            }
-        }
+        do { _ = try PresenterFactory.make(config) } catch { problems.append(error.message) }
         return problems
     }
 

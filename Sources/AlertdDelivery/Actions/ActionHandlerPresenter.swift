@@ -9,7 +9,6 @@ import AlertdStore
 /// handler calls get the dispatcher's retries, backoff and dead letters,
 /// and the store's at-least-once guarantee, for free.
 public struct ActionHandlerPresenter: AlertPresenter {
-    public let name: String
     package let action: ActionKind
     package let policy: HandlerURLPolicy
     package let signer: StandardWebhookSigner?
@@ -21,7 +20,6 @@ public struct ActionHandlerPresenter: AlertPresenter {
         action: ActionKind, policy: HandlerURLPolicy, signer: StandardWebhookSigner?, client: HTTPClient,
         connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(10)
     ) {
-        self.name = HandlerDelivery.presenterName(for: action)
         self.action = action
         self.policy = policy
         self.signer = signer
@@ -29,6 +27,9 @@ public struct ActionHandlerPresenter: AlertPresenter {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
     }
+
+    public var kind: DeliveryKind { .handler(action) }
+    public var name: String { kind.name }
 
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
         guard let decision = alert.decision, let handler = alert.spec.action(action) else {
@@ -43,14 +44,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
         } catch {
             return .permanentFailure(reason: "cannot encode the decision as JSON: \(error)")
         }
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": "alertd/\(AlertdVersion.current)"]
-        let timestamp = Int64(Date().timeIntervalSince1970)
-        if let signer {
-            for field in signer.headers(id: delivery.deliveryID, timestamp: timestamp, body: body) { headers.set(field.name, field.value) }
-        } else {
-            headers.set("webhook-id", delivery.deliveryID)
-            headers.set("webhook-timestamp", String(timestamp))
-        }
+        var headers = StandardWebhookSigner.requestHeaders(signer, deliveryID: delivery.deliveryID, at: Date(), body: body)
         var url = handler.url
         var payload: Data? = body
         if handler.method == .get {

@@ -12,9 +12,9 @@ import AlertdStore
 public actor Dispatcher {
     /// What the dispatcher reports about each finished attempt (for metrics and logs).
     public struct AttemptReport: Sendable {
-        public let presenter: String
+        public let kind: DeliveryKind
         public let alertID: AlertID
-        public let deliveryID: String
+        public let deliveryID: DeliveryID
         public let attempt: Int
         public let outcome: PresentationOutcome
         public let settlement: DeliverySettlement.Result
@@ -33,8 +33,8 @@ public actor Dispatcher {
     private let onAttempt: @Sendable (AttemptReport) -> Void
     private let onMaintenance: @Sendable (MaintenanceReport) -> Void
     private let signal = WakeSignal()
-    private var inFlight: [String: Int] = [:]
-    private var tasks: [String: Task<Void, Never>] = [:]
+    private var inFlight: [DeliveryKind: Int] = [:]
+    private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     private var stopping = false
     /// Deliveries can only lose their presenter at start (a config changed
     /// while alertd was down) or on reload, so only then is it worth the
@@ -110,7 +110,7 @@ public actor Dispatcher {
                     .merging(inFlight) { max, used in max - used }
                 let orphanLimit = sweepOrphans ? 32 : 0
                 let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: orphanLimit)
-                if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.presenter] == nil }) { sweepOrphans = false }
+                if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
                 claimedAny = !claimed.isEmpty
                 for c in claimed { start(c) }
             } catch {
@@ -189,7 +189,7 @@ public actor Dispatcher {
 
     private func start(_ claimed: ClaimedDelivery) {
         let d = claimed.delivery
-        guard let entry = presenters[d.presenter] else {
+        guard let entry = presenters[d.kind] else {
             // Its presenter was removed from the config: nothing can deliver it.
             let reason = "presenter \"\(d.presenter)\" is not configured"
             let store = self.store
@@ -197,16 +197,16 @@ public actor Dispatcher {
                 try? await store.settle([DeliverySettlement(deliveryID: d.id, result: .dead(error: reason))])
                 self.finished(d)
             }
-            inFlight[d.presenter, default: 0] += 1
+            inFlight[d.kind, default: 0] += 1
             return
         }
-        inFlight[d.presenter, default: 0] += 1
+        inFlight[d.kind, default: 0] += 1
         let retry = self.retry
         let store = self.store
         let onAttempt = self.onAttempt
         let log = self.log
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
-        let actionLinks = HandlerDelivery.action(forPresenter: d.presenter) == nil && claimed.alert.state == .open
+        let actionLinks = d.kind.action == nil && claimed.alert.state == .open
             ? links?.links(for: claimed.alert) ?? [:] : [:]
         tasks[d.id] = Task {
             let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks)
@@ -225,18 +225,18 @@ public actor Dispatcher {
             do {
                 try await store.settle([DeliverySettlement(deliveryID: d.id, result: result, at: now)])
             } catch {
-                log.error("could not record a delivery outcome", ["delivery.id": d.id, "error": "\(error)"])
+                log.error("could not record a delivery outcome", ["delivery.id": d.id.rawValue, "error": "\(error)"])
             }
             Self.logOutcome(log, d, result)
             onAttempt(AttemptReport(
-                presenter: d.presenter, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
+                kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
                 settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000))))
             self.finished(d)
         }
     }
 
     private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ result: DeliverySettlement.Result) {
-        let meta: Logger.Metadata = ["alert.id": d.alertID.rawValue, "delivery.id": d.id, "presenter": d.presenter, "attempt": "\(d.attempts)"]
+        let meta: Logger.Metadata = ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name, "attempt": "\(d.attempts)"]
         switch result {
         case .delivered:
             log.debug("delivered", meta)
@@ -249,7 +249,7 @@ public actor Dispatcher {
 
     private func finished(_ d: DeliveryRecord) {
         tasks[d.id] = nil
-        inFlight[d.presenter, default: 1] -= 1
+        inFlight[d.kind, default: 1] -= 1
         signal.fire()
     }
 }

@@ -1,5 +1,8 @@
-/// The presenters the dispatcher delivers to, by name, with how many
-/// deliveries each may have in flight. Replaced whole on reload.
+import AlertModel
+
+/// The presenters the dispatcher delivers to, by the kind of delivery each
+/// takes, with how many deliveries each may have in flight. Replaced whole
+/// on reload.
 public struct PresenterSet: Sendable {
     public struct Entry: Sendable {
         public let presenter: any AlertPresenter
@@ -11,13 +14,14 @@ public struct PresenterSet: Sendable {
         }
     }
 
-    public private(set) var entries: [String: Entry]
+    public private(set) var entries: [DeliveryKind: Entry]
 
     public init(_ entries: [Entry]) {
-        self.entries = Dictionary(entries.map { ($0.presenter.name, $0) }, uniquingKeysWith: { _, last in last })
+        self.entries = Dictionary(entries.map { ($0.presenter.kind, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    public subscript(name: String) -> Entry? { entries[name] }
+    public subscript(kind: DeliveryKind) -> Entry? { entries[kind] }
 
-    public var names: [String] { entries.keys.sorted() }
+    /// Every kind served, in name order.
+    public var kinds: [DeliveryKind] { entries.keys.sorted() }
 }

@@ -7,22 +7,29 @@ public protocol AlertPresenter: Sendable {
     /// The configured instance name, e.g. `ops-chat`.
     var name: String { get }
 
+    /// The deliveries this presenter takes: by default, those to its name.
+    var kind: DeliveryKind { get }
+
     /// Presents one alert once.
     func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome
+}
+
+extension AlertPresenter {
+    public var kind: DeliveryKind { .presenter(name) }
 }
 
 /// What a presenter knows about the attempt it is making.
 public struct DeliveryContext: Sendable, Equatable {
     /// Stays the same across retries of one delivery, so receivers can drop
     /// duplicates (it is the `webhook-id` header).
-    public var deliveryID: String
+    public var deliveryID: DeliveryID
     /// 1 for the first try.
     public var attempt: Int
     /// Where a person can decide each action without alertctl, when the
     /// daemon has signed links to offer.
     public var actionLinks: [ActionKind: String]
 
-    public init(deliveryID: String, attempt: Int = 1, actionLinks: [ActionKind: String] = [:]) {
+    public init(deliveryID: DeliveryID, attempt: Int = 1, actionLinks: [ActionKind: String] = [:]) {
         self.deliveryID = deliveryID
         self.attempt = attempt
         self.actionLinks = actionLinks

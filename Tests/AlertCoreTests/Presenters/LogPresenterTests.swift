@@ -98,7 +98,7 @@ import Testing
                 group.addTask {
                     for i in 0..<500 {
                         let alert = Alert(id: Fixtures.id, spec: spec, createdAt: Fixtures.created)
-                        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: "\(task)-\(i)"))
+                        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: DeliveryID(rawValue: "\(task)-\(i)")))
                         #expect(outcome == .delivered)
                     }
                 }

@@ -31,30 +31,6 @@ import Testing
         return try b.build().get()
     }
 
-    @Test func submittedAlertReadsBackWithItsDeliveries() async throws {
-        let alert = Alert(spec: try spec())
-        let results = try await store.submit([AlertSubmission(alert: alert, presenters: ["terminal", "log"])])
-        #expect(results == [SubmissionResult(id: alert.id, state: .open, deduplicated: false)])
-        let record = try #require(try await store.record(id: alert.id))
-        #expect(record.alert.spec == alert.spec)
-        #expect(record.alert.state == .open)
-        #expect(record.deliveries.map(\.presenter) == ["terminal", "log"])
-        #expect(record.deliveries.allSatisfy { $0.state == .pending && $0.attempts == 0 })
-    }
-
-    @Test func openDedupKeyFoldsIntoTheExistingAlertEvenInOneBatch() async throws {
-        let first = Alert(spec: try spec(dedup: "k1"))
-        let second = Alert(spec: try spec(dedup: "k1"))
-        let results = try await store.submit([
-            AlertSubmission(alert: first, presenters: ["log"]),
-            AlertSubmission(alert: second, presenters: ["log"]),
-        ])
-        #expect(results[0].deduplicated == false)
-        #expect(results[1] == SubmissionResult(id: first.id, state: .open, deduplicated: true))
-        #expect(try await store.record(id: second.id) == nil)
-        #expect(try await store.counts().pending == 1)
-    }
-
     @Test func concurrentSubmissionsShareCommits() async throws {
         let batches = BatchCounter()
         let counted = try SQLiteAlertStore(path: dir.path + "/group.db") { n in batches.add(n) }
@@ -71,90 +47,21 @@ import Testing
         #expect(try await counted.counts().pending == 400)
     }
 
-    @Test func claimSettleAndRetryCycle() async throws {
-        let alert = Alert(spec: try spec())
-        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
-        let now = Date()
-        let claimed = try await store.claimDueDeliveries(now: now, capacity: ["hook": 4], orphanLimit: 0)
-        #expect(claimed.count == 1)
-        #expect(claimed[0].delivery.attempts == 1)
-        #expect(claimed[0].alert.spec == alert.spec)
-        // Claimed work is not handed out twice.
-        #expect(try await store.claimDueDeliveries(now: now, capacity: ["hook": 4], orphanLimit: 0).isEmpty)
-
-        let later = now.addingTimeInterval(60)
-        try await store.settle([DeliverySettlement(deliveryID: claimed[0].delivery.id, result: .retry(at: later, error: "HTTP 500"))])
-        let pending = try #require(try await store.record(id: alert.id)).deliveries[0]
-        #expect(pending.state == .pending)
-        #expect(pending.lastError == "HTTP 500")
-        #expect(try await store.claimDueDeliveries(now: now, capacity: ["hook": 4], orphanLimit: 0).isEmpty)
-        let due = try #require(try await store.nextDueTime())
-        #expect(abs(due.timeIntervalSince(later)) < 0.01)
-
-        let again = try await store.claimDueDeliveries(now: later, capacity: ["hook": 4], orphanLimit: 0)
-        #expect(again.first?.delivery.attempts == 2)
-        try await store.settle([DeliverySettlement(deliveryID: again[0].delivery.id, result: .delivered)])
-        let done = try #require(try await store.record(id: alert.id)).deliveries[0]
-        #expect(done.state == .delivered)
-        #expect(done.lastError == nil)
-        #expect(done.deliveredAt != nil)
-    }
-
-    @Test func capacityBoundsClaimsPerPresenterAndOrphansAreReturned() async throws {
-        for i in 0..<5 {
-            _ = try await store.submit([AlertSubmission(alert: Alert(spec: try spec("a\(i)")), presenters: ["a", "gone"])])
-        }
-        let claimed = try await store.claimDueDeliveries(now: Date(), capacity: ["a": 2], orphanLimit: 3)
-        #expect(claimed.filter { $0.delivery.presenter == "a" }.count == 2)
-        #expect(claimed.filter { $0.delivery.presenter == "gone" }.count == 3)
-    }
-
     @Test func inFlightDeliveriesAreRecoveredAfterReopening() async throws {
         let path = dir.path + "/crash.db"
         let alert = Alert(spec: try spec())
         do {
             let s = try SQLiteAlertStore(path: path)
             _ = try await s.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
-            _ = try await s.claimDueDeliveries(now: Date(), capacity: ["hook": 1], orphanLimit: 0)
+            _ = try await s.claimDueDeliveries(now: Date(), capacity: [.presenter("hook"): 1], orphanLimit: 0)
             s.close()
         }
         let reopened = try SQLiteAlertStore(path: path)
         #expect(try await reopened.counts().inFlight == 1)
         #expect(try await reopened.recoverInFlight(now: Date()) == 1)
-        let claimed = try await reopened.claimDueDeliveries(now: Date(), capacity: ["hook": 1], orphanLimit: 0)
+        let claimed = try await reopened.claimDueDeliveries(now: Date(), capacity: [.presenter("hook"): 1], orphanLimit: 0)
         #expect(claimed.first?.alert.id == alert.id)
         #expect(claimed.first?.delivery.attempts == 2)
-    }
-
-    @Test func replayMakesDeadDeliveriesPendingAgain() async throws {
-        let alert = Alert(spec: try spec())
-        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
-        let claimed = try await store.claimDueDeliveries(now: Date(), capacity: ["hook": 1], orphanLimit: 0)
-        try await store.settle([DeliverySettlement(deliveryID: claimed[0].delivery.id, result: .dead(error: "HTTP 404"))])
-        #expect(try await store.counts().dead == 1)
-        #expect(try await store.replayDead(alert: alert.id, now: Date()) == 1)
-        let d = try #require(try await store.record(id: alert.id)).deliveries[0]
-        #expect(d.state == .pending)
-        #expect(d.attempts == 0)
-    }
-
-    @Test func listingIsNewestFirstWithCursorAndFilters() async throws {
-        var ids: [AlertID] = []
-        for i in 0..<7 {
-            let a = Alert(spec: try spec("a\(i)", labels: ["env": i % 2 == 0 ? "prod" : "dev"]))
-            ids.append(a.id)
-            _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
-        }
-        let page1 = try await store.alerts(matching: AlertQuery(limit: 3))
-        #expect(page1.alerts.map(\.id) == Array(ids.reversed().prefix(3)))
-        let page2 = try await store.alerts(matching: AlertQuery(limit: 3, before: page1.nextCursor))
-        #expect(page2.alerts.map(\.id) == Array(ids.reversed().dropFirst(3).prefix(3)))
-        let page3 = try await store.alerts(matching: AlertQuery(limit: 3, before: page2.nextCursor))
-        #expect(page3.alerts.count == 1)
-        #expect(page3.nextCursor == nil)
-        let prod = try await store.alerts(matching: AlertQuery(labels: [("env", "prod")], limit: 100))
-        #expect(prod.alerts.count == 4)
-        #expect(try await store.alerts(matching: AlertQuery(state: .confirmed)).alerts.isEmpty)
     }
 
     @Test func aStoreFromANewerAlertdIsRefused() async throws {

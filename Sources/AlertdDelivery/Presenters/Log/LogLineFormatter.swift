@@ -49,7 +49,7 @@ public enum LogLineFormatter {
             message = alert.spec.message
             labels = alert.spec.labels
             dedupKey = alert.spec.dedupKey
-            deliveryID = delivery.deliveryID
+            deliveryID = delivery.deliveryID.rawValue
             attempt = delivery.attempt
             createdAt = UTCTimestamp.iso8601(alert.createdAt)
             confirm = alert.spec.confirm?.label

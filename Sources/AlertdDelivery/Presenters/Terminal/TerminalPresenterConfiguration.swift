@@ -1,3 +1,5 @@
+import AlertModel
+
 /// How a ``TerminalPresenter`` draws. Every field has a default that suits
 /// an interactive terminal.
 public struct TerminalPresenterConfiguration: Sendable, Equatable {
@@ -25,5 +27,21 @@ public struct TerminalPresenterConfiguration: Sendable, Equatable {
         self.stream = stream
         self.colour = colour
         self.width = width
+    }
+}
+
+extension TerminalPresenterConfiguration: PresenterConfiguration {
+    public static let typeName = "terminal"
+    public static let keys = ["colour"]
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        self.init()
+        if let raw = reader.string(object, "colour", at: path) {
+            if let mode = ColourMode(rawValue: raw) { colour = mode } else { reader.problem(path + ".colour", "must be auto, always or never") }
+        }
+    }
+
+    public func makePresenter(name: String, context: PresenterContext) -> any AlertPresenter {
+        TerminalPresenter(name: name, configuration: self)
     }
 }

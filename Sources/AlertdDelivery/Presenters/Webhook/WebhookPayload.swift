@@ -187,7 +187,7 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
 
     /// The payload telling an action's handler what was decided.
     public init(decision: AlertDecision, action: ActionKind, alert: Alert, delivery: DeliveryContext) {
-        self.init(type: .decision, alert: AlertBody(alert), delivery: Delivery(id: delivery.deliveryID, attempt: delivery.attempt))
+        self.init(type: .decision, alert: AlertBody(alert), delivery: Delivery(id: delivery.deliveryID.rawValue, attempt: delivery.attempt))
         self.decision = Decision(decision, action: action)
     }
 
@@ -195,7 +195,7 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
     public init(alert: Alert, delivery: DeliveryContext) {
         self.init(
             type: .alert, alert: AlertBody(alert, links: delivery.actionLinks),
-            delivery: Delivery(id: delivery.deliveryID, attempt: delivery.attempt))
+            delivery: Delivery(id: delivery.deliveryID.rawValue, attempt: delivery.attempt))
     }
 
 

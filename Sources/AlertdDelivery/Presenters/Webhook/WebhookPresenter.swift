@@ -53,21 +53,9 @@ public struct WebhookPresenter: AlertPresenter {
         }
     }
 
-    private func headers(deliveryID: String, body: Data) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (name, value) in configuration.headers.sorted(by: { $0.key < $1.key }) { headers.add(name, value) }
-        headers.set("Content-Type", "application/json")
-        headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
-        let timestamp = Int64(now().timeIntervalSince1970)
-        if let signer {
-            for field in signer.headers(id: deliveryID, timestamp: timestamp, body: body) {
-                headers.set(field.name, field.value)
-            }
-        } else {
-            // Unsigned, a receiver still needs the id to drop retried duplicates.
-            headers.set("webhook-id", deliveryID)
-            headers.set("webhook-timestamp", String(timestamp))
-        }
-        return headers
+    private func headers(deliveryID: DeliveryID, body: Data) -> HTTPHeaders {
+        var own = HTTPHeaders()
+        for (name, value) in configuration.headers.sorted(by: { $0.key < $1.key }) { own.add(name, value) }
+        return StandardWebhookSigner.requestHeaders(signer, deliveryID: deliveryID, at: now(), body: body, base: own)
     }
 }

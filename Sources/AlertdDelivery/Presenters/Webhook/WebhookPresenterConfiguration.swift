@@ -1,3 +1,7 @@
+import Foundation
+import AlertdPOSIX
+import AlertModel
+
 /// Settings for one webhook presenter. Every field has a default.
 public struct WebhookPresenterConfiguration: Sendable, Equatable {
     /// Where alerts are POSTed; `http` or `https`.
@@ -11,18 +15,61 @@ public struct WebhookPresenterConfiguration: Sendable, Equatable {
     /// Extra headers for every request, e.g. an `Authorization` the receiver
     /// wants. They cannot replace the content type, user agent or signature headers.
     public var headers: [String: String] = [:]
-    /// How many deliveries to this webhook may run at once (the dispatcher enforces it).
-    public var maxConcurrency: Int = 16
+    /// A file holding the secret, read when the presenter is made, so the
+    /// config file itself can stay world-readable.
+    public var secretFile: String?
 
     public init(
         url: String = "", secret: String? = nil, connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(10),
-        headers: [String: String] = [:], maxConcurrency: Int = 16
+        headers: [String: String] = [:], secretFile: String? = nil
     ) {
         self.url = url
         self.secret = secret
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.headers = headers
-        self.maxConcurrency = maxConcurrency
+        self.secretFile = secretFile
+    }
+}
+
+extension WebhookPresenterConfiguration: PresenterConfiguration {
+    public static let typeName = "webhook"
+    public static let keys = ["url", "secret", "secret_file", "connect_timeout", "timeout", "headers"]
+    public static let defaultMaxConcurrency = 16
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        self.init()
+        if let url = reader.string(object, "url", at: path) {
+            if let u = URLComponents(string: url), ["http", "https"].contains(u.scheme?.lowercased() ?? ""), u.host?.isEmpty == false {
+                self.url = url
+            } else {
+                reader.problem(path + ".url", "must be an http or https URL, got \"\(url)\"")
+            }
+        } else if object["url"] == nil {
+            reader.problem(path + ".url", "is required for a webhook presenter")
+        }
+        secret = reader.string(object, "secret", at: path)
+        secretFile = reader.string(object, "secret_file", at: path)
+        if let s = secret {
+            do { _ = try StandardWebhookSigner(secret: s) } catch { reader.problem(path + ".secret", error.message) }
+        }
+        if secret != nil && secretFile != nil { reader.problem(path, "give secret or secret_file, not both") }
+        if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
+        if let d = reader.duration(object, "timeout", at: path) { timeout = d }
+        if let h = reader.stringMap(object, "headers", at: path) { headers = h }
+    }
+
+    public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
+        var c = self
+        do {
+            if let secretFile { c.secret = try SecretFile.read(secretFile) }
+            return try WebhookPresenter(name: name, configuration: c, client: context.httpClient)
+        } catch let error as SecretFileError {
+            throw PresenterSetupError(error.message)
+        } catch let error as WebhookConfigurationError {
+            throw PresenterSetupError(error.message)
+        } catch {
+            throw PresenterSetupError("\(error)")
+        }
     }
 }

@@ -4,15 +4,17 @@ import AlertModel
 /// Reads a `JSONSerialization` tree strictly: unknown keys and wrong types are
 /// problems, recorded with their path, and reading carries on so that every
 /// problem in a file is reported in one go.
-package final class JSONConfigReader {
-    package private(set) var problems: [String] = []
+public final class JSONConfigReader {
+    public init() {}
 
-    package func problem(_ path: String, _ message: String) {
+    public private(set) var problems: [String] = []
+
+    public func problem(_ path: String, _ message: String) {
         problems.append(path.isEmpty ? message : "\(path): \(message)")
     }
 
     /// The object at `path`, after checking its keys against `allowed`.
-    package func object(_ value: Any?, at path: String, allowed: [String]) -> [String: Any]? {
+    public func object(_ value: Any?, at path: String, allowed: [String]) -> [String: Any]? {
         guard let value, !(value is NSNull) else { return nil }
         guard let obj = value as? [String: Any] else {
             problem(path, "must be an object")
@@ -25,19 +27,19 @@ package final class JSONConfigReader {
         return obj
     }
 
-    package func string(_ obj: [String: Any], _ key: String, at path: String) -> String? {
+    public func string(_ obj: [String: Any], _ key: String, at path: String) -> String? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         guard let s = v as? String else { problem(join(path, key), "must be a string"); return nil }
         return s
     }
 
-    package func bool(_ obj: [String: Any], _ key: String, at path: String) -> Bool? {
+    public func bool(_ obj: [String: Any], _ key: String, at path: String) -> Bool? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         guard StrictJSON.isBoolean(v), let n = v as? NSNumber else { problem(join(path, key), "must be true or false"); return nil }
         return n.boolValue
     }
 
-    package func int(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Int>) -> Int? {
+    public func int(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Int>) -> Int? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         guard let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue == n.doubleValue.rounded() else {
             problem(join(path, key), "must be a whole number")
@@ -50,7 +52,7 @@ package final class JSONConfigReader {
         return n.intValue
     }
 
-    package func double(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
+    public func double(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         guard let n = v as? NSNumber, !StrictJSON.isBoolean(v) else { problem(join(path, key), "must be a number"); return nil }
         guard range.contains(n.doubleValue) else {
@@ -61,7 +63,7 @@ package final class JSONConfigReader {
     }
 
     /// A duration such as `"1s"`, `"10m"` or a number of seconds.
-    package func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false) -> Duration? {
+    public func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false) -> Duration? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         if let s = v as? String {
             if let d = Self.parseDuration(s), allowZero || d > .zero { return d }
@@ -75,7 +77,7 @@ package final class JSONConfigReader {
         return nil
     }
 
-    package func strings(_ obj: [String: Any], _ key: String, at path: String) -> [String]? {
+    public func strings(_ obj: [String: Any], _ key: String, at path: String) -> [String]? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         guard let list = v as? [Any] else { problem(join(path, key), "must be a list of strings"); return nil }
         var out: [String] = []
@@ -86,7 +88,7 @@ package final class JSONConfigReader {
         return out
     }
 
-    package func stringMap(_ obj: [String: Any], _ key: String, at path: String) -> [String: String]? {
+    public func stringMap(_ obj: [String: Any], _ key: String, at path: String) -> [String: String]? {
         guard let v = obj[key], !(v is NSNull) else { return nil }
         guard let map = v as? [String: Any] else { problem(join(path, key), "must be an object of strings"); return nil }
         var out: [String: String] = [:]
@@ -97,7 +99,7 @@ package final class JSONConfigReader {
         return out
     }
 
-    package func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    public func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// `500ms`, `1s`, `1m30s`, `2h`, `1d`.
     package static func parseDuration(_ text: String) -> Duration? {

@@ -1,0 +1,35 @@
+/// A delivery's id: derived from its alert's id, so it is as unique and as
+/// sortable as that, costs no randomness, and stays the same across retries
+/// (receivers see it as `webhook-id` and drop duplicates by it).
+public struct DeliveryID: RawRepresentable, Sendable, Hashable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public init(stringLiteral value: String) { rawValue = value }
+
+    /// The `index`th presenter the alert's route chose: `<alert>.0`.
+    public static func routed(_ alert: AlertID, _ index: Int) -> DeliveryID { DeliveryID(rawValue: "\(alert.rawValue).\(index)") }
+
+    /// The `index`th presenter its escalation added: `<alert>.e0`.
+    public static func escalated(_ alert: AlertID, _ index: Int) -> DeliveryID { DeliveryID(rawValue: "\(alert.rawValue).e\(index)") }
+
+    /// The call of the handler of `action`: `<alert>.confirm`. One per alert
+    /// at most, since only the first decision wins.
+    public static func handler(_ alert: AlertID, _ action: ActionKind) -> DeliveryID {
+        DeliveryID(rawValue: "\(alert.rawValue).\(action.rawValue)")
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (a: DeliveryID, b: DeliveryID) -> Bool { a.rawValue < b.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}

@@ -1,0 +1,33 @@
+import AlertModel
+
+/// One type of presenter as the configuration names it (`"type": "webhook"`):
+/// how its settings are read and checked, and how a presenter is made from
+/// them. A new type is one file that conforms to this plus its line in
+/// ``PresenterRegistry``; nothing else in alertd names it.
+public protocol PresenterConfiguration: Sendable, Equatable {
+    /// The `type` value that selects it.
+    static var typeName: String { get }
+    /// The keys it reads, besides `type` and `max_concurrency`.
+    static var keys: [String] { get }
+    /// Deliveries in flight at once unless `max_concurrency` says otherwise.
+    static var defaultMaxConcurrency: Int { get }
+
+    /// Reads the settings from the presenter's object, reporting every
+    /// problem to `reader` with its path (`presenters.ops.url: …`).
+    init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader)
+
+    /// Makes the presenter. Files the settings name (a secret) are read
+    /// here, so a reload picks up a changed one and `--check-config` finds
+    /// one that is missing.
+    func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter
+}
+
+extension PresenterConfiguration {
+    /// One at a time keeps a terminal's blocks and a log's lines in order.
+    public static var defaultMaxConcurrency: Int { 1 }
+
+    /// Equality across configurations of any type.
+    public func isEqual(to other: any PresenterConfiguration) -> Bool {
+        (other as? Self) == self
+    }
+}

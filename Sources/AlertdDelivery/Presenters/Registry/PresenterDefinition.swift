@@ -1,0 +1,23 @@
+import AlertModel
+
+/// A configured presenter: its name, its type's settings, and how many
+/// deliveries it may have in flight.
+public struct PresenterDefinition: Sendable, Equatable {
+    public var name: String
+    public var configuration: any PresenterConfiguration
+    /// Deliveries in flight at once to this presenter.
+    public var maxConcurrency: Int
+
+    public init(name: String, configuration: any PresenterConfiguration, maxConcurrency: Int? = nil) {
+        self.name = name
+        self.configuration = configuration
+        self.maxConcurrency = maxConcurrency ?? type(of: configuration).defaultMaxConcurrency
+    }
+
+    /// The configuration's `type`.
+    public var typeName: String { type(of: configuration).typeName }
+
+    public static func == (a: PresenterDefinition, b: PresenterDefinition) -> Bool {
+        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.configuration.isEqual(to: b.configuration)
+    }
+}

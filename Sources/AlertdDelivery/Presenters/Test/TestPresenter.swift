@@ -1,0 +1,92 @@
+#if ALERTD_TEST_HOOKS
+import Foundation
+import Synchronization
+import AlertModel
+
+/// The presenter mock, for tests of the daemon where the sink is not the
+/// subject. It records each presentation as one JSON line in a file and
+/// answers from a script, by attempt: the first attempt of every delivery
+/// gets the first outcome, the second the second, and the last repeats.
+///
+/// ```json
+/// "sink": {"type": "test", "record": "presented.jsonl", "outcomes": ["retry", "delivered"], "delay": "50ms"}
+/// ```
+///
+/// Outcomes: `delivered`, `retry`, `retry:<duration>` (the destination's
+/// Retry-After), `dead`. Debug builds only: a release alertd has no such type.
+/// It is registered like every other type, and is one file, as a type should be.
+public final class TestPresenter: AlertPresenter {
+    public struct Configuration: PresenterConfiguration {
+        public static let typeName = "test"
+        public static let keys = ["record", "outcomes", "delay"]
+        public static let defaultMaxConcurrency = 16
+
+        /// Where presentations are appended, relative to the state directory.
+        public var record: String?
+        public var outcomes: [String] = ["delivered"]
+        /// How long each attempt takes, as a slow destination's would.
+        public var delay: Duration?
+
+        public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+            record = reader.string(object, "record", at: path)
+            delay = reader.duration(object, "delay", at: path)
+            if let outcomes = reader.strings(object, "outcomes", at: path) {
+                for (i, o) in outcomes.enumerated() where TestPresenter.outcome(o) == nil {
+                    reader.problem("\(path).outcomes[\(i)]", "must be delivered, retry, retry:<duration> or dead")
+                }
+                if !outcomes.isEmpty { self.outcomes = outcomes }
+            }
+        }
+
+        public func makePresenter(name: String, context: PresenterContext) -> any AlertPresenter {
+            TestPresenter(name: name, configuration: self, recordPath: record.map(context.resolve))
+        }
+    }
+
+    public let name: String
+    let configuration: Configuration
+    let recordPath: String?
+    private let lock = Mutex<Void>(())
+
+    init(name: String, configuration: Configuration, recordPath: String?) {
+        self.name = name
+        self.configuration = configuration
+        self.recordPath = recordPath
+    }
+
+    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        if let delay = configuration.delay { try? await Task.sleep(for: delay) }
+        if let recordPath {
+            let entry: [String: Any] = [
+                "presenter": name, "alert_id": alert.id.rawValue, "delivery_id": delivery.deliveryID.rawValue,
+                "attempt": delivery.attempt, "title": alert.spec.title, "state": alert.state.rawValue,
+                "action_links": Dictionary(uniqueKeysWithValues: delivery.actionLinks.map { ($0.key.rawValue, $0.value) }),
+            ]
+            if let line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]) {
+                lock.withLock { _ in Self.append(line + Data("\n".utf8), to: recordPath) }
+            }
+        }
+        let script = configuration.outcomes
+        return Self.outcome(script[min(max(delivery.attempt, 1), script.count) - 1]) ?? .delivered
+    }
+
+    static func outcome(_ text: String) -> PresentationOutcome? {
+        switch text {
+        case "delivered": return .delivered
+        case "retry": return .retryableFailure(reason: "test presenter: scripted retry")
+        case "dead": return .permanentFailure(reason: "test presenter: scripted failure")
+        default:
+            guard text.hasPrefix("retry:"), let after = AlertDuration(parsing: String(text.dropFirst(6))) else { return nil }
+            return .retryableFailure(reason: "test presenter: scripted retry", retryAfter: after.duration)
+        }
+    }
+
+    private static func append(_ data: Data, to path: String) {
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: data)
+    }
+}
+#endif

@@ -1,0 +1,68 @@
+import Foundation
+import AlertModel
+import AlertdSQLite
+import AlertdStore
+
+/// ``StoreTransaction`` on the writer's connection, inside one group-commit
+/// batch: the SQL for each primitive, and nothing of the rules.
+struct SQLiteStoreTransaction: StoreTransaction {
+    typealias Failure = SQLiteError
+
+    let conn: SQLiteConnection
+
+    func openAlert(dedupKey: String) throws(SQLiteError) -> AlertID? {
+        try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
+            .query([.text(dedupKey)]) { AlertID(trusted: $0.text(0)) }.first
+    }
+
+    func alert(_ id: AlertID) throws(SQLiteError) -> Alert? {
+        guard let row = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
+            .query([.text(id.rawValue)], { StoreCoding.AlertRow($0) }).first else { return nil }
+        do {
+            return try StoreCoding.alert(row)
+        } catch {
+            throw .corrupt(error.message, context: "read alert \(id)")
+        }
+    }
+
+    func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
+        let created = StoreCoding.millis(alert.createdAt)
+        try conn.statement("""
+            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to)
+            VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)
+            """).run([
+                .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
+                .optional(alert.spec.dedupKey), .integer(created), .integer(created),
+                .optional(alert.expiresAt.map(StoreCoding.millis)),
+                .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
+                .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
+            ])
+    }
+
+    func close(_ alert: Alert) throws(SQLiteError) {
+        try conn.statement("""
+            UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, updated_at = ? WHERE id = ?
+            """).run([
+                .text(alert.state.rawValue), .optional(alert.decision?.actor), .optional(alert.decision.map { StoreCoding.millis($0.at) }),
+                .optional(alert.decision?.comment), .integer(StoreCoding.millis(alert.updatedAt)), .text(alert.id.rawValue),
+            ])
+    }
+
+    func markEscalated(_ alert: AlertID, at: Date) throws(SQLiteError) {
+        try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?").run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
+    func insert(_ d: DeliveryRecord) throws(SQLiteError) {
+        let at = StoreCoding.millis(d.createdAt)
+        try conn.statement("""
+            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at)
+            VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)
+            """).run([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
+                      .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at)])
+    }
+
+    func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
+        try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
+            .run([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])
+    }
+}

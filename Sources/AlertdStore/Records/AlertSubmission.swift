@@ -1,0 +1,15 @@
+import AlertModel
+
+/// An alert on its way into the store, with the presenters its route chose.
+public struct AlertSubmission: Sendable, Equatable {
+    public var alert: Alert
+    public var presenters: [String]
+    /// Presenters to add if the alert is still open after a while.
+    public var escalation: Escalation?
+
+    public init(alert: Alert, presenters: [String], escalation: Escalation? = nil) {
+        self.alert = alert
+        self.presenters = presenters
+        self.escalation = escalation
+    }
+}

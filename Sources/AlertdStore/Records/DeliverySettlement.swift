@@ -1,0 +1,48 @@
+import Foundation
+import AlertModel
+
+/// The outcome of one attempt, as the store records it.
+public struct DeliverySettlement: Sendable, Equatable {
+    public enum Result: Sendable, Equatable {
+        case delivered
+        /// Try again at `at`; `error` says why this attempt failed.
+        case retry(at: Date, error: String)
+        case dead(error: String)
+
+        /// The event the store logs for it.
+        public var eventKind: EventKind {
+            switch self {
+            case .delivered: .deliverySucceeded
+            case .retry: .deliveryFailed
+            case .dead: .deliveryDead
+            }
+        }
+
+        /// `delivered`, `retry` or `dead`: for metrics and logs.
+        public var name: String {
+            switch self {
+            case .delivered: "delivered"
+            case .retry: "retry"
+            case .dead: "dead"
+            }
+        }
+
+        /// Why the attempt failed, if it did.
+        public var error: String? {
+            switch self {
+            case .delivered: nil
+            case .retry(_, let error), .dead(let error): error
+            }
+        }
+    }
+
+    public var deliveryID: DeliveryID
+    public var result: Result
+    public var at: Date
+
+    public init(deliveryID: DeliveryID, result: Result, at: Date = Date()) {
+        self.deliveryID = deliveryID
+        self.result = result
+        self.at = at
+    }
+}

@@ -1,0 +1,16 @@
+import AlertModel
+
+/// Totals for status lines and gauges.
+public struct StoreCounts: Sendable, Equatable {
+    public var openAlerts: Int = 0
+    public var pending: Int = 0
+    public var inFlight: Int = 0
+    public var dead: Int = 0
+
+    public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0) {
+        self.openAlerts = openAlerts
+        self.pending = pending
+        self.inFlight = inFlight
+        self.dead = dead
+    }
+}

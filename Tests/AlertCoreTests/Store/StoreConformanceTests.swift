@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdPOSIX
+@testable import AlertdSQLite
+@testable import AlertdCrypto
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdHTTPServer
+@testable import AlertdLogging
+@testable import AlertdCommandLine
+@testable import AlertdStore
+@testable import AlertdSQLiteStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+@testable import AlertdDaemon
+@testable import AlertdClient
+
+/// The store's contract, run unchanged against every backend: a backend
+/// that drifts from the others fails here. Add a backend to `StoreBackend`
+/// and it is held to all of it.
+@Suite struct StoreConformanceTests {
+    let dir = TemporaryDirectory()
+
+    func alert(confirm: Bool = true, cancel: Bool = true, expires: AlertDuration? = nil, dedup: String? = nil) throws -> Alert {
+        var b = AlertSpec.Builder().title("Deploy?")
+        if confirm { b = b.confirm("Deploy", handler: "https://ci.example/deploy") }
+        if cancel { b = b.cancel("Abort", handler: "https://ci.example/abort") }
+        if let expires { b = b.expires(after: expires) }
+        if let dedup { b = b.dedupKey(dedup) }
+        return Alert(spec: try b.build().get())
+    }
+
+    func spec(_ title: String = "Disk full", dedup: String? = nil, labels: [String: String] = [:]) throws -> AlertSpec {
+        var b = AlertSpec.Builder().title(title).labels(labels)
+        if let dedup { b = b.dedupKey(dedup) }
+        return try b.build().get()
+    }
+
+    @Test(arguments: StoreBackend.allCases) func theFirstDecisionWinsAndQueuesItsHandlerInTheSameTransaction(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let a = try alert()
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        let first = try await store.decide(a.id, AlertDecision(outcome: .confirmed, actor: "uid:1000", comment: "go"))
+        guard case .decided(let decided, let handler) = first else { Issue.record("not decided: \(first)"); return }
+        #expect(decided.state == .confirmed)
+        #expect(decided.decision?.actor == "uid:1000")
+        #expect(decided.decision?.comment == "go")
+        #expect(handler == .handler(a.id, .confirm))
+        let second = try await store.decide(a.id, AlertDecision(outcome: .cancelled, actor: "uid:0"))
+        guard case .alreadyDecided(let current) = second else { Issue.record("second decision won: \(second)"); return }
+        #expect(current.state == .confirmed)
+        #expect(current.decision?.actor == "uid:1000")
+        let record = try #require(try await store.record(id: a.id))
+        #expect(record.deliveries.map(\.presenter) == ["handler:confirm"])
+        let events = try await store.events(after: 0, limit: 10).map(\.kind)
+        #expect(events == [.alertCreated, .alertConfirmed])
+        #expect(try await store.decide(AlertID.generate(), AlertDecision(outcome: .confirmed, actor: "x")) == .notFound)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aHundredRacingDecisionsMakeOneDecisionAndOneHandlerCall(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let a = try alert()
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<100 {
+                group.addTask {
+                    let outcome: AlertState = i.isMultiple(of: 2) ? .confirmed : .cancelled
+                    if case .decided = try await store.decide(a.id, AlertDecision(outcome: outcome, actor: "racer\(i)")) { return true }
+                    return false
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+        #expect(try #require(try await store.record(id: a.id)).deliveries.count == 1)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func expiryClosesTheAlertAndCallsCancelOnce(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let a = try alert(expires: .seconds(60))
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        #expect(try await store.runMaintenance(now: Date()).expired.isEmpty)
+        let due = try #require(try await store.nextMaintenanceTime())
+        #expect(abs(due.timeIntervalSince(a.createdAt) - 60) < 0.01)
+        let later = a.createdAt.addingTimeInterval(61)
+        #expect(try await store.runMaintenance(now: later).expired == [a.id])
+        #expect(try await store.runMaintenance(now: later).expired.isEmpty)
+        let record = try #require(try await store.record(id: a.id))
+        #expect(record.alert.state == .expired)
+        #expect(record.alert.decision?.actor == "alertd")
+        #expect(record.deliveries.map(\.presenter) == ["handler:cancel"])
+        #expect(try await store.nextMaintenanceTime() == nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aDecisionAfterTheExpiryLosesToTheClock(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let a = try alert(expires: .seconds(60))
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        // The dispatcher has not expired it yet, but its time is up.
+        let late = try await store.decide(a.id, AlertDecision(outcome: .confirmed, actor: "uid:1000", at: a.createdAt.addingTimeInterval(61)))
+        guard case .alreadyDecided(let current) = late else { Issue.record("a late decision won: \(late)"); return }
+        #expect(current.state == .expired)
+        #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.presenter) == ["handler:cancel"])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func escalationFiresOnceAndNotAfterADecision(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let open = try alert(confirm: false, cancel: false)
+        let decided = try alert(confirm: false, cancel: false)
+        let esc = Escalation(after: .seconds(900), presenters: ["pager"])
+        _ = try await store.submit([
+            AlertSubmission(alert: open, presenters: ["log"], escalation: esc),
+            AlertSubmission(alert: decided, presenters: ["log"], escalation: esc),
+        ])
+        _ = try await store.decide(decided.id, AlertDecision(outcome: .resolved, actor: "uid:0"))
+        let later = open.createdAt.addingTimeInterval(901)
+        #expect(try await store.runMaintenance(now: later).escalated == [open.id])
+        #expect(try await store.runMaintenance(now: later.addingTimeInterval(900)).escalated.isEmpty)
+        #expect(try #require(try await store.record(id: open.id)).deliveries.map(\.presenter) == ["log", "pager"])
+        #expect(try #require(try await store.record(id: decided.id)).deliveries.map(\.presenter) == ["log"])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func resolvingByDedupKeyFreesTheKey(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let a = try alert(confirm: false, cancel: false, dedup: "disk:db1")
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        #expect(try await store.openAlert(dedupKey: "disk:db1") == a.id)
+        _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "uid:0"))
+        #expect(try await store.openAlert(dedupKey: "disk:db1") == nil)
+        let b = try alert(confirm: false, cancel: false, dedup: "disk:db1")
+        #expect(try await store.submit([AlertSubmission(alert: b, presenters: [])]).first?.deduplicated == false)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func submittedAlertReadsBackWithItsDeliveries(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let alert = Alert(spec: try spec())
+        let results = try await store.submit([AlertSubmission(alert: alert, presenters: ["terminal", "log"])])
+        #expect(results == [SubmissionResult(id: alert.id, state: .open, deduplicated: false)])
+        let record = try #require(try await store.record(id: alert.id))
+        #expect(record.alert.spec == alert.spec)
+        #expect(record.alert.state == .open)
+        #expect(record.deliveries.map(\.presenter) == ["terminal", "log"])
+        #expect(record.deliveries.allSatisfy { $0.state == .pending && $0.attempts == 0 })
+    }
+
+    @Test(arguments: StoreBackend.allCases) func openDedupKeyFoldsIntoTheExistingAlertEvenInOneBatch(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = Alert(spec: try spec(dedup: "k1"))
+        let second = Alert(spec: try spec(dedup: "k1"))
+        let results = try await store.submit([
+            AlertSubmission(alert: first, presenters: ["log"]),
+            AlertSubmission(alert: second, presenters: ["log"]),
+        ])
+        #expect(results[0].deduplicated == false)
+        #expect(results[1] == SubmissionResult(id: first.id, state: .open, deduplicated: true))
+        #expect(try await store.record(id: second.id) == nil)
+        #expect(try await store.counts().pending == 1)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func claimSettleAndRetryCycle(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let alert = Alert(spec: try spec())
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let now = Date()
+        let claimed = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4], orphanLimit: 0)
+        #expect(claimed.count == 1)
+        #expect(claimed[0].delivery.attempts == 1)
+        #expect(claimed[0].alert.spec == alert.spec)
+        // Claimed work is not handed out twice.
+        #expect(try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4], orphanLimit: 0).isEmpty)
+
+        let later = now.addingTimeInterval(60)
+        try await store.settle([DeliverySettlement(deliveryID: claimed[0].delivery.id, result: .retry(at: later, error: "HTTP 500"))])
+        let pending = try #require(try await store.record(id: alert.id)).deliveries[0]
+        #expect(pending.state == .pending)
+        #expect(pending.lastError == "HTTP 500")
+        #expect(try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4], orphanLimit: 0).isEmpty)
+        let due = try #require(try await store.nextDueTime())
+        #expect(abs(due.timeIntervalSince(later)) < 0.01)
+
+        let again = try await store.claimDueDeliveries(now: later, capacity: [.presenter("hook"): 4], orphanLimit: 0)
+        #expect(again.first?.delivery.attempts == 2)
+        try await store.settle([DeliverySettlement(deliveryID: again[0].delivery.id, result: .delivered)])
+        let done = try #require(try await store.record(id: alert.id)).deliveries[0]
+        #expect(done.state == .delivered)
+        #expect(done.lastError == nil)
+        #expect(done.deliveredAt != nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func capacityBoundsClaimsPerPresenterAndOrphansAreReturned(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        for i in 0..<5 {
+            _ = try await store.submit([AlertSubmission(alert: Alert(spec: try spec("a\(i)")), presenters: ["a", "gone"])])
+        }
+        let claimed = try await store.claimDueDeliveries(now: Date(), capacity: [.presenter("a"): 2], orphanLimit: 3)
+        #expect(claimed.filter { $0.delivery.presenter == "a" }.count == 2)
+        #expect(claimed.filter { $0.delivery.presenter == "gone" }.count == 3)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func replayMakesDeadDeliveriesPendingAgain(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let alert = Alert(spec: try spec())
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let claimed = try await store.claimDueDeliveries(now: Date(), capacity: [.presenter("hook"): 1], orphanLimit: 0)
+        try await store.settle([DeliverySettlement(deliveryID: claimed[0].delivery.id, result: .dead(error: "HTTP 404"))])
+        #expect(try await store.counts().dead == 1)
+        #expect(try await store.replayDead(alert: alert.id, now: Date()) == 1)
+        let d = try #require(try await store.record(id: alert.id)).deliveries[0]
+        #expect(d.state == .pending)
+        #expect(d.attempts == 0)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func listingIsNewestFirstWithCursorAndFilters(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        var ids: [AlertID] = []
+        for i in 0..<7 {
+            let a = Alert(spec: try spec("a\(i)", labels: ["env": i % 2 == 0 ? "prod" : "dev"]))
+            ids.append(a.id)
+            _ = try await store.submit([AlertSubmission(alert: a, presenters: [])])
+        }
+        let page1 = try await store.alerts(matching: AlertQuery(limit: 3))
+        #expect(page1.alerts.map(\.id) == Array(ids.reversed().prefix(3)))
+        let page2 = try await store.alerts(matching: AlertQuery(limit: 3, before: page1.nextCursor))
+        #expect(page2.alerts.map(\.id) == Array(ids.reversed().dropFirst(3).prefix(3)))
+        let page3 = try await store.alerts(matching: AlertQuery(limit: 3, before: page2.nextCursor))
+        #expect(page3.alerts.count == 1)
+        #expect(page3.nextCursor == nil)
+        let prod = try await store.alerts(matching: AlertQuery(labels: [("env", "prod")], limit: 100))
+        #expect(prod.alerts.count == 4)
+        #expect(try await store.alerts(matching: AlertQuery(state: .confirmed)).alerts.isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func closedAlertsPastRetentionGoWithTheirDeliveriesAndCountsStayRight(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let long = Date().addingTimeInterval(-40 * 86_400)
+        func alert(_ title: String, at date: Date) throws -> Alert {
+            Alert(spec: try AlertSpec.Builder().title(title).build().get(), at: date)
+        }
+        let oldClosed = try alert("old closed", at: long)
+        let oldOpen = try alert("old open", at: long)
+        let oldUndelivered = try alert("old closed, delivery pending", at: long)
+        let recentClosed = try alert("recent closed", at: Date())
+        _ = try await store.submit([
+            AlertSubmission(alert: oldClosed, presenters: []),
+            AlertSubmission(alert: oldOpen, presenters: []),
+            AlertSubmission(alert: oldUndelivered, presenters: ["hook"]),
+            AlertSubmission(alert: recentClosed, presenters: []),
+        ])
+        for a in [oldClosed, oldUndelivered] {
+            _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "t", at: long.addingTimeInterval(60)))
+        }
+        _ = try await store.decide(recentClosed.id, AlertDecision(outcome: .resolved, actor: "t"))
+
+        let cutoff = Date().addingTimeInterval(-30 * 86_400)
+        #expect(try await store.prune(closedBefore: cutoff, limit: 100) == 1)
+        #expect(try await store.record(id: oldClosed.id) == nil)
+        #expect(try await store.record(id: oldOpen.id) != nil)  // open: never pruned
+        #expect(try await store.record(id: oldUndelivered.id) != nil)  // a delivery still pending
+        #expect(try await store.record(id: recentClosed.id) != nil)
+        #expect(try await store.counts() == StoreCounts(openAlerts: 1, pending: 1, inFlight: 0, dead: 0))
+        // The newest event survives pruning, so the log's position is never lost.
+        let events = try await store.events(after: 0, limit: 100)
+        #expect(!events.isEmpty)
+        #expect(events.allSatisfy { $0.at >= cutoff || $0.sequence == events.last?.sequence })
+    }
+}
