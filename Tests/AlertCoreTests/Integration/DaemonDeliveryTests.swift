@@ -116,8 +116,8 @@ import Glibc
     }
 
     @Test func fiftyConcurrentSendsWithOneDedupKeyMakeOneAlertAndOneDelivery() async throws {
-        let receiver = try WebhookReceiver()
-        let d = try daemon(hook: receiver)
+        let d = try TestDaemon(config: ["presenters": ["sink": ["type": "test", "record": "presented.jsonl"]]])
+        let sink = TestPresenterLog(d)
         try await d.start()
         let results = try await withThrowingTaskGroup(of: (id: String?, deduplicated: Bool?).self) { group in
             for i in 0..<50 {
@@ -133,12 +133,35 @@ import Glibc
         #expect(results.count == 50)
         #expect(Set(results.compactMap(\.id)).count == 1)
         #expect(results.filter { $0.deduplicated == false }.count == 1)
-        #expect(await receiver.wait { $0.count >= 1 })
+        #expect(await sink.wait { $0.count >= 1 })
         try await Task.sleep(for: .milliseconds(300))
-        #expect(receiver.received.count == 1)
+        #expect(sink.entries.count == 1)
         let list = try JSONSerialization.jsonObject(with: try await d.request("GET", "/v1/alerts").body) as? [String: Any]
         #expect((list?["alerts"] as? [Any])?.count == 1)
-        await receiver.stop()
+    }
+
+    @Test func theTestPresenterIsATypeLikeAnyOtherRecordingAndAnsweringItsScript() async throws {
+        // The presenter mock: one file in Sources, one line in the registry.
+        let d = try TestDaemon(config: [
+            "presenters": ["sink": ["type": "test", "record": "presented.jsonl", "outcomes": ["retry", "retry", "delivered"]]],
+        ])
+        let sink = TestPresenterLog(d)
+        try await d.start()
+        let id = try await d.send(["title": "scripted"])
+        #expect(await sink.wait { $0.count >= 3 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(sink.entries.map(\.attempt) == [1, 2, 3])
+        #expect(Set(sink.entries.map(\.deliveryID)) == ["\(id).0"])
+        #expect(sink.entries.allSatisfy { $0.title == "scripted" && $0.presenter == "sink" })
+        let show = try JSONSerialization.jsonObject(with: try await d.request("GET", "/v1/alerts/\(id)").body) as? [String: Any]
+        let delivery = (show?["deliveries"] as? [[String: Any]])?.first
+        #expect(delivery?["state"] as? String == "delivered")
+        #expect(delivery?["attempts"] as? Int == 3)
+        // Bad settings are reported with their path, like any type's.
+        let bad = try TestDaemon(config: ["presenters": ["sink": ["type": "test", "outcomes": ["maybe"]]]])
+        let check = try await bad.checkConfig()
+        #expect(check.exitCode == 65)
+        #expect(check.stderr.contains("presenters.sink.outcomes[0]: must be delivered, retry, retry:<duration> or dead"))
     }
 
     @Test func badInputGetsTheRight4xxAndChangesNothing() async throws {

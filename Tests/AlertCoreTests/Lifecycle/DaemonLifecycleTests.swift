@@ -79,27 +79,27 @@ import Glibc
     }
 
     @Test func aBrokenReloadKeepsTheOldConfigAndAGoodOneRoutesNewAlerts() async throws {
-        let a = try WebhookReceiver()
-        let b = try WebhookReceiver()
         let retry: [String: Any] = ["initial_delay": "100ms", "jitter": false]
-        let d = try TestDaemon(config: ["presenters": ["a": ["type": "webhook", "url": a.url]], "retry": retry])
+        let a: [String: Any] = ["type": "test", "record": "a.jsonl"]
+        let d = try TestDaemon(config: ["presenters": ["a": a], "retry": retry])
+        let (sinkA, sinkB) = (TestPresenterLog(d, record: "a.jsonl"), TestPresenterLog(d, record: "b.jsonl"))
         try await d.start()
         _ = try await d.send(["title": "before"])
-        #expect(await a.wait { $0.count == 1 })
+        #expect(await sinkA.wait { $0.count == 1 })
 
         // Broken: an unknown presenter in a route. Nothing changes.
-        try writeConfig(d, ["presenters": ["a": ["type": "webhook", "url": a.url]], "routes": [["presenters": ["nope"]]], "retry": retry])
+        try writeConfig(d, ["presenters": ["a": a], "routes": [["presenters": ["nope"]]], "retry": retry])
         d.signal(SIGHUP)
         try await Task.sleep(for: .milliseconds(500))
         #expect(d.log.contains("reload failed; keeping the running configuration"))
         #expect(d.log.contains("no presenter named \\\"nope\\\"") || d.log.contains("no presenter named"))
         #expect(try await metric(d, "alertd_config_last_reload_successful") == 0)
         _ = try await d.send(["title": "after a bad reload"])
-        #expect(await a.wait { $0.count == 2 })
+        #expect(await sinkA.wait { $0.count == 2 })
 
         // Good: a route sends critical alerts to b instead.
         try writeConfig(d, [
-            "presenters": ["a": ["type": "webhook", "url": a.url], "b": ["type": "webhook", "url": b.url]],
+            "presenters": ["a": a, "b": ["type": "test", "record": "b.jsonl"]],
             "routes": [["match": ["severity": ["critical"]], "presenters": ["b"]]],
             "default_route": ["presenters": ["a"]], "retry": retry,
         ])
@@ -108,12 +108,10 @@ import Glibc
         #expect(d.log.contains("configuration reloaded"))
         #expect(try await metric(d, "alertd_config_last_reload_successful") == 1)
         let critical = try await d.send(["title": "after a good reload", "severity": "critical"])
-        #expect(await b.wait { $0.count == 1 })
-        #expect(b.received.first?.alertID == critical)
+        #expect(await sinkB.wait { $0.count == 1 })
+        #expect(sinkB.entries.first?.alertID == critical)
         try await Task.sleep(for: .milliseconds(300))
-        #expect(a.received.count == 2)
-        await a.stop()
-        await b.stop()
+        #expect(sinkA.entries.count == 2)
     }
 
     @Test func underJournaldLinesCarryPriorityAndNoTimestamp() async throws {

@@ -150,6 +150,11 @@ final class TestDaemon: Sendable {
                                    environment: ["ALERTD_SOCKET": socketPath])
     }
 
+    /// `alertd --check-config` on this daemon's configuration.
+    func checkConfig() async throws -> TestBinaries.Result {
+        try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", configPath, "--state-dir", stateDir])
+    }
+
     /// Submits one alert over the socket; its id, once acknowledged.
     func send(_ alert: [String: Any]) async throws -> String {
         let r = try await request("POST", "/v1/alerts", json: alert)
