@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
         .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
         .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),
-        .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP"]),
+        .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP", "AlertdPOSIX"]),
         .target(name: "AlertdHTTPServer", dependencies: ["CMicroHTTPD", "AlertdHTTP", "AlertdPOSIX"]),
 
         .target(name: "AlertdLogging", dependencies: ["AlertModel", "AlertdPOSIX"]),

@@ -1,4 +1,5 @@
 import CCurl
+import AlertdPOSIX
 import Foundation
 import Synchronization
 import AlertdHTTP
@@ -237,7 +238,7 @@ package final class CurlTransfer: @unchecked Sendable {
         case ENOENT: "no such socket"
         case EACCES: "permission denied"
         case 0: "could not connect"
-        case let e: String(cString: strerror(e)).lowercased()
+        case let e: Errno(e).description.lowercased()
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import AlertdPOSIX
 
 /// Why an ``HTTPServer`` could not start. Each case has a stable ``code`` and
 /// a ``message`` that says what to do about it.
@@ -56,7 +57,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
         case .alreadyStarted:
             "The server was already started; make a new server to listen again."
         case .system(let op, let a, let e):
-            "Cannot listen on \(a): \(op) failed: \(String(cString: strerror(e))) (errno \(e))."
+            "Cannot listen on \(a): \(op) failed: \(Errno(e).description) (errno \(e))."
         case .startFailed(let reason):
             "The HTTP server could not start: \(reason)."
         }

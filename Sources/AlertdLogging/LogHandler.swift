@@ -57,20 +57,9 @@ public struct StreamLogHandler: LogHandler {
             let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         case .journal:
-            return "<\(entry.level.syslogPriority)>\(entry.label): \(entry.message)\(logfmt(entry.metadata))"
+            return "<\(entry.level.syslogPriority)>\(entry.label): \(entry.message)\(Logfmt.pairs(entry.metadata))"
         case .human:
-            return "\(Logger.timestamp(entry.date)) \(entry.level.rawValue) \(entry.label): \(entry.message)\(logfmt(entry.metadata))"
+            return "\(Logger.timestamp(entry.date)) \(entry.level.rawValue) \(entry.label): \(entry.message)\(Logfmt.pairs(entry.metadata))"
         }
-    }
-
-    /// ` key=value key2="quoted value"`, keys sorted.
-    package static func logfmt(_ metadata: Logger.Metadata) -> String {
-        metadata.sorted { $0.key < $1.key }.map { key, value in
-            let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline || $0 == "\\" }
-            guard needsQuotes else { return " \(key)=\(value)" }
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
-            return " \(key)=\"\(escaped)\""
-        }.joined()
     }
 }

@@ -53,7 +53,9 @@ package enum StoreCoding {
 
     /// A flat object of strings, keys sorted; for event data.
     package static func json(_ fields: [String: String]) -> String {
-        "{" + fields.sorted { $0.key < $1.key }.map { "\(AlertSpec.quoted($0.key)):\(AlertSpec.quoted($0.value))" }.joined(separator: ",") + "}"
+        var o = JSONObject()
+        for (key, value) in fields { o.string(key, value) }
+        return o.json
     }
 
     package static func decodeMap(_ text: String?) -> [String: String] {

@@ -21,7 +21,7 @@ public final class JSONConfigReader {
             return nil
         }
         for key in obj.keys.sorted() where !allowed.contains(key) {
-            let suggestion = closest(key, in: allowed).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let suggestion = key.closest(in: allowed).map { " (did you mean \"\($0)\"?)" } ?? ""
             problem(join(path, key), "unknown key\(suggestion); allowed here: \(allowed.joined(separator: ", "))")
         }
         return obj
@@ -105,27 +105,5 @@ public final class JSONConfigReader {
     package static func parseDuration(_ text: String) -> Duration? {
         if text.hasSuffix("ms"), let n = Int64(text.dropLast(2)), n >= 0 { return .milliseconds(n) }
         return AlertDuration(parsing: text).map { .seconds($0.seconds) }
-    }
-
-    private func closest(_ key: String, in options: [String]) -> String? {
-        options.map { ($0, EditDistance.between(key, $0)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
-    }
-}
-
-/// Levenshtein distance, for "did you mean" suggestions.
-package enum EditDistance {
-    package static func between(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var prev = Array(0...b.count)
-        for i in 1...a.count {
-            var cur = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            prev = cur
-        }
-        return prev[b.count]
     }
 }

@@ -36,6 +36,6 @@ public struct SocketActivationError: Error, Sendable, Equatable, CustomStringCon
 
     package static func badDescriptor(_ fd: Int32, errno e: Int32) -> Self {
         Self(code: .badDescriptor,
-             message: "Socket activation passed descriptor \(fd), but it is not usable: \(String(cString: strerror(e))).")
+             message: "Socket activation passed descriptor \(fd), but it is not usable: \(Errno(e).description).")
     }
 }

@@ -52,10 +52,10 @@ public struct SystemdNotifierError: Error, Sendable, Equatable, CustomStringConv
         case .abstract(let n): name = "@" + n
         }
         return Self(code: .sendFailed,
-                    message: "Cannot notify the service manager at \(name): \(String(cString: strerror(e))).", errno: e)
+                    message: "Cannot notify the service manager at \(name): \(Errno(e).description).", errno: e)
     }
 
     package static func system(operation: String, errno e: Int32) -> Self {
-        Self(code: .system, message: "\(operation) failed: \(String(cString: strerror(e))).", errno: e)
+        Self(code: .system, message: "\(operation) failed: \(Errno(e).description).", errno: e)
     }
 }

@@ -52,7 +52,7 @@ import Testing
         ("ünïcode", "ünïcode"),
     ])
     func quotesLogfmtValues(_ raw: String, _ quoted: String) {
-        #expect(LogLineFormatter.logfmtValue(raw) == quoted)
+        #expect(Logfmt.value(raw) == quoted)
     }
 
     @Test func timestampsAreUTC() {

@@ -1,4 +1,5 @@
 import Foundation
+import AlertdPOSIX
 
 /// A log file that could not be opened, with the system's reason.
 public struct LogFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -15,6 +16,6 @@ public struct LogFileError: Error, Sendable, Equatable, CustomStringConvertible 
     public var code: String { "log_file_unavailable" }
 
     public var description: String {
-        "cannot open log file \(path): \(String(cString: strerror(errno))) (check that the directory exists and this user may write to it)"
+        "cannot open log file \(path): \(Errno(errno).description) (check that the directory exists and this user may write to it)"
     }
 }

@@ -31,7 +31,7 @@ public final class LogPresenter: AlertPresenter {
         switch configuration.destination {
         case .standardError:
             if let code = FileDescriptorWriter.standardError.write(bytes) {
-                return .retryableFailure(reason: "writing to stderr failed: \(String(cString: strerror(code)))")
+                return .retryableFailure(reason: "writing to stderr failed: \(Errno(code).description)")
             }
             return .delivered
         case .file(let path):
@@ -44,7 +44,7 @@ public final class LogPresenter: AlertPresenter {
                     }
                 }
                 if let code = FileDescriptorWriter.writeAll(fd!, bytes) {
-                    return .retryableFailure(reason: "writing to log file \(path) failed: \(String(cString: strerror(code)))")
+                    return .retryableFailure(reason: "writing to log file \(path) failed: \(Errno(code).description)")
                 }
                 return .delivered
             }

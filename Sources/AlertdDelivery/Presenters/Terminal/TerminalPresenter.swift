@@ -25,7 +25,7 @@ public struct TerminalPresenter: AlertPresenter {
         let writer = self.writer
         let text = TerminalRenderer.render(alert, context: delivery, width: width, colour: usesColour)
         if let code = writer.write(Array(text.utf8)) {
-            return .retryableFailure(reason: "writing to \(configuration.stream.rawValue) failed: \(String(cString: strerror(code)))")
+            return .retryableFailure(reason: "writing to \(configuration.stream.rawValue) failed: \(Errno(code).description)")
         }
         return .delivered
     }

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An `errno` value, read as the C library's text for it (`strerror`):
+/// every message about a failed system call words it the same way.
+public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The calling thread's `errno`, right after a call failed.
+    public static var current: Errno { Errno(errno) }
+
+    /// `No such file or directory`.
+    public var description: String { String(cString: strerror(rawValue)) }
+}
