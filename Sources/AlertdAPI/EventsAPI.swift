@@ -21,26 +21,21 @@ public struct EventsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/v1/events") { req, _ in await stream(req) }
+        router.add("GET", "/v1/events", access: .token) { req throws(APIError) in try await stream(req.http) }
     }
 
-    package func stream(_ request: HTTPRequest) async -> HTTPResponse {
+    package func stream(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
         let since: Int64
         var announce = ""
         if raw.trimmingCharacters(in: .whitespaces) == "now" {
             // Resolved before answering: whatever happens once the client has
             // the response head is in the stream.
-            do {
-                since = try await store.lastEventSequence()
-            } catch {
-                return AlertsAPI.storeFailure(error)
-            }
+            since = try await APIError.storeCall(await store.lastEventSequence())
             announce = "id: \(since)\n"
         } else {
             guard let given = Int64(raw.trimmingCharacters(in: .whitespaces)), given >= 0 else {
-                return .error(status: 400, code: "invalid_query",
-                              message: "`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
+                throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
             }
             since = given
         }
