@@ -137,7 +137,7 @@ public struct DecisionsAPI: Sendable {
     /// previews in chat apps fetch URLs, and a fetch must not decide.
     package func actionPage(_ request: HTTPRequest, id raw: String, action rawAction: String) async throws(APIError) -> HTTPResponse {
         let (id, action) = try verifiedLink(request, id: raw, action: rawAction)
-        guard let record = try? await store.record(id: id) else { throw .alertNotFound(id: raw) }
+        guard let record = try await APIError.storeCall(await store.record(id: id)) else { throw .alertNotFound(id: raw) }
         let alert = record.alert
         let label = alert.spec.action(action)?.label ?? action.rawValue
         let html = """

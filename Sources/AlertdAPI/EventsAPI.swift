@@ -42,17 +42,31 @@ public struct EventsAPI: Sendable {
         let store = self.store
         let changes = self.changes
         let keepAlive = self.keepAlive
+        // The first page is read before answering, so a store that is down
+        // gets a 503 rather than a 200 stream that ends at once.
+        let firstSeen = changes.generation
+        let firstPage = try await APIError.storeCall(await store.events(after: since, limit: 500))
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
         let producer = Task {
             var last = since
             var lastFrame = ContinuousClock.now
+            var prefetched: (events: [StoredEvent], seen: UInt64)? = (firstPage, firstSeen)
             // Tells the client how long to wait before reconnecting.
             continuation.yield(Data("retry: 1000\n\(announce)\n".utf8))
             while !Task.isCancelled {
-                let seen = changes.generation
-                guard let events = try? await store.events(after: last, limit: 500) else {
-                    continuation.finish()
-                    return
+                let events: [StoredEvent], seen: UInt64
+                if let page = prefetched {
+                    (events, seen) = page
+                    prefetched = nil
+                } else {
+                    seen = changes.generation
+                    // The head is sent, so ending the stream is all that is left;
+                    // the client reconnects with Last-Event-ID and gets the 503 then.
+                    guard let page = try? await store.events(after: last, limit: 500) else {
+                        continuation.finish()
+                        return
+                    }
+                    events = page
                 }
                 for e in events {
                     let frame = Self.frame(e)
