@@ -12,11 +12,11 @@ extension APIRouter {
         links: ActionLinkSigner? = nil,
         changes: StoreChangeNotifier = StoreChangeNotifier(),
         metrics: DaemonMetrics = DaemonMetrics(),
-        tokenChecked: Bool = false
+        authenticator: APIAuthenticator = APIAuthenticator(token: nil)
     ) -> APIRouter {
-        var router = APIRouter()
+        var router = APIRouter(authenticator: authenticator)
         AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
-        DecisionsAPI(store: store, links: links, metrics: metrics, tokenChecked: tokenChecked, onDecided: onReplay).register(in: &router)
+        DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
         MetricsAPI(metrics: metrics, store: store).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)
         HealthAPI(store: store, dispatcherRunning: dispatcherRunning).register(in: &router)

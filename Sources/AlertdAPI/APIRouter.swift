@@ -1,14 +1,18 @@
 import AlertdHTTP
 
 /// Matches requests to handlers by method and path pattern
-/// (`/v1/alerts/{id}`), answering 404 and 405 itself in the API's error shape.
+/// (`/v1/alerts/{id}`), enforces each route's declared `APIAccess`, and
+/// renders every `APIError` (its own 401, 404 and 405 included) as the API's
+/// JSON error body, in this one place.
 public struct APIRouter: Sendable {
-    public typealias Handler = @Sendable (HTTPRequest, _ parameters: [String: String]) async -> HTTPResponse
+    public typealias Handler = @Sendable (APIRequest) async throws(APIError) -> HTTPResponse
 
     /// One route; the list of them is what `docs/openapi.json` must describe.
     public struct Route: Sendable {
         public let method: String
         public let pattern: String
+        /// Who may call it.
+        public let access: APIAccess
         package let segments: [Segment]
         package let handler: Handler
     }
@@ -19,38 +23,59 @@ public struct APIRouter: Sendable {
     }
 
     public private(set) var routes: [Route] = []
+    /// Checks `.token` routes; without a token it lets every caller in.
+    public let authenticator: APIAuthenticator
 
-    public init() {}
+    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil)) {
+        self.authenticator = authenticator
+    }
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: String, _ pattern: String, access: APIAccess, _ handler: @escaping Handler) {
         let segments = pattern.split(separator: "/").map { s -> Segment in
             s.hasPrefix("{") && s.hasSuffix("}") ? .parameter(String(s.dropFirst().dropLast())) : .literal(String(s))
         }
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, access: access, segments: segments, handler: handler))
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        do {
+            return try await route(request)
+        } catch {
+            return error.response
+        }
+    }
+
+    private func route(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var allowed: [String] = []
         // Literal segments win over parameters, so `/v1/alerts/replay` could never be read as an id.
         let candidates = routes.compactMap { route -> (Route, [String: String], Int)? in
             guard let (params, literals) = Self.match(route.segments, parts) else { return nil }
             return (route, params, literals)
         }.sorted { $0.2 > $1.2 }
-        for (route, params, _) in candidates {
-            if route.method == request.method || (request.method == "HEAD" && route.method == "GET") {
-                return await route.handler(request, params)
-            }
-            allowed.append(route.method)
+        if let (route, params, _) = candidates.first(where: { Self.serves($0.0, request.method) }) {
+            let verified = try authorize(request, route.access)
+            return try await route.handler(APIRequest(http: request, parameters: params, tokenVerified: verified))
         }
-        if !allowed.isEmpty {
-            var response = HTTPResponse.error(
-                status: 405, code: "method_not_allowed",
-                message: "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: " or ")).")
-            response.headers.set("Allow", allowed.joined(separator: ", "))
-            return response
+        // Only a path that belongs to open routes alone may tell an anonymous
+        // caller it exists: anything else, unknown paths included, needs the token first.
+        let access: APIAccess = !candidates.isEmpty && candidates.allSatisfy({ $0.0.access != .token }) ? .public : .token
+        _ = try authorize(request, access)
+        let allowed = candidates.map(\.0.method)
+        if !allowed.isEmpty { throw .methodNotAllowed(request.method, path: request.path, allowed: allowed) }
+        throw .notFound("There is nothing at \(request.path). The API lives under /v1; see docs/API.md.")
+    }
+
+    /// Applies a route's access rule; true when a bearer token was checked.
+    private func authorize(_ request: HTTPRequest, _ access: APIAccess) throws(APIError) -> Bool {
+        switch access {
+        case .token: try authenticator.authenticate(request)
+        // An action link's handler checks the link's signature itself.
+        case .public, .actionLink: false
         }
-        return .error(status: 404, code: "not_found", message: "There is nothing at \(request.path). The API lives under /v1; see docs/API.md.")
+    }
+
+    private static func serves(_ route: Route, _ method: String) -> Bool {
+        route.method == method || (method == "HEAD" && route.method == "GET")
     }
 
     package static func match(_ segments: [Segment], _ parts: [String]) -> ([String: String], Int)? {

@@ -20,54 +20,51 @@ public struct AlertsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/alerts") { req, _ in
-            let response = await submit(req)
-            // Every refusal carries its code in the body: count them all here, in one place.
-            if response.status >= 400, let code = try? HTTPErrorBody.decode(Self.bytes(response)).code { metrics.rejected(code) }
-            return response
+        router.add("POST", "/v1/alerts", access: .token) { req throws(APIError) in
+            do throws(APIError) {
+                return try await submit(req.http)
+            } catch {
+                // Every refusal is thrown with its code: count them all here, in one place.
+                metrics.rejected(error.code)
+                throw error
+            }
         }
-        router.add("GET", "/v1/alerts") { req, _ in await list(req) }
-        router.add("GET", "/v1/alerts/{id}") { req, p in await show(req, id: p["id"] ?? "") }
-        router.add("POST", "/v1/alerts/{id}/replay") { req, p in await replay(req, id: p["id"]) }
-        router.add("POST", "/v1/deliveries/replay") { req, _ in await replay(req, id: nil) }
+        router.add("GET", "/v1/alerts", access: .token) { req throws(APIError) in try await list(req.http) }
+        router.add("GET", "/v1/alerts/{id}", access: .token) { req throws(APIError) in try await show(req.http, id: req[parameter: "id"]) }
+        router.add("POST", "/v1/alerts/{id}/replay", access: .token) { req throws(APIError) in
+            try await replay(req.http, id: req[parameter: "id"])
+        }
+        router.add("POST", "/v1/deliveries/replay", access: .token) { req throws(APIError) in try await replay(req.http, id: nil) }
     }
 
     // MARK: POST /v1/alerts
 
     /// One alert object, or an array of them. Each is checked by the same
     /// builder alertctl uses; the answer comes only after the store committed.
-    package func submit(_ request: HTTPRequest) async -> HTTPResponse {
+    package func submit(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let settings = intake.current
-        let root: Any
-        switch APIRequestBody.json(request) {
-        case .failure(let box): return box.response
-        case .success(let value): root = value
-        }
+        let root = try APIRequestBody.json(request)
         if let object = root as? [String: Any] {
             switch Self.spec(from: object, settings) {
             case .failure(let errors):
-                return APIRequestBody.invalidAlert(errors)
+                throw .invalidAlert(errors)
             case .success(let spec):
-                do {
-                    let result = try await intake.submit([spec])[0]
-                    metrics.accepted([result])
-                    return APIRepresentation.json(
-                        APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
-                } catch {
-                    return Self.storeFailure(error)
-                }
+                let result = try await APIError.storeCall(await intake.submit([spec])[0])
+                metrics.accepted([result])
+                return APIRepresentation.json(
+                    APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
             }
         }
         guard let array = root as? [Any] else {
-            return .error(status: 400, code: "invalid_body", message: "The body must be an alert object or an array of alert objects.")
+            throw .invalidBody("The body must be an alert object or an array of alert objects.")
         }
         let maxBatch = settings.maxBatch
         guard array.count <= maxBatch else {
-            return .error(status: 413, code: "batch_too_large",
-                          message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
+            throw APIError(status: 413, code: "batch_too_large",
+                           message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
         }
         guard !array.isEmpty else {
-            return .error(status: 400, code: "empty_batch", message: "The array is empty; send at least one alert.")
+            throw APIError(status: 400, code: "empty_batch", message: "The array is empty; send at least one alert.")
         }
         var items = [APIRepresentation.SubmissionItem?](repeating: nil, count: array.count)
         var specs: [(Int, AlertSpec)] = []
@@ -82,14 +79,10 @@ public struct AlertsAPI: Sendable {
             }
         }
         if !specs.isEmpty {
-            do {
-                let results = try await intake.submit(specs.map(\.1))
-                metrics.accepted(results)
-                for ((i, _), r) in zip(specs, results) {
-                    items[i] = .init(index: i, id: r.id, state: r.state, deduplicated: r.deduplicated)
-                }
-            } catch {
-                return Self.storeFailure(error)
+            let results = try await APIError.storeCall(await intake.submit(specs.map(\.1)))
+            metrics.accepted(results)
+            for ((i, _), r) in zip(specs, results) {
+                items[i] = .init(index: i, id: r.id, state: r.state, deduplicated: r.deduplicated)
             }
         }
         let results = items.compactMap { $0 }
@@ -132,7 +125,7 @@ public struct AlertsAPI: Sendable {
 
     // MARK: GET /v1/alerts
 
-    package func list(_ request: HTTPRequest) async -> HTTPResponse {
+    package func list(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var query = AlertQuery()
         var problems: [HTTPErrorBody.Detail] = []
         if let s = request.queryValue("state") {
@@ -160,57 +153,34 @@ public struct AlertsAPI: Sendable {
             }
         }
         guard problems.isEmpty else {
-            return .error(status: 400, code: "invalid_query", message: problems.map(\.message).joined(separator: " "), details: problems)
+            throw .invalidQuery(problems.map(\.message).joined(separator: " "), details: problems)
         }
-        do {
-            let page = try await store.alerts(matching: query)
-            return APIRepresentation.json(APIRepresentation.AlertList(
-                alerts: page.alerts.map { APIRepresentation.AlertDetail($0) }, nextCursor: page.nextCursor))
-        } catch {
-            return Self.storeFailure(error)
-        }
+        let page = try await APIError.storeCall(await store.alerts(matching: query))
+        return APIRepresentation.json(APIRepresentation.AlertList(
+            alerts: page.alerts.map { APIRepresentation.AlertDetail($0) }, nextCursor: page.nextCursor))
     }
 
     // MARK: GET /v1/alerts/{id}
 
-    package func show(_ request: HTTPRequest, id raw: String) async -> HTTPResponse {
-        guard let id = AlertID(raw) else { return Self.noSuchAlert(raw) }
-        do {
-            guard let record = try await store.record(id: id) else { return Self.noSuchAlert(raw) }
-            return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries))
-        } catch {
-            return Self.storeFailure(error)
-        }
+    package func show(_ request: HTTPRequest, id raw: String) async throws(APIError) -> HTTPResponse {
+        guard let id = AlertID(raw),
+              let record = try await APIError.storeCall(await store.record(id: id))
+        else { throw .alertNotFound(id: raw) }
+        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries))
     }
 
     // MARK: replay
 
-    package func replay(_ request: HTTPRequest, id raw: String?) async -> HTTPResponse {
+    package func replay(_ request: HTTPRequest, id raw: String?) async throws(APIError) -> HTTPResponse {
         var alert: AlertID?
         if let raw {
-            guard let id = AlertID(raw) else { return Self.noSuchAlert(raw) }
+            guard let id = AlertID(raw),
+                  try await APIError.storeCall(await store.record(id: id)) != nil
+            else { throw .alertNotFound(id: raw) }
             alert = id
         }
-        do {
-            if let alert, try await store.record(id: alert) == nil { return Self.noSuchAlert(alert.rawValue) }
-            let n = try await store.replayDead(alert: alert, now: Date())
-            if n > 0 { onReplay() }
-            return APIRepresentation.json(APIRepresentation.ReplayResult(replayed: n))
-        } catch {
-            return Self.storeFailure(error)
-        }
-    }
-
-    package static func bytes(_ response: HTTPResponse) -> Data {
-        if case .bytes(let data) = response.body { return data }
-        return Data()
-    }
-
-    package static func noSuchAlert(_ raw: String) -> HTTPResponse {
-        .error(status: 404, code: "alert_not_found", message: "There is no alert with id `\(raw)`.")
-    }
-
-    package static func storeFailure(_ error: StoreError) -> HTTPResponse {
-        .error(status: 503, code: error.code.rawValue, message: error.message)
+        let n = try await APIError.storeCall(await store.replayDead(alert: alert, now: Date()))
+        if n > 0 { onReplay() }
+        return APIRepresentation.json(APIRepresentation.ReplayResult(replayed: n))
     }
 }

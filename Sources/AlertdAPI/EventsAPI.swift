@@ -21,43 +21,52 @@ public struct EventsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/v1/events") { req, _ in await stream(req) }
+        router.add("GET", "/v1/events", access: .token) { req throws(APIError) in try await stream(req.http) }
     }
 
-    package func stream(_ request: HTTPRequest) async -> HTTPResponse {
+    package func stream(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
         let since: Int64
         var announce = ""
         if raw.trimmingCharacters(in: .whitespaces) == "now" {
             // Resolved before answering: whatever happens once the client has
             // the response head is in the stream.
-            do {
-                since = try await store.lastEventSequence()
-            } catch {
-                return AlertsAPI.storeFailure(error)
-            }
+            since = try await APIError.storeCall(await store.lastEventSequence())
             announce = "id: \(since)\n"
         } else {
             guard let given = Int64(raw.trimmingCharacters(in: .whitespaces)), given >= 0 else {
-                return .error(status: 400, code: "invalid_query",
-                              message: "`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
+                throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
             }
             since = given
         }
         let store = self.store
         let changes = self.changes
         let keepAlive = self.keepAlive
+        // The first page is read before answering, so a store that is down
+        // gets a 503 rather than a 200 stream that ends at once.
+        let firstSeen = changes.generation
+        let firstPage = try await APIError.storeCall(await store.events(after: since, limit: 500))
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
         let producer = Task {
             var last = since
             var lastFrame = ContinuousClock.now
+            var prefetched: (events: [StoredEvent], seen: UInt64)? = (firstPage, firstSeen)
             // Tells the client how long to wait before reconnecting.
             continuation.yield(Data("retry: 1000\n\(announce)\n".utf8))
             while !Task.isCancelled {
-                let seen = changes.generation
-                guard let events = try? await store.events(after: last, limit: 500) else {
-                    continuation.finish()
-                    return
+                let events: [StoredEvent], seen: UInt64
+                if let page = prefetched {
+                    (events, seen) = page
+                    prefetched = nil
+                } else {
+                    seen = changes.generation
+                    // The head is sent, so ending the stream is all that is left;
+                    // the client reconnects with Last-Event-ID and gets the 503 then.
+                    guard let page = try? await store.events(after: last, limit: 500) else {
+                        continuation.finish()
+                        return
+                    }
+                    events = page
                 }
                 for e in events {
                     let frame = Self.frame(e)

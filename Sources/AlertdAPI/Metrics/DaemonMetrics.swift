@@ -1,6 +1,5 @@
 import Foundation
 import AlertModel
-import AlertdAPI
 import AlertdDelivery
 import AlertdStore
 

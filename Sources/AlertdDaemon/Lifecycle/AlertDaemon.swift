@@ -79,13 +79,9 @@ public final class AlertDaemon: Sendable {
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
             dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes, metrics: metrics,
-            tokenChecked: auth.token != nil)
-        let handler: HTTPServer.Handler = { request in
-            // Health checks carry no secrets; action links carry their own signed token.
-            let open = request.path == "/v1/health" || DecisionsAPI.isActionLink(request.path)
-            if !open, let refusal = auth.reject(request) { return refusal }
-            return await api.handle(request)
-        }
+            authenticator: auth)
+        // Each route declares who may call it; the router enforces that with `auth`.
+        let handler: HTTPServer.Handler = { request in await api.handle(request) }
 
         socketPath = config.api.activatedListeners.unixSocket == nil ? config.resolvedSocketPath() : "(passed by systemd)"
         let listeners = config.apiListeners()

@@ -30,12 +30,7 @@ import Testing
 
     /// The daemon's router, over an in-memory store.
     static func daemonRouter() -> APIRouter {
-        let store = InMemoryAlertStore()
-        let intake = AlertIntake(
-            store: store,
-            settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: [])), limits: .default),
-            onAccepted: {})
-        return APIRouter.alertd(intake: intake, store: store, onReplay: {}, dispatcherRunning: { true })
+        APIFixture.router()
     }
 
     static func document() throws -> [String: Any] {
@@ -75,6 +70,19 @@ import Testing
             for method in methods {
                 #expect(routes.contains("\(method.uppercased()) \(path)"), "docs/openapi.json documents \(method.uppercased()) \(path), which the router does not serve")
             }
+        }
+    }
+
+    /// A route open without the token says so with `"security": []`; every
+    /// other one falls under the document's bearer scheme and documents the 401.
+    @Test func documentedSecurityMatchesEachRoutesAccess() throws {
+        let paths = try Self.paths()
+        for route in Self.daemonRouter().routes {
+            let operation = try #require(paths[route.pattern]?[route.method.lowercased()] as? [String: Any])
+            let open = (operation["security"] as? [Any])?.isEmpty == true
+            #expect(open == (route.access != .token), "\(route.method) \(route.pattern) is \(route.access), docs/openapi.json says open: \(open)")
+            let responses = operation["responses"] as? [String: Any] ?? [:]
+            #expect((responses["401"] != nil) == (route.access == .token), "\(route.method) \(route.pattern): 401 documented iff it needs the token")
         }
     }
 
@@ -119,7 +127,7 @@ import Testing
     /// The codes in the API's error answers, as the sources spell them.
     static func errorCodesInSources() throws -> Set<String> {
         let sources = packageRoot.appendingPathComponent("Sources")
-        let files = ["AlertdAPI/APIAuthenticator.swift", "AlertdAPI/APIRequestBody.swift", "AlertdAPI/APIRouter.swift",
+        let files = ["AlertdAPI/APIError.swift", "AlertdAPI/APIRequestBody.swift", "AlertdAPI/APIRouter.swift",
                      "AlertdAPI/AlertsAPI.swift", "AlertdAPI/DecisionsAPI.swift", "AlertdAPI/EventsAPI.swift",
                      "AlertdAPI/HealthAPI.swift", "AlertdHTTP/Wire/HTTPErrorBody+InvalidAlert.swift",
                      "AlertdHTTP/Wire/APIRepresentation.swift", "AlertdHTTPServer/MHDServerCore.swift",

@@ -1,0 +1,88 @@
+import AlertModel
+import AlertdHTTP
+
+/// Why a request was refused, as a handler throws it. `APIRouter` turns it
+/// into the one JSON error shape (`HTTPErrorBody`) in one place, so a handler
+/// never builds an error response itself.
+public struct APIError: Error, Sendable, Equatable {
+    /// The HTTP status, e.g. 404 or 503.
+    public var status: Int
+    /// Stable, snake_case, for programs (`alert_not_found`, `store_io`); listed in docs/API.md.
+    public var code: String
+    /// A sentence for people that says what to do about it; may change between versions.
+    public var message: String
+    /// One entry per problem, when there is more than one to tell.
+    public var details: [HTTPErrorBody.Detail]?
+    /// Headers the answer must carry, such as `Retry-After`, `Allow` or `WWW-Authenticate`.
+    public var headers: HTTPHeaders
+
+    public init(status: Int, code: String, message: String, details: [HTTPErrorBody.Detail]? = nil, headers: HTTPHeaders = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers
+    }
+
+    /// An error whose body was built elsewhere (the builder's `invalid_alert`).
+    public init(status: Int, body: HTTPErrorBody, headers: HTTPHeaders = [:]) {
+        self.init(status: status, code: body.error.code, message: body.error.message, details: body.error.details, headers: headers)
+    }
+
+    /// The body as it goes on the wire.
+    public var body: HTTPErrorBody {
+        HTTPErrorBody(code: code, message: message, details: details)
+    }
+
+    /// The answer to send: the JSON error body with this error's headers.
+    public var response: HTTPResponse {
+        var response = HTTPResponse.error(status: status, code: code, message: message, details: details)
+        for field in headers { response.headers.add(field.name, field.value) }
+        return response
+    }
+}
+
+extension APIError {
+    /// 401: a TCP caller without the configured bearer token.
+    public static let unauthorized = APIError(
+        status: 401, code: "unauthorized",
+        message: "This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file).",
+        headers: ["WWW-Authenticate": #"Bearer realm="alertd""#])
+
+    /// 404 for a path or action that does not exist.
+    public static func notFound(_ message: String) -> APIError {
+        APIError(status: 404, code: "not_found", message: message)
+    }
+
+    /// 405, with `Allow` listing the methods the path does serve.
+    public static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> APIError {
+        APIError(status: 405, code: "method_not_allowed",
+                 message: "\(method) is not allowed on \(path); use \(allowed.joined(separator: " or ")).",
+                 headers: ["Allow": allowed.joined(separator: ", ")])
+    }
+
+    /// 404 for an alert id that names nothing (or is not an id at all).
+    public static func alertNotFound(id raw: String) -> APIError {
+        APIError(status: 404, code: "alert_not_found", message: "There is no alert with id `\(raw)`.")
+    }
+
+    /// 404 for a dedup key no open alert holds.
+    public static func alertNotFound(dedupKey key: String) -> APIError {
+        APIError(status: 404, code: "alert_not_found", message: "No open alert has the dedup key `\(key)`.")
+    }
+
+    /// 400: the body is JSON, but not the JSON this endpoint takes.
+    public static func invalidBody(_ message: String) -> APIError {
+        APIError(status: 400, code: "invalid_body", message: message)
+    }
+
+    /// 400: a query parameter is wrong; `details` names each one at fault.
+    public static func invalidQuery(_ message: String, details: [HTTPErrorBody.Detail]? = nil) -> APIError {
+        APIError(status: 400, code: "invalid_query", message: message, details: details)
+    }
+
+    /// 422 with every problem the alert builder found.
+    public static func invalidAlert(_ errors: AlertSpecErrors) -> APIError {
+        APIError(status: 422, body: HTTPErrorBody(invalidAlert: errors))
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+
+/// Who may call what: each route declares its access and the router enforces
+/// it. Over TCP with a token configured, only health and the signed action
+/// links are open; the Unix socket is trusted by its file mode.
+@Suite struct APIAccessTests {
+    static let router = APIFixture.router(token: APIFixture.token, links: APIFixture.signer)
+
+    /// Every route with its path parameters filled in. `/v1/events` gets a
+    /// bad `since`, answered before a stream is opened that nothing would end.
+    static func target(_ route: APIRouter.Route) -> String {
+        if route.pattern == "/v1/events" { return "/v1/events?since=never" }
+        return route.pattern.replacingOccurrences(of: "{id}", with: APIFixture.unknownID).replacingOccurrences(of: "{action}", with: "confirm")
+    }
+
+    @Test func theAccessTable() {
+        let table = Dictionary(uniqueKeysWithValues: Self.router.routes.map { ("\($0.method) \($0.pattern)", $0.access) })
+        let open: [String: APIAccess] = [
+            "GET /v1/health": .public,
+            "GET /v1/alerts/{id}/actions/{action}": .actionLink,
+            "POST /v1/alerts/{id}/actions/{action}": .actionLink,
+        ]
+        for (route, access) in table {
+            #expect(access == open[route, default: .token], "\(route)")
+        }
+        #expect(table["GET /metrics"] == .token)
+        #expect(table["GET /v1/events"] == .token)
+    }
+
+    @Test func aTokenRouteRefusesTCPWithoutTheToken() async throws {
+        let routes = Self.router.routes.filter { $0.access == .token }
+        #expect(routes.count == 11)
+        for route in routes {
+            for caller in [APIFixture.Caller.tcp(), .tcp(authorization: "Bearer s3cret-token-0123456780"), .tcp(authorization: APIFixture.token)] {
+                let response = await Self.router.handle(APIFixture.request(route.method, Self.target(route), as: caller))
+                #expect(response.status == 401, "\(route.method) \(route.pattern) as \(caller)")
+                #expect(APIFixture.errorCode(response) == "unauthorized")
+                #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="alertd""#)
+                #expect(HTTPErrorBody.decodeMessage(response) == APIError.unauthorized.message)
+            }
+            for caller in [APIFixture.Caller.tcpWithToken, .tcp(authorization: "bearer \(APIFixture.token)"), .socket] {
+                let response = await Self.router.handle(APIFixture.request(route.method, Self.target(route), as: caller))
+                #expect(response.status != 401, "\(route.method) \(route.pattern) as \(caller)")
+            }
+        }
+    }
+
+    @Test func openRoutesNeedNoBearerToken() async throws {
+        #expect(await Self.router.handle(APIFixture.request("GET", "/v1/health", as: .tcp())).status == 200)
+        #expect(await Self.router.handle(APIFixture.request("HEAD", "/v1/health", as: .tcp())).status == 200)
+        // The link's own signature is checked instead: a valid one reaches the store...
+        let link = await Self.router.handle(APIFixture.request("GET", APIFixture.actionLink(APIFixture.unknownID), as: .tcp()))
+        #expect(link.status == 404)
+        #expect(APIFixture.errorCode(link) == "alert_not_found")
+        // ...and a forged one is refused by the handler, not by the token check.
+        let forged = await Self.router.handle(APIFixture.request(
+            "POST", "/v1/alerts/\(APIFixture.unknownID)/actions/confirm?expires=9999999999&token=forged", as: .tcp()))
+        #expect(forged.status == 403)
+        #expect(APIFixture.errorCode(forged) == "invalid_action_link")
+    }
+
+    /// An unknown path tells an anonymous caller nothing; a wrong method on an
+    /// open path may say which methods it takes.
+    @Test func pathsNoRouteServes() async throws {
+        let unknown = await Self.router.handle(APIFixture.request("GET", "/v1/nothing", as: .tcp()))
+        #expect(unknown.status == 401)
+        let unknownWithToken = await Self.router.handle(APIFixture.request("GET", "/v1/nothing", as: .tcpWithToken))
+        #expect(unknownWithToken.status == 404)
+        #expect(APIFixture.errorCode(unknownWithToken) == "not_found")
+
+        #expect(await Self.router.handle(APIFixture.request("DELETE", "/v1/alerts", as: .tcp())).status == 401)
+        let wrongMethod = await Self.router.handle(APIFixture.request("DELETE", "/v1/alerts", as: .tcpWithToken))
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["Allow"] == "POST, GET")
+
+        let healthPost = await Self.router.handle(APIFixture.request("POST", "/v1/health", as: .tcp()))
+        #expect(healthPost.status == 405)
+        #expect(healthPost.headers["Allow"] == "GET")
+        let linkDelete = await Self.router.handle(APIFixture.request("DELETE", APIFixture.actionLink(APIFixture.unknownID), as: .tcp()))
+        #expect(linkDelete.status == 405)
+    }
+
+    @Test func withoutAConfiguredTokenTCPIsOpen() async throws {
+        let router = APIFixture.router()
+        #expect(await router.handle(APIFixture.request("GET", "/v1/alerts", as: .tcp())).status == 200)
+        #expect(await router.handle(APIFixture.request("GET", "/v1/nothing", as: .tcp())).status == 404)
+    }
+
+    /// A decision records who took it as the transport and the token check vouch for it.
+    @Test func theDecisionsActorIsHowTheCallerGotIn() async {
+        func actor(router: APIRouter, _ caller: APIFixture.Caller) async -> String? {
+            let submitted = await router.handle(APIFixture.request("POST", "/v1/alerts", json: #"{"title": "Deploy?"}"#, as: caller))
+            guard let id = APIFixture.json(submitted)?["id"] as? String else { return nil }
+            let decided = await router.handle(APIFixture.request("POST", "/v1/alerts/\(id)/confirm", as: caller))
+            return (APIFixture.json(decided)?["decision"] as? [String: Any])?["actor"] as? String
+        }
+        #expect(await actor(router: Self.router, .tcpWithToken) == "token")
+        #expect(await actor(router: Self.router, .socket) == "uid:1000")
+        #expect(await actor(router: APIFixture.router(), .tcp()) == "tcp:127.0.0.1")
+    }
+}
+
+private extension HTTPErrorBody {
+    static func decodeMessage(_ response: HTTPResponse) -> String? {
+        try? decode(APIFixture.body(response)).message
+    }
+}

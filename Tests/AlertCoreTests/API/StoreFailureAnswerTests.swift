@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+
+/// A store that fails makes every route that reads or writes it answer 503
+/// with the store's code and a `Retry-After`: never a 404, which would tell
+/// a client an alert is gone when it could not even be looked at.
+@Suite struct StoreFailureAnswerTests {
+    /// One request that reaches the store, and the route it goes to.
+    struct Call: Sendable, CustomTestStringConvertible {
+        var method: String
+        var pattern: String
+        var target: String
+        var json: String?
+
+        var testDescription: String { "\(method) \(target.split(separator: "?").first ?? "")" }
+    }
+
+    static let id = APIFixture.unknownID
+
+    static let calls: [Call] = [
+        Call(method: "POST", pattern: "/v1/alerts", target: "/v1/alerts", json: #"{"title": "Disk full"}"#),
+        Call(method: "POST", pattern: "/v1/alerts", target: "/v1/alerts", json: #"[{"title": "Disk full"}]"#),
+        Call(method: "GET", pattern: "/v1/alerts", target: "/v1/alerts?state=open"),
+        Call(method: "GET", pattern: "/v1/alerts/{id}", target: "/v1/alerts/\(id)"),
+        Call(method: "POST", pattern: "/v1/alerts/{id}/confirm", target: "/v1/alerts/\(id)/confirm"),
+        Call(method: "POST", pattern: "/v1/alerts/{id}/cancel", target: "/v1/alerts/\(id)/cancel", json: #"{"comment": "not now"}"#),
+        Call(method: "POST", pattern: "/v1/alerts/{id}/resolve", target: "/v1/alerts/\(id)/resolve"),
+        Call(method: "POST", pattern: "/v1/alerts/resolve", target: "/v1/alerts/resolve", json: #"{"dedup_key": "disk-full:db1"}"#),
+        Call(method: "POST", pattern: "/v1/alerts/{id}/replay", target: "/v1/alerts/\(id)/replay"),
+        Call(method: "POST", pattern: "/v1/deliveries/replay", target: "/v1/deliveries/replay"),
+        Call(method: "GET", pattern: "/v1/alerts/{id}/actions/{action}", target: APIFixture.actionLink(id)),
+        Call(method: "POST", pattern: "/v1/alerts/{id}/actions/{action}", target: APIFixture.actionLink(id, .cancel)),
+        Call(method: "GET", pattern: "/v1/events", target: "/v1/events"),
+        Call(method: "GET", pattern: "/v1/events", target: "/v1/events?since=now"),
+    ]
+
+    @Test(arguments: calls) func aFailingStoreIsA503WithTheStoresCode(_ call: Call) async throws {
+        let router = APIFixture.router(store: FailingAlertStore(), links: APIFixture.signer)
+        let response = await router.handle(APIFixture.request(call.method, call.target, json: call.json))
+        #expect(response.status == 503)
+        #expect(APIFixture.errorCode(response) == "store_io")
+        #expect(response.headers["Retry-After"] == "5")
+        #expect(response.headers["Content-Type"] == "application/json")
+
+        // And the reference says so.
+        let operation = try OpenAPIDocumentTests.paths()[call.pattern]?[call.method.lowercased()] as? [String: Any]
+        #expect((operation?["responses"] as? [String: Any])?["503"] != nil, "docs/openapi.json does not document 503 on \(call.method) \(call.pattern)")
+    }
+
+    /// The same calls on a store that works, for an alert it does not hold:
+    /// the 404s the failing store must not be mistaken for.
+    @Test func aStoreThatAnswersStillGives404ForAnUnknownAlert() async throws {
+        let router = APIFixture.router(links: APIFixture.signer)
+        for call in Self.calls where call.pattern.contains("{id}") {
+            let response = await router.handle(APIFixture.request(call.method, call.target, json: call.json))
+            #expect(response.status == 404, "\(call.testDescription)")
+            #expect(APIFixture.errorCode(response) == "alert_not_found", "\(call.testDescription)")
+        }
+    }
+
+    /// A store that needs an operator is not worth asking again in seconds.
+    @Test func aStoreThatNeedsAnOperatorAsksForALongerWait() async throws {
+        let corrupt = FailingAlertStore(error: StoreError(code: .corrupt, message: "Stored data could not be read back."))
+        let response = await APIFixture.router(store: corrupt).handle(APIFixture.request("GET", "/v1/alerts/\(Self.id)"))
+        #expect(response.status == 503)
+        #expect(APIFixture.errorCode(response) == "store_corrupt")
+        #expect(response.headers["Retry-After"] == "60")
+    }
+
+    /// A browser pressing an action page's button gets a page, even when the store is down.
+    @Test func anActionLinkFromABrowserAnswersAPage() async throws {
+        let router = APIFixture.router(store: FailingAlertStore(), links: APIFixture.signer)
+        var request = APIFixture.request("POST", APIFixture.actionLink(Self.id))
+        request.headers.add("Accept", "text/html")
+        let response = await router.handle(request)
+        #expect(response.status == 503)
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(String(decoding: APIFixture.body(response), as: UTF8.self).contains("That did not work (HTTP 503)."))
+    }
+
+    @Test func aRefusedSubmissionIsCountedByItsCode() async throws {
+        let metrics = DaemonMetrics()
+        let router = APIFixture.router(store: FailingAlertStore(), metrics: metrics)
+        _ = await router.handle(APIFixture.request("POST", "/v1/alerts", json: #"{"title": "Disk full"}"#))
+        _ = await router.handle(APIFixture.request("POST", "/v1/alerts", json: #"{"title": ""}"#))
+        let families = try ExpositionParser.parse(metrics.render(counts: nil))
+        func rejected(_ reason: String) -> Double? {
+            families["alertd_alerts_rejected_total"]?.samples.first { $0.labels == ["reason": reason] }?.value
+        }
+        #expect(rejected("store_io") == 1)
+        #expect(rejected("invalid_alert") == 1)
+    }
+
+    /// Health reports a failing store in its own shape rather than as an error.
+    @Test func healthReportsTheStoreInItsOwnShape() async throws {
+        let response = await APIFixture.router(store: FailingAlertStore()).handle(APIFixture.request("GET", "/v1/health"))
+        #expect(response.status == 503)
+        #expect(APIFixture.json(response)?["store"] as? String == "unavailable")
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+@testable import AlertModel
+@testable import AlertdStore
+
+/// A store whose every call fails with one `StoreError`, as a store on a
+/// full or vanished disk would: what the layers above do with a failure.
+struct FailingAlertStore: AlertStore {
+    var error = StoreError(code: .io, message: "disk I/O error; check the disk holding the state directory.")
+
+    func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] { throw error }
+    func record(id: AlertID) async throws(StoreError) -> AlertRecord? { throw error }
+    func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage { throw error }
+    func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] { throw error }
+    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) { throw error }
+    func nextDueTime() async throws(StoreError) -> Date? { throw error }
+    func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }
+    func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }
+    func counts() async throws(StoreError) -> StoreCounts { throw error }
+    func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }
+    func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { throw error }
+    func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport { throw error }
+    func nextMaintenanceTime() async throws(StoreError) -> Date? { throw error }
+    func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] { throw error }
+    func lastEventSequence() async throws(StoreError) -> Int64 { throw error }
+    func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int { throw error }
+}
