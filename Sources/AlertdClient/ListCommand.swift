@@ -4,12 +4,6 @@ import AlertdHTTP
 import AlertdPOSIX
 import AlertdStore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `alertctl list`: the alerts alertd holds, newest first.
 public struct ListCommand: CLICommand {
     public static let configuration = CommandConfiguration(
@@ -85,7 +79,7 @@ public struct ListCommand: CLICommand {
     /// `COLUMNS`, else the terminal's width when standard output is one, else 100.
     package static func width(_ environment: [String: String]) -> Int {
         if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
-        if TerminalDevice.isTerminal(STDOUT_FILENO), let columns = TerminalDevice.columns(STDOUT_FILENO) { return columns }
+        if TerminalDevice.isTerminal(TerminalDevice.standardOutput), let columns = TerminalDevice.columns(TerminalDevice.standardOutput) { return columns }
         return 100
     }
 }

@@ -6,6 +6,10 @@ import Darwin
 
 /// What the process can learn about a terminal on a file descriptor.
 package enum TerminalDevice {
+    package static let standardInput: Int32 = STDIN_FILENO
+    package static let standardOutput: Int32 = STDOUT_FILENO
+    package static let standardError: Int32 = STDERR_FILENO
+
     /// `isatty(3)`.
     package static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

@@ -14,15 +14,11 @@ public final class LogPresenter: AlertPresenter {
     public let configuration: LogPresenterConfiguration
     /// The open file, when the destination is a file and it has been opened.
     /// Held during writes, so `reopen()` cannot close a descriptor mid-write.
-    private let file = Mutex<Int32?>(nil)
+    private let file = Mutex<AppendFile?>(nil)
 
     public init(name: String = "log", configuration: LogPresenterConfiguration = .init()) {
         self.name = name
         self.configuration = configuration
-    }
-
-    deinit {
-        file.withLock { fd in if let fd { close(fd) } }
     }
 
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
@@ -31,20 +27,20 @@ public final class LogPresenter: AlertPresenter {
         switch configuration.destination {
         case .standardError:
             if let code = FileDescriptorWriter.standardError.write(bytes) {
-                return .retryableFailure(reason: "writing to stderr failed: \(Errno(code).description)")
+                return .retryableFailure(reason: "writing to stderr failed: \(Errno(code))")
             }
             return .delivered
         case .file(let path):
-            return file.withLock { fd -> PresentationOutcome in
-                if fd == nil {
+            return file.withLock { open -> PresentationOutcome in
+                if open == nil {
                     switch Self.open(path) {
-                    case .success(let opened): fd = opened
+                    case .success(let opened): open = opened
                     // Retryable: a person can fix the directory or its permissions.
                     case .failure(let error): return .retryableFailure(reason: error.description)
                     }
                 }
-                if let code = FileDescriptorWriter.writeAll(fd!, bytes) {
-                    return .retryableFailure(reason: "writing to log file \(path) failed: \(Errno(code).description)")
+                if let error = open!.write(bytes) {
+                    return .retryableFailure(reason: "writing to log file \(path) failed: \(error)")
                 }
                 return .delivered
             }
@@ -56,17 +52,15 @@ public final class LogPresenter: AlertPresenter {
     /// open fails the next `present` tries again.
     public func reopen() throws(LogFileError) {
         guard case .file(let path) = configuration.destination else { return }
-        let result = file.withLock { fd -> Result<Void, LogFileError> in
-            if let old = fd { close(old) }
-            fd = nil
-            return Self.open(path).map { fd = $0 }
+        let result = file.withLock { open -> Result<Void, LogFileError> in
+            open = nil
+            return Self.open(path).map { open = $0 }
         }
         try result.get()
     }
 
-    /// `open(2)` for appending, creating the file (mode 0640) if missing.
-    private static func open(_ path: String) -> Result<Int32, LogFileError> {
-        let fd = Foundation.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
-        return fd >= 0 ? .success(fd) : .failure(LogFileError(path: path, errno: errno))
+    /// The file for appending, created (mode 0640) if missing.
+    private static func open(_ path: String) -> Result<AppendFile, LogFileError> {
+        AppendFile.open(path).mapError { LogFileError(path: path, errno: $0.rawValue) }
     }
 }

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file opened for appending (`O_APPEND`, created if missing), written a
+/// whole buffer per `write(2)` so lines from concurrent writers, even other
+/// processes appending to the same file, never interleave. Closed when the
+/// value goes away.
+package final class AppendFile: Sendable {
+    package let path: String
+    private let fd: Int32
+
+    private init(path: String, fd: Int32) {
+        self.path = path
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Opens (creating with `mode`) `path` for appending; `open(2)`.
+    package static func open(_ path: String, mode: UInt32 = 0o640) -> Result<AppendFile, Errno> {
+        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(mode))
+        return fd >= 0 ? .success(AppendFile(path: path, fd: fd)) : .failure(.current)
+    }
+
+    /// Writes all of `bytes`; the error of a failed `write(2)`, if one failed.
+    package func write(_ bytes: [UInt8]) -> Errno? {
+        FileDescriptorWriter.writeAll(fd, bytes).map(Errno.init)
+    }
+}
