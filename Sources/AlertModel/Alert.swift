@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An accepted alert: its spec plus the identity and bookkeeping the daemon
 /// gives it. This is what presenters receive and what the store keeps.

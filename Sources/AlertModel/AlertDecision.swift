@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How an open alert was closed, by whom and when. Every alert is decided
 /// at most once; the first decision wins.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// An alert's identity: a UUIDv7 in lowercase text. Its first 48 bits are the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AlertSpec {
     /// Assembles an ``AlertSpec`` step by step and validates it as a whole.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An alert as a value: what to say, how urgent it is, how to group it, and
 /// what a person may decide about it.

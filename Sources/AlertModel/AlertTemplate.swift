@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named recipe for a kind of alert: the builder's director. It holds
 /// defaults with `{placeholders}` and fills a builder's gaps with them, so a

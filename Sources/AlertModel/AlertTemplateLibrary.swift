@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The templates an operator defined, loaded from a JSON file of the form
 /// `{"templates": {"disk_full": {"title": "Disk full on {host}", ...}}}`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where alertd keeps its state and socket when not told otherwise; alertd
 /// and alertctl agree through these.

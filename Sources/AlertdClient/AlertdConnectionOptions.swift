@@ -1,5 +1,5 @@
 import AlertdPOSIX
-import Foundation
+import FoundationEssentials
 import AlertdCommandLine
 import AlertModel
 

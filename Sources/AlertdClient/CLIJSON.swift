@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
 
 /// How `--json` prints API values: as the daemon encodes them (sorted keys,

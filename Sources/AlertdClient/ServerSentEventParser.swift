@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns the bytes of a `text/event-stream` into events, as the WHATWG HTML
 /// standard's "event stream interpretation" says: lines end in CRLF, LF or

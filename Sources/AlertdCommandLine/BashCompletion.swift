@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Writes a bash completion script for a command tree, from the same
 /// ``CommandConfiguration``s the parser uses, so completion cannot drift

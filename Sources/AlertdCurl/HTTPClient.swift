@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// An HTTP client on libcurl: one multi handle on one thread carries every
 /// request of this client concurrently and reuses connections between them.

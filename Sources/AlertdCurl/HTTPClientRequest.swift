@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
 
 /// One request for ``HTTPClient``. Redirects are never followed: a 3xx comes

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
 
 /// What came back from a server.

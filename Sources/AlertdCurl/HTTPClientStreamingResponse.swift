@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
 
 /// What ``HTTPClient/stream(_:)`` returns once the head is in: the status and

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdPOSIX
 
 /// Why an ``HTTPServer`` could not start. Each case has a stable ``code`` and

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Feeds a streaming response body to libmicrohttpd's content-reader callback.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `key=value` text, as logfmt readers expect it: alertd's own log lines and
 /// the log presenter's logfmt lines are written by the same rules.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// A logger in the manner of swift-log: a value with a label, a level and

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One SQLite database connection with a cache of prepared statements.

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// A prepared statement. Owned by one `SQLiteConnection` and used only while
 /// that connection's lock is held, so it never crosses threads unguarded.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 // The store, as the parts above it see it: one narrow protocol per use, so

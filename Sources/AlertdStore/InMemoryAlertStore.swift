@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// The store's in-memory twin, for tests of the parts above the store. It

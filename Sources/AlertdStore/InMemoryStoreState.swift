@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// What ``InMemoryAlertStore`` holds, with the primitives ``StoreRules``

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// The store's business rules, stated once for every backend: dedup, the

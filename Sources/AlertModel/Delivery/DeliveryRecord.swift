@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One delivery of one alert: to a presenter, or to the handler of the
 /// decision taken on it.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Dates as UTC text, computed by arithmetic rather than a `DateFormatter`,
 /// so output never depends on the machine's locale or time zone.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Counters, gauges and histograms with labels, rendered in the Prometheus

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdCurl
 
 /// Which handler URLs alertd will call. Alert submitters are trusted less

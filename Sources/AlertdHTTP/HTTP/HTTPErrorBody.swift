@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON error shape every alertd HTTP error uses:
 /// `{"error": {"code": "body_too_large", "message": "…", "details": [...]}}`,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One HTTP request as the server hands it to a handler: fully read, with the
 /// body in memory (bounded by the server's `maxBodyBytes`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a handler answers. The server adds `Content-Length` (or chunked
 /// framing for streams) and `Date` itself.

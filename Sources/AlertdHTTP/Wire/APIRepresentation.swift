@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// The JSON the API answers with. Field names are snake_case and stable;

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Socket activation variables that cannot be right. alertd refuses to start
 /// on these rather than guess which descriptor is which.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a notification could not be sent. The daemon logs these and carries
 /// on: a missing service manager is no reason to stop delivering alerts.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// "Still open after `after`? Tell `presenters` too." Fires once per alert.

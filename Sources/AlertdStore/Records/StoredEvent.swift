@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// One entry of the event log that `/v1/events` streams.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdPOSIX
 
 /// A log file that could not be opened, with the system's reason.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// The JSON body of every webhook alertd sends. The shape is a published
