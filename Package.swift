@@ -36,6 +36,9 @@ let package = Package(
         .target(name: "AlertdLogging", dependencies: ["AlertModel", "AlertdPOSIX"]),
         .target(name: "AlertdCommandLine", dependencies: ["AlertModel", "AlertdPOSIX"]),
 
+        // Service and ServiceGroup: ordered start, graceful stop in reverse, then cancellation.
+        .target(name: "AlertdServices", dependencies: ["AlertdLogging"]),
+
         // The store: protocols and shared rules, then one target per backend.
         .target(name: "AlertdStore", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLiteStore", dependencies: ["AlertdStore", "AlertdSQLite", "AlertdPOSIX"]),
@@ -63,7 +66,7 @@ let package = Package(
         .executableTarget(name: "alertctl", dependencies: ["AlertdClient"]),
         .testTarget(
             name: "AlertCoreTests",
-            dependencies: ["AlertdDaemon", "AlertdClient", "CMicroHTTPD"]),
+            dependencies: ["AlertdDaemon", "AlertdClient", "AlertdServices", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]
 )
