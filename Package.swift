@@ -6,8 +6,14 @@ import PackageDescription
 //
 //   alertd ─ AlertdDaemon ─┬─ AlertdAPI ─ AlertdDelivery ─┬─ AlertdStore ─ AlertModel
 //                          ├─ AlertdSQLiteStore ─ AlertdSQLite (C)   ├─ AlertdCurl (C)
-//                          └─ AlertdHTTPServer (C)                  └─ AlertdCrypto (C)
+//                          └─ AlertdHTTPServer (C)                  ├─ AlertdCrypto (C)
+//                                                                   └─ AlertdServices ─ AlertdLogging
 //   alertctl ─ AlertdClient ─ AlertdCommandLine, AlertdHTTP, AlertdCurl (C)
+//
+// Test-only fault hooks (SIGUSR2 stalls the dispatcher) exist in debug builds
+// only: release builds do not have the code at all.
+let faultHooks: [SwiftSetting] = [.define("ALERTD_FAULT_HOOKS", .when(configuration: .debug))]
+
 let package = Package(
     name: "alertd",
     platforms: [.macOS(.v15)],
@@ -43,10 +49,12 @@ let package = Package(
         .target(name: "AlertdStore", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLiteStore", dependencies: ["AlertdStore", "AlertdSQLite", "AlertdPOSIX"]),
 
-        // Presenters, routing, retries and the dispatcher.
+        // Presenters, routing, retries, the dispatcher and maintenance.
         .target(
             name: "AlertdDelivery",
-            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging"]),
+            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging",
+                           "AlertdServices"],
+            swiftSettings: faultHooks),
 
         // Routes and handlers; knows nothing of libmicrohttpd.
         .target(name: "AlertdAPI", dependencies: ["AlertdDelivery", "AlertdStore", "AlertdHTTP", "AlertdLogging", "AlertdCrypto"]),
@@ -55,14 +63,15 @@ let package = Package(
         .target(
             name: "AlertdDaemon",
             dependencies: ["AlertdAPI", "AlertdDelivery", "AlertdStore", "AlertdSQLiteStore", "AlertdHTTPServer",
-                           "AlertdCommandLine", "AlertdLogging", "AlertdPOSIX", "AlertdCrypto"]),
+                           "AlertdCommandLine", "AlertdLogging", "AlertdPOSIX", "AlertdCrypto", "AlertdServices"],
+            swiftSettings: faultHooks),
 
         // alertctl's commands and the client; no server, no SQLite.
         .target(
             name: "AlertdClient",
             dependencies: ["AlertModel", "AlertdHTTP", "AlertdCurl", "AlertdCommandLine", "AlertdPOSIX", "AlertdDelivery", "AlertdLogging"]),
 
-        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon", "AlertdCommandLine", "AlertdPOSIX"]),
         .executableTarget(name: "alertctl", dependencies: ["AlertdClient"]),
         .testTarget(
             name: "AlertCoreTests",
