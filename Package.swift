@@ -6,8 +6,15 @@ import PackageDescription
 //
 //   alertd ─ AlertdDaemon ─┬─ AlertdAPI ─ AlertdDelivery ─┬─ AlertdStore ─ AlertModel
 //                          ├─ AlertdSQLiteStore ─ AlertdSQLite (C)   ├─ AlertdCurl (C)
-//                          └─ AlertdHTTPServer (C)                  └─ AlertdCrypto (C)
+//                          └─ AlertdHTTPServer (C)                  ├─ AlertdCrypto (C)
+//                                                                   └─ AlertdServices ─ AlertdLogging
 //   alertctl ─ AlertdClient ─ AlertdCommandLine, AlertdHTTP, AlertdCurl (C)
+//
+// Test hooks exist in debug builds only, which the tests run against: the
+// fault hook (SIGUSR2 stalls the dispatcher) and the test presenter (the
+// presenter mock). Release builds do not have the code at all.
+let testHooks: [SwiftSetting] = [.define("ALERTD_TEST_HOOKS", .when(configuration: .debug))]
+
 let package = Package(
     name: "alertd",
     platforms: [.macOS(.v15)],
@@ -36,16 +43,19 @@ let package = Package(
         .target(name: "AlertdLogging", dependencies: ["AlertModel", "AlertdPOSIX"]),
         .target(name: "AlertdCommandLine", dependencies: ["AlertModel", "AlertdPOSIX"]),
 
+        // Service and ServiceGroup: ordered start, graceful stop in reverse, then cancellation.
+        .target(name: "AlertdServices", dependencies: ["AlertdLogging"]),
+
         // The store: protocols and shared rules, then one target per backend.
         .target(name: "AlertdStore", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLiteStore", dependencies: ["AlertdStore", "AlertdSQLite", "AlertdPOSIX"]),
 
-        // Presenters, routing, retries and the dispatcher.
+        // Presenters, routing, retries, the dispatcher and maintenance.
         .target(
             name: "AlertdDelivery",
-            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging"],
-            // The test presenter (the presenter mock) exists in debug builds only.
-            swiftSettings: [.define("ALERTD_TEST_HOOKS", .when(configuration: .debug))]),
+            dependencies: ["AlertModel", "AlertdStore", "AlertdHTTP", "AlertdCurl", "AlertdCrypto", "AlertdPOSIX", "AlertdLogging",
+                           "AlertdServices"],
+            swiftSettings: testHooks),
 
         // Routes and handlers; knows nothing of libmicrohttpd.
         .target(name: "AlertdAPI", dependencies: ["AlertdDelivery", "AlertdStore", "AlertdHTTP", "AlertdLogging", "AlertdCrypto"]),
@@ -54,18 +64,19 @@ let package = Package(
         .target(
             name: "AlertdDaemon",
             dependencies: ["AlertdAPI", "AlertdDelivery", "AlertdStore", "AlertdSQLiteStore", "AlertdHTTPServer",
-                           "AlertdCommandLine", "AlertdLogging", "AlertdPOSIX", "AlertdCrypto"]),
+                           "AlertdCommandLine", "AlertdLogging", "AlertdPOSIX", "AlertdCrypto", "AlertdServices"],
+            swiftSettings: testHooks),
 
         // alertctl's commands and the client; no server, no SQLite.
         .target(
             name: "AlertdClient",
             dependencies: ["AlertModel", "AlertdHTTP", "AlertdCurl", "AlertdCommandLine", "AlertdPOSIX", "AlertdDelivery", "AlertdLogging"]),
 
-        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon", "AlertdCommandLine", "AlertdPOSIX"]),
         .executableTarget(name: "alertctl", dependencies: ["AlertdClient"]),
         .testTarget(
             name: "AlertCoreTests",
-            dependencies: ["AlertdDaemon", "AlertdClient", "CMicroHTTPD"]),
+            dependencies: ["AlertdDaemon", "AlertdClient", "AlertdServices", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]
 )

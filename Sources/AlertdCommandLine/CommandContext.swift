@@ -1,9 +1,9 @@
 import Foundation
 import AlertdPOSIX
 
-/// What a running command may touch: its environment and standard streams.
-/// Commands print through it, so tests can run them in-process and read
-/// what they printed.
+/// What a running command may touch: its environment, standard streams and
+/// the signals sent to it. Commands print through it, so tests can run them
+/// in-process and read what they printed.
 public struct CommandContext: Sendable {
     public var environment: [String: String]
     /// Receives text for standard output.
@@ -15,19 +15,25 @@ public struct CommandContext: Sendable {
     /// Whether standard input and output are a terminal a person types at,
     /// so a command may draw for them and read single keys (`watch`).
     public var isInteractive: Bool
+    /// The signals the executable hands the command, as they arrive. Only an
+    /// executable's `main` decides how the process treats signals; without
+    /// one, no signal ever comes.
+    public var signals: AsyncStream<Int32>
 
     public init(
         environment: [String: String],
         output: @escaping @Sendable (String) -> Void,
         errorOutput: @escaping @Sendable (String) -> Void,
         readInput: @escaping @Sendable () -> Data?,
-        isInteractive: Bool = false
+        isInteractive: Bool = false,
+        signals: AsyncStream<Int32> = AsyncStream { $0.finish() }
     ) {
         self.environment = environment
         self.output = output
         self.errorOutput = errorOutput
         self.readInput = readInput
         self.isInteractive = isInteractive
+        self.signals = signals
     }
 
     /// The real process: its environment, stdout, stderr and stdin.

@@ -5,12 +5,8 @@ import AlertdCommandLine
 import AlertdLogging
 import AlertdPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `alertd`: reads its configuration, starts the daemon and runs it until
-/// SIGTERM or SIGINT.
+/// SIGTERM or SIGINT. The signals come from `main`, through the context.
 public struct AlertdCommand: CLICommand {
     public static let configuration = CommandConfiguration(
         name: "alertd",
@@ -69,6 +65,8 @@ public struct AlertdCommand: CLICommand {
         return config
     }
 
+    /// Runs the daemon on the signals in `context`; with `--check-config`,
+    /// builds it as a start would, binding and starting nothing, and reports.
     public func run(_ context: CommandContext) async -> ExitCode {
         let format = logFormat == "auto"
             ? StreamLogHandler.automaticFormat(environment: context.environment)
@@ -84,9 +82,10 @@ public struct AlertdCommand: CLICommand {
             return .dataError
         }
         if checkOnly {
-            let problems = AlertDaemon.preflight(config)
-            guard problems.isEmpty else {
-                context.errorOutput(problems.joined(separator: "\n") + "\n")
+            do throws(DaemonBuildError) {
+                _ = try AlertDaemon.build(config, mode: .check, logger: log)
+            } catch {
+                context.errorOutput(error.description + "\n")
                 return .dataError
             }
             context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
@@ -102,98 +101,28 @@ public struct AlertdCommand: CLICommand {
             log.critical("alertd could not start", ["error": error.message, "code": error.code.rawValue])
             return .failure
         }
-        let notifier = SystemdNotifier()
+        let notifier = SystemdNotifier(environment: context.environment)
         if let problem = notifier.configurationProblem { log.warning("service manager notifications are off", ["error": problem.message]) }
 
-        // SIGUSR2 wedges the dispatcher, for the watchdog test; only when asked for.
-        let faultHooks = context.environment["ALERTD_FAULT_HOOKS"] == "1"
-        let signals = ProcessSignals.stream([SIGTERM, SIGINT, SIGHUP] + (faultHooks ? [SIGUSR2] : []))
         let daemon: AlertDaemon
-        do {
-            daemon = try await AlertDaemon.start(config, logger: log)
+        do throws(DaemonBuildError) {
+            daemon = try AlertDaemon.build(config, mode: .run, logger: log)
         } catch {
-            log.critical("alertd could not start", ["error": error.message, "code": error.code.rawValue])
-            try? notifier.status("Failed to start: \(error.message)")
+            for problem in error.problems {
+                log.critical("alertd could not start", ["error": problem.message, "code": problem.code.rawValue])
+            }
+            try? notifier.status("Failed to start: \(error.problems.first?.message ?? "")")
+            return .failure
+        }
+        do throws(DaemonError) {
+            try await daemon.run(signals: context.signals, notifier: notifier, environment: context.environment) {
+                () throws(ConfigurationError) in try loadConfiguration()
+            }
+        } catch {
+            log.critical("alertd stopped on a failure", ["error": error.message, "code": error.code.rawValue])
+            try? notifier.status("Failed: \(error.message)")
             return error.code == .listener ? .unavailable : .failure
         }
-        let watchdog = Self.startSystemdNotifications(notifier, daemon: daemon, log: log)
-        var stalled = false
-        for await sig in signals {
-            if sig == SIGHUP {
-                await reload(daemon, current: config, notifier: notifier, log: log)
-                continue
-            }
-            if sig == SIGUSR2 {
-                stalled.toggle()
-                log.warning("fault hook: dispatcher stalled", ["stalled": "\(stalled)"])
-                await daemon.setDispatcherStalled(stalled)
-                continue
-            }
-            log.notice("signal received, shutting down", ["signal": sig == SIGTERM ? "SIGTERM" : "SIGINT"])
-            break
-        }
-        watchdog?.cancel()
-        do { try notifier.stopping(status: "Stopping: finishing deliveries") } catch {
-            log.warning("cannot notify the service manager", ["error": error.message])
-        }
-        await daemon.shutdown()
         return .success
-    }
-
-    /// SIGHUP: read the configuration again; apply it if it is valid, keep
-    /// the running one and say why if not. systemd hears RELOADING=1 first
-    /// and READY=1 after, whatever the result.
-    private func reload(_ daemon: AlertDaemon, current: DaemonConfiguration, notifier: SystemdNotifier, log: Logger) async {
-        try? notifier.reloading()
-        var problems: [String] = []
-        do {
-            var new = try loadConfiguration()
-            new.api.activatedListeners = current.api.activatedListeners
-            for warning in try await daemon.reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
-        } catch let error as ConfigurationError {
-            problems = error.problems.map { "\(error.source): \($0)" }
-        } catch let error as DaemonError {
-            problems = [error.message]
-        } catch {
-            problems = ["\(error)"]
-        }
-        daemon.metrics.reloaded(successfully: problems.isEmpty)
-        if problems.isEmpty {
-            log.notice("configuration reloaded")
-            try? notifier.ready(status: "Reloaded; \(await daemon.statusLine())")
-        } else {
-            for p in problems { log.error("reload failed; keeping the running configuration", ["problem": p]) }
-            try? notifier.ready(status: "Reload failed (\(problems.count) problems, see the log); running the previous configuration")
-        }
-    }
-
-    /// READY=1 once the dispatcher runs (the listeners are bound by now),
-    /// and watchdog pings while the dispatcher and the store answer.
-    private static func startSystemdNotifications(_ notifier: SystemdNotifier, daemon: AlertDaemon, log: Logger) -> Task<Void, Never>? {
-        guard notifier.isEnabled else { return nil }
-        let watchdog = SystemdWatchdog(notifier: notifier, logger: Logger(label: "watchdog")) {
-            guard await daemon.isAlive() else { return false }
-            // The same proof of life keeps the status line current.
-            try? notifier.status(await daemon.statusLine())
-            return true
-        }
-        return Task {
-            let deadline = ContinuousClock.now + .seconds(5)
-            while !(await daemon.dispatcher.isRunning), ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            do throws(SystemdNotifierError) { try notifier.ready(status: await daemon.statusLine()) } catch {
-                log.warning("cannot notify the service manager", ["error": error.message])
-            }
-            if let watchdog {
-                await watchdog.run()
-            } else {
-                // No watchdog to piggyback on: refresh the status line on a slow beat.
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(10))
-                    try? notifier.status(await daemon.statusLine())
-                }
-            }
-        }
     }
 }

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The process's signals as an async sequence. Only `alertd`'s command uses
-/// it: signals belong to the executable, not to the services it runs.
+/// The process's signals as an async sequence. Only `alertd`'s `main` uses
+/// it: signals belong to the executable, which hands them to the daemon.
 public enum ProcessSignals {
     /// The live sources; a signal source stops when its last reference goes.
     private static let sources = Mutex<[Int32: any DispatchSourceSignal]>([:])

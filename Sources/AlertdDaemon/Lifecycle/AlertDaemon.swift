@@ -2,80 +2,110 @@ import FoundationEssentials
 import Synchronization
 import AlertModel
 import AlertdAPI
+import AlertdCrypto
 import AlertdDelivery
 import AlertdHTTPServer
 import AlertdLogging
-import AlertdSQLiteStore
+import AlertdPOSIX
+import AlertdServices
 import AlertdStore
 
-/// The running daemon: store, dispatcher, intake and API listeners, started
-/// in that order and stopped in reverse, so nothing is accepted that cannot
-/// be stored and nothing stored is left without a dispatcher.
+/// alertd's composition root: the store, presenters, dispatcher,
+/// maintenance, intake and API, built from one configuration and run as
+/// the services of one ``ServiceGroup``.
+///
+/// Starting and `--check-config` both go through ``build(_:mode:logger:)``,
+/// so whatever would keep alertd from starting, the check reports; a start
+/// then goes on to bind the listeners and run the services.
 public final class AlertDaemon: Sendable {
+    /// What building may do to the machine.
+    public enum Mode: Sendable {
+        /// Create the state directory, open the store, create the action-link key.
+        case run
+        /// Change nothing on disk: check that those would work, and build the
+        /// rest on an in-memory store.
+        case check
+    }
+
     public let configuration: Mutex<DaemonConfiguration>
-    package let store: SQLiteAlertStore
+    package let store: any AlertStore
+    /// The database file, for logs.
+    package let storePath: String
+    private let closeStore: @Sendable () -> Void
     package let dispatcher: Dispatcher
+    package let maintenance: MaintenanceService
     package let intake: AlertIntake
-    package let servers: [HTTPServer]
+    package let apiServers: [APIServerService]
     package let log: Logger
     package let changes: StoreChangeNotifier
     public let metrics: DaemonMetrics
-    private let dispatcherTask: Mutex<Task<Void, Never>?> = Mutex(nil)
-    private let stopped = Mutex<Bool>(false)
 
     /// The TCP port actually bound (useful with port 0), if TCP is on.
-    public var tcpPort: UInt16? { servers.first { $0.configuration.listener.isTCP }?.port }
+    public var tcpPort: UInt16? { apiServers.first { $0.isTCP }?.server.port }
     /// The Unix socket path in use.
     public let socketPath: String
 
-    /// Opens everything and starts serving. Throws before binding anything
-    /// if the store or a presenter cannot be set up.
-    public static func start(_ configuration: DaemonConfiguration, logger: Logger = Logger(label: "alertd")) async throws(DaemonError) -> AlertDaemon {
-        let daemon = try AlertDaemon(configuration, logger: logger)
-        try await daemon.startServing()
-        return daemon
+    /// Opens, reads and makes everything the configuration names: the store
+    /// (or, to check, whether it could be opened), the token file, the
+    /// action-link key, presenters and their secrets, templates. Binds
+    /// nothing and starts nothing. Every problem is reported at once.
+    public static func build(
+        _ config: DaemonConfiguration, mode: Mode, logger: Logger = Logger(label: "alertd")
+    ) throws(DaemonBuildError) -> AlertDaemon {
+        var problems: [DaemonError] = []
+        func step<T>(_ make: () throws(DaemonError) -> T) -> T? {
+            do { return try make() } catch {
+                problems.append(error)
+                return nil
+            }
+        }
+        let metrics = DaemonMetrics()
+        let changes = StoreChangeNotifier()
+        let store = step { () throws(DaemonError) in try openStore(config, mode: mode, metrics: metrics, changes: changes) }
+        // The key lives in the state directory: no use looking when that failed.
+        let links = store == nil ? nil : step { () throws(DaemonError) in try actionLinks(config, mode: mode) }
+        let auth = step { () throws(DaemonError) in try authenticator(config) }
+        let presenters = step { () throws(DaemonError) in try PresenterFactory.make(config) }
+        let settings = step { () throws(DaemonError) in try intakeSettings(config) }
+        guard problems.isEmpty, let store, let links, let auth, let presenters, let settings else {
+            throw DaemonBuildError(problems: problems)
+        }
+        return AlertDaemon(config, store: store, links: links, auth: auth, presenters: presenters, settings: settings,
+                           metrics: metrics, changes: changes, logger: logger)
     }
 
-    private init(_ config: DaemonConfiguration, logger: Logger) throws(DaemonError) {
+    private init(
+        _ config: DaemonConfiguration, store opened: OpenedStore, links: ActionLinkSigner?, auth: APIAuthenticator,
+        presenters: PresenterSet, settings: AlertIntake.Settings, metrics: DaemonMetrics, changes: StoreChangeNotifier,
+        logger: Logger
+    ) {
         log = logger
         configuration = Mutex(config)
-        do {
-            try FileManager.default.createDirectory(atPath: config.stateDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw DaemonError(code: .stateDirectory,
-                              message: "Cannot create the state directory \(config.stateDirectory): \(error.localizedDescription). Create it or pass --state-dir.")
-        }
-        let changes = StoreChangeNotifier()
-        self.changes = changes
-        let metrics = DaemonMetrics()
         self.metrics = metrics
-        do {
-            store = try SQLiteAlertStore(path: config.resolvedStorePath) { batch in
-                metrics.committed(batch: batch)
-                changes.notify()
-            }
-        } catch {
-            throw DaemonError(code: .store, message: error.message)
-        }
-        var links: ActionLinkSigner?
-        if let publicURL = config.api.publicURL {
-            let key = try ActionLinkSigner.loadOrCreateKey(at: config.resolve("action-links.key"))
-            links = ActionLinkSigner(key: key, publicURL: publicURL, lifetime: config.actions.linkLifetime)
-        }
-        let presenters = try PresenterFactory.make(config)
-        dispatcher = Dispatcher(
-            store: store, presenters: presenters, retry: config.retry, retention: config.store.retention, links: links,
-            logger: Logger(label: "dispatcher"),
-            onAttempt: { metrics.attempt($0) },
-            onMaintenance: { report in report.expired.forEach { _ in metrics.decided(.expired) } })
-        let dispatcher = self.dispatcher
-        intake = AlertIntake(store: store, settings: try Self.intakeSettings(config), onAccepted: { dispatcher.wake() })
+        self.changes = changes
+        let store = opened.store
+        self.store = store
+        storePath = opened.path
+        closeStore = opened.close
 
-        let auth: APIAuthenticator
-        do { auth = try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch {
-            throw DaemonError(code: .configuration, message: error.description)
-        }
+        let dispatcher = Dispatcher(
+            store: store, presenters: presenters, retry: config.retry, links: links, logger: Logger(label: "dispatcher"),
+            onAttempt: { metrics.attempt($0) })
+        self.dispatcher = dispatcher
+        // Expiry and escalation queue deliveries: the dispatcher has work.
+        let maintenance = MaintenanceService(
+            store: store, retention: config.store.retention, logger: Logger(label: "maintenance"),
+            onReport: { report in
+                report.expired.forEach { _ in metrics.decided(.expired) }
+                dispatcher.wake()
+            })
+        self.maintenance = maintenance
+        // A new alert may bring work now and a deadline sooner than the next one known.
+        intake = AlertIntake(store: store, settings: settings, onAccepted: {
+            dispatcher.wake()
+            maintenance.wake()
+        })
+
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
             dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes, metrics: metrics,
@@ -84,43 +114,52 @@ public final class AlertDaemon: Sendable {
         let handler: HTTPServer.Handler = { request in await api.handle(request) }
 
         socketPath = config.api.activatedListeners.unixSocket == nil ? config.resolvedSocketPath() : "(passed by systemd)"
-        let listeners = config.apiListeners()
-        servers = listeners.map { listener in
+        apiServers = config.apiListeners().map { listener in
             var c = HTTPServerConfiguration(listener: listener)
             c.threadPoolSize = config.api.threads
             c.maxBodyBytes = config.limits.maxBodyBytes
-            return HTTPServer(configuration: c, handler: handler)
+            return APIServerService(server: HTTPServer(configuration: c, handler: handler))
         }
     }
 
-    private func startServing() async throws(DaemonError) {
-        let dispatcher = self.dispatcher
-        dispatcherTask.withLock { $0 = Task { await dispatcher.run() } }
-        for server in servers {
-            do {
-                try server.start()
-            } catch {
-                for s in servers { await s.stop() }
-                await dispatcher.stop(grace: .zero)
-                store.close()
-                throw DaemonError(code: .listener, message: error.description)
-            }
-        }
-        var meta: Logger.Metadata = ["socket": socketPath, "store": store.path]
-        if let server = servers.first(where: { $0.configuration.listener.isTCP }) {
-            meta["tcp"] = server.address ?? "?"
-        }
-        log.notice("alertd ready", meta)
+    /// The daemon's services in start order: deliveries and deadlines are
+    /// handled before the API accepts anything, and the status service says
+    /// ready only once all of those are up. Stopped in reverse.
+    package func services(notifier: SystemdNotifier, environment: [String: String]) -> [any Service] {
+        let status = StatusService(
+            notifier: notifier, environment: environment,
+            readyMetadata: { [self] in
+                var meta: Logger.Metadata = ["socket": socketPath, "store": storePath]
+                if let server = apiServers.first(where: \.isTCP) { meta["tcp"] = server.server.address ?? "?" }
+                return meta
+            },
+            statusLine: { [self] in await statusLine() },
+            isAlive: { [self] in await isAlive() })
+        return [dispatcher, maintenance] + apiServers + [status]
     }
 
-    /// What `--check-config` checks beyond the file itself: the files it
-    /// points at (token, secrets, templates) can be read and make sense.
-    public static func preflight(_ config: DaemonConfiguration) -> [String] {
-        var problems: [String] = []
-        do { _ = try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch { problems += error.problems.map { "\(error.source): \($0)" } }
-        do { _ = try intakeSettings(config) } catch { problems.append(error.message) }
-        do { _ = try PresenterFactory.make(config) } catch { problems.append(error.message) }
-        return problems
+    /// Closes the store, once every service has stopped.
+    package func close() {
+        closeStore()
+    }
+
+    /// Signs action links when `api.public_url` is set. To check, an existing
+    /// key is read but a missing one is not created.
+    static func actionLinks(_ config: DaemonConfiguration, mode: Mode) throws(DaemonError) -> ActionLinkSigner? {
+        guard let publicURL = config.api.publicURL else { return nil }
+        let path = config.resolve("action-links.key")
+        let key = switch mode {
+        case .run: try ActionLinkSigner.loadOrCreateKey(at: path)
+        case .check: try ActionLinkSigner.loadKey(at: path) ?? SecureRandom.bytes(32)
+        }
+        return ActionLinkSigner(key: key, publicURL: publicURL, lifetime: config.actions.linkLifetime)
+    }
+
+    /// The bearer token TCP clients must send, if a token file is configured.
+    static func authenticator(_ config: DaemonConfiguration) throws(DaemonError) -> APIAuthenticator {
+        do { return try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch {
+            throw DaemonError(code: .configuration, message: error.description)
+        }
     }
 
     /// Routes, limits and templates for new alerts.
@@ -149,12 +188,12 @@ public final class AlertDaemon: Sendable {
         return "\(c.openAlerts) open alerts, \(c.pending + c.inFlight) deliveries pending, \(c.dead) dead"
     }
 
-    /// Applies a new configuration: presenters, routes, retry policy and
-    /// limits change for work that starts from now on; deliveries in flight
-    /// finish with the presenter they started with. Listeners, the store and
-    /// the action-link URL stay as they are until a restart; changes to them
-    /// are returned as warnings. Throws, changing nothing, when the new
-    /// presenters cannot be made.
+    /// Applies a new configuration: presenters, routes, retry policy,
+    /// retention, limits and the shutdown grace change for work that starts
+    /// from now on; deliveries in flight finish with the presenter they
+    /// started with. Listeners, the store and the action-link URL stay as
+    /// they are until a restart; changes to them are returned as warnings.
+    /// Throws, changing nothing, when the new presenters cannot be made.
     public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> [String] {
         let presenters = try PresenterFactory.make(new)
         let settings = try Self.intakeSettings(new)
@@ -165,38 +204,17 @@ public final class AlertDaemon: Sendable {
             warnings.append("api settings change only on restart")
         }
         if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
-        await dispatcher.reconfigure(presenters: presenters, retry: new.retry, retention: new.store.retention)
+        await dispatcher.reconfigure(presenters: presenters, retry: new.retry)
+        await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
         configuration.withLock { current in
             var kept = new
             kept.api = current.api
-            kept.store = current.store
+            kept.store.path = current.store.path
             kept.stateDirectory = current.stateDirectory
             current = kept
         }
         return warnings
-    }
-
-    /// Test-only fault hook: wedges (or frees) the dispatcher loop, to show
-    /// the watchdog stops pinging a daemon that no longer delivers.
-    public func setDispatcherStalled(_ stalled: Bool) async {
-        await dispatcher.setStalledForTesting(stalled)
-    }
-
-    /// Stops accepting, lets in-flight requests and deliveries finish (up to
-    /// the configured grace), and closes the store. Safe to call twice.
-    public func shutdown() async {
-        let first = stopped.withLock { s -> Bool in defer { s = true }; return !s }
-        guard first else { return }
-        log.notice("alertd stopping")
-        for server in servers.reversed() { await server.stop() }
-        let grace = configuration.withLock { $0.dispatcher.shutdownGrace }
-        let cut = await dispatcher.stop(grace: grace)
-        if cut > 0 { log.warning("deliveries cut off by shutdown; they will be retried after restart", ["count": "\(cut)"]) }
-        let task = dispatcherTask.withLock { $0 }
-        await task?.value
-        store.close()
-        log.notice("alertd stopped")
     }
 }
 

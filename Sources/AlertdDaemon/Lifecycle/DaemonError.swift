@@ -10,6 +10,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let store = Code(rawValue: "store")
         public static let listener = Code(rawValue: "listener")
         public static let presenter = Code(rawValue: "presenter")
+        /// A service failed or stopped on its own while the daemon ran.
+        public static let service = Code(rawValue: "service")
     }
 
     public let code: Code

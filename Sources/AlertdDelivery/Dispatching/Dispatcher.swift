@@ -1,6 +1,7 @@
 import FoundationEssentials
 import AlertModel
 import AlertdLogging
+import AlertdServices
 import AlertdStore
 
 /// Delivers stored alerts: claims due deliveries from the store, hands each
@@ -9,7 +10,12 @@ import AlertdStore
 /// The store is the queue. Nothing is held only in memory, so a crash loses
 /// at most the knowledge that an attempt was made; the delivery is claimed
 /// again after restart (at-least-once, with the same delivery id).
-public actor Dispatcher {
+///
+/// As a ``Service``: `start()` recovers what a crash left in flight, `run()`
+/// loops, a graceful shutdown stops claiming and lets deliveries in flight
+/// finish, and cancellation cuts them off, leaving them in flight in the
+/// store to be delivered again after restart.
+public actor Dispatcher: Service {
     /// What the dispatcher reports about each finished attempt (for metrics and logs).
     public struct AttemptReport: Sendable {
         public let kind: DeliveryKind
@@ -22,27 +28,27 @@ public actor Dispatcher {
         public let sinceAccepted: Duration
     }
 
+    public nonisolated let name = "dispatcher"
     private let store: any AlertStore
     private let links: ActionLinkSigner?
     private var presenters: PresenterSet
     private var retry: RetryPolicy
-    /// How long closed alerts are kept; nil keeps them.
-    private var retention: Duration?
-    private var lastPrune = ContinuousClock.now - .seconds(3600)
     private let log: Logger
     private let onAttempt: @Sendable (AttemptReport) -> Void
-    private let onMaintenance: @Sendable (MaintenanceReport) -> Void
     private let signal = WakeSignal()
     private var inFlight: [DeliveryKind: Int] = [:]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
+    private var started = false
     private var stopping = false
     /// Deliveries can only lose their presenter at start (a config changed
     /// while alertd was down) or on reload, so only then is it worth the
     /// scan that finds them; the flag stays up until a sweep finds none.
     private var sweepOrphans = true
+    #if ALERTD_TEST_HOOKS
     /// Set by a test-only fault hook: the loop stops going round.
     private var stalled = false
-    /// True while `run()` is looping; the health endpoint reports it.
+    #endif
+    /// True from `start()` until `run()` returns; the health endpoint reports it.
     public private(set) var isRunning = false
     /// The last time the loop went round; the watchdog reads it to tell a
     /// live dispatcher from a stuck one.
@@ -51,15 +57,11 @@ public actor Dispatcher {
     private let idleTick: Duration
 
     public init(
-        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, retention: Duration? = nil,
-        links: ActionLinkSigner? = nil,
+        store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
         logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1),
-        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in },
-        onMaintenance: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
+        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
     ) {
-        self.onMaintenance = onMaintenance
         self.store = store
-        self.retention = retention
         self.links = links
         self.presenters = presenters
         self.retry = retry
@@ -73,37 +75,63 @@ public actor Dispatcher {
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, retention: Duration?) {
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy) {
         sweepOrphans = true
-        self.retention = retention
         self.presenters = presenters
         self.retry = retry
         signal.fire()
     }
 
+    #if ALERTD_TEST_HOOKS
     /// Test-only: wedges the loop (or frees it), as a hung store call would.
     public func setStalledForTesting(_ on: Bool) {
         stalled = on
         signal.fire()
     }
+    #endif
 
     /// Number of deliveries in flight right now.
     public var inFlightCount: Int { inFlight.values.reduce(0, +) }
 
-    /// Runs until `stop` is called. Recovers deliveries a crash left in flight first.
-    public func run() async {
+    /// Puts back what a crash left in flight, so it is claimed again.
+    public func start() async {
+        guard !started else { return }
+        started = true
         isRunning = true
-        defer { isRunning = false }
         do {
             let recovered = try await store.recoverInFlight(now: Date())
             if recovered > 0 { log.notice("recovered deliveries left in flight", ["count": "\(recovered)"]) }
         } catch {
             log.error("could not recover in-flight deliveries", ["error": "\(error)"])
         }
-        while !stopping {
-            while stalled && !stopping { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    /// Claims and delivers until asked to stop, then waits for the
+    /// deliveries in flight; cancelled, it cuts them off instead. Starts the
+    /// dispatcher first if ``start()`` has not.
+    public func run() async {
+        await start()
+        defer { isRunning = false }
+        await withTaskCancellationHandler {
+            await loop()
+            await finishInFlight()
+        } onCancel: {
+            signal.fire()
+        }
+    }
+
+    /// Stops claiming; ``run()`` returns once the deliveries in flight are done.
+    public func shutdownGracefully() {
+        stopping = true
+        signal.fire()
+    }
+
+    private func loop() async {
+        while !stopping && !Task.isCancelled {
+            #if ALERTD_TEST_HOOKS
+            while stalled && !stopping && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+            #endif
             lastLoopAt = .now
-            await maintain()
             var claimedAny = false
             do {
                 let capacity = presenters.entries.mapValues { $0.maxConcurrency }
@@ -116,13 +144,11 @@ public actor Dispatcher {
             } catch {
                 log.error("could not claim deliveries", ["error": "\(error)"])
             }
-            if stopping { break }
+            if stopping || Task.isCancelled { break }
             if claimedAny { continue }
             let wait: Duration
             do {
-                let due = try await store.nextDueTime()
-                let maintenance = try await store.nextMaintenanceTime()
-                if let next = [due, maintenance].compactMap({ $0 }).min() {
+                if let next = try await store.nextDueTime() {
                     let delta = next.timeIntervalSinceNow
                     // Due now but not claimed means every slot is busy: wait for one to free up.
                     wait = delta <= 0 ? idleTick : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
@@ -136,55 +162,19 @@ public actor Dispatcher {
         }
     }
 
-    /// Expires and escalates what is due. Both only queue deliveries, which
-    /// the loop then claims like any other.
-    private func maintain() async {
-        // Pruning is housekeeping: once a minute, a bounded batch at a time.
-        if let retention, ContinuousClock.now - lastPrune > .seconds(60) {
-            lastPrune = .now
-            do {
-                let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: 1_000)
-                if pruned > 0 { log.info("pruned closed alerts past their retention", ["count": "\(pruned)"]) }
-            } catch {
-                log.error("could not prune old alerts", ["error": "\(error)"])
+    /// Lets the deliveries in flight finish; once the task is cancelled (the
+    /// grace is over), cancels them and waits only for them to wind down.
+    private func finishInFlight() async {
+        while !tasks.isEmpty {
+            if Task.isCancelled {
+                log.warning("deliveries cut off by shutdown; they will be retried after restart", ["count": "\(tasks.count)"])
+                let cut = Array(tasks.values)
+                for task in cut { task.cancel() }
+                for task in cut { await task.value }
+                return
             }
+            await signal.wait(for: idleTick)
         }
-        do {
-            guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return }
-            let report = try await store.runMaintenance(now: Date())
-            onMaintenance(report)
-            for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
-            for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
-        } catch {
-            log.error("could not expire or escalate alerts", ["error": "\(error)"])
-        }
-    }
-
-    /// Stops claiming work, lets in-flight deliveries finish for up to
-    /// `grace`, then cancels the rest (they stay in flight in the store and
-    /// are delivered again after restart). Returns how many were cut off.
-    @discardableResult
-    public func stop(grace: Duration) async -> Int {
-        stopping = true
-        signal.fire()
-        let running = Array(tasks.values)
-        let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for t in running { await t.value }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: grace)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if !finished {
-            for t in tasks.values { t.cancel() }
-        }
-        return finished ? 0 : tasks.count
     }
 
     private func start(_ claimed: ClaimedDelivery) {
@@ -211,6 +201,13 @@ public actor Dispatcher {
         tasks[d.id] = Task {
             let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks)
             let outcome = await entry.presenter.present(claimed.alert, delivery: context)
+            if Task.isCancelled {
+                // Cut off by shutdown: whatever the presenter made of it, the
+                // delivery stays in flight and is delivered again after restart.
+                log.debug("delivery cut off", ["delivery.id": d.id.rawValue, "presenter": d.kind.name])
+                self.finished(d)
+                return
+            }
             let now = Date()
             let result: DeliverySettlement.Result
             switch outcome {

@@ -26,7 +26,7 @@ import Glibc
     @Test func readyWatchdogStallReloadAndStop() async throws {
         let receiver = try DatagramReceiver()
         let d = try TestDaemon()
-        try await d.start(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "500000", "ALERTD_FAULT_HOOKS": "1"])
+        try await d.start(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "500000", "ALERTD_TEST_HOOKS": "1"])
         let ready = try #require(await receiver.wait(for: "READY=1"), "no READY=1; log:\n\(d.log)")
         // By READY the socket accepts: the status line was computed from a live store.
         #expect(ready.last?.contains("STATUS=0 open alerts") == true)

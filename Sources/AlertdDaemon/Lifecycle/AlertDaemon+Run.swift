@@ -1,0 +1,112 @@
+import Foundation
+import AlertdLogging
+import AlertdPOSIX
+import AlertdServices
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension AlertDaemon {
+    /// The signals ``run(signals:notifier:environment:reloadConfiguration:)``
+    /// acts on, for the executable to hand over: SIGTERM and SIGINT stop (a
+    /// second one at once), SIGHUP reloads. Debug builds add SIGUSR2, which
+    /// stalls the dispatcher, when `ALERTD_TEST_HOOKS=1`.
+    public static func handledSignals(environment: [String: String]) -> [Int32] {
+        let signals = [SIGTERM, SIGINT, SIGHUP]
+        #if ALERTD_TEST_HOOKS
+        if environment["ALERTD_TEST_HOOKS"] == "1" { return signals + [SIGUSR2] }
+        #endif
+        return signals
+    }
+
+    /// Runs the services until SIGTERM or SIGINT, then stops them within
+    /// `dispatcher.shutdown_grace` (a second signal stops them at once), and
+    /// closes the store. SIGHUP reloads through `reloadConfiguration`.
+    /// Throws when a service cannot start (a listener cannot be bound) or
+    /// fails; the rest have been stopped and the store closed by then.
+    public func run(
+        signals: AsyncStream<Int32>, notifier: SystemdNotifier,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    ) async throws(DaemonError) {
+        let group = ServiceGroup(
+            services: services(notifier: notifier, environment: environment),
+            gracePeriod: configuration.withLock { $0.dispatcher.shutdownGrace }, logger: Logger(label: "services"))
+        let handler = Task {
+            await handle(signals, group: group, notifier: notifier, reloadConfiguration: reloadConfiguration)
+        }
+        var failure: DaemonError?
+        do {
+            try await group.run()
+        } catch {
+            failure = (error.underlying as? DaemonError) ?? DaemonError(code: .service, message: error.message)
+        }
+        handler.cancel()
+        close()
+        if let failure { throw failure }
+        log.notice("alertd stopped")
+    }
+
+    private func handle(
+        _ signals: AsyncStream<Int32>, group: ServiceGroup, notifier: SystemdNotifier,
+        reloadConfiguration: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    ) async {
+        var stopping = false
+        #if ALERTD_TEST_HOOKS
+        var stalled = false
+        #endif
+        for await sig in signals {
+            switch sig {
+            case SIGTERM, SIGINT:
+                let name = sig == SIGTERM ? "SIGTERM" : "SIGINT"
+                if !stopping {
+                    stopping = true
+                    log.notice("signal received, shutting down", ["signal": name])
+                    await group.triggerGracefulShutdown()
+                } else {
+                    log.warning("second signal received, stopping at once; deliveries in flight are retried after restart",
+                                ["signal": name])
+                    await group.stopNow()
+                }
+            case SIGHUP where !stopping:
+                await reloadOnSignal(notifier: notifier, reloadConfiguration: reloadConfiguration)
+                await group.setGracePeriod(configuration.withLock { $0.dispatcher.shutdownGrace })
+            #if ALERTD_TEST_HOOKS
+            case SIGUSR2:
+                stalled.toggle()
+                log.warning("fault hook: dispatcher stalled", ["stalled": "\(stalled)"])
+                await dispatcher.setStalledForTesting(stalled)
+            #endif
+            default:
+                break
+            }
+        }
+    }
+
+    /// SIGHUP: read the configuration again; apply it if it is valid, keep
+    /// the running one and say why if not. systemd hears RELOADING=1 first
+    /// and READY=1 after, whatever the result.
+    private func reloadOnSignal(notifier: SystemdNotifier, reloadConfiguration: () throws(ConfigurationError) -> DaemonConfiguration) async {
+        try? notifier.reloading()
+        var problems: [String] = []
+        do throws(ConfigurationError) {
+            let new = try reloadConfiguration()
+            do throws(DaemonError) {
+                for warning in try await reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
+            } catch {
+                problems = [error.message]
+            }
+        } catch {
+            problems = error.problems.map { "\(error.source): \($0)" }
+        }
+        metrics.reloaded(successfully: problems.isEmpty)
+        if problems.isEmpty {
+            log.notice("configuration reloaded")
+            try? notifier.ready(status: "Reloaded; \(await statusLine())")
+        } else {
+            for p in problems { log.error("reload failed; keeping the running configuration", ["problem": p]) }
+            try? notifier.ready(status: "Reload failed (\(problems.count) problems, see the log); running the previous configuration")
+        }
+    }
+}

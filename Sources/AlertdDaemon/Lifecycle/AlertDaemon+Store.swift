@@ -1,0 +1,78 @@
+import Foundation
+import AlertdAPI
+import AlertdSQLiteStore
+import AlertdStore
+
+extension AlertDaemon {
+    /// The store the daemon runs on, and how to close it once every service
+    /// has stopped.
+    package struct OpenedStore: Sendable {
+        package let store: any AlertStore
+        package let path: String
+        package let close: @Sendable () -> Void
+    }
+
+    /// To run: creates the state directory and opens the database, creating
+    /// or migrating it. To check: changes nothing on disk, but finds what
+    /// would keep the database from opening (a directory that cannot be
+    /// created or written, a file this user cannot write) and stands an empty
+    /// in-memory store in for it, so the rest is built as for a start.
+    static func openStore(_ config: DaemonConfiguration, mode: Mode, metrics: DaemonMetrics,
+                          changes: StoreChangeNotifier) throws(DaemonError) -> OpenedStore {
+        let path = config.resolvedStorePath
+        switch mode {
+        case .run:
+            do {
+                try FileManager.default.createDirectory(atPath: config.stateDirectory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw DaemonError(code: .stateDirectory,
+                                  message: "Cannot create the state directory \(config.stateDirectory): \(error.localizedDescription). Create it or pass --state-dir.")
+            }
+            do {
+                let store = try SQLiteAlertStore(path: path) { batch in
+                    metrics.committed(batch: batch)
+                    changes.notify()
+                }
+                return OpenedStore(store: store, path: path, close: { store.close() })
+            } catch {
+                throw DaemonError(code: .store, message: error.message)
+            }
+        case .check:
+            try checkWritableDirectory(config.stateDirectory, role: "state directory")
+            if FileManager.default.fileExists(atPath: path) {
+                guard FileManager.default.isReadableFile(atPath: path), FileManager.default.isWritableFile(atPath: path) else {
+                    throw DaemonError(code: .store, message: "The store \(path) cannot be read and written by this user; check as the user alertd runs as, or fix the file's owner.")
+                }
+            }
+            // SQLite writes its journal next to the database.
+            try checkWritableDirectory((path as NSString).deletingLastPathComponent, role: "store's directory")
+            return OpenedStore(store: InMemoryAlertStore(), path: path, close: {})
+        }
+    }
+
+    /// A directory alertd writes in must be one and be writable, or, when
+    /// absent, be creatable: its nearest existing ancestor writable.
+    private static func checkWritableDirectory(_ path: String, role: String) throws(DaemonError) {
+        let files = FileManager.default
+        let path = path.isEmpty ? "." : path
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) is not a directory; point state_dir (or --state-dir) at a directory.")
+            }
+            guard files.isWritableFile(atPath: path) else {
+                throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) is not writable by this user; check as the user alertd runs as, or fix the directory's owner.")
+            }
+            return
+        }
+        var ancestor = path
+        repeat {
+            ancestor = (ancestor as NSString).deletingLastPathComponent
+            if ancestor.isEmpty { ancestor = "." }
+        } while !files.fileExists(atPath: ancestor) && ancestor != "/" && ancestor != "."
+        guard files.isWritableFile(atPath: ancestor) else {
+            throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) does not exist and cannot be created in \(ancestor); create it, or pass --state-dir.")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import AlertModel
+import AlertdLogging
+import AlertdServices
+import AlertdStore
+
+/// Keeps the store's clock-driven rules: expires alerts whose time is up,
+/// escalates those nobody decided on in time, and prunes closed alerts past
+/// their retention. Expiry and escalation only queue deliveries; `onReport`
+/// hears of each round that did something, so the dispatcher can be woken.
+///
+/// Apart from the dispatcher, so a slow prune never holds up a delivery and
+/// a busy dispatcher never makes an alert expire late.
+public actor MaintenanceService: Service {
+    public nonisolated let name = "maintenance"
+    private let store: any AlertStore
+    /// How long closed alerts are kept; nil keeps them.
+    private var retention: Duration?
+    private var lastPrune = ContinuousClock.now - .seconds(3600)
+    private let log: Logger
+    private let onReport: @Sendable (MaintenanceReport) -> Void
+    private let signal = WakeSignal()
+    private var stopping = false
+    /// The longest the loop sleeps, so new alerts' deadlines are seen soon
+    /// even without a ``wake()``.
+    private let tick: Duration
+
+    /// Pruning is housekeeping: at most once a minute, a bounded batch at a time.
+    private static let prunePeriod: Duration = .seconds(60)
+    private static let pruneBatch = 1_000
+
+    public init(
+        store: any AlertStore, retention: Duration?, logger: Logger = Logger(label: "maintenance"),
+        tick: Duration = .seconds(1), onReport: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.retention = retention
+        self.log = logger
+        self.tick = tick
+        self.onReport = onReport
+    }
+
+    /// Tells the service that a deadline may have moved closer (a new alert).
+    public nonisolated func wake() { signal.fire() }
+
+    /// Takes effect from the next round.
+    public func reconfigure(retention: Duration?) {
+        self.retention = retention
+        signal.fire()
+    }
+
+    /// Runs rounds until asked to stop or cancelled: nothing it does needs
+    /// finishing, since an interrupted round is simply done again.
+    public func run() async {
+        await withTaskCancellationHandler {
+            while !stopping && !Task.isCancelled {
+                let didWork = await round()
+                if stopping || Task.isCancelled { break }
+                await signal.wait(for: await nextWait(afterWork: didWork))
+            }
+        } onCancel: {
+            signal.fire()
+        }
+    }
+
+    public func shutdownGracefully() {
+        stopping = true
+        signal.fire()
+    }
+
+    /// One round: prune if it is time, then expire and escalate what is due.
+    /// True when it changed anything.
+    private func round() async -> Bool {
+        var didWork = false
+        if let retention, ContinuousClock.now - lastPrune > Self.prunePeriod {
+            lastPrune = .now
+            do {
+                let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: Self.pruneBatch)
+                if pruned > 0 { log.info("pruned closed alerts past their retention", ["count": "\(pruned)"]) }
+            } catch {
+                log.error("could not prune old alerts", ["error": "\(error)"])
+            }
+        }
+        do {
+            guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return false }
+            let report = try await store.runMaintenance(now: Date())
+            didWork = !report.expired.isEmpty || !report.escalated.isEmpty
+            if didWork { onReport(report) }
+            for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
+            for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
+        } catch {
+            log.error("could not expire or escalate alerts", ["error": "\(error)"])
+        }
+        return didWork
+    }
+
+    /// Until the next deadline, at most a tick. A round that did work may
+    /// have stopped at its batch limit, so more that is due goes at once;
+    /// due but untouched (or unreadable) waits a tick rather than spin.
+    private func nextWait(afterWork didWork: Bool) async -> Duration {
+        guard let next = try? await store.nextMaintenanceTime() else { return tick }
+        let delta = next.timeIntervalSinceNow
+        if delta <= 0 { return didWork ? .zero : tick }
+        return .milliseconds(Int64(min(delta, tick.seconds) * 1000) + 1)
+    }
+}

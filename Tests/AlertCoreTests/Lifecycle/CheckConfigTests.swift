@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import AlertdDaemon
+
+/// `--check-config` builds the daemon as a start would, minus listening and
+/// minus changes on disk.
+@Suite struct CheckConfigTests {
+    func check(_ config: String, stateDir: String) async throws -> TestBinaries.Result {
+        try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", stateDir])
+    }
+
+    @Test func aCheckCreatesNothingAndBindsNothing() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        // A public URL makes a start create the action-link key; a port makes it listen.
+        try #"{"api": {"public_url": "https://alertd.example", "listen": "127.0.0.1:1"}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let state = dir.path + "/state/not/yet"
+        let result = try await check(config, stateDir: state)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/state"))
+    }
+
+    @Test func everyProblemAStartWouldMeetIsReportedAtOnce() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"{"api": {"public_url": "https://alertd.example", "token_file": "/nonexistent/token"}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        // A state directory that is a file, then a key too short to sign with.
+        let file = dir.path + "/a-file"
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        let notADirectory = try await check(config, stateDir: file)
+        #expect(notADirectory.exitCode == 65)
+        #expect(notADirectory.stderr.contains("\(file) is not a directory"), "\(notADirectory.stderr)")
+        #expect(notADirectory.stderr.contains("/nonexistent/token"))
+
+        let state = dir.path + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try Data("short".utf8).write(to: URL(fileURLWithPath: state + "/action-links.key"))
+        let shortKey = try await check(config, stateDir: state)
+        #expect(shortKey.exitCode == 65)
+        #expect(shortKey.stderr.contains("shorter than 32 bytes"), "\(shortKey.stderr)")
+        #expect(shortKey.stderr.contains("/nonexistent/token"))
+    }
+}
