@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "AlertdCommandLine", dependencies: ["AlertModel", "AlertdPOSIX"]),
 
         // Service and ServiceGroup: ordered start, graceful stop in reverse, then cancellation.
-        .target(name: "AlertdServices", dependencies: ["AlertdLogging"]),
+        .target(name: "AlertdServices", dependencies: ["AlertModel", "AlertdLogging"]),
 
         // The store: protocols and shared rules, then one target per backend.
         .target(name: "AlertdStore", dependencies: ["AlertModel"]),

@@ -1,5 +1,6 @@
 import AlertdDelivery
 import AlertdStore
+import AlertModel
 
 extension APIRouter {
     /// Every endpoint `alertd` serves, wired as the daemon wires them. The
@@ -10,7 +11,7 @@ extension APIRouter {
         onReplay: @escaping @Sendable () -> Void,
         dispatcherRunning: @escaping @Sendable () async -> Bool,
         links: ActionLinkSigner? = nil,
-        changes: StoreChangeNotifier = StoreChangeNotifier(),
+        changes: ChangeSignal = ChangeSignal(),
         metrics: DaemonMetrics = DaemonMetrics(),
         authenticator: APIAuthenticator = APIAuthenticator(token: nil)
     ) -> APIRouter {

@@ -2,6 +2,7 @@ import Foundation
 import AlertdHTTP
 import AlertdLogging
 import AlertdStore
+import AlertModel
 
 /// `GET /v1/events`: Server-Sent Events from the store's event log. Every
 /// event has the log's sequence number as its SSE id, so a client that
@@ -11,10 +12,10 @@ import AlertdStore
 /// client that saw no event yet resumes from the right place.
 public struct EventsAPI: Sendable {
     package let store: any AlertStore
-    package let changes: StoreChangeNotifier
+    package let changes: ChangeSignal
     package let keepAlive: Duration
 
-    public init(store: any AlertStore, changes: StoreChangeNotifier, keepAlive: Duration = .seconds(15)) {
+    public init(store: any AlertStore, changes: ChangeSignal, keepAlive: Duration = .seconds(15)) {
         self.store = store
         self.changes = changes
         self.keepAlive = keepAlive

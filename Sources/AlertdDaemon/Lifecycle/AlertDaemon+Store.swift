@@ -2,6 +2,7 @@ import Foundation
 import AlertdAPI
 import AlertdSQLiteStore
 import AlertdStore
+import AlertModel
 
 extension AlertDaemon {
     /// The store the daemon runs on, and how to close it once every service
@@ -18,7 +19,7 @@ extension AlertDaemon {
     /// created or written, a file this user cannot write) and stands an empty
     /// in-memory store in for it, so the rest is built as for a start.
     static func openStore(_ config: DaemonConfiguration, mode: Mode, metrics: DaemonMetrics,
-                          changes: StoreChangeNotifier) throws(DaemonError) -> OpenedStore {
+                          changes: ChangeSignal) throws(DaemonError) -> OpenedStore {
         let path = config.resolvedStorePath
         switch mode {
         case .run:

@@ -37,7 +37,7 @@ public final class AlertDaemon: Sendable {
     package let intake: AlertIntake
     package let apiServers: [APIServerService]
     package let log: Logger
-    package let changes: StoreChangeNotifier
+    package let changes: ChangeSignal
     public let metrics: DaemonMetrics
 
     /// The TCP port actually bound (useful with port 0), if TCP is on.
@@ -60,7 +60,7 @@ public final class AlertDaemon: Sendable {
             }
         }
         let metrics = DaemonMetrics()
-        let changes = StoreChangeNotifier()
+        let changes = ChangeSignal()
         let store = step { () throws(DaemonError) in try openStore(config, mode: mode, metrics: metrics, changes: changes) }
         // The key lives in the state directory: no use looking when that failed.
         let links = store == nil ? nil : step { () throws(DaemonError) in try actionLinks(config, mode: mode) }
@@ -76,7 +76,7 @@ public final class AlertDaemon: Sendable {
 
     private init(
         _ config: DaemonConfiguration, store opened: OpenedStore, links: ActionLinkSigner?, auth: APIAuthenticator,
-        presenters: PresenterSet, settings: AlertIntake.Settings, metrics: DaemonMetrics, changes: StoreChangeNotifier,
+        presenters: PresenterSet, settings: AlertIntake.Settings, metrics: DaemonMetrics, changes: ChangeSignal,
         logger: Logger
     ) {
         log = logger

@@ -35,7 +35,10 @@ public actor Dispatcher: Service {
     private var retry: RetryPolicy
     private let log: Logger
     private let onAttempt: @Sendable (AttemptReport) -> Void
-    private let signal = WakeSignal()
+    private let signal = ChangeSignal()
+    /// The signal's generation when the loop last looked: a wake-up since
+    /// then ends the next wait at once.
+    private var seen: UInt64 = 0
     private var inFlight: [DeliveryKind: Int] = [:]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     private var started = false
@@ -71,7 +74,7 @@ public actor Dispatcher: Service {
     }
 
     /// Tells the dispatcher that new deliveries may be due now.
-    public nonisolated func wake() { signal.fire() }
+    public nonisolated func wake() { signal.notify() }
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
@@ -79,14 +82,14 @@ public actor Dispatcher: Service {
         sweepOrphans = true
         self.presenters = presenters
         self.retry = retry
-        signal.fire()
+        signal.notify()
     }
 
     #if ALERTD_TEST_HOOKS
     /// Test-only: wedges the loop (or frees it), as a hung store call would.
     public func setStalledForTesting(_ on: Bool) {
         stalled = on
-        signal.fire()
+        signal.notify()
     }
     #endif
 
@@ -116,14 +119,14 @@ public actor Dispatcher: Service {
             await loop()
             await finishInFlight()
         } onCancel: {
-            signal.fire()
+            signal.notify()
         }
     }
 
     /// Stops claiming; ``run()`` returns once the deliveries in flight are done.
     public func shutdownGracefully() {
         stopping = true
-        signal.fire()
+        signal.notify()
     }
 
     private func loop() async {
@@ -158,7 +161,7 @@ public actor Dispatcher: Service {
             } catch {
                 wait = idleTick
             }
-            await signal.wait(for: wait)
+            seen = await signal.wait(changedFrom: seen, timeout: wait)
         }
     }
 
@@ -173,7 +176,7 @@ public actor Dispatcher: Service {
                 for task in cut { await task.value }
                 return
             }
-            await signal.wait(for: idleTick)
+            seen = await signal.wait(changedFrom: seen, timeout: idleTick)
         }
     }
 
@@ -247,6 +250,6 @@ public actor Dispatcher: Service {
     private func finished(_ d: DeliveryRecord) {
         tasks[d.id] = nil
         inFlight[d.kind, default: 1] -= 1
-        signal.fire()
+        signal.notify()
     }
 }

@@ -19,7 +19,10 @@ public actor MaintenanceService: Service {
     private var lastPrune = ContinuousClock.now - .seconds(3600)
     private let log: Logger
     private let onReport: @Sendable (MaintenanceReport) -> Void
-    private let signal = WakeSignal()
+    private let signal = ChangeSignal()
+    /// The signal's generation when the loop last looked: a wake-up since
+    /// then ends the next wait at once.
+    private var seen: UInt64 = 0
     private var stopping = false
     /// The longest the loop sleeps, so new alerts' deadlines are seen soon
     /// even without a ``wake()``.
@@ -41,12 +44,12 @@ public actor MaintenanceService: Service {
     }
 
     /// Tells the service that a deadline may have moved closer (a new alert).
-    public nonisolated func wake() { signal.fire() }
+    public nonisolated func wake() { signal.notify() }
 
     /// Takes effect from the next round.
     public func reconfigure(retention: Duration?) {
         self.retention = retention
-        signal.fire()
+        signal.notify()
     }
 
     /// Runs rounds until asked to stop or cancelled: nothing it does needs
@@ -56,16 +59,16 @@ public actor MaintenanceService: Service {
             while !stopping && !Task.isCancelled {
                 let didWork = await round()
                 if stopping || Task.isCancelled { break }
-                await signal.wait(for: await nextWait(afterWork: didWork))
+                seen = await signal.wait(changedFrom: seen, timeout: await nextWait(afterWork: didWork))
             }
         } onCancel: {
-            signal.fire()
+            signal.notify()
         }
     }
 
     public func shutdownGracefully() {
         stopping = true
-        signal.fire()
+        signal.notify()
     }
 
     /// One round: prune if it is time, then expire and escalate what is due.
