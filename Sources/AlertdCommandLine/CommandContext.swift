@@ -18,7 +18,7 @@ public struct CommandContext: Sendable {
     /// The signals the executable hands the command, as they arrive. Only an
     /// executable's `main` decides how the process treats signals; without
     /// one, no signal ever comes.
-    public var signals: AsyncStream<Int32>
+    public var signals: AsyncStream<ProcessSignal>
 
     public init(
         environment: [String: String],
@@ -26,7 +26,7 @@ public struct CommandContext: Sendable {
         errorOutput: @escaping @Sendable (String) -> Void,
         readInput: @escaping @Sendable () -> Data?,
         isInteractive: Bool = false,
-        signals: AsyncStream<Int32> = AsyncStream { $0.finish() }
+        signals: AsyncStream<ProcessSignal> = AsyncStream { $0.finish() }
     ) {
         self.environment = environment
         self.output = output

@@ -6,15 +6,15 @@ import Synchronization
 /// it: signals belong to the executable, which hands them to the daemon.
 public enum ProcessSignals {
     /// The live sources; a signal source stops when its last reference goes.
-    private static let sources = Mutex<[Int32: any DispatchSourceSignal]>([:])
+    private static let sources = Mutex<[ProcessSignal: any DispatchSourceSignal]>([:])
 
     /// Stops default handling of `signals` and yields each one as it arrives.
-    public static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
+    public static func stream(_ signals: [ProcessSignal]) -> AsyncStream<ProcessSignal> {
         AsyncStream { continuation in
             for sig in signals {
-                signal(sig, SIG_IGN)
+                signal(sig.rawValue, SIG_IGN)
                 sources.withLock { all in
-                    let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                    let source = DispatchSource.makeSignalSource(signal: sig.rawValue, queue: .global())
                     source.setEventHandler { continuation.yield(sig) }
                     source.resume()
                     all[sig] = source

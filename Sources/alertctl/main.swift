@@ -1,10 +1,7 @@
 import AlertdClient
 import AlertdCommandLine
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import AlertdPOSIX
 
 let code = await CommandLineTool.main(
     AlertctlCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: .process())
-exit(code.rawValue)
+CurrentProcess.exit(code.rawValue)

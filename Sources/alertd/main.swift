@@ -2,10 +2,6 @@ import AlertdCommandLine
 import AlertdDaemon
 import AlertdPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 // How the process treats signals is decided here and nowhere else: the
 // daemon is handed the ones it acts on as a stream. Taken over before
 // anything starts, so a SIGTERM during startup waits its turn.
@@ -13,4 +9,4 @@ var context = CommandContext.process()
 context.signals = ProcessSignals.stream(AlertDaemon.handledSignals(environment: context.environment))
 let code = await CommandLineTool.main(
     AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context)
-exit(code.rawValue)
+CurrentProcess.exit(code.rawValue)

@@ -3,19 +3,15 @@ import AlertdLogging
 import AlertdPOSIX
 import AlertdServices
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension AlertDaemon {
     /// The signals ``run(signals:notifier:environment:reloadConfiguration:)``
     /// acts on, for the executable to hand over: SIGTERM and SIGINT stop (a
     /// second one at once), SIGHUP reloads. Debug builds add SIGUSR2, which
     /// stalls the dispatcher, when `ALERTD_TEST_HOOKS=1`.
-    public static func handledSignals(environment: [String: String]) -> [Int32] {
-        let signals = [SIGTERM, SIGINT, SIGHUP]
+    public static func handledSignals(environment: [String: String]) -> [ProcessSignal] {
+        let signals: [ProcessSignal] = [.terminate, .interrupt, .hangUp]
         #if ALERTD_TEST_HOOKS
-        if environment["ALERTD_TEST_HOOKS"] == "1" { return signals + [SIGUSR2] }
+        if environment["ALERTD_TEST_HOOKS"] == "1" { return signals + [.user2] }
         #endif
         return signals
     }
@@ -26,7 +22,7 @@ extension AlertDaemon {
     /// Throws when a service cannot start (a listener cannot be bound) or
     /// fails; the rest have been stopped and the store closed by then.
     public func run(
-        signals: AsyncStream<Int32>, notifier: SystemdNotifier,
+        signals: AsyncStream<ProcessSignal>, notifier: SystemdNotifier,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async throws(DaemonError) {
@@ -49,7 +45,7 @@ extension AlertDaemon {
     }
 
     private func handle(
-        _ signals: AsyncStream<Int32>, group: ServiceGroup, notifier: SystemdNotifier,
+        _ signals: AsyncStream<ProcessSignal>, group: ServiceGroup, notifier: SystemdNotifier,
         reloadConfiguration: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
         var stopping = false
@@ -58,8 +54,8 @@ extension AlertDaemon {
         #endif
         for await sig in signals {
             switch sig {
-            case SIGTERM, SIGINT:
-                let name = sig == SIGTERM ? "SIGTERM" : "SIGINT"
+            case .terminate, .interrupt:
+                let name = sig.description
                 if !stopping {
                     stopping = true
                     log.notice("signal received, shutting down", ["signal": name])
@@ -69,11 +65,11 @@ extension AlertDaemon {
                                 ["signal": name])
                     await group.stopNow()
                 }
-            case SIGHUP where !stopping:
+            case .hangUp where !stopping:
                 await reloadOnSignal(notifier: notifier, reloadConfiguration: reloadConfiguration)
                 await group.setGracePeriod(configuration.withLock { $0.dispatcher.shutdownGrace })
             #if ALERTD_TEST_HOOKS
-            case SIGUSR2:
+            case .user2:
                 stalled.toggle()
                 log.warning("fault hook: dispatcher stalled", ["stalled": "\(stalled)"])
                 await dispatcher.setStalledForTesting(stalled)

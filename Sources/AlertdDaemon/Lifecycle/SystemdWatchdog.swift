@@ -3,10 +3,6 @@ import FoundationEssentials
 import AlertdLogging
 import AlertdPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Keeps systemd's watchdog (`WatchdogSec=`) fed while the daemon is really
 /// alive: every half timeout it runs `probe`, and pings only if the probe
 /// answers true. A hung store or dispatcher makes the probe hang or fail, the
@@ -22,7 +18,7 @@ public struct SystemdWatchdog: Sendable {
     /// Nil when the watchdog is off (`$WATCHDOG_USEC` unset, or meant for another pid).
     public init?(
         notifier: SystemdNotifier, environment: [String: String] = ProcessInfo.processInfo.environment,
-        pid: Int32 = getpid(), logger: Logger = Logger(label: "watchdog"),
+        pid: Int32 = CurrentProcess.id, logger: Logger = Logger(label: "watchdog"),
         probe: @escaping @Sendable () async -> Bool
     ) {
         guard let timeout = SystemdNotifier.watchdogInterval(environment: environment, pid: pid) else { return nil }
