@@ -19,7 +19,8 @@ public struct AlertctlCommand: CLICommand {
             ValidateCommand.self, RenderCommand.self, SendCommand.self, ListCommand.self, ShowCommand.self,
             ActionDecisionCommand<ConfirmDecision>.self, ActionDecisionCommand<CancelDecision>.self, ResolveCommand.self, WatchCommand.self, ReplayCommand.self,
             CompletionCommand.self,
-        ])
+        ],
+        manual: manual)
 
     package let helpText: String
 

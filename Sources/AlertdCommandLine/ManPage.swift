@@ -74,8 +74,7 @@ public enum ManPage {
             out.request("SH", ["EXAMPLES"])
             for (i, example) in manual.examples.enumerated() {
                 if i > 0 { out.request("PP") }
-                out.text(example.text)
-                blocks([.example(example.command)], into: &out)
+                blocks([.paragraph(example.text), .example(example.command)], into: &out)
             }
         }
         if !manual.seeAlso.isEmpty {
