@@ -206,6 +206,12 @@ import Testing
             alertctl: alertd answered 401: This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file). [unauthorized]
 
             """)
+        // The scheme name is case-insensitive, as docs/API.md says.
+        for scheme in ["Bearer", "bearer", "BEARER"] {
+            var headers = HTTPHeaders()
+            headers.set("Authorization", "\(scheme) 0123456789abcdef0123456789abcdef")
+            #expect(try await daemon.request("GET", "/v1/alerts", headers: headers, tcp: true).status == 200, "\(scheme)")
+        }
         let wrongFile = dir.path + "/wrong"
         try Data("not-the-token-at-all".utf8).write(to: URL(fileURLWithPath: wrongFile))
         let wrong = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", wrongFile])
