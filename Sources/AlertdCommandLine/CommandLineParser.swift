@@ -36,11 +36,12 @@ public enum CommandLineParser {
             let word = arguments[index]
             if word.hasPrefix("-") {
                 // Anything the group does not declare (`--help`, `--version`, a
-                // typo) ends the search; the checks below deal with it.
+                // typo), or cannot read, ends the search; the checks below deal
+                // with it, so help still wins and errors are reported as usual.
                 var reader = OptionReader(words: arguments, index: index, options: command.configuration.options)
-                let read: Bool
-                do { read = try reader.readOption(into: &inherited) } catch { throw failure(error, chain) }
-                guard read else { break }
+                var read = inherited
+                guard (try? reader.readOption(into: &read)) == true else { break }
+                inherited = read
                 for option in command.configuration.options where inherited[option.name] != nil {
                     inheritedOptions[option.name] = inheritedOptions[option.name] ?? option
                 }

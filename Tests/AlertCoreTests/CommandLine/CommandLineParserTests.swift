@@ -169,6 +169,11 @@ struct SampleRoot: CLICommand {
             return
         }
         #expect(version == "group 2.0")
+        guard case .help(let groupHelp) = try CommandLineParser.parse(["--where", "--help"], root: GroupRoot.self) else {
+            Issue.record("no help when the group option lacks its value")
+            return
+        }
+        #expect(groupHelp.hasPrefix("OVERVIEW: A group with options."))
         #expect(help.hasPrefix("OVERVIEW: Takes the group's --where."))
         #expect(HelpFormatter.usage(for: [GroupRoot.configuration]) == "Usage: group [--where <place>] [--verbose] <subcommand>")
 
