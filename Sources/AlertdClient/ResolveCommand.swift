@@ -72,13 +72,12 @@ public struct ResolveCommand: CLICommand {
                 guard case .api(404, let answer) = error, answer.code == "alert_not_found" else {
                     return error.report(context, json: json)
                 }
-                if json {
-                    context.output(String(decoding: HTTPErrorBody(code: answer.code, message: answer.message).encoded(), as: UTF8.self) + "\n")
-                }
+                // With --json, alertd's answer, as for any other outcome.
+                if json { _ = error.report(context, json: true) }
                 context.errorOutput("nothing to resolve: no open alert has the dedup key '\(key)'\n")
                 return .success
             }
-            DecisionCommand.print(result, json: json, context: context)
+            DecisionCommand.printResult(result, json: json, context: context)
             return .success
         }
     }
