@@ -11,10 +11,11 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
-# Evaluated only by the recipes that use it.
+# Evaluated only by the recipes that use them.
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build release test run clean bench install uninstall
+.PHONY: all deps build release test run clean bench man install uninstall
 
 all: build
 
@@ -54,8 +55,16 @@ clean:
 	$(SWIFT) package clean
 	rm -rf .build .alertd
 
+# The man pages are generated from the commands (`--generate-manpage`); docs/
+# keeps them as generated, and a test fails when they differ. Regenerate them
+# after changing a command, its options or its ManualPage.
+man: build
+	$(DEBUG_BIN)/alertctl --generate-manpage > docs/alertctl.1
+	$(DEBUG_BIN)/alertd --generate-manpage > docs/alertd.8
+
 # The release binaries, the systemd units (ExecStart= pointing at BINDIR),
-# sysusers and tmpfiles entries, man pages and bash completion. The default
+# sysusers and tmpfiles entries, man pages and bash completion (both printed
+# by the installed binaries from their command trees). The default
 # config is installed only if there is none yet.
 install: release
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
@@ -66,8 +75,9 @@ install: release
 	install -m 0644 systemd/alertd.socket systemd/alertd-http.socket $(DESTDIR)$(UNITDIR)/
 	install -m 0644 systemd/alertd.sysusers $(DESTDIR)$(SYSUSERSDIR)/alertd.conf
 	install -m 0644 systemd/alertd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/alertd.conf
-	install -m 0644 docs/alertd.8 $(DESTDIR)$(MANDIR)/man8/alertd.8
-	install -m 0644 docs/alertctl.1 $(DESTDIR)$(MANDIR)/man1/alertctl.1
+	$(RELEASE_BIN)/alertd --generate-manpage > $(DESTDIR)$(MANDIR)/man8/alertd.8
+	$(RELEASE_BIN)/alertctl --generate-manpage > $(DESTDIR)$(MANDIR)/man1/alertctl.1
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/alertd.8 $(DESTDIR)$(MANDIR)/man1/alertctl.1
 	$(RELEASE_BIN)/alertctl completion bash > $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
 	chmod 0644 $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json ]; then \

@@ -4,10 +4,16 @@ extension AlertDecision {
     /// How alertctl tells a decision: `confirmed by uid:1000 at 2025-06-01
     /// 12:00:00 UTC (comment: ship it)`; an expiry has no actor to name.
     package var commandLineText: String {
-        var text = outcome.rawValue
-        if outcome != .expired { text += " by \(actor)" }
-        text += " at \(UTCTimestamp.readable(at))"
+        var text = summaryText
         if let comment, !comment.isEmpty { text += " (comment: \(AlertListTable.singleLine(comment)))" }
         return text
+    }
+
+    /// The decision without its comment: `confirmed by uid:1000 at
+    /// 2025-06-01 12:00:00 UTC`, for where the comment has a line of its own.
+    package var summaryText: String {
+        var text = outcome.rawValue
+        if outcome != .expired { text += " by \(actor)" }
+        return text + " at \(UTCTimestamp.readable(at))"
     }
 }

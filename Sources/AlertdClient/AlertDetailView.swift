@@ -1,15 +1,18 @@
 import AlertModel
 import AlertdHTTP
 
-/// What `alertctl show` prints: the alert's fields, its message, and how
-/// each presenter's delivery stands.
+/// What `alertctl show` prints: the alert's fields (with who decided, when
+/// and why), its message, and how each presenter's delivery stands.
 ///
 /// ```
 /// Disk full on db1
 ///   id:       0197a4c2-5b1e-7c3d-8e9f-0123456789ab
-///   state:    open
+///   state:    confirmed
 ///   severity: critical
 ///   created:  2025-06-01 12:00:00 UTC
+///   updated:  2025-06-01 12:03:10 UTC
+///   decided:  confirmed by uid:1000 at 2025-06-01 12:03:10 UTC
+///   comment:  expanding now
 ///   labels:   host=db1, team=ops
 ///   confirm:  Expand -> POST https://ops.example/expand
 ///
@@ -30,6 +33,10 @@ package enum AlertDetailView {
             ("created", UTCTimestamp.readable(alert.createdAt)),
         ]
         if alert.updatedAt != alert.createdAt { fields.append(("updated", UTCTimestamp.readable(alert.updatedAt))) }
+        if let decision = alert.decision {
+            fields.append(("decided", decision.summaryText))
+            if let comment = decision.comment, !comment.isEmpty { fields.append(("comment", comment)) }
+        }
         if !spec.labels.isEmpty {
             fields.append(("labels", spec.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))
         }
@@ -46,8 +53,9 @@ package enum AlertDetailView {
         lines += fields.map { "  " + TextWrapper.pad($0.0 + ":", to: labelWidth + 2) + AlertListTable.singleLine($0.1) }
         if let message = spec.message, !message.isEmpty {
             lines.append("")
-            lines += message.split(separator: "\n", omittingEmptySubsequences: false).map {
-                "  " + AlertListTable.singleLine(String($0))
+            // As written: a message is often a command's output, laid out in columns.
+            lines += message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
+                "  " + AlertListTable.singleLine(TextWrapper.expandingTabs(String($0)))
             }
         }
         if let deliveries = alert.deliveries {

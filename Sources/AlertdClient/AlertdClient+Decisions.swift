@@ -34,10 +34,13 @@ extension AlertdClient {
         return try await exchange("POST", "/v1/alerts/\(id.rawValue)/\(decision.rawValue)", body: body, expecting: 200)
     }
 
-    /// `POST /v1/alerts/resolve`: resolves the open alert holding `dedupKey`;
-    /// 404 `alert_not_found` when no open alert has it.
-    public func resolve(dedupKey: String) async throws(AlertdClientError) -> APIRepresentation.DecisionResult {
-        try await exchange("POST", "/v1/alerts/resolve", body: Self.jsonObject(["dedup_key": dedupKey]), expecting: 200)
+    /// `POST /v1/alerts/resolve`: resolves the open alert holding `dedupKey`,
+    /// with `comment` kept in the decision; 404 `alert_not_found` when no
+    /// open alert has it.
+    public func resolve(dedupKey: String, comment: String? = nil) async throws(AlertdClientError) -> APIRepresentation.DecisionResult {
+        var body = ["dedup_key": dedupKey]
+        if let comment { body["comment"] = comment }
+        return try await exchange("POST", "/v1/alerts/resolve", body: Self.jsonObject(body), expecting: 200)
     }
 
     package static func jsonObject(_ object: [String: String]) -> Data {

@@ -37,7 +37,12 @@ package enum DecisionCommand {
         } catch {
             return error.report(context, json: json)
         }
-        context.output(json ? CLIJSON.text(result) + "\n" : "\(result.state.rawValue) \(result.id)\n")
+        printResult(result, json: json, context: context)
         return .success
+    }
+
+    /// `confirmed <id>`, or with `json` alertd's answer.
+    package static func printResult(_ result: APIRepresentation.DecisionResult, json: Bool, context: CommandContext) {
+        context.output(json ? CLIJSON.text(result) + "\n" : "\(result.state.rawValue) \(result.id)\n")
     }
 }

@@ -1,5 +1,6 @@
 import AlertModel
 import AlertdCommandLine
+import AlertdHTTP
 
 /// `alertctl resolve`: closes an alert whose problem went away, by id or by
 /// dedup key; no handler is called.
@@ -13,11 +14,15 @@ public struct ResolveCommand: CLICommand {
             the same dedup key is then a new alert. The first decision wins: when the alert was decided \
             already, says how, by whom and when, and exits 1.
 
+            Resolving by --dedup-key is idempotent, so a check may run it every time it passes: when no open \
+            alert holds the key, there is nothing to resolve; says so on standard error (with --json, prints \
+            alertd's alert_not_found answer) and exits 0.
+
             \(DecisionCommand.exitCodesHelp)
             """,
         options: [
             .value("dedup-key", valueName: "key", help: "Resolve the open alert holding this dedup key."),
-            CommandOption.value("comment", valueName: "text", help: "Why; kept with the decision. Only with an id."),
+            CommandOption.value("comment", valueName: "text", help: "Why; kept with the decision."),
             DecisionCommand.jsonOption,
         ] + AlertdConnectionOptions.options,
         arguments: [CommandArgument("id", help: "The alert's id, as 'send', 'list' or 'watch' printed it.", isOptional: true)])
@@ -46,22 +51,34 @@ public struct ResolveCommand: CLICommand {
             throw .invalidCombination("Say which alert to resolve: its id, or '--dedup-key <key>'.")
         }
         comment = parsed.value("comment")
-        if comment != nil, case .dedupKey = target {
-            throw .invalidCombination("'--comment' goes with an alert id; resolving by '--dedup-key' takes none.")
-        }
         json = parsed.flag("json")
         connection = try AlertdConnectionOptions(parsed: parsed)
     }
 
     public func run(_ context: CommandContext) async -> ExitCode {
         guard let client = connection.client(context, command: ["alertctl", Self.configuration.name]) else { return .usage }
-        let target = self.target
         let comment = self.comment
-        return await DecisionCommand.run({ () async throws(AlertdClientError) in
-            switch target {
-            case .id(let id): try await client.decide(id, .resolve, comment: comment)
-            case .dedupKey(let key): try await client.resolve(dedupKey: key)
+        switch target {
+        case .id(let id):
+            return await DecisionCommand.run({ () async throws(AlertdClientError) in
+                try await client.decide(id, .resolve, comment: comment)
+            }, json: json, context: context)
+        case .dedupKey(let key):
+            let result: APIRepresentation.DecisionResult
+            do {
+                result = try await client.resolve(dedupKey: key, comment: comment)
+            } catch {
+                // The endpoint takes no id, so its 404 can only mean the key.
+                guard case .api(404, let answer) = error, answer.code == "alert_not_found" else {
+                    return error.report(context, json: json)
+                }
+                // With --json, alertd's answer, as for any other outcome.
+                if json { _ = error.report(context, json: true) }
+                context.errorOutput("nothing to resolve: no open alert has the dedup key '\(key)'\n")
+                return .success
             }
-        }, json: json, context: context)
+            DecisionCommand.printResult(result, json: json, context: context)
+            return .success
+        }
     }
 }

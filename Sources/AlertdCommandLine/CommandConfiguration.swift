@@ -11,13 +11,19 @@ public struct CommandConfiguration: Sendable {
     public var version: String?
     public var options: [CommandOption]
     public var arguments: [CommandArgument]
-    /// Commands one level down; a command with subcommands is a group.
+    /// Commands one level down; a command with subcommands is a group. A
+    /// group's own options may be given before the subcommand too, and count
+    /// for it when it declares the same option.
     public var subcommands: [any CLICommand.Type]
+    /// Set on the root command: what its man page adds to the command tree
+    /// (description, exit status, files...). The page is printed by the
+    /// hidden root option `--generate-manpage`.
+    public var manual: ManualPage?
 
     public init(
         name: String, abstract: String, discussion: String? = nil, version: String? = nil,
         options: [CommandOption] = [], arguments: [CommandArgument] = [],
-        subcommands: [any CLICommand.Type] = []
+        subcommands: [any CLICommand.Type] = [], manual: ManualPage? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -26,6 +32,7 @@ public struct CommandConfiguration: Sendable {
         self.options = options
         self.arguments = arguments
         self.subcommands = subcommands
+        self.manual = manual
     }
 
     /// The declared option with this long name.

@@ -32,6 +32,8 @@ public struct CommandLineError: Error, Sendable, Equatable, CustomStringConverti
         public static let missingArgument = Code(rawValue: "missing_argument")
         /// Options that parse one by one but do not make sense together.
         public static let invalidCombination = Code(rawValue: "invalid_combination")
+        /// A single-value option given more than once.
+        public static let repeatedOption = Code(rawValue: "repeated_option")
     }
 
     /// `--titel` when `--title` exists.
@@ -43,6 +45,25 @@ public struct CommandLineError: Error, Sendable, Equatable, CustomStringConverti
     /// `--title` as the last word, or followed by another option.
     public static func missingValue(for option: CommandOption) -> CommandLineError {
         CommandLineError(code: .missingValue, message: "Missing value for '\(option.synopsisName)'")
+    }
+
+    /// `--title a --title b`: an option that takes one value, given again.
+    /// Keeping the last one silently would hide a mistake in a script.
+    public static func repeatedOption(_ option: CommandOption, values: [String]) -> CommandLineError {
+        let list = values.map { "'\($0)'" }.joined(separator: ", ")
+        let times = values.count == 2 ? "twice" : "\(values.count) times"
+        return CommandLineError(
+            code: .repeatedOption,
+            message: "'\(option.synopsisName)' takes one value but was given \(times) (\(list)); give it once.")
+    }
+
+    /// An option of a command group, given before the subcommand, that the
+    /// subcommand does not take: `alertctl --socket x validate`.
+    public static func notInherited(_ option: CommandOption, group: String, command: [String]) -> CommandLineError {
+        CommandLineError(
+            code: .unknownOption,
+            message: "'--\(option.name)' before the subcommand is an option of '\(group)' that "
+                + "'\(command.joined(separator: " "))' does not take; give the subcommand's options after it.")
     }
 
     /// `--json=yes`: flags take no value.

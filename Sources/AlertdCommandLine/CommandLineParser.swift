@@ -2,6 +2,10 @@
 /// swift-argument-parser's manners: `--name value`, `--name=value`, `-t value`,
 /// combined short flags (`-jq`), repeatable options, `--` ending the options,
 /// and `-h/--help` on every command.
+///
+/// A command group's own options may also come before its subcommand
+/// (`alertctl --socket /x list`); they count for the subcommand when it
+/// declares the very same option.
 public enum CommandLineParser {
     /// What the command line asks for.
     public enum Outcome: Sendable {
@@ -11,18 +15,39 @@ public enum CommandLineParser {
         case help(String)
         /// Print this version line to standard output and exit 0.
         case version(String)
+        /// Print this man page (roff) to standard output and exit 0.
+        case manualPage(String)
     }
+
+    /// The hidden root option that prints the man page, for `make install`.
+    public static let manualPageOption = "--generate-manpage"
 
     /// Parses `arguments` (without the program name) against `root`.
     public static func parse(_ arguments: [String], root: any CLICommand.Type) throws(CommandLineError) -> Outcome {
         var command = root
         var chain = [root.configuration]
         var index = 0
+        // Values of group options given before the subcommand, by option name.
+        var inherited: [String: [String]] = [:]
+        var inheritedOptions: [String: CommandOption] = [:]
 
         // Subcommand names come first: `alertctl validate --title x`.
-        while index < arguments.count, !command.configuration.subcommands.isEmpty,
-              !arguments[index].hasPrefix("-") {
+        while index < arguments.count, !command.configuration.subcommands.isEmpty {
             let word = arguments[index]
+            if word.hasPrefix("-") {
+                // Anything the group does not declare (`--help`, `--version`, a
+                // typo), or cannot read, ends the search; the checks below deal
+                // with it, so help still wins and errors are reported as usual.
+                var reader = OptionReader(words: arguments, index: index, options: command.configuration.options)
+                var read = inherited
+                guard (try? reader.readOption(into: &read)) == true else { break }
+                inherited = read
+                for option in command.configuration.options where inherited[option.name] != nil {
+                    inheritedOptions[option.name] = inheritedOptions[option.name] ?? option
+                }
+                index = reader.index
+                continue
+            }
             if word == "help" {
                 return .help(try helpTopic(Array(arguments[(index + 1)...]), chain: chain, command: command))
             }
@@ -43,9 +68,12 @@ public enum CommandLineParser {
         if let version = command.configuration.version, beforeTerminator.contains("--version") {
             return .version("\(command.configuration.name) \(version)")
         }
+        if chain.count == 1, command.configuration.manual != nil, beforeTerminator.contains(manualPageOption) {
+            return .manualPage(ManPage.page(for: root))
+        }
 
         do {
-            let parsed = try parseOptions(rest, chain: chain)
+            let parsed = try parseOptions(rest, chain: chain, inherited: inherited, inheritedOptions: inheritedOptions)
             return .run(command, parsed)
         } catch {
             throw failure(error, chain)
@@ -68,72 +96,45 @@ public enum CommandLineParser {
         return HelpFormatter.help(for: chain)
     }
 
-    private static func parseOptions(_ words: [String], chain: [CommandConfiguration]) throws(CommandLineError) -> ParsedCommand {
+    private static func parseOptions(
+        _ words: [String], chain: [CommandConfiguration],
+        inherited: [String: [String]] = [:], inheritedOptions: [String: CommandOption] = [:]
+    ) throws(CommandLineError) -> ParsedCommand {
         let configuration = chain[chain.count - 1]
         var given: [String: [String]] = [:]
-        var positionals: [String] = []
-        var index = 0
-
-        func record(_ option: CommandOption, _ value: String) throws(CommandLineError) {
-            if !option.allowedValues.isEmpty, !option.allowedValues.contains(value) {
-                let list = option.allowedValues.map { "'\($0)'" }.joined(separator: ", ")
-                throw .invalidValue(value, for: option, expected: "use one of \(list).")
+        for (name, values) in inherited.sorted(by: { $0.key < $1.key }) {
+            let option = inheritedOptions[name]!
+            // Only the same option passes down: `render --url` is not the connection's `--url`.
+            guard configuration.options.contains(option) else {
+                let group = chain.dropLast().last { $0.options.contains(option) }?.name ?? chain[0].name
+                throw .notInherited(option, group: group, command: chain.map(\.name))
             }
-            given[option.name, default: []].append(value)
+            given[name] = values
         }
-        func nextValue(for option: CommandOption) throws(CommandLineError) -> String {
-            guard index < words.count, looksLikeValue(words[index]) else { throw .missingValue(for: option) }
-            index += 1
-            return words[index - 1]
-        }
+        var positionals: [String] = []
+        var reader = OptionReader(words: words, index: 0, options: configuration.options)
 
-        while index < words.count {
-            let word = words[index]
-            index += 1
+        while reader.index < words.count {
+            let word = words[reader.index]
             if word == "--" {
-                positionals += words[index...]
+                positionals += words[(reader.index + 1)...]
                 break
             }
+            if try reader.readOption(into: &given) { continue }
             if word.hasPrefix("--") {
-                let body = word.dropFirst(2)
-                let name = String(body.prefix { $0 != "=" })
-                let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
-                guard let option = configuration.option(named: name) else {
-                    let candidates = configuration.options.map(\.name) + ["help"]
-                    throw .unknownOption("--\(name)", suggestion: name.closest(in: candidates).map { "--\($0)" })
-                }
-                if option.kind == .flag {
-                    if let inline { throw .unexpectedValue(inline, for: option) }
-                    given[option.name, default: []].append("")
-                } else {
-                    // Not `inline ?? nextValue(...)`: `??` rethrows untyped errors.
-                    if let inline { try record(option, inline) } else { try record(option, try nextValue(for: option)) }
-                }
-            } else if word.count > 1, word.hasPrefix("-"), !looksLikeValue(word) {
-                // A group of short options: flags, optionally ending in one that
-                // takes a value, either attached (`-tDisk`) or as the next word.
-                let letters = Array(word.dropFirst())
-                var position = 0
-                while position < letters.count {
-                    let letter = letters[position]
-                    position += 1
-                    guard let option = configuration.options.first(where: { $0.short == letter }) else {
-                        throw .unknownOption("-\(letter)", suggestion: nil)
-                    }
-                    if option.kind == .flag {
-                        given[option.name, default: []].append("")
-                        continue
-                    }
-                    if position < letters.count {
-                        try record(option, String(letters[position...]))
-                    } else {
-                        try record(option, try nextValue(for: option))
-                    }
-                    break
-                }
-            } else {
-                positionals.append(word)
+                let name = String(word.dropFirst(2).prefix { $0 != "=" })
+                let candidates = configuration.options.map(\.name) + ["help"]
+                throw .unknownOption("--\(name)", suggestion: name.closest(in: candidates).map { "--\($0)" })
             }
+            if word.count > 1, word.hasPrefix("-"), !OptionReader.looksLikeValue(word) {
+                throw .unknownOption("-\(word.dropFirst().first!)", suggestion: nil)
+            }
+            positionals.append(word)
+            reader.index += 1
+        }
+
+        for option in configuration.options where option.kind == .single {
+            if let values = given[option.name], values.count > 1 { throw .repeatedOption(option, values: values) }
         }
 
         var named: [String: [String]] = [:]
@@ -157,13 +158,6 @@ public enum CommandLineParser {
             throw .unexpectedArgument(extra)
         }
         return ParsedCommand(chain: chain, given: given, named: named, arguments: positionals)
-    }
-
-    /// `-` (stdin) and negative numbers are values; `-x` and `--x` are options.
-    private static func looksLikeValue(_ word: String) -> Bool {
-        guard word.hasPrefix("-"), word != "-" else { return true }
-        let second = word.dropFirst().first
-        return second.map { $0.isNumber || $0 == "." } ?? true
     }
 
     private static func subcommandNames(_ configuration: CommandConfiguration) -> [String] {

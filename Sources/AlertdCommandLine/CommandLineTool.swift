@@ -3,8 +3,8 @@
 /// one call to ``main(_:arguments:context:)``.
 public enum CommandLineTool {
     /// Parses `arguments` (without the program name) against `root` and runs
-    /// what they select. Help and `--version` go to standard output with exit
-    /// 0; usage errors go to standard error with exit 64.
+    /// what they select. Help, `--version` and the man page go to standard
+    /// output with exit 0; usage errors go to standard error with exit 64.
     public static func main(
         _ root: any CLICommand.Type, arguments: [String], context: CommandContext
     ) async -> ExitCode {
@@ -18,6 +18,9 @@ public enum CommandLineTool {
         switch outcome {
         case .help(let text), .version(let text):
             context.output(text + "\n")
+            return .success
+        case .manualPage(let page):
+            context.output(page)
             return .success
         case .run(let type, let parsed):
             let command: any CLICommand

@@ -4,7 +4,7 @@ public struct CommandOption: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// On or off, no value: `--json`.
         case flag
-        /// One value; given twice, the last one wins: `--title <title>`.
+        /// One value; given twice, a usage error: `--title <title>`.
         case single
         /// Any number of values, kept in order: `--label <label> ...`.
         case repeatable

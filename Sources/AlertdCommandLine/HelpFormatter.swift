@@ -27,18 +27,12 @@ public enum HelpFormatter {
             sections.append("ARGUMENTS:\n" + table(rows))
         }
 
-        var rows = command.options.map { option -> (String, String) in
-            var label = option.short.map { "-\($0), " } ?? ""
-            label += "--\(option.name)"
-            if option.kind != .flag { label += " <\(option.valueName)>" }
-            var notes: [String] = []
-            if !option.allowedValues.isEmpty { notes.append("values: " + option.allowedValues.joined(separator: ", ")) }
-            if let value = option.defaultValue { notes.append("default: \(value)") }
-            let help = notes.isEmpty ? option.help : "\(option.help) (\(notes.joined(separator: "; ")))"
-            return (label, help)
+        let rows = optionRows(for: command).map { row -> (String, String) in
+            var label = row.short.map { "-\($0), " } ?? ""
+            label += "--\(row.name)"
+            if let value = row.valueName { label += " <\(value)>" }
+            return (label, row.text)
         }
-        if command.version != nil { rows.append(("--version", "Show the version.")) }
-        rows.append(("-h, --help", "Show help information."))
         sections.append("OPTIONS:\n" + table(rows))
 
         if !command.subcommands.isEmpty {
@@ -55,20 +49,18 @@ public enum HelpFormatter {
     public static func usage(for chain: [CommandConfiguration], prefix: String = "Usage: ") -> String {
         let command = chain[chain.count - 1]
         let head = prefix + chain.map(\.name).joined(separator: " ")
-        var parts: [String] = []
-        if !command.subcommands.isEmpty {
-            parts.append("<subcommand>")
-        } else {
-            for option in command.options {
+        let parts = synopsis(of: command).map { part -> String in
+            switch part {
+            case .option(let option):
                 switch option.kind {
-                case .flag: parts.append("[--\(option.name)]")
-                case .single: parts.append("[--\(option.name) <\(option.valueName)>]")
-                case .repeatable: parts.append("[--\(option.name) <\(option.valueName)> ...]")
+                case .flag: "[--\(option.name)]"
+                case .single: "[--\(option.name) <\(option.valueName)>]"
+                case .repeatable: "[--\(option.name) <\(option.valueName)> ...]"
                 }
-            }
-            for argument in command.arguments {
-                let name = "<\(argument.name)>" + (argument.isRepeating ? " ..." : "")
-                parts.append(argument.isOptional ? "[\(name)]" : name)
+            case .subcommand:
+                "<subcommand>"
+            case .argument(let argument):
+                argument.isOptional ? "[\(argumentName(argument))]" : argumentName(argument)
             }
         }
         let indent = String(repeating: " ", count: head.count + 1)
@@ -84,6 +76,49 @@ public enum HelpFormatter {
         }
         lines.append(line)
         return lines.joined(separator: "\n")
+    }
+
+    /// One row of a command's OPTIONS: its spellings, and its help with the
+    /// allowed values and the default. The man page lists the same rows.
+    package struct OptionRow {
+        package let short: Character?
+        package let name: String
+        /// nil for a flag.
+        package let valueName: String?
+        package let text: String
+    }
+
+    /// The command's options, then `--version` on the root and `-h, --help`.
+    package static func optionRows(for command: CommandConfiguration) -> [OptionRow] {
+        var rows = command.options.map { option in
+            var notes: [String] = []
+            if !option.allowedValues.isEmpty { notes.append("values: " + option.allowedValues.joined(separator: ", ")) }
+            if let value = option.defaultValue { notes.append("default: \(value)") }
+            let text = notes.isEmpty ? option.help : "\(option.help) (\(notes.joined(separator: "; ")))"
+            return OptionRow(short: option.short, name: option.name, valueName: option.kind == .flag ? nil : option.valueName, text: text)
+        }
+        if command.version != nil { rows.append(OptionRow(short: nil, name: "version", valueName: nil, text: "Show the version.")) }
+        rows.append(OptionRow(short: "h", name: "help", valueName: nil, text: "Show help information."))
+        return rows
+    }
+
+    /// What a usage line lists, in order: the options, then `<subcommand>`
+    /// for a group or the positional arguments for a leaf command. The man
+    /// page's synopsis is made from the same list.
+    package enum SynopsisPart {
+        case option(CommandOption)
+        case subcommand
+        case argument(CommandArgument)
+    }
+
+    package static func synopsis(of command: CommandConfiguration) -> [SynopsisPart] {
+        command.options.map(SynopsisPart.option)
+            + (command.subcommands.isEmpty ? command.arguments.map(SynopsisPart.argument) : [.subcommand])
+    }
+
+    /// `<files> ...` for a repeating argument, else `<id>`.
+    private static func argumentName(_ argument: CommandArgument) -> String {
+        "<\(argument.name)>" + (argument.isRepeating ? " ..." : "")
     }
 
     /// Two-column rows: labels indented by two, help from column 26 (or on

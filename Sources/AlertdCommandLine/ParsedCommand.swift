@@ -29,7 +29,7 @@ public struct ParsedCommand: Sendable {
     /// The full help text of the selected command.
     public var helpText: String { HelpFormatter.help(for: chain) }
 
-    /// The last value given for a single-value option, or its default.
+    /// The value given for a single-value option, or its default.
     public func value(_ name: String) -> String? {
         given[declared(name).name]?.last ?? declared(name).defaultValue
     }

@@ -27,7 +27,8 @@ public struct AlertdCommand: CLICommand {
             .value("log-format", valueName: "format", help: "Log line format; auto picks journal under systemd.",
                    default: "auto", allowedValues: ["auto"] + StreamLogHandler.Format.allCases.map(\.rawValue)),
             .flag("check-config", help: "Validate the configuration, print every problem, and exit (0 valid, 65 not)."),
-        ])
+        ],
+        manual: manual)
 
     package let configPath: String?
     package let stateDir: String?

@@ -1,5 +1,7 @@
 /// Word wrapping and column arithmetic for fixed-width text (help texts,
-/// terminal frames), measured in terminal cells rather than characters.
+/// terminal frames), measured in terminal cells rather than characters:
+/// ``wrap(_:width:)`` for prose, whose spacing does not matter, and
+/// ``wrapKeepingSpaces(_:width:)`` for text laid out by whoever wrote it.
 package enum TextWrapper {
     /// Splits one paragraph into lines of at most `width` cells, breaking at
     /// spaces; a word longer than a line (a URL, say) is cut into pieces.
@@ -28,6 +30,75 @@ package enum TextWrapper {
         }
         if lineWidth > 0 || lines.isEmpty { lines.append(line) }
         return lines
+    }
+
+    /// Splits one line of preformatted text (a command's output, a table)
+    /// into lines of at most `width` cells, keeping it as written: runs of
+    /// spaces stay, so columns line up, and so does the line's indentation.
+    /// A longer line breaks at its last space that fits (the spaces at the
+    /// break go) and continues indented like its first line; an indentation
+    /// of more than half the width is dropped from a line that must break,
+    /// and a word longer than the room is cut. Trailing spaces are dropped:
+    /// they cannot be seen.
+    package static func wrapKeepingSpaces(_ text: String, width: Int) -> [String] {
+        let width = max(1, width)
+        var characters = Array(text)
+        while characters.last == " " { characters.removeLast() }
+        if displayWidth(String(characters)) <= width { return [String(characters)] }
+        var indentation = characters.prefix { $0 == " " }.count
+        if indentation > width / 2 {
+            characters.removeFirst(indentation)
+            indentation = 0
+        }
+        var lines: [String] = []
+        while true {
+            var used = 0
+            var fit = 0
+            for character in characters {
+                let w = self.width(of: character)
+                if used + w > width { break }
+                used += w
+                fit += 1
+            }
+            if fit == characters.count {
+                lines.append(String(characters))
+                return lines
+            }
+            // The indentation is no place to break. A space right after
+            // what fits is a break as good as one inside it.
+            var space = fit
+            while space > indentation, characters[space] != " " { space -= 1 }
+            var head = max(fit, indentation + 1)
+            var tail = head
+            if space > indentation {
+                head = space
+                while characters[head - 1] == " " { head -= 1 }
+                tail = space
+            }
+            // The next line starts at its text, also after a cut word.
+            while tail < characters.count, characters[tail] == " " { tail += 1 }
+            lines.append(String(characters[..<head]))
+            characters = Array(repeating: " ", count: indentation) + characters[tail...]
+        }
+    }
+
+    /// `text` with each tab replaced by the spaces up to the next tab stop,
+    /// every `tabWidth` cells, as a terminal shows it.
+    package static func expandingTabs(_ text: String, tabWidth: Int = 8) -> String {
+        guard text.contains("\t") else { return text }
+        var out = ""
+        var column = 0
+        for character in text {
+            if character == "\t" {
+                let spaces = tabWidth - column % tabWidth
+                out += String(repeating: " ", count: spaces)
+                column += spaces
+            } else {
+                out.append(character)
+                column += width(of: character)
+            }
+        }
+        return out
     }
 
     /// Pads `text` with spaces to `width` cells.

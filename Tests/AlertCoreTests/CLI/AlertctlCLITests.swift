@@ -90,7 +90,7 @@ import Testing
             """)
         let sub = try await TestBinaries.alertctl("valdate")
         #expect(sub.exitCode == 64)
-        #expect(sub.stderr.hasPrefix("Error: Unknown subcommand 'valdate'. Did you mean 'validate'?\nUsage: alertctl <subcommand>\n"))
+        #expect(sub.stderr.hasPrefix("Error: Unknown subcommand 'valdate'. Did you mean 'validate'?\nUsage: alertctl [--socket <path>]"))
         let missing = try await TestBinaries.alertctl("validate", "--title")
         #expect(missing.exitCode == 64)
         #expect(missing.stderr.hasPrefix("Error: Missing value for '--title <title>'\n"))
@@ -146,15 +146,97 @@ import Testing
         #expect(viaHelp.stdout == r.stdout)
     }
 
+    @Test func aSingleValueOptionGivenTwiceIsAUsageError() async throws {
+        let twice = try await TestBinaries.alertctl("validate", "--title", "a", "--title", "b")
+        #expect(twice.exitCode == 64)
+        #expect(twice.stdout == "")
+        #expect(twice.stderr.hasPrefix("""
+            Error: '--title <title>' takes one value but was given twice ('a', 'b'); give it once.
+            Usage: alertctl validate [--title <title>]
+            """))
+        // Every spelling counts: long, short, attached, with '='.
+        for arguments in [["-t", "a", "--title=b"], ["-ta", "-tb"], ["-t", "a", "-s", "info", "--severity", "error"]] {
+            let r = try await TestBinaries.run(try TestBinaries.alertctl, ["validate"] + arguments)
+            #expect(r.exitCode == 64, "\(arguments)")
+            #expect(r.stderr.contains("but was given twice"), "\(arguments): \(r.stderr)")
+        }
+        let sendTwice = try await TestBinaries.alertctl("send", "-t", "x", "--socket", "/tmp/a.sock", "--socket", "/tmp/b.sock")
+        #expect(sendTwice.exitCode == 64)
+        #expect(sendTwice.stderr.hasPrefix("Error: '--socket <path>' takes one value but was given twice ('/tmp/a.sock', '/tmp/b.sock')"))
+
+        // Repeatable options stay repeatable.
+        let labels = try await TestBinaries.alertctl("validate", "-t", "x", "-l", "a=1", "--label", "b=2", "-lc=3")
+        #expect(labels.exitCode == 0, "\(labels.stderr)")
+        #expect(labels.stdout.contains(#""a" : "1""#) && labels.stdout.contains(#""b" : "2""#) && labels.stdout.contains(#""c" : "3""#))
+    }
+
+    @Test func connectionOptionsMayComeBeforeTheSubcommand() async throws {
+        let dir = TemporaryDirectory()
+        let socket = dir.path + "/alertd.sock"
+        // Before or after, the same socket is used (and found missing: exit 69).
+        let after = try await TestBinaries.alertctl("list", "--socket", socket)
+        let before = try await TestBinaries.alertctl("--socket", socket, "list")
+        let attached = try await TestBinaries.alertctl("--socket=\(socket)", "list", "--json")
+        #expect(after.exitCode == 69)
+        #expect(before.exitCode == 69)
+        #expect(before.stderr == after.stderr)
+        #expect(before.stderr.hasPrefix("alertctl: cannot reach alertd at \(socket): "))
+        #expect(attached.exitCode == 69)
+        #expect(attached.stderr == after.stderr)
+
+        // The same checks apply wherever they stand.
+        let both = try await TestBinaries.alertctl("--socket", socket, "list", "--url", "http://127.0.0.1:1")
+        #expect(both.exitCode == 64)
+        #expect(both.stderr.hasPrefix("Error: '--socket' and '--url' both say where alertd is; give only one.\nUsage: alertctl list "))
+        let twice = try await TestBinaries.alertctl("--socket", socket, "show", "--socket", socket, "0197a4c2-5b1e-7c3d-8e9f-0123456789ab")
+        #expect(twice.exitCode == 64)
+        #expect(twice.stderr.hasPrefix("Error: '--socket <path>' takes one value but was given twice"))
+        let tokenOnly = try await TestBinaries.alertctl("--token-file", dir.path + "/t", "list")
+        #expect(tokenOnly.exitCode == 64)
+        #expect(tokenOnly.stderr.hasPrefix("Error: '--token-file' is for '--url' (or ALERTD_URL)"))
+
+        // A command that does not talk to alertd does not take them; render's
+        // own --url (the webhook) is another option.
+        let validate = try await TestBinaries.alertctl("--socket", socket, "validate", "-t", "x")
+        #expect(validate.exitCode == 64)
+        #expect(validate.stderr.hasPrefix("""
+            Error: '--socket' before the subcommand is an option of 'alertctl' that 'alertctl validate' does not take; \
+            give the subcommand's options after it.
+            Usage: alertctl validate
+            """))
+        let render = try await TestBinaries.alertctl("--url", "http://127.0.0.1:1", "render", "-t", "x", "--to", "webhook")
+        #expect(render.exitCode == 64)
+        #expect(render.stderr.hasPrefix("Error: '--url' before the subcommand is an option of 'alertctl' that 'alertctl render'"))
+        // Options the root does not have are still unknown there.
+        let unknown = try await TestBinaries.alertctl("--json", "list")
+        #expect(unknown.exitCode == 64)
+        #expect(unknown.stderr.hasPrefix("Error: Unknown option '--json'."))
+        // Help and version still win.
+        #expect(try await TestBinaries.alertctl("--socket", socket, "--version").stdout == "alertctl \(AlertdVersion.current)\n")
+        #expect(try await TestBinaries.alertctl("--socket", socket, "list", "--help").stdout.hasPrefix("OVERVIEW: List the alerts"))
+    }
+
     @Test func rootPrintsHelpAndVersion() async throws {
         let bare = try await TestBinaries.alertctl()
         #expect(bare.exitCode == 0)
         #expect(bare.stdout == """
             OVERVIEW: Compose, check and send alerts to alertd.
 
-            USAGE: alertctl <subcommand>
+            The commands that talk to alertd find it with --socket, or --url and
+            --token-file; these may also come before the command: 'alertctl --socket
+            /run/alertd/alertd.sock list'.
+
+            USAGE: alertctl [--socket <path>] [--url <url>] [--token-file <file>]
+                            <subcommand>
 
             OPTIONS:
+              --socket <path>         alertd's Unix socket. Defaults to $ALERTD_SOCKET, else
+                                      alertd's own default ($RUNTIME_DIRECTORY/alertd.sock
+                                      or ./.alertd/alertd.sock).
+              --url <url>             Talk to alertd over TCP instead, e.g.
+                                      http://127.0.0.1:9190; defaults to $ALERTD_URL.
+              --token-file <file>     A file holding the API token for --url; defaults to
+                                      $ALERTD_TOKEN_FILE.
               --version               Show the version.
               -h, --help              Show help information.
 
@@ -246,6 +328,21 @@ import Testing
         #expect(narrow.stdout.contains("\u{1B}[1;36m[INFO]\u{1B}[0m"))
         #expect(try await TestBinaries.alertctl("render", "-t", "x", environment: ["COLUMNS": "50"]).stdout
             .split(separator: "\n").allSatisfy { $0.count == 50 })
+    }
+
+    @Test func renderKeepsTheColumnsOfPipedOutput() async throws {
+        let df = """
+            Filesystem      Size  Used Avail Use% Mounted on
+            /dev/sda1        20G   15G  4.2G  79% /
+
+            """
+        let r = try await TestBinaries.alertctl(
+            "render", "-t", "Disk usage", "--message", "-", "--color", "never", "--width", "60", stdin: df)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("""
+            │ Filesystem      Size  Used Avail Use% Mounted on         │
+            │ /dev/sda1        20G   15G  4.2G  79% /                  │
+            """), "\(r.stdout)")
     }
 
     @Test func renderWritesLogLines() async throws {

@@ -116,6 +116,13 @@ import Testing
         #expect(none.exitCode == 0)
         #expect(none.stdout == "")
         #expect(none.stderr == "no alerts match\n")
+
+        // A piped table keeps its columns in `show` too.
+        let table = "Filesystem      Size  Used\n/dev/sda1        20G   15G\n"
+        let tableID = try await daemon.alertctl(["send", "-t", "Disk usage", "--message", "-"], stdin: table)
+            .stdout.trimmingCharacters(in: .newlines)
+        let shownTable = try await daemon.alertctl(["show", tableID])
+        #expect(shownTable.stdout.contains("\n\n  Filesystem      Size  Used\n  /dev/sda1        20G   15G\n"), "\(shownTable.stdout)")
     }
 
     @Test func invalidAlertsExit65AndAreNotStored() async throws {
@@ -182,6 +189,15 @@ import Testing
             "list", "--json", environment: ["ALERTD_URL": daemon.baseURL + "/", "ALERTD_TOKEN_FILE": tokenFile])
         #expect(listed.exitCode == 0, "\(listed.stderr)")
         #expect((try Self.json(listed.stdout)["alerts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
+        // The connection options may come before the command, as for `alertctl --url … list`.
+        let before = try await TestBinaries.alertctl("--url", daemon.baseURL, "--token-file", tokenFile, "show", id, "--json")
+        #expect(before.exitCode == 0, "\(before.stderr)")
+        #expect(try Self.json(before.stdout)["id"] as? String == id)
+        let split = try await TestBinaries.alertctl("--url", daemon.baseURL, "list", "--token-file", tokenFile, "--json")
+        #expect(split.exitCode == 0, "\(split.stderr)")
+        let viaSocket = try await TestBinaries.alertctl("--socket", daemon.socketPath, "list")
+        #expect(viaSocket.exitCode == 0, "\(viaSocket.stderr)")
+        #expect(viaSocket.stdout.contains("\(id)  open "))
 
         let anonymous = try await daemon.alertctl(["list", "--url", daemon.baseURL])
         #expect(anonymous.exitCode == 1)
@@ -190,6 +206,12 @@ import Testing
             alertctl: alertd answered 401: This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file). [unauthorized]
 
             """)
+        // The scheme name is case-insensitive, as docs/API.md says.
+        for scheme in ["Bearer", "bearer", "BEARER"] {
+            var headers = HTTPHeaders()
+            headers.set("Authorization", "\(scheme) 0123456789abcdef0123456789abcdef")
+            #expect(try await daemon.request("GET", "/v1/alerts", headers: headers, tcp: true).status == 200, "\(scheme)")
+        }
         let wrongFile = dir.path + "/wrong"
         try Data("not-the-token-at-all".utf8).write(to: URL(fileURLWithPath: wrongFile))
         let wrong = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", wrongFile])

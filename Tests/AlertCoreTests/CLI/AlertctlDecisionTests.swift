@@ -63,6 +63,13 @@ import Glibc
         #expect(decision["actor"] as? String == Self.actor)
         #expect(decision["outcome"] as? String == "confirmed")
 
+        // `show` tells who decided, when, and why.
+        let shown = try await daemon.alertctl(["show", id])
+        #expect(shown.exitCode == 0)
+        #expect(shown.stdout.contains("\n  state:    confirmed\n"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("\n  decided:  confirmed by \(Self.actor) at 20"), "\(shown.stdout)")
+        #expect(shown.stdout.contains(" UTC\n  comment:  ship it\n"), "\(shown.stdout)")
+
         // Later decisions say who decided first, exit 1, and call nothing.
         let again = try await daemon.alertctl(["confirm", id])
         #expect(again.exitCode == 1)
@@ -118,10 +125,32 @@ import Glibc
         #expect(byID.exitCode == 0, "\(byID.stderr)")
         #expect((try Self.json(byID.stdout)["decision"] as? [String: Any])?["comment"] as? String == "ran by hand")
 
+        // Resolving by key is idempotent: nothing open is nothing to do, exit 0.
         let none = try await daemon.alertctl(["resolve", "--dedup-key", "backup"])
-        #expect(none.exitCode == 1)
-        #expect(none.stderr == "alertctl: alertd answered 404: No open alert has the dedup key `backup`. [alert_not_found]\n")
-        for arguments in [["resolve"], ["resolve", newID, "--dedup-key", "backup"], ["resolve", "--dedup-key", "k", "--comment", "x"],
+        #expect(none.exitCode == 0, "\(none.stderr)")
+        #expect(none.stdout == "")
+        #expect(none.stderr == "nothing to resolve: no open alert has the dedup key 'backup'\n")
+        // --json prints alertd's answer, as for any other outcome.
+        let noneJSON = try await daemon.alertctl(["resolve", "--dedup-key", "backup", "--json"])
+        #expect(noneJSON.exitCode == 0)
+        #expect(try HTTPErrorBody.decode(Data(noneJSON.stdout.utf8)).code == "alert_not_found")
+        let raw = try await daemon.request("POST", "/v1/alerts/resolve", json: ["dedup_key": "backup"])
+        #expect(raw.status == 404)
+        #expect(try HTTPErrorBody.decode(raw.body).code == "alert_not_found")
+        // An unknown id is still an error: the alert must exist to be resolved.
+        let unknownID = try await daemon.alertctl(["resolve", "0197a4c2-5b1e-7c3d-8e9f-0123456789ab"])
+        #expect(unknownID.exitCode == 1)
+        #expect(unknownID.stderr.hasSuffix("[alert_not_found]\n"))
+
+        // A comment goes with a resolution by key too, as the API allows.
+        let third = try await daemon.alertctl(["send", "-t", "Backup late", "--dedup-key", "backup"])
+        let thirdID = third.stdout.trimmingCharacters(in: .newlines)
+        let withComment = try await daemon.alertctl(["resolve", "--dedup-key", "backup", "--comment", "it ran", "--json"])
+        #expect(withComment.exitCode == 0, "\(withComment.stderr)")
+        #expect(try Self.json(withComment.stdout)["id"] as? String == thirdID)
+        #expect((try await daemon.show(thirdID)["decision"] as? [String: Any])?["comment"] as? String == "it ran")
+
+        for arguments in [["resolve"], ["resolve", newID, "--dedup-key", "backup"], ["resolve", "--dedup-key", ""],
                           ["confirm"], ["cancel", "not-an-id"], ["send", "-t", "x", "--timeout", "5s"],
                           ["send", "-t", "x", "--wait", "--timeout", "soon"], ["watch", "--since", "-1"]] {
             let r = try await daemon.alertctl(arguments)

@@ -56,6 +56,10 @@ import Testing
         }
         #expect(try await complete(["alertctl", "help", "ren"], script: script) == ["render"])
         #expect(try await complete(["alertctl", "--v"], script: script) == ["--version"])
+        // Connection options may come before the command; their values are skipped.
+        #expect(try await complete(["alertctl", "--so"], script: script) == ["--socket"])
+        #expect(try await complete(["alertctl", "--socket", "/tmp/a.sock", "li"], script: script) == ["list"])
+        #expect(try await complete(["alertctl", "--url", "http://h:1", "list", "--st"], script: script) == ["--state"])
     }
 
     @Test func allowedValuesComplete() async throws {

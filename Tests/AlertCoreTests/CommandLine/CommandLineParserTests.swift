@@ -48,6 +48,25 @@ struct NeedsCommand: CLICommand {
     func run(_ context: CommandContext) async -> ExitCode { .success }
 }
 
+/// A group with an option of its own that one subcommand shares.
+struct GroupRoot: CLICommand {
+    static let whereOption = CommandOption.value("where", short: "w", valueName: "place", help: "Where to look.")
+    static let configuration = CommandConfiguration(
+        name: "group", abstract: "A group with options.", version: "2.0",
+        options: [whereOption, .flag("verbose", short: "v", help: "Say more.")],
+        subcommands: [SharesCommand.self, SampleCommand.self])
+    init(parsed: ParsedCommand) {}
+    func run(_ context: CommandContext) async -> ExitCode { .success }
+}
+
+struct SharesCommand: CLICommand {
+    static let configuration = CommandConfiguration(
+        name: "shares", abstract: "Takes the group's --where.",
+        options: [GroupRoot.whereOption, .value("title", short: "t", help: "A title.")])
+    init(parsed: ParsedCommand) {}
+    func run(_ context: CommandContext) async -> ExitCode { .success }
+}
+
 struct SampleRoot: CLICommand {
     static let configuration = CommandConfiguration(
         name: "tool", abstract: "A sample tool.", version: "1.2.3",
@@ -78,11 +97,86 @@ struct SampleRoot: CLICommand {
         #expect(try parse(["sample", "--title=a=b"]).value("title") == "a=b")
         #expect(try parse(["sample", "-t", "x"]).value("title") == "x")
         #expect(try parse(["sample", "-tx"]).value("title") == "x")
-        #expect(try parse(["sample", "--title", "one", "--title", "two"]).value("title") == "two")
         #expect(try parse(["sample", "--title", "-"]).value("title") == "-")
         #expect(try parse(["sample", "--title", "-5"]).value("title") == "-5")
         #expect(try parse(["sample", "--title="]).value("title") == "")
         #expect(try parse(["sample"]).value("title") == nil)
+    }
+
+    @Test func aSingleValueOptionGivenTwiceIsAnError() async throws {
+        #expect(failure(["sample", "--title", "one", "--title", "two"]) == CommandLineError(
+            code: .repeatedOption, message: "'--title <title>' takes one value but was given twice ('one', 'two'); give it once.",
+            commandPath: ["tool", "sample"]))
+        #expect(failure(["sample", "-tone", "--title=two", "-t", "three"])?.message
+            == "'--title <title>' takes one value but was given 3 times ('one', 'two', 'three'); give it once.")
+        // With a default too: giving it once is what counts.
+        #expect(failure(["sample", "--to", "log", "--to", "log"])?.code == .repeatedOption)
+        #expect(try parse(["sample", "--to", "log"]).value("to") == "log")
+        // Repeatable options and flags may repeat.
+        #expect(try parse(["sample", "-l", "a=1", "-l", "a=1"]).values("label") == ["a=1", "a=1"])
+        #expect(try parse(["sample", "--json", "-j"]).flag("json"))
+        // As a usage error: exit 64, the message and the usage line.
+        let capture = OutputCapture()
+        let code = await CommandLineTool.main(SampleRoot.self, arguments: ["sample", "-t", "a", "-t", "b"], context: capture.context())
+        #expect(code == .usage)
+        #expect(capture.errorOutput.hasPrefix("Error: '--title <title>' takes one value but was given twice ('a', 'b'); give it once.\nUsage: tool sample "))
+    }
+
+    @Test func aGroupsOptionsMayComeBeforeTheSubcommand() throws {
+        func parsed(_ arguments: [String]) throws -> ParsedCommand {
+            guard case .run(_, let parsed) = try CommandLineParser.parse(arguments, root: GroupRoot.self) else {
+                throw CommandLineError(code: .invalidValue, message: "not a run outcome")
+            }
+            return parsed
+        }
+        func catching(_ arguments: [String]) -> CommandLineError? {
+            do {
+                _ = try CommandLineParser.parse(arguments, root: GroupRoot.self)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for arguments in [["--where", "here", "shares"], ["--where=here", "shares"], ["-w", "here", "shares"],
+                          ["-where", "shares"], ["shares", "--where", "here"]] {
+            let result = try parsed(arguments)
+            #expect(result.commandPath == ["group", "shares"], "\(arguments)")
+            #expect(result.value("where") == "here", "\(arguments)")
+        }
+        #expect(try parsed(["--where", "here", "shares", "-t", "x"]).value("title") == "x")
+        // Before and after: the option was given twice.
+        let twice = try #require(catching(["-w", "a", "shares", "-w", "b"]))
+        #expect(twice.code == .repeatedOption)
+        #expect(twice.commandPath == ["group", "shares"])
+        // A subcommand that does not declare the option does not get it.
+        #expect(catching(["--where", "here", "sample"]) == CommandLineError(
+            code: .unknownOption,
+            message: "'--where' before the subcommand is an option of 'group' that 'group sample' does not take; "
+                + "give the subcommand's options after it.",
+            commandPath: ["group", "sample"]))
+        #expect(catching(["-v", "shares"])?.message.hasPrefix("'--verbose' before the subcommand") == true)
+        // Alone, they are the group's own.
+        #expect(try parsed(["--where", "here"]).commandPath == ["group"])
+        // Errors in them name the group; unknown options stop at the group.
+        #expect(catching(["--where"]) == CommandLineError(
+            code: .missingValue, message: "Missing value for '--where <place>'", commandPath: ["group"]))
+        #expect(catching(["--title", "x", "shares"])?.message.hasPrefix("Unknown option '--title'.") == true)
+        #expect(catching(["--title", "x", "shares"])?.commandPath == ["group"])
+        // Help and version still win.
+        guard case .version(let version) = try CommandLineParser.parse(["-w", "x", "--version"], root: GroupRoot.self),
+              case .help(let help) = try CommandLineParser.parse(["-w", "x", "shares", "--help"], root: GroupRoot.self) else {
+            Issue.record("no version or help")
+            return
+        }
+        #expect(version == "group 2.0")
+        guard case .help(let groupHelp) = try CommandLineParser.parse(["--where", "--help"], root: GroupRoot.self) else {
+            Issue.record("no help when the group option lacks its value")
+            return
+        }
+        #expect(groupHelp.hasPrefix("OVERVIEW: A group with options."))
+        #expect(help.hasPrefix("OVERVIEW: Takes the group's --where."))
+        #expect(HelpFormatter.usage(for: [GroupRoot.configuration]) == "Usage: group [--where <place>] [--verbose] <subcommand>")
+
     }
 
     @Test func keepsRepeatedValuesInOrder() throws {

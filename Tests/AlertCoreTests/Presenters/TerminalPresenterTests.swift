@@ -107,6 +107,36 @@ import Testing
         }
     }
 
+    /// `df -h | alertctl send --message -`: the columns survive; a line
+    /// too long for the frame wraps at a space and keeps its indentation.
+    @Test func keepsTheMessagesSpacing() throws {
+        let df = """
+            Filesystem      Size  Used Avail Use% Mounted on
+            /dev/sda1        20G   15G  4.2G  79% /
+            tmpfs           3.9G     0  3.9G   0% /dev/shm
+                indented    a  b\tc
+            """
+        let spec = try AlertSpec.Builder().title("Disk usage").message(df).build().get()
+        let alert = Alert(id: Fixtures.id, spec: spec, createdAt: Fixtures.created)
+        let wide = TerminalRenderer.render(alert, context: Fixtures.delivery, width: 60, colour: false)
+        #expect(wide.contains("""
+            │ Filesystem      Size  Used Avail Use% Mounted on         │
+            │ /dev/sda1        20G   15G  4.2G  79% /                  │
+            │ tmpfs           3.9G     0  3.9G   0% /dev/shm           │
+            │     indented    a  b    c                                │
+            """))
+        let narrow = TerminalRenderer.render(alert, context: Fixtures.delivery, width: 36, colour: false)
+        #expect(narrow.contains("""
+            │ Filesystem      Size  Used Avail │
+            │ Use% Mounted on                  │
+            │ /dev/sda1        20G   15G  4.2G │
+            │ 79% /                            │
+            │ tmpfs           3.9G     0  3.9G │
+            │ 0% /dev/shm                      │
+            │     indented    a  b    c        │
+            """), "\(narrow)")
+    }
+
     @Test func colourFollowsModeAndEnvironment() {
         func colour(_ mode: TerminalPresenterConfiguration.ColourMode, _ env: [String: String]) -> Bool {
             TerminalPresenter(configuration: .init(colour: mode), environment: env).usesColour

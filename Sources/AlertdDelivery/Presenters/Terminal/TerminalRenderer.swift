@@ -50,9 +50,12 @@ public enum TerminalRenderer {
             blank()
             // `isNewline` also splits at "\r\n", which Swift counts as one Character.
             for paragraph in message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-                // A tab would break the frame; the model allows tabs in messages.
-                let text = paragraph.replacingOccurrences(of: "\t", with: "    ")
-                for line in TextWrapper.wrap(text, width: inner) { row(line) }
+                // Messages are often a command's output (`df -h | alertctl send -m -`):
+                // its spacing is its layout. Tabs become spaces to the next stop, since
+                // the model allows them and a tab would break the frame.
+                for line in TextWrapper.wrapKeepingSpaces(TextWrapper.expandingTabs(String(paragraph)), width: inner) {
+                    row(line)
+                }
             }
         }
 
