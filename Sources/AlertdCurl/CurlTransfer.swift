@@ -54,13 +54,13 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Makes and configures the easy handle; returns it for `curl_multi_add_handle`.
     package func makeEasyHandle() throws(HTTPClientError) -> CurlEasy {
         guard let easy = CurlEasy() else {
-            throw .other(url: request.url, curl: CurlError(CURLE_OUT_OF_MEMORY))
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_OUT_OF_MEMORY))
         }
         try validateHeaders()
         do {
             try configure(easy)
         } catch {
-            throw .other(url: request.url, curl: error)
+            throw .other(url: request.redactedURL, curl: error)
         }
         self.easy = easy
         return easy
@@ -69,10 +69,10 @@ package final class CurlTransfer: @unchecked Sendable {
     private func validateHeaders() throws(HTTPClientError) {
         for field in request.headers {
             guard Self.isToken(field.name) else {
-                throw .invalidRequest(url: request.url, reason: "header name `\(field.name)` is not a valid token")
+                throw .invalidRequest(url: request.redactedURL, reason: "header name `\(field.name)` is not a valid token")
             }
             guard !field.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
-                throw .invalidRequest(url: request.url, reason: "header `\(field.name)` contains a line break")
+                throw .invalidRequest(url: request.redactedURL, reason: "header `\(field.name)` contains a line break")
             }
         }
     }
@@ -179,7 +179,7 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// Turns libcurl's verdict into a response or an error.
     package func outcome(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
-        let url = request.url
+        let url = request.redactedURL
         let status = easy?.info(CURLINFO_RESPONSE_CODE) ?? 0
         if code == CURLE_OK || (code == CURLE_WRITE_ERROR && overflowed && request.oversizedResponse == .truncate && status > 0) {
             return .success(HTTPClientResponse(status: status, headers: headers, body: body, bodyTruncated: overflowed))
@@ -225,7 +225,7 @@ package final class CurlTransfer: @unchecked Sendable {
         if let ip = easy?.info(string: CURLINFO_PRIMARY_IP), !ip.isEmpty, let port = easy?.info(CURLINFO_PRIMARY_PORT), port > 0 {
             return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
         }
-        guard let components = URLComponents(string: request.url), let host = components.host else { return request.url }
+        guard let components = URLComponents(string: request.url), let host = components.host else { return request.redactedURL }
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(host):\(port)"
     }

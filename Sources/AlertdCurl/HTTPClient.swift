@@ -26,7 +26,7 @@ public final class HTTPClient: Sendable {
     /// calling task aborts the transfer with ``HTTPClientError/cancelled(url:)``.
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         guard let driver else {
-            throw .other(url: request.url, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
         }
         let transfer = CurlTransfer(request)
         let result = await withTaskCancellationHandler {
@@ -50,7 +50,7 @@ public final class HTTPClient: Sendable {
     /// transfer.
     public func stream(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         guard let driver else {
-            throw .other(url: request.url, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
         }
         let transfer = CurlTransfer(request)
         let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
