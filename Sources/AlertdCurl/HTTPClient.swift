@@ -3,6 +3,9 @@ import Foundation
 
 /// An HTTP client on libcurl: one multi handle on one thread carries every
 /// request of this client concurrently and reuses connections between them.
+/// The pool is per client, so requests that must not share connections
+/// (the operator's webhooks and URLs from alert submitters) use separate
+/// clients.
 ///
 /// ```swift
 /// let response = try await HTTPClient.shared.send(
