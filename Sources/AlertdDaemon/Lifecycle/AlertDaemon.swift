@@ -123,7 +123,7 @@ public final class AlertDaemon: Sendable {
         return problems
     }
 
-    /// Routes, limits and templates for new alerts.
+    /// Routes, limits, templates and the handler URL policy for new alerts.
     package static func intakeSettings(_ config: DaemonConfiguration) throws(DaemonError) -> AlertIntake.Settings {
         var templates = AlertTemplateLibrary()
         if let path = config.templatesPath {
@@ -132,7 +132,8 @@ public final class AlertDaemon: Sendable {
             }
         }
         return .init(router: AlertRouter(routes: config.routes, defaultRoute: config.defaultRoute),
-                     limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates)
+                     limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates,
+                     handlerPolicy: try PresenterFactory.handlerPolicy(config.actions))
     }
 
     /// True while the dispatcher loop goes round and the store answers: what
