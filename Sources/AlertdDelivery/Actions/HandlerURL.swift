@@ -10,6 +10,7 @@ import AlertdCurl
 public struct HandlerURL: Sendable, Equatable, CustomStringConvertible {
     /// Why a URL cannot be checked, and so is not called.
     public struct Unusable: Error, Sendable, Equatable {
+        /// What is wrong, as a clause: `it has no host`.
         public let reason: String
     }
 
