@@ -93,7 +93,7 @@ public struct AlertsAPI: Sendable {
             status: accepted > 0 ? 202 : 422)
     }
 
-    /// One alert object through the builder. An object may name a
+    /// One alert object through the builder, then the handler URL policy. An object may name a
     /// configured template (`"template"`) with `"values"` for its
     /// placeholders; its own fields win over the template's, as options do
     /// over `alertctl --template`.
@@ -120,7 +120,7 @@ public struct AlertsAPI: Sendable {
             builder = builder.problem(AlertSpecError(field: "values", code: .unknownField,
                                                      message: "`values` fills a template's placeholders; name the template with `template`."))
         }
-        return builder.build(limits: settings.limits)
+        return settings.handlerPolicy.screening(builder.build(limits: settings.limits), of: builder)
     }
 
     // MARK: GET /v1/alerts

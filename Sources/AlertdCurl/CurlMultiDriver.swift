@@ -47,7 +47,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
             curl_multi_wakeup(multi)
             return true
         }
-        if !accepted { transfer.finish(.failure(.cancelled(url: transfer.request.url))) }
+        if !accepted { transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL))) }
     }
 
     /// Asks the driver to drop a transfer; it completes as cancelled.
@@ -94,7 +94,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     private func start(_ transfer: CurlTransfer) {
         if transfer.cancelRequested.load(ordering: .relaxed) {
-            transfer.finish(.failure(.cancelled(url: transfer.request.url)))
+            transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL)))
             return
         }
         let easy: CurlEasy
@@ -106,7 +106,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         }
         let rc = curl_multi_add_handle(multi, easy.handle)
         guard rc == CURLM_OK else {
-            transfer.finish(.failure(.other(url: transfer.request.url, curl: CurlError(multi: rc))))
+            transfer.finish(.failure(.other(url: transfer.request.redactedURL, curl: CurlError(multi: rc))))
             return
         }
         active[ObjectIdentifier(transfer)] = transfer
@@ -115,7 +115,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private func drop(_ transfer: CurlTransfer) {
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { return }
         if let easy = transfer.easyHandle { curl_multi_remove_handle(multi, easy.handle) }
-        transfer.finish(.failure(.cancelled(url: transfer.request.url)))
+        transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL)))
     }
 
     private func collectFinished() {

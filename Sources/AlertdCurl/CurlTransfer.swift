@@ -54,13 +54,13 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Makes and configures the easy handle; returns it for `curl_multi_add_handle`.
     package func makeEasyHandle() throws(HTTPClientError) -> CurlEasy {
         guard let easy = CurlEasy() else {
-            throw .other(url: request.url, curl: CurlError(CURLE_OUT_OF_MEMORY))
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_OUT_OF_MEMORY))
         }
         try validateHeaders()
         do {
             try configure(easy)
         } catch {
-            throw .other(url: request.url, curl: error)
+            throw .other(url: request.redactedURL, curl: error)
         }
         self.easy = easy
         return easy
@@ -69,10 +69,10 @@ package final class CurlTransfer: @unchecked Sendable {
     private func validateHeaders() throws(HTTPClientError) {
         for field in request.headers {
             guard Self.isToken(field.name) else {
-                throw .invalidRequest(url: request.url, reason: "header name `\(field.name)` is not a valid token")
+                throw .invalidRequest(url: request.redactedURL, reason: "header name `\(field.name)` is not a valid token")
             }
             guard !field.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
-                throw .invalidRequest(url: request.url, reason: "header `\(field.name)` contains a line break")
+                throw .invalidRequest(url: request.redactedURL, reason: "header `\(field.name)` contains a line break")
             }
         }
     }
@@ -99,12 +99,7 @@ package final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
         _ = alertd_curl_setopt_header(easy.handle, Self.headerCallback)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
-        if request.connectPolicy != nil {
-            // Checked before the socket exists, so a refused address never
-            // even sees a connection attempt.
-            _ = alertd_curl_setopt_opensocket(easy.handle, Self.openSocketCallback)
-            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
-        }
+        if request.connectPolicy != nil { try confine(easy, me) }
 
         let method = request.method.uppercased()
         switch method {
@@ -144,6 +139,27 @@ package final class CurlTransfer: @unchecked Sendable {
         if let list { try easy.set(CURLOPT_HTTPHEADER, pointer: list) }
     }
 
+    /// Makes a policy-checked request go exactly where, and as, it was checked.
+    private func confine(_ easy: CurlEasy, _ me: UnsafeMutableRawPointer) throws(CurlError) {
+        // Checked before the socket exists, so a refused address never even
+        // sees a connection attempt...
+        _ = alertd_curl_setopt_opensocket(easy.handle, Self.openSocketCallback)
+        try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+        // ...and again before every request, because a connection taken from
+        // the pool was never opened for this request and its check may have
+        // been made under another policy.
+        _ = alertd_curl_setopt_prereq(easy.handle, Self.prereqCallback)
+        try easy.set(CURLOPT_PREREQDATA, pointer: me)
+        // Through a proxy the only address the policy would see is the
+        // proxy's, so no proxy at all: "" also overrides http_proxy,
+        // https_proxy and ALL_PROXY from the environment.
+        try easy.set(CURLOPT_PROXY, "")
+        try easy.set(CURLOPT_NOPROXY, "*")
+        // The caller checked this path; libcurl must not resolve dot segments
+        // into a different one.
+        try easy.set(CURLOPT_PATH_AS_IS, 1)
+    }
+
     // MARK: Completion
 
     /// Delivers the outcome to the waiting caller, once. A streaming caller
@@ -179,7 +195,7 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// Turns libcurl's verdict into a response or an error.
     package func outcome(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
-        let url = request.url
+        let url = request.redactedURL
         let status = easy?.info(CURLINFO_RESPONSE_CODE) ?? 0
         if code == CURLE_OK || (code == CURLE_WRITE_ERROR && overflowed && request.oversizedResponse == .truncate && status > 0) {
             return .success(HTTPClientResponse(status: status, headers: headers, body: body, bodyTruncated: overflowed))
@@ -225,7 +241,7 @@ package final class CurlTransfer: @unchecked Sendable {
         if let ip = easy?.info(string: CURLINFO_PRIMARY_IP), !ip.isEmpty, let port = easy?.info(CURLINFO_PRIMARY_PORT), port > 0 {
             return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
         }
-        guard let components = URLComponents(string: request.url), let host = components.host else { return request.url }
+        guard let components = URLComponents(string: request.url), let host = components.host else { return request.redactedURL }
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(host):\(port)"
     }
@@ -324,6 +340,21 @@ package final class CurlTransfer: @unchecked Sendable {
             guard Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkPolicy(target) else { return CURL_SOCKET_BAD }
         }
         return alertd_curl_open_socket(address)
+    }
+
+    /// `CURLOPT_PREREQFUNCTION`: sees the connection each request is about to
+    /// be sent on, new or reused, and stops the request if the policy refuses
+    /// its peer.
+    private static let prereqCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
+        user, remote, local, remotePort, localPort in
+        guard let user else { return CURL_PREREQFUNC_ABORT }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+        // A Unix socket is the caller's own choice of peer, as in the open-socket callback.
+        if transfer.request.unixSocketPath != nil { return CURL_PREREQFUNC_OK }
+        let target = HTTPConnectTarget(
+            remoteAddress: remote.map { String(cString: $0) } ?? "", remotePort: Int(remotePort),
+            localAddress: local.map { String(cString: $0) } ?? "", localPort: Int(localPort))
+        return transfer.checkPolicy(target) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
     }
 
     private static func isToken(_ name: String) -> Bool {

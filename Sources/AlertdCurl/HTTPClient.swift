@@ -3,6 +3,9 @@ import FoundationEssentials
 
 /// An HTTP client on libcurl: one multi handle on one thread carries every
 /// request of this client concurrently and reuses connections between them.
+/// The pool is per client, so requests that must not share connections
+/// (the operator's webhooks and URLs from alert submitters) use separate
+/// clients.
 ///
 /// ```swift
 /// let response = try await HTTPClient.shared.send(
@@ -26,7 +29,7 @@ public final class HTTPClient: Sendable {
     /// calling task aborts the transfer with ``HTTPClientError/cancelled(url:)``.
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         guard let driver else {
-            throw .other(url: request.url, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
         }
         let transfer = CurlTransfer(request)
         let result = await withTaskCancellationHandler {
@@ -50,7 +53,7 @@ public final class HTTPClient: Sendable {
     /// transfer.
     public func stream(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         guard let driver else {
-            throw .other(url: request.url, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
         }
         let transfer = CurlTransfer(request)
         let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()

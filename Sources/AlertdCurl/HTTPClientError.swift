@@ -1,4 +1,5 @@
-/// Why ``HTTPClient/send(_:)`` got no response. Every case names the URL;
+/// Why ``HTTPClient/send(_:)`` got no response. Every case names the URL,
+/// without its user info (``URLRedaction``), so an error can be logged as is;
 /// ``code`` is stable for scripts, ``message`` says what to check, and
 /// ``summary`` is a short phrase for logs and delivery reasons.
 public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {

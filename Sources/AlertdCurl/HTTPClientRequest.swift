@@ -29,8 +29,10 @@ public struct HTTPClientRequest: Sendable {
     public var unixSocketPath: String?
     public var maxResponseBytes: Int
     public var oversizedResponse: OversizedResponse
-    /// Consulted once the connection is up and before the request is sent;
-    /// may refuse the address actually connected to.
+    /// Consulted before connecting and again before the request is sent;
+    /// may refuse the address actually connected to. With a policy the
+    /// request uses no proxy and its path goes out unnormalised
+    /// (``HTTPConnectPolicy``).
     public var connectPolicy: HTTPConnectPolicy?
     /// Give up when no byte arrives for this long (`CURLOPT_LOW_SPEED_TIME`
     /// with a limit of one byte a second); nil waits as long as `timeout`.

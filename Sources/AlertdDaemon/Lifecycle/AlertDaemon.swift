@@ -162,7 +162,7 @@ public final class AlertDaemon: Sendable {
         }
     }
 
-    /// Routes, limits and templates for new alerts.
+    /// Routes, limits, templates and the handler URL policy for new alerts.
     package static func intakeSettings(_ config: DaemonConfiguration) throws(DaemonError) -> AlertIntake.Settings {
         var templates = AlertTemplateLibrary()
         if let path = config.templatesPath {
@@ -171,7 +171,8 @@ public final class AlertDaemon: Sendable {
             }
         }
         return .init(router: AlertRouter(routes: config.routes, defaultRoute: config.defaultRoute),
-                     limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates)
+                     limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates,
+                     handlerPolicy: try PresenterFactory.handlerPolicy(config.actions))
     }
 
     /// True while the dispatcher loop goes round and the store answers: what

@@ -12,6 +12,13 @@ public enum PresenterFactory {
     /// connections across presenters and deliveries.
     static let httpClient = HTTPClient()
 
+    /// Handler calls get a client, and so a connection pool, of their own:
+    /// their URLs come from alert submitters, and must never ride a
+    /// keep-alive connection the operator's webhooks opened to an internal
+    /// host. It outlives reloads, which is why every request on it is
+    /// checked against the policy in force, not only new connections.
+    static let handlerClient = HTTPClient()
+
     public static func make(_ config: DaemonConfiguration) throws(DaemonError) -> PresenterSet {
         let context = PresenterContext(httpClient: httpClient, stateDirectory: config.stateDirectory)
         var entries: [PresenterSet.Entry] = []
@@ -45,13 +52,20 @@ public enum PresenterFactory {
         do { signer = try secret.map { (s: String) throws(WebhookConfigurationError) in try StandardWebhookSigner(secret: s) } } catch {
             throw DaemonError(code: .presenter, message: error.message)
         }
-        let (policy, problems) = HandlerURLPolicy.parse(actions.allow)
-        guard problems.isEmpty else { throw DaemonError(code: .configuration, message: problems.joined(separator: "; ")) }
+        let policy = try handlerPolicy(actions)
         return ActionKind.allCases.map { kind in
             PresenterSet.Entry(
-                presenter: ActionHandlerPresenter(action: kind, policy: policy, signer: signer, client: httpClient,
+                presenter: ActionHandlerPresenter(action: kind, policy: policy, signer: signer, client: handlerClient,
                                                   connectTimeout: actions.connectTimeout, timeout: actions.timeout),
                 maxConcurrency: actions.maxConcurrency)
         }
+    }
+
+    /// The handler URL policy `actions.allow` describes; the presenters call
+    /// with it and intake refuses, at submission, what it will certainly refuse.
+    package static func handlerPolicy(_ actions: DaemonConfiguration.ActionsSection) throws(DaemonError) -> HandlerURLPolicy {
+        let (policy, problems) = HandlerURLPolicy.parse(actions.allow)
+        guard problems.isEmpty else { throw DaemonError(code: .configuration, message: problems.joined(separator: "; ")) }
+        return policy
     }
 }

@@ -35,8 +35,10 @@ public struct ActionHandlerPresenter: AlertPresenter {
         guard let decision = alert.decision, let handler = alert.spec.action(action) else {
             return .permanentFailure(reason: "alert \(alert.id) has no \(action.rawValue) handler or no decision to report")
         }
-        if let refusal = policy.refusal(for: handler.url) {
-            return .permanentFailure(reason: "refused: \(refusal)")
+        let target: HandlerURL
+        switch policy.check(handler.url) {
+        case .success(let checked): target = checked
+        case .failure(let refusal): return .permanentFailure(reason: "refused: \(refusal.message)")
         }
         let body: Data
         do {
@@ -45,11 +47,12 @@ public struct ActionHandlerPresenter: AlertPresenter {
             return .permanentFailure(reason: "cannot encode the decision as JSON: \(error)")
         }
         var headers = StandardWebhookSigner.requestHeaders(signer, deliveryID: delivery.deliveryID, at: Date(), body: body)
-        var url = handler.url
+        // The checked URL, not the submitted text: the two may differ in dot segments or a numeric host.
+        var url = target.string
         var payload: Data? = body
         if handler.method == .get {
             // A GET carries no body: the essentials go in the query instead.
-            var c = URLComponents(string: handler.url)
+            var c = URLComponents(string: url)
             let existing = c?.queryItems ?? []
             c?.queryItems = existing + [
                 URLQueryItem(name: "alert_id", value: alert.id.rawValue),
@@ -66,7 +69,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
             connectPolicy: policy.connectPolicy)
         do {
             let response = try await client.send(request)
-            return WebhookPresenter.outcome(for: response, url: handler.url, now: Date())
+            return WebhookPresenter.outcome(for: response, url: target.string, now: Date())
         } catch {
             if case .refusedByPolicy(_, let reason) = error { return .permanentFailure(reason: "refused: \(reason)") }
             return WebhookPresenter.outcome(for: error)

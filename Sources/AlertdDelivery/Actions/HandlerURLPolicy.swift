@@ -9,41 +9,18 @@ import AlertdCurl
 /// (`https://ops.example/hooks/`), host names (`ops.example`,
 /// `*.example.com`) and addresses or ranges (`10.0.0.0/8`, `127.0.0.1`).
 /// Two checks apply:
-/// - before sending, a non-empty list must match the URL;
-/// - when connecting, the address actually reached is checked, whatever
-///   name led there: link-local, loopback, private, unspecified and multicast
-///   addresses are refused unless the list names them explicitly (as an
-///   address, a range, or a URL whose host is that address literally).
+/// - from the URL alone (``check(_:)``, at submission and before each
+///   call): a non-empty list must match it, after dot segments are
+///   resolved, and a host that is a literal address must pass the address
+///   check below;
+/// - when connecting and before each request on a connection
+///   (``connectPolicy``), the address actually reached is checked, whatever
+///   name led there: link-local, loopback, private, unspecified and
+///   multicast addresses are refused unless the list names them explicitly
+///   (as an address, a range, or a URL whose host is that address literally).
 public struct HandlerURLPolicy: Sendable, Equatable {
-    /// A URL prefix, compared by parts so `https://ops.example` cannot be
-    /// stretched to `https://ops.example.evil.com/` or `https://ops.example@evil.com/`.
-    package struct URLPrefix: Sendable, Equatable {
-        package let scheme: String
-        package let host: String
-        package let port: Int?
-        package let path: String
-
-        package init?(_ url: String) {
-            guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), ["http", "https"].contains(scheme),
-                  let host = c.host?.lowercased(), !host.isEmpty, c.user == nil, c.password == nil else { return nil }
-            self.scheme = scheme
-            self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-            self.port = c.port ?? (scheme == "https" ? 443 : 80)
-            self.path = c.percentEncodedPath
-        }
-
-        /// Same scheme, host and port, and the path starts with this one's
-        /// at a segment boundary (or this one ends in `/`).
-        package func matches(_ other: URLPrefix) -> Bool {
-            guard scheme == other.scheme, host == other.host, port == other.port else { return false }
-            if path.isEmpty || path == "/" || other.path == path { return true }
-            guard other.path.hasPrefix(path) else { return false }
-            return path.hasSuffix("/") || other.path.dropFirst(path.count).hasPrefix("/")
-        }
-    }
-
     package enum Entry: Sendable, Equatable {
-        case urlPrefix(URLPrefix, literalHost: IPAddress?)
+        case urlPrefix(HandlerURL)
         case host(String)
         case hostSuffix(String)
         case range(IPRange)
@@ -58,11 +35,16 @@ public struct HandlerURLPolicy: Sendable, Equatable {
         for (i, raw) in list.enumerated() {
             let item = raw.trimmingCharacters(in: .whitespaces)
             if item.contains("://") {
-                guard let prefix = URLPrefix(item) else {
-                    problems.append("[\(i)]: `\(item)` is not an http(s) URL prefix (no user info allowed)")
-                    continue
+                do {
+                    let prefix = try HandlerURL(item)
+                    guard prefix.userInfo == nil, prefix.query == nil, !prefix.hasAmbiguousPath else {
+                        problems.append("[\(i)]: `\(URLRedaction.redactingUserInfo(item))` must be a plain http(s) URL prefix, without user info, query or encoded separators")
+                        continue
+                    }
+                    entries.append(.urlPrefix(prefix))
+                } catch {
+                    problems.append("[\(i)]: `\(item)` is not an http(s) URL prefix: \(error.reason)")
                 }
-                entries.append(.urlPrefix(prefix, literalHost: IPAddress(prefix.host)))
             } else if let range = IPRange(item) {
                 entries.append(.range(range))
             } else if item.hasPrefix("*."), item.count > 2 {
@@ -79,22 +61,21 @@ public struct HandlerURLPolicy: Sendable, Equatable {
     /// The empty list: public addresses only.
     public static let publicOnly = HandlerURLPolicy(entries: [])
 
-    /// Why `url` may not be called, or nil when the list allows it.
-    public func refusal(for url: String) -> String? {
-        guard !entries.isEmpty else { return nil }
-        guard let target = URLPrefix(url) else {
-            return "the handler URL \(url) cannot be checked (not http(s), or it carries user info)"
+    /// The URL to call for `url` — what was checked, and exactly what is to
+    /// be sent — or why the policy refuses it without connecting anywhere.
+    public func check(_ url: String) -> Result<HandlerURL, HandlerURLRefusal> {
+        let target: HandlerURL
+        do { target = try HandlerURL(url) } catch {
+            return .failure(.uncheckable(url: URLRedaction.redactingUserInfo(url), reason: error.reason))
         }
-        let bare = target.host
-        for entry in entries {
-            switch entry {
-            case .urlPrefix(let prefix, _): if prefix.matches(target) { return nil }
-            case .host(let h): if bare == h { return nil }
-            case .hostSuffix(let suffix): if bare.hasSuffix(suffix) { return nil }
-            case .range(let range): if let ip = IPAddress(bare), range.contains(ip) { return nil }
-            }
+        // The address first: for a literal internal address it is the more telling reason.
+        if let address = target.address, refusal(connectingTo: address) != nil {
+            return .failure(.internalAddress(url: target.description, address: address))
         }
-        return "the handler URL \(url) is not on the actions.allow list"
+        if !entries.isEmpty && !entries.contains(where: { $0.matches(target) }) {
+            return .failure(.notListed(url: target.description))
+        }
+        return .success(target)
     }
 
     /// Why connecting to `address` is refused, or nil when it is allowed.
@@ -104,7 +85,7 @@ public struct HandlerURLPolicy: Sendable, Equatable {
         for entry in entries {
             switch entry {
             case .range(let range): if range.contains(address) { return nil }
-            case .urlPrefix(_, let literal?): if literal == address { return nil }
+            case .urlPrefix(let prefix): if prefix.address == address { return nil }
             default: continue
             }
         }
@@ -118,6 +99,18 @@ public struct HandlerURLPolicy: Sendable, Equatable {
                 return .refuse(reason: "the handler's address \(target.remoteAddress) cannot be checked")
             }
             return refusal(connectingTo: address).map { .refuse(reason: $0) } ?? .allow
+        }
+    }
+}
+
+extension HandlerURLPolicy.Entry {
+    /// Whether this allow-list entry lets `url` be called (the address check aside).
+    package func matches(_ url: HandlerURL) -> Bool {
+        switch self {
+        case .urlPrefix(let prefix): prefix.isPrefix(of: url)
+        case .host(let name): url.host == name
+        case .hostSuffix(let suffix): url.host.hasSuffix(suffix)
+        case .range(let range): url.address.map(range.contains) ?? false
         }
     }
 }

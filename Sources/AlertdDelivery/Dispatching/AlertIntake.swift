@@ -13,13 +13,17 @@ public final class AlertIntake: Sendable {
         public var maxBatch: Int
         /// Recipes submitters may name instead of spelling out an alert.
         public var templates: AlertTemplateLibrary
+        /// Handler URLs it will certainly refuse are refused at submission.
+        public var handlerPolicy: HandlerURLPolicy
 
         public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000,
-                    templates: AlertTemplateLibrary = AlertTemplateLibrary()) {
+                    templates: AlertTemplateLibrary = AlertTemplateLibrary(),
+                    handlerPolicy: HandlerURLPolicy = .publicOnly) {
             self.router = router
             self.limits = limits
             self.maxBatch = maxBatch
             self.templates = templates
+            self.handlerPolicy = handlerPolicy
         }
     }
 

@@ -157,6 +157,29 @@ import Testing
         return codes
     }
 
+    /// Every `invalid_alert` detail code the sources define is named in
+    /// API.md's "Alert fields" section (the validation codes table, or the
+    /// prose after it for the ones only alertctl or templates produce).
+    @Test func validationCodesInTheSourcesAreInTheGuide() throws {
+        let sources = Self.packageRoot.appendingPathComponent("Sources")
+        let files = ["AlertModel/AlertSpecError.swift", "AlertdDelivery/Actions/HandlerURLPolicy+Intake.swift"]
+        let pattern = try Regex(#"Code\(rawValue: "([a-z_]+)"\)"#)
+        var codes: Set<String> = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: pattern) {
+                if let code = match.output[1].substring { codes.insert(String(code)) }
+            }
+        }
+        #expect(codes.contains("handler_url_not_allowed"))
+        let guide = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/API.md"), encoding: .utf8)
+        let start = try #require(guide.range(of: "\n## Alert fields\n"))
+        let rest = guide[start.upperBound...]
+        let section = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
+        let missing = codes.filter { !section.contains("`\($0)`") }
+        #expect(missing.isEmpty, "docs/API.md's Alert fields section does not name \(missing.sorted())")
+    }
+
     @Test func errorCodesInTheGuideMatchTheSources() throws {
         let documented = try Self.errorCodesInGuide()
         let emitted = try Self.errorCodesInSources()

@@ -163,6 +163,41 @@ import Testing
         #expect(allowed.status == 200)
     }
 
+    @Test func connectPolicyAlsoJudgesARequestOnAPooledConnection() async throws {
+        let recorder = RequestRecorder()
+        let (server, base) = try startLoopbackServer { request in
+            await recorder.record(request)
+            return .text("ok")
+        }
+        defer { Task { await server.stop() } }
+        // The first request leaves a kept-alive connection in the client's pool.
+        #expect(try await client.send(HTTPClientRequest(url: base + "/open")).status == 200)
+        let seen = Mutex<[HTTPConnectTarget]>([])
+        let policy = HTTPConnectPolicy { target in
+            seen.withLock { $0.append(target) }
+            return .refuse(reason: "not on this connection")
+        }
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: base + "/reused", connectPolicy: policy))
+        }
+        #expect(error == .refusedByPolicy(url: base + "/reused", reason: "not on this connection"))
+        #expect(await recorder.paths == ["/open"])
+        // Judged once, on the pooled connection: no socket was opened for it.
+        let targets = seen.withLock { $0 }
+        #expect(targets.count == 1)
+        #expect(targets.first?.remoteAddress == "127.0.0.1")
+        #expect(targets.first?.localPort ?? 0 > 0, "the prereq callback sees the connection's own end too")
+    }
+
+    @Test func aCheckedRequestGoesOutAsGiven() async throws {
+        let (server, base) = try startLoopbackServer { request in .text(request.path) }
+        defer { Task { await server.stop() } }
+        let checked = try await client.send(HTTPClientRequest(url: base + "/a/../b", connectPolicy: HTTPConnectPolicy { _ in .allow }))
+        #expect(String(decoding: checked.body, as: UTF8.self) == "/a/../b")
+        let plain = try await client.send(HTTPClientRequest(url: base + "/a/../b"))
+        #expect(String(decoding: plain.body, as: UTF8.self) == "/b")
+    }
+
     @Test func rejectsUnusableURLs() async throws {
         for url in ["ftp://example.com/x", "not a url", ""] {
             let error = await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: url)) }

@@ -230,11 +230,9 @@ import Glibc
         let p = receiver.port
         let d = try daemon(allow: [])
         try await d.start()
+        // Literal addresses are refused at submission already (HandlerCallIsolationTests);
+        // a name is refused on connecting, whatever it resolves to.
         let urls = [
-            "http://169.254.169.254/latest/meta-data/",
-            "http://2130706433:\(p)/hook",
-            "http://0177.0.0.1:\(p)/hook",
-            "http://[::ffff:127.0.0.1]:\(p)/hook",
             "http://localhost:\(p)/hook",
         ]
         var ids: [String] = []

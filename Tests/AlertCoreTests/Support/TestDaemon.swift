@@ -28,6 +28,8 @@ final class TestDaemon: Sendable {
     let dir: TemporaryDirectory
     let port: UInt16
     let configPath: String
+    /// A command alertd runs under, e.g. `ip netns exec <name>`; empty for none.
+    let launcher: [String]
     private let process = Mutex<Process?>(nil)
     private let starts = Mutex(0)
 
@@ -37,10 +39,17 @@ final class TestDaemon: Sendable {
     var logPath: String { dir.path + "/alertd.log" }
 
     /// `config` is merged into a base config: no terminal presenter, fast retries.
-    init(config: [String: Any] = [:]) throws {
+    init(config: [String: Any] = [:], launcher: [String] = []) throws {
         dir = TemporaryDirectory()
         port = try TestDaemon.freePort()
         configPath = dir.path + "/config.json"
+        self.launcher = launcher
+        try rewriteConfig(config)
+    }
+
+    /// Writes `config`, merged into the base config, over the config file;
+    /// SIGHUP makes a running daemon read it.
+    func rewriteConfig(_ config: [String: Any]) throws {
         var base: [String: Any] = [
             "presenters": ["log": ["type": "log", "path": "alerts.log"]],
             "retry": ["initial_delay": "100ms", "factor": 2, "max_delay": "1s", "jitter": false],
@@ -50,6 +59,19 @@ final class TestDaemon: Sendable {
         let text = String(decoding: try JSONSerialization.data(withJSONObject: base, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
             .replacingOccurrences(of: "$BASE_URL", with: "http://127.0.0.1:\(port)")
         try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
+    }
+
+    /// Rewrites the config, sends SIGHUP and waits for the daemon to log the reload.
+    func reload(_ config: [String: Any]) async throws {
+        let before = log.components(separatedBy: "configuration reloaded").count
+        try rewriteConfig(config)
+        signal(SIGHUP)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if log.components(separatedBy: "configuration reloaded").count > before { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure("alertd did not reload within 10 s:\n\(log)")
     }
 
     deinit {
@@ -68,12 +90,13 @@ final class TestDaemon: Sendable {
         ] + extraArguments
         // setpriv's parent-death signal kills the daemon even if the test
         // process itself crashes before its deinit can.
+        let command = launcher + [alertd] + arguments
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            p.arguments = ["--pdeathsig", "KILL", "--", alertd] + arguments
+            p.arguments = ["--pdeathsig", "KILL", "--"] + command
         } else {
-            p.executableURL = URL(fileURLWithPath: alertd)
-            p.arguments = arguments
+            p.executableURL = URL(fileURLWithPath: command[0])
+            p.arguments = Array(command.dropFirst())
         }
         var env = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC"] { env[name] = nil }

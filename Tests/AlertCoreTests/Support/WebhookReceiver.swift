@@ -16,7 +16,7 @@ import Synchronization
 @testable import AlertdDaemon
 @testable import AlertdClient
 
-/// A real HTTP receiver on 127.0.0.1 for webhook and handler tests. It
+/// A real HTTP receiver (on 127.0.0.1 unless told) for webhook and handler tests. It
 /// answers from a script of status codes (then 200), optionally slowly, and
 /// records every request it got.
 final class WebhookReceiver: Sendable {
@@ -45,13 +45,15 @@ final class WebhookReceiver: Sendable {
     private let shared: Shared
     private let server: HTTPServer
     let delay: Duration
+    let host: String
 
-    /// Starts listening on `port` (0 picks a free one).
-    init(port: UInt16 = 0, script: [Int] = [], delay: Duration = .zero) throws {
+    /// Starts listening on `host`:`port` (0 picks a free one).
+    init(port: UInt16 = 0, host: String = "127.0.0.1", script: [Int] = [], delay: Duration = .zero) throws {
         let shared = Shared(State(script: script))
         self.shared = shared
         self.delay = delay
-        var config = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: port))
+        self.host = host
+        var config = HTTPServerConfiguration(listener: .tcp(host: host, port: port))
         config.shutdownGracePeriod = .seconds(1)
         server = HTTPServer(configuration: config) { request in
             let status = shared.state.withLock { s -> Int in
@@ -65,7 +67,10 @@ final class WebhookReceiver: Sendable {
     }
 
     var port: UInt16 { server.port ?? 0 }
-    var url: String { "http://127.0.0.1:\(port)/hook" }
+    var url: String { "http://\(host):\(port)/hook" }
+
+    /// `http://name:port` + `path`: this receiver under a host name.
+    func url(name: String, path: String) -> String { "http://\(name):\(port)\(path)" }
 
     var received: [Received] { shared.state.withLock { $0.received } }
 

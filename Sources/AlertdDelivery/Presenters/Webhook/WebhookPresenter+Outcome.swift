@@ -5,14 +5,14 @@ extension WebhookPresenter {
     /// Judges a receiver's answer.
     package static func outcome(for response: HTTPClientResponse, url: String, now: Date) -> PresentationOutcome {
         let status = response.status
-        let reason = "HTTP \(status) from \(url)"
+        let reason = "HTTP \(status) from \(URLRedaction.redactingUserInfo(url))"
         switch status {
         case 200...299:
             return .delivered
         case 408, 429, 500...599:
             return .retryableFailure(reason: reason, retryAfter: response.headers.retryAfter(relativeTo: now))
         case 300...399:
-            let target = response.headers["Location"].map { " to \($0)" } ?? ""
+            let target = response.headers["Location"].map { " to \(URLRedaction.redactingUserInfo($0))" } ?? ""
             return .permanentFailure(reason: "\(reason) (redirect\(target) not followed; configure the final URL)")
         default:
             return .permanentFailure(reason: reason)

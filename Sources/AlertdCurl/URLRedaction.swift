@@ -1,0 +1,21 @@
+/// Takes credentials out of URLs before they are written anywhere a person
+/// or a log collector reads: error messages, `last_error`, the daemon log.
+/// Handler and webhook URLs may carry `user:password@`, and those must not
+/// outlive the request that needed them.
+public enum URLRedaction {
+    /// `url` with any user info in its authority replaced by `***`:
+    /// `https://ops:s3cret@ops.example/x` becomes `https://***@ops.example/x`.
+    /// Works on text that is not a valid URL too, since malformed URLs are
+    /// exactly the ones that end up in error messages.
+    public static func redactingUserInfo(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let authorityStart = schemeEnd.upperBound
+        // The authority ends at the first of `/`, `?` or `#`; user info is
+        // everything in it before the last `@` (a password may contain `@`
+        // only percent-encoded, but a sloppy one is cut off all the same).
+        let rest = url[authorityStart...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<authorityStart]) + "***" + String(url[at...])
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+extension HandlerURL {
+    /// RFC 3986's remove_dot_segments over a percent-encoded path, with
+    /// `%2e` read as `.` first, since servers decode before they resolve.
+    /// Also says whether a segment left in the result is ambiguous
+    /// (see ``hasAmbiguousPath``).
+    package static func removingDotSegments(_ encodedPath: String) -> (path: String, ambiguous: Bool) {
+        var segments = encodedPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // A path is "" or starts with "/": the first piece is always empty.
+        if segments.first == "" { segments.removeFirst() }
+        var out: [String] = []
+        var ambiguous = false
+        for (i, segment) in segments.enumerated() {
+            let isLast = i == segments.count - 1
+            switch dotKind(segment) {
+            case .current:
+                if isLast { out.append("") }
+            case .parent:
+                if !out.isEmpty { out.removeLast() }
+                if isLast { out.append("") }
+            case .none:
+                if isAmbiguous(segment) { ambiguous = true }
+                out.append(segment)
+            }
+        }
+        return ("/" + out.joined(separator: "/"), ambiguous)
+    }
+
+    private enum DotKind { case current, parent, none }
+
+    private static func dotKind(_ segment: String) -> DotKind {
+        switch decodingDots(segment) {
+        case ".": .current
+        case "..": .parent
+        default: .none
+        }
+    }
+
+    private static func decodingDots(_ segment: String) -> String {
+        segment.replacingOccurrences(of: "%2e", with: ".", options: .caseInsensitive)
+    }
+
+    /// A segment some server may split, or resolve, differently from us.
+    private static func isAmbiguous(_ segment: String) -> Bool {
+        let lower = segment.lowercased()
+        if lower.contains("%2f") || lower.contains("%5c") || lower.contains("%00") || segment.contains("\\") { return true }
+        // `..;x` is `..` to servlet containers, which drop path parameters.
+        let withParameters = segment.replacingOccurrences(of: "%3b", with: ";", options: .caseInsensitive)
+        guard withParameters.contains(";") else { return false }
+        let beforeParameters = decodingDots(String(withParameters.prefix { $0 != ";" }))
+        return beforeParameters == "." || beforeParameters == ".."
+    }
+}
