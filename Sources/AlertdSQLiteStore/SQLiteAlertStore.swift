@@ -245,6 +245,27 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+        let (cutoff, nowMs) = (StoreCoding.millis(claimedBefore), StoreCoding.millis(now))
+        // Losing a release to a power cut only means doing it again.
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            // The IN term repeats the partial index's own condition, which is
+            // how SQLite knows it may use it rather than scan every delivery.
+            let stale = try conn.statement("""
+                SELECT id FROM deliveries WHERE state IN ('in_flight', 'dead') AND state = 'in_flight' AND updated_at < ?
+                """).query([.integer(cutoff)]) { DeliveryID(rawValue: $0.text(0)) }
+            let release = try conn.statement("""
+                UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1 WHERE id = ?2 AND state = 'in_flight'
+                """)
+            var released = 0
+            for id in stale where !keeping.contains(id) {
+                try release.run([.integer(nowMs), .text(id.rawValue)])
+                released += conn.changes
+            }
+            return released
+        }
+    }
+
     public func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int {
         try await writer.write { conn throws(SQLiteError) in
             let nowMs = StoreCoding.millis(now)

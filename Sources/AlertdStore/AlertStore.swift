@@ -45,6 +45,13 @@ public protocol DeliveryQueue: Sendable {
     /// start, before the dispatcher runs; returns how many.
     func recoverInFlight(now: Date) async throws(StoreError) -> Int
 
+    /// Makes claims nobody is working on due again: deliveries in flight
+    /// since before `claimedBefore` whose ids are not in `keeping` (the
+    /// claimant's own running deliveries). A claim whose outcome could not
+    /// be recorded (a full disk) would otherwise stay in flight for ever.
+    /// Returns how many.
+    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int
+
     /// Makes dead deliveries pending again: those of one alert, or all of them
     /// when `alert` is nil. Returns how many.
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int

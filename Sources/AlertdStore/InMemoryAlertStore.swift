@@ -96,6 +96,16 @@ public actor InMemoryAlertStore: AlertStore {
         return n
     }
 
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) -> Int {
+        var n = 0
+        for (id, var d) in state.deliveries where d.state == .inFlight && d.updatedAt < claimedBefore && !keeping.contains(id) {
+            d.state = .pending; d.nextAttemptAt = now; d.updatedAt = now
+            state.deliveries[id] = d
+            n += 1
+        }
+        return n
+    }
+
     public func replayDead(alert: AlertID?, now: Date) -> Int {
         var n = 0
         for (id, var d) in state.deliveries where d.state == .dead && (alert == nil || d.alertID == alert) {

@@ -119,8 +119,9 @@ extension DaemonConfiguration {
             if let n = r.int(a, "max_concurrency", at: "actions", range: 1...1_024) { config.actions.maxConcurrency = n }
             if let d = r.duration(a, "link_lifetime", at: "actions") { config.actions.linkLifetime = d }
         }
-        if let d = r.object(top["dispatcher"], at: "dispatcher", allowed: ["shutdown_grace"]) {
+        if let d = r.object(top["dispatcher"], at: "dispatcher", allowed: ["shutdown_grace", "claim_lease"]) {
             if let g = r.duration(d, "shutdown_grace", at: "dispatcher", allowZero: true) { config.dispatcher.shutdownGrace = g }
+            if let l = r.duration(d, "claim_lease", at: "dispatcher") { config.dispatcher.claimLease = l }
         }
 
         for problem in config.crossCheck() { r.problem("", problem) }

@@ -95,6 +95,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public struct DispatcherSection: Sendable, Equatable {
         /// How long in-flight deliveries may run after SIGTERM before alertd exits anyway.
         public var shutdownGrace: Duration = .seconds(10)
+        /// How long a delivery may stay claimed with nothing working on it
+        /// (its outcome could not be recorded) before it is tried again.
+        public var claimLease: Duration = .seconds(60)
     }
 
     /// One terminal and one log presenter: what a newcomer expects to see.

@@ -61,9 +61,10 @@ public actor Dispatcher: Service {
 
     public init(
         store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
-        logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1),
+        logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1), claimLease: Duration = .seconds(60),
         onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
     ) {
+        self.claimLease = claimLease
         self.store = store
         self.links = links
         self.presenters = presenters
@@ -78,8 +79,9 @@ public actor Dispatcher: Service {
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy) {
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil) {
         sweepOrphans = true
+        if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
         self.retry = retry
         signal.notify()
@@ -92,6 +94,11 @@ public actor Dispatcher: Service {
         signal.notify()
     }
     #endif
+
+    /// How long a claim may stand with no running delivery behind it before
+    /// it is released; checked a few times per lease.
+    private var claimLease: Duration
+    private var lastLeaseCheck = ContinuousClock.now
 
     /// Number of deliveries in flight right now.
     public var inFlightCount: Int { inFlight.values.reduce(0, +) }
@@ -135,6 +142,7 @@ public actor Dispatcher: Service {
             while stalled && !stopping && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
             #endif
             lastLoopAt = .now
+            await releaseStaleClaims()
             var claimedAny = false
             do {
                 let capacity = presenters.entries.mapValues { $0.maxConcurrency }
@@ -162,6 +170,20 @@ public actor Dispatcher: Service {
                 wait = idleTick
             }
             seen = await signal.wait(changedFrom: seen, timeout: wait)
+        }
+    }
+
+    /// Puts back claims that no running delivery holds: one whose outcome
+    /// could not be recorded, or that startup recovery could not reset.
+    private func releaseStaleClaims() async {
+        guard ContinuousClock.now - lastLeaseCheck >= max(claimLease / 4, .milliseconds(100)) else { return }
+        lastLeaseCheck = .now
+        let cutoff = Date().addingTimeInterval(-claimLease.seconds)
+        do {
+            let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: Set(tasks.keys), now: Date())
+            if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
+        } catch {
+            log.error("could not release stale claims", ["error": "\(error)"])
         }
     }
 
@@ -225,7 +247,8 @@ public actor Dispatcher: Service {
             do {
                 try await store.settle([DeliverySettlement(deliveryID: d.id, result: result, at: now)])
             } catch {
-                log.error("could not record a delivery outcome", ["delivery.id": d.id.rawValue, "error": "\(error)"])
+                log.error("could not record a delivery outcome; its claim is released and it is retried once the claim lease runs out",
+                          ["delivery.id": d.id.rawValue, "error": "\(error)", "claim_lease": claimLease.alertdDescription])
             }
             Self.logOutcome(log, d, result)
             onAttempt(AttemptReport(

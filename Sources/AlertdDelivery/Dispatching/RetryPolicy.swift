@@ -30,7 +30,9 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// What to record after a failed attempt: retry at some time, or give up.
-    /// `retryAfter` is the receiver's own hint and wins over the backoff.
+    /// `retryAfter` is the receiver's own hint and wins over the backoff,
+    /// but never brings a retry sooner than `initialDelay`: a receiver that
+    /// says `Retry-After: 0` would otherwise be hammered for `maxAge`.
     public func settle(
         reason: String, retryable: Bool, retryAfter: Duration?, attempt: Int, createdAt: Date, now: Date,
         random: (Double) -> Double = { Double.random(in: 0...$0) }
@@ -41,15 +43,20 @@ public struct RetryPolicy: Sendable, Equatable {
         }
         let delay: Double
         if let retryAfter {
-            delay = retryAfter.seconds
+            delay = max(retryAfter.seconds, initialDelay.seconds)
         } else {
             let full = backoff(afterAttempt: attempt).seconds
             delay = jitter ? random(full) : full
         }
         let next = now.addingTimeInterval(delay)
-        if next.timeIntervalSince(createdAt) > maxAge.seconds {
-            return .dead(error: "\(reason) (gave up: older than \(AlertDuration(seconds: Int64(maxAge.seconds))))")
+        guard next.timeIntervalSince(createdAt) > maxAge.seconds else { return .retry(at: next, error: reason) }
+        let maxAgeText = AlertDuration(seconds: Int64(maxAge.seconds)).description
+        if let retryAfter, now.timeIntervalSince(createdAt) + initialDelay.seconds <= maxAge.seconds {
+            // Only the receiver's wait goes past max_age; say so, not "too old".
+            let asked = AlertDuration(seconds: Int64(retryAfter.seconds.rounded(.up))).description
+            return .dead(error: "\(reason) (gave up: the receiver asked to retry after \(asked), past retry.max_age of \(maxAgeText))")
         }
-        return .retry(at: next, error: reason)
+        let age = AlertDuration(seconds: Int64(now.timeIntervalSince(createdAt))).description
+        return .dead(error: "\(reason) (gave up: the next retry would fall past retry.max_age of \(maxAgeText); first tried \(age) ago)")
     }
 }

@@ -207,6 +207,24 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(j == .retry(at: created.addingTimeInterval(2), error: "x"))
     }
 
+    @Test func retryAfterZeroWaitsTheFirstDelayAndAWaitPastMaxAgeSaysSo() {
+        var policy = RetryPolicy()
+        policy.initialDelay = .seconds(2)
+        policy.maxAge = .seconds(3600)
+        let created = Date()
+        // Retry-After: 0 would be a hot loop; the first delay is the floor.
+        #expect(policy.settle(reason: "429", retryable: true, retryAfter: .zero, attempt: 5, createdAt: created, now: created)
+            == .retry(at: created.addingTimeInterval(2), error: "429"))
+        // A wait beyond max_age dead-letters, saying the receiver's wait is why.
+        let far = policy.settle(reason: "429", retryable: true, retryAfter: .seconds(7200), attempt: 1, createdAt: created, now: created)
+        guard case .dead(let why) = far else { Issue.record("expected dead: \(far)"); return }
+        #expect(why == "429 (gave up: the receiver asked to retry after 2h, past retry.max_age of 1h)")
+        // An old delivery says it is old.
+        let old = policy.settle(reason: "500", retryable: true, retryAfter: nil, attempt: 9, createdAt: created.addingTimeInterval(-3599), now: created)
+        guard case .dead(let oldWhy) = old else { Issue.record("expected dead: \(old)"); return }
+        #expect(oldWhy.hasPrefix("500 (gave up: the next retry would fall past retry.max_age of 1h"))
+    }
+
     @Test func routerTakesFirstMatchUnlessContinue() throws {
         let router = AlertRouter(
             routes: [

@@ -164,6 +164,44 @@ import Glibc
         #expect(check.stderr.contains("presenters.sink.outcomes[0]: must be delivered, retry, retry:<duration> or dead"))
     }
 
+    @Test func retryAfterZeroIsNoHotLoop() async throws {
+        // A receiver that always says "429, Retry-After: 0" once made ~290 requests/s.
+        let d = try TestDaemon(config: [
+            "presenters": ["sink": ["type": "test", "record": "presented.jsonl", "outcomes": ["retry:0s"]]],
+            "retry": ["initial_delay": "500ms", "jitter": false],
+        ])
+        let sink = TestPresenterLog(d)
+        try await d.start()
+        _ = try await d.send(["title": "busy receiver"])
+        #expect(await sink.wait { $0.count >= 1 })
+        try await Task.sleep(for: .seconds(2))
+        // At most one attempt per initial_delay: 1 + 2 s / 500 ms, with slack for timing.
+        #expect(sink.entries.count <= 6, "\(sink.entries.count) attempts in 2 s")
+        #expect(sink.entries.count >= 3)
+    }
+
+    @Test func aClaimLeftInFlightWithNoAttemptBehindItIsRetriedAfterTheLease() async throws {
+        // As when recording an outcome failed (a full disk): the row says
+        // in_flight, but no attempt is running. It must not stay so for ever.
+        let d = try TestDaemon(config: [
+            "presenters": ["sink": ["type": "test", "record": "presented.jsonl"]],
+            "dispatcher": ["claim_lease": "1s"],
+        ])
+        let sink = TestPresenterLog(d)
+        try await d.start()
+        let id = try await d.send(["title": "lost outcome"])
+        #expect(await sink.wait { $0.count == 1 })
+        let db = try SQLiteConnection(path: d.stateDir + "/alertd.db")
+        try db.withLock { c throws(SQLiteError) in
+            try c.statement("UPDATE deliveries SET state = 'in_flight', updated_at = 0 WHERE alert_id = ?").run([.text(id)])
+        }
+        #expect(await sink.wait(timeout: .seconds(5)) { $0.count == 2 })
+        #expect(Set(sink.entries.map(\.deliveryID)) == ["\(id).0"])
+        let delivery = (try await d.show(id)["deliveries"] as? [[String: Any]])?.first
+        #expect(delivery?["state"] as? String == "delivered")
+        #expect(d.log.contains("released claims left in flight without a running delivery"))
+    }
+
     @Test func badInputGetsTheRight4xxAndChangesNothing() async throws {
         let receiver = try WebhookReceiver()
         let d = try daemon(hook: receiver)

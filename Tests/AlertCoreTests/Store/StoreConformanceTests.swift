@@ -264,4 +264,25 @@ import Testing
         #expect(!events.isEmpty)
         #expect(events.allSatisfy { $0.at >= cutoff || $0.sequence == events.last?.sequence })
     }
+
+    @Test(arguments: StoreBackend.allCases) func staleClaimsNobodyHoldsAreReleasedAndHeldOnesKept(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let (held, lost) = (Alert(spec: try spec("held")), Alert(spec: try spec("lost")))
+        _ = try await store.submit([AlertSubmission(alert: held, presenters: ["hook"]), AlertSubmission(alert: lost, presenters: ["hook"])])
+        let claimedAt = Date()
+        let claimed = try await store.claimDueDeliveries(now: claimedAt, capacity: [.presenter("hook"): 2], orphanLimit: 0)
+        #expect(claimed.count == 2)
+        let heldID = try #require(claimed.first { $0.alert.id == held.id }).delivery.id
+        // Not yet past the lease: nothing goes.
+        #expect(try await store.releaseStaleClaims(claimedBefore: claimedAt.addingTimeInterval(-1), keeping: [], now: Date()) == 0)
+        let later = claimedAt.addingTimeInterval(120)
+        #expect(try await store.releaseStaleClaims(claimedBefore: later.addingTimeInterval(-60), keeping: [heldID], now: later) == 1)
+        #expect(try #require(try await store.record(id: held.id)).deliveries[0].state == .inFlight)
+        let released = try #require(try await store.record(id: lost.id)).deliveries[0]
+        #expect(released.state == .pending)
+        #expect(released.attempts == 1)
+        let again = try await store.claimDueDeliveries(now: later, capacity: [.presenter("hook"): 2], orphanLimit: 0)
+        #expect(again.map(\.alert.id) == [lost.id])
+        #expect(again.first?.delivery.attempts == 2)
+    }
 }

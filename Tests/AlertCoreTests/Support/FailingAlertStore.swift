@@ -14,6 +14,7 @@ struct FailingAlertStore: AlertStore {
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) { throw error }
     func nextDueTime() async throws(StoreError) -> Date? { throw error }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }
+    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int { throw error }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }
     func counts() async throws(StoreError) -> StoreCounts { throw error }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }
