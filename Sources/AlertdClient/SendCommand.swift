@@ -59,12 +59,7 @@ public struct SendCommand: CLICommand {
         switch composition.build(context: context) {
         case .success(let built): spec = built
         case .failure(let errors):
-            if json {
-                context.output(String(decoding: HTTPErrorBody(invalidAlert: errors).encoded(), as: UTF8.self) + "\n")
-            } else {
-                context.errorOutput(errors.commandLineText)
-            }
-            return .dataError
+            return errors.report(context, json: json)
         }
         guard let client = connection.client(context, command: ["alertctl", Self.configuration.name]) else { return .usage }
         let result: SubmissionResult

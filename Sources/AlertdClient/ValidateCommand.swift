@@ -30,12 +30,7 @@ public struct ValidateCommand: CLICommand {
             context.output(String(decoding: data, as: UTF8.self) + "\n")
             return .success
         case .failure(let errors):
-            if json {
-                context.output(String(decoding: HTTPErrorBody(invalidAlert: errors).encoded(), as: UTF8.self) + "\n")
-            } else {
-                context.errorOutput(errors.commandLineText)
-            }
-            return .dataError
+            return errors.report(context, json: json)
         }
     }
 }

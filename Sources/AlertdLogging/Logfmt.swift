@@ -1,4 +1,4 @@
-import FoundationEssentials
+import AlertModel
 
 /// `key=value` text, as logfmt readers expect it: alertd's own log lines and
 /// the log presenter's logfmt lines are written by the same rules.
@@ -9,24 +9,8 @@ public enum Logfmt {
         let needsQuotes = value.isEmpty || value.unicodeScalars.contains {
             $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.properties.generalCategory == .control
         }
-        guard needsQuotes else { return value }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.properties.generalCategory == .control {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        // Inside the quotes, the escapes are JSON's, which logfmt readers accept.
+        return needsQuotes ? JSONObject.quoted(value) : value
     }
 
     /// ` key=value key2="quoted value"`, keys sorted: metadata after a message.

@@ -55,7 +55,8 @@ package struct JSONObject: Sendable {
     }
 
     /// A JSON string literal: quotes, backslashes and control characters
-    /// escaped, everything else (U+FEFF and bidi marks included) kept as sent.
+    /// (C0, DEL and C1) escaped, everything else (U+FEFF and bidi marks
+    /// included) kept as sent. Logfmt's quoted values use the same escapes.
     package static func quoted(_ s: String) -> String {
         var out = "\""
         out.reserveCapacity(s.utf8.count + 2)
@@ -66,7 +67,7 @@ package struct JSONObject: Sendable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.properties.generalCategory == .control:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
