@@ -26,7 +26,7 @@ extension AlertSpec.Builder {
         let expires = check.expiry(self.expiresAfter)
 
         errors += check.errors
-        guard errors.isEmpty, let title else { return .failure(AlertSpecErrors(errors)) }
+        guard errors.isEmpty, let title else { return .failure(AlertSpecErrors(errors, omitted: omittedProblems)) }
         return .success(AlertSpec(
             title: title, message: message, severity: severity, labels: labels,
             confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expires))
@@ -90,8 +90,12 @@ private struct Validator {
         if entries.count > limits.maxLabels {
             errors.append(.init(field: "labels", code: .tooManyLabels,
                                 message: "The alert has \(entries.count) labels; the limit is \(limits.maxLabels). Keep the labels you route and group on, and move the rest into the message."))
+            // Checking each of thousands of labels would only bury this one
+            // problem under more, at a cost that grows with what is refused anyway.
+            return labels
         }
-        for entry in entries {
+        // By name, so problems come out in the same order however the labels were given.
+        for entry in entries.sorted(by: { $0.name < $1.name }) {
             let field = "labels.\(entry.name)"
             if !Validator.isValidLabelName(entry.name) {
                 errors.append(.init(field: field, code: .invalidLabelName,
