@@ -84,6 +84,13 @@ extension APIError {
         APIError(status: 400, code: "invalid_query", message: message, details: details)
     }
 
+    /// 422: a decision's comment or actor breaks the `TextPolicy`; `details` names each field.
+    public static func invalidDecision(_ problems: [AlertSpecError]) -> APIError {
+        APIError(status: 422, code: "invalid_decision",
+                 message: "The decision was not taken: \(problems.map(\.message).joined(separator: " "))",
+                 details: problems.map { HTTPErrorBody.Detail(field: $0.field, code: $0.code.rawValue, message: $0.message) })
+    }
+
     /// 422 with every problem the alert builder found.
     public static func invalidAlert(_ errors: AlertSpecErrors) -> APIError {
         APIError(status: 422, body: HTTPErrorBody(invalidAlert: errors))

@@ -53,14 +53,17 @@ public struct DecisionsAPI: Sendable {
             guard let obj = try APIRequestBody.json(request.http) as? [String: Any], Set(obj.keys).isSubset(of: ["comment"]) else {
                 throw .invalidBody("The body may only hold {\"comment\": \"…\"}.")
             }
-            if let c = obj["comment"], !(c is NSNull) {
-                guard let s = c as? String, s.count <= 1_000 else {
-                    throw .invalidBody("`comment` must be a string of at most 1000 characters.")
+            if let c = obj["comment"], !StrictJSON.isNull(c) {
+                guard let s = c as? String, s.count <= AlertDecision.maxCommentLength else {
+                    throw .invalidBody("`comment` must be a string of at most \(AlertDecision.maxCommentLength) characters.")
                 }
                 comment = s
             }
         }
-        let decision = AlertDecision(outcome: outcome, actor: actor ?? self.actor(of: request), at: Date(), comment: comment)
+        let actor = actor ?? self.actor(of: request)
+        let problems = AlertDecision.textProblems(comment: comment, actor: actor)
+        guard problems.isEmpty else { throw .invalidDecision(problems) }
+        let decision = AlertDecision(outcome: outcome, actor: actor, at: Date(), comment: comment)
         switch try await APIError.storeCall(await store.decide(id, decision)) {
         case .notFound:
             throw .alertNotFound(id: raw)
