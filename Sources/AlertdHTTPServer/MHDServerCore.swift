@@ -142,7 +142,31 @@ package final class MHDServerCore: Sendable {
         }
         return HTTPRequest(
             method: String(cString: method), target: context.target, headers: headers, body: context.body,
-            peer: peer(of: connection), listener: listener)
+            peer: peer(of: connection), listener: listener, localAddress: localAddress(of: connection))
+    }
+
+    /// The address the TCP client connected to, as `getsockname` tells it;
+    /// an IPv4 client of a dual-stack socket is written as plain IPv4.
+    private func localAddress(of connection: OpaquePointer) -> String? {
+        guard listener == .tcp else { return nil }
+        let fd = alertd_mhd_connection_fd(connection)
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { fd >= 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard named else { return nil }
+        let host = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.numericHost($0, length: length) }
+        }
+        guard let host else { return nil }
+        return host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host
+    }
+
+    private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func peer(of connection: OpaquePointer) -> HTTPRequest.Peer {
@@ -156,13 +180,9 @@ package final class MHDServerCore: Sendable {
             return .unix(uid: uid, gid: gid, pid: pid)
         }
         guard let address = alertd_mhd_client_address(connection) else { return .tcp(address: "") }
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let length = socklen_t(address.pointee.sa_family == sa_family_t(AF_INET6)
             ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
-            return .tcp(address: "")
-        }
-        return .tcp(address: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return .tcp(address: Self.numericHost(address, length: length) ?? "")
     }
 
     // MARK: Responses
