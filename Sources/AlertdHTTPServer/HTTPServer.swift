@@ -83,6 +83,7 @@ public final class HTTPServer: Sendable {
                 MHDServerCore.uriLog, nil,
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
                 UInt32(clamping: max(1, configuration.connectionLimit)),
+                UInt32(clamping: max(0, configuration.perClientConnectionLimit)),
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
             guard let daemon else {
