@@ -33,9 +33,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// chunk of a stream is not idle.
     public var connectionTimeout: Duration = .seconds(10)
     /// Request bodies larger than this are answered with 413 `body_too_large`:
-    /// at once when `Content-Length` says so, else once the body passes the
-    /// limit (the server reads up to as much again so the client sees the 413,
-    /// then drops the connection).
+    /// at once when `Content-Length` says so, else (a chunked body) once the
+    /// body ends: the server reads the rest and drops it, so the client,
+    /// still sending, gets to read the 413. A body still coming 10 seconds
+    /// past the limit is cut off without an answer.
     public var maxBodyBytes: Int = 1 << 20
     /// Memory per connection for the request line, headers and I/O buffers;
     /// requests whose headers do not fit are refused by the server.

@@ -22,6 +22,10 @@ package final class MHDServerCore: Sendable {
     package let listener: HTTPRequest.Listener
     private let flight = Mutex(Flight())
 
+    /// How long the rest of an oversized chunked body is read (and dropped)
+    /// so its sender gets the 413; a body still coming after this is cut off.
+    package static let overflowDrainTime: Duration = .seconds(10)
+
     package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
@@ -58,12 +62,15 @@ package final class MHDServerCore: Sendable {
     // MARK: The request life cycle
 
     package func handle(
-        _ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>,
-        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+        _ context: RequestContext, connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>,
+        version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         switch context.phase {
         case .headers:
             context.phase = .body
+            if let problem = Self.targetProblem(context, url: url, version: version) {
+                return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let declared = UInt64(String(cString: length)), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
@@ -77,7 +84,7 @@ package final class MHDServerCore: Sendable {
                 uploadSize.pointee = 0
                 if context.body.count + n > maxBodyBytes {
                     context.body = Data()
-                    context.phase = .overflow(drained: n)
+                    context.phase = .overflow(since: .now)
                 } else if let uploadData {
                     context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: n)
                 }
@@ -85,14 +92,13 @@ package final class MHDServerCore: Sendable {
             }
             return startHandler(context, connection: connection, method: method)
 
-        case .overflow(let drained):
+        case .overflow(let since):
             if uploadSize.pointee > 0 {
-                let total = drained + uploadSize.pointee
                 uploadSize.pointee = 0
-                // Drain a little so an ordinary client reads the 413; a body
-                // that keeps coming is not worth reading to its end.
-                guard total <= maxBodyBytes else { return .NO }
-                context.phase = .overflow(drained: total)
+                // libmicrohttpd takes an answer only once the body is in, and a
+                // client still sending would not read one before; so the rest is
+                // read and dropped. A body that keeps coming is not worth more.
+                guard ContinuousClock.now - since < Self.overflowDrainTime else { return .NO }
                 return .YES
             }
             return queue(bodyTooLarge(), context: context, connection: connection)
@@ -229,6 +235,23 @@ package final class MHDServerCore: Sendable {
 
     package func forget(_ stream: ResponseStream) {
         flight.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// Why the request target cannot be served as sent, or nil. libmicrohttpd
+    /// hands the target over as a C string, so a raw NUL would cut it short
+    /// (`/v1/alerts/\0x` read as `/v1/alerts/`); in libmicrohttpd 0.9.75 the
+    /// version string starts right after the target and its space, so the
+    /// two pointers give the target's real length. Raw control bytes are
+    /// refused too: no client that encodes its target sends them.
+    private static func targetProblem(_ context: RequestContext, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> String? {
+        let controls = context.target.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+        var cut = false
+        if let url, let version, version.pointee != 0 {
+            let sent = url.distance(to: version) - 1
+            cut = sent > context.targetLength
+        }
+        guard controls || cut else { return nil }
+        return "The request target contains a raw NUL or control byte; percent-encode it (e.g. %00) or leave it out."
     }
 
     private func bodyTooLarge() -> HTTPResponse {
