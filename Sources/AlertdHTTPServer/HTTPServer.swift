@@ -74,7 +74,8 @@ public final class HTTPServer: Sendable {
                 socket = try ListeningSocket.adopt(descriptor: descriptor, kind: kind)
             }
             let core = Unmanaged.passRetained(MHDServerCore(
-                handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind))
+                handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
+                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes)))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             let daemon = alertd_mhd_start(
                 flags, socket.descriptor,

@@ -38,6 +38,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// still sending, gets to read the 413. A body still coming 10 seconds
     /// past the limit is cut off without an answer.
     public var maxBodyBytes: Int = 1 << 20
+    /// Most bytes of a streamed response (Server-Sent Events) held for one
+    /// client that does not read them. A client that falls further behind
+    /// is disconnected rather than buffered for without end; an event
+    /// stream client resumes with `Last-Event-ID`.
+    public var maxStreamBufferBytes: Int = 256 * 1024
     /// Memory per connection for the request line, headers and I/O buffers;
     /// requests whose headers do not fit are refused by the server.
     public var connectionMemoryLimit: Int = 32 * 1024

@@ -20,16 +20,19 @@ package final class MHDServerCore: Sendable {
     package let handler: HTTPServer.Handler
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
+    package let maxStreamBufferBytes: Int
     private let flight = Mutex(Flight())
 
     /// How long the rest of an oversized chunked body is read (and dropped)
     /// so its sender gets the 413; a body still coming after this is cut off.
     package static let overflowDrainTime: Duration = .seconds(10)
 
-    package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener) {
+    package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener,
+                 maxStreamBufferBytes: Int = 256 * 1024) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
+        self.maxStreamBufferBytes = maxStreamBufferBytes
     }
 
     // MARK: Stopping
@@ -202,7 +205,11 @@ package final class MHDServerCore: Sendable {
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .stream(let source):
-            let stream = ResponseStream(connection: connection, core: self)
+            // The kernel's send buffer grows to megabytes for a client that does not
+            // read; a stream's own buffer is its bound, so keep the kernel's small.
+            var sendBuffer = Int32(clamping: maxStreamBufferBytes / 4)
+            _ = setsockopt(alertd_mhd_connection_fd(connection), SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
+            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
             let cls = Unmanaged.passRetained(stream).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
                 let stream = Unmanaged<ResponseStream>.fromOpaque(cls!).takeUnretainedValue()
