@@ -53,7 +53,7 @@ public struct APIOriginPolicy: Sendable {
         let name = Self.hostName(header)
         if Self.localNames.contains(name) || name == request.localAddress || name == publicHost { return }
         let allowed = ([request.localAddress].compactMap { $0 } + ["localhost"] + [publicHost].compactMap { $0 })
-            .map { "`\($0)`" }.joined(separator: ", ")
+            .map { "`\($0)`" }.joined(separator: " or ")
         throw APIError(
             status: 421, code: "unknown_host",
             message: "This alertd does not answer to the host name `\(header)`: address it as \(allowed), or set api.public_url "
