@@ -80,6 +80,13 @@ public struct AlertSpecErrors: Error, Sendable, Equatable, CustomStringConvertib
         self.omitted = omitted + max(0, errors.count - Self.listLimit)
     }
 
+    /// The same problems with only the first `count` of them listed (at least one).
+    public func listing(first count: Int) -> AlertSpecErrors {
+        let kept = max(1, count)
+        guard kept < errors.count else { return self }
+        return AlertSpecErrors(Array(errors.prefix(kept)), omitted: omitted + errors.count - kept)
+    }
+
     /// Every problem found, listed or not.
     public var count: Int { errors.count + omitted }
 

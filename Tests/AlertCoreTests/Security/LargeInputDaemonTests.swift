@@ -70,6 +70,20 @@ import Testing
         let both = try await [first, second]
         #expect(both.allSatisfy { $0.0.status == 422 && $0.1 < .seconds(1) }, "\(both.map(\.1))")
 
+        // A batch of small bad items: the answer stays smaller than the body.
+        let items = (0..<1_000).map { i in "{" + (0..<60).map { "\"x\($0)\":\(i)" }.joined(separator: ",") + "}" }
+        let batch = Data(("[" + items.joined(separator: ",") + "]").utf8)
+        let (refused, batchTime) = try await submit(d, batch)
+        #expect(refused.status == 422)
+        #expect(batchTime < .seconds(2), "the batch took \(batchTime)")
+        #expect(refused.body.count < batch.count, "\(refused.body.count) bytes answered \(batch.count)")
+        let results = try #require((try JSONSerialization.jsonObject(with: refused.body) as? [String: Any])?["results"] as? [[String: Any]])
+        let errors = results.compactMap { $0["error"] as? [String: Any] }
+        let listed = errors.map { ($0["details"] as? [Any])?.count ?? 0 }.reduce(0, +)
+        let omitted = errors.map { $0["details_omitted"] as? Int ?? 0 }.reduce(0, +)
+        #expect(listed + omitted == 1_000 * 61)  // 60 unknown keys and the missing title each
+        #expect(listed <= 10 * AlertSpecErrors.listLimit + 1_000)
+
         probe.cancel()
         let slowest = await probe.value
         #expect(slowest < .seconds(1), "/v1/health took \(slowest) at worst")
