@@ -112,7 +112,9 @@ package final class ResponseStream: @unchecked Sendable {
     private func push(_ chunk: Data) -> Bool {
         state.withLock { s in
             guard !s.closed, !s.finished, !s.dropped else { return false }
-            if s.buffer.count - s.readOffset + chunk.count > maxBuffered {
+            let unsent = s.buffer.count - s.readOffset
+            // One chunk larger than the bound is still sent to a client that keeps up.
+            if unsent > 0, unsent + chunk.count > maxBuffered {
                 s.dropped = true
                 s.buffer = []
                 s.readOffset = 0
