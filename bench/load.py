@@ -296,7 +296,8 @@ def cmd_confirm(a):
         if time.monotonic() > deadline or bench_id not in alert_ids:
             break
         t = time.monotonic_ns()
-        poster.conn.request("POST", f"/v1/alerts/{alert_ids[bench_id]}/confirm", body=b"")
+        poster.conn.request("POST", f"/v1/alerts/{alert_ids[bench_id]}/confirm", body=b"",
+                            headers={"Content-Type": "application/json"})
         r = poster.conn.getresponse()
         r.read()
         if r.status == 200:

@@ -25,6 +25,8 @@ extension AlertSpec {
         /// Problems found before `build()`: unparseable labels, a template's
         /// missing placeholders, unknown JSON fields.
         package var problems: [AlertSpecError] = []
+        /// Problems past `AlertSpecErrors.listLimit`, counted rather than kept.
+        package var omittedProblems = 0
 
         package struct LabelEntry: Sendable, Equatable {
             package var name: String
@@ -46,10 +48,10 @@ extension AlertSpec {
             with { $0.labels.append(LabelEntry(name: name, value: value)) }
         }
 
-        /// Adds labels in name order, so errors come out in a stable order.
+        /// Adds labels; `build()` checks them in name order.
         public func labels(_ labels: [String: String]) -> Builder {
             with { b in
-                for (name, value) in labels.sorted(by: { $0.key < $1.key }) {
+                for (name, value) in labels {
                     b.labels.append(LabelEntry(name: name, value: value))
                 }
             }
@@ -71,7 +73,13 @@ extension AlertSpec {
 
         /// Records a problem found outside the builder (by a template, or by
         /// the JSON reader); `build()` reports it with the rest.
-        public func problem(_ error: AlertSpecError) -> Builder { with { $0.problems.append(error) } }
+        public func problem(_ error: AlertSpecError) -> Builder { with { $0.record(error) } }
+
+        /// Keeps a problem in place; past the list limit it is only counted,
+        /// so a body with thousands of bad keys costs no more than its size.
+        package mutating func record(_ error: AlertSpecError) {
+            if problems.count < AlertSpecErrors.listLimit { problems.append(error) } else { omittedProblems += 1 }
+        }
 
         // MARK: Raw-input setters
 

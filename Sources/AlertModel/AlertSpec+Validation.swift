@@ -26,7 +26,7 @@ extension AlertSpec.Builder {
         let expires = check.expiry(self.expiresAfter)
 
         errors += check.errors
-        guard errors.isEmpty, let title else { return .failure(AlertSpecErrors(errors)) }
+        guard errors.isEmpty, let title else { return .failure(AlertSpecErrors(errors, omitted: omittedProblems)) }
         return .success(AlertSpec(
             title: title, message: message, severity: severity, labels: labels,
             confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expires))
@@ -61,10 +61,7 @@ private struct Validator {
             errors.append(.init(field: "title", code: .titleTooLong,
                                 message: "The title has \(title.count) characters; the limit is \(limits.maxTitleLength). Move the details into the message."))
         }
-        if Validator.hasControlCharacters(title, allowingNewlines: false) {
-            errors.append(.init(field: "title", code: .controlCharacters,
-                                message: "The title contains control characters (such as a newline or escape); a title is one line of plain text."))
-        }
+        if let problem = TextPolicy.problem(field: "title", in: title, .line, what: "The title") { errors.append(problem) }
         return title
     }
 
@@ -77,10 +74,7 @@ private struct Validator {
                 errors.append(.init(field: "message", code: .messageTooLong,
                                     message: "The message has \(message.count) characters; the limit is \(limits.maxMessageLength). Link to the details instead of pasting them."))
             }
-            if Validator.hasControlCharacters(message, allowingNewlines: true) {
-                errors.append(.init(field: "message", code: .controlCharacters,
-                                    message: "The message contains control characters other than newlines and tabs (terminal escapes, for example); remove them."))
-            }
+            if let problem = TextPolicy.problem(field: "message", in: message, .multiline, what: "The message") { errors.append(problem) }
             return message.isEmpty ? nil : message
         }
     }
@@ -90,8 +84,12 @@ private struct Validator {
         if entries.count > limits.maxLabels {
             errors.append(.init(field: "labels", code: .tooManyLabels,
                                 message: "The alert has \(entries.count) labels; the limit is \(limits.maxLabels). Keep the labels you route and group on, and move the rest into the message."))
+            // Checking each of thousands of labels would only bury this one
+            // problem under more, at a cost that grows with what is refused anyway.
+            return labels
         }
-        for entry in entries {
+        // By name, so problems come out in the same order however the labels were given.
+        for entry in entries.sorted(by: { $0.name < $1.name }) {
             let field = "labels.\(entry.name)"
             if !Validator.isValidLabelName(entry.name) {
                 errors.append(.init(field: field, code: .invalidLabelName,
@@ -107,9 +105,8 @@ private struct Validator {
                 errors.append(.init(field: field, code: .labelValueTooLong,
                                     message: "The value of label `\(entry.name)` has \(entry.value.count) characters; the limit is \(limits.maxLabelValueLength)."))
             }
-            if Validator.hasControlCharacters(entry.value, allowingNewlines: false) {
-                errors.append(.init(field: field, code: .controlCharacters,
-                                    message: "The value of label `\(entry.name)` contains control characters; a label value is one line of plain text."))
+            if let problem = TextPolicy.problem(field: field, in: entry.value, .line, what: "The value of label `\(entry.name)`") {
+                errors.append(problem)
             }
             if labels[entry.name] != nil {
                 errors.append(.init(field: field, code: .duplicateLabel,
@@ -133,9 +130,8 @@ private struct Validator {
                 errors.append(.init(field: "\(field).label", code: .actionLabelTooLong,
                                     message: "The \(field) action's label has \(label.count) characters; the limit is \(limits.maxActionLabelLength), so it fits on a button."))
             }
-            if Validator.hasControlCharacters(label, allowingNewlines: false) {
-                errors.append(.init(field: "\(field).label", code: .controlCharacters,
-                                    message: "The \(field) action's label contains control characters; use plain text."))
+            if let problem = TextPolicy.problem(field: "\(field).label", in: label, .line, what: "The \(field) action's label") {
+                errors.append(problem)
             }
             checkHandlerURL(action.url, field: "\(field).url")
             return AlertAction(label: label, url: action.url, method: action.method)
@@ -153,7 +149,7 @@ private struct Validator {
                                 message: "The handler URL is empty; give the full address to call, e.g. https://ops.example/restart."))
             return
         }
-        guard !Validator.hasControlCharacters(url, allowingNewlines: false), !url.contains(" "),
+        guard TextPolicy.firstRefused(in: url, .line) == nil, !url.contains(" "),
               let parts = URLComponents(string: url), let scheme = parts.scheme else {
             errors.append(.init(field: field, code: .invalidHandlerURL,
                                 message: "`\(url)` is not a valid URL; give the full address to call, e.g. https://ops.example/restart."))
@@ -183,10 +179,7 @@ private struct Validator {
                 errors.append(.init(field: "dedup_key", code: .dedupKeyTooLong,
                                     message: "The dedup key has \(key.count) characters; the limit is \(limits.maxDedupKeyLength)."))
             }
-            if Validator.hasControlCharacters(key, allowingNewlines: false) {
-                errors.append(.init(field: "dedup_key", code: .controlCharacters,
-                                    message: "The dedup key contains control characters; use plain text."))
-            }
+            if let problem = TextPolicy.problem(field: "dedup_key", in: key, .line, what: "The dedup key") { errors.append(problem) }
             return key
         }
     }
@@ -212,19 +205,5 @@ private struct Validator {
         func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 }
         guard isLetter(first) else { return false }
         return name.utf8.allSatisfy { isLetter($0) || ($0 >= 48 && $0 <= 57) }
-    }
-
-    /// Control characters (Unicode category Cc: U+0000–001F and U+007F–009F)
-    /// and the bidirectional overrides that can make text read backwards.
-    /// Compared as numbers: the Unicode property tables cost far more, and
-    /// this runs over every field of every alert.
-    package static func hasControlCharacters(_ text: String, allowingNewlines: Bool) -> Bool {
-        text.unicodeScalars.contains { s in
-            switch s.value {
-            case 0x0A, 0x09, 0x0D: return !allowingNewlines
-            case 0x00...0x1F, 0x7F...0x9F, 0x202D, 0x202E: return true
-            default: return false
-            }
-        }
     }
 }

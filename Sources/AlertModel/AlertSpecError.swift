@@ -60,19 +60,41 @@ public struct AlertSpecError: Error, Sendable, Equatable, Hashable, Codable, Cus
     }
 }
 
-/// Every problem `build()` found, in field order. Never empty.
+/// The problems `build()` found, in field order: the first
+/// ``listLimit`` of them, and how many more there were. Never empty.
 public struct AlertSpecErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public let errors: [AlertSpecError]
+    /// The most problems listed. A body with thousands of bad fields would
+    /// otherwise get an answer larger than itself; the first ones say what to fix.
+    public static let listLimit = 100
 
-    public init(_ errors: [AlertSpecError]) {
+    /// The problems listed, at most ``listLimit``.
+    public let errors: [AlertSpecError]
+    /// Problems found beyond ``errors``: counted, not listed.
+    public let omitted: Int
+
+    /// Lists the first ``listLimit`` of `errors` and counts the rest, plus
+    /// `omitted` problems already left out before.
+    public init(_ errors: [AlertSpecError], omitted: Int = 0) {
         precondition(!errors.isEmpty, "AlertSpecErrors needs at least one error")
-        self.errors = errors
+        self.errors = Array(errors.prefix(Self.listLimit))
+        self.omitted = omitted + max(0, errors.count - Self.listLimit)
     }
+
+    /// The same problems with only the first `count` of them listed (at least one).
+    public func listing(first count: Int) -> AlertSpecErrors {
+        let kept = max(1, count)
+        guard kept < errors.count else { return self }
+        return AlertSpecErrors(Array(errors.prefix(kept)), omitted: omitted + errors.count - kept)
+    }
+
+    /// Every problem found, listed or not.
+    public var count: Int { errors.count + omitted }
 
     /// The codes, in order; handy in tests and logs.
     public var codes: [AlertSpecError.Code] { errors.map(\.code) }
 
     public var description: String {
-        errors.map(\.description).joined(separator: "\n")
+        let listed = errors.map(\.description).joined(separator: "\n")
+        return omitted == 0 ? listed : listed + "\n(\(omitted) more problem\(omitted == 1 ? "" : "s") not listed)"
     }
 }

@@ -13,6 +13,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var message: String
     /// One entry per problem, when there is more than one to tell.
     public var details: [HTTPErrorBody.Detail]?
+    /// How many problems `details` leaves out, when it lists only the first ones.
+    public var detailsOmitted: Int?
     /// Headers the answer must carry, such as `Retry-After`, `Allow` or `WWW-Authenticate`.
     public var headers: HTTPHeaders
 
@@ -27,16 +29,17 @@ public struct APIError: Error, Sendable, Equatable {
     /// An error whose body was built elsewhere (the builder's `invalid_alert`).
     public init(status: Int, body: HTTPErrorBody, headers: HTTPHeaders = [:]) {
         self.init(status: status, code: body.error.code, message: body.error.message, details: body.error.details, headers: headers)
+        detailsOmitted = body.error.detailsOmitted
     }
 
     /// The body as it goes on the wire.
     public var body: HTTPErrorBody {
-        HTTPErrorBody(code: code, message: message, details: details)
+        HTTPErrorBody(code: code, message: message, details: details, detailsOmitted: detailsOmitted)
     }
 
     /// The answer to send: the JSON error body with this error's headers.
     public var response: HTTPResponse {
-        var response = HTTPResponse.error(status: status, code: code, message: message, details: details)
+        var response = HTTPResponse.json(status: status, body: body.encoded())
         for field in headers { response.headers.add(field.name, field.value) }
         return response
     }
@@ -79,6 +82,13 @@ extension APIError {
     /// 400: a query parameter is wrong; `details` names each one at fault.
     public static func invalidQuery(_ message: String, details: [HTTPErrorBody.Detail]? = nil) -> APIError {
         APIError(status: 400, code: "invalid_query", message: message, details: details)
+    }
+
+    /// 422: a decision's comment or actor breaks the `TextPolicy`; `details` names each field.
+    public static func invalidDecision(_ problems: [AlertSpecError]) -> APIError {
+        APIError(status: 422, code: "invalid_decision",
+                 message: "The decision was not taken: \(problems.map(\.message).joined(separator: " "))",
+                 details: problems.map { HTTPErrorBody.Detail(field: $0.field, code: $0.code.rawValue, message: $0.message) })
     }
 
     /// 422 with every problem the alert builder found.

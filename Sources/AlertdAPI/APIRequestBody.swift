@@ -7,8 +7,7 @@ package enum APIRequestBody {
     /// The body parsed as JSON; a body without the JSON content type is a
     /// 415, one that does not parse a 400.
     package static func json(_ request: HTTPRequest) throws(APIError) -> Any {
-        let type = request.headers["Content-Type"]?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased()
+        let type = mediaType(request)
         guard type == "application/json" else {
             throw APIError(
                 status: 415, code: "unsupported_media_type",
@@ -19,5 +18,10 @@ package enum APIRequestBody {
         } catch {
             throw APIError(status: 400, code: "malformed_json", message: "The body is not valid JSON: \(error.description)")
         }
+    }
+
+    /// `Content-Type` without its parameters, lowercased: `application/json`.
+    package static func mediaType(_ request: HTTPRequest) -> String? {
+        request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
     }
 }

@@ -15,7 +15,7 @@ extension APIRouter {
         metrics: DaemonMetrics = DaemonMetrics(),
         authenticator: APIAuthenticator = APIAuthenticator(token: nil)
     ) -> APIRouter {
-        var router = APIRouter(authenticator: authenticator)
+        var router = APIRouter(authenticator: authenticator, origins: APIOriginPolicy(publicURL: links?.publicURL))
         AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
         DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
         MetricsAPI(metrics: metrics, store: store).register(in: &router)

@@ -1,9 +1,10 @@
 import AlertdHTTP
 
 /// Matches requests to handlers by method and path pattern
-/// (`/v1/alerts/{id}`), enforces each route's declared `APIAccess`, and
-/// renders every `APIError` (its own 401, 404 and 405 included) as the API's
-/// JSON error body, in this one place.
+/// (`/v1/alerts/{id}`), enforces each route's declared `APIAccess` and the
+/// `APIOriginPolicy` that keeps browsers off TCP, and renders every
+/// `APIError` (its own 401, 404, 405 and 421 included) as the API's JSON
+/// error body, in this one place.
 public struct APIRouter: Sendable {
     public typealias Handler = @Sendable (APIRequest) async throws(APIError) -> HTTPResponse
 
@@ -25,9 +26,12 @@ public struct APIRouter: Sendable {
     public private(set) var routes: [Route] = []
     /// Checks `.token` routes; without a token it lets every caller in.
     public let authenticator: APIAuthenticator
+    /// Keeps browsers on other sites, and names other than alertd's, off TCP.
+    public let origins: APIOriginPolicy
 
-    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil)) {
+    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil), origins: APIOriginPolicy = APIOriginPolicy()) {
         self.authenticator = authenticator
+        self.origins = origins
     }
 
     public mutating func add(_ method: String, _ pattern: String, access: APIAccess, _ handler: @escaping Handler) {
@@ -46,6 +50,12 @@ public struct APIRouter: Sendable {
     }
 
     private func route(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        do throws(APIError) {
+            try origins.checkHost(request)
+        } catch {
+            // The right token is no rebinding page's: let it name the daemon as it likes.
+            guard (try? authenticator.authenticate(request)) == true else { throw error }
+        }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         // Literal segments win over parameters, so `/v1/alerts/replay` could never be read as an id.
         let candidates = routes.compactMap { route -> (Route, [String: String], Int)? in
@@ -54,6 +64,7 @@ public struct APIRouter: Sendable {
         }.sorted { $0.2 > $1.2 }
         if let (route, params, _) = candidates.first(where: { Self.serves($0.0, request.method) }) {
             let verified = try authorize(request, route.access)
+            try origins.checkBrowser(request, access: route.access)
             return try await route.handler(APIRequest(http: request, parameters: params, tokenVerified: verified))
         }
         // Only a path that belongs to open routes alone may tell an anonymous

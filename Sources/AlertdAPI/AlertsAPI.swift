@@ -68,6 +68,10 @@ public struct AlertsAPI: Sendable {
         }
         var items = [APIRepresentation.SubmissionItem?](repeating: nil, count: array.count)
         var specs: [(Int, AlertSpec)] = []
+        // The whole batch lists about as many problems as ten alerts may: past
+        // that, each item lists its first and counts the rest, so a body of
+        // small bad items cannot make an answer many times its size.
+        var listable = 10 * AlertSpecErrors.listLimit
         for (i, element) in array.enumerated() {
             guard let object = element as? [String: Any] else {
                 items[i] = .init(index: i, error: .init(code: "invalid_body", message: "Item \(i) is not an alert object.", details: nil))
@@ -75,7 +79,10 @@ public struct AlertsAPI: Sendable {
             }
             switch Self.spec(from: object, settings) {
             case .success(let spec): specs.append((i, spec))
-            case .failure(let errors): items[i] = .init(index: i, error: HTTPErrorBody(invalidAlert: errors).error)
+            case .failure(let errors):
+                let listed = errors.listing(first: listable)
+                listable -= listed.errors.count
+                items[i] = .init(index: i, error: HTTPErrorBody(invalidAlert: listed).error)
             }
         }
         if !specs.isEmpty {

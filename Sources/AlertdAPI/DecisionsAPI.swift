@@ -53,14 +53,17 @@ public struct DecisionsAPI: Sendable {
             guard let obj = try APIRequestBody.json(request.http) as? [String: Any], Set(obj.keys).isSubset(of: ["comment"]) else {
                 throw .invalidBody("The body may only hold {\"comment\": \"…\"}.")
             }
-            if let c = obj["comment"], !(c is NSNull) {
-                guard let s = c as? String, s.count <= 1_000 else {
-                    throw .invalidBody("`comment` must be a string of at most 1000 characters.")
+            if let c = obj["comment"], !StrictJSON.isNull(c) {
+                guard let s = c as? String, s.count <= AlertDecision.maxCommentLength else {
+                    throw .invalidBody("`comment` must be a string of at most \(AlertDecision.maxCommentLength) characters.")
                 }
                 comment = s
             }
         }
-        let decision = AlertDecision(outcome: outcome, actor: actor ?? self.actor(of: request), at: Date(), comment: comment)
+        let actor = actor ?? self.actor(of: request)
+        let problems = AlertDecision.textProblems(comment: comment, actor: actor)
+        guard problems.isEmpty else { throw .invalidDecision(problems) }
+        let decision = AlertDecision(outcome: outcome, actor: actor, at: Date(), comment: comment)
         switch try await APIError.storeCall(await store.decide(id, decision)) {
         case .notFound:
             throw .alertNotFound(id: raw)
@@ -129,8 +132,7 @@ public struct DecisionsAPI: Sendable {
         case 409: "Someone decided first; nothing was changed."
         default: "That did not work (HTTP \(status))."
         }
-        return HTTPResponse(status: status, headers: ["Content-Type": "text/html; charset=utf-8"],
-                            body: Data("<!doctype html><html><head><meta charset=\"utf-8\"><title>alertd</title></head><body><p>\(Self.escape(text))</p></body></html>".utf8))
+        return Self.page(status: status, "<!doctype html><html><head><meta charset=\"utf-8\"><title>alertd</title></head><body><p>\(Self.escape(text))</p></body></html>")
     }
 
     /// GET on a link shows what it will do and a button that POSTs: link
@@ -147,7 +149,22 @@ public struct DecisionsAPI: Sendable {
             \(alert.state == .open ? "<form method=\"post\"><button type=\"submit\">\(Self.escape(label))</button></form>" : "<p>Already decided.</p>")
             </body></html>
             """
-        return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data(html.utf8))
+        return Self.page(status: 200, html)
+    }
+
+    /// An HTML page of the action link, with headers that keep it to what it
+    /// is: no script, style or other resource loads (it has none; injected
+    /// markup gets nothing either), its form posts only back to alertd, no
+    /// other site may frame it (clickjacking the button), no cache keeps
+    /// it, and no `Referer` carries the signed link elsewhere.
+    package static func page(status: Int, _ html: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [
+            "Content-Type": "text/html; charset=utf-8",
+            "Content-Security-Policy": "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+        ], body: Data(html.utf8))
     }
 
     package static func invalidLink(_ message: String) -> APIError {

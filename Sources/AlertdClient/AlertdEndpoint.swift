@@ -54,7 +54,9 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
         var headers = HTTPHeaders()
         headers.set("Accept", "application/json")
         headers.set("User-Agent", "alertctl/\(AlertdVersion.current)")
-        if body != nil { headers.set("Content-Type", "application/json") }
+        // Also on a POST without a body: over TCP without a token, alertd takes
+        // the JSON type as the sign that no web page's form sent the request.
+        if body != nil || method != "GET" { headers.set("Content-Type", "application/json") }
         switch transport {
         case .unixSocket(let socketPath):
             // The host only fills the Host header; the socket decides where the request goes.

@@ -74,7 +74,8 @@ public final class HTTPServer: Sendable {
                 socket = try ListeningSocket.adopt(descriptor: descriptor, kind: kind)
             }
             let core = Unmanaged.passRetained(MHDServerCore(
-                handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind))
+                handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
+                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes)))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             let daemon = alertd_mhd_start(
                 flags, socket.descriptor,
@@ -83,6 +84,7 @@ public final class HTTPServer: Sendable {
                 MHDServerCore.uriLog, nil,
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
                 UInt32(clamping: max(1, configuration.connectionLimit)),
+                UInt32(clamping: max(0, configuration.perClientConnectionLimit)),
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
             guard let daemon else {

@@ -21,13 +21,28 @@ public struct HTTPServerConfiguration: Sendable {
     public var threadPoolSize: Int = 2
     /// Connections beyond this are refused at accept time.
     public var connectionLimit: Int = 1024
-    /// An idle connection is closed after this long (whole seconds; at least 1 s).
-    public var connectionTimeout: Duration = .seconds(30)
+    /// Connections from one TCP client address beyond this are closed at
+    /// accept time, so one client cannot take all of ``connectionLimit``
+    /// and lock everyone else out. Unix-socket peers have no address and
+    /// are not counted. 0 turns the limit off.
+    public var perClientConnectionLimit: Int = 128
+    /// A connection that sends or takes nothing for this long is closed
+    /// (whole seconds; at least 1 s): one that never completes its request,
+    /// a kept-alive one between requests, and a stream whose client stopped
+    /// reading. A connection waiting for its handler or for the next
+    /// chunk of a stream is not idle.
+    public var connectionTimeout: Duration = .seconds(10)
     /// Request bodies larger than this are answered with 413 `body_too_large`:
-    /// at once when `Content-Length` says so, else once the body passes the
-    /// limit (the server reads up to as much again so the client sees the 413,
-    /// then drops the connection).
+    /// at once when `Content-Length` says so, else (a chunked body) once the
+    /// body ends: the server reads the rest and drops it, so the client,
+    /// still sending, gets to read the 413. A body still coming 10 seconds
+    /// past the limit is cut off without an answer.
     public var maxBodyBytes: Int = 1 << 20
+    /// Most bytes of a streamed response (Server-Sent Events) held for one
+    /// client that does not read them. A client that falls further behind
+    /// is disconnected rather than buffered for without end; an event
+    /// stream client resumes with `Last-Event-ID`.
+    public var maxStreamBufferBytes: Int = 256 * 1024
     /// Memory per connection for the request line, headers and I/O buffers;
     /// requests whose headers do not fit are refused by the server.
     public var connectionMemoryLimit: Int = 32 * 1024

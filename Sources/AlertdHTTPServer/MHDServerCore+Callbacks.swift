@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Foundation
 
 /// The C entry points libmicrohttpd calls. Each recovers the core (`cls`) and
 /// the request context (`con_cls`) and hands over to typed Swift.
@@ -7,16 +8,17 @@ extension MHDServerCore {
     /// that libmicrohttpd then carries as `con_cls` until `requestCompleted`.
     package static let uriLog: alertd_mhd_uri_log_callback = { _, uri, connection in
         guard let connection else { return nil }
-        let context = RequestContext(target: uri.map { String(cString: $0) } ?? "/", connection: connection)
+        let context = RequestContext(target: uri.map { String(cString: $0) } ?? "/", targetLength: uri.map { strlen($0) } ?? 1,
+                                     connection: connection)
         return Unmanaged.passRetained(context).toOpaque()
     }
 
-    package static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
+    package static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
         guard let cls, let connection, let method, let uploadSize, let context = conCls?.pointee else { return .NO }
         let core = Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue()
         return core.handle(
             Unmanaged<RequestContext>.fromOpaque(context).takeUnretainedValue(), connection: connection,
-            method: method, uploadData: uploadData, uploadSize: uploadSize)
+            url: url, method: method, version: version, uploadData: uploadData, uploadSize: uploadSize)
     }
 
     package static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in

@@ -20,12 +20,19 @@ package final class MHDServerCore: Sendable {
     package let handler: HTTPServer.Handler
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
+    package let maxStreamBufferBytes: Int
     private let flight = Mutex(Flight())
 
-    package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener) {
+    /// How long the rest of an oversized chunked body is read (and dropped)
+    /// so its sender gets the 413; a body still coming after this is cut off.
+    package static let overflowDrainTime: Duration = .seconds(10)
+
+    package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener,
+                 maxStreamBufferBytes: Int = 256 * 1024) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
+        self.maxStreamBufferBytes = maxStreamBufferBytes
     }
 
     // MARK: Stopping
@@ -58,12 +65,15 @@ package final class MHDServerCore: Sendable {
     // MARK: The request life cycle
 
     package func handle(
-        _ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>,
-        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+        _ context: RequestContext, connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>,
+        version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         switch context.phase {
         case .headers:
             context.phase = .body
+            if let problem = Self.targetProblem(context, url: url, version: version) {
+                return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let declared = UInt64(String(cString: length)), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
@@ -77,7 +87,7 @@ package final class MHDServerCore: Sendable {
                 uploadSize.pointee = 0
                 if context.body.count + n > maxBodyBytes {
                     context.body = Data()
-                    context.phase = .overflow(drained: n)
+                    context.phase = .overflow(since: .now)
                 } else if let uploadData {
                     context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: n)
                 }
@@ -85,14 +95,13 @@ package final class MHDServerCore: Sendable {
             }
             return startHandler(context, connection: connection, method: method)
 
-        case .overflow(let drained):
+        case .overflow(let since):
             if uploadSize.pointee > 0 {
-                let total = drained + uploadSize.pointee
                 uploadSize.pointee = 0
-                // Drain a little so an ordinary client reads the 413; a body
-                // that keeps coming is not worth reading to its end.
-                guard total <= maxBodyBytes else { return .NO }
-                context.phase = .overflow(drained: total)
+                // libmicrohttpd takes an answer only once the body is in, and a
+                // client still sending would not read one before; so the rest is
+                // read and dropped. A body that keeps coming is not worth more.
+                guard ContinuousClock.now - since < Self.overflowDrainTime else { return .NO }
                 return .YES
             }
             return queue(bodyTooLarge(), context: context, connection: connection)
@@ -142,7 +151,31 @@ package final class MHDServerCore: Sendable {
         }
         return HTTPRequest(
             method: String(cString: method), target: context.target, headers: headers, body: context.body,
-            peer: peer(of: connection), listener: listener)
+            peer: peer(of: connection), listener: listener, localAddress: localAddress(of: connection))
+    }
+
+    /// The address the TCP client connected to, as `getsockname` tells it;
+    /// an IPv4 client of a dual-stack socket is written as plain IPv4.
+    private func localAddress(of connection: OpaquePointer) -> String? {
+        guard listener == .tcp else { return nil }
+        let fd = alertd_mhd_connection_fd(connection)
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { fd >= 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard named else { return nil }
+        let host = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.numericHost($0, length: length) }
+        }
+        guard let host else { return nil }
+        return host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host
+    }
+
+    private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func peer(of connection: OpaquePointer) -> HTTPRequest.Peer {
@@ -156,13 +189,9 @@ package final class MHDServerCore: Sendable {
             return .unix(uid: uid, gid: gid, pid: pid)
         }
         guard let address = alertd_mhd_client_address(connection) else { return .tcp(address: "") }
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let length = socklen_t(address.pointee.sa_family == sa_family_t(AF_INET6)
             ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
-            return .tcp(address: "")
-        }
-        return .tcp(address: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return .tcp(address: Self.numericHost(address, length: length) ?? "")
     }
 
     // MARK: Responses
@@ -176,7 +205,11 @@ package final class MHDServerCore: Sendable {
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .stream(let source):
-            let stream = ResponseStream(connection: connection, core: self)
+            // The kernel's send buffer grows to megabytes for a client that does not
+            // read; a stream's own buffer is its bound, so keep the kernel's small.
+            var sendBuffer = Int32(clamping: maxStreamBufferBytes / 4)
+            _ = setsockopt(alertd_mhd_connection_fd(connection), SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
+            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
             let cls = Unmanaged.passRetained(stream).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
                 let stream = Unmanaged<ResponseStream>.fromOpaque(cls!).takeUnretainedValue()
@@ -209,6 +242,23 @@ package final class MHDServerCore: Sendable {
 
     package func forget(_ stream: ResponseStream) {
         flight.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// Why the request target cannot be served as sent, or nil. libmicrohttpd
+    /// hands the target over as a C string, so a raw NUL would cut it short
+    /// (`/v1/alerts/\0x` read as `/v1/alerts/`); in libmicrohttpd 0.9.75 the
+    /// version string starts right after the target and its space, so the
+    /// two pointers give the target's real length. Raw control bytes are
+    /// refused too: no client that encodes its target sends them.
+    private static func targetProblem(_ context: RequestContext, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> String? {
+        let controls = context.target.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+        var cut = false
+        if let url, let version, version.pointee != 0 {
+            let sent = url.distance(to: version) - 1
+            cut = sent > context.targetLength
+        }
+        guard controls || cut else { return nil }
+        return "The request target contains a raw NUL or control byte; percent-encode it (e.g. %00) or leave it out."
     }
 
     private func bodyTooLarge() -> HTTPResponse {

@@ -19,8 +19,8 @@ package final class RequestContext: @unchecked Sendable {
         case headers
         /// Reading the body.
         case body
-        /// The body went over the limit; draining it to answer 413.
-        case overflow(drained: Int)
+        /// The body went over the limit at `since`; draining it to answer 413.
+        case overflow(since: ContinuousClock.Instant)
         /// The handler runs; the connection is suspended.
         case handling
         /// A response was queued.
@@ -39,13 +39,16 @@ package final class RequestContext: @unchecked Sendable {
     }
 
     package let target: String
+    /// The target's length in bytes up to its first NUL, as libmicrohttpd gave it.
+    package let targetLength: Int
     private let connection: OpaquePointer
     package var phase: Phase = .headers
     package var body = Data()
     private let handoff = Mutex<Handoff>(.idle)
 
-    package init(target: String, connection: OpaquePointer) {
+    package init(target: String, targetLength: Int, connection: OpaquePointer) {
         self.target = target
+        self.targetLength = targetLength
         self.connection = connection
     }
 

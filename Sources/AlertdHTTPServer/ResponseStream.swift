@@ -5,7 +5,11 @@ import Synchronization
 /// Feeds a streaming response body to libmicrohttpd's content-reader callback.
 /// A task copies chunks from the `AsyncStream` into a buffer; when the buffer
 /// is empty the reader suspends the connection instead of blocking a worker
-/// thread, and the next chunk resumes it.
+/// thread, and the next chunk resumes it. The buffer is bounded: a client
+/// that lets more than `maxBuffered` bytes pile up is dropped (its
+/// connection ends without the final chunk), so a client that never reads
+/// costs a bounded amount of memory; an event-stream client reconnects with
+/// `Last-Event-ID` and misses nothing.
 ///
 /// `@unchecked Sendable` is safe because all state, including the connection
 /// pointer's use, is behind `state`'s lock, and the connection is only
@@ -17,6 +21,8 @@ package final class ResponseStream: @unchecked Sendable {
         package var finished = false
         package var suspended = false
         package var closed = false
+        /// The client fell more than `maxBuffered` bytes behind and is being dropped.
+        package var dropped = false
         package var producer: Task<Void, Never>?
     }
 
@@ -26,18 +32,27 @@ package final class ResponseStream: @unchecked Sendable {
 
     private let connection: OpaquePointer
     private let core: MHDServerCore
+    /// Most unsent bytes kept for the client.
+    private let maxBuffered: Int
     private let state = Mutex(State())
 
-    package init(connection: OpaquePointer, core: MHDServerCore) {
+    package init(connection: OpaquePointer, core: MHDServerCore, maxBuffered: Int) {
         self.connection = connection
         self.core = core
+        self.maxBuffered = maxBuffered
     }
 
     /// Starts copying `stream` into the buffer.
     package func start(_ stream: AsyncStream<Data>) {
         let producer = Task { [self] in
             for await chunk in stream where !chunk.isEmpty {
-                guard push(chunk) else { return }
+                guard push(chunk) else {
+                    // Leaving the loop alone would leave whoever feeds the stream
+                    // feeding it: a `next()` in a cancelled task ends the stream,
+                    // which runs its `onTermination` and stops them.
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    continue
+                }
             }
             finish()
         }
@@ -67,6 +82,7 @@ package final class ResponseStream: @unchecked Sendable {
     /// The content-reader callback's work: copy up to `max` bytes into `buffer`.
     package func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         state.withLock { s in
+            if s.dropped { return Self.endWithError }
             let available = s.buffer.count - s.readOffset
             if available > 0 {
                 let n = min(available, max)
@@ -95,7 +111,18 @@ package final class ResponseStream: @unchecked Sendable {
 
     private func push(_ chunk: Data) -> Bool {
         state.withLock { s in
-            guard !s.closed, !s.finished else { return false }
+            guard !s.closed, !s.finished, !s.dropped else { return false }
+            let unsent = s.buffer.count - s.readOffset
+            // One chunk larger than the bound is still sent to a client that keeps up.
+            if unsent > 0, unsent + chunk.count > maxBuffered {
+                s.dropped = true
+                s.buffer = []
+                s.readOffset = 0
+                // A suspended reader learns at once; one blocked on a full socket
+                // when the client reads again, or at the connection's idle timeout.
+                wake(&s)
+                return false
+            }
             s.buffer.append(contentsOf: chunk)
             wake(&s)
             return true

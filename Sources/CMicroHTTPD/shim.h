@@ -20,6 +20,7 @@ static inline struct MHD_Daemon *alertd_mhd_start(
     MHD_RequestCompletedCallback completed, void *completed_cls,
     alertd_mhd_uri_log_callback uri_log, void *uri_log_cls,
     unsigned int thread_pool_size, unsigned int connection_limit,
+    unsigned int per_ip_connection_limit,
     unsigned int connection_timeout_seconds, size_t connection_memory_limit)
 {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
@@ -28,6 +29,7 @@ static inline struct MHD_Daemon *alertd_mhd_start(
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_END);

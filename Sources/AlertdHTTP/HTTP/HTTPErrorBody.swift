@@ -21,18 +21,27 @@ public struct HTTPErrorBody: Sendable, Equatable, Codable {
         public var code: String
         public var message: String
         public var details: [Detail]?
+        /// Problems found beyond those in `details`, which lists only the
+        /// first ones; absent when `details` is complete.
+        public var detailsOmitted: Int?
 
-        public init(code: String, message: String, details: [Detail]? = nil) {
+        public init(code: String, message: String, details: [Detail]? = nil, detailsOmitted: Int? = nil) {
             self.code = code
             self.message = message
             self.details = details
+            self.detailsOmitted = detailsOmitted
+        }
+
+        package enum CodingKeys: String, CodingKey {
+            case code, message, details
+            case detailsOmitted = "details_omitted"
         }
     }
 
     public var error: Content
 
-    public init(code: String, message: String, details: [Detail]? = nil) {
-        error = Content(code: code, message: message, details: details)
+    public init(code: String, message: String, details: [Detail]? = nil, detailsOmitted: Int? = nil) {
+        error = Content(code: code, message: message, details: details, detailsOmitted: detailsOmitted)
     }
 
     /// The JSON bytes; keys sorted so the output is stable.

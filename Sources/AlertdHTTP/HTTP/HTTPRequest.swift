@@ -41,10 +41,13 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     public var peer: Peer
     public var listener: Listener
+    /// The numeric address of this end of a TCP connection (the one the
+    /// client dialled, e.g. `127.0.0.1`); nil on the Unix socket or when unknown.
+    public var localAddress: String?
 
     public init(
         method: String, target: String, headers: HTTPHeaders = [:], body: Data = Data(),
-        peer: Peer = .tcp(address: "127.0.0.1"), listener: Listener = .tcp
+        peer: Peer = .tcp(address: "127.0.0.1"), listener: Listener = .tcp, localAddress: String? = nil
     ) {
         let parsed = HTTPRequestTarget(target)
         self.method = method
@@ -55,6 +58,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.peer = peer
         self.listener = listener
+        self.localAddress = localAddress
     }
 
     /// The first value given for a query name.

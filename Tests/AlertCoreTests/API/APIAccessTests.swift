@@ -97,7 +97,8 @@ import Testing
         func actor(router: APIRouter, _ caller: APIFixture.Caller) async -> String? {
             let submitted = await router.handle(APIFixture.request("POST", "/v1/alerts", json: #"{"title": "Deploy?"}"#, as: caller))
             guard let id = APIFixture.json(submitted)?["id"] as? String else { return nil }
-            let decided = await router.handle(APIFixture.request("POST", "/v1/alerts/\(id)/confirm", as: caller))
+            // The JSON type without a body: over TCP without a token it is what shows no web form sent it.
+            let decided = await router.handle(APIFixture.request("POST", "/v1/alerts/\(id)/confirm", json: "", as: caller))
             return (APIFixture.json(decided)?["decision"] as? [String: Any])?["actor"] as? String
         }
         #expect(await actor(router: Self.router, .tcpWithToken) == "token")

@@ -127,7 +127,7 @@ import Testing
     /// The codes in the API's error answers, as the sources spell them.
     static func errorCodesInSources() throws -> Set<String> {
         let sources = packageRoot.appendingPathComponent("Sources")
-        let files = ["AlertdAPI/APIError.swift", "AlertdAPI/APIRequestBody.swift", "AlertdAPI/APIRouter.swift",
+        let files = ["AlertdAPI/APIError.swift", "AlertdAPI/APIRequestBody.swift", "AlertdAPI/APIRouter.swift", "AlertdAPI/APIOriginPolicy.swift",
                      "AlertdAPI/AlertsAPI.swift", "AlertdAPI/DecisionsAPI.swift", "AlertdAPI/EventsAPI.swift",
                      "AlertdAPI/HealthAPI.swift", "AlertdHTTP/Wire/HTTPErrorBody+InvalidAlert.swift",
                      "AlertdHTTP/Wire/APIRepresentation.swift", "AlertdHTTPServer/MHDServerCore.swift",

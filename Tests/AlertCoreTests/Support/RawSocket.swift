@@ -5,9 +5,27 @@ import Foundation
 final class RawSocket {
     let fd: Int32
 
-    init(port: UInt16) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback
+    /// address, to look like another client) and with a receive buffer of
+    /// `receiveBuffer` bytes (a small one makes a slow reader) when given.
+    init(port: UInt16, source: String? = nil, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw POSIXError(.init(rawValue: errno) ?? .EIO)
+            }
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
@@ -26,7 +44,10 @@ final class RawSocket {
     deinit { close(fd) }
 
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
+        send(bytes: Array(text.utf8))
+    }
+
+    func send(bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -43,6 +64,25 @@ final class RawSocket {
         return await withCheckedContinuation { continuation in
             Thread {
                 continuation.resume(returning: Self.blockingRead(fd, until: done))
+            }.start()
+        }
+    }
+
+    /// Reads until the peer closes (true) or 5 s pass without a byte (false).
+    func readToEnd() async -> (text: String, closedByPeer: Bool) {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 {
+                        continuation.resume(returning: (String(decoding: received, as: UTF8.self), n == 0 || errno == ECONNRESET))
+                        return
+                    }
+                    received += buffer[..<n]
+                }
             }.start()
         }
     }

@@ -107,7 +107,9 @@ final class TestDaemon: Sendable {
         p.standardOutput = log
         p.standardError = log
         p.standardInput = FileHandle.nullDevice
-        try p.run()
+        // On a thread that never exits: the parent-death signal follows the starting thread.
+        nonisolated(unsafe) let starting = p
+        try SpawningThread.shared.run { try starting.run() }
         process.withLock { $0 = p }
         starts.withLock { $0 += 1 }
         let deadline = ContinuousClock.now + .seconds(15)

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import AlertModel
+
+/// The one policy for text people send and other people read.
+@Suite struct TextPolicyTests {
+    @Test func plainTextInAnyScriptPasses() {
+        for text in ["Disk full on db1", "Überlauf auf Host café", "ディスクがいっぱい", "نفاد المساحة", "तैनाती पूरी",
+                     // Emoji sequences need the zero-width joiner and variation selectors...
+                     "👨‍👩‍👧 family", "❤️ ok",
+                     // ...subdivision flags need tag characters, and Persian needs the non-joiner.
+                     "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scotland", "می‌خواهم"] {
+            #expect(TextPolicy.firstRefused(in: text, .line) == nil, "\(text)")
+        }
+    }
+
+    @Test func controlBidiAndInvisibleCharactersAreRefusedByCodePoint() {
+        let refused: [(String, String, String)] = [
+            ("\u{1B}[31mred", "U+001B", "a control character"),
+            ("\u{1B}]0;title\u{07}", "U+001B", "a control character"),
+            ("done\rDONE", "U+000D", "a carriage return"),
+            ("\u{9B}31m", "U+009B", "a control character"),
+            ("abc\u{202E}fed", "U+202E", "a bidirectional formatting character"),
+            ("\u{2066}isolated\u{2069}", "U+2066", "a bidirectional formatting character"),
+            ("mark\u{200F}", "U+200F", "a bidirectional formatting character"),
+            ("ad\u{200B}min", "U+200B", "an invisible character"),
+            ("\u{FEFF}key", "U+FEFF", "an invisible character"),
+            ("word\u{2060}joiner", "U+2060", "an invisible character"),
+            ("hidden\u{E0041}\u{E0042}", "U+E0041", "an invisible tag character"),
+            ("two\u{2028}lines", "U+2028", "a line break"),
+            ("tab\there", "U+0009", "a line break or tab"),
+        ]
+        for (text, code, reason) in refused {
+            let refusal = TextPolicy.firstRefused(in: text, .line)
+            #expect(refusal?.description == "\(code) (\(reason))", "\(text.debugDescription)")
+        }
+    }
+
+    @Test func multilineTextKeepsNewlinesTabsAndCRLFOnly() {
+        #expect(TextPolicy.firstRefused(in: "line one\nline two\r\n\tindented", .multiline) == nil)
+        #expect(TextPolicy.firstRefused(in: "progress 10%\rprogress 100%", .multiline)?.scalar == "\r")
+        #expect(TextPolicy.firstRefused(in: "trailing\r", .multiline)?.scalar == "\r")
+        #expect(TextPolicy.firstRefused(in: "ok\n\u{202E}evil", .multiline)?.scalar == "\u{202E}")
+    }
+
+    /// Every text field of an alert goes through the same policy and names itself.
+    @Test func everyAlertTextFieldIsChecked() throws {
+        let bad = "a\u{202E}b"
+        let result = AlertSpec.Builder(jsonObject: [
+            "title": bad, "message": bad, "labels": ["env": bad], "dedup_key": bad,
+            "confirm": ["label": bad, "url": "https://ops.example/\u{200B}x"],
+        ]).build()
+        guard case .failure(let errors) = result else { Issue.record("accepted"); return }
+        let fields = errors.errors.filter { $0.code == .controlCharacters }.map(\.field)
+        #expect(Set(fields) == ["title", "message", "labels.env", "dedup_key", "confirm.label"])
+        #expect(errors.errors.contains { $0.field == "confirm.url" && $0.code == .invalidHandlerURL })
+        let title = try #require(errors.errors.first { $0.field == "title" })
+        #expect(title.message.contains("U+202E (a bidirectional formatting character)"))
+    }
+
+    @Test func decisionCommentsAndActorsFollowThePolicy() {
+        #expect(AlertDecision.textProblems(comment: "fine,\nshipping", actor: "uid:1000").isEmpty)
+        let problems = AlertDecision.textProblems(comment: "\u{1B}]8;;https://evil\u{07}click", actor: "tcp:\u{202E}1")
+        #expect(problems.map(\.field) == ["comment", "actor"])
+        #expect(problems.allSatisfy { $0.code == .controlCharacters })
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdDelivery
+
+/// A web page in someone's browser must not be able to act on the TCP
+/// listener: not by posting a form to it (CSRF), and not by pointing its
+/// own name at it (DNS rebinding). alertctl, curl and scripts keep working,
+/// the signed action link's page keeps working from alertd itself, and the
+/// Unix socket, which no browser reaches, is left as it was.
+@Suite(.serialized) struct BrowserRequestDaemonTests {
+    static let formPost: HTTPHeaders = ["Origin": "http://evil.example", "Content-Type": "application/x-www-form-urlencoded"]
+
+    func daemon(publicURL: String = "https://alerts.example", token: String? = nil) async throws -> TestDaemon {
+        var api: [String: Any] = ["public_url": publicURL]
+        let d = try TestDaemon(config: ["api": api])
+        if let token {
+            let path = d.dir.path + "/api-token"
+            try Data(token.utf8).write(to: URL(fileURLWithPath: path))
+            api["token_file"] = path
+            try JSONSerialization.data(withJSONObject: [
+                "presenters": ["log": ["type": "log", "path": "alerts.log"]], "api": api,
+            ]).write(to: URL(fileURLWithPath: d.configPath))
+        }
+        try await d.start()
+        return d
+    }
+
+    func code(_ r: HTTPClientResponse) -> String? {
+        (((try? JSONSerialization.jsonObject(with: r.body)) as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
+    }
+
+    /// The review's forgery: an empty decision POST with a form's content type.
+    @Test func formPostsAndForeignOriginsCannotDecideOrReplayOverTCP() async throws {
+        let d = try await daemon()
+        let id = try await d.send(["title": "Deploy?"])
+        for path in ["/v1/alerts/\(id)/confirm", "/v1/deliveries/replay"] {
+            let forged = try await d.request("POST", path, body: Data(), headers: Self.formPost, tcp: true)
+            #expect(forged.status == 403, "\(path)")
+            #expect(code(forged) == "cross_origin_request")
+            // No Origin (a browser that leaves it out) and a type a form or a no-cors fetch can send: 415.
+            for type in ["application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"] {
+                let plain = try await d.request("POST", path, body: Data(), headers: ["Content-Type": type], tcp: true)
+                #expect(plain.status == 415, "\(path) \(type)")
+                #expect(code(plain) == "unsupported_media_type")
+            }
+            let none = try await d.request("POST", path, body: Data(), tcp: true)
+            #expect(none.status == 415, "\(path) without a type")
+            // Sec-Fetch-Site tells another site sent it, even with the JSON type.
+            let sameSite = try await d.request("POST", path, body: Data(),
+                                               headers: ["Content-Type": "application/json", "Sec-Fetch-Site": "same-site"], tcp: true)
+            #expect(sameSite.status == 403)
+        }
+        #expect(try await d.show(id)["state"] as? String == "open")
+
+        // A program sends the JSON type (with or without a body) and no Origin: fine.
+        #expect(try await d.request("POST", "/v1/deliveries/replay", body: Data(), headers: ["Content-Type": "application/json"], tcp: true).status == 200)
+        let decided = try await d.request("POST", "/v1/alerts/\(id)/confirm", body: Data(), headers: ["Content-Type": "application/json"], tcp: true)
+        #expect(decided.status == 200)
+        // A cross-site read is refused too, not only writes.
+        let read = try await d.request("GET", "/v1/alerts", headers: ["Origin": "http://evil.example"], tcp: true)
+        #expect(read.status == 403)
+
+        // The Unix socket is unaffected: no browser reaches it.
+        let other = try await d.send(["title": "Second"])
+        #expect(try await d.request("POST", "/v1/alerts/\(other)/cancel", body: Data(), headers: Self.formPost).status == 200)
+        // alertctl over TCP still works (it sends the JSON type even without a body).
+        let third = try await d.send(["title": "Third"])
+        let cli = try await TestBinaries.run(try TestBinaries.alertctl, ["confirm", "--url", d.baseURL, third], environment: [:])
+        #expect(cli.exitCode == 0, "\(cli.stderr)")
+    }
+
+    /// DNS rebinding: the page's own name, now pointing at 127.0.0.1, is in `Host`.
+    @Test func hostMustNameThisDaemon() async throws {
+        let d = try await daemon()
+        for host in ["evil.example", "evil.example:\(d.port)", "127.0.0.1.nip.io:\(d.port)", "alerts.example.evil.example"] {
+            for path in ["/v1/health", "/v1/alerts"] {
+                let r = try await d.request("GET", path, headers: ["Host": host], tcp: true)
+                #expect(r.status == 421, "\(host) \(path)")
+                #expect(code(r) == "unknown_host")
+            }
+        }
+        for host in ["127.0.0.1:\(d.port)", "localhost:\(d.port)", "LOCALHOST", "localhost.", "[::1]:\(d.port)", "alerts.example", "Alerts.Example:443"] {
+            #expect(try await d.request("GET", "/v1/alerts", headers: ["Host": host], tcp: true).status == 200, "\(host)")
+        }
+        #expect(try await d.request("GET", "/v1/alerts", headers: ["Host": "evil.example"]).status == 200, "the socket")
+
+        // With a token, the right token lets any name through: no rebinding page has it.
+        let token = "s3cret-token-0123456789"
+        let guarded = try await daemon(token: token)
+        let named = try await guarded.request("GET", "/v1/alerts", headers: ["Host": "alertd.internal", "Authorization": "Bearer \(token)"], tcp: true)
+        #expect(named.status == 200)
+        #expect(try await guarded.request("GET", "/v1/health", headers: ["Host": "alertd.internal"], tcp: true).status == 421)
+    }
+
+    /// The signed link, as alertd's own page serves and posts it.
+    func link(_ d: TestDaemon, _ id: String, _ action: ActionKind = .confirm) throws -> String {
+        let key = try #require(FileManager.default.contents(atPath: d.stateDir + "/action-links.key"))
+        let expires = Int64(Date().timeIntervalSince1970) + 3600
+        let token = ActionLinkSigner(key: Array(key), publicURL: d.baseURL).token(try #require(AlertID(id)), action, expires)
+        return "/v1/alerts/\(id)/actions/\(action.rawValue)?expires=\(expires)&token=\(token)"
+    }
+
+    @Test func theActionPageIsLockedDownAndItsOwnFormStillDecides() async throws {
+        let d = try await daemon(publicURL: "$BASE_URL")
+        let confirm: [String: Any] = ["label": "Deploy", "url": "https://ops.example/deploy"]
+        let id = try await d.send(["title": "Deploy <b>4.2</b>?", "confirm": confirm])
+        let path = try link(d, id)
+
+        let page = try await d.request("GET", path, headers: ["Accept": "text/html"], tcp: true)
+        #expect(page.status == 200)
+        #expect(page.headers["Content-Security-Policy"] == "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+        #expect(page.headers["Cache-Control"] == "no-store")
+        #expect(page.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(page.headers["Referrer-Policy"] == "no-referrer")
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(html.contains("<form method=\"post\">") && html.contains("Deploy &lt;b&gt;4.2&lt;/b&gt;?"))
+
+        // Posted from another site, or from an opaque origin another site made: refused.
+        let formType = "application/x-www-form-urlencoded"
+        for headers: HTTPHeaders in [["Origin": "http://evil.example", "Content-Type": formType],
+                                     ["Origin": "null", "Sec-Fetch-Site": "cross-site", "Content-Type": formType],
+                                     ["Sec-Fetch-Site": "cross-site", "Content-Type": formType]] {
+            let r = try await d.request("POST", path, body: Data(), headers: headers, tcp: true)
+            #expect(r.status == 403, "\(headers)")
+            #expect(code(r) == "cross_origin_request")
+        }
+        #expect(try await d.show(id)["state"] as? String == "open")
+
+        // The page's own button: under `Referrer-Policy: no-referrer` a browser sends `Origin: null`.
+        let posted = try await d.request("POST", path, body: Data(), headers: [
+            "Origin": "null", "Sec-Fetch-Site": "same-origin", "Content-Type": formType, "Accept": "text/html",
+        ], tcp: true)
+        #expect(posted.status == 200)
+        #expect(String(decoding: posted.body, as: UTF8.self).contains("Done: the alert is now confirmed."))
+        #expect(posted.headers["Content-Security-Policy"] != nil && posted.headers["Cache-Control"] == "no-store")
+        #expect(try await d.show(id)["state"] as? String == "confirmed")
+
+        // A browser that names the page's origin instead is fine too.
+        let second = try await d.send(["title": "Second", "confirm": confirm])
+        let sameOrigin = try await d.request("POST", try link(d, second), body: Data(), headers: [
+            "Origin": d.baseURL, "Content-Type": formType, "Accept": "text/html",
+        ], tcp: true)
+        #expect(sameOrigin.status == 200)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdCurl
+
+/// Requests no well-behaved client sends, as raw bytes on a real socket.
+///
+/// Every error alertd answers itself is the JSON error shape. What it cannot
+/// shape: libmicrohttpd 0.9.75 answers some malformed requests on its own,
+/// before any alertd code runs, with its built-in HTML body, and it has no
+/// option to replace those pages (`MHD_OPTION_NOTIFY_COMPLETED` and the
+/// request-completed callback only report how a request ended). They are:
+/// a request line or header that is not HTTP (400), an HTTP version other
+/// than 1.0 or 1.1 (400 or 505), a request line or headers larger than the
+/// connection's memory limit (414, 431), a malformed or oversized
+/// `Content-Length` (400, 413), and malformed chunked encoding or a chunk
+/// size that overflows (400, 413). alertd answers everything that reaches
+/// it, including an oversized body of either kind and the cases below.
+@Suite(.serialized) struct MalformedRequestDaemonTests {
+    /// The status line (Swift reads `\r\n` as one character).
+    func head(_ reply: String) -> String { reply.components(separatedBy: "\r\n").first ?? "" }
+
+    func errorCode(_ reply: String) -> String? {
+        guard let start = reply.range(of: "\r\n\r\n")?.upperBound else { return nil }
+        let body = Data(reply[start...].utf8)
+        return (try? HTTPErrorBody.decode(body))?.code
+    }
+
+    /// The path went to libmicrohttpd as a C string, cut at the NUL:
+    /// `/v1/alerts/\0x` was served as `/v1/alerts`, the list.
+    @Test func aRawNULOrControlByteInThePathIs400() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        _ = try await d.send(["title": "listed"])
+        for raw: [UInt8] in [Array("/v1/alerts/".utf8) + [0] + Array("x".utf8), Array("/v1/alerts".utf8) + [0],
+                             Array("/v1/alerts/".utf8) + [0x1B] + Array("x".utf8), Array("/v1/health".utf8) + [0x7F]] {
+            let socket = try RawSocket(port: d.port)
+            socket.send(bytes: Array("GET ".utf8) + raw + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            let reply = await socket.read()
+            #expect(head(reply) == "HTTP/1.1 400 Bad Request", "\(raw)")
+            #expect(reply.contains("Content-Type: application/json"))
+            #expect(errorCode(reply) == "invalid_target", "\(reply)")
+        }
+        // Percent-encoded, it is only an id that names nothing.
+        let socket = try RawSocket(port: d.port)
+        socket.send("GET /v1/alerts/%00x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let reply = await socket.read()
+        #expect(head(reply) == "HTTP/1.1 404 Not Found")
+        #expect(errorCode(reply) == "alert_not_found")
+    }
+
+    /// A chunked body has no length to refuse up front; past twice the limit
+    /// it used to be dropped without an answer.
+    @Test func aChunkedBodyFarOverTheLimitGets413() async throws {
+        let d = try TestDaemon(config: ["limits": ["max_body_bytes": 4096]])
+        try await d.start()
+        let socket = try RawSocket(port: d.port)
+        socket.send("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        let chunk = String(repeating: "x", count: 1024)
+        for _ in 0..<64 { socket.send("400\r\n\(chunk)\r\n") }  // 16 times the limit
+        socket.send("0\r\n\r\n")
+        let reply = await socket.read()
+        #expect(head(reply) == "HTTP/1.1 413 Content Too Large" || head(reply) == "HTTP/1.1 413 Payload Too Large", "\(head(reply))")
+        #expect(errorCode(reply) == "body_too_large")
+
+        // curl streaming a chunked body of five times the limit.
+        let response = try await d.request("POST", "/v1/alerts", body: Data(count: 5 * 4096),
+                                           headers: ["Content-Type": "application/json", "Transfer-Encoding": "chunked"], tcp: true)
+        #expect(response.status == 413)
+        #expect((try? HTTPErrorBody.decode(response.body))?.code == "body_too_large")
+        #expect(try await d.request("GET", "/v1/health", tcp: true).status == 200)
+    }
+
+    /// What alertd answers itself is JSON, whatever was wrong.
+    @Test func everyErrorAlertdAnswersIsJSON() async throws {
+        let d = try TestDaemon(config: ["limits": ["max_body_bytes": 4096]])
+        try await d.start()
+        // Each ends its head here; the loop adds `Connection: close` and the body.
+        let requests: [(String, String, String)] = [
+            ("GET /v1/alerts/\u{0}x HTTP/1.1\r\nHost: 127.0.0.1\r\n", "", "invalid_target"),
+            ("GET /v1/alerts HTTP/1.1\r\nHost: evil.example\r\n", "", "unknown_host"),
+            ("BREW /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\n", "", "method_not_allowed"),
+            ("GET /nothing HTTP/1.0\r\n", "", "not_found"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999\r\n", "", "body_too_large"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n", "{}", "unsupported_media_type"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n", "{,", "malformed_json"),
+        ]
+        for (head, body, code) in requests {
+            let socket = try RawSocket(port: d.port)
+            socket.send(head + "Connection: close\r\n\r\n" + body)
+            let reply = await socket.read()
+            #expect(reply.contains("Content-Type: application/json"), "\(head.prefix(30)): \(self.head(reply))")
+            #expect(errorCode(reply) == code, "\(head.prefix(30)): \(reply)")
+        }
+    }
+}
