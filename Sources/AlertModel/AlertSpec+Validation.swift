@@ -179,7 +179,7 @@ private struct Validator {
                 errors.append(.init(field: "dedup_key", code: .dedupKeyTooLong,
                                     message: "The dedup key has \(key.count) characters; the limit is \(limits.maxDedupKeyLength)."))
             }
-            if let problem = TextPolicy.problem(field: "dedup_key", in: key, .line, what: "The dedup key") { errors.append(problem) }
+            if let problem = TextPolicy.problem(field: "dedup_key", in: key, .identifier, what: "The dedup key") { errors.append(problem) }
             return key
         }
     }

@@ -21,8 +21,12 @@
 public enum TextPolicy {
     /// What shape the text has.
     public enum Kind: Sendable {
-        /// One line: titles, label values, action labels, dedup keys, actor names.
+        /// One line: titles, label values, action labels, actor names.
         case line
+        /// A key machines compare and people rarely read (dedup keys): one
+        /// line, but invisible characters are kept as sent, since two
+        /// senders' keys must match byte for byte whatever their encoders do.
+        case identifier
         /// Paragraphs: messages and comments keep newlines (LF or CRLF) and tabs.
         case multiline
     }
@@ -59,7 +63,7 @@ public enum TextPolicy {
     /// `what` names the text in a sentence: "The title", "The value of label `env`".
     public static func problem(field: String, in text: String, _ kind: Kind, what: String) -> AlertSpecError? {
         guard let refused = firstRefused(in: text, kind) else { return nil }
-        let shape = kind == .line ? "one line of plain text" : "plain text (newlines and tabs are fine)"
+        let shape = kind == .multiline ? "plain text (newlines and tabs are fine)" : "one line of plain text"
         return AlertSpecError(
             field: field, code: .controlCharacters,
             message: "\(what) contains \(refused); it must be \(shape). Remove the character (terminal escapes, "
@@ -80,7 +84,7 @@ public enum TextPolicy {
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
             return "a bidirectional formatting character"
         case 0x200B, 0x2060...0x2064, 0xFEFF, 0x180E, 0x206A...0x206F, 0xFFF9...0xFFFB:
-            return "an invisible character"
+            return kind == .identifier ? nil : "an invisible character"
         case 0x2028, 0x2029:
             return kind == .multiline ? nil : "a line break"
         case 0xE0000...0xE007F:
