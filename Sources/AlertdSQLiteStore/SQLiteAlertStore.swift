@@ -18,8 +18,13 @@ public final class SQLiteAlertStore: AlertStore {
     /// (`store_incompatible`) before anything is written to it. Every open
     /// writes to the file, so a store that cannot be written fails here
     /// rather than at the first alert. `onCommit` sees the size of every
-    /// committed batch (for metrics).
-    public init(path: String, onCommit: @escaping @Sendable (Int) -> Void = { _ in }) throws(StoreError) {
+    /// committed batch (for metrics); `onWriteFailureChange` hears when
+    /// writes start failing for want of disk, permission or I/O (with why)
+    /// and when they work again (nil).
+    public init(
+        path: String, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
+        onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
+    ) throws(StoreError) {
         self.path = path
         do throws(SQLiteError) {
             writeConnection = try SQLiteConnection(path: path)
@@ -44,8 +49,14 @@ public final class SQLiteAlertStore: AlertStore {
         } catch {
             throw StoreError.from(error, doing: "Opening the store at \(path) for reading")
         }
-        writer = GroupCommitter(connection: writeConnection, onCommit: onCommit)
+        writer = GroupCommitter(
+            connection: writeConnection, probe: { conn throws(SQLiteError) in try conn.execute(StoreSchema.stamp) },
+            onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
     }
+
+    /// Why the last write failed for want of disk, permission or I/O, until
+    /// a later one works; nil while the store takes writes.
+    public var lastWriteFailure: StoreError? { writer.lastWriteFailure }
 
     /// Finishes queued writes and stops the writer. Further writes fail.
     public func close() {
