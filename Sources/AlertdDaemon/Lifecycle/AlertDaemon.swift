@@ -61,7 +61,7 @@ public final class AlertDaemon: Sendable {
         }
         let metrics = DaemonMetrics()
         let changes = ChangeSignal()
-        let store = step { () throws(DaemonError) in try openStore(config, mode: mode, metrics: metrics, changes: changes) }
+        let store = step { () throws(DaemonError) in try openStore(config, mode: mode, metrics: metrics, changes: changes, log: logger) }
         // The key lives in the state directory: no use looking when that failed.
         let links = store == nil ? nil : step { () throws(DaemonError) in try actionLinks(config, mode: mode) }
         let auth = step { () throws(DaemonError) in try authenticator(config) }
