@@ -11,6 +11,8 @@ extension AlertDaemon {
     package struct OpenedStore: Sendable {
         package let store: any AlertStore
         package let path: String
+        /// Why writes fail for want of disk, permission or I/O; nil while they work.
+        package let lastWriteFailure: @Sendable () -> StoreError?
         package let close: @Sendable () -> Void
     }
 
@@ -28,11 +30,20 @@ extension AlertDaemon {
         case .run:
             let lock = try claimStateDirectory(config.stateDirectory, log: log)
             do {
-                let store = try SQLiteAlertStore(path: path) { batch in
-                    metrics.committed(batch: batch)
-                    changes.notify()
-                }
-                return OpenedStore(store: store, path: path, close: {
+                let store = try SQLiteAlertStore(
+                    path: path,
+                    onCommit: { batch in
+                        metrics.committed(batch: batch)
+                        changes.notify()
+                    },
+                    onWriteFailureChange: { failure in
+                        if let failure {
+                            log.error("the store cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
+                        } else {
+                            log.notice("the store takes writes again")
+                        }
+                    })
+                return OpenedStore(store: store, path: path, lastWriteFailure: { store.lastWriteFailure }, close: {
                     store.close()
                     lock.release()
                 })
@@ -50,7 +61,7 @@ extension AlertDaemon {
             }
             // SQLite writes its journal next to the database.
             try checkWritableDirectory((path as NSString).deletingLastPathComponent, role: "store's directory")
-            return OpenedStore(store: InMemoryAlertStore(), path: path, close: {})
+            return OpenedStore(store: InMemoryAlertStore(), path: path, lastWriteFailure: { nil }, close: {})
         }
     }
 
