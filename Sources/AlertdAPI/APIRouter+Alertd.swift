@@ -10,6 +10,7 @@ extension APIRouter {
         intake: AlertIntake, store: any AlertStore,
         onReplay: @escaping @Sendable () -> Void,
         dispatcherRunning: @escaping @Sendable () async -> Bool,
+        storeWriteFailure: @escaping @Sendable () -> StoreError? = { nil },
         links: ActionLinkSigner? = nil,
         changes: ChangeSignal = ChangeSignal(),
         metrics: DaemonMetrics = DaemonMetrics(),
@@ -18,9 +19,9 @@ extension APIRouter {
         var router = APIRouter(authenticator: authenticator, origins: APIOriginPolicy(publicURL: links?.publicURL))
         AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
         DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
-        MetricsAPI(metrics: metrics, store: store).register(in: &router)
+        MetricsAPI(metrics: metrics, store: store, writeFailure: storeWriteFailure).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)
-        HealthAPI(store: store, dispatcherRunning: dispatcherRunning).register(in: &router)
+        HealthAPI(store: store, dispatcherRunning: dispatcherRunning, writeFailure: storeWriteFailure).register(in: &router)
         return router
     }
 }

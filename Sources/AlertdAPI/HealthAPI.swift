@@ -1,15 +1,22 @@
 import AlertdHTTP
 import AlertdStore
 
-/// `GET /v1/health`: 200 while the store answers and the dispatcher runs,
-/// 503 otherwise, so a load balancer or systemd check can act on it.
+/// `GET /v1/health`: 200 only while alertd can do its work: the store
+/// answers and takes writes, and the dispatcher runs. Otherwise 503 with
+/// the reason, so a load balancer or systemd check can act on it: a store
+/// that reads but cannot be written (a read-only or full disk) is
+/// `degraded`, since every submission would fail.
 public struct HealthAPI: Sendable {
     package let store: any AlertStore
     package let dispatcherRunning: @Sendable () async -> Bool
+    package let writeFailure: @Sendable () -> StoreError?
 
-    public init(store: any AlertStore, dispatcherRunning: @escaping @Sendable () async -> Bool) {
+    /// `writeFailure` says why the store's writes fail, while they do.
+    public init(store: any AlertStore, dispatcherRunning: @escaping @Sendable () async -> Bool,
+                writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
         self.store = store
         self.dispatcherRunning = dispatcherRunning
+        self.writeFailure = writeFailure
     }
 
     public func register(in router: inout APIRouter) {
@@ -18,15 +25,19 @@ public struct HealthAPI: Sendable {
     }
 
     package struct Health: Codable, Equatable {
+        /// `ok`, `degraded` (reads work, writes do not) or `unavailable`.
         package var status: String
+        /// `ok`, `unwritable` or `unavailable`.
         package var store: String
         package var dispatcher: String
+        /// What is wrong, in sentences; absent when all is well.
+        package var reason: String?
         package var openAlerts: Int?
         package var pendingDeliveries: Int?
         package var deadDeliveries: Int?
 
         package enum CodingKeys: String, CodingKey {
-            case status, store, dispatcher
+            case status, store, dispatcher, reason
             case openAlerts = "open_alerts"
             case pendingDeliveries = "pending_deliveries"
             case deadDeliveries = "dead_deliveries"
@@ -34,14 +45,20 @@ public struct HealthAPI: Sendable {
     }
 
     package func health() async -> HTTPResponse {
-        // A store that fails is what this route reports, in its own shape
-        // (`"store": "unavailable"`, still a 503), not an error.
-        let counts = try? await store.counts()
+        // A store that fails is what this route reports, in its own shape,
+        // still a 503, not an error.
+        var counts: StoreCounts?
+        var reasons: [String] = []
+        do { counts = try await store.counts() } catch { reasons.append(error.message) }
+        let unwritable = counts == nil ? nil : writeFailure()
+        if let unwritable { reasons.append(unwritable.message) }
         let running = await dispatcherRunning()
-        let ok = counts != nil && running
+        if !running { reasons.append("The dispatcher has stopped; nothing is delivered. Restart alertd.") }
+        let status = counts == nil || !running ? "unavailable" : unwritable != nil ? "degraded" : "ok"
         return APIRepresentation.json(Health(
-            status: ok ? "ok" : "unavailable", store: counts == nil ? "unavailable" : "ok",
-            dispatcher: running ? "running" : "stopped", openAlerts: counts?.openAlerts,
-            pendingDeliveries: counts.map { $0.pending + $0.inFlight }, deadDeliveries: counts?.dead), status: ok ? 200 : 503)
+            status: status, store: counts == nil ? "unavailable" : unwritable != nil ? "unwritable" : "ok",
+            dispatcher: running ? "running" : "stopped", reason: reasons.isEmpty ? nil : reasons.joined(separator: " "),
+            openAlerts: counts?.openAlerts, pendingDeliveries: counts.map { $0.pending + $0.inFlight },
+            deadDeliveries: counts?.dead), status: status == "ok" ? 200 : 503)
     }
 }

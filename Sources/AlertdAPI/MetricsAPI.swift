@@ -5,10 +5,13 @@ import AlertdStore
 public struct MetricsAPI: Sendable {
     package let metrics: DaemonMetrics
     package let store: any AlertStore
+    package let writeFailure: @Sendable () -> StoreError?
 
-    public init(metrics: DaemonMetrics, store: any AlertStore) {
+    /// `writeFailure` says why the store's writes fail, while they do.
+    public init(metrics: DaemonMetrics, store: any AlertStore, writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
         self.metrics = metrics
         self.store = store
+        self.writeFailure = writeFailure
     }
 
     public func register(in router: inout APIRouter) {
@@ -18,7 +21,7 @@ public struct MetricsAPI: Sendable {
             // their last values.
             let counts = try? await store.counts()
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
-                                body: .init(metrics.render(counts: counts).utf8))
+                                body: .init(metrics.render(counts: counts, storeWritable: writeFailure() == nil).utf8))
         }
     }
 }

@@ -40,6 +40,10 @@ extension AlertctlCommand {
             ManualPage.Item("ALERTD_URL", "alertd's base URL over TCP; not to be set together with `ALERTD_SOCKET`."),
             ManualPage.Item("ALERTD_TOKEN_FILE", "The file holding the API token for TCP."),
             ManualPage.Item("ALERTD_TEMPLATES", "The template file for --template."),
+            ManualPage.Item("ALERTD_WEBHOOK_SECRET", """
+                The signing secret for `render --to webhook` when neither --secret-file nor --secret is given; \
+                unlike --secret, no other user can see it.
+                """),
             ManualPage.Item("RUNTIME_DIRECTORY, STATE_DIRECTORY", "Where alertd's default socket is looked for."),
             ManualPage.Item("NO_COLOR", "When set and not empty, no colour on the terminal."),
             ManualPage.Item("COLUMNS", "The terminal width for `list`, `render` and `watch`."),

@@ -98,10 +98,12 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             return try SecretFile.read(file)
         } catch {
             switch error.problem {
-            case .unreadable:
+            case .missing, .unreadable:
                 throw CommandLineError(code: .invalidValue, message: "Cannot read the token file '\(file)'; check that it exists and that you may read it.")
             case .empty:
                 throw CommandLineError(code: .invalidValue, message: "The token file '\(file)' is empty.")
+            default:
+                throw CommandLineError(code: .invalidValue, message: "Refusing the token file: \(error.message).")
             }
         }
     }

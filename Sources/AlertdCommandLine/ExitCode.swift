@@ -19,6 +19,13 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let dataError = ExitCode(rawValue: 65)
     /// A service the command needs, such as the daemon, is not there (`EX_UNAVAILABLE`).
     public static let unavailable = ExitCode(rawValue: 69)
+    /// A file or directory the command must write cannot be created or
+    /// written (`EX_CANTCREAT`): alertd's state directory on a read-only or
+    /// full disk.
+    public static let cannotCreate = ExitCode(rawValue: 73)
+    /// Try again later (`EX_TEMPFAIL`): another alertd holds the state
+    /// directory.
+    public static let temporaryFailure = ExitCode(rawValue: 75)
 
     public var description: String { String(rawValue) }
 }

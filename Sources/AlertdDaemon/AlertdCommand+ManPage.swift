@@ -25,6 +25,14 @@ extension AlertdCommand {
                 deliveries; events older than `store.retention` are pruned too, except the newest, so clients \
                 resuming the event stream still find where it stands.
                 """),
+            .paragraph("""
+                The state directory is kept at mode 0750 or tighter (a looser one is tightened, and the log \
+                says so), and everything alertd creates in it is private to alertd's user and group (umask \
+                027, or the service manager's if stricter). Secret files (`api.token_file`, `secret_file`, \
+                the action-link key) that group or others may write, or that every user may read, are \
+                refused. A database that is not alertd's (another application id, or other tables) is \
+                refused with `store_incompatible` and left as it is.
+                """),
             .subsection("Under systemd"),
             .paragraph("""
                 The shipped alertd.service is `Type=notify`: alertd sends `READY=1` once its listeners are bound \
@@ -62,10 +70,17 @@ extension AlertdCommand {
         ],
         exitStatus: [
             ManualPage.Item("0", "Stopped cleanly after SIGTERM or SIGINT, or the configuration is valid."),
-            ManualPage.Item("1", "Could not start (the store, a presenter, or passed sockets)."),
+            ManualPage.Item("1", "Could not start (the store, a presenter, a secret file, or passed sockets)."),
             ManualPage.Item("64", "Bad command-line usage."),
             ManualPage.Item("65", "The configuration is invalid."),
             ManualPage.Item("69", "A listener could not be bound (address in use, permission denied)."),
+            ManualPage.Item("73", """
+                The state directory or the store cannot be created or written (read-only or full file system, \
+                permissions); the message names it.
+                """),
+            ManualPage.Item("75", """
+                Another alertd runs on the same state directory; the message gives its pid. Nothing was changed.
+                """),
         ],
         environment: [
             ManualPage.Item("STATE_DIRECTORY", "The default state directory (set by systemd's `StateDirectory=`)."),
@@ -87,6 +102,11 @@ extension AlertdCommand {
             ManualPage.Item("/etc/alertd/alertd.json", "The configuration read by alertd.service."),
             ManualPage.Item("/var/lib/alertd/alertd.db", "The store (with -wal and -shm files beside it)."),
             ManualPage.Item("/var/lib/alertd/alerts.log", "The log presenter's output in the default configuration."),
+            ManualPage.Item("/var/lib/alertd/alertd.lock", """
+                Held (flock) by the running alertd, and holding its pid: a second alertd on the same state \
+                directory exits with 75 instead of touching the store.
+                """),
+            ManualPage.Item("/var/lib/alertd/action-links.key", "The key that signs action links (mode 0600), made on first use."),
             ManualPage.Item("/run/alertd/alertd.sock", """
                 The API socket; mode 0660, owned by user and group `alertd`: add users to group `alertd` to \
                 let them use `alertctl`.

@@ -105,6 +105,10 @@ public struct AlertdCommand: CLICommand {
         let notifier = SystemdNotifier(environment: context.environment)
         if let problem = notifier.configurationProblem { log.warning("service manager notifications are off", ["error": problem.message]) }
 
+        // Every file alertd creates (the store and its journal, the lock,
+        // the alert log) is born without access for others; a stricter mask
+        // from the service manager stays.
+        FileMode.restrictCreationMask(0o027)
         let daemon: AlertDaemon
         do throws(DaemonBuildError) {
             daemon = try AlertDaemon.build(config, mode: .run, logger: log)
@@ -113,7 +117,7 @@ public struct AlertdCommand: CLICommand {
                 log.critical("alertd could not start", ["error": problem.message, "code": problem.code.rawValue])
             }
             try? notifier.status("Failed to start: \(error.problems.first?.message ?? "")")
-            return .failure
+            return error.exitCode
         }
         do throws(DaemonError) {
             try await daemon.run(signals: context.signals, notifier: notifier, environment: context.environment) {

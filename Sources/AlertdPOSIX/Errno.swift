@@ -14,6 +14,11 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     /// The calling thread's `errno`, right after a call failed.
     public static var current: Errno { Errno(errno) }
 
+    /// `EEXIST`: what creating a file that is already there fails with.
+    package static let fileExists = Errno(EEXIST)
+    /// `ENOENT`: the path names nothing.
+    package static let noSuchFile = Errno(ENOENT)
+
     /// `No such file or directory`.
     public var description: String { String(cString: strerror(rawValue)) }
 }

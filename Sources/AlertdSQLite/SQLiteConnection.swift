@@ -70,6 +70,9 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// Rows changed by the last statement (`sqlite3_changes`).
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Rows changed since the connection opened (`sqlite3_total_changes64`).
+    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     package func error(_ rc: Int32, context: String) -> SQLiteError {
         SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle),
                     message: String(cString: sqlite3_errmsg(handle)), context: context)

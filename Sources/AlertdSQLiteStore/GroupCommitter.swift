@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AlertModel
 import AlertdSQLite
 import AlertdStore
 
@@ -9,6 +10,12 @@ import AlertdStore
 /// takes all of them, so the cost of an fsync is shared by everyone who
 /// arrived during the previous one. No job's caller is answered before the
 /// transaction holding its job has committed.
+///
+/// It also knows whether the store can be written at all: a batch that
+/// fails for want of disk, permission or I/O leaves that failure as
+/// ``lastWriteFailure`` until a commit reaches the disk again. While it
+/// stands, the writer runs `probe` every few seconds, so a recovery is
+/// seen even when nobody writes.
 package final class GroupCommitter: Sendable {
     /// A unit of work inside a batch's transaction. It may run twice (see
     /// `runBatch`), so it must only touch the database.
@@ -19,6 +26,9 @@ package final class GroupCommitter: Sendable {
         /// Whether the caller's answer promises the change survives a power
         /// loss. A batch fsyncs only when one of its jobs needs that.
         package let durable: Bool
+        /// Writes to disk whatever the data, so its commit proves the store
+        /// writable even though no row changed (the probe).
+        package var provesWritability = false
         package let finish: @Sendable (SQLiteError?) -> Void
     }
 
@@ -36,11 +46,27 @@ package final class GroupCommitter: Sendable {
     private let synchronousFull = Mutex(true)
     /// Called after each commit with the number of jobs in it.
     private let onCommit: @Sendable (Int) -> Void
+    /// Why the last write failed for want of storage, until one commits again.
+    private let writeFailure = Mutex<StoreError?>(nil)
+    private let onWriteFailureChange: @Sendable (StoreError?) -> Void
+    /// A write that always reaches the disk, run while writes fail.
+    private let probe: Work?
+    private let probeInterval: Duration
 
-    package init(connection: SQLiteConnection, maxBatch: Int = 4_096, onCommit: @escaping @Sendable (Int) -> Void = { _ in }) {
+    /// `probe` must write to disk whatever the data (see ``lastWriteFailure``);
+    /// `onWriteFailureChange` hears when writes start failing (with why) and
+    /// when they work again (nil).
+    package init(
+        connection: SQLiteConnection, maxBatch: Int = 4_096, probe: Work? = nil, probeInterval: Duration = .seconds(5),
+        onCommit: @escaping @Sendable (Int) -> Void = { _ in },
+        onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
+    ) {
         self.connection = connection
         self.maxBatch = maxBatch
+        self.probe = probe
+        self.probeInterval = probeInterval
         self.onCommit = onCommit
+        self.onWriteFailureChange = onWriteFailureChange
         let thread = Thread { [self] in self.loop() }
         thread.name = "alertd-store-writer"
         thread.qualityOfService = .userInitiated
@@ -84,6 +110,12 @@ package final class GroupCommitter: Sendable {
         }
     }
 
+    /// Why the last batch failed for want of disk, permission or I/O (a
+    /// read-only file system, a full disk), until a later commit reaches the
+    /// disk; nil while writes work. Failures of the work itself (a
+    /// constraint) say nothing about the disk and leave it as it was.
+    package var lastWriteFailure: StoreError? { writeFailure.withLock { $0 } }
+
     /// Finishes queued work, then stops the thread. Later writes fail with `.closed`.
     package func close() {
         let first = queue.withLock { q -> Bool in
@@ -96,8 +128,20 @@ package final class GroupCommitter: Sendable {
     }
 
     private func loop() {
+        var nextProbe = DispatchTime.now()
         while true {
-            wake.wait()
+            if let probe, writeFailure.withLock({ $0 != nil }) {
+                // On a clock of its own, not only when idle: the dispatcher's
+                // frequent claims would keep an idle wait from ever running
+                // out, and they change no row, so they prove nothing.
+                if DispatchTime.now() >= nextProbe {
+                    runBatch([Job(work: probe, durable: true, provesWritability: true, finish: { _ in })])
+                    nextProbe = .now() + .milliseconds(probeInterval.milliseconds)
+                }
+                _ = wake.wait(timeout: nextProbe)
+            } else {
+                wake.wait()
+            }
             let (jobs, closed) = queue.withLock { q -> ([Job], Bool) in
                 let n = min(q.jobs.count, maxBatch)
                 let taken = Array(q.jobs.prefix(n))
@@ -119,7 +163,11 @@ package final class GroupCommitter: Sendable {
     /// one bad job cannot fail its neighbours.
     private func runBatch(_ jobs: [Job]) {
         let durable = jobs.contains { $0.durable }
+        // Whether the commit wrote anything: a transaction that changed no
+        // row commits without touching the disk, and proves nothing.
+        var wrote = jobs.contains { $0.provesWritability }
         let outcome: SQLiteError? = connection.withLock { (conn: SQLiteConnection) throws(Never) -> SQLiteError? in
+            let changesBefore = conn.totalChanges
             do throws(SQLiteError) {
                 // FULL fsyncs the WAL at commit; NORMAL leaves that to the next
                 // FULL commit or checkpoint, which then covers these frames too.
@@ -134,6 +182,7 @@ package final class GroupCommitter: Sendable {
             do throws(SQLiteError) {
                 for job in jobs { try job.work(conn) }
                 try conn.execute("COMMIT")
+                if conn.totalChanges != changesBefore { wrote = true }
                 return nil
             } catch {
                 try? conn.execute("ROLLBACK")
@@ -141,14 +190,27 @@ package final class GroupCommitter: Sendable {
             }
         }
         guard let outcome else {
-            onCommit(jobs.count)
+            if wrote { recordWriteFailure(nil) }
+            let work = jobs.filter { !$0.provesWritability }.count
+            if work > 0 { onCommit(work) }
             for job in jobs { job.finish(nil) }
             return
         }
+        if outcome.isStorageFailure { recordWriteFailure(StoreError.from(outcome, doing: "Writing to the store")) }
         if jobs.count == 1 {
             jobs[0].finish(outcome)
             return
         }
         for job in jobs { runBatch([job]) }
+    }
+
+    /// Keeps the latest failure's words; tells the listener only when the
+    /// store turns unwritable or writable again.
+    private func recordWriteFailure(_ failure: StoreError?) {
+        let turned = writeFailure.withLock { current -> Bool in
+            defer { current = failure }
+            return (current == nil) != (failure == nil)
+        }
+        if turned { onWriteFailureChange(failure) }
     }
 }

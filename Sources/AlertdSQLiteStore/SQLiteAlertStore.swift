@@ -13,12 +13,26 @@ public final class SQLiteAlertStore: AlertStore {
     private let writeConnection: SQLiteConnection
     private let reader: SQLiteConnection
 
-    /// Opens the store at `path`, creating it and running migrations as needed.
-    /// `onCommit` sees the size of every committed batch (for metrics).
-    public init(path: String, onCommit: @escaping @Sendable (Int) -> Void = { _ in }) throws(StoreError) {
+    /// Opens the store at `path`, creating it and running migrations as
+    /// needed; a file that is another program's SQLite database is refused
+    /// (`store_incompatible`) before anything is written to it. Every open
+    /// writes to the file, so a store that cannot be written fails here
+    /// rather than at the first alert. `onCommit` sees the size of every
+    /// committed batch (for metrics); `onWriteFailureChange` hears when
+    /// writes start failing for want of disk, permission or I/O (with why)
+    /// and when they work again (nil).
+    public init(
+        path: String, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
+        onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
+    ) throws(StoreError) {
         self.path = path
         do throws(SQLiteError) {
             writeConnection = try SQLiteConnection(path: path)
+        } catch {
+            throw StoreError.from(error, doing: "Opening the store at \(path)")
+        }
+        try Self.refuseIncompatible(writeConnection)
+        do throws(SQLiteError) {
             try writeConnection.withLock { conn throws(SQLiteError) in
                 try conn.execute("PRAGMA journal_mode=WAL")
                 try conn.execute("PRAGMA synchronous=FULL")
@@ -35,8 +49,14 @@ public final class SQLiteAlertStore: AlertStore {
         } catch {
             throw StoreError.from(error, doing: "Opening the store at \(path) for reading")
         }
-        writer = GroupCommitter(connection: writeConnection, onCommit: onCommit)
+        writer = GroupCommitter(
+            connection: writeConnection, probe: { conn throws(SQLiteError) in try conn.execute(StoreSchema.stamp) },
+            onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
     }
+
+    /// Why the last write failed for want of disk, permission or I/O, until
+    /// a later one works; nil while the store takes writes.
+    public var lastWriteFailure: StoreError? { writer.lastWriteFailure }
 
     /// Finishes queued writes and stops the writer. Further writes fail.
     public func close() {
@@ -45,35 +65,62 @@ public final class SQLiteAlertStore: AlertStore {
 
     deinit { writer.close() }
 
+    /// What opening `path` would refuse, found without writing to it:
+    /// another program's database, or one from a newer alertd. For
+    /// `--check-config`; nothing when the file does not exist.
+    public static func checkCompatible(path: String) throws(StoreError) {
+        let connection: SQLiteConnection
+        do throws(SQLiteError) {
+            connection = try SQLiteConnection(path: path, readOnly: true)
+        } catch {
+            throw StoreError.from(error, doing: "Reading the store at \(path)")
+        }
+        try refuseIncompatible(connection)
+    }
+
+    /// Refuses another program's database, or a newer alertd's, before
+    /// journal mode or a migration could change it. Reads only.
+    private static func refuseIncompatible(_ connection: SQLiteConnection) throws(StoreError) {
+        let identity: StoreIdentity, version: Int
+        do throws(SQLiteError) {
+            (identity, version) = try connection.withLock { conn throws(SQLiteError) in
+                (try StoreIdentity.read(conn), Int(try conn.scalar("PRAGMA user_version") ?? 0))
+            }
+        } catch {
+            throw StoreError.from(error, doing: "Opening the store at \(connection.path)")
+        }
+        if case .foreign(let why) = identity {
+            throw StoreError(code: .incompatible, message: "The file \(connection.path) is not an alertd store: \(why). alertd leaves it alone; point store.path (or --state-dir) at another file, or move this one away.")
+        }
+        let latest = StoreSchema.migrations.count
+        if version > latest {
+            throw StoreError(code: .incompatible, message: "The store at \(connection.path) was written by a newer alertd (schema \(version), this alertd knows \(latest)). Upgrade alertd or use another state directory.")
+        }
+    }
+
+    /// Runs the migrations not yet run, in one transaction with the stamp.
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
         let latest = StoreSchema.migrations.count
         do throws(SQLiteError) {
             try connection.withLock { conn throws(SQLiteError) in
                 try conn.execute("BEGIN IMMEDIATE")
-                let version = Int(try conn.scalar("PRAGMA user_version") ?? 0)
-                guard version < latest else {
-                    try conn.execute("COMMIT")
-                    if version > latest {
-                        throw SQLiteError(code: 26, message: "schema \(version) is newer than this alertd's \(latest)", context: "migrate")
-                    }
-                    return
-                }
                 do throws(SQLiteError) {
+                    // Checked to be at most `latest` by `refuseIncompatible`, under the state directory's lock.
+                    let version = min(Int(try conn.scalar("PRAGMA user_version") ?? 0), latest)
                     for v in version..<latest {
                         try conn.execute(StoreSchema.migrations[v])
                     }
-                    try conn.execute("PRAGMA user_version = \(latest)")
+                    if version < latest { try conn.execute("PRAGMA user_version = \(latest)") }
+                    // Written on every open, changed or not: see `StoreSchema.stamp`.
+                    try conn.execute(StoreSchema.stamp)
                     try conn.execute("COMMIT")
                 } catch {
                     try? conn.execute("ROLLBACK")
                     throw error
                 }
             }
-        } catch where error.context == "migrate" {
-            throw StoreError(code: .incompatible,
-                             message: "The store at \(connection.path) was written by a newer alertd (\(error.message)). Upgrade alertd or use another state directory.")
         } catch {
-            throw StoreError.from(error, doing: "Migrating the store at \(connection.path)")
+            throw StoreError.from(error, doing: "Opening the store at \(connection.path) for writing")
         }
     }
 

@@ -1,7 +1,20 @@
 /// The store's tables, as forward-only migrations. `PRAGMA user_version`
 /// records how many have run; a new alertd adds a migration and never edits
-/// an old one.
+/// an old one. `PRAGMA application_id` marks the file as alertd's, so
+/// another program's SQLite database is refused rather than adopted.
 package enum StoreSchema {
+    /// alertd's `application_id`: "alrt" in ASCII, as `file(1)` shows it.
+    package static let applicationID: Int32 = 0x616C_7274
+
+    /// Marks the file as alertd's. Setting it rewrites the header page even
+    /// when the value is unchanged, so it is also the smallest write that
+    /// really reaches the disk: what proves the store writable.
+    package static let stamp = "PRAGMA application_id = \(applicationID)"
+
+    /// The tables every alertd store has had since migration 1; with a
+    /// `user_version`, they tell an alertd store from before the id.
+    package static let coreTables: Set<String> = ["alerts", "deliveries", "events"]
+
     package static let migrations: [String] = [
         // 1: alerts, deliveries, events.
         """
@@ -99,5 +112,8 @@ package enum StoreSchema {
         """
         UPDATE deliveries SET kind = CASE WHEN presenter LIKE 'handler:%' THEN 'handler' ELSE 'presenter' END;
         """,
+        // 6: the file says it is alertd's (a new store gets it here too).
+        // Stores from before had application_id 0 and are adopted by this.
+        stamp,
     ]
 }

@@ -28,6 +28,8 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_handler_calls_total", .counter, help: "Confirm and cancel handler calls, by action and outcome.")
         r.register("alertd_open_alerts", .gauge, help: "Alerts not yet decided, expired or resolved.")
         r.register("alertd_deliveries", .gauge, help: "Deliveries in the queue, by state (pending, in_flight, dead).")
+        r.register("alertd_store_writable", .gauge,
+                   help: "1 while the store takes writes; 0 once one failed for want of disk, permission or I/O, until one works again.")
         r.register("alertd_store_commit_batch_size", .histogram, help: "Write jobs per store transaction (group commit).",
                    buckets: Self.batchBuckets)
         r.register("alertd_config_last_reload_successful", .gauge, help: "1 if the last configuration reload worked, else 0.")
@@ -35,6 +37,7 @@ public final class DaemonMetrics: Sendable {
         r.set("alertd_build_info", ["version": AlertdVersion.current], to: 1)
         r.set("alertd_process_start_time_seconds", to: started.timeIntervalSince1970.rounded())
         r.set("alertd_config_last_reload_successful", to: 1)
+        r.set("alertd_store_writable", to: 1)
         r.set("alertd_config_last_reload_timestamp_seconds", to: started.timeIntervalSince1970.rounded())
         for reason in ["invalid_alert", "malformed_json", "unsupported_media_type", "batch_too_large", "invalid_body"] {
             r.increment("alertd_alerts_rejected_total", ["reason": reason], by: 0)
@@ -79,8 +82,9 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// Refreshes the gauges that are read from the store, then renders.
-    public func render(counts: StoreCounts?) -> String {
+    public func render(counts: StoreCounts?, storeWritable: Bool = true) -> String {
         registry.set("alertd_uptime_seconds", to: Date().timeIntervalSince(started).rounded())
+        registry.set("alertd_store_writable", to: storeWritable ? 1 : 0)
         if let c = counts {
             registry.set("alertd_open_alerts", to: Double(c.openAlerts))
             registry.set("alertd_deliveries", ["state": "pending"], to: Double(c.pending))

@@ -1,5 +1,6 @@
 import Foundation
 import AlertdAPI
+import AlertdLogging
 import AlertdSQLiteStore
 import AlertdStore
 import AlertModel
@@ -10,34 +11,45 @@ extension AlertDaemon {
     package struct OpenedStore: Sendable {
         package let store: any AlertStore
         package let path: String
+        /// Why writes fail for want of disk, permission or I/O; nil while they work.
+        package let lastWriteFailure: @Sendable () -> StoreError?
         package let close: @Sendable () -> Void
     }
 
-    /// To run: creates the state directory and opens the database, creating
-    /// or migrating it. To check: changes nothing on disk, but finds what
-    /// would keep the database from opening (a directory that cannot be
-    /// created or written, a file this user cannot write) and stands an empty
-    /// in-memory store in for it, so the rest is built as for a start.
+    /// To run: readies the state directory (created or tightened to 0750,
+    /// locked against a second alertd, proven writable), then opens the
+    /// database, creating or migrating it. To check: changes nothing on
+    /// disk and takes no lock, but finds what would keep the database from
+    /// opening (a directory that cannot be created or written, a file this
+    /// user cannot write) and stands an empty in-memory store in for it, so
+    /// the rest is built as for a start.
     static func openStore(_ config: DaemonConfiguration, mode: Mode, metrics: DaemonMetrics,
-                          changes: ChangeSignal) throws(DaemonError) -> OpenedStore {
+                          changes: ChangeSignal, log: Logger) throws(DaemonError) -> OpenedStore {
         let path = config.resolvedStorePath
         switch mode {
         case .run:
+            let lock = try claimStateDirectory(config.stateDirectory, log: log)
             do {
-                try FileManager.default.createDirectory(atPath: config.stateDirectory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                let store = try SQLiteAlertStore(
+                    path: path,
+                    onCommit: { batch in
+                        metrics.committed(batch: batch)
+                        changes.notify()
+                    },
+                    onWriteFailureChange: { failure in
+                        if let failure {
+                            log.error("the store cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
+                        } else {
+                            log.notice("the store takes writes again")
+                        }
+                    })
+                return OpenedStore(store: store, path: path, lastWriteFailure: { store.lastWriteFailure }, close: {
+                    store.close()
+                    lock.release()
+                })
             } catch {
-                throw DaemonError(code: .stateDirectory,
-                                  message: "Cannot create the state directory \(config.stateDirectory): \(error.localizedDescription). Create it or pass --state-dir.")
-            }
-            do {
-                let store = try SQLiteAlertStore(path: path) { batch in
-                    metrics.committed(batch: batch)
-                    changes.notify()
-                }
-                return OpenedStore(store: store, path: path, close: { store.close() })
-            } catch {
-                throw DaemonError(code: .store, message: error.message)
+                lock.release()
+                throw DaemonError(error)
             }
         case .check:
             try checkWritableDirectory(config.stateDirectory, role: "state directory")
@@ -45,10 +57,11 @@ extension AlertDaemon {
                 guard FileManager.default.isReadableFile(atPath: path), FileManager.default.isWritableFile(atPath: path) else {
                     throw DaemonError(code: .store, message: "The store \(path) cannot be read and written by this user; check as the user alertd runs as, or fix the file's owner.")
                 }
+                do { try SQLiteAlertStore.checkCompatible(path: path) } catch { throw DaemonError(error) }
             }
             // SQLite writes its journal next to the database.
             try checkWritableDirectory((path as NSString).deletingLastPathComponent, role: "store's directory")
-            return OpenedStore(store: InMemoryAlertStore(), path: path, close: {})
+            return OpenedStore(store: InMemoryAlertStore(), path: path, lastWriteFailure: { nil }, close: {})
         }
     }
 

@@ -32,6 +32,8 @@ public final class AlertDaemon: Sendable {
     /// The database file, for logs.
     package let storePath: String
     private let closeStore: @Sendable () -> Void
+    /// Why the store refuses writes, while it does; see ``SQLiteAlertStore/lastWriteFailure``.
+    package let storeWriteFailure: @Sendable () -> StoreError?
     package let dispatcher: Dispatcher
     package let maintenance: MaintenanceService
     package let intake: AlertIntake
@@ -61,7 +63,7 @@ public final class AlertDaemon: Sendable {
         }
         let metrics = DaemonMetrics()
         let changes = ChangeSignal()
-        let store = step { () throws(DaemonError) in try openStore(config, mode: mode, metrics: metrics, changes: changes) }
+        let store = step { () throws(DaemonError) in try openStore(config, mode: mode, metrics: metrics, changes: changes, log: logger) }
         // The key lives in the state directory: no use looking when that failed.
         let links = store == nil ? nil : step { () throws(DaemonError) in try actionLinks(config, mode: mode) }
         let auth = step { () throws(DaemonError) in try authenticator(config) }
@@ -87,6 +89,7 @@ public final class AlertDaemon: Sendable {
         self.store = store
         storePath = opened.path
         closeStore = opened.close
+        storeWriteFailure = opened.lastWriteFailure
 
         let dispatcher = Dispatcher(
             store: store, presenters: presenters, retry: config.retry, links: links, logger: Logger(label: "dispatcher"),
@@ -108,8 +111,8 @@ public final class AlertDaemon: Sendable {
 
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
-            dispatcherRunning: { await dispatcher.isRunning }, links: links, changes: changes, metrics: metrics,
-            authenticator: auth)
+            dispatcherRunning: { await dispatcher.isRunning }, storeWriteFailure: opened.lastWriteFailure, links: links,
+            changes: changes, metrics: metrics, authenticator: auth)
         // Each route declares who may call it; the router enforces that with `auth`.
         let handler: HTTPServer.Handler = { request in await api.handle(request) }
 
@@ -183,10 +186,13 @@ public final class AlertDaemon: Sendable {
         return (try? await store.counts()) != nil
     }
 
-    /// A one-line summary for `STATUS=`: open alerts, pending and dead deliveries.
+    /// A one-line summary for `STATUS=`: open alerts, pending and dead
+    /// deliveries, led by what is wrong when the store cannot be written.
     public func statusLine() async -> String {
         guard let c = try? await store.counts() else { return "Store not answering" }
-        return "\(c.openAlerts) open alerts, \(c.pending + c.inFlight) deliveries pending, \(c.dead) dead"
+        let counts = "\(c.openAlerts) open alerts, \(c.pending + c.inFlight) deliveries pending, \(c.dead) dead"
+        guard let failure = storeWriteFailure() else { return counts }
+        return "Degraded, store not writable, alerts refused: \(failure.message) (\(counts))"
     }
 
     /// Applies a new configuration: presenters, routes, retry policy,

@@ -29,6 +29,24 @@ public struct ActionLinkSigner: Sendable {
         return "\(publicURL)/v1/alerts/\(alert.id)/actions/\(action.rawValue)?expires=\(expires)&token=\(token(alert.id, action, expires))"
     }
 
+    /// What stands in for a link's token where the link is shown but must
+    /// not work.
+    public static let redactedToken = "REDACTED"
+
+    /// `link` with its token replaced by ``redactedToken``: it still says
+    /// which alert and action it is for, and until when, but grants nothing.
+    /// For logs, journald and files: a link decides the alert for whoever
+    /// holds it, and those outlive the alert and reach more people than
+    /// were asked.
+    public static func redacted(_ link: String) -> String {
+        let parts = link.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return link }
+        let query = parts[1].split(separator: "&", omittingEmptySubsequences: false).map { item in
+            item.hasPrefix("token=") ? "token=\(redactedToken)" : String(item)
+        }
+        return parts[0] + "?" + query.joined(separator: "&")
+    }
+
     /// All links for the alert's actions.
     public func links(for alert: Alert, now: Date = Date()) -> [ActionKind: String] {
         var out: [ActionKind: String] = [:]

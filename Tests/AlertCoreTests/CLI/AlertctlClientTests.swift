@@ -178,7 +178,7 @@ import Testing
     @Test func tcpNeedsTheToken() async throws {
         let dir = TemporaryDirectory()
         let tokenFile = dir.path + "/token"
-        try Data("0123456789abcdef0123456789abcdef\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        try writeSecretFile("0123456789abcdef0123456789abcdef\n", to: tokenFile)
         let daemon = try TestDaemon(config: ["api": ["token_file": tokenFile]])
         try await daemon.start()
 
@@ -213,7 +213,7 @@ import Testing
             #expect(try await daemon.request("GET", "/v1/alerts", headers: headers, tcp: true).status == 200, "\(scheme)")
         }
         let wrongFile = dir.path + "/wrong"
-        try Data("not-the-token-at-all".utf8).write(to: URL(fileURLWithPath: wrongFile))
+        try writeSecretFile("not-the-token-at-all", to: wrongFile)
         let wrong = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", wrongFile])
         #expect(wrong.exitCode == 1)
         #expect(wrong.stderr.contains("[unauthorized]"))

@@ -263,7 +263,7 @@ import Glibc
         let receiver = try WebhookReceiver()
         let tokenDir = TemporaryDirectory()
         let tokenFile = tokenDir.path + "/token"
-        try "s3cret-token-0123456789\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("s3cret-token-0123456789\n", to: tokenFile)
         let d = try daemon(hook: receiver, extra: ["api": ["token_file": tokenFile]])
         try await d.start()
 

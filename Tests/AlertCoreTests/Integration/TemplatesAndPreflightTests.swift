@@ -61,7 +61,7 @@ import Testing
         #expect(bad.stderr.contains("/nonexistent/token"))
         #expect(bad.stderr.contains("/nonexistent/templates.json"))
 
-        try "0123456789abcdef0123\n".write(toFile: files.path + "/token", atomically: true, encoding: .utf8)
+        try writeSecretFile("0123456789abcdef0123\n", to: files.path + "/token")
         try Self.templates.write(toFile: files.path + "/templates.json", atomically: true, encoding: .utf8)
         try #"{"api": {"token_file": "\#(files.path)/token"}, "templates": "\#(files.path)/templates.json"}"#
             .write(toFile: config, atomically: true, encoding: .utf8)

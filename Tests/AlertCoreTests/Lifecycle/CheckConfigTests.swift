@@ -36,7 +36,7 @@ import Testing
 
         let state = dir.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        try Data("short".utf8).write(to: URL(fileURLWithPath: state + "/action-links.key"))
+        try writeSecretFile("short", to: state + "/action-links.key")
         let shortKey = try await check(config, stateDir: state)
         #expect(shortKey.exitCode == 65)
         #expect(shortKey.stderr.contains("shorter than 32 bytes"), "\(shortKey.stderr)")

@@ -169,7 +169,7 @@ import Glibc
         let (tcpFd, port) = try PassedSockets.listeningTCPSocket()
         defer { close(tcpFd) }
         let token = "test-token-0123456789abcdef"
-        try Data(token.utf8).write(to: URL(fileURLWithPath: dir.path + "/token"))
+        try writeSecretFile(token, to: dir.path + "/token")
         let config: [String: Any] = [
             "api": ["token_file": dir.path + "/token"],
             "presenters": ["log": ["type": "log", "path": "alerts.log"]],

@@ -28,13 +28,14 @@ import Testing
             """#)
     }
 
-    @Test func linesCarryTheSignedLinksWhenOffered() {
-        let links = DeliveryContext(deliveryID: "d-1", attempt: 1, actionLinks: [.confirm: "https://alertd.example/c?t=1"])
+    @Test func linesSayALinkIsOfferedButNotItsToken() {
+        let links = DeliveryContext(deliveryID: "d-1", attempt: 1, actionLinks: [.confirm: "https://alertd.example/c?expires=9&token=s3cret"])
         let json = LogLineFormatter.line(Fixtures.diskFull, delivery: links, format: .jsonLines, timestamp: Self.at)
-        #expect(json.contains(#""confirm_link":"https://alertd.example/c?t=1""#))
+        #expect(json.contains(#""confirm_link":"https://alertd.example/c?expires=9&token=REDACTED""#))
         #expect(!json.contains("cancel_link"))
+        #expect(!json.contains("s3cret"))
         let logfmt = LogLineFormatter.line(Fixtures.diskFull, delivery: links, format: .logfmt, timestamp: Self.at)
-        #expect(logfmt.contains(#"confirm=Expand confirm_link="https://alertd.example/c?t=1" cancel=Ignore"#))
+        #expect(logfmt.contains(#"confirm=Expand confirm_link="https://alertd.example/c?expires=9&token=REDACTED" cancel=Ignore"#))
     }
 
     @Test func formatsALogfmtLine() {

@@ -18,7 +18,7 @@ import Testing
         let d = try TestDaemon(config: ["api": api])
         if let token {
             let path = d.dir.path + "/api-token"
-            try Data(token.utf8).write(to: URL(fileURLWithPath: path))
+            try writeSecretFile(token, to: path)
             api["token_file"] = path
             try JSONSerialization.data(withJSONObject: [
                 "presenters": ["log": ["type": "log", "path": "alerts.log"]], "api": api,

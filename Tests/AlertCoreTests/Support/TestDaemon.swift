@@ -34,13 +34,16 @@ final class TestDaemon: Sendable {
     private let starts = Mutex(0)
 
     var socketPath: String { dir.path + "/alertd.sock" }
-    var stateDir: String { dir.path + "/state" }
+    /// `state` in the daemon's temp dir, unless the test named another.
+    let stateDir: String
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var logPath: String { dir.path + "/alertd.log" }
 
     /// `config` is merged into a base config: no terminal presenter, fast retries.
-    init(config: [String: Any] = [:], launcher: [String] = []) throws {
+    /// `stateDir` may be another daemon's, to run two on one.
+    init(config: [String: Any] = [:], launcher: [String] = [], stateDir: String? = nil) throws {
         dir = TemporaryDirectory()
+        self.stateDir = stateDir ?? dir.path + "/state"
         port = try TestDaemon.freePort()
         configPath = dir.path + "/config.json"
         self.launcher = launcher
@@ -81,7 +84,32 @@ final class TestDaemon: Sendable {
     }
 
     /// Starts alertd and waits until its socket answers `/v1/health`.
-    func start(extraArguments: [String] = [], environment: [String: String] = [:]) async throws {
+    /// `standardOutput` replaces the log file for stdout (a pseudo-terminal).
+    func start(extraArguments: [String] = [], environment: [String: String] = [:], standardOutput: FileHandle? = nil) async throws {
+        let p = try launch(extraArguments: extraArguments, environment: environment, standardOutput: standardOutput)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if !p.isRunning {
+                throw Failure("alertd exited with \(p.terminationStatus) while starting:\n\(self.log)")
+            }
+            if let r = try? await request("GET", "/v1/health"), r.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure("alertd did not become healthy within 15 s:\n\(self.log)")
+    }
+
+    /// Starts alertd where it is expected to refuse to start; its exit
+    /// status, or nil (and it is killed) if it is still running after `timeout`.
+    func startExpectingExit(timeout: Duration = .seconds(15)) async throws -> Int32? {
+        _ = try launch(extraArguments: [], environment: [:], standardOutput: nil)
+        guard let status = await waitForExit(timeout: timeout) else {
+            await kill9()
+            return nil
+        }
+        return status
+    }
+
+    private func launch(extraArguments: [String], environment: [String: String], standardOutput: FileHandle?) throws -> Process {
         let p = Process()
         let alertd = try TestBinaries.path(of: "alertd")
         let arguments = [
@@ -104,7 +132,7 @@ final class TestDaemon: Sendable {
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
-        p.standardOutput = log
+        p.standardOutput = standardOutput ?? log
         p.standardError = log
         p.standardInput = FileHandle.nullDevice
         // On a thread that never exits: the parent-death signal follows the starting thread.
@@ -112,15 +140,7 @@ final class TestDaemon: Sendable {
         try SpawningThread.shared.run { try starting.run() }
         process.withLock { $0 = p }
         starts.withLock { $0 += 1 }
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if !p.isRunning {
-                throw Failure("alertd exited with \(p.terminationStatus) while starting:\n\(self.log)")
-            }
-            if let r = try? await request("GET", "/v1/health"), r.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw Failure("alertd did not become healthy within 15 s:\n\(self.log)")
+        return p
     }
 
     var pid: Int32? { process.withLock { $0?.processIdentifier } }

@@ -97,3 +97,10 @@ final class Locked<Value: Sendable>: Sendable {
 
     var value: Value { mutex.withLock { $0 } }
 }
+
+/// Writes a secret (a token, a key) as an operator should: readable by its
+/// owner only, since alertd refuses secret files every user may read.
+func writeSecretFile(_ text: String, to path: String) throws {
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+}

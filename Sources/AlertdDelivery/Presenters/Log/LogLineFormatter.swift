@@ -24,11 +24,13 @@ public enum LogLineFormatter {
         if let message = spec.message { pairs.append(("message", message)) }
         for (name, value) in spec.labels.sorted(by: { $0.key < $1.key }) { pairs.append(("labels.\(name)", value)) }
         if let key = spec.dedupKey { pairs.append(("dedup_key", key)) }
-        // Each action's label, and the signed link that decides it when alertd offers one.
+        // Each action's label and, when alertd offers a signed link for it,
+        // that there is one, with its token redacted: the token decides the
+        // alert for whoever reads it, and log lines travel far and last.
         for kind in ActionKind.allCases {
             guard let action = spec.action(kind) else { continue }
             pairs.append((kind.rawValue, action.label))
-            if let link = delivery.actionLinks[kind] { pairs.append(("\(kind.rawValue)_link", link)) }
+            if let link = delivery.actionLinks[kind] { pairs.append(("\(kind.rawValue)_link", ActionLinkSigner.redacted(link))) }
         }
         pairs += [("delivery_id", delivery.deliveryID.rawValue), ("attempt", String(delivery.attempt)),
                   ("created_at", UTCTimestamp.iso8601(alert.createdAt))]

@@ -9,6 +9,8 @@ public struct TerminalPresenter: AlertPresenter {
     public let configuration: TerminalPresenterConfiguration
     /// Read once at creation for `NO_COLOR`, `TERM` and `COLUMNS`.
     package let environment: [String: String]
+    /// Whether the stream is a terminal, when a test says so; nil asks `isatty`.
+    package var outputIsTerminal: Bool?
 
     public init(
         name: String = "terminal", configuration: TerminalPresenterConfiguration = .init(),
@@ -20,10 +22,16 @@ public struct TerminalPresenter: AlertPresenter {
     }
 
     /// Writes the block in one locked write, so alerts presented at the same
-    /// time never mix their lines.
+    /// time never mix their lines. Signed links are shown whole only on a
+    /// terminal, where a person reads them; elsewhere (journald under
+    /// systemd, a file) their tokens are redacted, as in any log.
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
         let writer = self.writer
-        let text = TerminalRenderer.render(alert, context: delivery, width: width, colour: usesColour)
+        var context = delivery
+        if !(outputIsTerminal ?? TerminalDevice.isTerminal(writer.fd)) {
+            context.actionLinks = context.actionLinks.mapValues(ActionLinkSigner.redacted)
+        }
+        let text = TerminalRenderer.render(alert, context: context, width: width, colour: usesColour)
         if let code = writer.write(Array(text.utf8)) {
             return .retryableFailure(reason: "writing to \(configuration.stream.rawValue) failed: \(Errno(code).description)")
         }
@@ -47,7 +55,7 @@ public struct TerminalPresenter: AlertPresenter {
         case .auto:
             if let noColour = environment["NO_COLOR"], !noColour.isEmpty { return false }
             if environment["TERM"] == "dumb" { return false }
-            return TerminalDevice.isTerminal(writer.fd)
+            return outputIsTerminal ?? TerminalDevice.isTerminal(writer.fd)
         }
     }
 

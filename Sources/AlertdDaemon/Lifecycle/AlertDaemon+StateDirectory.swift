@@ -1,0 +1,86 @@
+import FoundationEssentials
+import AlertdLogging
+import AlertdPOSIX
+
+extension AlertDaemon {
+    /// The loosest the state directory may be: its owner everything, its
+    /// group may look (to read `alerts.log`), others nothing. The database,
+    /// the action-link key and the alert log are in it.
+    static let stateDirectoryPermissions: UInt32 = 0o750
+
+    /// The lock file in the state directory; it holds the running alertd's pid.
+    static let lockFileName = "alertd.lock"
+
+    /// Readies the state directory for a start, before the store is opened:
+    /// creates it (0750) or tightens a looser one, takes its lock, so a
+    /// second alertd cannot touch a running one's store, and proves it
+    /// writable. The lock is held until the daemon closes.
+    static func claimStateDirectory(_ path: String, log: Logger) throws(DaemonError) -> LockFile {
+        try createOrTighten(path, log: log)
+        let lock = try lock(path)
+        try probeWritable(path)
+        return lock
+    }
+
+    private static func createOrTighten(_ path: String, log: Logger) throws(DaemonError) {
+        switch FileStatus.of(path) {
+        case .failure(let error) where error == .noSuchFile:
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: Int(stateDirectoryPermissions)])
+            } catch {
+                throw DaemonError(code: .stateUnwritable,
+                                  message: "Cannot create the state directory \(path): \(error.localizedDescription). Create it or pass --state-dir.")
+            }
+        case .failure(let error):
+            throw DaemonError(code: .stateDirectory, message: "Cannot look at the state directory \(path): \(error). Check the path and its parents' permissions.")
+        case .success(let status):
+            guard status.kind == .directory else {
+                throw DaemonError(code: .stateDirectory, message: "The state directory \(path) is not a directory; point state_dir (or --state-dir) at a directory.")
+            }
+            let excess = status.permissions & 0o777 & ~stateDirectoryPermissions
+            guard excess != 0 else { return }
+            let tightened = status.permissions & ~excess
+            let modes: Logger.Metadata = ["path": path, "from": status.octal, "to": FileMode.octal(tightened)]
+            guard let error = FileMode.change(path, to: tightened) else {
+                log.warning("tightened the state directory's permissions", modes)
+                return
+            }
+            // Others writing in it could swap the store or the key: no start.
+            guard !status.isWritableByOthers else {
+                throw DaemonError(code: .stateDirectory, message: "The state directory \(path) may be written by group or others (mode \(status.octal)), and alertd cannot tighten it: \(error). Run chmod 750 \(path), or give it to the user alertd runs as.")
+            }
+            log.warning("the state directory is readable by others and alertd cannot tighten it", modes.merging(["error": "\(error)"]) { a, _ in a })
+        }
+    }
+
+    private static func lock(_ directory: String) throws(DaemonError) -> LockFile {
+        let path = directory + "/" + lockFileName
+        switch LockFile.acquire(path) {
+        case .success(let lock):
+            return lock
+        case .failure(.held(_, let pid)):
+            let holder = pid.map { "alertd (pid \($0))" } ?? "alertd"
+            throw DaemonError(code: .stateLocked, message: "Another \(holder) is running on the state directory \(directory) (it holds \(path)); stop it first, or give this one its own --state-dir.")
+        case .failure(.system(_, let operation, let error)):
+            throw unwritable(directory, because: "\(operation) \(path) failed: \(error)")
+        }
+    }
+
+    /// Writes, flushes and removes a small file: a read-only file system or
+    /// a full disk fails the start here, naming the directory, rather than
+    /// leaving alertd up and refusing every alert.
+    private static func probeWritable(_ directory: String) throws(DaemonError) {
+        let probe = directory + "/.write-probe"
+        // A crash between create and remove leaves one behind; we hold the lock.
+        _ = ExclusiveFile.remove(probe)
+        if case .failure(let error) = ExclusiveFile.create(probe, contents: Array("alertd write probe\n".utf8), permissions: 0o600) {
+            throw unwritable(directory, because: "writing \(probe) failed: \(error)")
+        }
+        _ = ExclusiveFile.remove(probe)
+    }
+
+    private static func unwritable(_ directory: String, because why: String) -> DaemonError {
+        DaemonError(code: .stateUnwritable, message: "The state directory \(directory) cannot be written: \(why). alertd keeps its store there; make it writable by the user alertd runs as (is the file system read-only or full?), or pass --state-dir.")
+    }
+}

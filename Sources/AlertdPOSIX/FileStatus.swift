@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `stat(2)` says about a file that alertd decides on: its type, its
+/// permission bits and its owner.
+package struct FileStatus: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        case regular, directory, other
+    }
+
+    package let kind: Kind
+    /// The permission bits alone, e.g. `0o640`.
+    package let permissions: UInt32
+    /// The owner's user id.
+    package let owner: UInt32
+
+    private init(_ st: stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        default: kind = .other
+        }
+        permissions = UInt32(st.st_mode) & 0o7777
+        owner = UInt32(st.st_uid)
+    }
+
+    /// `stat(2)`: the file `path` names, symlinks followed.
+    package static func of(_ path: String) -> Result<FileStatus, Errno> {
+        var st = stat()
+        return stat(path, &st) == 0 ? .success(FileStatus(st)) : .failure(.current)
+    }
+
+    /// `fstat(2)`: the file open on `fd`, so what was checked is what is read.
+    package static func of(descriptor fd: Int32) -> Result<FileStatus, Errno> {
+        var st = stat()
+        return fstat(fd, &st) == 0 ? .success(FileStatus(st)) : .failure(.current)
+    }
+
+    /// Group or others may write it: someone besides its owner can replace its content.
+    package var isWritableByOthers: Bool { permissions & 0o022 != 0 }
+
+    /// Every user on the machine may read it.
+    package var isReadableByEveryone: Bool { permissions & 0o004 != 0 }
+
+    /// The permission bits as `chmod` takes them, e.g. `0644`.
+    package var octal: String { FileMode.octal(permissions) }
+}

@@ -1,0 +1,11 @@
+import AlertdSQLite
+
+extension SQLiteError {
+    /// The disk or the file refused the write (read-only, full, I/O,
+    /// permissions, locked by another process), rather than the work being
+    /// wrong: what leaves the store unable to take any write until the
+    /// machine changes.
+    package var isStorageFailure: Bool {
+        ["readonly", "ioerr", "full", "cantopen", "perm", "busy", "locked"].contains(name)
+    }
+}

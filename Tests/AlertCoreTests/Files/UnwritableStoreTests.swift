@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A store that cannot be written makes alertd say so everywhere it reports
+/// its health, and a start on one fails; see ``StorageFaults`` for how the
+/// storage is made to fail for real, root included.
+@Suite(.serialized) struct UnwritableStoreTests {
+    func health(_ d: TestDaemon) async throws -> (status: Int, body: [String: Any]) {
+        let r = try await d.request("GET", "/v1/health")
+        return (r.status, try JSONSerialization.jsonObject(with: r.body) as? [String: Any] ?? [:])
+    }
+
+    func writableGauge(_ d: TestDaemon) async throws -> String? {
+        let text = String(decoding: try await d.request("GET", "/metrics").body, as: UTF8.self)
+        return text.split(separator: "\n").first { $0.hasPrefix("alertd_store_writable ") }.map { String($0.dropFirst(22)) }
+    }
+
+    /// Health, metrics and the status line while writes fail, and after.
+    func expectDegraded(_ d: TestDaemon, reason: String, status: DatagramReceiver) async throws {
+        var refused: Int?
+        for i in 0..<50 {
+            let r = try await d.request("POST", "/v1/alerts", json: ["title": "refused \(i)"])
+            if r.status != 202 { refused = r.status; break }
+        }
+        #expect(refused == 503, "log:\n\(d.log)")
+        let (code, body) = try await health(d)
+        #expect(code == 503)
+        #expect(body["status"] as? String == "degraded")
+        #expect(body["store"] as? String == "unwritable")
+        #expect(body["dispatcher"] as? String == "running")
+        #expect((body["reason"] as? String)?.contains(reason) == true, "\(body)")
+        #expect(body["open_alerts"] is Int, "reads still work, so the counts are there")
+        #expect(try await writableGauge(d) == "0")
+        var line: String?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while line == nil, ContinuousClock.now < deadline, let m = await status.next(timeout: .seconds(1)) {
+            line = m.split(separator: "\n").first { $0.hasPrefix("STATUS=Degraded, store not writable") }.map(String.init)
+        }
+        #expect(line != nil, "no degraded STATUS= line")
+        #expect(d.log.contains("the store cannot be written; alerts are refused until a write succeeds"))
+    }
+
+    func expectRecovered(_ d: TestDaemon) async throws {
+        // Nobody writes: the store's own probe (every 5 s) sees the disk back.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await health(d).status != 200, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let (code, body) = try await health(d)
+        #expect(code == 200, "\(body)")
+        #expect(body["status"] as? String == "ok")
+        #expect(body["reason"] == nil)
+        #expect(try await writableGauge(d) == "1")
+        #expect(d.log.contains("the store takes writes again"))
+        _ = try await d.send(["title": "after"])
+    }
+
+    @Test(.enabled(if: StorageFaults.canFreeze, "chattr +i is not available (needs root and a file system with the immutable attribute); read-only store case skipped"))
+    func aStoreMadeReadOnlyAfterStartIsDegradedAndRecovers() async throws {
+        let status = try DatagramReceiver()
+        let d = try TestDaemon()
+        // The watchdog period makes the status line refresh every half second.
+        try await d.start(environment: ["NOTIFY_SOCKET": status.address, "WATCHDOG_USEC": "1000000"])
+        #expect(try await writableGauge(d) == "1")
+        _ = try await d.send(["title": "before"])
+        // Not the -shm file: see StorageFaults.
+        let frozen = [d.stateDir + "/alertd.db", d.stateDir + "/alertd.db-wal", d.stateDir]
+        try StorageFaults.freeze(frozen)
+        defer { StorageFaults.thaw(frozen) }
+        try await expectDegraded(d, reason: "Writing to the store failed", status: status)
+        StorageFaults.thaw(frozen)
+        try await expectRecovered(d)
+    }
+
+    @Test(.enabled(if: StorageFaults.canMountPrivateTmpfs, "cannot mount a tmpfs in a private mount namespace (needs root and unshare/nsenter); full disk case skipped"))
+    func aFullDiskIsDegradedAndRecovers() async throws {
+        let status = try DatagramReceiver()
+        let mount = TemporaryDirectory()
+        let state = mount.path + "/state"
+        let d = try TestDaemon(launcher: StorageFaults.privateTmpfs(on: state, size: "2m"), stateDir: state)
+        try await d.start(environment: ["NOTIFY_SOCKET": status.address, "WATCHDOG_USEC": "1000000"])
+        let pid = try #require(d.pid)
+        _ = try await d.send(["title": "before"])
+        // Fill the tmpfs to the last block (cat stops at "No space left").
+        StorageFaults.inMountNamespace(of: pid, "cat /dev/zero > '\(state)/filler'")
+        try await expectDegraded(d, reason: "the disk is full", status: status)
+        #expect(StorageFaults.inMountNamespace(of: pid, "rm '\(state)/filler'").status == 0)
+        try await expectRecovered(d)
+    }
+
+    @Test func aStartOnAnUnwritableStateDirectoryFailsNamingIt() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        // Root ignores permission bits; the immutable attribute binds it too.
+        let asRoot = getuid() == 0
+        if asRoot {
+            try #require(StorageFaults.canFreeze, "as root, only chattr +i makes a directory unwritable")
+            try StorageFaults.freeze([d.stateDir])
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: 0o550], ofItemAtPath: d.stateDir)
+        }
+        defer {
+            if asRoot { StorageFaults.thaw([d.stateDir]) }
+            try? FileManager.default.setAttributes([.posixPermissions: 0o750], ofItemAtPath: d.stateDir)
+        }
+        #expect(try await d.startExpectingExit() == 73)
+        #expect(d.log.contains("The state directory \(d.stateDir) cannot be written"), "\(d.log)")
+        #expect(d.log.contains("code=state_unwritable"))
+    }
+}
