@@ -8,6 +8,7 @@ public enum PresenterRegistry {
         TerminalPresenterConfiguration.self,
         LogPresenterConfiguration.self,
         WebhookPresenterConfiguration.self,
+        SlackPresenterConfiguration.self,
     ]
 
     /// Every type this build has: debug builds add the presenter mock.
