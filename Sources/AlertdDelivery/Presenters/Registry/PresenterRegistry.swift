@@ -9,6 +9,7 @@ public enum PresenterRegistry {
         LogPresenterConfiguration.self,
         WebhookPresenterConfiguration.self,
         SlackPresenterConfiguration.self,
+        NtfyPresenterConfiguration.self,
     ]
 
     /// Every type this build has: debug builds add the presenter mock.
