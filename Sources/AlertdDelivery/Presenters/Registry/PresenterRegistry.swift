@@ -10,6 +10,7 @@ public enum PresenterRegistry {
         WebhookPresenterConfiguration.self,
         SlackPresenterConfiguration.self,
         NtfyPresenterConfiguration.self,
+        EmailPresenterConfiguration.self,
     ]
 
     /// Every type this build has: debug builds add the presenter mock.
