@@ -11,6 +11,7 @@ public enum PresenterRegistry {
         SlackPresenterConfiguration.self,
         NtfyPresenterConfiguration.self,
         EmailPresenterConfiguration.self,
+        ExecPresenterConfiguration.self,
     ]
 
     /// Every type this build has: debug builds add the presenter mock.
