@@ -104,6 +104,23 @@ enum ServiceFixtures {
         try configuration(type, settings).makePresenter(name: "p", context: PresenterContext(httpClient: HTTPClient(), stateDirectory: stateDirectory))
     }
 
+    /// What `presenter` makes of each of `answers`, one attempt each.
+    static func outcomes(_ presenter: any AlertPresenter, _ receiver: ServiceReceiver, _ answers: [HTTPResponse]) async throws
+        -> [PresentationOutcome] {
+        receiver.script(answers)
+        let alert = try ServiceFixtures.alert()
+        var outcomes: [PresentationOutcome] = []
+        for _ in answers { outcomes.append(await presenter.present(alert, delivery: delivery)) }
+        return outcomes
+    }
+
+    /// A JSON answer.
+    static func json(_ status: Int, _ text: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var all = headers
+        all.set("Content-Type", "application/json")
+        return HTTPResponse(status: status, headers: all, body: Data(text.utf8))
+    }
+
     /// Runs `check` on the parsed body of a JSON request, after the checks
     /// every JSON API makes; the problems found.
     static func jsonContract(_ request: HTTPRequest, method: String = "POST", path: String, _ check: ([String: Any]) -> [String]) -> [String] {

@@ -11,6 +11,7 @@ public enum PresenterRegistry {
         SlackPresenterConfiguration.self,
         NtfyPresenterConfiguration.self,
         EmailPresenterConfiguration.self,
+        DiscordPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 

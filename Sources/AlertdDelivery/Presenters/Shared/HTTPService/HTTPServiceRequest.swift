@@ -30,6 +30,18 @@ public struct HTTPServiceRequest: Sendable, Equatable {
         (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
     }
 
+    /// `base` (a server's URL, with or without a trailing `/`) and `path`
+    /// (starting with `/`) as one URL.
+    public static func url(_ base: String, _ path: String) -> String {
+        (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
+    }
+
+    /// `text` as one path segment: everything but unreserved characters
+    /// percent-encoded (a Matrix room id's `!` and `:`, a `/`).
+    public static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
+    }
+
     /// The request as `alertctl render` shows it.
     public var preview: PresenterPreview {
         PresenterPreview(head: ["\(method) \(url)"] + headers.map { "\($0.name): \($0.value)" }, body: PresenterPreview.readable(body))
