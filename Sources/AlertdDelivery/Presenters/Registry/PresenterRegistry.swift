@@ -12,6 +12,7 @@ public enum PresenterRegistry {
         NtfyPresenterConfiguration.self,
         EmailPresenterConfiguration.self,
         DiscordPresenterConfiguration.self,
+        TelegramPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 
