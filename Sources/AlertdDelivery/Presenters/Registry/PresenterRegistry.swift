@@ -13,6 +13,7 @@ public enum PresenterRegistry {
         EmailPresenterConfiguration.self,
         DiscordPresenterConfiguration.self,
         TelegramPresenterConfiguration.self,
+        TeamsPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 
