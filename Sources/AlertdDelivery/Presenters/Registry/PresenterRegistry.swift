@@ -14,6 +14,7 @@ public enum PresenterRegistry {
         DiscordPresenterConfiguration.self,
         TelegramPresenterConfiguration.self,
         TeamsPresenterConfiguration.self,
+        MatrixPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 
