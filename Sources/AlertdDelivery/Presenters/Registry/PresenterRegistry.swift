@@ -15,6 +15,7 @@ public enum PresenterRegistry {
         TelegramPresenterConfiguration.self,
         TeamsPresenterConfiguration.self,
         MatrixPresenterConfiguration.self,
+        GotifyPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 
