@@ -16,6 +16,7 @@ public enum PresenterRegistry {
         TeamsPresenterConfiguration.self,
         MatrixPresenterConfiguration.self,
         GotifyPresenterConfiguration.self,
+        PushoverPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 
