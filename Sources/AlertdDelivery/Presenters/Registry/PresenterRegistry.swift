@@ -17,6 +17,7 @@ public enum PresenterRegistry {
         MatrixPresenterConfiguration.self,
         GotifyPresenterConfiguration.self,
         PushoverPresenterConfiguration.self,
+        PagerDutyPresenterConfiguration.self,
         ExecPresenterConfiguration.self,
     ]
 
