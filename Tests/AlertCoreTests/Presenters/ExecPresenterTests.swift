@@ -107,4 +107,28 @@ import Glibc
             try presenter(["command": ["bin/missing"]])
         } 
     }
+
+    /// Through the daemon: 75 is retried with backoff, then delivered; the
+    /// script sees the same delivery id and the attempt number grow.
+    @Test func theDaemonRetriesATemporaryFailure() async throws {
+        let program = try script("flaky", #"""
+            echo "$ALERTD_DELIVERY_ID $ALERTD_ATTEMPT" >> "$1/attempts"
+            [ "$ALERTD_ATTEMPT" -ge 3 ] && exit 0
+            echo "not yet"; exit 75
+            """#)
+        let d = try TestDaemon(config: ["presenters": ["run": ["type": "exec", "command": [program, dir.path], "timeout": "5s"]]])
+        try await d.start()
+        let id = try await d.send(["title": "Rotate logs", "severity": "warning"])
+        var delivered: [String: Any]?
+        for _ in 0..<250 where delivered == nil {
+            delivered = (try await d.show(id)["deliveries"] as? [[String: Any]])?.first { $0["state"] as? String == "delivered" }
+            if delivered == nil { try await Task.sleep(for: .milliseconds(40)) }
+        }
+        let shown = try await d.show(id)
+        let delivery = try #require(delivered, "\(shown)")
+        #expect(delivery["attempts"] as? Int == 3)
+        let lines = try String(contentsOfFile: dir.path + "/attempts", encoding: .utf8).split(separator: "\n").map(String.init)
+        let deliveryID = try #require(delivery["id"] as? String)
+        #expect(lines == ["\(deliveryID) 1", "\(deliveryID) 2", "\(deliveryID) 3"])
+    }
 }
