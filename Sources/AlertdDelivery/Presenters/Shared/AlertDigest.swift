@@ -46,19 +46,4 @@ public struct AlertDigest: Sendable {
 
     /// `[CRITICAL] Disk full on db1`.
     public var heading: String { "[\(style.label)] \(title)" }
-
-    /// `host=db1, env=prod`.
-    public var labelLine: String { labels.map { "\($0.name)=\($0.value)" }.joined(separator: ", ") }
-
-    /// The alert as plain text, for services without markup: the message,
-    /// the labels one per line, then each action with its link.
-    public var plainText: String {
-        var blocks: [String] = []
-        if let message { blocks.append(message) }
-        if !labels.isEmpty { blocks.append(labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
-        let links = linkedActions
-        if !links.isEmpty { blocks.append(links.map { "\($0.label): \($0.link)" }.joined(separator: "\n")) }
-        return blocks.joined(separator: "\n\n")
-    }
-
 }
