@@ -27,15 +27,12 @@ public enum SMTPClient {
     }
 }
 
-/// One mail on its way: the request, the easy handle and the read position.
-///
-/// `@unchecked Sendable` is safe because only the sending thread touches the
-/// handle and the read offset (libcurl calls the callbacks on that thread);
-/// the caller's task only flips `cancelRequested`, an atomic.
-final class SMTPTransfer: @unchecked Sendable {
+/// One mail on its way: the request, and the flag a cancelled caller sets.
+/// What changes while it is sent (the handle, the read position) lives in
+/// `perform`, on the sending thread.
+final class SMTPTransfer: Sendable {
     let request: SMTPRequest
     let cancelRequested = Atomic(false)
-    private var offset = 0
 
     init(_ request: SMTPRequest) {
         self.request = request
@@ -54,7 +51,8 @@ final class SMTPTransfer: @unchecked Sendable {
             errorBuffer.deallocate()
         }
         for address in request.recipients { recipients = curl_slist_append(recipients, "<\(address)>") }
-        let me = Unmanaged.passUnretained(self).toOpaque()
+        let upload = SMTPUpload(message: request.message, cancelRequested: { [self] in cancelRequested.load(ordering: .relaxed) })
+        let me = Unmanaged.passUnretained(upload).toOpaque()
         do {
             try easy.set(CURLOPT_URL, request.url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
@@ -69,16 +67,15 @@ final class SMTPTransfer: @unchecked Sendable {
             if let password = request.password { try easy.set(CURLOPT_PASSWORD, password) }
             try easy.set(CURLOPT_UPLOAD, 1)
             try easy.set(CURLOPT_INFILESIZE_LARGE, offset: request.message.count)
-            _ = alertd_curl_setopt_read(easy.handle, Self.readCallback)
+            _ = alertd_curl_setopt_read(easy.handle, SMTPUpload.readCallback)
             try easy.set(CURLOPT_READDATA, pointer: me)
-            // The progress callback is how a cancelled task stops a blocking perform.
             try easy.set(CURLOPT_NOPROGRESS, 0)
-            _ = alertd_curl_setopt_xferinfo(easy.handle, Self.progressCallback)
+            _ = alertd_curl_setopt_xferinfo(easy.handle, SMTPUpload.progressCallback)
             try easy.set(CURLOPT_XFERINFODATA, pointer: me)
         } catch {
             return .failure(.other(url: redactedURL, curl: error))
         }
-        let code = curl_easy_perform(easy.handle)
+        let code = withExtendedLifetime(upload) { curl_easy_perform(easy.handle) }
         return outcome(code, easy: easy, detail: String(cString: errorBuffer))
     }
 
@@ -125,27 +122,40 @@ final class SMTPTransfer: @unchecked Sendable {
         }
     }
 
-    // MARK: libcurl callbacks, on the sending thread
+}
+
+/// The message as libcurl reads it, and whether to stop: handed to the
+/// callbacks, which run on the sending thread only.
+private final class SMTPUpload {
+    let message: Data
+    let cancelRequested: () -> Bool
+    private var offset = 0
+
+    init(message: Data, cancelRequested: @escaping () -> Bool) {
+        self.message = message
+        self.cancelRequested = cancelRequested
+    }
 
     private func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
-        let count = min(capacity, request.message.count - offset)
+        let count = min(capacity, message.count - offset)
         guard count > 0 else { return 0 }
-        request.message.withUnsafeBytes { bytes in
+        message.withUnsafeBytes { bytes in
             UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
         }
         offset += count
         return count
     }
 
-    private static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         buffer, size, count, user in
         guard let buffer, let user else { return Int(CURL_READFUNC_ABORT) }
-        return Unmanaged<SMTPTransfer>.fromOpaque(user).takeUnretainedValue().read(into: buffer, capacity: size * count)
+        return Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().read(into: buffer, capacity: size * count)
     }
 
-    private static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
+    /// The progress callback is how a cancelled task stops a blocking perform.
+    static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
         user, _, _, _, _ in
         guard let user else { return 1 }
-        return Unmanaged<SMTPTransfer>.fromOpaque(user).takeUnretainedValue().cancelRequested.load(ordering: .relaxed) ? 1 : 0
+        return Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().cancelRequested() ? 1 : 0
     }
 }

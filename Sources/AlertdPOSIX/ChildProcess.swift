@@ -80,10 +80,9 @@ public struct ChildProcessError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { message }
 }
 
-/// One run in progress. `@unchecked Sendable` is safe because only the
-/// waiting thread touches its state; the caller's task only flips
-/// `cancelRequested`, an atomic.
-final class ChildRun: @unchecked Sendable {
+/// One run: what to run, and the flag a cancelled caller sets. Everything
+/// that changes while it runs is local to `perform`, on the waiting thread.
+final class ChildRun: Sendable {
     let arguments: [String]
     let environment: [String: String]
     let input: Data
