@@ -19,7 +19,17 @@ fi
 packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev)
 # Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
 packages+=(bsdutils curl)
+# The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below).
+command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
 packages+=("$@")
+
+# aiosmtpd for the mail tests, once python3 is there. Debian's own Python
+# refuses pip installs outside a virtualenv (PEP 668) unless told.
+install_aiosmtpd() {
+    python3 -c 'import aiosmtpd' 2>/dev/null && return 0
+    echo "install-deps: installing aiosmtpd (pip)" >&2
+    python3 -m pip install --quiet aiosmtpd 2>/dev/null || python3 -m pip install --quiet --break-system-packages aiosmtpd
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,7 +37,10 @@ for p in "${packages[@]}"; do
         missing+=("$p")
     fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+    install_aiosmtpd
+    exit 0
+fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "install-deps: apt-get not found; install these packages by hand: ${missing[*]}" >&2
@@ -56,3 +69,4 @@ fi
 trap '[ "$placed_policy" = 1 ] && "${run[@]}" rm -f "$policy"' EXIT
 "${run[@]}" apt-get update -qq >/dev/null
 "${run[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_aiosmtpd

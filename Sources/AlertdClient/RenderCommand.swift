@@ -1,47 +1,57 @@
-import FoundationEssentials
+import Foundation
 import AlertModel
 import AlertdCommandLine
 import AlertdDelivery
-import AlertdPOSIX
 
 /// `alertctl render`: presents an alert right here through one presenter,
-/// to see what it looks like without a daemon.
+/// to see what it looks like without a daemon. Every presenter type works
+/// through the registry: terminal and log present here, and the others show
+/// what they would send (their ``PresenterConfiguration/preview(of:delivery:)``),
+/// or send it once when given a destination.
 public struct RenderCommand: CLICommand {
+    /// The types `--to` takes: every type a release build has.
+    static let targets = PresenterRegistry.documentedTypes.map { $0.typeName }
+
     public static let configuration = CommandConfiguration(
         name: "render",
         abstract: "Present an alert right away through one presenter, without the daemon.",
-        discussion: "Prints the outcome ('delivered', or why not) to standard error. Exits 0 when delivered, 1 when the presenter failed, 64 on a usage error, 65 when the alert is invalid. With '--to webhook', the alert is POSTed once to '--url' with a fresh delivery id, signed when a secret is given: with '--secret-file', or in ALERTD_WEBHOOK_SECRET. '--secret' works too but is discouraged: a command line is visible to every user (ps, /proc).",
+        discussion: "'terminal' and 'log' present it here. Every other presenter prints what it would send (request, headers and body; secrets as placeholders, action links as a daemon with api.public_url would sign them) to standard output, with the type's example settings or those of '--config'. Given a destination ('--url', '--secret-file', '--secret' or '--config'), it sends the alert once instead, with a fresh delivery id, and prints the outcome ('delivered', or why not) to standard error; '--dry-run' prints instead of sending. A webhook's signing secret comes from '--secret-file', or from ALERTD_WEBHOOK_SECRET; '--secret' works too but is discouraged: a command line is visible to every user (ps, /proc). Exits 0 when shown or delivered, 1 when the presenter failed, 64 on a usage error or unusable settings, 65 when the alert is invalid.",
         options: AlertCompositionOptions.options + [
-            .value("to", valueName: "presenter", help: "The presenter to use.", default: "terminal",
-                   allowedValues: ["terminal", "log", "webhook"]),
+            .value("to", valueName: "presenter", help: "The presenter type to use.", default: "terminal", allowedValues: targets),
             .value("log-format", valueName: "format", help: "The line format for --to log.", default: "json",
                    allowedValues: LogPresenterConfiguration.Format.allCases.map(\.rawValue)),
             .value("color", valueName: "when", help: "When to colour terminal output.", default: "auto",
                    allowedValues: TerminalPresenterConfiguration.ColourMode.allCases.map(\.rawValue)),
             .value("width", valueName: "columns", help: "The terminal frame's width; defaults to the terminal's."),
-            .value("url", valueName: "url", help: "The endpoint for --to webhook."),
-            .value("secret-file", valueName: "file", help: "A file holding the signing secret (whsec_...) for --to webhook; only its owner may read it."),
+            .value("config", valueName: "json", help: "The presenter's settings as a JSON object, as in alertd's configuration."),
+            .value("url", valueName: "url", help: "The destination: sets the presenter's 'url' setting."),
+            .value("secret-file", valueName: "file", help: "A file holding the signing secret (whsec_...); only its owner may read it."),
             .value("secret", valueName: "secret", help: "The signing secret itself; discouraged, since others see it in ps: use --secret-file or ALERTD_WEBHOOK_SECRET."),
+            .flag("dry-run", help: "Print what would be sent, even with a destination."),
         ])
 
-    /// Where the signing secret may come from instead of the command line.
+    /// Where a webhook's signing secret may come from instead of the command line.
     package static let secretVariable = "ALERTD_WEBHOOK_SECRET"
 
-    package enum Target: String { case terminal, log, webhook }
+    package enum Mode {
+        case terminal
+        case log
+        /// Shows what it would send.
+        case preview(any PresenterConfiguration)
+        /// Sends once.
+        case send(any PresenterConfiguration)
+    }
 
     package let composition: AlertCompositionOptions
-    package let target: Target
+    package let mode: Mode
     package let logFormat: LogPresenterConfiguration.Format
     package let colour: TerminalPresenterConfiguration.ColourMode
     package let width: Int?
-    package let url: String?
-    package let secret: String?
-    package let secretFile: String?
 
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         composition = try AlertCompositionOptions(parsed: parsed)
         // The parser has checked these against the allowed values.
-        target = Target(rawValue: parsed.value("to")!)!
+        let target = parsed.value("to")!
         logFormat = LogPresenterConfiguration.Format(rawValue: parsed.value("log-format")!)!
         colour = TerminalPresenterConfiguration.ColourMode(rawValue: parsed.value("color")!)!
         if let raw = parsed.value("width") {
@@ -53,59 +63,52 @@ public struct RenderCommand: CLICommand {
         } else {
             width = nil
         }
-        url = parsed.value("url")
-        secret = parsed.value("secret")
-        secretFile = parsed.value("secret-file")
-        if secret != nil && secretFile != nil {
+        if parsed.isGiven("secret") && parsed.isGiven("secret-file") {
             throw .invalidCombination("Give the signing secret once: '--secret-file' (or ALERTD_WEBHOOK_SECRET), not with '--secret'.")
         }
-        if target == .webhook {
-            guard let url else {
-                throw .invalidCombination("'--to webhook' needs the endpoint: give '--url <url>'.")
+        let destination = ["url", "secret", "secret-file", "config"].filter { parsed.isGiven($0) }
+        switch target {
+        case TerminalPresenterConfiguration.typeName, LogPresenterConfiguration.typeName:
+            if !destination.isEmpty || parsed.flag("dry-run") {
+                throw .invalidCombination("'--url', '--secret-file', '--secret', '--config' and '--dry-run' are for presenters that send somewhere; '\(target)' presents here.")
             }
-            if let problem = Self.webhookURLProblem(url) {
-                throw .invalidValue(url, for: parsed.configuration.option(named: "url")!, expected: problem)
-            }
-            if let secret { try Self.checkSecret(secret, "The value given for '--secret <secret>'") }
-        } else if url != nil || secret != nil || secretFile != nil {
-            throw .invalidCombination("'--url', '--secret-file' and '--secret' are for '--to webhook'.")
+            mode = target == LogPresenterConfiguration.typeName ? .log : .terminal
+        default:
+            let configuration = try Self.configuration(type: target, parsed: parsed)
+            mode = destination.isEmpty || parsed.flag("dry-run") ? .preview(configuration) : .send(configuration)
         }
     }
 
-    /// The webhook's signing secret: `--secret`, else `--secret-file`, else
-    /// `ALERTD_WEBHOOK_SECRET`; nil for none (unsigned).
-    package func webhookSecret(environment: [String: String]) throws(CommandLineError) -> String? {
-        if let secret { return secret }
-        if let secretFile {
-            let text: String
-            do { text = try SecretFile.read(secretFile) } catch {
-                throw CommandLineError(code: .invalidValue, message: "The value given for '--secret-file <file>' cannot be used: \(error.message).")
+    /// The settings `--config` gives (or the type's example), with `--url`
+    /// and `--secret` over them, read as alertd reads its configuration.
+    static func configuration(type typeName: String, parsed: ParsedCommand) throws(CommandLineError) -> any PresenterConfiguration {
+        // The registry knows every value `--to` allows.
+        let type = PresenterRegistry.type(named: typeName)!
+        var settings = type.example
+        if let text = parsed.value("config") {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+                throw CommandLineError(code: .invalidValue, message: "The value given for '--config <json>' is invalid: give the settings as a JSON object, e.g. '{\"url\": \"https://…\"}'.")
             }
-            try Self.checkSecret(text, "The secret in '\(secretFile)' (--secret-file)")
-            return text
+            settings = object
         }
-        guard let text = environment[Self.secretVariable], !text.isEmpty else { return nil }
-        try Self.checkSecret(text, "The secret in \(Self.secretVariable)")
-        return text
-    }
-
-    /// Fails unless `secret` can sign. Not `invalidValue`, and the message
-    /// never repeats the secret: it would land in the terminal's scrollback.
-    private static func checkSecret(_ secret: String, _ source: String) throws(CommandLineError) {
-        do {
-            _ = try StandardWebhookSigner(secret: secret)
-        } catch {
-            throw CommandLineError(code: .invalidValue, message: "\(source) is invalid: \(error.message)")
+        if let url = parsed.value("url") { settings["url"] = url }
+        if let secret = parsed.value("secret") { settings["secret"] = secret }
+        if let file = parsed.value("secret-file") { settings["secret_file"] = file }
+        settings["type"] = typeName
+        let reader = JSONConfigReader()
+        let definition = PresenterRegistry.definition(named: "render", from: settings, at: "settings", reader)
+        guard reader.problems.isEmpty, let definition else {
+            // A problem with a value from its own option is reported as that
+            // option's; never with the value itself, which may be a secret.
+            for (option, key) in [("url", "url"), ("secret", "secret"), ("secret-file", "secret_file")] where parsed.isGiven(option) {
+                if let problem = reader.problems.first(where: { $0.hasPrefix("settings.\(key): ") }) {
+                    let spelling = parsed.configuration.option(named: option)!.synopsisName
+                    throw CommandLineError(code: .invalidValue, message: "The value given for '\(spelling)' is invalid: \(problem.dropFirst("settings.\(key): ".count))")
+                }
+            }
+            throw CommandLineError(code: .invalidValue, message: "The settings for '--to \(typeName)' cannot be used: \(reader.problems.joined(separator: "; ")).")
         }
-    }
-
-    /// Why `url` cannot be a webhook endpoint, or nil when it can.
-    package static func webhookURLProblem(_ url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", components.host.map({ !$0.isEmpty }) == true else {
-            return "give an absolute http:// or https:// URL."
-        }
-        return nil
+        return definition.configuration
     }
 
     public func run(_ context: CommandContext) async -> ExitCode {
@@ -116,32 +119,48 @@ public struct RenderCommand: CLICommand {
             context.errorOutput(errors.commandLineText)
             return .dataError
         }
+        let alert = Alert(spec: spec)
+        let deliveryID = DeliveryID(rawValue: UUID().uuidString.lowercased())
         let presenter: any AlertPresenter
-        switch target {
+        switch mode {
         case .terminal:
             presenter = TerminalPresenter(
                 configuration: TerminalPresenterConfiguration(stream: .standardOutput, colour: colour, width: width),
                 environment: context.environment)
         case .log:
             presenter = LogPresenter(configuration: LogPresenterConfiguration(destination: .standardError, format: logFormat))
-        case .webhook:
-            let signingSecret: String?
-            do throws(CommandLineError) { signingSecret = try webhookSecret(environment: context.environment) } catch {
-                var error = error
-                error.commandPath = ["alertctl", Self.configuration.name]
-                context.errorOutput(CommandLineTool.report(error, root: AlertctlCommand.self))
+        case .preview(let configuration):
+            // Links as a daemon with api.public_url would sign them, so the buttons show.
+            let links = Dictionary(uniqueKeysWithValues: ActionKind.allCases.filter { spec.action($0) != nil }.map {
+                ($0, "https://alertd.example/v1/alerts/\(alert.id)/actions/\($0.rawValue)?expires=<expiry>&token=<signature>")
+            })
+            guard let preview = configuration.preview(of: alert, delivery: DeliveryContext(deliveryID: deliveryID, actionLinks: links)) else {
+                context.errorOutput("error: '\(type(of: configuration).typeName)' cannot show what it would send.\n")
                 return .usage
             }
+            context.output(preview.text)
+            return .success
+        case .send(var configuration):
+            // Neither option named a secret: the environment may, out of sight of ps.
+            if var webhook = configuration as? WebhookPresenterConfiguration, webhook.secret == nil, webhook.secretFile == nil,
+               let secret = context.environment[Self.secretVariable], !secret.isEmpty {
+                do { _ = try StandardWebhookSigner(secret: secret) } catch {
+                    // Named by its variable, never repeated: it would land in the scrollback.
+                    context.errorOutput("Error: The secret in \(Self.secretVariable) is invalid: \(error.message)\n")
+                    return .usage
+                }
+                webhook.secret = secret
+                configuration = webhook
+            }
             do {
-                // The URL and secret are checked; the secret cannot fail here.
-                presenter = try WebhookPresenter(
-                    name: "webhook", configuration: WebhookPresenterConfiguration(url: url ?? "", secret: signingSecret))
+                presenter = try configuration.makePresenter(
+                    name: "render", context: PresenterContext(httpClient: .shared, stateDirectory: FileManager.default.currentDirectoryPath))
             } catch {
                 context.errorOutput("error: \(error.message)\n")
                 return .usage
             }
         }
-        let outcome = await presenter.present(Alert(spec: spec), delivery: DeliveryContext(deliveryID: DeliveryID(rawValue: UUID().uuidString.lowercased())))
+        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: deliveryID))
         switch outcome {
         case .delivered:
             context.errorOutput("delivered\n")

@@ -18,17 +18,12 @@ package final class CurlMultiDriver: @unchecked Sendable {
         package var closed = false
     }
 
-    /// `curl_global_init` must run once before any other libcurl call.
-    private static let globalInit: Void = {
-        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
-    }()
-
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
 
     package init?(configuration: HTTPClientConfiguration) {
-        Self.globalInit
+        CurlGlobal.initialize()
         guard let multi = curl_multi_init() else { return nil }
         self.multi = multi
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))

@@ -18,4 +18,17 @@ public enum URLRedaction {
         guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
         return String(url[..<authorityStart]) + "***" + String(url[at...])
     }
+
+    /// Only `scheme://host[:port]` of `url`, for services whose URL path or
+    /// query is itself a credential (a chat webhook's token, a bot token):
+    /// `https://hooks.slack.com/services/T0/B0/XXXX` becomes
+    /// `https://hooks.slack.com`. Text that is no URL becomes `the configured URL`.
+    public static func origin(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "the configured URL" }
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        var authority = url[schemeEnd.upperBound..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return String(url[..<schemeEnd.upperBound]) + authority
+    }
 }

@@ -376,7 +376,8 @@ import Testing
 
         let badTarget = try await TestBinaries.alertctl("render", "-t", "x", "--to", "fax")
         #expect(badTarget.exitCode == 64)
-        #expect(badTarget.stderr.hasPrefix("Error: The value 'fax' is invalid for '--to <presenter>': use one of 'terminal', 'log', 'webhook'.\n"))
+        let types = PresenterRegistry.documentedTypes.map { "'\($0.typeName)'" }.joined(separator: ", ")
+        #expect(badTarget.stderr.hasPrefix("Error: The value 'fax' is invalid for '--to <presenter>': use one of \(types).\n"))
 
         let badWidth = try await TestBinaries.alertctl("render", "-t", "x", "--width", "ten")
         #expect(badWidth.exitCode == 64)

@@ -307,9 +307,11 @@ import Testing
         #expect(receiver.received.count == 2)
         #expect(receiver.received[1].request.headers["webhook-signature"] == nil)
 
+        // Without a destination, it shows what it would send, with the type's example settings.
         let noURL = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook")
-        #expect(noURL.exitCode == 64)
-        #expect(noURL.stderr.hasPrefix("Error: '--to webhook' needs the endpoint: give '--url <url>'.\n"))
+        #expect(noURL.exitCode == 0)
+        #expect(noURL.stdout.hasPrefix("POST https://receiver.example/alertd\nContent-Type: application/json\n"))
+        #expect(receiver.received.count == 2)
         let badSecret = try await TestBinaries.alertctl("render", "-t", "x", "--to", "webhook", "--url", receiver.url, "--secret", "nope")
         #expect(badSecret.exitCode == 64)
         #expect(badSecret.stderr.hasPrefix("Error: The value given for '--secret <secret>' is invalid: The webhook secret cannot be used"))

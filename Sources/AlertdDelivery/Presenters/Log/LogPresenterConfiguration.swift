@@ -28,6 +28,7 @@ public struct LogPresenterConfiguration: Sendable, Equatable {
 extension LogPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "log"
     public static let keys = ["path", "format"]
+    public static var example: [String: Any] { ["path": "alerts.log", "format": "json"] }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         self.init()

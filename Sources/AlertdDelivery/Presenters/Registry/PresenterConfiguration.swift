@@ -11,6 +11,10 @@ public protocol PresenterConfiguration: Sendable, Equatable {
     static var keys: [String] { get }
     /// Deliveries in flight at once unless `max_concurrency` says otherwise.
     static var defaultMaxConcurrency: Int { get }
+    /// Settings that show the type at work, without `type`: what
+    /// `alertctl render --to <type>` uses when given none, and what
+    /// docs/CONFIGURATION.md shows (a test reads both).
+    static var example: [String: Any] { get }
 
     /// Reads the settings from the presenter's object, reporting every
     /// problem to `reader` with its path (`presenters.ops.url: …`).
@@ -20,11 +24,20 @@ public protocol PresenterConfiguration: Sendable, Equatable {
     /// here, so a reload picks up a changed one and `--check-config` finds
     /// one that is missing.
     func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter
+
+    /// What the presenter would send for `alert`, without sending it and
+    /// without reading a secret: secrets show as placeholders. Nil for types
+    /// that show alerts right here (terminal, log), which render by presenting.
+    func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview?
 }
 
 extension PresenterConfiguration {
     /// One at a time keeps a terminal's blocks and a log's lines in order.
     public static var defaultMaxConcurrency: Int { 1 }
+
+    public static var example: [String: Any] { [:] }
+
+    public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? { nil }
 
     /// Equality across configurations of any type.
     public func isEqual(to other: any PresenterConfiguration) -> Bool {

@@ -3,12 +3,27 @@ import AlertModel
 /// Every presenter type alertd knows, by the `type` that names it in the
 /// configuration. Adding a type is adding its line here.
 public enum PresenterRegistry {
+    /// The types a release build has, in the order help and docs list them.
+    public static let documentedTypes: [any PresenterConfiguration.Type] = [
+        TerminalPresenterConfiguration.self,
+        LogPresenterConfiguration.self,
+        WebhookPresenterConfiguration.self,
+        SlackPresenterConfiguration.self,
+        NtfyPresenterConfiguration.self,
+        EmailPresenterConfiguration.self,
+        DiscordPresenterConfiguration.self,
+        TelegramPresenterConfiguration.self,
+        TeamsPresenterConfiguration.self,
+        MatrixPresenterConfiguration.self,
+        GotifyPresenterConfiguration.self,
+        PushoverPresenterConfiguration.self,
+        PagerDutyPresenterConfiguration.self,
+        ExecPresenterConfiguration.self,
+    ]
+
+    /// Every type this build has: debug builds add the presenter mock.
     public static let types: [any PresenterConfiguration.Type] = {
-        var types: [any PresenterConfiguration.Type] = [
-            TerminalPresenterConfiguration.self,
-            LogPresenterConfiguration.self,
-            WebhookPresenterConfiguration.self,
-        ]
+        var types = documentedTypes
         #if ALERTD_TEST_HOOKS
         types.append(TestPresenter.Configuration.self)
         #endif

@@ -33,6 +33,7 @@ public struct TerminalPresenterConfiguration: Sendable, Equatable {
 extension TerminalPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "terminal"
     public static let keys = ["colour"]
+    public static var example: [String: Any] { ["colour": "auto"] }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         self.init()

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import AlertdPOSIX
 import AlertModel
+import AlertdCurl
+import AlertdHTTP
 
 /// Settings for one webhook presenter. Every field has a default.
 public struct WebhookPresenterConfiguration: Sendable, Equatable {
@@ -36,6 +38,7 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "webhook"
     public static let keys = ["url", "secret", "secret_file", "connect_timeout", "timeout", "headers"]
     public static let defaultMaxConcurrency = 16
+    public static var example: [String: Any] { ["url": "https://receiver.example/alertd"] }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         self.init()
@@ -71,5 +74,18 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
         } catch {
             throw PresenterSetupError("\(error)")
         }
+    }
+
+    public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
+        let body = (try? WebhookPayload(alert: alert, delivery: delivery).encoded()) ?? Data()
+        var own = HTTPHeaders()
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { own.add(name, value) }
+        var all = StandardWebhookSigner.requestHeaders(nil, deliveryID: delivery.deliveryID, at: Date(), body: body, base: own)
+        all.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        if let secret = [secret.map { _ in PresenterSecret(key: "secret", source: .inline("")) },
+                         secretFile.map { PresenterSecret(key: "secret", source: .file($0)) }].compactMap({ $0 }).first {
+            all.set("webhook-signature", "v1,<HMAC-SHA256 with \(secret.placeholder)>")
+        }
+        return HTTPServiceRequest(url: URLRedaction.redactingUserInfo(url), headers: all, body: body).preview
     }
 }

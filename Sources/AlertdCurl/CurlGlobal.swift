@@ -1,0 +1,11 @@
+import CCurl
+
+/// libcurl's process-wide setup, which must run once before any other
+/// libcurl call, by whichever client comes first.
+enum CurlGlobal {
+    private static let done: Void = {
+        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
+
+    static func initialize() { done }
+}

@@ -1,0 +1,161 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Hands mails to an SMTP server with libcurl: `EHLO`, STARTTLS as asked,
+/// `AUTH`, `MAIL FROM`, one `RCPT TO` per recipient, `DATA`.
+///
+/// Each send runs `curl_easy_perform` on a thread of its own: mail is rare
+/// next to HTTP, a blocking perform is the simplest correct driver for it,
+/// and a thread keeps the wait off the cooperative pool. Connections are not
+/// reused between mails.
+public enum SMTPClient {
+    /// Sends one mail and waits for the server to accept it. Cancelling the
+    /// calling task aborts the exchange with ``SMTPClientError/cancelled(url:)``.
+    public static func send(_ request: SMTPRequest) async throws(SMTPClientError) {
+        let transfer = SMTPTransfer(request)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, SMTPClientError>, Never>) in
+                let thread = Thread { continuation.resume(returning: transfer.perform()) }
+                thread.name = "alertd-smtp"
+                thread.start()
+            }
+        } onCancel: {
+            transfer.cancelRequested.store(true, ordering: .relaxed)
+        }
+        try result.get()
+    }
+}
+
+/// One mail on its way: the request, and the flag a cancelled caller sets.
+/// What changes while it is sent (the handle, the read position) lives in
+/// `perform`, on the sending thread.
+final class SMTPTransfer: Sendable {
+    let request: SMTPRequest
+    let cancelRequested = Atomic(false)
+
+    init(_ request: SMTPRequest) {
+        self.request = request
+    }
+
+    private var redactedURL: String { URLRedaction.redactingUserInfo(request.url) }
+
+    func perform() -> Result<Void, SMTPClientError> {
+        CurlGlobal.initialize()
+        guard let easy = CurlEasy() else { return .failure(.other(url: redactedURL, curl: CurlError(CURLE_OUT_OF_MEMORY))) }
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        var recipients: UnsafeMutablePointer<curl_slist>?
+        defer {
+            if let recipients { curl_slist_free_all(recipients) }
+            errorBuffer.deallocate()
+        }
+        for address in request.recipients { recipients = curl_slist_append(recipients, "<\(address)>") }
+        let upload = SMTPUpload(message: request.message, cancelRequested: { [self] in cancelRequested.load(ordering: .relaxed) })
+        let me = Unmanaged.passUnretained(upload).toOpaque()
+        do {
+            try easy.set(CURLOPT_URL, request.url)
+            try easy.set(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
+            try easy.set(CURLOPT_NOSIGNAL, 1)
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeout.milliseconds))
+            try easy.set(CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
+            try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+            try easy.set(CURLOPT_USE_SSL, Int(Self.useSSL(request.tls).rawValue))
+            try easy.set(CURLOPT_MAIL_FROM, "<\(request.from)>")
+            try easy.set(CURLOPT_MAIL_RCPT, pointer: recipients)
+            if let username = request.username { try easy.set(CURLOPT_USERNAME, username) }
+            if let password = request.password { try easy.set(CURLOPT_PASSWORD, password) }
+            try easy.set(CURLOPT_UPLOAD, 1)
+            try easy.set(CURLOPT_INFILESIZE_LARGE, offset: request.message.count)
+            _ = alertd_curl_setopt_read(easy.handle, SMTPUpload.readCallback)
+            try easy.set(CURLOPT_READDATA, pointer: me)
+            try easy.set(CURLOPT_NOPROGRESS, 0)
+            _ = alertd_curl_setopt_xferinfo(easy.handle, SMTPUpload.progressCallback)
+            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
+        } catch {
+            return .failure(.other(url: redactedURL, curl: error))
+        }
+        let code = withExtendedLifetime(upload) { curl_easy_perform(easy.handle) }
+        return outcome(code, easy: easy, detail: String(cString: errorBuffer))
+    }
+
+    private static func useSSL(_ tls: SMTPRequest.TLS) -> curl_usessl {
+        switch tls {
+        case .none: CURLUSESSL_NONE
+        case .optional: CURLUSESSL_TRY
+        case .required: CURLUSESSL_ALL
+        }
+    }
+
+    private func outcome(_ code: CURLcode, easy: CurlEasy, detail: String) -> Result<Void, SMTPClientError> {
+        if code == CURLE_OK { return .success(()) }
+        let url = redactedURL
+        let curl = CurlError(code, detail: detail)
+        let text = detail.isEmpty ? curl.message : detail
+        // The last reply code the server sent, when it got that far.
+        let reply = easy.info(CURLINFO_RESPONSE_CODE) ?? 0
+        switch code {
+        case CURLE_ABORTED_BY_CALLBACK where cancelRequested.load(ordering: .relaxed):
+            return .failure(.cancelled(url: url))
+        case CURLE_COULDNT_CONNECT:
+            return .failure(.couldNotConnect(url: url, reason: text))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(.timedOut(url: url, after: request.timeout))
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return .failure(.dnsFailure(url: url, host: URLComponents(string: request.url)?.host ?? url))
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return .failure(.badURL(url: url, reason: text))
+        case CURLE_USE_SSL_FAILED:
+            return .failure(.startTLSUnavailable(url: url))
+        case CURLE_LOGIN_DENIED:
+            return .failure(.authenticationFailed(url: url, reason: text))
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_CLIENTCERT, CURLE_SSL_SHUTDOWN_FAILED:
+            return .failure(.tls(url: url, reason: text))
+        case _ where reply >= 400:
+            return .failure(.rejected(url: url, code: reply, reason: text))
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY:
+            return .failure(.connectionLost(url: url, reason: text))
+        default:
+            return .failure(.other(url: url, curl: curl))
+        }
+    }
+
+}
+
+/// The message as libcurl reads it, and whether to stop: handed to the
+/// callbacks, which run on the sending thread only.
+private final class SMTPUpload {
+    let message: Data
+    let cancelRequested: () -> Bool
+    private var offset = 0
+
+    init(message: Data, cancelRequested: @escaping () -> Bool) {
+        self.message = message
+        self.cancelRequested = cancelRequested
+    }
+
+    private func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        let count = min(capacity, message.count - offset)
+        guard count > 0 else { return 0 }
+        message.withUnsafeBytes { bytes in
+            UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+        }
+        offset += count
+        return count
+    }
+
+    static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        buffer, size, count, user in
+        guard let buffer, let user else { return Int(CURL_READFUNC_ABORT) }
+        return Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().read(into: buffer, capacity: size * count)
+    }
+
+    /// The progress callback is how a cancelled task stops a blocking perform.
+    static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
+        user, _, _, _, _ in
+        guard let user else { return 1 }
+        return Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().cancelRequested() ? 1 : 0
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import AlertModel
+import AlertdCurl
+
+/// Settings for an `email` presenter: where to hand mail over (SMTP via
+/// libcurl), who it is from and for.
+///
+/// ```json
+/// "mail": {"type": "email", "url": "smtp://mail.example.com:587", "from": "alertd <alertd@example.com>",
+///          "to": ["ops@example.com"], "username": "alertd", "password_file": "/etc/alertd/smtp-password"}
+/// ```
+///
+/// `tls` is `required` (STARTTLS or no mail), `optional` (STARTTLS when
+/// offered) or `none`; it defaults to `required` when there is a password,
+/// which must never cross the network in the clear, and to `optional`
+/// otherwise. `smtps://` is TLS from the start whatever it says.
+public struct EmailPresenterConfiguration: PresenterConfiguration {
+    public static let typeName = "email"
+    public static let keys = ["url", "from", "to", "cc", "username", "tls", "connect_timeout", "timeout"] + PresenterSecret.keys("password")
+    public static var example: [String: Any] {
+        ["url": "smtp://mail.example.com:587", "from": "alertd <alertd@example.com>", "to": ["ops@example.com"]]
+    }
+
+    /// One address with its optional display name: `alertd <alertd@example.com>`.
+    public struct Mailbox: Sendable, Equatable {
+        public var name: String?
+        public var address: String
+
+        public init(name: String? = nil, address: String) {
+            self.name = name
+            self.address = address
+        }
+
+        /// `Name <address>` or a bare `address`; nil when it is neither.
+        public init?(parsing text: String) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasSuffix(">"), let open = trimmed.lastIndex(of: "<") {
+                var name = trimmed[..<open].trimmingCharacters(in: .whitespaces)
+                if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") { name = String(name.dropFirst().dropLast()) }
+                self.name = name.isEmpty ? nil : name
+                address = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
+            } else {
+                name = nil
+                address = trimmed
+            }
+            guard Self.isAddress(address), !(name ?? "").contains(where: { $0.isNewline }) else { return nil }
+        }
+
+        /// `local@domain` in ASCII, without the characters that would let it
+        /// break out of an SMTP command or a header.
+        static func isAddress(_ text: String) -> Bool {
+            let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+            return parts.count == 2 && parts.allSatisfy { !$0.isEmpty }
+                && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !"<>()[],;:\\\"".unicodeScalars.contains($0) }
+        }
+    }
+
+    public var url = ""
+    public var from = Mailbox(address: "alertd@localhost")
+    public var to: [Mailbox] = []
+    public var cc: [Mailbox] = []
+    public var username: String?
+    public var password: PresenterSecret?
+    public var tls: SMTPRequest.TLS = .optional
+    public var connectTimeout: Duration = .seconds(10)
+    /// Limit for the whole exchange with the server, connecting included.
+    public var timeout: Duration = .seconds(30)
+
+    public init(url: String, from: Mailbox, to: [Mailbox], cc: [Mailbox] = [], tls: SMTPRequest.TLS = .optional) {
+        self.url = url
+        self.from = from
+        self.to = to
+        self.cc = cc
+        self.tls = tls
+    }
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        url = reader.url(object, "url", at: path, schemes: ["smtp", "smtps"], required: true,
+                         need: "the mail server, e.g. smtp://mail.example.com:587") ?? ""
+        if let text = reader.string(object, "from", at: path) {
+            if let box = Mailbox(parsing: text) { from = box } else { reader.problem(reader.join(path, "from"), Self.addressProblem(text)) }
+        } else if object["from"] == nil {
+            reader.problem(reader.join(path, "from"), "is required: the sender, e.g. \"alertd <alertd@example.com>\"")
+        }
+        if object["to"] == nil {
+            reader.problem(reader.join(path, "to"), "is required: a list of recipients, e.g. [\"ops@example.com\"]")
+        } else {
+            to = Self.mailboxes(object, "to", at: path, reader)
+            if (object["to"] as? [Any])?.isEmpty == true { reader.problem(reader.join(path, "to"), "must name at least one recipient") }
+        }
+        cc = Self.mailboxes(object, "cc", at: path, reader)
+        username = reader.string(object, "username", at: path)
+        password = PresenterSecret.read("password", from: object, at: path, reader, required: false)
+        if (username == nil) != (password == nil) { reader.problem(path, "give username and password (or password_file) together") }
+        tls = password == nil ? .optional : .required
+        if let text = reader.string(object, "tls", at: path) {
+            if let mode = SMTPRequest.TLS(rawValue: text) {
+                tls = mode
+            } else {
+                reader.problem(reader.join(path, "tls"), "must be required, optional or none, got \"\(text)\"")
+            }
+        }
+        if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
+        if let d = reader.duration(object, "timeout", at: path) { timeout = d }
+    }
+
+    static func mailboxes(_ object: [String: Any], _ key: String, at path: String, _ reader: JSONConfigReader) -> [Mailbox] {
+        (reader.strings(object, key, at: path) ?? []).enumerated().compactMap { i, text in
+            if let box = Mailbox(parsing: text) { return box }
+            reader.problem("\(reader.join(path, key))[\(i)]", addressProblem(text))
+            return nil
+        }
+    }
+
+    static func addressProblem(_ text: String) -> String {
+        "\"\(text)\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)"
+    }
+
+    public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
+        EmailPresenter(name: name, configuration: self, password: try password?.value(in: context))
+    }
+
+    public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
+        var head = ["SMTP \(URLRedaction.redactingUserInfo(url)) (TLS: \(url.lowercased().hasPrefix("smtps:") ? "from the start" : tls.rawValue))"]
+        if let username, let password { head.append("AUTH as \(username) with \(password.placeholder)") }
+        head.append("MAIL FROM:<\(from.address)>")
+        head += (to + cc).map { "RCPT TO:<\($0.address)>" }
+        let message = EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
+        return PresenterPreview(head: head, body: message.replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+}
+
+/// Mails each alert: a multipart/alternative message with a text and an
+/// HTML part, the action links as links, sent once per attempt. Retries of
+/// one delivery carry the same `Message-ID`, so a mail client shows a
+/// retried mail once and a person can tell it is the same.
+public struct EmailPresenter: AlertPresenter {
+    public let name: String
+    public let configuration: EmailPresenterConfiguration
+    private let password: String?
+    private let now: @Sendable () -> Date
+
+    public init(name: String, configuration: EmailPresenterConfiguration, password: String? = nil,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.name = name
+        self.configuration = configuration
+        self.password = password
+        self.now = now
+    }
+
+    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        let c = configuration
+        let message = Self.message(for: alert, delivery: delivery, configuration: c, date: now())
+        let request = SMTPRequest(
+            url: c.url, from: c.from.address, recipients: (c.to + c.cc).map(\.address), message: Data(message.utf8),
+            username: c.username, password: password, tls: c.tls, connectTimeout: c.connectTimeout, timeout: c.timeout)
+        do {
+            try await SMTPClient.send(request)
+            return .delivered
+        } catch {
+            return Self.outcome(for: error)
+        }
+    }
+
+    /// SMTP's own rule: 4xx replies are worth another try, 5xx are not; a
+    /// server that cannot be reached may be back later, one that refuses
+    /// the login or TLS will not change its mind.
+    static func outcome(for error: SMTPClientError) -> PresentationOutcome {
+        let reason = "email: \(error.summary)"
+        switch error {
+        case .rejected(_, let code, _) where (400..<500).contains(code):
+            return .retryableFailure(reason: reason)
+        case .rejected, .badURL, .authenticationFailed, .startTLSUnavailable:
+            return .permanentFailure(reason: reason)
+        case .couldNotConnect, .timedOut, .dnsFailure, .tls, .connectionLost, .cancelled, .other:
+            return .retryableFailure(reason: reason)
+        }
+    }
+
+    // MARK: The message
+
+    /// The whole message, CRLF line ends, every line within 78 columns.
+    static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date) -> String {
+        let digest = AlertDigest(alert, delivery: delivery)
+        let domain = c.from.address.split(separator: "@").last.map(String.init) ?? "localhost"
+        let id = Self.token(delivery.deliveryID.rawValue)
+        let boundary = "=_alertd_\(id)"
+        var headers = [
+            MIMEText.addresses("From", [(c.from.name, c.from.address)]),
+            MIMEText.addresses("To", c.to.map { ($0.name, $0.address) }),
+        ]
+        if !c.cc.isEmpty { headers.append(MIMEText.addresses("Cc", c.cc.map { ($0.name, $0.address) })) }
+        headers += [
+            MIMEText.unstructured("Subject", digest.heading),
+            "Date: \(MIMEText.date(date))",
+            "Message-ID: <\(id)@\(domain)>",
+            "MIME-Version: 1.0",
+            // RFC 3834: out-of-office replies must not answer it.
+            "Auto-Submitted: auto-generated",
+            "X-Alertd-Alert-ID: \(Self.token(digest.id))",
+            "X-Alertd-Severity: \(digest.severity.rawValue)",
+            "Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"",
+        ]
+        // Quoted-printable writes every `=` as `=3D`, so the boundary's
+        // `=_` can never occur inside a part.
+        let parts = [("text/plain", text(digest)), ("text/html", html(digest))].map { type, body in
+            "--\(boundary)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+                + MIMEText.quotedPrintable(body) + "\r\n"
+        }
+        return headers.joined(separator: "\r\n") + "\r\n\r\n" + parts.joined() + "--\(boundary)--\r\n"
+    }
+
+    /// Letters, digits, `.`, `-` and `_` of `text`, others as `-`: safe in
+    /// a `Message-ID`, a boundary and a header.
+    static func token(_ text: String) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") ? $0 : "-" })
+    }
+
+    static func text(_ d: AlertDigest) -> String {
+        var blocks = [d.heading]
+        if let message = d.message { blocks.append(message) }
+        if !d.labels.isEmpty { blocks.append(d.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+        var actions = d.linkedActions.map { "\($0.label): \($0.link)" }
+        actions += d.actions.filter { $0.link == nil }.map { "\($0.label): run `alertctl \($0.kind.rawValue) \(d.id)`" }
+        if !actions.isEmpty { blocks.append(actions.joined(separator: "\n")) }
+        blocks.append("-- \nalertd, alert \(d.id), created \(d.createdAt)")
+        return blocks.joined(separator: "\n\n") + "\n"
+    }
+
+    static func html(_ d: AlertDigest) -> String {
+        let e = MarkupEscaping.html
+        let colour = d.style.hexColour
+        var body = [
+            "<div style=\"border-left:6px solid \(colour);padding:4px 16px\">",
+            "<p style=\"margin:0;color:\(colour);font-weight:bold;letter-spacing:1px\">\(e(d.style.label))</p>",
+            "<h2 style=\"margin:4px 0 12px\">\(e(d.title))</h2>",
+        ]
+        if let message = d.message { body.append("<p style=\"white-space:pre-wrap\">\(e(message))</p>") }
+        if !d.labels.isEmpty {
+            body.append("<table style=\"border-collapse:collapse\">")
+            body += d.labels.map {
+                "<tr><th style=\"text-align:left;padding:2px 12px 2px 0;color:#555\">\(e($0.name))</th><td>\(e($0.value))</td></tr>"
+            }
+            body.append("</table>")
+        }
+        let links = d.linkedActions
+        if !links.isEmpty {
+            body.append("<p style=\"margin-top:16px\">")
+            body += links.map { a in
+                let background = a.kind == .confirm ? colour : "#666666"
+                return "<a href=\"\(e(a.link))\" style=\"display:inline-block;padding:8px 16px;margin-right:8px;"
+                    + "background:\(background);color:#ffffff;text-decoration:none;border-radius:4px\">\(e(a.label))</a>"
+            }
+            body.append("</p>")
+        }
+        for a in d.actions where a.link == nil {
+            body.append("<p>\(e(a.label)): run <code>alertctl \(a.kind.rawValue) \(e(d.id))</code></p>")
+        }
+        body.append("</div>")
+        body.append("<p style=\"color:#888888;font-size:12px\">alertd, alert \(e(d.id)), created \(e(d.createdAt))</p>")
+        return "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>\(e(d.heading))</title></head>\n"
+            + "<body style=\"font-family:sans-serif\">\n" + body.joined(separator: "\n") + "\n</body></html>\n"
+    }
+}

@@ -1,0 +1,98 @@
+import FoundationEssentials
+import AlertModel
+
+/// Matrix through the client-server API: an `m.room.message` with a plain
+/// body and an HTML one, sent with the delivery id as transaction id, so a
+/// retried send is the same event to the homeserver, never a second one.
+public typealias MatrixPresenter = HTTPServicePresenter<MatrixPresenterConfiguration>
+
+/// Settings for a `matrix` presenter.
+///
+/// ```json
+/// "matrix": {"type": "matrix", "url": "https://matrix.example.org", "room": "!ops:example.org", "token_file": "/etc/alertd/matrix-token"}
+/// ```
+public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
+    public static let typeName = "matrix"
+    public static let keys = ["url", "room", "notice"] + PresenterSecret.keys("token") + HTTPServiceSettings.keys
+    public static var example: [String: Any] {
+        ["url": "https://matrix.example.org", "room": "!abcdefghijklmnop:example.org", "token_file": "/etc/alertd/matrix-token"]
+    }
+
+    enum Limit {
+        /// An event is at most 65,536 bytes; the message appears twice, once escaped.
+        static let messageBytes = 16_000
+    }
+
+    /// The homeserver's client API base URL.
+    public var url = ""
+    /// The room's id (`!…:server`), which the bot has joined.
+    public var room = ""
+    /// The bot's access token.
+    public var token: PresenterSecret?
+    /// Send `m.notice` (how bots usually speak, and clients may not notify
+    /// for) instead of `m.text`.
+    public var notice = false
+    public var http = HTTPServiceSettings()
+
+    public init(url: String, room: String, token: PresenterSecret?) {
+        self.url = url
+        self.room = room
+        self.token = token
+    }
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        url = reader.url(object, "url", at: path, required: true, need: "the homeserver, e.g. https://matrix.example.org") ?? ""
+        if let room = reader.string(object, "room", at: path) {
+            if room.hasPrefix("!") && room.contains(":") {
+                self.room = room
+            } else {
+                reader.problem(reader.join(path, "room"), "must be a room id such as \"!abcdef:example.org\" (in a client: room settings, Advanced)")
+            }
+        } else if object["room"] == nil {
+            reader.problem(reader.join(path, "room"), "is required: the room's id, e.g. \"!abcdef:example.org\"")
+        }
+        token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "the bot's access token")
+        notice = reader.bool(object, "notice", at: path) ?? false
+        http = HTTPServiceSettings(reading: object, at: path, reader)
+    }
+
+    public var secrets: [PresenterSecret] { token.map { [$0] } ?? [] }
+
+    /// `{"errcode": "M_LIMIT_EXCEEDED", "error": "…", "retry_after_ms": 2000}`.
+    public static var answers: HTTPServiceAnswers {
+        HTTPServiceAnswers(retryHint: .bodyMilliseconds(["retry_after_ms"]), errorPaths: [["error"], ["errcode"]])
+    }
+
+    public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let d = AlertDigest(alert, delivery: delivery)
+        let message = d.message.map { TextLimit.truncate($0, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker) }
+        let e = MarkupEscaping.html
+        var plain = [d.style.emoji + " " + d.heading]
+        var html = ["<h4><font color=\"\(d.style.hexColour)\">\(d.style.emoji) \(e(d.style.label))</font> \(e(d.title))</h4>"]
+        if let message {
+            plain.append(message)
+            html.append("<p>\(e(message).replacingOccurrences(of: "\n", with: "<br>"))</p>")
+        }
+        if !d.labels.isEmpty {
+            plain.append(d.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            html.append("<ul>" + d.labels.map { "<li><b>\(e($0.name))</b>: \(e($0.value))</li>" }.joined() + "</ul>")
+        }
+        let links = d.linkedActions
+        if !links.isEmpty {
+            plain.append(links.map { "\($0.label): \($0.link)" }.joined(separator: "\n"))
+            html.append("<p>" + links.map { "<a href=\"\(e($0.link))\">\(e($0.label))</a>" }.joined(separator: " · ") + "</p>")
+        }
+        for a in d.actions where a.link == nil {
+            plain.append("\(a.label): alertctl \(a.kind.rawValue) \(d.id)")
+            html.append("<p>\(e(a.label)): <code>alertctl \(a.kind.rawValue) \(e(d.id))</code></p>")
+        }
+        let json: [String: Any] = [
+            "msgtype": notice ? "m.notice" : "m.text", "body": plain.joined(separator: "\n\n"),
+            "format": "org.matrix.custom.html", "formatted_body": html.joined(),
+        ]
+        let path = "/_matrix/client/v3/rooms/\(HTTPServiceRequest.pathSegment(room))/send/m.room.message/"
+            + HTTPServiceRequest.pathSegment(delivery.deliveryID.rawValue)
+        return HTTPServiceRequest(method: "PUT", url: HTTPServiceRequest.url(url, path),
+                                  headers: ["Authorization": "Bearer \(secrets["token"] ?? "")"], json: json)
+    }
+}

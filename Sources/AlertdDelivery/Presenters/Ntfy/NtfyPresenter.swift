@@ -1,0 +1,115 @@
+import Foundation
+import AlertModel
+
+/// ntfy (https://ntfy.sh): a JSON publish to the server with a priority
+/// from the severity, and a button per action link that POSTs it from the
+/// phone, so the decision is taken right in the notification.
+public typealias NtfyPresenter = HTTPServicePresenter<NtfyPresenterConfiguration>
+
+/// Settings for an `ntfy` presenter.
+///
+/// ```json
+/// "phone": {"type": "ntfy", "url": "https://ntfy.sh/alertd-ops", "token_file": "/etc/alertd/ntfy-token"}
+/// ```
+public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
+    public static let typeName = "ntfy"
+    public static let keys = ["url", "username", "tags", "click"] + PresenterSecret.keys("token") + PresenterSecret.keys("password")
+        + HTTPServiceSettings.keys
+    public static var example: [String: Any] { ["url": "https://ntfy.sh/alertd-example"] }
+
+    enum Limit {
+        /// ntfy's default `message-size-limit`; a longer message would
+        /// become an attachment instead of the notification's text.
+        static let messageBytes = 4_096
+        static let title = 250
+        /// The Android and web apps show at most three buttons.
+        static let actions = 3
+        static let topic = 64
+    }
+
+    /// Where JSON is published: the server's root.
+    public var server = ""
+    public var topic = ""
+    /// An access token (`tk_…`), sent as `Authorization: Bearer`.
+    public var token: PresenterSecret?
+    /// Basic authentication, for servers set up with users.
+    public var username: String?
+    public var password: PresenterSecret?
+    /// Added after the severity's tags; names of emoji show as emoji.
+    public var tags: [String] = []
+    /// Opened when the notification is tapped.
+    public var click: String?
+    public var http = HTTPServiceSettings()
+
+    public init(server: String, topic: String, token: PresenterSecret? = nil) {
+        self.server = server
+        self.topic = topic
+        self.token = token
+    }
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        if let url = reader.url(object, "url", at: path, required: true, need: "the topic's URL, e.g. https://ntfy.sh/mytopic") {
+            if let (server, topic) = Self.split(topicURL: url) {
+                self.server = server
+                self.topic = topic
+            } else {
+                reader.problem(reader.join(path, "url"), "must end in the topic: letters, digits, - and _, at most \(Limit.topic), e.g. https://ntfy.sh/mytopic")
+            }
+        }
+        token = PresenterSecret.read("token", from: object, at: path, reader, required: false)
+        username = reader.string(object, "username", at: path)
+        password = PresenterSecret.read("password", from: object, at: path, reader, required: false)
+        if (username == nil) != (password == nil) { reader.problem(path, "give username and password (or password_file) together") }
+        if token != nil && username != nil { reader.problem(path, "give token or username and password, not both") }
+        tags = reader.strings(object, "tags", at: path) ?? []
+        click = reader.url(object, "click", at: path, required: false)
+        http = HTTPServiceSettings(reading: object, at: path, reader)
+    }
+
+    /// `https://ntfy.sh/mytopic` → (`https://ntfy.sh/`, `mytopic`).
+    static func split(topicURL: String) -> (server: String, topic: String)? {
+        guard var components = URLComponents(string: topicURL), components.query == nil, components.fragment == nil else { return nil }
+        var segments = components.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard let topic = segments.popLast(), topic.count <= Limit.topic,
+              topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        components.path = "/" + segments.map { $0 + "/" }.joined()
+        guard let server = components.string else { return nil }
+        return (server, topic)
+    }
+
+    public var secrets: [PresenterSecret] { [token, password].compactMap { $0 } }
+
+    /// ntfy's errors are `{"code": 40301, "http": 403, "error": "…"}`.
+    public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header, errorPaths: [["error"]]) }
+
+    public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let digest = AlertDigest(alert, delivery: delivery)
+        var lines: [String] = []
+        if let message = digest.message { lines.append(message) }
+        if !digest.labels.isEmpty { lines.append(digest.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+        let text = lines.isEmpty ? "\(digest.severity.rawValue) alert \(digest.id)" : lines.joined(separator: "\n\n")
+        var seen = Set<String>()
+        // `warning` is both the severity and its emoji's name: one tag.
+        let allTags = ([digest.style.shortcode, digest.severity.rawValue] + tags).filter { seen.insert($0).inserted }
+        var json: [String: Any] = [
+            "topic": topic,
+            "title": TextLimit.truncate(digest.title, to: Limit.title),
+            "message": TextLimit.truncate(text, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker),
+            "priority": digest.severity.on(info: 3, warning: 4, error: 4, critical: 5),
+            "tags": allTags,
+        ]
+        if let click { json["click"] = click }
+        let actions: [[String: Any]] = digest.linkedActions.prefix(Limit.actions).map { action in
+            // POSTing a signed link decides; `clear` dismisses the notification once it has.
+            ["action": "http", "label": action.label, "url": action.link, "method": "POST", "clear": true]
+        }
+        if !actions.isEmpty { json["actions"] = actions }
+        var headers: [String: String] = [:]
+        if let token = secrets["token"] {
+            headers["Authorization"] = "Bearer \(token)"
+        } else if let username, let password = secrets["password"] {
+            headers["Authorization"] = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+        }
+        return HTTPServiceRequest(url: server, headers: .init(headers.map { .init(name: $0.key, value: $0.value) }), json: json)
+    }
+}

@@ -1,0 +1,79 @@
+import FoundationEssentials
+import AlertModel
+
+/// PagerDuty through the Events API v2: a `trigger` event per alert with
+/// the alert's id as `dedup_key`, so retries and repeats land on one
+/// PagerDuty alert, the severity mapped one to one, and the action links
+/// as links.
+///
+/// Only `trigger` is sent: alertd does not yet tell presenters when an
+/// alert is resolved, confirmed or cancelled, so the PagerDuty incident is
+/// resolved in PagerDuty.
+public typealias PagerDutyPresenter = HTTPServicePresenter<PagerDutyPresenterConfiguration>
+
+/// Settings for a `pagerduty` presenter.
+///
+/// ```json
+/// "pagerduty": {"type": "pagerduty", "routing_key_file": "/etc/alertd/pagerduty-routing-key"}
+/// ```
+public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
+    public static let typeName = "pagerduty"
+    public static let keys = PresenterSecret.keys("routing_key") + ["source", "api_url"] + HTTPServiceSettings.keys
+    public static var example: [String: Any] { ["routing_key_file": "/etc/alertd/pagerduty-routing-key"] }
+
+    /// https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
+    enum Limit {
+        static let summary = 1_024
+        static let dedupKey = 255
+        static let source = 255
+    }
+
+    /// The integration's routing key (Events API v2).
+    public var routingKey: PresenterSecret?
+    /// What the event is about; by default the alert's `host` label, else `alertd`.
+    public var source: String?
+    public var apiURL = "https://events.pagerduty.com"
+    public var http = HTTPServiceSettings()
+
+    public init(routingKey: PresenterSecret?, apiURL: String = "https://events.pagerduty.com") {
+        self.routingKey = routingKey
+        self.apiURL = apiURL
+    }
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        routingKey = PresenterSecret.read("routing_key", from: object, at: path, reader, required: true,
+                                          need: "the integration key of an Events API v2 integration")
+        source = reader.string(object, "source", at: path)
+        apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        http = HTTPServiceSettings(reading: object, at: path, reader)
+    }
+
+    public var secrets: [PresenterSecret] { routingKey.map { [$0] } ?? [] }
+
+    /// `{"status": "invalid event", "message": "Event object is invalid", "errors": ["…"]}`.
+    public static var answers: HTTPServiceAnswers {
+        HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"], ["message"]])
+    }
+
+    public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let d = AlertDigest(alert, delivery: delivery)
+        var details: [String: Any] = ["alert_id": d.id, "labels": alert.spec.labels]
+        if let message = d.message { details["message"] = message }
+        let json: [String: Any] = [
+            "routing_key": secrets["routing_key"] ?? "",
+            "event_action": "trigger",
+            "dedup_key": TextLimit.truncate(d.id, to: Limit.dedupKey, marker: ""),
+            "client": "alertd",
+            "payload": [
+                "summary": TextLimit.truncate(d.title, to: Limit.summary),
+                "source": TextLimit.truncate(source ?? alert.spec.labels["host"] ?? "alertd", to: Limit.source),
+                // alertd's severities are PagerDuty's, name for name.
+                "severity": d.severity.on(info: "info", warning: "warning", error: "error", critical: "critical"),
+                "timestamp": d.createdAt,
+                "custom_details": details,
+            ] as [String: Any],
+            "links": d.linkedActions.map { ["href": $0.link, "text": $0.label] },
+        ]
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/v2/enqueue"), json: json)
+    }
+}

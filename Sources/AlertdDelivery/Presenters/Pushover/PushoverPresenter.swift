@@ -1,0 +1,88 @@
+import FoundationEssentials
+import AlertModel
+
+/// Pushover (https://pushover.net/api): a message with a priority from the
+/// severity, the confirm link as its supplementary URL, and the links in
+/// its HTML text.
+public typealias PushoverPresenter = HTTPServicePresenter<PushoverPresenterConfiguration>
+
+/// Settings for a `pushover` presenter.
+///
+/// ```json
+/// "pushover": {"type": "pushover", "token_file": "/etc/alertd/pushover-app-token", "user_file": "/etc/alertd/pushover-user-key"}
+/// ```
+public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
+    public static let typeName = "pushover"
+    public static let keys = PresenterSecret.keys("token") + PresenterSecret.keys("user") + ["api_url", "sound"] + HTTPServiceSettings.keys
+    public static var example: [String: Any] {
+        ["token_file": "/etc/alertd/pushover-app-token", "user_file": "/etc/alertd/pushover-user-key"]
+    }
+
+    /// Pushover's limits (https://pushover.net/api#limits).
+    enum Limit {
+        static let title = 250
+        static let message = 1_024
+        static let url = 512
+        static let urlTitle = 100
+    }
+
+    /// The application's API token.
+    public var token: PresenterSecret?
+    /// The user (or group) key to notify.
+    public var user: PresenterSecret?
+    /// A sound name from Pushover's list, instead of the user's default.
+    public var sound: String?
+    public var apiURL = "https://api.pushover.net"
+    public var http = HTTPServiceSettings()
+
+    public init(token: PresenterSecret?, user: PresenterSecret?, apiURL: String = "https://api.pushover.net") {
+        self.token = token
+        self.user = user
+        self.apiURL = apiURL
+    }
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "the application's API token")
+        user = PresenterSecret.read("user", from: object, at: path, reader, required: true, need: "the user or group key")
+        sound = reader.string(object, "sound", at: path)
+        apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        http = HTTPServiceSettings(reading: object, at: path, reader)
+    }
+
+    public var secrets: [PresenterSecret] { [token, user].compactMap { $0 } }
+
+    /// `{"status": 0, "errors": ["user identifier is invalid"], …}`; a 429
+    /// means the application's monthly quota is spent.
+    public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"]]) }
+
+    public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let d = AlertDigest(alert, delivery: delivery)
+        let e = MarkupEscaping.html
+        // Links and labels first: they must survive the cut; the message gets the rest.
+        var tail: [String] = []
+        if !d.labels.isEmpty { tail.append(d.labels.map { "<b>\(e($0.name))</b>: \(e($0.value))" }.joined(separator: "\n")) }
+        let links = d.linkedActions
+        if !links.isEmpty { tail.append(links.map { "<a href=\"\(e($0.link))\">\(e($0.label))</a>" }.joined(separator: " · ")) }
+        for a in d.actions where a.link == nil { tail.append("\(e(a.label)): alertctl \(a.kind.rawValue) \(e(d.id))") }
+        var text = TextLimit.truncate(tail.joined(separator: "\n\n"), to: Limit.message / 2)
+        if let message = d.message {
+            let room = Limit.message - text.utf16.count - 2
+            text = TextLimit.truncate(message, to: room, marker: TextLimit.bodyMarker, escape: e) + (text.isEmpty ? "" : "\n\n" + text)
+        }
+        if text.isEmpty { text = "\(d.severity.rawValue) alert \(d.id)" }
+        var json: [String: Any] = [
+            "token": secrets["token"] ?? "", "user": secrets["user"] ?? "",
+            "title": TextLimit.truncate("\(d.style.emoji) \(d.title)", to: Limit.title),
+            "message": text, "html": 1,
+            // -1 quiet, 0 normal, 1 high (bypasses quiet hours); 2 would need acknowledging in Pushover itself.
+            "priority": d.severity.on(info: -1, warning: 0, error: 1, critical: 1),
+            "timestamp": Int(alert.createdAt.timeIntervalSince1970),
+        ]
+        if let confirm = links.first(where: { $0.kind == .confirm }), confirm.link.utf16.count <= Limit.url {
+            json["url"] = confirm.link
+            json["url_title"] = TextLimit.truncate(confirm.label, to: Limit.urlTitle)
+        }
+        if let sound { json["sound"] = sound }
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/1/messages.json"), json: json)
+    }
+}

@@ -1,0 +1,41 @@
+import FoundationEssentials
+import AlertdCurl
+
+/// How an HTTP answer, or the lack of one, becomes a presentation outcome,
+/// for every presenter that speaks HTTP: 2xx is delivered; 408, 429 and 5xx
+/// are worth retrying; redirects (never followed) and other 4xx are not.
+package enum HTTPOutcome {
+    /// Judges a status. `target` names where it came from in the reason
+    /// (`HTTP 404 from <target>`), `detail` is the service's own word on it.
+    package static func judge(
+        status: Int, target: String, location: String? = nil, detail: String? = nil, retryAfter: Duration? = nil
+    ) -> PresentationOutcome {
+        let reason = "HTTP \(status) from \(target)" + (detail.map { ": \($0)" } ?? "")
+        switch status {
+        case 200...299:
+            return .delivered
+        case 408, 429, 500...599:
+            return .retryableFailure(reason: reason, retryAfter: retryAfter)
+        case 300...399:
+            let to = location.map { " to \($0)" } ?? ""
+            return .permanentFailure(reason: "\(reason) (redirect\(to) not followed; configure the final URL)")
+        default:
+            return .permanentFailure(reason: reason)
+        }
+    }
+
+    /// Judges a request that got no answer; `summary` is how the reason
+    /// words it (the error's own summary, or one with the URL redacted).
+    package static func judge(_ error: HTTPClientError, summary: String? = nil) -> PresentationOutcome {
+        let reason = summary ?? error.summary
+        // TLS failures count as passing: an expired or misissued certificate
+        // is usually fixed on the receiver's side, and the dispatcher's retry
+        // budget bounds the cost of waiting for that.
+        switch error {
+        case .couldNotConnect, .timedOut, .connectionLost, .dnsFailure, .tls, .cancelled, .other:
+            return .retryableFailure(reason: reason)
+        case .badURL, .invalidRequest, .refusedByPolicy, .responseTooLarge:
+            return .permanentFailure(reason: reason)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import AlertdCurl
+
+/// How one service answers: where it says how long to wait before trying
+/// again, and where its error text is. The judging itself is
+/// ``HTTPOutcome``'s, the same for every service.
+public struct HTTPServiceAnswers: Sendable {
+    /// Where a service puts its wait, besides a `Retry-After` header (which
+    /// is always read, and loses to the body's own value).
+    public enum RetryHint: Sendable {
+        /// Only the `Retry-After` header (Slack).
+        case header
+        /// A number of seconds at this path in a JSON body (`retry_after`:
+        /// Discord; `parameters.retry_after`: Telegram).
+        case bodySeconds([String])
+        /// A number of milliseconds at this path in a JSON body (Matrix's `retry_after_ms`).
+        case bodyMilliseconds([String])
+    }
+
+    public var retryHint: RetryHint
+    /// JSON paths of the service's error text, first found wins; a body
+    /// that is not JSON is taken as the text itself.
+    public var errorPaths: [[String]]
+
+    /// The most of a service's error text a reason quotes.
+    static let maxDetailLength = 200
+
+    public init(retryHint: RetryHint = .header, errorPaths: [[String]] = []) {
+        self.retryHint = retryHint
+        self.errorPaths = errorPaths
+    }
+
+    /// Judges an answer. `service` and the URL's origin name it in the
+    /// reason; the rest of the URL is left out, as it may be a credential.
+    public func outcome(for response: HTTPClientResponse, service: String, url: String, now: Date) -> PresentationOutcome {
+        let ok = (200...299).contains(response.status)
+        return HTTPOutcome.judge(
+            status: response.status, target: Self.target(service: service, url: url),
+            location: response.headers["Location"].map(URLRedaction.origin),
+            detail: ok ? nil : errorText(response.body),
+            retryAfter: ok ? nil : retryAfter(response, now: now))
+    }
+
+    /// Judges a request that got no answer, its URL cut to the origin.
+    public func outcome(for error: HTTPClientError, service: String, url: String) -> PresentationOutcome {
+        let summary = error.summary.replacingOccurrences(of: error.url, with: URLRedaction.origin(url))
+        return HTTPOutcome.judge(error, summary: "\(service): \(summary)")
+    }
+
+    /// `slack (https://hooks.slack.com)`.
+    public static func target(service: String, url: String) -> String { "\(service) (\(URLRedaction.origin(url)))" }
+
+    func retryAfter(_ response: HTTPClientResponse, now: Date) -> Duration? {
+        let header = response.headers.retryAfter(relativeTo: now)
+        switch retryHint {
+        case .header:
+            return header
+        case .bodySeconds(let path):
+            return Self.number(at: path, in: response.body).map { .milliseconds(Int64(($0 * 1000).rounded(.up))) } ?? header
+        case .bodyMilliseconds(let path):
+            return Self.number(at: path, in: response.body).map { .milliseconds(Int64($0.rounded(.up))) } ?? header
+        }
+    }
+
+    func errorText(_ body: Data) -> String? {
+        let text: String?
+        if let json = try? JSONSerialization.jsonObject(with: body) {
+            text = errorPaths.lazy.compactMap { Self.value(at: $0, in: json).flatMap(Self.describe) }.first
+        } else {
+            text = String(decoding: body, as: UTF8.self)
+        }
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return TextLimit.truncate(oneLine, to: Self.maxDetailLength, in: .characters)
+    }
+
+    private static func value(at path: [String], in json: Any) -> Any? {
+        var current: Any? = json
+        for key in path { current = (current as? [String: Any])?[key] }
+        return current
+    }
+
+    private static func describe(_ value: Any) -> String? {
+        if let s = value as? String { return s }
+        if let list = value as? [Any] { return list.compactMap(describe).joined(separator: "; ") }
+        if let n = value as? NSNumber { return n.stringValue }
+        return nil
+    }
+
+    private static func number(at path: [String], in body: Data) -> Double? {
+        guard let json = try? JSONSerialization.jsonObject(with: body),
+              let n = value(at: path, in: json) as? NSNumber, n.doubleValue >= 0, n.doubleValue.isFinite else { return nil }
+        return n.doubleValue
+    }
+}

@@ -1,0 +1,46 @@
+import FoundationEssentials
+import AlertModel
+import AlertdCurl
+
+/// Presents alerts to one service: each attempt is the request its type
+/// builds, and the answer is judged by the service's ``HTTPServiceAnswers``.
+/// Reasons name the service and its URL's origin only: the rest of a
+/// service URL is often a credential.
+public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: AlertPresenter {
+    public let name: String
+    public let configuration: Configuration
+    private let secrets: PresenterSecrets
+    private let client: HTTPClient
+    private let now: @Sendable () -> Date
+
+    /// The most of a service's answer that is read: its status and error text.
+    static var maxResponseBytes: Int { 64 * 1024 }
+
+    public init(
+        name: String, configuration: Configuration, secrets: PresenterSecrets, client: HTTPClient = .shared,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.name = name
+        self.configuration = configuration
+        self.secrets = secrets
+        self.client = client
+        self.now = now
+    }
+
+    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        let built = configuration.request(for: alert, delivery: delivery, secrets: secrets)
+        var headers = built.headers
+        headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        let request = HTTPClientRequest(
+            url: built.url, method: built.method, headers: headers, body: built.body,
+            connectTimeout: configuration.http.connectTimeout, timeout: configuration.http.timeout,
+            maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate)
+        let service = Configuration.typeName
+        do {
+            let response = try await client.send(request)
+            return Configuration.answers.outcome(for: response, service: service, url: built.url, now: now())
+        } catch {
+            return Configuration.answers.outcome(for: error, service: service, url: built.url)
+        }
+    }
+}

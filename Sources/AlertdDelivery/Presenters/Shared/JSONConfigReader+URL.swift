@@ -1,0 +1,31 @@
+import Foundation
+import AlertModel
+
+extension JSONConfigReader {
+    /// A URL setting with one of `schemes` and a host, or nil after
+    /// reporting why not. `need` says what it is for when it is missing.
+    public func url(
+        _ object: [String: Any], _ key: String, at path: String, schemes: [String] = ["http", "https"], required: Bool, need: String = ""
+    ) -> String? {
+        guard let text = string(object, key, at: path) else {
+            if required && object[key] == nil {
+                problem(join(path, key), "is required" + (need.isEmpty ? "" : ": \(need)"))
+            }
+            return nil
+        }
+        return checkedURL(text, at: join(path, key), schemes: schemes)
+    }
+
+    /// `text` if it is a URL with one of `schemes` and a host, or nil after
+    /// reporting the problem at `path`.
+    public func checkedURL(_ text: String, at path: String, schemes: [String] = ["http", "https"]) -> String? {
+        guard let u = URLComponents(string: text), let scheme = u.scheme?.lowercased(), schemes.contains(scheme),
+              u.host?.isEmpty == false else {
+            let list = schemes.map { $0 + "://" }.joined(separator: " or ")
+            // The value is not echoed: service URLs are often credentials.
+            problem(path, "must be a \(list) URL with a host")
+            return nil
+        }
+        return text
+    }
+}

@@ -1,0 +1,49 @@
+/// Escaping for the markup languages services render text in, so an
+/// alert's own `<`, `&` or `*` shows as typed instead of becoming markup
+/// (or breaking the message).
+public enum MarkupEscaping {
+    /// HTML text and attribute values (mail, Matrix, Telegram, Pushover).
+    public static func html(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Slack's mrkdwn: only `&`, `<` and `>` are special, and Slack asks for
+    /// exactly these three to be escaped (`<` starts a link or mention).
+    public static func slack(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Markdown (CommonMark): each ASCII punctuation character that can
+    /// start markup gets a backslash.
+    public static func markdown(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            if "\\`*_{}[]()#+-.!|<>~".unicodeScalars.contains(c) { out += "\\" }
+            out.unicodeScalars.append(c)
+        }
+        return out
+    }
+}

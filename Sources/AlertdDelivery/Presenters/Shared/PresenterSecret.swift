@@ -1,0 +1,99 @@
+import AlertModel
+import AlertdCurl
+import AlertdPOSIX
+
+/// A secret in a presenter's settings: given inline (`"token": "…"`) or as
+/// a file that holds it (`"token_file": "/etc/alertd/…"`), so the config
+/// itself can stay world-readable. Files are read with ``SecretFile``, when
+/// the presenter is made. A secret's value never reaches a log, a reason or
+/// a preview: those show ``placeholder``.
+public struct PresenterSecret: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        case inline(String)
+        case file(String)
+    }
+
+    /// The setting's name, `token` (its file form is `token_file`).
+    public let key: String
+    public let source: Source
+
+    public init(key: String, source: Source) {
+        self.key = key
+        self.source = source
+    }
+
+    /// `key` and `key_file`, for a type's list of keys.
+    public static func keys(_ key: String) -> [String] { [key, key + "_file"] }
+
+    /// Reads `key` or `key_file`. Both is a problem, and so is neither when
+    /// `required`; `need` finishes the sentence: "is required: <need>".
+    public static func read(
+        _ key: String, from object: [String: Any], at path: String, _ reader: JSONConfigReader, required: Bool, need: String = ""
+    ) -> PresenterSecret? {
+        let inline = reader.string(object, key, at: path)
+        let file = reader.string(object, key + "_file", at: path)
+        switch (inline, file) {
+        case (let value?, nil):
+            if value.isEmpty { reader.problem(reader.join(path, key), "must not be empty") }
+            return PresenterSecret(key: key, source: .inline(value))
+        case (nil, let file?):
+            if file.isEmpty { reader.problem(reader.join(path, key + "_file"), "must not be empty") }
+            return PresenterSecret(key: key, source: .file(file))
+        case (_?, _?):
+            reader.problem(path, "give \(key) or \(key)_file, not both")
+            return nil
+        case (nil, nil):
+            if required && object[key] == nil && object[key + "_file"] == nil {
+                reader.problem(reader.join(path, key), "is required (or \(key)_file)" + (need.isEmpty ? "" : ": \(need)"))
+            }
+            return nil
+        }
+    }
+
+    /// The secret itself: the inline text, or the file's content read now
+    /// (relative paths from the state directory).
+    public func value(in context: PresenterContext) throws(PresenterSetupError) -> String {
+        switch source {
+        case .inline(let value):
+            return value
+        case .file(let path):
+            do { return try SecretFile.read(context.resolve(path)) } catch { throw PresenterSetupError(error.message) }
+        }
+    }
+
+    /// What stands in for the secret where a person reads: `<token>`,
+    /// `<token from /etc/alertd/token>`; a URL keeps its origin
+    /// (`https://hooks.slack.com/<url>`), so a preview still says where it goes.
+    public var placeholder: String {
+        switch source {
+        case .inline(let value) where value.contains("://"):
+            return URLRedaction.origin(value) + "/<\(key)>"
+        case .inline:
+            return "<\(key)>"
+        case .file(let path):
+            return "<\(key) from \(path)>"
+        }
+    }
+}
+
+/// A type's secrets by key, read for real when its presenter is made, or
+/// placeholders for a preview.
+public struct PresenterSecrets: Sendable, Equatable {
+    private var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) { self.values = values }
+
+    /// Reads each secret (files now).
+    public init(reading secrets: [PresenterSecret], in context: PresenterContext) throws(PresenterSetupError) {
+        var values: [String: String] = [:]
+        for secret in secrets { values[secret.key] = try secret.value(in: context) }
+        self.values = values
+    }
+
+    /// Each secret's placeholder in its place.
+    public static func placeholders(_ secrets: [PresenterSecret]) -> PresenterSecrets {
+        PresenterSecrets(Dictionary(secrets.map { ($0.key, $0.placeholder) }, uniquingKeysWith: { a, _ in a }))
+    }
+
+    public subscript(key: String) -> String? { values[key] }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import AlertModel
+
+/// Telegram through the Bot API's `sendMessage`: HTML text with the labels,
+/// and an inline keyboard of URL buttons for the action links.
+public typealias TelegramPresenter = HTTPServicePresenter<TelegramPresenterConfiguration>
+
+/// Settings for a `telegram` presenter.
+///
+/// ```json
+/// "telegram": {"type": "telegram", "token_file": "/etc/alertd/telegram-bot-token", "chat_id": "-1001234567890"}
+/// ```
+public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
+    public static let typeName = "telegram"
+    public static let keys = PresenterSecret.keys("token") + ["chat_id", "api_url"] + HTTPServiceSettings.keys
+    public static var example: [String: Any] { ["token_file": "/etc/alertd/telegram-bot-token", "chat_id": "-1001234567890"] }
+
+    enum Limit {
+        /// Characters of a message once its HTML is parsed, counted as UTF-16.
+        static let text = 4_096
+        static let buttonText = 64
+    }
+
+    /// The bot's token from @BotFather (`123456:ABC…`); it goes into the URL path.
+    public var token: PresenterSecret?
+    /// A chat's numeric id (`-100…` for groups and channels) or `@channelname`.
+    public var chatID = ""
+    /// The Bot API server; a local one (telegram-bot-api) works too.
+    public var apiURL = "https://api.telegram.org"
+    public var http = HTTPServiceSettings()
+
+    public init(token: PresenterSecret?, chatID: String, apiURL: String = "https://api.telegram.org") {
+        self.token = token
+        self.chatID = chatID
+        self.apiURL = apiURL
+    }
+
+    public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
+        token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "the bot token @BotFather gave")
+        switch object["chat_id"] {
+        case let id as String where !id.isEmpty:
+            chatID = id
+        case let id as NSNumber where !StrictJSON.isBoolean(id) && id.doubleValue == id.doubleValue.rounded():
+            chatID = String(id.int64Value)
+        case nil:
+            reader.problem(reader.join(path, "chat_id"), "is required: the chat's id, e.g. \"-1001234567890\", or \"@channelname\"")
+        default:
+            reader.problem(reader.join(path, "chat_id"), "must be a chat id (a whole number) or \"@channelname\"")
+        }
+        apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        http = HTTPServiceSettings(reading: object, at: path, reader)
+    }
+
+    public var secrets: [PresenterSecret] { token.map { [$0] } ?? [] }
+
+    /// `{"ok": false, "error_code": 429, "description": "…", "parameters": {"retry_after": 5}}`.
+    public static var answers: HTTPServiceAnswers {
+        HTTPServiceAnswers(retryHint: .bodySeconds(["parameters", "retry_after"]), errorPaths: [["description"]])
+    }
+
+    public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let digest = AlertDigest(alert, delivery: delivery)
+        var json: [String: Any] = [
+            "chat_id": chatID, "text": Self.html(digest), "parse_mode": "HTML", "link_preview_options": ["is_disabled": true],
+        ]
+        let buttons = digest.linkedActions.map { ["text": TextLimit.truncate($0.label, to: Limit.buttonText), "url": $0.link] }
+        if !buttons.isEmpty { json["reply_markup"] = ["inline_keyboard": [buttons]] }
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/bot\(secrets["token"] ?? "")/sendMessage"), json: json)
+    }
+
+    /// The message in Telegram's HTML: the heading bold, then the message
+    /// and the labels, all escaped. The limit counts what shows, not the
+    /// tags: labels may take half of it, the message what is left.
+    static func html(_ d: AlertDigest) -> String {
+        let e = MarkupEscaping.html
+        let heading = TextLimit.truncate("\(d.style.emoji) \(d.title)", to: 256)
+        var shown = heading.utf16.count
+        var labels: [String] = []
+        var labelRoom = Limit.text / 2
+        for (i, label) in d.labels.enumerated() {
+            let name = TextLimit.truncate(label.name, to: 64), value = TextLimit.truncate(label.value, to: 256)
+            let size = name.utf16.count + value.utf16.count + 3
+            guard size <= labelRoom else {
+                labels.append("… \(d.labels.count - i) more")
+                shown += 12
+                break
+            }
+            labelRoom -= size
+            shown += size
+            labels.append("<b>\(e(name))</b>: \(e(value))")
+        }
+        let hints = d.actions.filter { $0.link == nil }.map { "\($0.label): alertctl \($0.kind.rawValue) \(d.id)" }
+        shown += hints.reduce(0) { $0 + $1.utf16.count + 1 }
+        var parts = ["<b>\(e(heading))</b>"]
+        if let message = d.message {
+            // Measured escaped, which is never shorter than what shows.
+            parts.append(TextLimit.truncate(message, to: max(0, Limit.text - shown - 8), marker: TextLimit.bodyMarker, escape: e))
+        }
+        if !labels.isEmpty { parts.append(labels.joined(separator: "\n")) }
+        if !hints.isEmpty { parts.append(hints.map { "<code>\(e($0))</code>" }.joined(separator: "\n")) }
+        return parts.joined(separator: "\n\n")
+    }
+}

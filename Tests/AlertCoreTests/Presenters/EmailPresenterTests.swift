@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdCurl
+@testable import AlertdDelivery
+
+/// The `email` presenter against a real SMTP server on loopback (aiosmtpd),
+/// each message read back with Python's MIME parser.
+@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh"))
+struct EmailPresenterTests {
+    func presenter(_ settings: [String: Any]) throws -> any AlertPresenter {
+        try ServiceFixtures.presenter(EmailPresenterConfiguration.self, settings)
+    }
+
+    @Test func theMinimalConfigurationDeliversAsWritten() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])
+        #expect(await p.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery) == .delivered)
+        let mail = try #require(try smtp.mails().first)
+        #expect(mail.mailFrom == "alertd@example.com")
+        #expect(mail.recipients == ["ops@example.com"])
+        #expect(mail.header("subject") == "[CRITICAL] Disk <full> & db1")
+    }
+
+    @Test func aMultipartAlternativeMessageWithBothPartsLinksAndEncodedHeaders() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter([
+            "url": smtp.url, "from": "Alertd Bot <alertd@example.com>", "to": ["Öps Team <ops@example.com>", "dev@example.com"],
+            "cc": ["boss@example.com"],
+        ])
+        let title = "Plattenplatz voll — ünïcode 🚨 on db1 <b> & " + String(repeating: "ß", count: 60)
+        let alert = try ServiceFixtures.alert(title: title)
+        let before = Int(Date().timeIntervalSince1970)
+        #expect(await p.present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        let mail = try #require(try smtp.mails().first)
+
+        #expect(mail.recipients == ["ops@example.com", "dev@example.com", "boss@example.com"])
+        #expect(mail.parsed["to"] as? [String] == ["ops@example.com", "dev@example.com"])
+        #expect(mail.parsed["to_names"] as? [String] == ["Öps Team", ""])
+        #expect(mail.parsed["cc"] as? [String] == ["boss@example.com"])
+        #expect(mail.header("from_name") == "Alertd Bot")
+        // RFC 2047: encoded-words on the wire, the title intact once decoded.
+        #expect(mail.header("subject") == "[CRITICAL] " + title)
+        #expect(mail.header("raw_subject")?.contains("=?UTF-8?B?") == true)
+        #expect(mail.header("message_id") == "<dlv-1.0@example.com>")
+        #expect(mail.header("auto_submitted") == "auto-generated")
+        let date = try #require(mail.parsed["date"] as? Int)
+        #expect(date >= before - 1 && date <= before + 60)
+        #expect(mail.header("content_type") == "multipart/alternative")
+        #expect(mail.parsed["defects"] as? [String] == [])
+        #expect((mail.parsed["max_line"] as? Int ?? 999) <= 78)
+        #expect(mail.parsed["bare_newlines"] as? Int == 0)
+
+        let parts = mail.parts
+        #expect(parts.map { $0["type"] as? String } == ["text/plain", "text/html"])
+        for part in parts {
+            #expect(part["charset"] as? String == "utf-8")
+            #expect(part["encoding"] as? String == "quoted-printable")
+            #expect(part["defects"] as? [String] == [])
+        }
+        let text = try #require(parts.first?["content"] as? String)
+        #expect(text.contains("[CRITICAL] " + title))
+        #expect(text.contains("/var is at 98% <b>now</b> & rising"))
+        #expect(text.contains("env: prod\nhost: db1"))
+        #expect(text.contains("Expand: \(ServiceFixtures.confirmLink)\nIgnore: \(ServiceFixtures.cancelLink)"))
+        let html = try #require(parts.last?["content"] as? String)
+        #expect(html.contains("/var is at 98% &lt;b&gt;now&lt;/b&gt; &amp; rising"))
+        #expect(html.contains("ünïcode 🚨 on db1 &lt;b&gt; &amp;"))
+        #expect(html.contains("<th style=\"text-align:left;padding:2px 12px 2px 0;color:#555\">host</th><td>db1</td>"))
+        let confirm = "href=\"\(ServiceFixtures.confirmLink.replacingOccurrences(of: "&", with: "&amp;"))\""
+        #expect(html.contains(confirm))
+        #expect(html.contains(">Expand</a>") && html.contains(">Ignore</a>"))
+        #expect(!html.contains("<b>now"), "the alert's markup is text, not HTML")
+    }
+
+    @Test func retriesCarryTheSameMessageID() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])
+        let alert = try ServiceFixtures.alert()
+        for attempt in 1...2 {
+            let delivery = DeliveryContext(deliveryID: "01a2.0", attempt: attempt, actionLinks: [:])
+            #expect(await p.present(alert, delivery: delivery) == .delivered)
+        }
+        let ids = try smtp.mails().map { $0.header("message_id") }
+        #expect(ids == ["<01a2.0@example.com>", "<01a2.0@example.com>"])
+        // Without links, the mail says how to decide instead.
+        let text = try #require(try smtp.mails().first?.parts.first?["content"] as? String)
+        #expect(text.contains("Expand: run `alertctl confirm \(alert.id)`"))
+    }
+
+    @Test func authenticatesWithThePasswordFromAFileAndNeverSendsItInTheClearByDefault() async throws {
+        let smtp = try await SMTPReceiver(login: ("alertd", "s3cret"))
+        let dir = TemporaryDirectory()
+        try writeSecretFile("s3cret\n", to: dir.path + "/smtp-password")
+        var settings: [String: Any] = [
+            "url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"],
+            "username": "alertd", "password_file": dir.path + "/smtp-password",
+        ]
+        // A password makes STARTTLS required, and this server offers none.
+        let refused = try await presenter(settings).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+        #expect(refused == .permanentFailure(reason: "email: \(smtp.url) does not offer STARTTLS, which tls \"required\" asks for"))
+        #expect(try smtp.mails().isEmpty)
+
+        settings["tls"] = "none"
+        #expect(try await presenter(settings).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery) == .delivered)
+        #expect(try smtp.mails().first?.login == "alertd")
+
+        try writeSecretFile("wrong", to: dir.path + "/smtp-password")
+        let denied = try await presenter(settings).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+        guard case .permanentFailure(let reason) = denied else { Issue.record("\(denied)"); return }
+        #expect(reason.hasPrefix("email: \(smtp.url) refused the login"))
+        #expect(!reason.contains("wrong"))
+    }
+
+    @Test func smtpRepliesDecideWhetherToRetry() async throws {
+        let smtp = try await SMTPReceiver()
+        let alert = try ServiceFixtures.alert()
+        let busy = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["tempfail@example.com"]])
+            .present(alert, delivery: ServiceFixtures.delivery)
+        guard case .retryableFailure(let busyReason, nil) = busy else { Issue.record("\(busy)"); return }
+        #expect(busyReason.hasPrefix("email: SMTP 451 from \(smtp.url)"))
+        let unknown = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["reject@example.com"]])
+            .present(alert, delivery: ServiceFixtures.delivery)
+        guard case .permanentFailure(let unknownReason) = unknown else { Issue.record("\(unknown)"); return }
+        #expect(unknownReason.hasPrefix("email: SMTP 550 from \(smtp.url)"))
+        let closed = try ClosedPort()
+        let down = try await presenter(["url": "smtp://127.0.0.1:\(closed.port)", "from": "alertd@example.com", "to": ["ops@example.com"]])
+            .present(alert, delivery: ServiceFixtures.delivery)
+        guard case .retryableFailure = down else { Issue.record("\(down)"); return }
+        #expect(try smtp.mails().isEmpty)
+    }
+
+    @Test func settingsAreChecked() {
+        let read = { (s: [String: Any]) in ServiceFixtures.read(EmailPresenterConfiguration.self, s).1 }
+        #expect(read(["url": "smtp://h:25", "from": "a@example.com", "to": ["b@example.com"]]).isEmpty)
+        #expect(read([:]) == [
+            "presenters.p.url: is required: the mail server, e.g. smtp://mail.example.com:587",
+            "presenters.p.from: is required: the sender, e.g. \"alertd <alertd@example.com>\"",
+            "presenters.p.to: is required: a list of recipients, e.g. [\"ops@example.com\"]",
+        ])
+        #expect(read(["url": "http://h", "from": "nobody", "to": [], "tls": "maybe"]) == [
+            "presenters.p.url: must be a smtp:// or smtps:// URL with a host",
+            "presenters.p.from: \"nobody\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)",
+            "presenters.p.to: must name at least one recipient",
+            "presenters.p.tls: must be required, optional or none, got \"maybe\"",
+        ])
+        #expect(read(["url": "smtp://h", "from": "a@b", "to": ["x <y@z>\r\nBcc: evil@example.com"]]).count == 1)
+        let secure = ServiceFixtures.read(EmailPresenterConfiguration.self, [
+            "url": "smtp://h", "from": "a@b", "to": ["c@d"], "username": "u", "password": "p",
+        ]).0
+        #expect(secure?.tls == .required)
+    }
+}
+
+/// The mail encodings on their own.
+@Suite struct MIMETextTests {
+    @Test func quotedPrintableKeepsLinesShortAndEscapesWhatItMust() {
+        let encoded = MIMEText.quotedPrintable(String(repeating: "a=b ", count: 40) + "end \nü\ttab\t\n")
+        let lines = encoded.components(separatedBy: "\r\n")
+        #expect(lines.allSatisfy { $0.utf8.count <= 76 })
+        #expect(lines.contains { $0.hasSuffix("=") }, "soft breaks")
+        #expect(encoded.contains("end=20\r\n=C3=BC\ttab=09\r\n"))
+        #expect(!encoded.contains("a=b"))
+    }
+
+    @Test func encodedWordsHoldWholeCharacters() {
+        let words = MIMEText.encodedWords(String(repeating: "🚨", count: 30))
+        #expect(words.count == 4)  // 9 four-byte emoji per 39-byte word
+        for word in words {
+            #expect(word.hasPrefix("=?UTF-8?B?") && word.hasSuffix("?="))
+            let payload = word.dropFirst(10).dropLast(2)
+            let bytes = Data(base64Encoded: String(payload))
+            #expect(bytes.flatMap { String(data: $0, encoding: .utf8) } != nil)
+        }
+        let folded = MIMEText.unstructured("Subject", String(repeating: "word ", count: 40))
+        #expect(folded.components(separatedBy: "\r\n").allSatisfy { $0.utf8.count <= 78 })
+        #expect(!folded.contains("=?"))
+        #expect(MIMEText.unstructured("Subject", "a\r\nBcc: x").hasPrefix("Subject: =?UTF-8?B?"))
+    }
+
+    @Test func datesAreRFC5322() {
+        #expect(MIMEText.date(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 +0000")
+        #expect(MIMEText.date(Date(timeIntervalSince1970: 1_719_835_200)) == "Mon, 01 Jul 2024 12:00:00 +0000")
+        #expect(MIMEText.date(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 +0000")
+    }
+}

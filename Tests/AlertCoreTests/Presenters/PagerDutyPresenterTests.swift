@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdDelivery
+
+/// The `pagerduty` presenter against a stand-in for the Events API v2
+/// (https://developer.pagerduty.com/docs/events-api-v2/trigger-events/).
+@Suite struct PagerDutyPresenterTests {
+    static let routingKey = "R0123456789abcdef0123456789abcde"
+
+    static func contract(_ request: HTTPRequest) -> [String] {
+        ServiceFixtures.jsonContract(request, path: "/v2/enqueue") { json in
+            let body = J(json)
+            var problems: [String] = []
+            if body["routing_key"].string?.count != 32 { problems.append("routing_key must be 32 characters") }
+            if !["trigger", "acknowledge", "resolve"].contains(body["event_action"].string ?? "") { problems.append("event_action") }
+            if (body["dedup_key"].string?.count ?? 0) > 255 { problems.append("dedup_key longer than 255") }
+            let payload = body["payload"]
+            let summary = payload["summary"].string ?? ""
+            if summary.isEmpty || summary.count > 1_024 { problems.append("summary length") }
+            if (payload["source"].string ?? "").isEmpty { problems.append("source is required") }
+            if !["critical", "error", "warning", "info"].contains(payload["severity"].string ?? "") { problems.append("severity") }
+            for link in body["links"].array.map(J.init) where link["href"].string == nil { problems.append("link without href") }
+            return problems
+        }
+    }
+
+    static let accepted = ServiceFixtures.json(202, #"{"status": "success", "message": "Event processed", "dedup_key": "x"}"#)
+
+    func presenter(_ receiver: ServiceReceiver, source: String? = nil) throws -> any AlertPresenter {
+        var settings: [String: Any] = ["routing_key": Self.routingKey, "api_url": receiver.base]
+        if let source { settings["source"] = source }
+        return try ServiceFixtures.presenter(PagerDutyPresenterConfiguration.self, settings)
+    }
+
+    @Test func triggersWithTheAlertIDAsDedupKeyAndTheSeverityMapped() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        for severity in Severity.allCases {
+            let alert = try ServiceFixtures.alert(severity: severity)
+            #expect(await p.present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+            let body = J(try #require(receiver.received.last).json)
+            #expect(body["payload"]["severity"].string == severity.rawValue)
+            #expect(body["dedup_key"].string == alert.id.rawValue)
+        }
+        #expect(receiver.received.allSatisfy { $0.problems.isEmpty })
+        let body = J(try #require(receiver.received.first).json)
+        #expect(body["event_action"].string == "trigger")
+        #expect(body["payload"]["summary"].string == "Disk <full> & db1")
+        #expect(body["payload"]["source"].string == "db1", "the host label")
+        #expect(body["payload"]["custom_details"]["labels"]["env"].string == "prod")
+        #expect(body["payload"]["custom_details"]["message"].string == "/var is at 98% <b>now</b> & rising")
+        #expect(body["links"].array.map { J($0)["href"].string } == [ServiceFixtures.confirmLink, ServiceFixtures.cancelLink])
+    }
+
+    @Test func answersAreJudged() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let target = "pagerduty (\(receiver.base))"
+        let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver, source: "alertd-prod"), receiver, [
+            ServiceFixtures.json(400, #"{"status": "invalid event", "message": "Event object is invalid", "errors": ["'payload.source' is missing or blank"]}"#),
+            ServiceFixtures.json(429, #"{"status": "throttle exceeded", "message": "Requests for this service are arriving too quickly."}"#),
+            .text(status: 503, ""),
+        ])
+        #expect(outcomes == [
+            .permanentFailure(reason: "HTTP 400 from \(target): 'payload.source' is missing or blank"),
+            .retryableFailure(reason: "HTTP 429 from \(target): Requests for this service are arriving too quickly."),
+            .retryableFailure(reason: "HTTP 503 from \(target)"),
+        ])
+        #expect(J(receiver.received.first?.json)["payload"]["source"].string == "alertd-prod")
+    }
+}

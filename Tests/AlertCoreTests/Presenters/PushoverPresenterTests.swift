@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdDelivery
+
+/// The `pushover` presenter against a stand-in for Pushover's messages API
+/// (https://pushover.net/api).
+@Suite struct PushoverPresenterTests {
+    static let token = "azGDORePK8gMaC0QOYAMyEEuzJnyUi"
+    static let user = "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"
+
+    static func contract(_ request: HTTPRequest) -> [String] {
+        ServiceFixtures.jsonContract(request, path: "/1/messages.json") { json in
+            let body = J(json)
+            var problems: [String] = []
+            if body["token"].string != token { problems.append("application token") }
+            if body["user"].string != user { problems.append("user key") }
+            let message = body["message"].string ?? ""
+            if message.isEmpty || message.count > 1_024 { problems.append("message length \(message.count)") }
+            if (body["title"].string?.count ?? 0) > 250 { problems.append("title longer than 250") }
+            if (body["url"].string?.count ?? 0) > 512 { problems.append("url longer than 512") }
+            if (body["url_title"].string?.count ?? 0) > 100 { problems.append("url_title longer than 100") }
+            if let p = body["priority"].int, !(-2...2).contains(p) { problems.append("priority \(p)") }
+            if body["priority"].int == 2 && (!body["retry"].exists || !body["expire"].exists) { problems.append("emergency needs retry and expire") }
+            return problems
+        }
+    }
+
+    static let accepted = ServiceFixtures.json(200, #"{"status": 1, "request": "647d2300-702c-4b38-8b2f-d56326ae460b"}"#)
+
+    func presenter(_ receiver: ServiceReceiver) throws -> any AlertPresenter {
+        let dir = TemporaryDirectory()
+        try writeSecretFile(Self.token, to: dir.path + "/token")
+        try writeSecretFile((Self.user + "\n"), to: dir.path + "/user")
+        return try ServiceFixtures.presenter(PushoverPresenterConfiguration.self, [
+            "token_file": dir.path + "/token", "user_file": dir.path + "/user", "api_url": receiver.base,
+        ])
+    }
+
+    @Test func sendsWithKeysFromFilesPriorityAndTheConfirmLink() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        for (severity, priority) in [(Severity.info, -1), (.warning, 0), (.error, 1), (.critical, 1)] {
+            #expect(await p.present(try ServiceFixtures.alert(severity: severity), delivery: ServiceFixtures.delivery) == .delivered)
+            #expect(J(receiver.received.last?.json)["priority"].int == priority)
+        }
+        #expect(receiver.received.allSatisfy { $0.problems.isEmpty })
+        let body = J(try #require(receiver.received.first).json)
+        #expect(body["url"].string == ServiceFixtures.confirmLink)
+        #expect(body["url_title"].string == "Expand")
+        #expect(body["html"].int == 1)
+        let message = try #require(body["message"].string)
+        #expect(message.hasPrefix("/var is at 98% &lt;b&gt;now&lt;/b&gt; &amp; rising\n\n<b>env</b>: prod\n<b>host</b>: db1"))
+        #expect(message.contains(">Ignore</a>"))
+    }
+
+    @Test func aLongMessageKeepsItsLinks() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        #expect(try await presenter(receiver).present(try ServiceFixtures.alert(message: String(repeating: "x", count: 5_000)),
+                                                      delivery: ServiceFixtures.delivery) == .delivered)
+        let got = try #require(receiver.received.first)
+        #expect(got.problems.isEmpty, "\(got.problems)")
+        #expect(J(got.json)["message"].string?.contains(">Ignore</a>") == true)
+    }
+
+    @Test func answersAreJudgedWithPushoversErrors() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let target = "pushover (\(receiver.base))"
+        let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [
+            ServiceFixtures.json(400, #"{"user": "invalid", "errors": ["user identifier is not a valid user, group, or subscribed user key"], "status": 0}"#),
+            ServiceFixtures.json(429, #"{"errors": ["application has exceeded its monthly message limit"], "status": 0}"#),
+            .text(status: 500, "oops"),
+        ])
+        #expect(outcomes == [
+            .permanentFailure(reason: "HTTP 400 from \(target): user identifier is not a valid user, group, or subscribed user key"),
+            .retryableFailure(reason: "HTTP 429 from \(target): application has exceeded its monthly message limit"),
+            .retryableFailure(reason: "HTTP 500 from \(target): oops"),
+        ])
+    }
+
+    @Test func bothKeysAreRequired() {
+        #expect(ServiceFixtures.read(PushoverPresenterConfiguration.self, ["token": "t"]).1
+            == ["presenters.p.user: is required (or user_file): the user or group key"])
+    }
+}

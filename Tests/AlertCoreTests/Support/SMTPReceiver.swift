@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real SMTP server on 127.0.0.1 for mail tests: Python's aiosmtpd
+/// (scripts/install-deps.sh installs it), writing each message it accepts
+/// to a file as received, with its envelope beside it. Recipients starting
+/// `tempfail` get a 451, `reject` a 550; with `login`, it offers AUTH and
+/// accepts only that user and password. Killed on deinit.
+final class SMTPReceiver: Sendable {
+    /// A message as the server got it, and as Python's own MIME parser reads it.
+    struct Mail: Sendable {
+        let envelope: [String: any Sendable]
+        let parsed: [String: any Sendable]
+
+        var mailFrom: String? { envelope["mail_from"] as? String }
+        var recipients: [String] { envelope["rcpt_tos"] as? [String] ?? [] }
+        var login: String? { envelope["login"] as? String }
+        func header(_ name: String) -> String? { parsed[name] as? String }
+        var parts: [[String: any Sendable]] { parsed["parts"] as? [[String: any Sendable]] ?? [] }
+    }
+
+    /// Whether `python3` can import aiosmtpd here.
+    static let available: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import aiosmtpd"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
+    let dir = TemporaryDirectory()
+    let port: Int
+    private let process: Process
+
+    init(login: (user: String, password: String)? = nil) async throws {
+        let script = dir.path + "/server.py"
+        try Data(Self.server.utf8).write(to: URL(fileURLWithPath: script))
+        try Data(Self.parser.utf8).write(to: URL(fileURLWithPath: dir.path + "/parse.py"))
+        try FileManager.default.createDirectory(atPath: dir.path + "/mail", withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", script, dir.path + "/mail", login?.user ?? "", login?.password ?? ""]
+        let log = dir.path + "/server.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try p.run()
+        process = p
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: dir.path + "/port", encoding: .utf8), let port = Int(text) {
+                self.port = port
+                return
+            }
+            if !p.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        throw TestDaemon.Failure("the SMTP server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var url: String { "smtp://127.0.0.1:\(port)" }
+
+    /// The messages received so far, oldest first, each parsed.
+    func mails() throws -> [Mail] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/mail").filter { $0.hasSuffix(".eml") }.sorted()
+        return try names.map { name in
+            let base = dir.path + "/mail/" + name.dropLast(4)
+            let envelope = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: base + ".json"))) as? [String: Any] ?? [:]
+            return Mail(envelope: envelope.mapValues(Self.sendable), parsed: try parse(base + ".eml").mapValues(Self.sendable))
+        }
+    }
+
+    /// Runs Python's `email` package over a message file.
+    private func parse(_ path: String) throws -> [String: Any] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", dir.path + "/parse.py", path]
+        let out = dir.path + "/parsed.json"
+        FileManager.default.createFile(atPath: out, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0,
+              let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any] else {
+            throw TestDaemon.Failure("parse.py failed on \(path)")
+        }
+        return json
+    }
+
+    private static func sendable(_ value: Any) -> any Sendable {
+        switch value {
+        case let s as String: s
+        case let n as NSNumber: n.intValue
+        case let list as [Any]: list.map(sendable)
+        case let object as [String: Any]: object.mapValues(sendable)
+        default: "\(value)"
+        }
+    }
+
+    static let server = #"""
+    import json, os, socket, sys, threading
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    outdir, user, password = sys.argv[1], sys.argv[2], sys.argv[3]
+
+    class Handler:
+        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            if address.startswith("tempfail"):
+                return "451 4.3.0 Mailbox busy, try again later"
+            if address.startswith("reject"):
+                return "550 5.1.1 No such user"
+            envelope.rcpt_tos.append(address)
+            return "250 OK"
+
+        async def handle_DATA(self, server, session, envelope):
+            n = len([f for f in os.listdir(outdir) if f.endswith(".eml")])
+            base = os.path.join(outdir, "msg-%03d" % n)
+            login = session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None
+            with open(base + ".json", "w") as f:
+                json.dump({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos, "login": login}, f)
+            with open(base + ".tmp", "wb") as f:
+                f.write(envelope.original_content)
+            os.rename(base + ".tmp", base + ".eml")
+            return "250 2.0.0 Message accepted"
+
+    def authenticate(server, session, envelope, mechanism, auth_data):
+        ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user and auth_data.password.decode() == password
+        return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    options = dict(authenticator=authenticate, auth_required=True, auth_require_tls=False) if user else {}
+    controller = Controller(Handler(), hostname="127.0.0.1", port=port, **options)
+    controller.start()
+    with open(os.path.join(os.path.dirname(outdir), "port"), "w") as f:
+        f.write(str(port))
+    threading.Event().wait()
+    """#
+
+    static let parser = #"""
+    import email, email.utils, json, sys
+    from email import policy
+
+    raw = open(sys.argv[1], "rb").read()
+    msg = email.message_from_bytes(raw, policy=policy.default)
+    legacy = email.message_from_bytes(raw)
+
+    def part(p):
+        return {"type": p.get_content_type(), "charset": p.get_content_charset(),
+                "encoding": p.get("Content-Transfer-Encoding"), "content": p.get_content().replace("\r\n", "\n"),
+                "defects": [str(d) for d in p.defects]}
+
+    lines = raw.split(b"\r\n")
+    print(json.dumps({
+        "subject": str(msg["Subject"]), "raw_subject": legacy["Subject"],
+        "from": str(msg["From"]), "from_name": msg["From"].addresses[0].display_name,
+        "to": [a.addr_spec for a in msg["To"].addresses], "to_names": [a.display_name for a in msg["To"].addresses],
+        "cc": [a.addr_spec for a in msg["Cc"].addresses] if msg["Cc"] else [],
+        "message_id": msg["Message-ID"], "auto_submitted": msg["Auto-Submitted"],
+        "date": int(email.utils.parsedate_to_datetime(msg["Date"]).timestamp()),
+        "content_type": msg.get_content_type(), "multipart": msg.is_multipart(),
+        "parts": [part(p) for p in msg.iter_parts()],
+        "defects": [str(d) for d in msg.defects],
+        "max_line": max(len(l) for l in lines),
+        "bare_newlines": raw.replace(b"\r\n", b"").count(b"\n") + raw.replace(b"\r\n", b"").count(b"\r"),
+    }))
+    """#
+}
