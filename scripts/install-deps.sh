@@ -7,7 +7,10 @@
 #   bash scripts/install-deps.sh --no-service-start wrk prometheus-alertmanager
 #
 # --no-service-start keeps packages from starting their own daemons (through
-# policy-rc.d, where the init system honours it).
+# policy-rc.d, where the init system honours it). Installing the test
+# dependencies that ship a daemon (Prometheus, Alertmanager) always does: the
+# tests start their own instances on free ports, and the packaged services
+# would only hold 9090 and 9093.
 set -euo pipefail
 
 no_service_start=0
@@ -19,6 +22,9 @@ fi
 packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev)
 # Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
 packages+=(bsdutils curl)
+# The Prometheus tests run the real programs: prometheus, alertmanager and amtool.
+service_packages=(prometheus prometheus-alertmanager)
+packages+=("${service_packages[@]}")
 packages+=("$@")
 
 missing=()
@@ -28,6 +34,11 @@ for p in "${packages[@]}"; do
     fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+for p in "${missing[@]}"; do
+    for s in "${service_packages[@]}"; do
+        [ "$p" = "$s" ] && no_service_start=1
+    done
+done
 
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "install-deps: apt-get not found; install these packages by hand: ${missing[*]}" >&2
