@@ -69,7 +69,7 @@ extension StoreRules {
         now: Date, in tx: inout T
     ) throws(T.Failure) -> Bool {
         guard kind.action == nil else { return true }
-        let silence = active.filter { $0.isActive(at: now) && $0.matches(alert.spec.labels) }.max { $0.endsAt < $1.endsAt }
+        let silence = active.silencing(alert.spec.labels, at: now).max { $0.endsAt < $1.endsAt }
         var data = ["delivery_id": delivery.rawValue, "presenter": kind.name]
         if let silence, alert.state == .open {
             try tx.hold(delivery, until: silence.endsAt, by: silence.id, at: now)

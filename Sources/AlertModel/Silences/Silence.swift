@@ -64,3 +64,12 @@ public struct Silence: Sendable, Equatable, Codable {
         case updatedAt = "updated_at"
     }
 }
+
+extension Sequence<Silence> {
+    /// The silences that hold back an alert with these labels at `now`:
+    /// active, and matching. What the store holds deliveries by and what
+    /// the API shows as an alert's `silenced_by`.
+    public func silencing(_ labels: [String: String], at now: Date) -> [Silence] {
+        filter { $0.isActive(at: now) && $0.matches(labels) }
+    }
+}
