@@ -33,7 +33,7 @@ public struct AlertmanagerAPI: Sendable {
         }
         router.add("GET", "/api/v2/alerts", access: .token, errors: .alertmanager) { req throws(APIError) in try await getAlerts(req.http) }
         router.add("GET", "/api/v2/status", access: .token, errors: .alertmanager) { _ in
-            APIRepresentation.json(AlertmanagerWire.Status(uptime: metrics.started))
+            APIRepresentation.json(AlertmanagerRepresentation.Status(uptime: metrics.started))
         }
         // Probes hold no token, as for /v1/health.
         router.add("GET", "/-/healthy", access: .public, errors: .alertmanager) { _ in .text("OK") }
@@ -96,7 +96,7 @@ public struct AlertmanagerAPI: Sendable {
         let now = Date()
         let silences = try await APIError.storeCall(await store.silences())
         let router = intake.current.router
-        var out: [AlertmanagerWire.Alert] = []
+        var out: [AlertmanagerRepresentation.Alert] = []
         for alert in try await openAlerts() {
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
@@ -107,7 +107,7 @@ public struct AlertmanagerAPI: Sendable {
             guard silencedBy.isEmpty ? flags["active"]! : flags["silenced"]! else { continue }
             var annotations = ["summary": alert.spec.title]
             if let message = alert.spec.message { annotations["description"] = message }
-            out.append(AlertmanagerWire.Alert(
+            out.append(AlertmanagerRepresentation.Alert(
                 labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: alert.expiresAt ?? RFC3339.goZero,
                 updatedAt: alert.updatedAt, fingerprint: LabelFingerprint(labels).description,
                 receivers: receivers.map { .init(name: $0) },

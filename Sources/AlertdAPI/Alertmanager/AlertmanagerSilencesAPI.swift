@@ -22,7 +22,7 @@ public struct AlertmanagerSilencesAPI: Sendable {
         router.add("GET", "/api/v2/silence/{id}", access: .token, errors: .alertmanager) { req throws(APIError) in
             let raw = req[parameter: "id"]
             guard let silence = try await APIError.storeCall(await store.silence(id: SilenceID(rawValue: raw))) else { throw .silenceNotFound(raw) }
-            return APIRepresentation.json(AlertmanagerWire.Silence(silence, at: Date()))
+            return APIRepresentation.json(AlertmanagerRepresentation.Silence(silence, at: Date()))
         }
         router.add("DELETE", "/api/v2/silence/{id}", access: .token, errors: .alertmanager) { req throws(APIError) in
             let raw = req[parameter: "id"]
@@ -50,7 +50,7 @@ public struct AlertmanagerSilencesAPI: Sendable {
             throw .silenceNotFound(replacing?.rawValue ?? "")
         case .saved(let saved):
             onChange()
-            return APIRepresentation.json(AlertmanagerWire.SilenceCreated(silenceID: saved.id.rawValue))
+            return APIRepresentation.json(AlertmanagerRepresentation.SilenceCreated(silenceID: saved.id.rawValue))
         }
     }
 
@@ -75,10 +75,10 @@ public struct AlertmanagerSilencesAPI: Sendable {
             guard let m = raw as? [String: Any], let name = m["name"] as? String, let value = m["value"] as? String else {
                 throw .invalidBody("`matchers[\(i)]` must be an object with string `name` and `value`.")
             }
-            let isRegex = m["isRegex"] as? Bool ?? false
-            let isEqual = m["isEqual"] as? Bool ?? true
+            let wire = AlertmanagerRepresentation.Matcher(name: name, value: value, isRegex: m["isRegex"] as? Bool ?? false,
+                                                          isEqual: m["isEqual"] as? Bool)
             do throws(SilenceError) {
-                matchers.append(try LabelMatcher(name: name, MatchOperator(isRegex: isRegex, isEqual: isEqual), value))
+                matchers.append(try wire.matcher())
             } catch {
                 throw APIError(error)
             }
@@ -124,6 +124,6 @@ public struct AlertmanagerSilencesAPI: Sendable {
             }
         }
         let sorted = silences.sorted { rank($0) < rank($1) }
-        return APIRepresentation.json(sorted.map { AlertmanagerWire.Silence($0, at: now) })
+        return APIRepresentation.json(sorted.map { AlertmanagerRepresentation.Silence($0, at: now) })
     }
 }
