@@ -111,7 +111,7 @@ public struct AlertmanagerAPI: Sendable {
                 labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: alert.expiresAt ?? RFC3339.goZero,
                 updatedAt: alert.updatedAt, fingerprint: LabelFingerprint(labels).description,
                 receivers: receivers.map { .init(name: $0) },
-                status: .init(state: silencedBy.isEmpty ? "active" : "suppressed", silencedBy: silencedBy), generatorURL: generatorURL))
+                status: .init(state: silencedBy.isEmpty ? .active : .suppressed, silencedBy: silencedBy), generatorURL: generatorURL))
         }
         return APIRepresentation.json(out)
     }

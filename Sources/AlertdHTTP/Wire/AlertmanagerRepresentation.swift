@@ -14,14 +14,20 @@ public enum AlertmanagerRepresentation {
             public init(name: String) { self.name = name }
         }
 
+        /// Alertmanager's alert states; alertd processes alerts at once, so
+        /// never `unprocessed`.
+        public enum State: String, Codable, Sendable {
+            case active, suppressed, unprocessed
+        }
+
         public struct Status: Codable, Sendable {
             /// `active`, or `suppressed` while a silence holds it.
-            public var state: String
+            public var state: State
             public var silencedBy: [String]
             /// alertd has no inhibition; always empty.
             public var inhibitedBy: [String] = []
 
-            public init(state: String, silencedBy: [String]) {
+            public init(state: State, silencedBy: [String]) {
                 self.state = state
                 self.silencedBy = silencedBy
             }
