@@ -6,22 +6,34 @@ import Testing
 /// `alertctl silence` against a real daemon: a silence holds deliveries
 /// back, expiring it lets them go, and silences outlast a restart.
 @Suite(.serialized) struct AlertctlSilenceTests {
+    /// Runs the line of docs/PROMETHEUS.md's alertctl snippet that starts
+    /// with `prefix` through the shell, with the built alertctl first on PATH.
+    func documented(_ prefix: String, _ d: TestDaemon, environment: [String: String] = [:]) async throws -> TestBinaries.Result {
+        let lines = try DocSnippets("docs/PROMETHEUS.md").snippet("alertctl-commands").split(separator: "\n").map(String.init)
+        let line = try #require(lines.first { $0.hasPrefix(prefix) }, "no `\(prefix)` line")
+        let bin = URL(fileURLWithPath: try TestBinaries.alertctl).deletingLastPathComponent().path
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        return try await TestBinaries.run("/bin/sh", ["-c", line], environment: [
+            "PATH": path, "ALERTD_SOCKET": d.socketPath, "USER": "alice",
+        ].merging(environment) { $1 })
+    }
+
     @Test func addListAndExpireHoldAndReleaseDeliveries() async throws {
         let d = try TestDaemon(config: ["presenters": ["sink": ["type": "test", "record": "presented.jsonl"]]])
         try await d.start()
         let sink = TestPresenterLog(d)
 
-        let add = try await d.alertctl(["silence", "add", "DiskFull", #"instance=~"db[0-9]+""#, "--comment", "disk swap", "-a", "alice", "-d", "2h"])
+        let add = try await documented("alertctl silence add", d)
         #expect(add.exitCode == 0, "\(add.stderr)")
         let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!id.isEmpty)
-        let list = try await d.alertctl(["silence", "list"])
+        let list = try await documented("alertctl silence list", d)
         #expect(list.exitCode == 0)
         let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix(id) })
         #expect(row.contains("active"))
         #expect(row.contains("alice"))
         #expect(row.contains(#"alertname="DiskFull" instance=~"db[0-9]+""#))
-        #expect(row.hasSuffix("disk swap"))
+        #expect(row.hasSuffix("disk swap on db"))
 
         let held = try await d.send(["title": "Disk full on db1", "labels": ["alertname": "DiskFull", "instance": "db1"]])
         _ = try await d.send(["title": "Disk full on web1", "labels": ["alertname": "DiskFull", "instance": "web1"]])
@@ -39,11 +51,11 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         #expect(sink.entries.count == 1)
 
-        let expire = try await d.alertctl(["silence", "expire", id])
+        let expire = try await documented("alertctl silence expire", d, environment: ["SILENCE_ID": id])
         #expect(expire.exitCode == 0, "\(expire.stderr)")
         #expect(expire.stdout == "expired \(id)\n")
         #expect(await sink.wait { $0.contains { $0.title == "Disk full on db1" } })
-        let none = try await d.alertctl(["silence", "list"])
+        let none = try await documented("alertctl silence list", d)
         #expect(none.stdout.isEmpty)
         #expect(none.stderr == "no active or pending silences\n")
         let all = try await d.alertctl(["silence", "list", "--all", "--json"])
