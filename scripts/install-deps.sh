@@ -36,7 +36,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 for p in "${missing[@]}"; do
     for s in "${service_packages[@]}"; do
-        [ "$p" = "$s" ] && no_service_start=1
+        if [ "$p" = "$s" ]; then no_service_start=1; fi
     done
 done
 
