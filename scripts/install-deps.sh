@@ -7,7 +7,10 @@
 #   bash scripts/install-deps.sh --no-service-start wrk prometheus-alertmanager
 #
 # --no-service-start keeps packages from starting their own daemons (through
-# policy-rc.d, where the init system honours it).
+# policy-rc.d, where the init system honours it). Installing the test
+# dependencies that ship a daemon (Prometheus, Alertmanager) always does: the
+# tests start their own instances on free ports, and the packaged services
+# would only hold 9090 and 9093.
 set -euo pipefail
 
 no_service_start=0
@@ -21,6 +24,9 @@ packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libss
 packages+=(bsdutils curl)
 # The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below).
 command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
+# The Prometheus tests run the real programs: prometheus, alertmanager and amtool.
+service_packages=(prometheus prometheus-alertmanager)
+packages+=("${service_packages[@]}")
 packages+=("$@")
 
 # aiosmtpd for the mail tests, once python3 is there. Debian's own Python
@@ -36,6 +42,11 @@ for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$p")
     fi
+done
+for p in "${missing[@]}"; do
+    for s in "${service_packages[@]}"; do
+        if [ "$p" = "$s" ]; then no_service_start=1; fi
+    done
 done
 if [ ${#missing[@]} -eq 0 ]; then
     install_aiosmtpd

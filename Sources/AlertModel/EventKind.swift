@@ -9,6 +9,9 @@ public enum EventKind: String, Sendable, Hashable, Codable, CaseIterable {
     case deliverySucceeded = "delivery.succeeded"
     case deliveryFailed = "delivery.failed"
     case deliveryDead = "delivery.dead"
+    /// A silence held a delivery back (`until` says till when), or withheld
+    /// it for good because its alert closed meanwhile (no `until`).
+    case deliverySilenced = "delivery.silenced"
 
     /// The event of an alert reaching `state`; nil for `open`, which no
     /// decision reaches.

@@ -22,6 +22,9 @@ extension APIRouter {
         MetricsAPI(metrics: metrics, store: store, writeFailure: storeWriteFailure).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)
         HealthAPI(store: store, dispatcherRunning: dispatcherRunning, writeFailure: storeWriteFailure).register(in: &router)
+        AlertmanagerAPI(intake: intake, store: store, metrics: metrics, dispatcherRunning: dispatcherRunning).register(in: &router)
+        AlertmanagerSilencesAPI(store: store, onChange: onReplay).register(in: &router)
+        AlertmanagerWebhookAPI(intake: intake, store: store, metrics: metrics).register(in: &router)
         return router
     }
 }

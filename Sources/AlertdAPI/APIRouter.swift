@@ -3,8 +3,8 @@ import AlertdHTTP
 /// Matches requests to handlers by method and path pattern
 /// (`/v1/alerts/{id}`), enforces each route's declared `APIAccess` and the
 /// `APIOriginPolicy` that keeps browsers off TCP, and renders every
-/// `APIError` (its own 401, 404, 405 and 421 included) as the API's JSON
-/// error body, in this one place.
+/// `APIError` (its own 401, 404, 405 and 421 included) in the route's
+/// `APIErrorStyle`, in this one place.
 public struct APIRouter: Sendable {
     public typealias Handler = @Sendable (APIRequest) async throws(APIError) -> HTTPResponse
 
@@ -14,6 +14,8 @@ public struct APIRouter: Sendable {
         public let pattern: String
         /// Who may call it.
         public let access: APIAccess
+        /// How its errors are written.
+        public let errors: APIErrorStyle
         package let segments: [Segment]
         package let handler: Handler
     }
@@ -34,34 +36,37 @@ public struct APIRouter: Sendable {
         self.origins = origins
     }
 
-    public mutating func add(_ method: String, _ pattern: String, access: APIAccess, _ handler: @escaping Handler) {
+    public mutating func add(
+        _ method: String, _ pattern: String, access: APIAccess, errors: APIErrorStyle = .alertd, _ handler: @escaping Handler
+    ) {
         let segments = pattern.split(separator: "/").map { s -> Segment in
             s.hasPrefix("{") && s.hasSuffix("}") ? .parameter(String(s.dropFirst().dropLast())) : .literal(String(s))
         }
-        routes.append(Route(method: method, pattern: pattern, access: access, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, access: access, errors: errors, segments: segments, handler: handler))
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        do {
-            return try await route(request)
-        } catch {
-            return error.response
-        }
-    }
-
-    private func route(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        do throws(APIError) {
-            try origins.checkHost(request)
-        } catch {
-            // The right token is no rebinding page's: let it name the daemon as it likes.
-            guard (try? authenticator.authenticate(request)) == true else { throw error }
-        }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         // Literal segments win over parameters, so `/v1/alerts/replay` could never be read as an id.
         let candidates = routes.compactMap { route -> (Route, [String: String], Int)? in
             guard let (params, literals) = Self.match(route.segments, parts) else { return nil }
             return (route, params, literals)
         }.sorted { $0.2 > $1.2 }
+        do {
+            return try await route(request, candidates)
+        } catch {
+            // A path's routes share a style: even its 401 and 405 speak it.
+            return error.response(in: candidates.first?.0.errors ?? .alertd)
+        }
+    }
+
+    private func route(_ request: HTTPRequest, _ candidates: [(Route, [String: String], Int)]) async throws(APIError) -> HTTPResponse {
+        do throws(APIError) {
+            try origins.checkHost(request)
+        } catch {
+            // The right token is no rebinding page's: let it name the daemon as it likes.
+            guard (try? authenticator.authenticate(request)) == true else { throw error }
+        }
         if let (route, params, _) = candidates.first(where: { Self.serves($0.0, request.method) }) {
             let verified = try authorize(request, route.access)
             try origins.checkBrowser(request, access: route.access)

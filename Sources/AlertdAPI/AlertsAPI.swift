@@ -163,8 +163,9 @@ public struct AlertsAPI: Sendable {
             throw .invalidQuery(problems.map(\.message).joined(separator: " "), details: problems)
         }
         let page = try await APIError.storeCall(await store.alerts(matching: query))
+        let silencing = try await silencing()
         return APIRepresentation.json(APIRepresentation.AlertList(
-            alerts: page.alerts.map { APIRepresentation.AlertDetail($0) }, nextCursor: page.nextCursor))
+            alerts: page.alerts.map { APIRepresentation.AlertDetail($0, silencedBy: silencing($0)) }, nextCursor: page.nextCursor))
     }
 
     // MARK: GET /v1/alerts/{id}
@@ -173,7 +174,16 @@ public struct AlertsAPI: Sendable {
         guard let id = AlertID(raw),
               let record = try await APIError.storeCall(await store.record(id: id))
         else { throw .alertNotFound(id: raw) }
-        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries))
+        let silencing = try await silencing()
+        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries, silencedBy: silencing(record.alert)))
+    }
+
+    /// Which active silences hold an alert back, by the same rule the store
+    /// holds its deliveries by; only an open alert is held.
+    private func silencing() async throws(APIError) -> @Sendable (Alert) -> [SilenceID] {
+        let now = Date()
+        let active = try await APIError.storeCall(await store.silences()).filter { $0.isActive(at: now) }
+        return { alert in alert.state == .open ? active.silencing(alert.spec.labels, at: now).map(\.id) : [] }
     }
 
     // MARK: replay

@@ -11,7 +11,7 @@ extension AlertctlCommand {
                 `alertctl` is the command-line client of `alertd`(8). It composes alerts from options or \
                 templates and checks them locally (`validate`, `render`), and talks to a running alertd over \
                 its Unix socket or over TCP (`send`, `list`, `show`, `confirm`, `cancel`, `resolve`, `watch`, \
-                `replay`).
+                `replay`, `silence`).
                 """),
             .paragraph("""
                 Every command takes -h and --help; `alertctl help <command>` prints the same. --json prints \
@@ -82,6 +82,9 @@ extension AlertctlCommand {
                 "Follow events from the start of the kept history, one JSON line each:",
                 "alertctl watch --since 0 --json"),
             ManualPage.Example("Retry every dead delivery:", "alertctl replay --dead"),
+            ManualPage.Example(
+                "Hold back the alerts of the db hosts for a two-hour maintenance:",
+                "alertctl silence add alertname=DiskFull 'instance=~\"db[0-9]+\"' --duration 2h --comment \"disk swap\""),
             ManualPage.Example(
                 "Check an alert from a script, without a daemon:",
                 "alertctl validate -t \"Backup failed\" -s error --json"),

@@ -88,6 +88,17 @@ public struct AlertdClient: Sendable {
     package func exchange<Answer: Decodable>(
         _ method: String, _ path: String, body: Data? = nil, expecting status: Int
     ) async throws(AlertdClientError) -> Answer {
+        let response = try await call(method, path, body: body, expecting: status)
+        do {
+            return try APIRepresentation.decoder.decode(Answer.self, from: response.body)
+        } catch {
+            throw .badResponse(endpoint: endpoint, status: response.status, reason: "\(Self.describe(error)) in \(Self.excerpt(response.body))")
+        }
+    }
+
+    /// Sends one request and returns the answer if it has the `expected`
+    /// status; any other is thrown as ``failure(status:body:expected:headers:)``.
+    package func call(_ method: String, _ path: String, body: Data? = nil, expecting status: Int) async throws(AlertdClientError) -> HTTPClientResponse {
         let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
         let response: HTTPClientResponse
         do {
@@ -96,22 +107,22 @@ public struct AlertdClient: Sendable {
             throw AlertdClientError(error, endpoint: endpoint)
         }
         guard response.status == status else {
-            throw failure(status: response.status, body: response.body, expected: status)
+            throw failure(status: response.status, body: response.body, expected: status, headers: response.headers)
         }
-        do {
-            return try APIRepresentation.decoder.decode(Answer.self, from: response.body)
-        } catch {
-            throw .badResponse(endpoint: endpoint, status: response.status, reason: "\(Self.describe(error)) in \(Self.excerpt(response.body))")
-        }
+        return response
     }
 
     /// The error for an answer other than the `expected` one: the API's error
-    /// shape (a 409 to a decision with the alert as it stands), else a bad response.
-    package func failure(status: Int, body: Data, expected: Int) -> AlertdClientError {
+    /// shape (a 409 to a decision with the alert as it stands; a JSON string
+    /// on Alertmanager's routes), else a bad response.
+    package func failure(status: Int, body: Data, expected: Int, headers: HTTPHeaders = [:]) -> AlertdClientError {
         if status == 409, let conflict = try? APIRepresentation.decoder.decode(APIRepresentation.DecisionConflict.self, from: body) {
             return .alreadyDecided(conflict)
         }
         if let error = try? HTTPErrorBody.decode(body) {
+            return .api(status: status, error: error)
+        }
+        if let error = HTTPErrorBody.decodeAlertmanager(body, headers: headers) {
             return .api(status: status, error: error)
         }
         return .badResponse(endpoint: endpoint, status: status, reason: "expected \(expected), got \(status): \(Self.excerpt(body))")

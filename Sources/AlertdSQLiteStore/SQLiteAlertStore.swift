@@ -9,7 +9,7 @@ import AlertdStore
 /// so reads never wait for an fsync.
 public final class SQLiteAlertStore: AlertStore {
     public let path: String
-    private let writer: GroupCommitter
+    let writer: GroupCommitter
     private let writeConnection: SQLiteConnection
     private let reader: SQLiteConnection
 
@@ -194,6 +194,7 @@ public final class SQLiteAlertStore: AlertStore {
                 DELETE FROM events WHERE seq IN (
                     SELECT seq FROM events WHERE at < ? AND seq < (SELECT MAX(seq) FROM events) ORDER BY seq LIMIT ?)
                 """).run([.integer(cutoffMs), .integer(Int64(limit * 8))])
+            try conn.statement("DELETE FROM silences WHERE ends_at < ?").run([.integer(cutoffMs)])
             return ids.count
         }
     }
@@ -201,37 +202,54 @@ public final class SQLiteAlertStore: AlertStore {
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
-            var ids: [String] = []
+            var ids: [(id: String, heldBy: String?)] = []
             let due = try conn.statement("""
-                SELECT id FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
+                SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
                 ORDER BY next_attempt_at LIMIT ?
                 """)
             for (kind, slots) in capacity.sorted(by: { $0.key < $1.key }) where slots > 0 {
-                ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { $0.text(0) }
+                ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { ($0.text(0), $0.optionalText(1)) }
             }
             if orphanLimit > 0 {
                 let known = capacity.keys.map(\.name).sorted()
                 let placeholders = known.isEmpty ? "''" : known.map { _ in "?" }.joined(separator: ",")
                 let orphans = try conn.statement("""
-                    SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
+                    SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
                     AND presenter NOT IN (\(placeholders)) LIMIT ?
                     """)
-                ids += try orphans.query([.integer(nowMs)] + known.map(SQLiteValue.text) + [.integer(Int64(orphanLimit))]) { $0.text(0) }
+                ids += try orphans.query([.integer(nowMs)] + known.map(SQLiteValue.text) + [.integer(Int64(orphanLimit))]) {
+                    ($0.text(0), $0.optionalText(1))
+                }
             }
+            var tx = SQLiteStoreTransaction(conn: conn)
+            let active = try tx.activeSilences(at: now)
+            let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let claim = try conn.statement("""
                 UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?
                 WHERE id = ? AND state = 'pending'
-                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at
+                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by
                 """)
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
-            for id in ids {
+            for (id, heldBy) in ids {
+                // Decoding the alert costs; only a silence in play needs it.
+                if !active.isEmpty || heldBy != nil {
+                    let rows = try screened.query([.text(id)]) { row in
+                        (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
+                    }
+                    if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
+                       try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
+                                              silences: active, now: now, in: &tx) {
+                        continue
+                    }
+                }
                 let claimed = try claim.query([.integer(nowMs), .text(id)]) { row in
                     DeliveryRecord(
                         id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
                         kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
                         state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
-                        createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil)
+                        createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
+                        silencedBy: row.optionalText(7).map(SilenceID.init))
                 }
                 guard let delivery = claimed.first,
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
@@ -338,7 +356,7 @@ public final class SQLiteAlertStore: AlertStore {
             let alert = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
                 .query([.text(id.rawValue)]) { StoreCoding.AlertRow($0) }.first
             let deliveries = try conn.statement("""
-                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at, kind
+                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at, kind, silenced_by
                 FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
                 """).query([.text(id.rawValue)]) { row in
                 DeliveryRecord(
@@ -346,7 +364,7 @@ public final class SQLiteAlertStore: AlertStore {
                     state: DeliveryState(rawValue: row.text(2)) ?? .pending, attempts: Int(row.int(3)),
                     nextAttemptAt: row.optionalInt(4).map(StoreCoding.date), lastError: row.optionalText(5),
                     createdAt: StoreCoding.date(row.int(6)), updatedAt: StoreCoding.date(row.int(7)),
-                    deliveredAt: row.optionalInt(8).map(StoreCoding.date))
+                    deliveredAt: row.optionalInt(8).map(StoreCoding.date), silencedBy: row.optionalText(10).map(SilenceID.init))
             }
             return (alert, deliveries)
         }
@@ -437,6 +455,7 @@ public final class SQLiteAlertStore: AlertStore {
                 case "deliveries.pending": c.pending = value
                 case "deliveries.in_flight": c.inFlight = value
                 case "deliveries.dead": c.dead = value
+                case "deliveries.silenced_total": c.silencedDeliveries = value
                 default: break
                 }
             }
@@ -453,7 +472,7 @@ public final class SQLiteAlertStore: AlertStore {
         try await Self.blocking(writeConnection, what, body)
     }
 
-    private func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
         try await Self.blocking(reader, what, body)
     }
 

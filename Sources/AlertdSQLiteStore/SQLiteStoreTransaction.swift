@@ -61,6 +61,45 @@ struct SQLiteStoreTransaction: StoreTransaction {
                       .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at)])
     }
 
+    func silence(_ id: SilenceID) throws(SQLiteError) -> Silence? {
+        try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE id = ?")
+            .query([.text(id.rawValue)]) { StoreCoding.SilenceRow($0) }.first.map(StoreCoding.silence) ?? nil
+    }
+
+    /// The silences active at `now`, which screen every claim.
+    func activeSilences(at now: Date) throws(SQLiteError) -> [Silence] {
+        let ms = StoreCoding.millis(now)
+        return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ? AND starts_at <= ?")
+            .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
+    }
+
+    func save(_ s: Silence) throws(SQLiteError) {
+        try conn.statement("""
+            INSERT OR REPLACE INTO silences (id, matchers, starts_at, ends_at, created_by, comment, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).run([.text(s.id.rawValue), .text(StoreCoding.encodeMatchers(s.matchers)), .integer(StoreCoding.millis(s.startsAt)),
+                      .integer(StoreCoding.millis(s.endsAt)), .text(s.createdBy), .text(s.comment), .integer(StoreCoding.millis(s.updatedAt))])
+    }
+
+    func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) throws(SQLiteError) {
+        try conn.statement("""
+            UPDATE deliveries SET state = 'pending', next_attempt_at = ?, silenced_by = ?, updated_at = ? WHERE id = ?
+            """).run([.integer(StoreCoding.millis(until)), .text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue)])
+    }
+
+    func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(SQLiteError) {
+        try conn.statement("""
+            UPDATE deliveries SET state = 'silenced', next_attempt_at = NULL, silenced_by = ?, updated_at = ? WHERE id = ?
+            """).run([.text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue)])
+    }
+
+    func release(heldBy silence: SilenceID, at now: Date) throws(SQLiteError) {
+        try conn.statement("""
+            UPDATE deliveries SET next_attempt_at = ?1, updated_at = ?1
+            WHERE silenced_by = ?2 AND state = 'pending' AND next_attempt_at > ?1
+            """).run([.integer(StoreCoding.millis(now)), .text(silence.rawValue)])
+    }
+
     func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
         try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
             .run([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])

@@ -51,6 +51,37 @@ package enum StoreCoding {
 
     package static func encodeSpec(_ spec: AlertSpec) -> String { spec.canonicalJSON }
 
+    /// The columns `silence(_:)` reads, in order.
+    package static let silenceColumns = "id, matchers, starts_at, ends_at, created_by, comment, updated_at"
+
+    /// The raw columns of one silence row.
+    package struct SilenceRow: Sendable {
+        package var id: String, matchers: String, starts: Int64, ends: Int64, createdBy: String, comment: String, updated: Int64
+
+        package init(_ row: SQLiteRow) {
+            id = row.text(0)
+            matchers = row.text(1)
+            starts = row.int(2)
+            ends = row.int(3)
+            createdBy = row.text(4)
+            comment = row.text(5)
+            updated = row.int(6)
+        }
+    }
+
+    /// A silence from its row; nil when its matchers no longer read back,
+    /// which only a hand-edited database could cause: such a silence is
+    /// left out rather than failing every claim.
+    package static func silence(_ row: SilenceRow) -> Silence? {
+        guard let matchers = try? JSONDecoder().decode([LabelMatcher].self, from: Data(row.matchers.utf8)) else { return nil }
+        return Silence(id: SilenceID(rawValue: row.id), matchers: matchers, startsAt: date(row.starts), endsAt: date(row.ends),
+                       createdBy: row.createdBy, comment: row.comment, updatedAt: date(row.updated))
+    }
+
+    package static func encodeMatchers(_ matchers: [LabelMatcher]) -> String {
+        String(decoding: (try? encoder.encode(matchers)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
     /// A flat object of strings, keys sorted; for event data.
     package static func json(_ fields: [String: String]) -> String {
         var o = JSONObject()

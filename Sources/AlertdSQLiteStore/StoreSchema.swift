@@ -115,5 +115,27 @@ package enum StoreSchema {
         // 6: the file says it is alertd's (a new store gets it here too).
         // Stores from before had application_id 0 and are adopted by this.
         stamp,
+        // 7: silences, and the deliveries they hold back. `silenced_by` is
+        // the silence that last held a delivery; the counter counts each
+        // delivery the first time one does.
+        """
+        CREATE TABLE silences (
+            id          TEXT PRIMARY KEY,
+            matchers    TEXT NOT NULL,
+            starts_at   INTEGER NOT NULL,
+            ends_at     INTEGER NOT NULL,
+            created_by  TEXT NOT NULL,
+            comment     TEXT NOT NULL,
+            updated_at  INTEGER NOT NULL
+        );
+        CREATE INDEX silences_end ON silences(ends_at);
+        ALTER TABLE deliveries ADD COLUMN silenced_by TEXT;
+        CREATE INDEX deliveries_silenced ON deliveries(silenced_by) WHERE silenced_by IS NOT NULL AND state = 'pending';
+        INSERT INTO counters (name, value) VALUES ('deliveries.silenced', 0), ('deliveries.silenced_total', 0);
+        CREATE TRIGGER deliveries_count_silenced AFTER UPDATE OF silenced_by ON deliveries
+            WHEN old.silenced_by IS NULL AND new.silenced_by IS NOT NULL BEGIN
+            UPDATE counters SET value = value + 1 WHERE name = 'deliveries.silenced_total';
+        END;
+        """,
     ]
 }

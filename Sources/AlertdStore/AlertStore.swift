@@ -30,7 +30,9 @@ public protocol DecisionStore: Sendable {
 /// The delivery queue the dispatcher works from.
 public protocol DeliveryQueue: Sendable {
     /// Marks up to `capacity[kind]` due deliveries per kind as in flight,
-    /// counts the attempt, and returns them with their alerts. Due deliveries
+    /// counts the attempt, and returns them with their alerts. A delivery an
+    /// active silence matches is held back instead, by
+    /// ``StoreRules/screen(_:kind:heldBy:of:silences:now:in:)``. Due deliveries
     /// of kinds missing from `capacity` are returned too (up to
     /// `orphanLimit`) so the caller can settle them.
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery]
@@ -86,10 +88,35 @@ public protocol MaintenanceStore: Sendable {
     func nextMaintenanceTime() async throws(StoreError) -> Date?
 
     /// Deletes up to `limit` alerts closed before `cutoff` whose deliveries
-    /// are all settled, with their deliveries, and events older than
-    /// `cutoff` (but never the newest). Returns how many alerts went.
+    /// are all settled, with their deliveries, events older than `cutoff`
+    /// (but never the newest), and silences that ended before `cutoff`.
+    /// Returns how many alerts went.
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int
 }
 
+/// Silences, which hold back the deliveries of the alerts they match. The
+/// holding itself happens where deliveries are claimed
+/// (``DeliveryQueue/claimDueDeliveries(now:capacity:orphanLimit:)``), by
+/// ``StoreRules/screen(_:kind:heldBy:of:silences:now:in:)``.
+public protocol SilenceStore: Sendable {
+    /// Stores a new silence under its own id, or, with `replacing`, changes
+    /// the silence with that id by ``StoreRules/saveSilence(_:replacing:now:in:)``:
+    /// in place while it has not expired and its matchers stay the same,
+    /// else by expiring it and storing `silence` as a new one. Whatever
+    /// the silence held back is screened again.
+    func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) async throws(StoreError) -> SilenceSaveOutcome
+
+    /// One silence, or nil when there is no such silence.
+    func silence(id: SilenceID) async throws(StoreError) -> Silence?
+
+    /// Every silence, expired ones included until they are pruned, newest first.
+    func silences() async throws(StoreError) -> [Silence]
+
+    /// Ends a silence now (a pending one never starts) and releases what it
+    /// held back; nil when there is no such silence. An expired silence
+    /// stays as it was.
+    func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence?
+}
+
 /// A backend that offers every part: what the daemon opens.
-public typealias AlertStore = AlertIntakeStore & DecisionStore & DeliveryQueue & AlertQueries & MaintenanceStore
+public typealias AlertStore = AlertIntakeStore & DecisionStore & DeliveryQueue & AlertQueries & MaintenanceStore & SilenceStore

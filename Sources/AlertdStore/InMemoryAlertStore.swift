@@ -46,7 +46,12 @@ public actor InMemoryAlertStore: AlertStore {
         var used: [DeliveryKind: Int] = [:]
         var orphans = 0
         var out: [ClaimedDelivery] = []
+        let active = state.silences.values.filter { $0.isActive(at: now) }
         for d in due {
+            if capacity[d.kind].map({ used[d.kind, default: 0] < $0 }) ?? (orphans < orphanLimit),
+               !StoreRules.screen(d.id, kind: d.kind, heldBy: d.silencedBy, of: state.alerts[d.alertID]!, silences: active, now: now, in: &state) {
+                continue
+            }
             if let slots = capacity[d.kind] {
                 guard used[d.kind, default: 0] < slots else { continue }
                 used[d.kind, default: 0] += 1
@@ -122,7 +127,8 @@ public actor InMemoryAlertStore: AlertStore {
             openAlerts: state.alerts.values.filter { $0.state == .open }.count,
             pending: deliveries.filter { $0.state == .pending }.count,
             inFlight: deliveries.filter { $0.state == .inFlight }.count,
-            dead: deliveries.filter { $0.state == .dead }.count)
+            dead: deliveries.filter { $0.state == .dead }.count,
+            silencedDeliveries: state.silencedDeliveries)
     }
 
     public func runMaintenance(now: Date) -> MaintenanceReport {
@@ -167,6 +173,21 @@ public actor InMemoryAlertStore: AlertStore {
         }
         let newest = state.log.last?.sequence
         state.log.removeAll { $0.at < cutoff && $0.sequence != newest }
+        state.silences = state.silences.filter { $0.value.endsAt >= cutoff }
         return gone.count
+    }
+
+    public func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) -> SilenceSaveOutcome {
+        StoreRules.saveSilence(silence, replacing: id, now: now, in: &state)
+    }
+
+    public func silence(id: SilenceID) -> Silence? { state.silences[id] }
+
+    public func silences() -> [Silence] {
+        state.silences.values.sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+    }
+
+    public func expireSilence(id: SilenceID, now: Date) -> Silence? {
+        StoreRules.expireSilence(id, now: now, in: &state)
     }
 }

@@ -16,6 +16,9 @@ package struct InMemoryStoreState: StoreTransaction {
     var deliveries: [DeliveryID: DeliveryRecord] = [:]
     var escalations: [AlertID: PendingEscalation] = [:]
     var log: [StoredEvent] = []
+    var silences: [SilenceID: Silence] = [:]
+    /// Deliveries a silence ever held back, each once.
+    var silencedDeliveries = 0
     private var nextSequence: Int64 = 1
 
     package mutating func openAlert(dedupKey: String) -> AlertID? {
@@ -41,5 +44,30 @@ package struct InMemoryStoreState: StoreTransaction {
     package mutating func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) {
         log.append(StoredEvent(sequence: nextSequence, kind: kind, alertID: alert, at: at, data: data))
         nextSequence += 1
+    }
+
+    package mutating func silence(_ id: SilenceID) -> Silence? { silences[id] }
+
+    package mutating func save(_ silence: Silence) { silences[silence.id] = silence }
+
+    package mutating func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) {
+        guard var d = deliveries[delivery] else { return }
+        if d.silencedBy == nil { silencedDeliveries += 1 }
+        d.state = .pending; d.nextAttemptAt = until; d.silencedBy = silence; d.updatedAt = now
+        deliveries[delivery] = d
+    }
+
+    package mutating func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) {
+        guard var d = deliveries[delivery] else { return }
+        if d.silencedBy == nil { silencedDeliveries += 1 }
+        d.state = .silenced; d.nextAttemptAt = nil; d.silencedBy = silence; d.updatedAt = now
+        deliveries[delivery] = d
+    }
+
+    package mutating func release(heldBy silence: SilenceID, at now: Date) {
+        for (id, var d) in deliveries where d.state == .pending && d.silencedBy == silence && (d.nextAttemptAt ?? now) > now {
+            d.nextAttemptAt = now; d.updatedAt = now
+            deliveries[id] = d
+        }
     }
 }

@@ -22,4 +22,18 @@ package protocol StoreTransaction {
     mutating func insert(_ delivery: DeliveryRecord) throws(Failure)
     /// Appends to the event log.
     mutating func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(Failure)
+
+    /// The silence with this id, if any.
+    mutating func silence(_ id: SilenceID) throws(Failure) -> Silence?
+    /// Stores a silence, over the one with its id if there is one.
+    mutating func save(_ silence: Silence) throws(Failure)
+    /// Puts a pending delivery off until `until`, noting the silence that
+    /// holds it. The first time any silence holds or withholds a delivery
+    /// counts it in ``StoreCounts/silencedDeliveries``.
+    mutating func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) throws(Failure)
+    /// Settles a pending delivery as ``DeliveryState/silenced``: never to be
+    /// made, its alert having closed while a silence held it. Counted as `hold`.
+    mutating func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(Failure)
+    /// Makes the pending deliveries that `silence` holds due at `now`.
+    mutating func release(heldBy silence: SilenceID, at now: Date) throws(Failure)
 }

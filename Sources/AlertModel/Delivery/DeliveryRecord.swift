@@ -14,10 +14,12 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
     public let createdAt: Date
     public var updatedAt: Date
     public var deliveredAt: Date?
+    /// The silence that last held this delivery back, if one ever did.
+    public var silencedBy: SilenceID?
 
     public init(
         id: DeliveryID, alertID: AlertID, kind: DeliveryKind, state: DeliveryState = .pending, attempts: Int = 0,
-        nextAttemptAt: Date?, lastError: String? = nil, createdAt: Date, updatedAt: Date, deliveredAt: Date? = nil
+        nextAttemptAt: Date?, lastError: String? = nil, createdAt: Date, updatedAt: Date, deliveredAt: Date? = nil, silencedBy: SilenceID? = nil
     ) {
         self.id = id
         self.alertID = alertID
@@ -29,6 +31,7 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deliveredAt = deliveredAt
+        self.silencedBy = silencedBy
     }
 
     /// A new delivery, due at once.
@@ -47,6 +50,7 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case deliveredAt = "delivered_at"
+        case silencedBy = "silenced_by"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -61,6 +65,7 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         createdAt = try c.decode(Date.self, forKey: .createdAt)
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
         deliveredAt = try c.decodeIfPresent(Date.self, forKey: .deliveredAt)
+        silencedBy = try c.decodeIfPresent(SilenceID.self, forKey: .silencedBy)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -75,5 +80,6 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encodeIfPresent(deliveredAt, forKey: .deliveredAt)
+        try c.encodeIfPresent(silencedBy, forKey: .silencedBy)
     }
 }

@@ -4,4 +4,6 @@ public enum DeliveryState: String, Sendable, Codable, CaseIterable {
     case inFlight = "in_flight"
     case delivered
     case dead
+    /// Never made: a silence held it back until its alert closed.
+    case silenced
 }

@@ -18,8 +18,8 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_build_info", .gauge, help: "Always 1; the version is in the labels.")
         r.register("alertd_process_start_time_seconds", .gauge, help: "When alertd started, in Unix seconds.")
         r.register("alertd_uptime_seconds", .gauge, help: "Seconds since alertd started.")
-        r.register("alertd_alerts_received_total", .counter, help: "Alerts accepted and stored.")
-        r.register("alertd_alerts_deduplicated_total", .counter, help: "Alerts folded into an open alert with the same dedup key.")
+        r.register("alertd_alerts_received_total", .counter, help: "Alerts accepted and stored, by front door.")
+        r.register("alertd_alerts_deduplicated_total", .counter, help: "Alerts folded into an open alert with the same dedup key, by front door.")
         r.register("alertd_alerts_rejected_total", .counter, help: "Submissions refused, by reason.")
         r.register("alertd_decisions_total", .counter, help: "Alerts closed, by outcome.")
         r.register("alertd_deliveries_total", .counter, help: "Delivery attempts, by presenter and outcome (delivered, retry, dead).")
@@ -30,6 +30,7 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_deliveries", .gauge, help: "Deliveries in the queue, by state (pending, in_flight, dead).")
         r.register("alertd_store_writable", .gauge,
                    help: "1 while the store takes writes; 0 once one failed for want of disk, permission or I/O, until one works again.")
+        r.register("alertd_deliveries_silenced_total", .counter, help: "Deliveries a silence held back, each counted once.")
         r.register("alertd_store_commit_batch_size", .histogram, help: "Write jobs per store transaction (group commit).",
                    buckets: Self.batchBuckets)
         r.register("alertd_config_last_reload_successful", .gauge, help: "1 if the last configuration reload worked, else 0.")
@@ -42,14 +43,18 @@ public final class DaemonMetrics: Sendable {
         for reason in ["invalid_alert", "malformed_json", "unsupported_media_type", "batch_too_large", "invalid_body"] {
             r.increment("alertd_alerts_rejected_total", ["reason": reason], by: 0)
         }
-        r.increment("alertd_alerts_received_total", by: 0)
-        r.increment("alertd_alerts_deduplicated_total", by: 0)
+        for door in FrontDoor.allCases {
+            r.increment("alertd_alerts_received_total", ["front_door": door.rawValue], by: 0)
+            r.increment("alertd_alerts_deduplicated_total", ["front_door": door.rawValue], by: 0)
+        }
     }
 
-    public func accepted(_ results: [SubmissionResult]) {
+    /// Counts what a submission through `door` came to.
+    public func accepted(_ results: [SubmissionResult], via door: FrontDoor = .api) {
         let dedup = results.filter(\.deduplicated).count
-        registry.increment("alertd_alerts_received_total", by: Double(results.count - dedup))
-        if dedup > 0 { registry.increment("alertd_alerts_deduplicated_total", by: Double(dedup)) }
+        let labels = ["front_door": door.rawValue]
+        registry.increment("alertd_alerts_received_total", labels, by: Double(results.count - dedup))
+        if dedup > 0 { registry.increment("alertd_alerts_deduplicated_total", labels, by: Double(dedup)) }
     }
 
     public func rejected(_ reason: String, count: Int = 1) {
@@ -90,6 +95,8 @@ public final class DaemonMetrics: Sendable {
             registry.set("alertd_deliveries", ["state": "pending"], to: Double(c.pending))
             registry.set("alertd_deliveries", ["state": "in_flight"], to: Double(c.inFlight))
             registry.set("alertd_deliveries", ["state": "dead"], to: Double(c.dead))
+            // Kept by the store, so it counts across restarts.
+            registry.set("alertd_deliveries_silenced_total", to: Double(c.silencedDeliveries))
         }
         return registry.render()
     }

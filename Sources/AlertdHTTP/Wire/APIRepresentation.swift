@@ -41,8 +41,11 @@ public enum APIRepresentation {
         public var decision: AlertDecision?
         /// Present in `GET /v1/alerts/{id}`, absent in lists.
         public var deliveries: [DeliveryRecord]?
+        /// The active silences that hold back this open alert's deliveries;
+        /// absent when none does.
+        public var silencedBy: [SilenceID]?
 
-        public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil) {
+        public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil, silencedBy: [SilenceID]? = nil) {
             id = alert.id
             state = alert.state
             createdAt = alert.createdAt
@@ -50,6 +53,7 @@ public enum APIRepresentation {
             spec = alert.spec
             decision = alert.decision
             self.deliveries = deliveries
+            self.silencedBy = silencedBy.flatMap { $0.isEmpty ? nil : $0 }
         }
 
         /// The alert itself, e.g. for ``TerminalRenderer``.
@@ -61,6 +65,7 @@ public enum APIRepresentation {
             case id, state, spec, decision, deliveries
             case createdAt = "created_at"
             case updatedAt = "updated_at"
+            case silencedBy = "silenced_by"
         }
     }
 

@@ -6,11 +6,15 @@ public struct StoreCounts: Sendable, Equatable {
     public var pending: Int = 0
     public var inFlight: Int = 0
     public var dead: Int = 0
+    /// Deliveries a silence ever held back or withheld, each counted once:
+    /// a counter over the store's life, not a gauge.
+    public var silencedDeliveries: Int = 0
 
-    public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0) {
+    public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0, silencedDeliveries: Int = 0) {
         self.openAlerts = openAlerts
         self.pending = pending
         self.inFlight = inFlight
         self.dead = dead
+        self.silencedDeliveries = silencedDeliveries
     }
 }

@@ -131,7 +131,9 @@ import Testing
                      "AlertdAPI/AlertsAPI.swift", "AlertdAPI/DecisionsAPI.swift", "AlertdAPI/EventsAPI.swift",
                      "AlertdAPI/HealthAPI.swift", "AlertdHTTP/Wire/HTTPErrorBody+InvalidAlert.swift",
                      "AlertdHTTP/Wire/APIRepresentation.swift", "AlertdHTTPServer/MHDServerCore.swift",
-                     "AlertdStore/StoreError.swift"]
+                     "AlertdStore/StoreError.swift", "AlertdAPI/Alertmanager/AlertmanagerAPI.swift",
+                     "AlertdAPI/Alertmanager/AlertmanagerIntake.swift", "AlertdAPI/Alertmanager/AlertmanagerSilencesAPI.swift",
+                     "AlertdAPI/Alertmanager/AlertmanagerWebhookAPI.swift", "AlertdAPI/Alertmanager/APIError+Alertmanager.swift"]
         let pattern = try Regex(#"(?:code: |errorResponse\(\d+, |Code\(rawValue: )"([a-z_]+)""#)
         var codes: Set<String> = []
         for file in files {
@@ -140,7 +142,8 @@ import Testing
                 if let code = match.output[1].substring { codes.insert(String(code)) }
             }
         }
-        return codes
+        // A matcher's or silence's refusal is answered with the rule's own code.
+        return codes.union(SilenceError.Code.allCases.map(\.rawValue))
     }
 
     /// The first backticked word of each table row in API.md's "Errors" section.

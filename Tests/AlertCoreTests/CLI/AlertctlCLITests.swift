@@ -257,6 +257,8 @@ import Testing
                                       with a key press.
               replay                  Retry dead deliveries: those of one alert, or all of
                                       them.
+              silence                 Hold back the deliveries of matching alerts: add, list
+                                      and expire silences.
               completion              Print a shell completion script.
               help                    Show subcommand help information.
 

@@ -71,9 +71,13 @@ import Glibc
         let id = try await d.send(["title": "kept across the upgrade"])
         d.signal(SIGTERM)
         #expect(await d.waitForExit() == 0)
-        // As an alertd before migration 6 left it.
+        // As an alertd before migration 6 left it: no id, and none of the later migrations' objects.
         let path = d.stateDir + "/alertd.db"
-        try execute(path, "PRAGMA application_id = 0; PRAGMA user_version = 5")
+        try execute(path, """
+            DROP TRIGGER deliveries_count_silenced; DROP INDEX deliveries_silenced; DROP INDEX silences_end; DROP TABLE silences;
+            ALTER TABLE deliveries DROP COLUMN silenced_by; DELETE FROM counters WHERE name LIKE 'deliveries.silenced%';
+            PRAGMA application_id = 0; PRAGMA user_version = 5
+            """)
         #expect(try header(path) == (0, 5))
 
         try await d.start()

@@ -191,8 +191,10 @@ struct ExpositionParser {
         func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
             families.values.flatMap(\.samples).first { $0.name == name && $0.labels == labels }?.value
         }
-        #expect(value("alertd_alerts_received_total") == 1)
-        #expect(value("alertd_alerts_deduplicated_total") == 1)
+        #expect(value("alertd_alerts_received_total", ["front_door": "api"]) == 1)
+        #expect(value("alertd_alerts_deduplicated_total", ["front_door": "api"]) == 1)
+        #expect(value("alertd_alerts_received_total", ["front_door": "alertmanager_api"]) == 0)
+        #expect(value("alertd_deliveries_silenced_total") == 0)
         #expect(value("alertd_alerts_rejected_total", ["reason": "invalid_alert"]) == 1)
         #expect(value("alertd_alerts_rejected_total", ["reason": "malformed_json"]) == 1)
         #expect(value("alertd_deliveries_total", ["presenter": "hook", "outcome": "retry"]) == 1)

@@ -64,6 +64,28 @@ import Testing
         #expect(claimed.first?.delivery.attempts == 2)
     }
 
+    @Test func silencesAndWhatTheyHoldSurviveReopening() async throws {
+        let path = dir.path + "/silences.db"
+        let now = Date()
+        let silence = Silence(matchers: [try LabelMatcher(parsing: #"job=~"node|db""#)], startsAt: now, endsAt: now.addingTimeInterval(600),
+                              createdBy: "alice", comment: "upgrade")
+        let alert = Alert(spec: try spec(labels: ["job": "db"]))
+        do {
+            let s = try SQLiteAlertStore(path: path)
+            _ = try await s.saveSilence(silence, replacing: nil, now: now)
+            _ = try await s.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+            #expect(try await s.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: [.presenter("hook"): 1], orphanLimit: 0).isEmpty)
+            s.close()
+        }
+        let reopened = try SQLiteAlertStore(path: path)
+        let read = try #require(try await reopened.silence(id: silence.id))
+        #expect(read.matchers == silence.matchers)
+        #expect(read.createdBy == "alice")
+        #expect(try await reopened.counts().silencedDeliveries == 1)
+        #expect(try await reopened.claimDueDeliveries(now: now.addingTimeInterval(60), capacity: [.presenter("hook"): 1], orphanLimit: 0).isEmpty)
+        #expect(try await reopened.claimDueDeliveries(now: silence.endsAt, capacity: [.presenter("hook"): 1], orphanLimit: 0).count == 1)
+    }
+
     @Test func aStoreFromANewerAlertdIsRefused() async throws {
         let path = dir.path + "/future.db"
         do { _ = try SQLiteAlertStore(path: path) }

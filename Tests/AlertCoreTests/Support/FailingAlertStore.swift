@@ -24,4 +24,8 @@ struct FailingAlertStore: AlertStore {
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] { throw error }
     func lastEventSequence() async throws(StoreError) -> Int64 { throw error }
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int { throw error }
+    func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) async throws(StoreError) -> SilenceSaveOutcome { throw error }
+    func silence(id: SilenceID) async throws(StoreError) -> Silence? { throw error }
+    func silences() async throws(StoreError) -> [Silence] { throw error }
+    func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? { throw error }
 }

@@ -1,0 +1,50 @@
+import Foundation
+
+extension LabelMatcher {
+    /// Reads a matcher as amtool and Alertmanager write one: `name=value`,
+    /// `name!="value"`, `name=~"regex"`, `name!~regex`, with spaces allowed
+    /// around the operator. The value may be in double quotes; inside it
+    /// `\"`, `\\` and `\n` are escapes, and any other `\` stays as it is (so
+    /// `"db\.example"` is the regex `db\.example`).
+    public init(parsing text: String) throws(SilenceError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let nameEnd = trimmed.unicodeScalars.firstIndex { !($0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil))) }
+            ?? trimmed.unicodeScalars.endIndex
+        let name = String(trimmed.unicodeScalars[..<nameEnd])
+        let rest = String(trimmed.unicodeScalars[nameEnd...]).trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, let op = MatchOperator.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
+            .first(where: { rest.hasPrefix($0.rawValue) }) else {
+            throw SilenceError(.invalidMatcher,
+                               "`\(text)` is not a matcher; write name=value, name!=value, name=~regex or name!~regex, e.g. alertname=\"DiskFull\".")
+        }
+        let raw = String(rest.dropFirst(op.rawValue.count)).trimmingCharacters(in: .whitespaces)
+        try self.init(name: name, op, try Self.unquote(raw, in: text))
+    }
+
+    /// The value without its quotes, escapes resolved as Alertmanager does.
+    private static func unquote(_ raw: String, in text: String) throws(SilenceError) -> String {
+        var body = Substring(raw)
+        if body.count >= 2, body.first == "\"", body.last == "\"" { body = body.dropFirst().dropLast() }
+        var value = ""
+        var escaped = false
+        for c in body {
+            if escaped {
+                escaped = false
+                switch c {
+                case "n": value.append("\n")
+                case "\"", "\\": value.append(c)
+                default: value.append("\\"); value.append(c)
+                }
+                continue
+            }
+            switch c {
+            case "\\": escaped = true
+            case "\"":
+                throw SilenceError(.invalidMatcher, "The value in `\(text)` has a double quote inside; escape it as \\\" or quote the whole value.")
+            default: value.append(c)
+            }
+        }
+        if escaped { value.append("\\") }
+        return value
+    }
+}

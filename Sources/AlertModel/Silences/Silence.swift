@@ -1,0 +1,75 @@
+import Foundation
+
+/// A rule that holds back the deliveries of the alerts it matches while it
+/// is active: Alertmanager's silence. A future start makes it a maintenance
+/// window. Alerts it matches are still stored and shown, marked as silenced.
+public struct Silence: Sendable, Equatable, Codable {
+    public var id: SilenceID
+    /// All must match for the silence to apply.
+    public var matchers: [LabelMatcher]
+    public var startsAt: Date
+    public var endsAt: Date
+    /// Who made it; Alertmanager requires it.
+    public var createdBy: String
+    /// Why; Alertmanager requires it.
+    public var comment: String
+    public var updatedAt: Date
+
+    public init(id: SilenceID = .generate(), matchers: [LabelMatcher], startsAt: Date, endsAt: Date,
+                createdBy: String, comment: String, updatedAt: Date = Date()) {
+        self.id = id
+        self.matchers = matchers
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.createdBy = createdBy
+        self.comment = comment
+        self.updatedAt = updatedAt
+    }
+
+    /// Pending before its start, active until its end, expired from then on.
+    public func state(at now: Date) -> SilenceState {
+        if now >= endsAt { return .expired }
+        return now < startsAt ? .pending : .active
+    }
+
+    /// True while it holds deliveries back.
+    public func isActive(at now: Date) -> Bool { state(at: now) == .active }
+
+    /// Whether it applies to an alert with these labels (its time aside).
+    public func matches(_ labels: [String: String]) -> Bool {
+        matchers.allSatisfy { $0.matches(labels) }
+    }
+
+    /// The rules a new or changed silence must keep, as Alertmanager's:
+    /// some matcher, at least one that an unlabelled alert fails (or it would
+    /// silence nearly everything), an author, a comment, an end after the
+    /// start and not in the past.
+    public func validate(at now: Date) throws(SilenceError) {
+        func refuse(_ message: String) -> SilenceError { SilenceError(.invalidSilence, message) }
+        if matchers.isEmpty { throw refuse("A silence needs at least one matcher, e.g. alertname=\"DiskFull\".") }
+        if matchers.allSatisfy(\.matchesEmpty) {
+            throw refuse("Every matcher of this silence also matches an alert without the label, so it would silence nearly everything; add one that needs a value, e.g. alertname=\"DiskFull\".")
+        }
+        if createdBy.trimmingCharacters(in: .whitespaces).isEmpty { throw refuse("Say who makes the silence (createdBy; amtool -a).") }
+        if comment.trimmingCharacters(in: .whitespaces).isEmpty { throw refuse("Say why in a comment (amtool -c).") }
+        if endsAt <= startsAt { throw refuse("The silence ends at or before its start; give an end after the start.") }
+        if endsAt <= now { throw refuse("The silence's end is in the past; give an end in the future.") }
+    }
+
+    package enum CodingKeys: String, CodingKey {
+        case id, matchers, comment
+        case startsAt = "starts_at"
+        case endsAt = "ends_at"
+        case createdBy = "created_by"
+        case updatedAt = "updated_at"
+    }
+}
+
+extension Sequence<Silence> {
+    /// The silences that hold back an alert with these labels at `now`:
+    /// active, and matching. What the store holds deliveries by and what
+    /// the API shows as an alert's `silenced_by`.
+    public func silencing(_ labels: [String: String], at now: Date) -> [Silence] {
+        filter { $0.isActive(at: now) && $0.matches(labels) }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import AlertModel
+import AlertdDelivery
+import AlertdHTTP
+import AlertdStore
+
+/// Alertmanager's alert API as Prometheus and amtool use it, so
+/// `alerting.alertmanagers` in prometheus.yml can point at alertd:
+/// `POST` and `GET /api/v2/alerts`, `GET /api/v2/status`, and the probes
+/// `/-/healthy` and `/-/ready`. Errors are Alertmanager's (a JSON string).
+public struct AlertmanagerAPI: Sendable {
+    package let intake: AlertIntake
+    package let store: any AlertStore
+    package let metrics: DaemonMetrics
+    package let dispatcherRunning: @Sendable () async -> Bool
+
+    public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
+                dispatcherRunning: @escaping @Sendable () async -> Bool) {
+        self.intake = intake
+        self.store = store
+        self.metrics = metrics
+        self.dispatcherRunning = dispatcherRunning
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("POST", "/api/v2/alerts", access: .token, errors: .alertmanager) { req throws(APIError) in
+            do throws(APIError) {
+                return try await postAlerts(req.http)
+            } catch {
+                metrics.rejected(error.code)
+                throw error
+            }
+        }
+        router.add("GET", "/api/v2/alerts", access: .token, errors: .alertmanager) { req throws(APIError) in try await getAlerts(req.http) }
+        router.add("GET", "/api/v2/status", access: .token, errors: .alertmanager) { _ in
+            APIRepresentation.json(AlertmanagerRepresentation.Status(uptime: metrics.started))
+        }
+        // Probes hold no token, as for /v1/health.
+        router.add("GET", "/-/healthy", access: .public, errors: .alertmanager) { _ in .text("OK") }
+        router.add("GET", "/-/ready", access: .public, errors: .alertmanager) { _ in
+            let ready = (try? await store.counts()) != nil
+            let running = await dispatcherRunning()
+            return ready && running ? .text("OK") : .text(status: 503, "alertd is not ready: store \(ready ? "ok" : "unavailable"), dispatcher \(running ? "running" : "stopped")")
+        }
+    }
+
+    // MARK: POST /api/v2/alerts
+
+    /// An array of postable alerts. Valid ones are taken even when others
+    /// are not; the answer is then a 400 naming those refused.
+    package func postAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        guard let array = try APIRequestBody.json(request) as? [Any] else {
+            throw .invalidBody("The body must be a JSON array of alerts, each with labels, annotations, startsAt, endsAt and generatorURL.")
+        }
+        let maxBatch = intake.current.maxBatch
+        guard array.count <= maxBatch else {
+            throw APIError(status: 413, code: "batch_too_large",
+                           message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Send them in smaller batches.")
+        }
+        var alerts: [AlertmanagerAlert] = []
+        var problems: [String] = []
+        for (i, element) in array.enumerated() {
+            do throws(AlertmanagerAlert.Problem) {
+                alerts.append(try AlertmanagerAlert(json: element))
+            } catch {
+                problems.append("alert \(i) \(error.message)")
+            }
+        }
+        let ingest = AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI)
+        let outcome = try await ingest.take(alerts, problems: problems)
+        guard outcome.problems.isEmpty else { throw AlertmanagerIntake.refusal(outcome, of: array.count) }
+        return HTTPResponse(status: 200)
+    }
+
+    // MARK: GET /api/v2/alerts
+
+    /// alertd's open alerts as Alertmanager shows its own: `filter`
+    /// matchers, `active`, `silenced`, `inhibited` and `unprocessed`
+    /// (alertd has no inhibition and processes at once), and `receiver`, a
+    /// regex over the presenters an alert's route picks.
+    package func getAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        var flags: [String: Bool] = [:]
+        for name in ["active", "silenced", "inhibited", "unprocessed"] {
+            guard let raw = request.queryValue(name) else { flags[name] = true; continue }
+            guard let value = Bool(raw.lowercased()) else { throw .invalidQuery("`\(name)` must be true or false, got `\(raw)`.") }
+            flags[name] = value
+        }
+        let filters: [LabelMatcher]
+        let receiver: MatcherRegex?
+        do throws(SilenceError) {
+            filters = try request.queryValues("filter").map { raw throws(SilenceError) in try LabelMatcher(parsing: Self.unbraced(raw)) }
+            receiver = try request.queryValue("receiver").map { raw throws(SilenceError) in try MatcherRegex(raw) }
+        } catch {
+            throw APIError(error)
+        }
+        let now = Date()
+        let silences = try await APIError.storeCall(await store.silences())
+        let router = intake.current.router
+        var out: [AlertmanagerRepresentation.Alert] = []
+        for alert in try await openAlerts() {
+            var labels = alert.spec.labels
+            let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
+            guard filters.allSatisfy({ $0.matches(labels) }) else { continue }
+            let receivers = router.route(alert.spec).presenters
+            if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
+            let silencedBy = silences.silencing(alert.spec.labels, at: now).map(\.id.rawValue)
+            guard silencedBy.isEmpty ? flags["active"]! : flags["silenced"]! else { continue }
+            var annotations = ["summary": alert.spec.title]
+            if let message = alert.spec.message { annotations["description"] = message }
+            out.append(AlertmanagerRepresentation.Alert(
+                labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: alert.expiresAt ?? RFC3339.goZero,
+                updatedAt: alert.updatedAt, fingerprint: LabelFingerprint(labels).description,
+                receivers: receivers.map { .init(name: $0) },
+                status: .init(state: silencedBy.isEmpty ? .active : .suppressed, silencedBy: silencedBy), generatorURL: generatorURL))
+        }
+        return APIRepresentation.json(out)
+    }
+
+    /// Every open alert, page by page, up to a bound that keeps one answer finite.
+    private func openAlerts() async throws(APIError) -> [Alert] {
+        var query = AlertQuery(state: .open, limit: 1_000)
+        var alerts: [Alert] = []
+        while alerts.count < 20_000 {
+            let page = try await APIError.storeCall(await store.alerts(matching: query))
+            alerts += page.alerts
+            guard let next = page.nextCursor else { break }
+            query.before = next
+        }
+        return alerts
+    }
+
+    /// `{name="value"}` as one matcher; Alertmanager accepts the braces.
+    package static func unbraced(_ raw: String) -> String {
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("{"), trimmed.hasSuffix("}") else { return raw }
+        return String(trimmed.dropFirst().dropLast())
+    }
+}

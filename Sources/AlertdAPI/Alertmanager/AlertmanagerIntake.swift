@@ -1,0 +1,70 @@
+import FoundationEssentials
+import AlertModel
+import AlertdDelivery
+import AlertdStore
+
+/// Alerts from Prometheus or Alertmanager into alertd, the same way for
+/// both front doors: a firing alert is submitted (and folds into the open
+/// alert with its fingerprint, so re-sends create nothing), a resolved one
+/// resolves the open alert with its fingerprint.
+package struct AlertmanagerIntake: Sendable {
+    package let intake: AlertIntake
+    package let store: any AlertStore
+    package let metrics: DaemonMetrics
+    package let door: FrontDoor
+
+    /// What a batch came to.
+    package struct Outcome: Sendable, Equatable {
+        package var created = 0
+        package var deduplicated = 0
+        package var resolved = 0
+        /// One sentence per alert that could not be taken, naming it.
+        package var problems: [String] = []
+    }
+
+    /// Takes the alerts in order; problems with single alerts are
+    /// reported, and the others are taken all the same, as Alertmanager does.
+    package func take(_ alerts: [AlertmanagerAlert], problems: [String] = [], now: Date = Date()) async throws(APIError) -> Outcome {
+        var outcome = Outcome(problems: problems)
+        var firing: [AlertSpec] = []
+        var resolving: [LabelFingerprint] = []
+        let limits = intake.current.limits
+        for alert in alerts {
+            if alert.isResolved(at: now) {
+                resolving.append(alert.fingerprint)
+                continue
+            }
+            switch alert.spec(limits: limits) {
+            case .success(let spec): firing.append(spec)
+            case .failure(let errors):
+                outcome.problems.append("\(alert.labelsDescription): \(errors.errors.map(\.message).joined(separator: " "))")
+            }
+        }
+        if !firing.isEmpty {
+            let results = try await APIError.storeCall(await intake.submit(firing, at: now))
+            metrics.accepted(results, via: door)
+            outcome.deduplicated = results.filter(\.deduplicated).count
+            outcome.created = results.count - outcome.deduplicated
+        }
+        for fingerprint in resolving {
+            // Nothing open with it (never seen, or resolved already) is nothing to do.
+            guard let id = try await APIError.storeCall(await store.openAlert(dedupKey: fingerprint.description)) else { continue }
+            let decision = AlertDecision(outcome: .resolved, actor: door.actor, at: now, comment: "resolved by its sender")
+            if case .decided(let alert, _) = try await APIError.storeCall(await store.decide(id, decision)) {
+                metrics.decided(alert.state)
+                outcome.resolved += 1
+            }
+        }
+        if !outcome.problems.isEmpty { metrics.rejected("invalid_alert", count: outcome.problems.count) }
+        return outcome
+    }
+
+    /// 400 `invalid_alert` naming the first few alerts refused, once the
+    /// others are stored: Alertmanager's answer to a partly bad batch.
+    package static func refusal(_ outcome: Outcome, of total: Int) -> APIError {
+        let shown = outcome.problems.prefix(5).joined(separator: "; ")
+        let more = outcome.problems.count > 5 ? "; and \(outcome.problems.count - 5) more" : ""
+        return APIError(status: 400, code: "invalid_alert",
+                        message: "\(outcome.problems.count) of \(total) alerts were refused (the others were taken): \(shown)\(more).")
+    }
+}

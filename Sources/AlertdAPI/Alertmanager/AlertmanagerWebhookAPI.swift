@@ -1,0 +1,63 @@
+import Foundation
+import AlertModel
+import AlertdDelivery
+import AlertdHTTP
+import AlertdStore
+
+/// `POST /v1/ingest/alertmanager`: an Alertmanager webhook receiver
+/// (payload version 4). Firing alerts open (folded by fingerprint into the
+/// open alert), resolved ones resolve. alertd's own route, so its errors are
+/// alertd's.
+public struct AlertmanagerWebhookAPI: Sendable {
+    package let intake: AlertIntake
+    package let store: any AlertStore
+    package let metrics: DaemonMetrics
+
+    public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics) {
+        self.intake = intake
+        self.store = store
+        self.metrics = metrics
+    }
+
+    public func register(in router: inout APIRouter) {
+        router.add("POST", "/v1/ingest/alertmanager", access: .token) { req throws(APIError) in
+            do throws(APIError) {
+                return try await ingest(req.http)
+            } catch {
+                metrics.rejected(error.code)
+                throw error
+            }
+        }
+    }
+
+    /// What a webhook call came to.
+    package struct Result: Codable, Sendable, Equatable {
+        package var created: Int
+        package var deduplicated: Int
+        package var resolved: Int
+    }
+
+    package func ingest(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        guard let payload = try APIRequestBody.json(request) as? [String: Any] else {
+            throw .invalidBody("The body must be an Alertmanager webhook payload: an object with `version` \"4\" and `alerts`.")
+        }
+        guard let version = payload["version"] as? String, version == "4" else {
+            throw APIError(status: 400, code: "unsupported_webhook_version",
+                           message: "Only Alertmanager's webhook payload version \"4\" is understood; got \(payload["version"].map { "`\($0)`" } ?? "none").")
+        }
+        guard let array = payload["alerts"] as? [Any] else { throw .invalidBody("`alerts` must be an array of alerts.") }
+        var alerts: [AlertmanagerAlert] = []
+        var problems: [String] = []
+        for (i, element) in array.enumerated() {
+            do throws(AlertmanagerAlert.Problem) {
+                alerts.append(try AlertmanagerAlert(json: element))
+            } catch {
+                problems.append("alert \(i) \(error.message)")
+            }
+        }
+        let ingest = AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerWebhook)
+        let outcome = try await ingest.take(alerts, problems: problems)
+        guard outcome.problems.isEmpty else { throw AlertmanagerIntake.refusal(outcome, of: array.count) }
+        return APIRepresentation.json(Result(created: outcome.created, deduplicated: outcome.deduplicated, resolved: outcome.resolved))
+    }
+}

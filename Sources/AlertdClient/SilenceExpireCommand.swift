@@ -1,0 +1,43 @@
+import AlertModel
+import AlertdCommandLine
+
+/// `alertctl silence expire`: ends silences now.
+public struct SilenceExpireCommand: CLICommand {
+    public static let configuration = CommandConfiguration(
+        name: "expire",
+        abstract: "Expire silences now; what they held is delivered if its alert is still open.",
+        discussion: """
+            Prints 'expired <id>' for each. A pending silence never starts. Expiring an expired silence \
+            changes nothing; an unknown id is an error (silence_not_found).
+
+            \(AlertdConnectionOptions.exitCodesHelp())
+            """,
+        options: [.flag("json", help: "On failure, print alertd's error as JSON on standard output.")] + AlertdConnectionOptions.options,
+        arguments: [CommandArgument("id", help: "A silence's id, as 'silence add' or 'silence list' printed it.", isRepeating: true)])
+
+    package let ids: [String]
+    package let json: Bool
+    package let connection: AlertdConnectionOptions
+
+    public init(parsed: ParsedCommand) throws(CommandLineError) {
+        ids = parsed.argumentValues("id")
+        guard !ids.isEmpty else { throw .missingArgument(Self.configuration.arguments[0]) }
+        json = parsed.flag("json")
+        connection = try AlertdConnectionOptions(parsed: parsed)
+    }
+
+    public func run(_ context: CommandContext) async -> ExitCode {
+        guard let client = connection.client(context, command: ["alertctl", SilenceCommand.configuration.name, Self.configuration.name]) else {
+            return .usage
+        }
+        for id in ids {
+            do {
+                try await client.expireSilence(id)
+            } catch {
+                return error.report(context, json: json)
+            }
+            context.output("expired \(id)\n")
+        }
+        return .success
+    }
+}

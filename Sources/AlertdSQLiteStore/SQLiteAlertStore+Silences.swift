@@ -1,0 +1,33 @@
+import FoundationEssentials
+import AlertModel
+import AlertdSQLite
+import AlertdStore
+
+extension SQLiteAlertStore {
+    public func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) async throws(StoreError) -> SilenceSaveOutcome {
+        try await writer.write { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            return try StoreRules.saveSilence(silence, replacing: id, now: now, in: &tx)
+        }
+    }
+
+    public func silence(id: SilenceID) async throws(StoreError) -> Silence? {
+        try await read("Reading silence \(id)") { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction(conn: conn).silence(id)
+        }
+    }
+
+    public func silences() async throws(StoreError) -> [Silence] {
+        try await read("Listing silences") { conn throws(SQLiteError) in
+            try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences ORDER BY updated_at DESC, id DESC")
+                .query { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
+        }
+    }
+
+    public func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? {
+        try await writer.write { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            return try StoreRules.expireSilence(id, now: now, in: &tx)
+        }
+    }
+}

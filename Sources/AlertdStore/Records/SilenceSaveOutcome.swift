@@ -1,0 +1,9 @@
+import AlertModel
+
+/// What saving a silence came to.
+public enum SilenceSaveOutcome: Sendable, Equatable {
+    /// The silence as stored; its id is new unless it was changed in place.
+    case saved(Silence)
+    /// `replacing` named no silence.
+    case notFound
+}

@@ -1,0 +1,89 @@
+import FoundationEssentials
+import AlertModel
+
+extension StoreRules {
+    /// Alertmanager's rules for a new or changed silence. A start in the
+    /// past is now. A silence that has not expired and keeps its matchers
+    /// is changed in place (an active one keeps its start); any other change
+    /// expires the old silence and stores a new one. A change releases
+    /// what the old silence held, to be screened again at the next claim.
+    package static func saveSilence<T: StoreTransaction>(
+        _ silence: Silence, replacing id: SilenceID?, now: Date, in tx: inout T
+    ) throws(T.Failure) -> SilenceSaveOutcome {
+        let now = wholeMillisecond(now)
+        var new = silence
+        new.updatedAt = now
+        new.startsAt = max(wholeMillisecond(new.startsAt), now)
+        new.endsAt = wholeMillisecond(new.endsAt)
+        guard let id else {
+            try tx.save(new)
+            return .saved(new)
+        }
+        guard let old = try tx.silence(id) else { return .notFound }
+        let state = old.state(at: now)
+        if state != .expired && Set(old.matchers) == Set(new.matchers) {
+            new.id = old.id
+            if state == .active { new.startsAt = old.startsAt }
+        } else {
+            _ = try expireSilence(id, now: now, in: &tx)
+            if new.id == id { new.id = .generate() }
+        }
+        try tx.save(new)
+        try tx.release(heldBy: id, at: now)
+        return .saved(new)
+    }
+
+    /// Ends a silence now; one still pending ends before it starts.
+    package static func expireSilence<T: StoreTransaction>(_ id: SilenceID, now: Date, in tx: inout T) throws(T.Failure) -> Silence? {
+        let now = wholeMillisecond(now)
+        guard var silence = try tx.silence(id) else { return nil }
+        switch silence.state(at: now) {
+        case .expired: return silence
+        case .pending: silence.startsAt = now
+        case .active: break
+        }
+        silence.endsAt = now
+        silence.updatedAt = now
+        try tx.save(silence)
+        try tx.release(heldBy: id, at: now)
+        return silence
+    }
+
+    /// A silence's times are kept to the millisecond, as every backend and
+    /// Alertmanager's wire format hold them; rounded down, so a silence
+    /// expired "now" has ended by now.
+    private static func wholeMillisecond(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    /// The one rule of silencing, applied to each due delivery as it is
+    /// claimed: an active silence that matches the alert's labels holds the
+    /// delivery until the silence ends (the one ending last, when several
+    /// match), and at that point it is screened again. Once the alert has
+    /// closed, a delivery a silence matches or held is withheld for good:
+    /// the alert was never shown and is over now. Handler calls carry a
+    /// person's decision and are never held. Returns true when the
+    /// delivery may be claimed.
+    package static func screen<T: StoreTransaction>(
+        _ delivery: DeliveryID, kind: DeliveryKind, heldBy: SilenceID?, of alert: Alert, silences active: [Silence],
+        now: Date, in tx: inout T
+    ) throws(T.Failure) -> Bool {
+        guard kind.action == nil else { return true }
+        let silence = active.silencing(alert.spec.labels, at: now).max { $0.endsAt < $1.endsAt }
+        var data = ["delivery_id": delivery.rawValue, "presenter": kind.name]
+        if let silence, alert.state == .open {
+            try tx.hold(delivery, until: silence.endsAt, by: silence.id, at: now)
+            data["silence_id"] = silence.id.rawValue
+            data["until"] = UTCTimestamp.iso8601(silence.endsAt)
+            try tx.append(.deliverySilenced, alert: alert.id, at: now, data: data)
+            return false
+        }
+        if alert.state != .open, let by = silence?.id ?? heldBy {
+            try tx.withhold(delivery, by: by, at: now)
+            data["silence_id"] = by.rawValue
+            try tx.append(.deliverySilenced, alert: alert.id, at: now, data: data)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+
+/// Alertmanager's API on alertd's router, over an in-memory store: what
+/// Prometheus, amtool and an Alertmanager webhook get back.
+@Suite struct AlertmanagerAPITests {
+    let store = InMemoryAlertStore()
+    let metrics = DaemonMetrics()
+    var router: APIRouter { APIFixture.router(store: store, token: APIFixture.token, metrics: metrics) }
+
+    func post(_ path: String, _ json: String, as caller: APIFixture.Caller = .socket) async -> HTTPResponse {
+        await router.handle(APIFixture.request("POST", path, json: json, as: caller))
+    }
+
+    func get(_ target: String) async -> HTTPResponse {
+        await router.handle(APIFixture.request("GET", target))
+    }
+
+    func openAlerts() async throws -> [Alert] {
+        await store.alerts(matching: AlertQuery(state: .open, limit: 100)).alerts
+    }
+
+    /// A body that is one JSON string: Alertmanager's error shape.
+    func message(_ r: HTTPResponse) -> String? {
+        try? JSONDecoder().decode(String.self, from: APIFixture.body(r))
+    }
+
+    static let diskFull = """
+        {"labels": {"alertname": "DiskFull", "instance": "db1", "severity": "page"},
+         "annotations": {"summary": "Disk full on db1", "description": "/var is at 99%", "runbook_url": "https://wiki.example/disk"},
+         "startsAt": "2026-05-05T12:00:00.123456789+02:00", "endsAt": "2099-01-01T00:00:00Z",
+         "generatorURL": "http://prometheus:9090/graph?g0.expr=up"}
+        """
+
+    @Test func prometheusAlertsBecomeAlertdAlertsAndResendsFoldIntoThem() async throws {
+        for _ in 0..<3 {
+            let r = await post("/api/v2/alerts", "[\(Self.diskFull)]")
+            #expect(r.status == 200)
+        }
+        let alerts = try await openAlerts()
+        #expect(alerts.count == 1)
+        let spec = try #require(alerts.first?.spec)
+        #expect(spec.title == "Disk full on db1")
+        #expect(spec.message == "/var is at 99%\n\nrunbook_url: https://wiki.example/disk")
+        #expect(spec.severity == .critical)
+        #expect(spec.dedupKey == "e82e2fac3af581ca")
+        #expect(spec.labels == ["alertname": "DiskFull", "instance": "db1", "severity": "page",
+                                "generator_url": "http://prometheus:9090/graph?g0.expr=up"])
+        let text = metrics.render(counts: nil)
+        #expect(text.contains(#"alertd_alerts_received_total{front_door="alertmanager_api"} 1"#))
+        #expect(text.contains(#"alertd_alerts_deduplicated_total{front_door="alertmanager_api"} 2"#))
+    }
+
+    @Test func aResolvedAlertResolvesTheOpenOneAndOpensNothing() async throws {
+        _ = await post("/api/v2/alerts", "[\(Self.diskFull)]")
+        let resolved = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: "2020-01-01T00:00:00Z")
+        #expect(await post("/api/v2/alerts", "[\(resolved)]").status == 200)
+        #expect(try await openAlerts().isEmpty)
+        let all = await store.alerts(matching: AlertQuery(limit: 10)).alerts
+        #expect(all.map(\.state) == [.resolved])
+        #expect(all.first?.decision?.actor == "alertmanager-api")
+        // Resolving again, or something never seen, is nothing to do.
+        #expect(await post("/api/v2/alerts", "[\(resolved)]").status == 200)
+        #expect(await store.alerts(matching: AlertQuery(limit: 10)).alerts.count == 1)
+    }
+
+    @Test func severitiesMapAndUnknownOnesFallBack() async throws {
+        let cases: [(String?, Severity)] = [("critical", .critical), ("CRIT", .critical), ("error", .error), ("high", .error),
+                                            ("warn", .warning), ("info", .info), ("none", .info), ("bogus", .warning), (nil, .warning)]
+        for (label, expected) in cases {
+            #expect(Severity(alertmanagerLabel: label) == expected, "\(label ?? "nil")")
+        }
+        _ = await post("/api/v2/alerts", #"[{"labels": {"alertname": "NoSummary"}}]"#)
+        let alert = try #require(try await openAlerts().first)
+        #expect(alert.spec.title == "NoSummary")
+        #expect(alert.spec.severity == .warning)
+        #expect(alert.spec.message == nil)
+    }
+
+    @Test func badAlertsAreRefusedInAlertmanagersShapeAndGoodOnesTaken() async throws {
+        let r = await post("/api/v2/alerts", #"[{"labels": {"alertname": "Good"}}, {"labels": {}}, {"labels": {"bad-name": "x"}}, 3]"#)
+        #expect(r.status == 400)
+        let text = try #require(message(r))
+        #expect(text.contains("3 of 4 alerts were refused"))
+        #expect(text.contains("alert 1 has no labels"))
+        #expect(text.contains("bad-name"))
+        #expect(try await openAlerts().map(\.spec.title) == ["Good"])
+        #expect(message(await post("/api/v2/alerts", "{}")) != nil)
+        let unauthorized = await post("/api/v2/alerts", "[]", as: .tcp())
+        #expect(unauthorized.status == 401)
+        #expect(message(unauthorized)?.contains("bearer token") == true)
+        #expect(unauthorized.headers["WWW-Authenticate"] != nil)
+        #expect(await post("/api/v2/alerts", "[]", as: .tcpWithToken).status == 200)
+    }
+
+    @Test func theAlertListShowsSilencedAlertsAsSuppressed() async throws {
+        _ = await post("/api/v2/alerts", "[\(Self.diskFull), {\"labels\": {\"alertname\": \"CPUHot\"}}]")
+        let created = await post("/api/v2/silences", """
+            {"matchers": [{"name": "alertname", "value": "Disk.*", "isRegex": true, "isEqual": true}],
+             "startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z", "createdBy": "alice", "comment": "swap disk"}
+            """)
+        #expect(created.status == 200)
+        let id = try #require(APIFixture.json(created)?["silenceID"] as? String)
+        let all = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/alerts"))) as? [[String: Any]])
+        #expect(all.count == 2)
+        let disk = try #require(all.first { ($0["labels"] as? [String: String])?["alertname"] == "DiskFull" })
+        #expect((disk["status"] as? [String: Any])?["state"] as? String == "suppressed")
+        #expect((disk["status"] as? [String: Any])?["silencedBy"] as? [String] == [id])
+        #expect(disk["fingerprint"] as? String == "e82e2fac3af581ca")
+        #expect(disk["generatorURL"] as? String == "http://prometheus:9090/graph?g0.expr=up")
+        #expect((disk["labels"] as? [String: String])?["generator_url"] == nil)
+        #expect((disk["annotations"] as? [String: String])?["summary"] == "Disk full on db1")
+        let active = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/alerts?silenced=false"))) as? [[String: Any]])
+        #expect(active.compactMap { ($0["labels"] as? [String: String])?["alertname"] } == ["CPUHot"])
+        let filtered = try #require(try JSONSerialization.jsonObject(
+            with: APIFixture.body(await get("/api/v2/alerts?filter=\("instance=~\"db.*\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"))) as? [[String: Any]])
+        #expect(filtered.count == 1)
+        // alertd's own API says so too.
+        let list = try #require(APIFixture.json(await get("/v1/alerts"))?["alerts"] as? [[String: Any]])
+        #expect(list.first { ($0["spec"] as? [String: Any])?["title"] as? String == "Disk full on db1" }?["silenced_by"] as? [String] == [id])
+        #expect(list.first { ($0["spec"] as? [String: Any])?["title"] as? String == "CPUHot" }?["silenced_by"] == nil)
+        #expect(await get("/api/v2/alerts?active=maybe").status == 400)
+    }
+
+    @Test func silencesAreAddedQueriedAndExpiredAsAmtoolDoes() async throws {
+        let body = """
+            {"matchers": [{"name": "alertname", "value": "DiskFull", "isRegex": false, "isEqual": true},
+                          {"name": "env", "value": "dev", "isRegex": false, "isEqual": false}],
+             "startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00.000Z", "createdBy": "alice", "comment": "upgrade"}
+            """
+        let id = try #require(APIFixture.json(await post("/api/v2/silences", body))?["silenceID"] as? String)
+        let one = try #require(APIFixture.json(await get("/api/v2/silence/\(id)")))
+        #expect((one["status"] as? [String: Any])?["state"] as? String == "active")
+        #expect(one["createdBy"] as? String == "alice")
+        let matchers = try #require(one["matchers"] as? [[String: Any]])
+        #expect(matchers.count == 2)
+        #expect(matchers[1]["isEqual"] as? Bool == false)
+        // Filters are held against the silence's own matchers.
+        let hit = try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/silences?filter=alertname%3DDiskFull"))) as? [Any]
+        #expect(hit?.count == 1)
+        let miss = try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/silences?filter=alertname%3DOther"))) as? [Any]
+        #expect(miss?.count == 0)
+
+        #expect(await router.handle(APIFixture.request("DELETE", "/api/v2/silence/\(id)")).status == 200)
+        let expired = try #require(APIFixture.json(await get("/api/v2/silence/\(id)")))
+        #expect((expired["status"] as? [String: Any])?["state"] as? String == "expired")
+        let gone = await router.handle(APIFixture.request("DELETE", "/api/v2/silence/nope"))
+        #expect(gone.status == 404)
+        #expect(message(gone)?.contains("not found") == true)
+        // amtool's import posts with the exported id, and retries without it on "not found".
+        let imported = await post("/api/v2/silences", body.replacingOccurrences(of: "{\"matchers\"", with: "{\"id\": \"abc\", \"matchers\""))
+        #expect(imported.status == 404)
+        #expect(message(imported)?.contains("not found") == true)
+    }
+
+    @Test func badSilencesAreRefusedWithTheRuleTheyBreak() async throws {
+        func refusal(_ matchers: String, by: String = "alice", end: String = "2099-01-01T00:00:00Z") async -> (Int, String?) {
+            let r = await post("/api/v2/silences", """
+                {"matchers": [\(matchers)], "startsAt": "2020-01-01T00:00:00Z", "endsAt": "\(end)", "createdBy": "\(by)", "comment": "c"}
+                """)
+            return (r.status, message(r))
+        }
+        let lookahead = await refusal(#"{"name": "job", "value": "a(?=b)", "isRegex": true}"#)
+        #expect(lookahead.0 == 400)
+        #expect(lookahead.1?.contains("lookaround") == true)
+        #expect(await refusal(#"{"name": "job", "value": ".*", "isRegex": true}"#).1?.contains("nearly everything") == true)
+        #expect(await refusal(#"{"name": "job", "value": "x"}"#, by: "").0 == 400)
+        #expect(await refusal(#"{"name": "job", "value": "x"}"#, end: "2020-01-01T00:00:01Z").1?.contains("past") == true)
+        #expect(await refusal(#"{"name": "job-name", "value": "x"}"#).0 == 400)
+    }
+
+    @Test func theWebhookReceiverOpensAndResolvesByFingerprint() async throws {
+        func payload(_ status: String) -> String {
+            """
+            {"version": "4", "groupKey": "{}:{alertname=\\"DiskFull\\"}", "truncatedAlerts": 0, "status": "\(status)", "receiver": "alertd",
+             "groupLabels": {"alertname": "DiskFull"}, "commonLabels": {}, "commonAnnotations": {}, "externalURL": "http://am:9093",
+             "alerts": [{"status": "\(status)", "labels": {"alertname": "DiskFull", "instance": "db1"}, "annotations": {"summary": "Disk full"},
+                         "startsAt": "2026-05-05T12:00:00Z", "endsAt": "\(status == "firing" ? "0001-01-01T00:00:00Z" : "2026-05-05T12:05:00Z")",
+                         "generatorURL": "", "fingerprint": "353eae6a3b60c986"}]}
+            """
+        }
+        let first = await post("/v1/ingest/alertmanager", payload("firing"))
+        #expect(first.status == 200)
+        #expect(APIFixture.json(first)?["created"] as? Int == 1)
+        #expect(APIFixture.json(await post("/v1/ingest/alertmanager", payload("firing")))?["deduplicated"] as? Int == 1)
+        #expect(try await openAlerts().map(\.spec.dedupKey) == ["353eae6a3b60c986"])
+        #expect(APIFixture.json(await post("/v1/ingest/alertmanager", payload("resolved")))?["resolved"] as? Int == 1)
+        #expect(try await openAlerts().isEmpty)
+        let wrong = await post("/v1/ingest/alertmanager", #"{"version": "3", "alerts": []}"#)
+        #expect(APIFixture.errorCode(wrong) == "unsupported_webhook_version")
+        #expect(metrics.render(counts: nil).contains(#"alertd_alerts_received_total{front_door="alertmanager_webhook"} 1"#))
+    }
+
+    @Test func statusAndProbesAnswerAsAlertmanagers() async throws {
+        let status = try #require(APIFixture.json(await get("/api/v2/status")))
+        #expect((status["cluster"] as? [String: Any])?["status"] as? String == "disabled")
+        #expect((status["versionInfo"] as? [String: Any])?["version"] as? String == AlertdVersion.current)
+        #expect(status["uptime"] is String)
+        let tcp = { (path: String) in APIFixture.request("GET", path, as: .tcp()) }
+        #expect(await router.handle(tcp("/-/healthy")).status == 200)
+        #expect(await router.handle(tcp("/-/ready")).status == 200)
+        #expect(await router.handle(tcp("/api/v2/status")).status == 401)
+    }
+
+    @Test func timesReadAsGoWritesThem() throws {
+        #expect(RFC3339.parse("1970-01-01T00:00:00Z") == Date(timeIntervalSince1970: 0))
+        #expect(RFC3339.parse("2026-05-05T12:00:00.5+02:00") == Date(timeIntervalSince1970: 1_777_975_200.5))
+        #expect(RFC3339.parse("0001-01-01T00:00:00Z").map(RFC3339.isUnset) == true)
+        for bad in ["2026-05-05", "2026-05-05T12:00:00", "2026-13-05T12:00:00Z", "2026-05-05T12:00:00.Z", "x"] {
+            #expect(RFC3339.parse(bad) == nil, "\(bad)")
+        }
+        #expect(LabelFingerprint([:]).description == "cbf29ce484222325")
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdAPI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// alertd with the real programs: Prometheus sending to it as its
+/// Alertmanager, amtool managing its silences, and an Alertmanager handing
+/// it notifications through a webhook receiver. Each is configured with the
+/// snippets of docs/PROMETHEUS.md, with this test's ports and paths put in.
+/// One at a time: each starts servers of its own.
+@Suite(.serialized) struct PrometheusIntegrationTests {
+    static let token = "s3cret-token-0123456789"
+    let dir = TemporaryDirectory()
+    let docs: DocSnippets
+
+    init() throws {
+        docs = try DocSnippets("docs/PROMETHEUS.md")
+        try writeSecretFile("\(Self.token)\n", to: tokenPath)
+    }
+
+    var tokenPath: String { dir.path + "/api-token" }
+
+    /// The page's example address and token file, as this test has them.
+    func replacements(_ d: TestDaemon) -> [String: String] {
+        ["127.0.0.1:9190": "127.0.0.1:\(d.port)", "/etc/alertd/api-token": tokenPath]
+    }
+
+    /// alertd on TCP with the token, as the page configures it, delivering to the test presenter.
+    func daemon() async throws -> TestDaemon {
+        let d = try TestDaemon(config: ["presenters": ["sink": ["type": "test", "record": "presented.jsonl"]]])
+        let api = try docs.snippet("alertd-api", replacements(d))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any])
+        try d.rewriteConfig(object.merging(["presenters": ["sink": ["type": "test", "record": "presented.jsonl"]]]) { a, _ in a })
+        try await d.start()
+        return d
+    }
+
+    func alerts(_ d: TestDaemon, _ query: String) async throws -> [[String: Any]] {
+        let r = try await d.request("GET", "/v1/alerts?\(query)")
+        return (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["alerts"] as? [[String: Any]] ?? []
+    }
+
+    func metric(_ d: TestDaemon, _ series: String) async throws -> Double? {
+        let text = String(decoding: try await d.request("GET", "/metrics").body, as: UTF8.self)
+        return text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+    }
+
+    /// Polls `condition` every 100 ms for up to `timeout`.
+    func eventually(_ timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    static func rules(firing: Bool) -> String {
+        """
+        groups:
+          - name: alertd-test
+            rules:
+              - alert: AlwaysFiring
+                expr: \(firing ? "vector(1)" : "vector(1) < 0")
+                labels:
+                  severity: critical
+                annotations:
+                  summary: Always firing
+                  description: The test rule fires while its expression is vector(1).
+
+        """
+    }
+
+    @Test func prometheusSendsOneAlertWhateverItsResendsAndResolvesItWhenTheRuleStops() async throws {
+        let d = try await daemon()
+        let sink = TestPresenterLog(d)
+        let port = try TestDaemon.freePort()
+        let rulesPath = dir.path + "/rules.yml"
+        try Self.rules(firing: true).write(toFile: rulesPath, atomically: true, encoding: .utf8)
+        let config = """
+            global:
+              scrape_interval: 1s
+              evaluation_interval: 1s
+            scrape_configs:
+              - job_name: prometheus
+                static_configs:
+                  - targets: ["127.0.0.1:\(port)"]
+            rule_files:
+              - \(rulesPath)
+
+            """ + (try docs.snippet("prometheus-alerting", replacements(d)))
+        try config.write(toFile: dir.path + "/prometheus.yml", atomically: true, encoding: .utf8)
+        // A re-send every second instead of every minute, so the test sees several.
+        let prometheus = try ExternalProgram("prometheus", [
+            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/data",
+            "--web.listen-address=127.0.0.1:\(port)", "--rules.alert.resend-delay=1s",
+        ], logPath: dir.path + "/prometheus.log")
+        defer { prometheus.signal(SIGKILL) }
+        try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
+
+        #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
+        let firing = try await alerts(d, "label=alertname=AlwaysFiring")
+        #expect(firing.count == 1)
+        let spec = try #require(firing.first?["spec"] as? [String: Any])
+        #expect(spec["title"] as? String == "Always firing")
+        #expect(spec["severity"] as? String == "critical")
+        #expect(spec["message"] as? String == "The test rule fires while its expression is vector(1).")
+        let labels = try #require(spec["labels"] as? [String: String])
+        #expect(labels["generator_url"]?.contains("/graph?g0.expr=vector%281%29") == true)
+        #expect(spec["dedup_key"] as? String == LabelFingerprint(["alertname": "AlwaysFiring", "severity": "critical"]).description)
+
+        // Several evaluations and re-sends later: still one alert, one delivery.
+        let resent = try await eventually {
+            try await metric(d, #"alertd_alerts_deduplicated_total{front_door="alertmanager_api"}"#) ?? 0 >= 3
+        }
+        #expect(resent, "Prometheus did not re-send; its log:\n\(prometheus.log)")
+        #expect(try await alerts(d, "label=alertname=AlwaysFiring").count == 1)
+        #expect(sink.entries.count == 1)
+        #expect(try await metric(d, #"alertd_alerts_received_total{front_door="alertmanager_api"}"#) == 1)
+
+        // The rule stops firing: Prometheus sends it resolved.
+        try Self.rules(firing: false).write(toFile: rulesPath, atomically: true, encoding: .utf8)
+        prometheus.signal(SIGHUP)
+        let resolved = try await eventually {
+            try await alerts(d, "label=alertname=AlwaysFiring").first?["state"] as? String == "resolved"
+        }
+        #expect(resolved, "not resolved; prometheus log:\n\(prometheus.log)")
+        let decision = try await alerts(d, "label=alertname=AlwaysFiring").first?["decision"] as? [String: Any]
+        #expect(decision?["actor"] as? String == "alertmanager-api")
+        #expect(sink.entries.count == 1)
+        await prometheus.stop()
+    }
+
+    /// Runs one line of the page's amtool snippet through the shell, in the
+    /// test's directory, with amtool's config in a home of its own.
+    func amtool(_ line: String, home: String, environment: [String: String] = [:]) async throws -> TestBinaries.Result {
+        let r = try await TestBinaries.run("/bin/sh", ["-c", "cd '\(dir.path)' && \(line)"],
+                                           environment: ["HOME": home].merging(environment) { $1 })
+        #expect(r.exitCode == 0, "\(line): \(r.stderr)")
+        return r
+    }
+
+    @Test func amtoolSilencesHoldDeliveriesUntilExpired() async throws {
+        _ = try ExternalProgram.path(of: "amtool")
+        let d = try await daemon()
+        let sink = TestPresenterLog(d)
+        let home = dir.path + "/home"
+        try FileManager.default.createDirectory(atPath: home + "/.config/prometheus", withIntermediateDirectories: true)
+        var paths = replacements(d)
+        paths["/etc/alertd/amtool-http.yml"] = dir.path + "/amtool-http.yml"
+        try docs.snippet("amtool.yml", paths).write(toFile: home + "/.config/prometheus/amtool.yml", atomically: true, encoding: .utf8)
+        try docs.snippet("amtool-http.yml", paths).write(toFile: dir.path + "/amtool-http.yml", atomically: true, encoding: .utf8)
+        let lines = try docs.snippet("amtool-commands").split(separator: "\n").map(String.init)
+        func line(_ prefix: String) throws -> String { try #require(lines.first { $0.hasPrefix(prefix) }, "no `\(prefix)` line") }
+
+        let silenceID = try await amtool(line("amtool silence add"), home: home).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!silenceID.isEmpty)
+        let query = try await amtool(try #require(lines.first { $0 == "amtool silence query" }), home: home).stdout
+        #expect(query.contains(silenceID))
+        #expect(query.contains(#"instance=~"db[0-9]+""#))
+        // amtool's version check reads /api/v2/status.
+        _ = try await amtool("amtool --version-check silence query", home: home)
+
+        func post(_ instance: String) async throws {
+            let r = try await d.request("POST", "/api/v2/alerts", json: [["labels": ["alertname": "DiskFull", "instance": instance],
+                                                                        "annotations": ["summary": "Disk full on \(instance)"]]])
+            #expect(r.status == 200)
+        }
+        try await post("db1")
+        try await post("web1")
+        // The alert the silence does not match goes out; the other is stored and held.
+        #expect(await sink.wait(timeout: .seconds(10)) { $0.contains { $0.title == "Disk full on web1" } })
+        try await Task.sleep(for: .seconds(1))
+        #expect(!sink.entries.contains { $0.title == "Disk full on db1" })
+        let held = try #require(try await alerts(d, "label=instance=db1").first)
+        #expect(held["silenced_by"] as? [String] == [silenceID])
+        let alertQuery = try await amtool(line("amtool alert query"), home: home).stdout
+        #expect(alertQuery.contains("DiskFull"))
+
+        _ = try await amtool(line("amtool silence query -o json"), home: home)
+        _ = try await amtool(line("amtool silence expire"), home: home, environment: ["SILENCE_ID": silenceID])
+        #expect(await sink.wait(timeout: .seconds(10)) { $0.contains { $0.title == "Disk full on db1" } }, "alertd log:\n\(d.log)")
+        #expect(sink.entries.count == 2)
+        #expect(try await metric(d, "alertd_deliveries_silenced_total") == 1)
+
+        // The exported silence comes back as a new one (its original expired), and holds again.
+        _ = try await amtool(line("amtool silence import"), home: home)
+        let afterImport = try await amtool("amtool silence query -q", home: home).stdout
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(afterImport.count == 1)
+        #expect(afterImport.first != silenceID)
+        try await post("db2")
+        try await Task.sleep(for: .seconds(1))
+        #expect(!sink.entries.contains { $0.title == "Disk full on db2" })
+        #expect(try await alerts(d, "label=instance=db2").first?["silenced_by"] as? [String] == afterImport)
+    }
+
+    @Test func anAlertmanagerWebhookReceiverOpensAndResolvesAlerts() async throws {
+        let d = try await daemon()
+        let sink = TestPresenterLog(d)
+        let port = try TestDaemon.freePort()
+        let config = """
+            route:
+              receiver: alertd
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+
+            """ + (try docs.snippet("alertmanager-receiver", replacements(d)))
+        try config.write(toFile: dir.path + "/alertmanager.yml", atomically: true, encoding: .utf8)
+        let alertmanager = try ExternalProgram("prometheus-alertmanager", [
+            "--config.file=\(dir.path)/alertmanager.yml", "--storage.path=\(dir.path)/am",
+            "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
+        ], logPath: dir.path + "/alertmanager.log")
+        defer { alertmanager.signal(SIGKILL) }
+        let am = "http://127.0.0.1:\(port)"
+        try await alertmanager.waitUntilReady(am + "/-/ready")
+
+        let alert = #"{"labels": {"alertname": "DiskFull", "instance": "db1", "severity": "error"}, "annotations": {"summary": "Disk full on db1"}"#
+        #expect(try await ExternalProgram.send("POST", am + "/api/v2/alerts", json: "[\(alert)}]").status == 200)
+        #expect(await sink.wait(timeout: .seconds(30)) { $0.count == 1 }, "alertmanager log:\n\(alertmanager.log)\nalertd log:\n\(d.log)")
+        let open = try #require(try await alerts(d, "label=alertname=DiskFull").first)
+        let spec = try #require(open["spec"] as? [String: Any])
+        #expect(spec["title"] as? String == "Disk full on db1")
+        #expect(spec["severity"] as? String == "error")
+        // alertd's fingerprint is Alertmanager's own.
+        let amAlerts = try JSONSerialization.jsonObject(with: try await ExternalProgram.send("GET", am + "/api/v2/alerts").body) as? [[String: Any]]
+        #expect(spec["dedup_key"] as? String == amAlerts?.first?["fingerprint"] as? String)
+
+        let ended = UTCTimestamp.iso8601(Date())
+        #expect(try await ExternalProgram.send("POST", am + "/api/v2/alerts", json: "[\(alert), \"endsAt\": \"\(ended)\"}]").status == 200)
+        let resolved = try await eventually {
+            try await alerts(d, "label=alertname=DiskFull").first?["state"] as? String == "resolved"
+        }
+        #expect(resolved, "alertmanager log:\n\(alertmanager.log)")
+        #expect(try await alerts(d, "label=alertname=DiskFull").first?["decision"].flatMap { ($0 as? [String: Any])?["actor"] as? String } == "alertmanager-webhook")
+        #expect(sink.entries.count == 1)
+        #expect(try await metric(d, #"alertd_alerts_received_total{front_door="alertmanager_webhook"}"#) == 1)
+        await alertmanager.stop()
+    }
+}

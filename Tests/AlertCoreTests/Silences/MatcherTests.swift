@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import AlertModel
+
+/// Matchers as Alertmanager defines them, and the RE2 subset behind `=~`.
+@Suite struct MatcherTests {
+    func re(_ pattern: String) throws -> MatcherRegex { try MatcherRegex(pattern) }
+
+    @Test(arguments: [
+        ("db.*", "db12", true), ("db.*", "xdb12", false), ("db", "db1", false), ("a|b", "b", true), ("a|b", "ab", false),
+        ("(a|b)+", "abba", true), ("[a-c]{2,3}", "cab", true), ("[a-c]{2,3}", "c", false), ("[a-c]{2,3}", "abca", false),
+        ("[^0-9]*", "abc", true), ("[^0-9]*", "ab1", false), (#"\d+\.\d+"#, "10.5", true), (#"\w+"#, "a_1", true),
+        (#"\s"#, " ", true), (#"\S+"#, "a b", false), ("colou?r", "color", true), ("x{3}", "xxx", true), ("x{3}", "xxxx", false),
+        ("x{2,}", "xxxxx", true), ("(?i)disk.*", "DiskFull", true), ("(?i)[a-z]+", "ABC", true), ("disk.*", "DiskFull", false),
+        ("", "", true), ("", "a", false), (".*", "", true), ("^db$", "db", true), ("a.c", "a\nc", false),
+        ("(?:ab)*", "ababab", true), ("(?P<host>db)[0-9]", "db1", true), (#"a\x41"#, "aA", true), (#"a\x{263a}"#, "a☺", true),
+        ("[-a]+", "-a-", true), ("[a-]+", "a-", true), ("[]a]+", "]a", true), (#"[\d.]+"#, "1.2", true), (#"[\D]"#, "1", false),
+        ("é+", "éé", true), ("a{,2}", "a{,2}", true), ("(a*)*b", "aaaab", true), ("a*?b", "aab", true), ("{", "{", true),
+    ])
+    func regexesMatchTheWholeValue(_ pattern: String, _ text: String, _ expected: Bool) throws {
+        #expect(try re(pattern).wholeMatch(text) == expected, "\(pattern) on \(text)")
+    }
+
+    @Test(arguments: [
+        (#"\bword"#, SilenceError.Code.unsupportedRegex), (#"(?=a)"#, .unsupportedRegex), (#"(?<!a)b"#, .unsupportedRegex),
+        (#"(a)\1"#, .unsupportedRegex), (#"\pL"#, .unsupportedRegex), ("[[:alpha:]]", .unsupportedRegex), ("(?s).", .unsupportedRegex),
+        ("a(?i)b", .unsupportedRegex), (#"\Qa.b\E"#, .unsupportedRegex),
+        ("(ab", .invalidRegex), ("ab)", .invalidRegex), ("[ab", .invalidRegex), ("*a", .invalidRegex), ("a**", .invalidRegex),
+        ("[z-a]", .invalidRegex), ("a{2001}", .invalidRegex), ("a{3,2}", .invalidRegex), (#"a\"#, .invalidRegex), (#"\q"#, .invalidRegex),
+        ("((a{1000}){1000}){1000}", .invalidRegex),
+    ])
+    func unsupportedAndBrokenRegexesAreRefusedByName(_ pattern: String, _ code: SilenceError.Code) {
+        #expect(throws: SilenceError.self) { try MatcherRegex(pattern) }
+        do {
+            _ = try MatcherRegex(pattern)
+        } catch {
+            #expect(error.code == code, "\(pattern): \(error.message)")
+            #expect(error.message.contains(pattern))
+        }
+    }
+
+    @Test func aPathologicalPatternRunsInLinearTime() throws {
+        let regex = try re("(a+)+$")
+        let text = String(repeating: "a", count: 5_000) + "b"
+        let start = ContinuousClock.now
+        #expect(!regex.wholeMatch(text))
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test func matchersFollowAlertmanagerSemantics() throws {
+        let labels = ["alertname": "DiskFull", "instance": "db1"]
+        #expect(try LabelMatcher(parsing: #"alertname="DiskFull""#).matches(labels))
+        #expect(try !LabelMatcher(parsing: "alertname!=DiskFull").matches(labels))
+        #expect(try LabelMatcher(parsing: #"instance=~"db[0-9]""#).matches(labels))
+        #expect(try !LabelMatcher(parsing: #"instance!~"db.*""#).matches(labels))
+        // A missing label is the empty value.
+        #expect(try LabelMatcher(parsing: #"env="""#).matches(labels))
+        #expect(try LabelMatcher(parsing: "env!=prod").matches(labels))
+        #expect(try LabelMatcher(parsing: "env=~.*").matchesEmpty)
+        #expect(try !LabelMatcher(parsing: "env=~.+").matchesEmpty)
+    }
+
+    @Test func matchersParseAsAmtoolWritesThemAndPrintBack() throws {
+        let m = try LabelMatcher(parsing: #"  instance =~ "db\.example|a\"b"  "#)
+        #expect(m.name == "instance")
+        #expect(m.op == .matchesRegex)
+        #expect(m.value == #"db\.example|a"b"#)
+        #expect(m.description == #"instance=~"db\\.example|a\"b""#)
+        #expect(try LabelMatcher(parsing: m.description) == m)
+        #expect(try LabelMatcher(parsing: "severity!~warn|info").op == .doesNotMatchRegex)
+        #expect(try LabelMatcher(parsing: "a=b=c").value == "b=c")
+        for bad in ["alertname", "=x", "1abc=x", #"a="x"y""#] {
+            #expect(throws: SilenceError.self, "\(bad)") { try LabelMatcher(parsing: bad) }
+        }
+        #expect(throws: SilenceError.self) { try LabelMatcher(parsing: "job=~(x") }
+    }
+
+    @Test func aSilenceKeepsAlertmanagersRules() throws {
+        let now = Date()
+        func silence(_ matchers: [String], by: String = "alice", comment: String = "why", start: TimeInterval = 0, end: TimeInterval = 60) throws -> Silence {
+            Silence(matchers: try matchers.map { try LabelMatcher(parsing: $0) }, startsAt: now.addingTimeInterval(start),
+                    endsAt: now.addingTimeInterval(end), createdBy: by, comment: comment)
+        }
+        #expect(throws: Never.self) { try silence(["alertname=A"]).validate(at: now) }
+        for bad in [try silence([]), try silence(["env=~.*"]), try silence(["alertname=A"], by: " "), try silence(["alertname=A"], comment: ""),
+                    try silence(["alertname=A"], start: 60, end: 30), try silence(["alertname=A"], start: -60, end: -1)] {
+            #expect(throws: SilenceError.self) { try bad.validate(at: now) }
+        }
+        let window = try silence(["alertname=A"], start: 60, end: 120)
+        #expect(window.state(at: now) == .pending)
+        #expect(window.state(at: now.addingTimeInterval(90)) == .active)
+        #expect(window.state(at: now.addingTimeInterval(120)) == .expired)
+    }
+}

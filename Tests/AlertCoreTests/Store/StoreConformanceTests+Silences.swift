@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdStore
+@testable import AlertdSQLiteStore
+
+/// Silences, held to the same contract on every backend: how they are
+/// stored and changed, and the one rule that a matching active silence holds
+/// deliveries back.
+extension StoreConformanceTests {
+    func silence(_ matchers: String..., from start: Date = Date(), for seconds: TimeInterval = 3600) throws -> Silence {
+        Silence(matchers: try matchers.map { try LabelMatcher(parsing: $0) }, startsAt: start,
+                endsAt: start.addingTimeInterval(seconds), createdBy: "alice", comment: "maintenance")
+    }
+
+    func labelled(_ labels: [String: String]) throws -> Alert {
+        Alert(spec: try spec("Disk full", labels: labels))
+    }
+
+    static let hook: [DeliveryKind: Int] = [.presenter("hook"): 8]
+
+    @Test(arguments: StoreBackend.allCases) func silencesAreStoredListedChangedAndExpired(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let s = try silence(#"alertname="DiskFull""#, #"instance=~"db.*""#, from: now.addingTimeInterval(-60))
+        guard case .saved(let saved) = try await store.saveSilence(s, replacing: nil, now: now) else { Issue.record("not saved"); return }
+        // A start in the past is now.
+        #expect(abs(saved.startsAt.timeIntervalSince(now)) < 0.01)
+        #expect(saved.id == s.id)
+        #expect(try await store.silence(id: s.id) == saved)
+        #expect(try await store.silences().map(\.id) == [s.id])
+        #expect(try await store.silence(id: SilenceID(rawValue: "nope")) == nil)
+
+        // The same matchers: changed in place, an active one keeping its start.
+        var longer = s
+        longer.id = .generate()
+        longer.endsAt = now.addingTimeInterval(7200)
+        let later = now.addingTimeInterval(10)
+        guard case .saved(let inPlace) = try await store.saveSilence(longer, replacing: s.id, now: later) else { Issue.record("not saved"); return }
+        #expect(inPlace.id == s.id)
+        #expect(abs(inPlace.startsAt.timeIntervalSince(now)) < 0.01)
+        #expect(abs(inPlace.endsAt.timeIntervalSince(longer.endsAt)) < 0.01)
+
+        // Other matchers: the old one expires and a new one takes over.
+        let other = try silence(#"alertname="DiskFull""#, from: later)
+        guard case .saved(let replaced) = try await store.saveSilence(other, replacing: s.id, now: later) else { Issue.record("not saved"); return }
+        #expect(replaced.id != s.id)
+        #expect(try await store.silence(id: s.id)?.state(at: later) == .expired)
+        #expect(try await store.silences().count == 2)
+        #expect(try await store.saveSilence(other, replacing: SilenceID(rawValue: "unknown"), now: later) == .notFound)
+
+        // Expiring ends it now; expiring again changes nothing; unknown is nil.
+        let expired = try #require(try await store.expireSilence(id: replaced.id, now: later.addingTimeInterval(5)))
+        #expect(expired.state(at: later.addingTimeInterval(5)) == .expired)
+        #expect(try await store.expireSilence(id: replaced.id, now: later.addingTimeInterval(50)) == expired)
+        #expect(try await store.expireSilence(id: SilenceID(rawValue: "nope"), now: later) == nil)
+        // A pending silence expired never starts.
+        let window = try silence(#"alertname="DiskFull""#, from: now.addingTimeInterval(3600))
+        _ = try await store.saveSilence(window, replacing: nil, now: now)
+        let cancelled = try #require(try await store.expireSilence(id: window.id, now: now))
+        #expect(cancelled.startsAt == cancelled.endsAt)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func anActiveSilenceHoldsMatchingDeliveriesUntilItEnds(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let s = try silence(#"alertname="DiskFull""#, from: now, for: 600)
+        _ = try await store.saveSilence(s, replacing: nil, now: now)
+        let silenced = try labelled(["alertname": "DiskFull", "instance": "db1"])
+        let other = try labelled(["alertname": "CPUHot"])
+        _ = try await store.submit([AlertSubmission(alert: silenced, presenters: ["hook"]), AlertSubmission(alert: other, presenters: ["hook"])])
+
+        let claimed = try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0)
+        #expect(claimed.map(\.alert.id) == [other.id])
+        let held = try #require(try await store.record(id: silenced.id)).deliveries[0]
+        #expect(held.state == .pending)
+        #expect(held.attempts == 0)
+        #expect(held.silencedBy == s.id)
+        #expect(held.nextAttemptAt.map { abs($0.timeIntervalSince(s.endsAt)) < 0.01 } == true)
+        #expect(try await store.counts().silencedDeliveries == 1)
+        let events = try await store.events(after: 0, limit: 100)
+        let event = try #require(events.first { $0.kind == .deliverySilenced })
+        #expect(event.alertID == silenced.id)
+        #expect(event.data["silence_id"] == s.id.rawValue)
+        #expect(event.data["until"] != nil)
+        // Nothing is due until the silence ends.
+        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(300), capacity: Self.hook, orphanLimit: 0).isEmpty)
+        let after = s.endsAt.addingTimeInterval(1)
+        let released = try await store.claimDueDeliveries(now: after, capacity: Self.hook, orphanLimit: 0)
+        #expect(released.map(\.alert.id) == [silenced.id])
+        #expect(released.first?.delivery.attempts == 1)
+        #expect(try await store.counts().silencedDeliveries == 1)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func expiringASilenceReleasesWhatItHeldAtOnce(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let s = try silence(#"instance=~"db[0-9]+""#, from: now)
+        _ = try await store.saveSilence(s, replacing: nil, now: now)
+        let a = try labelled(["instance": "db12"])
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"])])
+        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
+        let expiredAt = now.addingTimeInterval(30)
+        _ = try await store.expireSilence(id: s.id, now: expiredAt)
+        #expect(try await store.nextDueTime().map { abs($0.timeIntervalSince(expiredAt)) < 0.01 } == true)
+        #expect(try await store.claimDueDeliveries(now: expiredAt, capacity: Self.hook, orphanLimit: 0).map(\.alert.id) == [a.id])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aDeliveryHeldUntilItsAlertClosedIsNeverMade(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let s = try silence(#"alertname="DiskFull""#, from: now, for: 60)
+        _ = try await store.saveSilence(s, replacing: nil, now: now)
+        let a = try labelled(["alertname": "DiskFull"])
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"])])
+        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
+        _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "prometheus", at: now.addingTimeInterval(10)))
+        #expect(try await store.claimDueDeliveries(now: s.endsAt.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
+        let d = try #require(try await store.record(id: a.id)).deliveries[0]
+        #expect(d.state == .silenced)
+        #expect(d.silencedBy == s.id)
+        #expect(try await store.counts().pending == 0)
+        #expect(try await store.counts().silencedDeliveries == 1)
+        #expect(try await store.nextDueTime() == nil)
+        // Settled for good, so the alert can be pruned like any other.
+        #expect(try await store.prune(closedBefore: Date().addingTimeInterval(3600), limit: 10) == 1)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aMaintenanceWindowHoldsNothingBeforeItStartsAndHandlerCallsAreNeverHeld(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let window = try silence(#"env!="dev""#, #"alertname=~"Disk.*""#, from: now.addingTimeInterval(600))
+        _ = try await store.saveSilence(window, replacing: nil, now: now)
+        let early = try labelled(["alertname": "DiskFull", "env": "prod"])
+        _ = try await store.submit([AlertSubmission(alert: early, presenters: ["hook"])])
+        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).count == 1)
+
+        let during = now.addingTimeInterval(700)
+        let asking = Alert(spec: try AlertSpec.Builder().title("Deploy?").labels(["alertname": "DiskFull"])
+            .confirm("Go", handler: "https://ci.example/go").build().get(), at: during)
+        let dev = Alert(spec: try AlertSpec.Builder().title("dev").labels(["alertname": "DiskFull", "env": "dev"]).build().get(), at: during)
+        _ = try await store.submit([AlertSubmission(alert: asking, presenters: ["hook"]), AlertSubmission(alert: dev, presenters: ["hook"])])
+        let claimed = try await store.claimDueDeliveries(now: during, capacity: Self.hook.merging([.handler(.confirm): 1]) { a, _ in a }, orphanLimit: 0)
+        #expect(claimed.map(\.alert.id) == [dev.id])
+        _ = try await store.decide(asking.id, AlertDecision(outcome: .confirmed, actor: "uid:0", at: during))
+        let calls = try await store.claimDueDeliveries(now: during, capacity: [.handler(.confirm): 1], orphanLimit: 0)
+        #expect(calls.map(\.delivery.kind) == [.handler(.confirm)])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func silencesThatEndedBeforeTheCutoffArePruned(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let old = try silence(#"alertname="A""#, from: now.addingTimeInterval(-100 * 86_400), for: 3600)
+        let current = try silence(#"alertname="B""#, from: now)
+        _ = try await store.saveSilence(old, replacing: nil, now: old.startsAt)
+        _ = try await store.saveSilence(current, replacing: nil, now: now)
+        _ = try await store.prune(closedBefore: now.addingTimeInterval(-30 * 86_400), limit: 10)
+        #expect(try await store.silences().map(\.id) == [current.id])
+    }
+}
