@@ -28,9 +28,7 @@ public final class HTTPClient: Sendable {
     /// Sends one request and waits for the whole response. Cancelling the
     /// calling task aborts the transfer with ``HTTPClientError/cancelled(url:)``.
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        guard let driver else {
-            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
-        }
+        let driver = try multiDriver(for: request)
         let transfer = CurlTransfer(request)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -38,8 +36,7 @@ public final class HTTPClient: Sendable {
                 driver.submit(transfer)
             }
         } onCancel: {
-            transfer.cancelRequested.store(true, ordering: .relaxed)
-            driver.cancel(transfer)
+            Self.abort(transfer, on: driver)
         }
         return try result.get()
     }
@@ -52,17 +49,14 @@ public final class HTTPClient: Sendable {
     /// task, or the task reading the body, or dropping the body, aborts the
     /// transfer.
     public func stream(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
-        guard let driver else {
-            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
-        }
+        let driver = try multiDriver(for: request)
         let transfer = CurlTransfer(request)
         let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         transfer.bodyContinuation = bodyContinuation
         bodyContinuation.onTermination = { termination in
             // `.finished` comes from the transfer itself; only a reader that went away needs the abort.
             guard case .cancelled = termination else { return }
-            transfer.cancelRequested.store(true, ordering: .relaxed)
-            driver.cancel(transfer)
+            Self.abort(transfer, on: driver)
         }
         let head = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -70,10 +64,23 @@ public final class HTTPClient: Sendable {
                 driver.submit(transfer)
             }
         } onCancel: {
-            transfer.cancelRequested.store(true, ordering: .relaxed)
-            driver.cancel(transfer)
+            Self.abort(transfer, on: driver)
         }
         let response = try head.get()
         return HTTPClientStreamingResponse(status: response.status, headers: response.headers, body: body)
+    }
+
+    /// The multi driver, or the error a request gets when libcurl could not start one.
+    private func multiDriver(for request: HTTPClientRequest) throws(HTTPClientError) -> CurlMultiDriver {
+        guard let driver else {
+            throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
+        }
+        return driver
+    }
+
+    /// Aborts a transfer whose caller went away.
+    private static func abort(_ transfer: CurlTransfer, on driver: CurlMultiDriver) {
+        transfer.cancelRequested.store(true, ordering: .relaxed)
+        driver.cancel(transfer)
     }
 }

@@ -57,18 +57,7 @@ public struct AlertmanagerAPI: Sendable {
             throw APIError(status: 413, code: "batch_too_large",
                            message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Send them in smaller batches.")
         }
-        var alerts: [AlertmanagerAlert] = []
-        var problems: [String] = []
-        for (i, element) in array.enumerated() {
-            do throws(AlertmanagerAlert.Problem) {
-                alerts.append(try AlertmanagerAlert(json: element))
-            } catch {
-                problems.append("alert \(i) \(error.message)")
-            }
-        }
-        let ingest = AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI)
-        let outcome = try await ingest.take(alerts, problems: problems)
-        guard outcome.problems.isEmpty else { throw AlertmanagerIntake.refusal(outcome, of: array.count) }
+        _ = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI).take(json: array)
         return HTTPResponse(status: 200)
     }
 

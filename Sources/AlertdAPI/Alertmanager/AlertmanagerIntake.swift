@@ -22,6 +22,24 @@ package struct AlertmanagerIntake: Sendable {
         package var problems: [String] = []
     }
 
+    /// Reads each element of a JSON array as an alert and takes them all. A
+    /// batch with a refused alert is answered with the refusal, naming each;
+    /// the others are taken all the same, as Alertmanager does.
+    package func take(json array: [Any]) async throws(APIError) -> Outcome {
+        var alerts: [AlertmanagerAlert] = []
+        var problems: [String] = []
+        for (i, element) in array.enumerated() {
+            do throws(AlertmanagerAlert.Problem) {
+                alerts.append(try AlertmanagerAlert(json: element))
+            } catch {
+                problems.append("alert \(i) \(error.message)")
+            }
+        }
+        let outcome = try await take(alerts, problems: problems)
+        guard outcome.problems.isEmpty else { throw Self.refusal(outcome, of: array.count) }
+        return outcome
+    }
+
     /// Takes the alerts in order; problems with single alerts are
     /// reported, and the others are taken all the same, as Alertmanager does.
     package func take(_ alerts: [AlertmanagerAlert], problems: [String] = [], now: Date = Date()) async throws(APIError) -> Outcome {

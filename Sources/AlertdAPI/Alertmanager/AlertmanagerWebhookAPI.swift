@@ -46,18 +46,7 @@ public struct AlertmanagerWebhookAPI: Sendable {
                            message: "Only Alertmanager's webhook payload version \"4\" is understood; got \(payload["version"].map { "`\($0)`" } ?? "none").")
         }
         guard let array = payload["alerts"] as? [Any] else { throw .invalidBody("`alerts` must be an array of alerts.") }
-        var alerts: [AlertmanagerAlert] = []
-        var problems: [String] = []
-        for (i, element) in array.enumerated() {
-            do throws(AlertmanagerAlert.Problem) {
-                alerts.append(try AlertmanagerAlert(json: element))
-            } catch {
-                problems.append("alert \(i) \(error.message)")
-            }
-        }
-        let ingest = AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerWebhook)
-        let outcome = try await ingest.take(alerts, problems: problems)
-        guard outcome.problems.isEmpty else { throw AlertmanagerIntake.refusal(outcome, of: array.count) }
+        let outcome = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerWebhook).take(json: array)
         return APIRepresentation.json(Result(created: outcome.created, deduplicated: outcome.deduplicated, resolved: outcome.resolved))
     }
 }

@@ -2,19 +2,15 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdPOSIX
-@testable import AlertdSQLite
-@testable import AlertdCrypto
 @testable import AlertdHTTP
-@testable import AlertdCurl
 @testable import AlertdHTTPServer
-@testable import AlertdLogging
 @testable import AlertdCommandLine
 @testable import AlertdStore
-@testable import AlertdSQLiteStore
 @testable import AlertdDelivery
 @testable import AlertdAPI
 @testable import AlertdDaemon
 @testable import AlertdClient
+@testable import AlertdServices
 
 /// Holds `docs/openapi.json` and `docs/API.md` to the router the daemon
 /// really builds: a route added without docs, or docs left behind by a

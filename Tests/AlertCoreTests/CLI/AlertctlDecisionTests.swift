@@ -4,11 +4,9 @@ import Testing
 @testable import AlertModel
 @testable import AlertdPOSIX
 @testable import AlertdSQLite
-@testable import AlertdCrypto
 @testable import AlertdHTTP
 @testable import AlertdCurl
 @testable import AlertdHTTPServer
-@testable import AlertdLogging
 @testable import AlertdCommandLine
 @testable import AlertdStore
 @testable import AlertdSQLiteStore

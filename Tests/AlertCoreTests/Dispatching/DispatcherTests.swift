@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 @testable import AlertModel
-@testable import AlertdPOSIX
 @testable import AlertdSQLite
-@testable import AlertdCrypto
 @testable import AlertdHTTP
 @testable import AlertdCurl
 @testable import AlertdHTTPServer

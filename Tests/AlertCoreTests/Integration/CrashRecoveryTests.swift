@@ -2,19 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import AlertModel
-@testable import AlertdPOSIX
 @testable import AlertdSQLite
-@testable import AlertdCrypto
-@testable import AlertdHTTP
-@testable import AlertdCurl
 @testable import AlertdHTTPServer
-@testable import AlertdLogging
-@testable import AlertdCommandLine
-@testable import AlertdStore
-@testable import AlertdSQLiteStore
-@testable import AlertdDelivery
-@testable import AlertdAPI
-@testable import AlertdDaemon
 @testable import AlertdClient
 
 /// Nothing acknowledged is lost, however often alertd is killed.

@@ -2,19 +2,12 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdPOSIX
-@testable import AlertdSQLite
-@testable import AlertdCrypto
 @testable import AlertdHTTP
-@testable import AlertdCurl
-@testable import AlertdHTTPServer
-@testable import AlertdLogging
 @testable import AlertdCommandLine
-@testable import AlertdStore
-@testable import AlertdSQLiteStore
 @testable import AlertdDelivery
 @testable import AlertdAPI
 @testable import AlertdDaemon
-@testable import AlertdClient
+@testable import AlertdServices
 
 /// Where the repository's files are, from this file's path.
 enum RepositoryFiles {

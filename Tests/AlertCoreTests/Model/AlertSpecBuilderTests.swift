@@ -2,11 +2,8 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdPOSIX
-@testable import AlertdSQLite
-@testable import AlertdCrypto
 @testable import AlertdHTTP
 @testable import AlertdCurl
-@testable import AlertdHTTPServer
 @testable import AlertdLogging
 @testable import AlertdCommandLine
 @testable import AlertdStore
@@ -15,6 +12,7 @@ import Testing
 @testable import AlertdAPI
 @testable import AlertdDaemon
 @testable import AlertdClient
+@testable import AlertdServices
 
 /// One way to trigger one error code.
 struct ErrorCase: Sendable, CustomTestStringConvertible {

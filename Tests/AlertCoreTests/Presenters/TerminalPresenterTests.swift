@@ -2,19 +2,10 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdPOSIX
-@testable import AlertdSQLite
-@testable import AlertdCrypto
 @testable import AlertdHTTP
-@testable import AlertdCurl
-@testable import AlertdHTTPServer
-@testable import AlertdLogging
-@testable import AlertdCommandLine
 @testable import AlertdStore
-@testable import AlertdSQLiteStore
 @testable import AlertdDelivery
 @testable import AlertdAPI
-@testable import AlertdDaemon
-@testable import AlertdClient
 
 @Suite struct TerminalPresenterTests {
     @Test func rendersAFullAlert() {

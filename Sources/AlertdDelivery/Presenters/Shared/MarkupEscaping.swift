@@ -4,33 +4,21 @@
 public enum MarkupEscaping {
     /// HTML text and attribute values (mail, Matrix, Telegram, Pushover).
     public static func html(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
+        replacing(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
     }
 
     /// Slack's mrkdwn: only `&`, `<` and `>` are special, and Slack asks for
     /// exactly these three to be escaped (`<` starts a link or mention).
     public static func slack(_ text: String) -> String {
+        replacing(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;"])
+    }
+
+    /// `text` with each scalar in `table` replaced by its entity.
+    private static func replacing(_ text: String, _ table: [Unicode.Scalar: String]) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(c)
-            }
+            if let entity = table[c] { out += entity } else { out.unicodeScalars.append(c) }
         }
         return out
     }
