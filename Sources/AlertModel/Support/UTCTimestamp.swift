@@ -27,7 +27,16 @@ package enum UTCTimestamp {
         let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (days, millisOfDay) = floorDivide(totalMillis, 86_400_000)
         let seconds = Int(millisOfDay / 1000)
-        // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        let dateText = "\(pad(Int(year), 4))-\(pad(Int(month), 2))-\(pad(Int(day), 2))"
+        let timeText = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
+        return (dateText, timeText, Int(millisOfDay % 1000))
+    }
+
+    /// The calendar date `days` after 1970-01-01: Howard Hinnant's
+    /// days-to-civil algorithm (proleptic Gregorian calendar), so no output
+    /// of alertd depends on the machine's locale or time zone.
+    package static func civil(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -36,10 +45,7 @@ package enum UTCTimestamp {
         let mp = (5 * doy + 2) / 153
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        let dateText = "\(pad(Int(year), 4))-\(pad(Int(month), 2))-\(pad(Int(day), 2))"
-        let timeText = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
-        return (dateText, timeText, Int(millisOfDay % 1000))
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

@@ -1,4 +1,5 @@
 import Foundation
+import AlertModel
 
 /// Internet mail's text encodings (RFC 5322, 2045, 2047), so that what
 /// alertd mails survives every relay: header lines folded to 78 columns,
@@ -136,16 +137,7 @@ public enum MIMEText {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        // Civil from days (Howard Hinnant's algorithm), proleptic Gregorian.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = UTCTimestamp.civil(daysSinceEpoch: days)
         let weekday = Int((days % 7 + 7 + 4) % 7)  // 1970-01-01 was a Thursday
         let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
