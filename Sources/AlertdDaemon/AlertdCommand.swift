@@ -84,7 +84,7 @@ public struct AlertdCommand: CLICommand {
         }
         if checkOnly {
             do throws(DaemonBuildError) {
-                _ = try AlertDaemon.build(config, mode: .check, logger: log)
+                _ = try await AlertDaemon.open(config, mode: .check, logger: log)
             } catch {
                 context.errorOutput(error.description + "\n")
                 return .dataError
@@ -111,7 +111,7 @@ public struct AlertdCommand: CLICommand {
         FileMode.restrictCreationMask(0o027)
         let daemon: AlertDaemon
         do throws(DaemonBuildError) {
-            daemon = try AlertDaemon.build(config, mode: .run, logger: log)
+            daemon = try await AlertDaemon.open(config, mode: .run, logger: log)
         } catch {
             for problem in error.problems {
                 log.critical("alertd could not start", ["error": problem.message, "code": problem.code.rawValue])
