@@ -6,6 +6,7 @@ import PackageDescription
 //
 //   alertd ─ AlertdDaemon ─┬─ AlertdAPI ─ AlertdDelivery ─┬─ AlertdStore ─ AlertModel
 //                          ├─ AlertdSQLiteStore ─ AlertdSQLite (C)   ├─ AlertdCurl (C)
+//                          ├─ AlertdPostgresStore ─ AlertdPostgres (C: libpq)
 //                          └─ AlertdHTTPServer (C)                  ├─ AlertdCrypto (C)
 //                                                                   └─ AlertdServices ─ AlertdLogging
 //   alertctl ─ AlertdClient ─ AlertdCommandLine, AlertdHTTP, AlertdCurl (C)
@@ -28,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The alert as a value: imports no other target and no C.
         .target(name: "AlertModel"),
@@ -35,6 +37,7 @@ let package = Package(
         // Edges: typed Swift over C.
         .target(name: "AlertdPOSIX"),
         .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
+        .target(name: "AlertdPostgres", dependencies: ["CPostgreSQL"]),
         .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
         .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),
         .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP", "AlertdPOSIX"]),
@@ -49,6 +52,7 @@ let package = Package(
         // The store: protocols and shared rules, then one target per backend.
         .target(name: "AlertdStore", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLiteStore", dependencies: ["AlertdStore", "AlertdSQLite", "AlertdPOSIX"]),
+        .target(name: "AlertdPostgresStore", dependencies: ["AlertdStore", "AlertdPostgres"]),
 
         // Presenters, routing, retries, the dispatcher and maintenance.
         .target(
@@ -63,7 +67,7 @@ let package = Package(
         // The composition root: configuration, services, lifecycle.
         .target(
             name: "AlertdDaemon",
-            dependencies: ["AlertdAPI", "AlertdDelivery", "AlertdStore", "AlertdSQLiteStore", "AlertdHTTPServer",
+            dependencies: ["AlertdAPI", "AlertdDelivery", "AlertdStore", "AlertdSQLiteStore", "AlertdPostgresStore", "AlertdHTTPServer",
                            "AlertdCommandLine", "AlertdLogging", "AlertdPOSIX", "AlertdCrypto", "AlertdServices"],
             swiftSettings: testHooks),
 

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Why ``HTTPClient/send(_:)`` got no response. Every case names the URL,
 /// without its user info (``URLRedaction``), so an error can be logged as is;
 /// ``code`` is stable for scripts, ``message`` says what to check, and

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import AlertModel
 
 /// Hands mails to an SMTP server with libcurl: `EHLO`, STARTTLS as asked,
 /// `AUTH`, `MAIL FROM`, one `RCPT TO` per recipient, `DATA`.

@@ -1,5 +1,6 @@
 import Foundation
 import AlertdCurl
+import AlertModel
 
 /// A handler URL taken apart once, the way the policy checks it and the way
 /// it is sent: ``string`` is rebuilt from exactly the parts that were

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import AlertdCurl
+import AlertModel
 
 /// Which handler URLs alertd will call. Alert submitters are trusted less
 /// than the operator: a handler URL must not turn alertd into a way to reach

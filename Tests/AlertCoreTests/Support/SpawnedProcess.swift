@@ -72,17 +72,24 @@ final class SpawnedProcess: Sendable {
     func waitForExit(timeout: Duration = .seconds(15)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let done = status.withLock { s -> Int32? in
-                if let s { return s }
-                var raw: Int32 = 0
-                guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
-                let low = raw & 0x7f
-                s = low == 0 ? (raw >> 8) & 0xff : 128 + low
-                return s
-            }
-            if let done { return done }
+            if let done = exitStatus { return done }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
     }
+
+    /// The exit status (128 + signal when killed), reaping the child if it
+    /// has just ended; nil while it runs.
+    var exitStatus: Int32? {
+        status.withLock { s -> Int32? in
+            if let s { return s }
+            var raw: Int32 = 0
+            guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+            let low = raw & 0x7f
+            s = low == 0 ? (raw >> 8) & 0xff : 128 + low
+            return s
+        }
+    }
+
+    var isFinished: Bool { exitStatus != nil }
 }

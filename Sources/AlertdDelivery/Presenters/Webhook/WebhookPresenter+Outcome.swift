@@ -1,5 +1,6 @@
 import FoundationEssentials
 import AlertdCurl
+import AlertModel
 
 extension WebhookPresenter {
     /// Judges a receiver's answer.

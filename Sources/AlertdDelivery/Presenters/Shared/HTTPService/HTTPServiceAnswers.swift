@@ -1,5 +1,6 @@
 import Foundation
 import AlertdCurl
+import AlertModel
 
 /// How one service answers: where it says how long to wait before trying
 /// again, and where its error text is. The judging itself is

@@ -1,9 +1,8 @@
 import FoundationEssentials
 import AlertModel
-import AlertdSQLite
-import AlertdStore
 
-/// How values are written to and read from the store's columns.
+/// How values are written to and read from the store's columns, the same
+/// for every SQL backend: times as milliseconds, specs and lists as JSON.
 package enum StoreCoding {
     package static let encoder: JSONEncoder = {
         let e = JSONEncoder()
@@ -24,15 +23,16 @@ package enum StoreCoding {
         package var id: String, spec: String, state: String, created: Int64, updated: Int64
         package var decidedBy: String?, decidedAt: Int64?, comment: String?
 
-        package init(_ row: SQLiteRow, from column: Int32 = 0) {
-            id = row.text(column)
-            spec = row.text(column + 1)
-            state = row.text(column + 2)
-            created = row.int(column + 3)
-            updated = row.int(column + 4)
-            decidedBy = row.optionalText(column + 5)
-            decidedAt = row.optionalInt(column + 6)
-            comment = row.optionalText(column + 7)
+        package init(id: String, spec: String, state: String, created: Int64, updated: Int64,
+                     decidedBy: String?, decidedAt: Int64?, comment: String?) {
+            self.id = id
+            self.spec = spec
+            self.state = state
+            self.created = created
+            self.updated = updated
+            self.decidedBy = decidedBy
+            self.decidedAt = decidedAt
+            self.comment = comment
         }
     }
 
@@ -58,14 +58,14 @@ package enum StoreCoding {
     package struct SilenceRow: Sendable {
         package var id: String, matchers: String, starts: Int64, ends: Int64, createdBy: String, comment: String, updated: Int64
 
-        package init(_ row: SQLiteRow) {
-            id = row.text(0)
-            matchers = row.text(1)
-            starts = row.int(2)
-            ends = row.int(3)
-            createdBy = row.text(4)
-            comment = row.text(5)
-            updated = row.int(6)
+        package init(id: String, matchers: String, starts: Int64, ends: Int64, createdBy: String, comment: String, updated: Int64) {
+            self.id = id
+            self.matchers = matchers
+            self.starts = starts
+            self.ends = ends
+            self.createdBy = createdBy
+            self.comment = comment
+            self.updated = updated
         }
     }
 
@@ -107,9 +107,4 @@ package enum StoreCoding {
         category == "handler" ? DeliveryKind(name: name) : .presenter(name)
     }
 
-    /// An event kind from its `type` column.
-    package static func eventKind(_ text: String) throws(SQLiteError) -> EventKind {
-        guard let kind = EventKind(rawValue: text) else { throw .corrupt("unknown event type \(text)", context: "read events") }
-        return kind
-    }
 }

@@ -1,7 +1,7 @@
 /// Takes credentials out of URLs before they are written anywhere a person
 /// or a log collector reads: error messages, `last_error`, the daemon log.
-/// Handler and webhook URLs may carry `user:password@`, and those must not
-/// outlive the request that needed them.
+/// Handler and webhook URLs may carry `user:password@`, a database URL a
+/// password, and those must not outlive the connection that needed them.
 public enum URLRedaction {
     /// `url` with any user info in its authority replaced by `***`:
     /// `https://ops:s3cret@ops.example/x` becomes `https://***@ops.example/x`.
@@ -30,5 +30,26 @@ public enum URLRedaction {
         var authority = url[schemeEnd.upperBound..<authorityEnd]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         return String(url[..<schemeEnd.upperBound]) + authority
+    }
+
+    /// `url` with its password, and only that, replaced by `***`, so a log
+    /// still says which user connects where: `postgresql://alertd:s3cret@db/alerts`
+    /// becomes `postgresql://alertd:***@db/alerts`. A `password=` query
+    /// parameter (libpq reads one) is hidden the same way.
+    public static func redactingPassword(_ url: String) -> String {
+        var out = url
+        if let schemeEnd = out.range(of: "://") {
+            let rest = out[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? out.endIndex
+            let authority = out[schemeEnd.upperBound..<authorityEnd]
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                out = String(out[...colon]) + "***" + String(out[at...])
+            }
+        }
+        guard let query = out.firstIndex(of: "?") else { return out }
+        let parameters = out[out.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { p in
+            p.lowercased().hasPrefix("password=") ? "password=***" : String(p)
+        }
+        return String(out[...query]) + parameters.joined(separator: "&")
     }
 }

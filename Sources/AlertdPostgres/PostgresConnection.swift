@@ -1,0 +1,195 @@
+import CPostgreSQL
+import FoundationEssentials
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libpq connection to PostgreSQL, which comes back by itself after the
+/// server went away: a call on a lost connection reconnects first, at most
+/// once per backoff step (100 ms doubling to 5 s), and fails at once with
+/// the last error in between, so a database that is down costs callers no
+/// waiting.
+///
+/// `@unchecked Sendable` is safe because the C handle and the backoff state
+/// are only touched inside `withLock`, which serialises callers; libpq
+/// allows one thread at a time on a connection, and this lock is that rule.
+/// Every call blocks, so callers run on Dispatch threads, never on Swift's
+/// cooperative pool.
+package final class PostgresConnection: @unchecked Sendable {
+    /// The URL without its password, for messages and logs.
+    package let redactedURL: String
+    private let url: String
+    private let lock = Mutex<Void>(())
+    private var handle: OpaquePointer?
+    private var backoff: Duration = .milliseconds(100)
+    private var nextAttempt = ContinuousClock.now
+    private var lastFailure: PostgresError?
+    /// Runs on every new connection (session settings, `LISTEN`).
+    private let onConnect: @Sendable (PostgresConnection) throws(PostgresError) -> Void
+
+    private static let maxBackoff: Duration = .seconds(5)
+
+    /// Connects to `url` (`postgresql://user@host:port/db`, or any libpq
+    /// connection string), then runs `onConnect` on the new session; again
+    /// after each reconnect. Calls `PQconnectdbParams`.
+    package init(
+        url: String, redactedURL: String,
+        onConnect: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Void = { _ throws(PostgresError) in }
+    ) throws(PostgresError) {
+        self.url = url
+        self.redactedURL = redactedURL
+        self.onConnect = onConnect
+        try withLock { conn throws(PostgresError) in try conn.connect() }
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    package func withLock<T, E: Error>(_ body: (PostgresConnection) throws(E) -> T) throws(E) -> T {
+        try lock.withLock { _ throws(E) -> T in try body(self) }
+    }
+
+    /// Whether the session is up, as libpq last saw it (`PQstatus`). Only inside `withLock`.
+    package var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// The socket libpq reads from, for waiting on notifications (`PQsocket`). Only inside `withLock`.
+    package var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Reconnects if the session was lost, within the backoff. Only inside `withLock`.
+    package func ensureConnected() throws(PostgresError) {
+        if isConnected { return }
+        if ContinuousClock.now < nextAttempt, let lastFailure { throw lastFailure }
+        try connect()
+    }
+
+    private func connect() throws(PostgresError) {
+        if let old = handle {
+            PQfinish(old)
+            handle = nil
+        }
+        let keywords = ["dbname", "connect_timeout", "application_name"]
+        let values = [url, "3", "alertd"]
+        let conn = withCStrings(keywords) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
+        guard let conn, PQstatus(conn) == CONNECTION_OK else {
+            let message = conn.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
+            if let conn { PQfinish(conn) }
+            let error = PostgresError(sqlState: nil, message: message, context: "connect to \(redactedURL)", connectionLost: true)
+            failed(error)
+            throw error
+        }
+        // NOTICEs ("relation already exists, skipping") are not errors; libpq
+        // would print them on stderr.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        handle = conn
+        do throws(PostgresError) {
+            try onConnect(self)
+        } catch {
+            failed(error)
+            throw error
+        }
+        backoff = .milliseconds(100)
+        lastFailure = nil
+    }
+
+    private func failed(_ error: PostgresError) {
+        lastFailure = error
+        nextAttempt = .now + backoff
+        backoff = min(backoff * 2, Self.maxBackoff)
+    }
+
+    /// Runs one or more statements without parameters (`PQexec`). Only inside `withLock`.
+    package func execute(_ sql: String) throws(PostgresError) {
+        try ensureConnected()
+        let result = PQexec(handle, sql)
+        _ = try consume(result, context: sql)
+    }
+
+    /// Runs one statement with `$1…` parameters, sent separately from the
+    /// SQL and never spliced into it (`PQexecParams`, text format). Only
+    /// inside `withLock`.
+    @discardableResult
+    package func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        try ensureConnected()
+        let texts = parameters.map(\.wire)
+        let result = withCStrings(texts) { values in
+            PQexecParams(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
+        }
+        return try consume(result, context: sql)
+    }
+
+    /// The first column of the first row as an integer, if any.
+    package func scalar(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> Int64? {
+        try query(sql, parameters).rows.first?.optionalInt(0)
+    }
+
+    /// Reads what the server sent and returns the channels of the
+    /// notifications that arrived (`PQconsumeInput`, `PQnotifies`). Only
+    /// inside `withLock`.
+    package func notifications() throws(PostgresError) -> [String] {
+        try ensureConnected()
+        guard PQconsumeInput(handle) == 1 else {
+            throw lost("read notifications")
+        }
+        var channels: [String] = []
+        while let n = PQnotifies(handle) {
+            channels.append(String(cString: n.pointee.relname))
+            PQfreemem(n)
+        }
+        return channels
+    }
+
+    /// Copies the rows out and frees the result; a failure becomes a
+    /// ``PostgresError`` with the server's SQLSTATE.
+    private func consume(_ result: OpaquePointer?, context: String) throws(PostgresError) -> PostgresResult {
+        guard let result else { throw lost(context) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            let (rowCount, columnCount) = (PQntuples(result), PQnfields(result))
+            var rows: [PostgresRow] = []
+            rows.reserveCapacity(Int(rowCount))
+            for r in 0..<rowCount {
+                var fields: [String?] = []
+                fields.reserveCapacity(Int(columnCount))
+                for c in 0..<columnCount {
+                    fields.append(PQgetisnull(result, r, c) == 1 ? nil : String(cString: PQgetvalue(result, r, c)))
+                }
+                rows.append(PostgresRow(fields: fields))
+            }
+            let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+            return PostgresResult(rows: rows, affected: affected)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let message = primary ?? Self.trimmed(PQresultErrorMessage(result))
+            let error = PostgresError(sqlState: state, message: message, context: String(context.prefix(200)), connectionLost: !isConnected)
+            if error.connectionLost { failed(error) }
+            throw error
+        }
+    }
+
+    private func lost(_ context: String) -> PostgresError {
+        let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "not connected"
+        let error = PostgresError(sqlState: nil, message: message.isEmpty ? "connection lost" : message,
+                                  context: String(context.prefix(200)), connectionLost: true)
+        failed(error)
+        return error
+    }
+
+    private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "" }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of `strings` (nil entries are
+/// NULL pointers), valid for the call only.
+private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { for c in copies { free(c) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

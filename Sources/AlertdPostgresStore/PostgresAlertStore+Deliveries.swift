@@ -1,0 +1,168 @@
+import FoundationEssentials
+import AlertModel
+import AlertdPostgres
+import AlertdStore
+
+extension PostgresAlertStore {
+    /// Each due delivery is claimed by one node: `FOR UPDATE SKIP LOCKED`
+    /// passes over rows another node is claiming right now, and the claim
+    /// names this node and starts its lease (`updated_at`), which
+    /// ``releaseStaleClaims(claimedBefore:keeping:now:)`` renews while the
+    /// delivery runs.
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
+        let nowMs = StoreCoding.millis(now)
+        let node = self.node
+        let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { session throws(PostgresError) in
+            let conn = session.conn
+            var due: [(id: String, heldBy: String?)] = []
+            for (kind, slots) in capacity.sorted(by: { $0.key < $1.key }) where slots > 0 {
+                due += try conn.query("""
+                    SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = $1 AND next_attempt_at <= $2
+                    ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED
+                    """, [.text(kind.name), .integer(nowMs), .integer(Int64(slots))]).rows.map { ($0.text(0), $0.optionalText(1)) }
+            }
+            if orphanLimit > 0 {
+                due += try conn.query("""
+                    SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1
+                    AND presenter <> ALL($2::text[]) LIMIT $3 FOR UPDATE SKIP LOCKED
+                    """, [.integer(nowMs), .textArray(capacity.keys.map(\.name)), .integer(Int64(orphanLimit))])
+                    .rows.map { ($0.text(0), $0.optionalText(1)) }
+            }
+            guard !due.isEmpty else { return [] }
+            var tx = PostgresStoreTransaction(session: session)
+            let active = try tx.activeSilences(at: now)
+            var claimable: [String] = []
+            for (id, heldBy) in due {
+                // Reading the alert costs; only a silence in play needs it.
+                if !active.isEmpty || heldBy != nil {
+                    let row = try conn.query("SELECT alert_id, presenter, kind FROM deliveries WHERE id = $1", [.text(id)]).rows.first
+                    if let row, let alert = try tx.alert(AlertID(trusted: row.text(0))),
+                       try !StoreRules.screen(DeliveryID(rawValue: id), kind: StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)),
+                                              heldBy: heldBy.map(SilenceID.init), of: alert, silences: active, now: now, in: &tx) {
+                        continue
+                    }
+                }
+                claimable.append(id)
+            }
+            guard !claimable.isEmpty else { return [] }
+            let claimed = try conn.query("""
+                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
+                WHERE id = ANY($3::text[]) AND state = 'pending'
+                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by
+                """, [.integer(nowMs), .text(node), .textArray(claimable)]).rows.map { row in
+                DeliveryRecord(
+                    id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
+                    kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
+                    state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
+                    createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
+                    silencedBy: row.optionalText(7).map(SilenceID.init))
+            }
+            let alertIDs = Array(Set(claimed.map(\.alertID.rawValue)))
+            var alerts: [String: StoreCoding.AlertRow] = [:]
+            for row in try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ANY($1::text[])", [.textArray(alertIDs)]).rows {
+                alerts[row.text(0)] = StoreCoding.AlertRow(row)
+            }
+            let order = Dictionary(uniqueKeysWithValues: claimable.enumerated().map { ($1, $0) })
+            return claimed.sorted { order[$0.id.rawValue, default: 0] < order[$1.id.rawValue, default: 0] }
+                .compactMap { d in alerts[d.alertID.rawValue].map { (d, $0) } }
+        }
+        var out: [ClaimedDelivery] = []
+        for (delivery, row) in rows { out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row))) }
+        return out
+    }
+
+    public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {
+        guard !settlements.isEmpty else { return }
+        // A lost outcome means one more attempt with the same delivery id: harmless.
+        try await writer.write(durable: false) { session throws(PostgresError) in
+            let tx = PostgresStoreTransaction(session: session)
+            for s in settlements {
+                let at = StoreCoding.millis(s.at)
+                let id = PostgresValue.text(s.deliveryID.rawValue)
+                let result: PostgresResult
+                switch s.result {
+                case .delivered:
+                    result = try session.conn.query("""
+                        UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = $1,
+                        delivered_at = $1, claimed_by = NULL WHERE id = $2 RETURNING alert_id, presenter, kind
+                        """, [.integer(at), id])
+                case .retry(let next, let e):
+                    result = try session.conn.query("""
+                        UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL
+                        WHERE id = $4 RETURNING alert_id, presenter, kind
+                        """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id])
+                case .dead(let e):
+                    result = try session.conn.query("""
+                        UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL
+                        WHERE id = $3 RETURNING alert_id, presenter, kind
+                        """, [.text(e), .integer(at), id])
+                }
+                if let row = result.rows.first {
+                    let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
+                    try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
+                }
+            }
+        }
+    }
+
+    public func nextDueTime() async throws(StoreError) -> Date? {
+        try await pool.run("Reading the delivery queue") { conn throws(PostgresError) in
+            try conn.scalar("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
+        }.map(StoreCoding.date)
+    }
+
+    /// Takes back this node's own claims (by its name): another node's
+    /// claims are its business until their lease runs out.
+    public func recoverInFlight(now: Date) async throws(StoreError) -> Int {
+        let node = self.node
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            let n = try session.conn.query("""
+                UPDATE deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1, claimed_by = NULL
+                WHERE state = 'in_flight' AND claimed_by = $2
+                """, [.integer(StoreCoding.millis(now)), .text(node)]).affected
+            if n > 0 { session.notifyOthers() }
+            return n
+        }
+    }
+
+    /// Renews the lease of this node's running deliveries (`keeping`), then
+    /// releases claims past their lease: a dead node's, or ones whose
+    /// outcome could not be recorded. The dispatcher calls this a few
+    /// times per lease, so a live node's claims never run out.
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+        let (cutoff, nowMs, node) = (StoreCoding.millis(claimedBefore), StoreCoding.millis(now), self.node)
+        let kept = PostgresValue.textArray(keeping.map(\.rawValue))
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            if !keeping.isEmpty {
+                try session.conn.query("""
+                    UPDATE deliveries SET updated_at = $1 WHERE state = 'in_flight' AND claimed_by = $2 AND id = ANY($3::text[])
+                    """, [.integer(nowMs), .text(node), kept])
+            }
+            let n = try session.conn.query("""
+                UPDATE deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1, claimed_by = NULL
+                WHERE state = 'in_flight' AND updated_at < $2 AND NOT (id = ANY($3::text[]))
+                """, [.integer(nowMs), .integer(cutoff), kept]).affected
+            if n > 0 { session.notifyOthers() }
+            return n
+        }
+    }
+
+    public func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int {
+        try await writer.write { session throws(PostgresError) in
+            let nowMs = StoreCoding.millis(now)
+            let n: Int
+            if let alert {
+                n = try session.conn.query("""
+                    UPDATE deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1, attempts = 0
+                    WHERE state = 'dead' AND alert_id = $2
+                    """, [.integer(nowMs), .text(alert.rawValue)]).affected
+            } else {
+                n = try session.conn.query("""
+                    UPDATE deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1, attempts = 0 WHERE state = 'dead'
+                    """, [.integer(nowMs)]).affected
+            }
+            if n > 0 { session.notifyOthers() }
+            return n
+        }
+    }
+}

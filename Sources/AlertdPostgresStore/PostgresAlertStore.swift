@@ -1,0 +1,295 @@
+import Foundation
+import Synchronization
+import AlertModel
+import AlertdPostgres
+import AlertdStore
+
+/// The store on a PostgreSQL database that several alertd nodes share,
+/// each taking alerts, decisions and deliveries (active-active).
+///
+/// Writes go through a ``PostgresCommitter`` (group commit; intake and
+/// decisions commit with `synchronous_commit` on), reads through a small
+/// pool. The rules are ``StoreRules``, run inside the committer's
+/// transactions; what makes them hold across nodes is PostgreSQL's:
+/// a unique index on open dedup keys, row locks on decided alerts,
+/// `FOR UPDATE SKIP LOCKED` claims with a lease, advisory locks for the
+/// event log's order and for maintenance. Each commit that brings news
+/// sends a `NOTIFY`, which wakes the other nodes' dispatchers and event
+/// streams through ``PostgresListener``.
+public final class PostgresAlertStore: AlertStore {
+    /// The URL without its password, for logs.
+    public let redactedURL: String
+    /// This node's name in `claimed_by`: whose claims ``recoverInFlight(now:)`` may take back.
+    public let node: String
+    let writer: PostgresCommitter
+    let pool: PostgresConnectionPool
+    private let listener: PostgresListener
+    private let onRemoteChange = RemoteChangeHandler()
+
+    /// Connects to `url`, migrating the schema (once across nodes starting
+    /// together), and listens for the other nodes' news. `node` names this
+    /// node's claims; it should stay the same across restarts of one node
+    /// and differ between nodes. `onCommit` sees each committed batch's
+    /// size; `onWriteFailureChange` hears when writes start failing for
+    /// want of the database (with why) and when they work again (nil).
+    public init(
+        url: String, node: String, readers: Int = 4,
+        onCommit: @escaping @Sendable (Int) -> Void = { _ in },
+        onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
+    ) throws(StoreError) {
+        let redacted = URLRedaction.redactingPassword(url)
+        redactedURL = redacted
+        self.node = node
+        let what = "Opening the store at \(redacted)"
+        do throws(PostgresError) {
+            let setup = try PostgresConnection(url: url, redactedURL: redacted)
+            try Self.migrate(setup, redactedURL: redacted)
+            let writeConnection = try PostgresConnection(url: url, redactedURL: redacted) { conn throws(PostgresError) in
+                // The server's default may be off; a 202 promises the commit is on disk.
+                try conn.execute("SET synchronous_commit = on")
+            }
+            writer = PostgresCommitter(connection: writeConnection, onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
+            var readConnections: [PostgresConnection] = []
+            for _ in 0..<max(1, readers) { readConnections.append(try PostgresConnection(url: url, redactedURL: redacted)) }
+            pool = PostgresConnectionPool(readConnections)
+            let handler = onRemoteChange
+            listener = try PostgresListener(url: url, redactedURL: redacted, channel: PostgresSchema.channel,
+                                            onNotify: { handler.call() })
+        } catch {
+            throw StoreError.from(error, doing: what)
+        }
+    }
+
+    /// Called on every commit by any node that brings news (events, due
+    /// deliveries), this one's included, and after the database comes back.
+    public func setRemoteChangeHandler(_ handler: @escaping @Sendable () -> Void) {
+        onRemoteChange.handler.withLock { $0 = handler }
+    }
+
+    /// Why the last write failed for want of the database, until one works again.
+    public var lastWriteFailure: StoreError? { writer.lastWriteFailure }
+
+    /// Finishes queued writes, stops the writer and the listener.
+    public func close() {
+        writer.close()
+        listener.stop()
+    }
+
+    /// Runs the migrations not yet run, under an advisory lock, so of nodes
+    /// starting together one migrates and the others wait and find it done.
+    private static func migrate(_ connection: PostgresConnection, redactedURL: String) throws(PostgresError) {
+        let latest = PostgresSchema.migrations.count
+        let refusal: String? = try connection.withLock { conn throws(PostgresError) -> String? in
+            try conn.query("SELECT pg_advisory_lock($1)", [.integer(PostgresSchema.migrationLock)])
+            defer { _ = try? conn.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresSchema.migrationLock)]) }
+            let tables = Set(try conn.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").rows.map { $0.text(0) })
+            if !tables.contains("alertd_schema") {
+                if !tables.isDisjoint(with: ["alerts", "deliveries", "events"]) {
+                    return "The database at \(redactedURL) holds another program's tables (\(tables.sorted().prefix(5).joined(separator: ", "))); alertd leaves it alone. Point store.url at a database of its own."
+                }
+                try conn.execute("CREATE TABLE alertd_schema (version INTEGER NOT NULL)")
+            }
+            let version = Int(try conn.scalar("SELECT COALESCE(MAX(version), 0) FROM alertd_schema") ?? 0)
+            if version > latest {
+                return "The database at \(redactedURL) was written by a newer alertd (schema \(version), this alertd knows \(latest)). Upgrade alertd on this node."
+            }
+            guard version < latest else { return nil }
+            try conn.execute("BEGIN")
+            do throws(PostgresError) {
+                for v in version..<latest { try conn.execute(PostgresSchema.migrations[v]) }
+                try conn.query("INSERT INTO alertd_schema (version) VALUES ($1)", [.integer(Int64(latest))])
+                try conn.execute("COMMIT")
+            } catch {
+                if conn.isConnected { try? conn.execute("ROLLBACK") }
+                throw error
+            }
+            return nil
+        }
+        if let refusal { throw PostgresError(sqlState: "XXALD", message: refusal, context: "migrate", connectionLost: false) }
+    }
+
+    // MARK: Decisions and intake
+
+    public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
+        try await writer.write { session throws(PostgresError) in
+            // First, so two nodes taking the same dedup key take turns and
+            // the second folds into the first's alert.
+            try session.lockEvents()
+            var tx = PostgresStoreTransaction(session: session)
+            var results: [SubmissionResult] = []
+            results.reserveCapacity(submissions.count)
+            for submission in submissions { results.append(try StoreRules.submit(submission, in: &tx)) }
+            return results
+        }
+    }
+
+    public func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? {
+        try await pool.run("Looking up a dedup key") { conn throws(PostgresError) in
+            try conn.query("SELECT id FROM alerts WHERE dedup_key = $1 AND state = 'open'", [.text(dedupKey)])
+                .rows.first.map { AlertID(trusted: $0.text(0)) }
+        }
+    }
+
+    public func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome {
+        try await writer.write { session throws(PostgresError) in
+            var tx = PostgresStoreTransaction(session: session)
+            return try StoreRules.decide(id, decision, in: &tx)
+        }
+    }
+
+    // MARK: Maintenance
+
+    public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
+        let nowMs = StoreCoding.millis(now)
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            var report = MaintenanceReport()
+            // Another node is at it: its round covers these alerts.
+            guard try session.tryLock(PostgresSchema.maintenanceLock) else { return report }
+            var tx = PostgresStoreTransaction(session: session)
+            let expiring = try session.conn.query("""
+                SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT 500
+                """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
+            for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
+            let escalating = try session.conn.query("""
+                SELECT id, escalate_to FROM alerts
+                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= $1
+                ORDER BY escalate_at LIMIT 500
+                """, [.integer(nowMs)]).rows.map { (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1))) }
+            for (id, presenters) in escalating where try StoreRules.escalate(id, to: presenters, at: now, in: &tx) {
+                report.escalated.append(id)
+            }
+            return report
+        }
+    }
+
+    public func nextMaintenanceTime() async throws(StoreError) -> Date? {
+        try await pool.run("Reading expiries") { conn throws(PostgresError) -> Int64? in
+            try conn.scalar("""
+                SELECT LEAST(
+                    (SELECT MIN(expires_at) FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL),
+                    (SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL))
+                """)
+        }.map(StoreCoding.date)
+    }
+
+    public func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int {
+        let cutoffMs = StoreCoding.millis(cutoff)
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            guard try session.tryLock(PostgresSchema.pruneLock) else { return 0 }
+            let conn = session.conn
+            let ids = try conn.query("""
+                SELECT id FROM alerts WHERE state <> 'open' AND updated_at < $1
+                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.alert_id = alerts.id AND d.state IN ('pending', 'in_flight'))
+                LIMIT $2
+                """, [.integer(cutoffMs), .integer(Int64(limit))]).rows.map { $0.text(0) }
+            if !ids.isEmpty {
+                try conn.query("DELETE FROM deliveries WHERE alert_id = ANY($1::text[])", [.textArray(ids)])
+                try conn.query("DELETE FROM alerts WHERE id = ANY($1::text[])", [.textArray(ids)])
+            }
+            // The newest event is kept whatever its age, so `since=now` and
+            // resuming clients still find where the log stands.
+            try conn.query("""
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE at < $1 AND seq < (SELECT MAX(seq) FROM events) ORDER BY seq LIMIT $2)
+                """, [.integer(cutoffMs), .integer(Int64(limit * 8))])
+            try conn.query("DELETE FROM silences WHERE ends_at < $1", [.integer(cutoffMs)])
+            return ids.count
+        }
+    }
+
+    // MARK: Reads
+
+    public func record(id: AlertID) async throws(StoreError) -> AlertRecord? {
+        let (row, deliveries) = try await pool.run("Reading alert \(id)") { conn throws(PostgresError) in
+            let alert = try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = $1", [.text(id.rawValue)])
+                .rows.first.map { StoreCoding.AlertRow($0) }
+            let deliveries = try conn.query("""
+                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at, kind, silenced_by
+                FROM deliveries WHERE alert_id = $1 ORDER BY created_at, id
+                """, [.text(id.rawValue)]).rows.map { row in
+                DeliveryRecord(
+                    id: DeliveryID(rawValue: row.text(0)), alertID: id, kind: StoreCoding.deliveryKind(category: row.text(9), name: row.text(1)),
+                    state: DeliveryState(rawValue: row.text(2)) ?? .pending, attempts: Int(row.int(3)),
+                    nextAttemptAt: row.optionalInt(4).map(StoreCoding.date), lastError: row.optionalText(5),
+                    createdAt: StoreCoding.date(row.int(6)), updatedAt: StoreCoding.date(row.int(7)),
+                    deliveredAt: row.optionalInt(8).map(StoreCoding.date), silencedBy: row.optionalText(10).map(SilenceID.init))
+            }
+            return (alert, deliveries)
+        }
+        guard let row else { return nil }
+        return AlertRecord(alert: try StoreCoding.alert(row), deliveries: deliveries)
+    }
+
+    public func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage {
+        var sql = "SELECT \(StoreCoding.alertColumns) FROM alerts WHERE TRUE"
+        var args: [PostgresValue] = []
+        if let state = query.state {
+            args.append(.text(state.rawValue))
+            sql += " AND state = $\(args.count)"
+        }
+        if let before = query.before {
+            args.append(.text(before.rawValue))
+            sql += " AND id < $\(args.count)"
+        }
+        for (name, value) in query.labels {
+            args.append(.text(name))
+            args.append(.text(value))
+            sql += " AND (spec::jsonb -> 'labels' ->> $\(args.count - 1)) = $\(args.count)"
+        }
+        let limit = max(1, min(query.limit, 1_000))
+        args.append(.integer(Int64(limit + 1)))
+        sql += " ORDER BY id DESC LIMIT $\(args.count)"
+        let (statement, values) = (sql, args)
+        let rows = try await pool.run("Listing alerts") { conn throws(PostgresError) in
+            try conn.query(statement, values).rows.map { StoreCoding.AlertRow($0) }
+        }
+        var alerts: [Alert] = []
+        for row in rows.prefix(limit) { alerts.append(try StoreCoding.alert(row)) }
+        return AlertPage(alerts: alerts, nextCursor: rows.count > limit ? alerts.last?.id : nil)
+    }
+
+    public func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] {
+        let rows = try await pool.run("Reading events") { conn throws(PostgresError) in
+            try conn.query("SELECT seq, type, alert_id, at, data FROM events WHERE seq > $1 ORDER BY seq LIMIT $2",
+                           [.integer(sequence), .integer(Int64(max(1, limit)))]).rows
+        }
+        var events: [StoredEvent] = []
+        for row in rows {
+            guard let kind = EventKind(rawValue: row.text(1)) else {
+                throw StoreError(code: .corrupt, message: "Event \(row.int(0)) in the store has an unknown type \(row.text(1)).")
+            }
+            events.append(StoredEvent(sequence: row.int(0), kind: kind, alertID: AlertID(trusted: row.text(2)), at: StoreCoding.date(row.int(3)),
+                                      data: StoreCoding.decodeMap(row.optionalText(4))))
+        }
+        return events
+    }
+
+    public func lastEventSequence() async throws(StoreError) -> Int64 {
+        try await pool.run("Reading events") { conn throws(PostgresError) in
+            try conn.scalar("SELECT COALESCE(MAX(seq), 0) FROM events") ?? 0
+        }
+    }
+
+    public func counts() async throws(StoreError) -> StoreCounts {
+        try await pool.run("Counting alerts") { conn throws(PostgresError) in
+            let row = try conn.query("""
+                SELECT (SELECT COUNT(*) FROM alerts WHERE state = 'open'),
+                       (SELECT COUNT(*) FROM deliveries WHERE state = 'pending'),
+                       (SELECT COUNT(*) FROM deliveries WHERE state = 'in_flight'),
+                       (SELECT COUNT(*) FROM deliveries WHERE state = 'dead'),
+                       (SELECT value FROM counters WHERE name = 'deliveries.silenced_total')
+                """).rows.first
+            guard let row else { return StoreCounts() }
+            return StoreCounts(openAlerts: Int(row.int(0)), pending: Int(row.int(1)), inFlight: Int(row.int(2)), dead: Int(row.int(3)),
+                               silencedDeliveries: Int(row.int(4)))
+        }
+    }
+}
+
+/// Who hears of the other nodes' commits; set once the daemon has built
+/// the parts to wake, after the store (and its listener) started.
+private final class RemoteChangeHandler: Sendable {
+    let handler = Mutex<@Sendable () -> Void>({})
+
+    func call() { handler.withLock { $0 }() }
+}

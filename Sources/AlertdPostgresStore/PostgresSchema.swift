@@ -1,0 +1,99 @@
+/// The PostgreSQL store's tables, as forward-only migrations (the same
+/// tables and columns as the SQLite store's, times in milliseconds).
+/// `alertd_schema` records how many have run; a new alertd adds a migration
+/// and never edits an old one. Nodes starting together apply each one once:
+/// whoever holds ``migrationLock`` migrates, the others then find it done.
+enum PostgresSchema {
+    /// Advisory lock keys, one per thing done by one node at a time. Both
+    /// halves of each pair spell "alertd" with a purpose.
+    /// Migrating the schema.
+    static let migrationLock: Int64 = 0x616C_6572_7464_0001
+    /// Appending to the event log: held from a transaction's first event to
+    /// its commit, so sequence numbers are handed out in commit order and a
+    /// reader following the log never skips an event committed late.
+    static let eventLock: Int64 = 0x616C_6572_7464_0002
+    /// Expiry and escalation.
+    static let maintenanceLock: Int64 = 0x616C_6572_7464_0003
+    /// Pruning past the retention.
+    static let pruneLock: Int64 = 0x616C_6572_7464_0004
+
+    /// The channel every write that others should know of notifies at
+    /// commit: new events, and deliveries due.
+    static let channel = "alertd_changes"
+
+    static let migrations: [String] = [
+        // 1: everything SQLite's migrations 1–7 built, plus the claimant of
+        // each delivery in flight.
+        """
+        CREATE TABLE alerts (
+            id           TEXT PRIMARY KEY,
+            spec         TEXT NOT NULL,
+            state        TEXT NOT NULL,
+            severity     TEXT NOT NULL,
+            dedup_key    TEXT,
+            created_at   BIGINT NOT NULL,
+            updated_at   BIGINT NOT NULL,
+            expires_at   BIGINT,
+            decided_by   TEXT,
+            decided_at   BIGINT,
+            comment      TEXT,
+            escalate_at  BIGINT,
+            escalate_to  TEXT,
+            escalated_at BIGINT
+        );
+        -- At most one open alert per dedup key, across every node; also the look-up.
+        CREATE UNIQUE INDEX alerts_open_dedup ON alerts(dedup_key) WHERE state = 'open' AND dedup_key IS NOT NULL;
+        CREATE INDEX alerts_state ON alerts(state, id);
+        CREATE INDEX alerts_expiry ON alerts(expires_at) WHERE state = 'open' AND expires_at IS NOT NULL;
+        CREATE INDEX alerts_escalation ON alerts(escalate_at)
+            WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL;
+        CREATE INDEX alerts_closed ON alerts(updated_at) WHERE state <> 'open';
+
+        CREATE TABLE deliveries (
+            id              TEXT PRIMARY KEY,
+            alert_id        TEXT NOT NULL REFERENCES alerts(id),
+            presenter       TEXT NOT NULL,
+            kind            TEXT NOT NULL,
+            state           TEXT NOT NULL,
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at BIGINT,
+            last_error      TEXT,
+            created_at      BIGINT NOT NULL,
+            updated_at      BIGINT NOT NULL,
+            delivered_at    BIGINT,
+            silenced_by     TEXT,
+            claimed_by      TEXT
+        );
+        CREATE INDEX deliveries_due ON deliveries(presenter, next_attempt_at) WHERE state = 'pending';
+        CREATE INDEX deliveries_next ON deliveries(next_attempt_at) WHERE state = 'pending';
+        CREATE INDEX deliveries_alert ON deliveries(alert_id);
+        CREATE INDEX deliveries_in_flight ON deliveries(updated_at) WHERE state = 'in_flight';
+        CREATE INDEX deliveries_dead ON deliveries(alert_id) WHERE state = 'dead';
+        CREATE INDEX deliveries_silenced ON deliveries(silenced_by) WHERE silenced_by IS NOT NULL AND state = 'pending';
+
+        CREATE TABLE events (
+            seq       BIGSERIAL PRIMARY KEY,
+            type      TEXT NOT NULL,
+            alert_id  TEXT NOT NULL,
+            at        BIGINT NOT NULL,
+            data      TEXT
+        );
+        CREATE INDEX events_at ON events(at);
+
+        CREATE TABLE silences (
+            id          TEXT PRIMARY KEY,
+            matchers    TEXT NOT NULL,
+            starts_at   BIGINT NOT NULL,
+            ends_at     BIGINT NOT NULL,
+            created_by  TEXT NOT NULL,
+            comment     TEXT NOT NULL,
+            updated_at  BIGINT NOT NULL
+        );
+        CREATE INDEX silences_end ON silences(ends_at);
+
+        -- Deliveries a silence ever held back, each once; pruning keeps the total.
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
+        INSERT INTO counters (name, value) VALUES ('deliveries.silenced_total', 0);
+        """,
+    ]
+}

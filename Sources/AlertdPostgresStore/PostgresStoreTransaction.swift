@@ -1,0 +1,141 @@
+import FoundationEssentials
+import AlertModel
+import AlertdPostgres
+import AlertdStore
+
+/// ``StoreTransaction`` inside one write transaction of the committer: the
+/// SQL for each primitive, and nothing of the rules. Reads of an alert lock
+/// its row (`FOR UPDATE`), so two nodes deciding on it at once take turns
+/// and the second sees the first's decision.
+struct PostgresStoreTransaction: StoreTransaction {
+    typealias Failure = PostgresError
+
+    let session: PostgresWriteSession
+    var conn: PostgresConnection { session.conn }
+
+    func openAlert(dedupKey: String) throws(PostgresError) -> AlertID? {
+        try conn.query("SELECT id FROM alerts WHERE dedup_key = $1 AND state = 'open'", [.text(dedupKey)])
+            .rows.first.map { AlertID(trusted: $0.text(0)) }
+    }
+
+    func alert(_ id: AlertID) throws(PostgresError) -> Alert? {
+        guard let row = try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = $1 FOR UPDATE", [.text(id.rawValue)])
+            .rows.first else { return nil }
+        do {
+            return try StoreCoding.alert(StoreCoding.AlertRow(row))
+        } catch {
+            throw PostgresError(sqlState: "XX001", message: error.message, context: "read alert \(id)", connectionLost: false)
+        }
+    }
+
+    func insert(_ alert: Alert, escalation: Escalation?) throws(PostgresError) {
+        let created = StoreCoding.millis(alert.createdAt)
+        try conn.query("""
+            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to)
+            VALUES ($1, $2, 'open', $3, $4, $5, $5, $6, $7, $8)
+            """, [
+                .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
+                .optional(alert.spec.dedupKey), .integer(created), .optional(alert.expiresAt.map(StoreCoding.millis)),
+                .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
+                .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
+            ])
+    }
+
+    func close(_ alert: Alert) throws(PostgresError) {
+        try conn.query("UPDATE alerts SET state = $1, decided_by = $2, decided_at = $3, comment = $4, updated_at = $5 WHERE id = $6", [
+            .text(alert.state.rawValue), .optional(alert.decision?.actor), .optional(alert.decision.map { StoreCoding.millis($0.at) }),
+            .optional(alert.decision?.comment), .integer(StoreCoding.millis(alert.updatedAt)), .text(alert.id.rawValue),
+        ])
+    }
+
+    func markEscalated(_ alert: AlertID, at: Date) throws(PostgresError) {
+        try conn.query("UPDATE alerts SET escalated_at = $1 WHERE id = $2", [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
+    func insert(_ d: DeliveryRecord) throws(PostgresError) {
+        let at = StoreCoding.millis(d.createdAt)
+        try conn.query("""
+            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, 'pending', $5, $6, $6)
+            """, [.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
+                  .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at)])
+        // New work: the other nodes' dispatchers may take it.
+        session.notifyOthers()
+    }
+
+    func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(PostgresError) {
+        try session.lockEvents()
+        try conn.query("INSERT INTO events (type, alert_id, at, data) VALUES ($1, $2, $3, $4)", [
+            .text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data)),
+        ])
+    }
+
+    func silence(_ id: SilenceID) throws(PostgresError) -> Silence? {
+        try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE id = $1", [.text(id.rawValue)])
+            .rows.first.flatMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
+    }
+
+    /// The silences active at `now`, which screen every claim.
+    func activeSilences(at now: Date) throws(PostgresError) -> [Silence] {
+        let ms = StoreCoding.millis(now)
+        return try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 AND starts_at <= $1", [.integer(ms)])
+            .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
+    }
+
+    func save(_ s: Silence) throws(PostgresError) {
+        try conn.query("""
+            INSERT INTO silences (id, matchers, starts_at, ends_at, created_by, comment, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (id) DO UPDATE SET matchers = excluded.matchers, starts_at = excluded.starts_at, ends_at = excluded.ends_at,
+                created_by = excluded.created_by, comment = excluded.comment, updated_at = excluded.updated_at
+            """, [.text(s.id.rawValue), .text(StoreCoding.encodeMatchers(s.matchers)), .integer(StoreCoding.millis(s.startsAt)),
+                  .integer(StoreCoding.millis(s.endsAt)), .text(s.createdBy), .text(s.comment), .integer(StoreCoding.millis(s.updatedAt))])
+    }
+
+    func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) throws(PostgresError) {
+        try countFirstSilencing(delivery)
+        try conn.query("UPDATE deliveries SET state = 'pending', next_attempt_at = $1, silenced_by = $2, updated_at = $3 WHERE id = $4", [
+            .integer(StoreCoding.millis(until)), .text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue),
+        ])
+    }
+
+    func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(PostgresError) {
+        try countFirstSilencing(delivery)
+        try conn.query("UPDATE deliveries SET state = 'silenced', next_attempt_at = NULL, silenced_by = $1, updated_at = $2 WHERE id = $3", [
+            .text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue),
+        ])
+    }
+
+    /// Counts a delivery in ``StoreCounts/silencedDeliveries`` the first time a silence holds it.
+    private func countFirstSilencing(_ delivery: DeliveryID) throws(PostgresError) {
+        try conn.query("""
+            UPDATE counters SET value = value + 1 WHERE name = 'deliveries.silenced_total'
+            AND EXISTS (SELECT 1 FROM deliveries WHERE id = $1 AND silenced_by IS NULL)
+            """, [.text(delivery.rawValue)])
+    }
+
+    func release(heldBy silence: SilenceID, at now: Date) throws(PostgresError) {
+        let released = try conn.query("""
+            UPDATE deliveries SET next_attempt_at = $1, updated_at = $1
+            WHERE silenced_by = $2 AND state = 'pending' AND next_attempt_at > $1
+            """, [.integer(StoreCoding.millis(now)), .text(silence.rawValue)])
+        if released.affected > 0 { session.notifyOthers() }
+    }
+}
+
+extension StoreCoding.AlertRow {
+    /// The columns of ``StoreCoding/alertColumns``, from `column` on.
+    init(_ row: PostgresRow, from column: Int = 0) {
+        self.init(id: row.text(column), spec: row.text(column + 1), state: row.text(column + 2), created: row.int(column + 3),
+                  updated: row.int(column + 4), decidedBy: row.optionalText(column + 5), decidedAt: row.optionalInt(column + 6),
+                  comment: row.optionalText(column + 7))
+    }
+}
+
+extension StoreCoding.SilenceRow {
+    /// The columns of ``StoreCoding/silenceColumns``.
+    init(_ row: PostgresRow) {
+        self.init(id: row.text(0), matchers: row.text(1), starts: row.int(2), ends: row.int(3), createdBy: row.text(4),
+                  comment: row.text(5), updated: row.int(6))
+    }
+}

@@ -1,0 +1,19 @@
+import AlertdPostgres
+import AlertdStore
+
+extension StoreError {
+    /// A PostgreSQL failure as the store reports it. An unreachable database
+    /// is `store_io`, which the API answers with 503 and a short Retry-After.
+    static func from(_ error: PostgresError, doing what: String) -> StoreError {
+        if error.isConnectionFailure {
+            return StoreError(code: .io, message: "\(what) failed: PostgreSQL cannot be reached (\(error.message)). Check that the database server runs and accepts this node's connections.")
+        }
+        switch error.sqlState {
+        case "XX001": return StoreError(code: .corrupt, message: "\(what) failed: \(error.message).")
+        case "53100": return StoreError(code: .io, message: "\(what) failed: the database server's disk is full (\(error.message)).")
+        case "28000", "28P01", "3D000", "42501":
+            return StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check store.url: the user, its password and the database name.")
+        default: return StoreError(code: .io, message: "\(what) failed: \(error.description)")
+        }
+    }
+}
