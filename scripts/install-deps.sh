@@ -8,9 +8,9 @@
 #
 # --no-service-start keeps packages from starting their own daemons (through
 # policy-rc.d, where the init system honours it). Installing the test
-# dependencies that ship a daemon (Prometheus, Alertmanager) always does: the
-# tests start their own instances on free ports, and the packaged services
-# would only hold 9090 and 9093.
+# dependencies that ship a daemon (Prometheus, Alertmanager, PostgreSQL) always
+# does: the tests start their own instances on free ports, and the packaged
+# services would only hold 9090, 9093 and 5432.
 set -euo pipefail
 
 no_service_start=0
@@ -19,13 +19,14 @@ if [ "${1:-}" = "--no-service-start" ]; then
     shift
 fi
 
-packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev)
+packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev)
 # Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
 packages+=(bsdutils curl)
 # The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below).
 command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
-# The Prometheus tests run the real programs: prometheus, alertmanager and amtool.
-service_packages=(prometheus prometheus-alertmanager)
+# The Prometheus tests run the real programs: prometheus, alertmanager and amtool;
+# the PostgreSQL tests start their own clusters with initdb and postgres.
+service_packages=(prometheus prometheus-alertmanager postgresql)
 packages+=("${service_packages[@]}")
 packages+=("$@")
 

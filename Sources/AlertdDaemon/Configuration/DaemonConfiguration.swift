@@ -62,6 +62,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public struct StoreSection: Sendable, Equatable {
         /// The database file; relative paths are inside the state directory.
         public var path: String = "alertd.db"
+        /// A PostgreSQL database shared by every node (`postgresql://user@host:port/db`);
+        /// nil keeps the SQLite file at `path`.
+        public var url: String?
+        /// A file holding that URL (with its password), read like any secret file.
+        public var urlFile: String?
+        /// This node's name among those sharing the database, for its
+        /// claims on deliveries; by default the host name and state directory.
+        public var node: String?
+        /// Whether a PostgreSQL database is configured, by `url` or `url_file`.
+        public var isPostgres: Bool { url != nil || urlFile != nil }
         /// How long closed alerts (with their deliveries and events) are kept;
         /// nil keeps them forever. Open alerts are never pruned.
         public var retention: Duration? = .seconds(30 * 24 * 3600)
@@ -130,3 +140,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 
+
+extension DaemonConfiguration.StoreSection {
+    /// Whether `url` names a PostgreSQL database as libpq reads URLs.
+    public static func isPostgresURL(_ url: String) -> Bool {
+        (url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")) && url.count > "postgres://".count
+    }
+}

@@ -1,6 +1,8 @@
 import Foundation
 import AlertdAPI
 import AlertdLogging
+import AlertdPOSIX
+import AlertdPostgresStore
 import AlertdSQLiteStore
 import AlertdStore
 import AlertModel
@@ -14,6 +16,9 @@ extension AlertDaemon {
         /// Why writes fail for want of disk, permission or I/O; nil while they work.
         package let lastWriteFailure: @Sendable () -> StoreError?
         package let close: @Sendable () -> Void
+        /// Takes what to call when another node sharing the store commits
+        /// news (PostgreSQL); a store of one node never calls it.
+        package var onRemoteChange: @Sendable (@escaping @Sendable () -> Void) -> Void = { _ in }
     }
 
     /// To run: readies the state directory (created or tightened to 0750,
@@ -25,6 +30,7 @@ extension AlertDaemon {
     /// the rest is built as for a start.
     static func openStore(_ config: DaemonConfiguration, mode: Mode, metrics: DaemonMetrics,
                           changes: ChangeSignal, log: Logger) throws(DaemonError) -> OpenedStore {
+        if config.store.isPostgres { return try openPostgres(config, mode: mode, metrics: metrics, changes: changes, log: log) }
         let path = config.resolvedStorePath
         switch mode {
         case .run:
@@ -63,6 +69,65 @@ extension AlertDaemon {
             try checkWritableDirectory((path as NSString).deletingLastPathComponent, role: "store's directory")
             return OpenedStore(store: InMemoryAlertStore(), path: path, lastWriteFailure: { nil }, close: {})
         }
+    }
+
+    /// The PostgreSQL store: the state directory is still this node's (its
+    /// lock, the action-link key), the alerts are in the shared database.
+    /// To check, the URL is read and the state directory checked, but no
+    /// connection is made.
+    private static func openPostgres(_ config: DaemonConfiguration, mode: Mode, metrics: DaemonMetrics,
+                                     changes: ChangeSignal, log: Logger) throws(DaemonError) -> OpenedStore {
+        let url = try storeURL(config)
+        let redacted = URLRedaction.redactingPassword(url)
+        switch mode {
+        case .run:
+            let lock = try claimStateDirectory(config.stateDirectory, log: log)
+            let stateDirectory = URL(fileURLWithPath: config.stateDirectory).standardizedFileURL.path
+            let node = config.store.node ?? "\(ProcessInfo.processInfo.hostName):\(stateDirectory)"
+            do {
+                let store = try PostgresAlertStore(
+                    url: url, node: node,
+                    onCommit: { batch in
+                        metrics.committed(batch: batch)
+                        changes.notify()
+                    },
+                    onWriteFailureChange: { failure in
+                        if let failure {
+                            log.error("the database cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
+                        } else {
+                            log.notice("the database takes writes again")
+                        }
+                    })
+                log.info("store on PostgreSQL", ["store": redacted, "node": node])
+                var opened = OpenedStore(store: store, path: redacted, lastWriteFailure: { store.lastWriteFailure }, close: {
+                    store.close()
+                    lock.release()
+                })
+                opened.onRemoteChange = { handler in store.setRemoteChangeHandler(handler) }
+                return opened
+            } catch {
+                lock.release()
+                throw DaemonError(error)
+            }
+        case .check:
+            try checkWritableDirectory(config.stateDirectory, role: "state directory")
+            return OpenedStore(store: InMemoryAlertStore(), path: redacted, lastWriteFailure: { nil }, close: {})
+        }
+    }
+
+    /// `store.url`, or the URL in `store.url_file` (a secret file: it holds
+    /// the password).
+    private static func storeURL(_ config: DaemonConfiguration) throws(DaemonError) -> String {
+        if let url = config.store.url { return url }
+        let path = config.resolve(config.store.urlFile ?? "")
+        let url: String
+        do { url = try SecretFile.read(path) } catch {
+            throw DaemonError(code: .configuration, message: "store.url_file: \(error.message)")
+        }
+        guard DaemonConfiguration.StoreSection.isPostgresURL(url) else {
+            throw DaemonError(code: .configuration, message: "store.url_file: \(path) must hold a PostgreSQL URL such as postgresql://alertd:secret@db.example:5432/alertd")
+        }
+        return url
     }
 
     /// A directory alertd writes in must be one and be writable, or, when

@@ -108,6 +108,12 @@ public final class AlertDaemon: Sendable {
             dispatcher.wake()
             maintenance.wake()
         })
+        // Another node's commit: new events to stream, maybe work to claim or a deadline sooner.
+        opened.onRemoteChange {
+            changes.notify()
+            dispatcher.wake()
+            maintenance.wake()
+        }
 
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
@@ -211,6 +217,9 @@ public final class AlertDaemon: Sendable {
             warnings.append("api settings change only on restart")
         }
         if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
+        if old.store.url != new.store.url || old.store.urlFile != new.store.urlFile || old.store.node != new.store.node {
+            warnings.append("store.url, url_file and node change only on restart")
+        }
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease)
         await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
@@ -218,6 +227,9 @@ public final class AlertDaemon: Sendable {
             var kept = new
             kept.api = current.api
             kept.store.path = current.store.path
+            kept.store.url = current.store.url
+            kept.store.urlFile = current.store.urlFile
+            kept.store.node = current.store.node
             kept.stateDirectory = current.stateDirectory
             current = kept
         }

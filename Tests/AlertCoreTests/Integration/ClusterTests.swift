@@ -1,0 +1,226 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Several real alertd nodes on one real PostgreSQL database, active-active:
+/// every node takes alerts and decisions and delivers, and what one node
+/// promises holds for all of them.
+@Suite(.serialized) struct ClusterTests {
+    /// `count` nodes on `url`, started together (so their migrations race),
+    /// delivering to `receiver` through webhooks named `presenters`.
+    func nodes(_ count: Int, url: String, receiver: WebhookReceiver, presenters: [String] = ["hook"],
+               lease: String = "2s", concurrency: Int = 8, extra: [String: Any] = [:]) async throws -> [TestDaemon] {
+        var hooks: [String: Any] = [:]
+        for name in presenters {
+            hooks[name] = ["type": "webhook", "url": "http://127.0.0.1:\(receiver.port)/\(name)", "max_concurrency": concurrency]
+        }
+        var config: [String: Any] = [
+            "store": ["url": url], "presenters": hooks, "dispatcher": ["claim_lease": lease],
+            "retry": ["initial_delay": "100ms", "factor": 2, "max_delay": "500ms", "jitter": false],
+        ]
+        for (k, v) in extra { config[k] = v }
+        let daemons = try (0..<count).map { _ in try TestDaemon(config: config) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for d in daemons { group.addTask { try await d.start() } }
+            try await group.waitForAll()
+        }
+        return daemons
+    }
+
+    /// The `webhook-id` of every request received, with how often each came.
+    func deliveries(_ receiver: WebhookReceiver) -> [String: Int] {
+        var seen: [String: Int] = [:]
+        for r in receiver.received { seen[r.request.headers["webhook-id"] ?? "?", default: 0] += 1 }
+        return seen
+    }
+
+    func json(_ r: HTTPClientResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: r.body)) as? [String: Any] ?? [:]
+    }
+
+    @Test func aThousandAlertsAcrossThreeNodesAreEachDeliveredOncePerPresenter() async throws {
+        let receiver = try WebhookReceiver()
+        let url = try PostgresServer.shared().makeDatabase()
+        let cluster = try await nodes(3, url: url, receiver: receiver, presenters: ["a", "b"])
+        // 100 batches of 10, spread over the nodes, 10 requests at a time.
+        let accepted = try await withThrowingTaskGroup(of: [String].self) { group in
+            for worker in 0..<10 {
+                group.addTask {
+                    var ids: [String] = []
+                    for batch in 0..<10 {
+                        let n = worker * 10 + batch
+                        let alerts = (0..<10).map { ["title": "alert \(n * 10 + $0)"] }
+                        let r = try await cluster[n % 3].request("POST", "/v1/alerts", json: alerts)
+                        guard r.status == 202, let results = (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["results"] as? [[String: Any]]
+                        else { throw TestDaemon.Failure("batch \(n): \(r.status) \(String(decoding: r.body, as: UTF8.self))") }
+                        ids += results.compactMap { $0["id"] as? String }
+                    }
+                    return ids
+                }
+            }
+            return try await group.reduce([]) { $0 + $1 }
+        }
+        #expect(Set(accepted).count == 1_000)
+        let done = await receiver.wait(timeout: .seconds(60)) { $0.count >= 2_000 }
+        #expect(done, "received \(receiver.received.count) of 2000")
+        // Settle a moment: a duplicate would arrive now.
+        try await Task.sleep(for: .milliseconds(500))
+        let seen = deliveries(receiver)
+        #expect(seen.count == 2_000)
+        #expect(seen.values.allSatisfy { $0 == 1 }, "duplicates: \(seen.filter { $0.value > 1 }.count)")
+        let delivered = Set(receiver.received.compactMap(\.alertID))
+        #expect(delivered == Set(accepted))
+        for path in ["/a", "/b"] { #expect(receiver.received.filter { $0.request.path == path }.count == 1_000) }
+    }
+
+    @Test func aNodeKilledMidDeliveryLeavesItsWorkToTheOthers() async throws {
+        let receiver = try WebhookReceiver(delay: .milliseconds(200))
+        let url = try PostgresServer.shared().makeDatabase()
+        let cluster = try await nodes(2, url: url, receiver: receiver, lease: "2s", concurrency: 8)
+        let (doomed, survivor) = (cluster[0], cluster[1])
+        var accepted: [String] = []
+        for batch in 0..<10 {
+            let r = try await doomed.request("POST", "/v1/alerts", json: (0..<20).map { ["title": "work \(batch * 20 + $0)"] })
+            #expect(r.status == 202)
+            accepted += (json(r)["results"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(accepted.count == 200)
+        _ = await receiver.wait(timeout: .seconds(20)) { $0.count >= 40 }
+        await doomed.kill9()
+        let done = await receiver.wait(timeout: .seconds(60)) { received in Set(received.compactMap(\.alertID)).isSuperset(of: accepted) }
+        #expect(done, "delivered \(Set(receiver.received.compactMap(\.alertID)).count) of 200:\n\(survivor.log.suffix(2000))")
+        // At-least-once: only what the dead node had in flight (at most its 8 slots) comes twice, with the same webhook-id.
+        try await Task.sleep(for: .milliseconds(500))
+        let twice = deliveries(receiver).filter { $0.value > 1 }
+        #expect(twice.count <= 8, "duplicates: \(twice)")
+        #expect(twice.values.allSatisfy { $0 == 2 })
+        // The dead node's claims were taken back when their lease ran out.
+        #expect(survivor.log.contains("released claims left in flight"), "\(survivor.log.suffix(2000))")
+    }
+
+    @Test func theSameDedupKeyPostedToTwoNodesAtOnceGivesOneAlert() async throws {
+        let receiver = try WebhookReceiver()
+        let url = try PostgresServer.shared().makeDatabase()
+        let cluster = try await nodes(2, url: url, receiver: receiver)
+        for round in 0..<5 {
+            let ids = try await withThrowingTaskGroup(of: String.self) { group in
+                for i in 0..<10 {
+                    group.addTask { try await cluster[i % 2].send(["title": "disk full", "dedup_key": "disk:\(round)"]) }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(ids.count == 1, "round \(round): \(ids)")
+        }
+        _ = await receiver.wait(timeout: .seconds(10)) { $0.count >= 5 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(receiver.received.count == 5)
+    }
+
+    @Test func confirmOnOneNodeAndCancelOnAnotherGiveOneWinnerAndOneHandlerCall() async throws {
+        let receiver = try WebhookReceiver()
+        let handler = try WebhookReceiver()
+        let url = try PostgresServer.shared().makeDatabase()
+        let cluster = try await nodes(2, url: url, receiver: receiver, extra: ["actions": ["allow": ["127.0.0.1"], "timeout": "2s"]])
+        var alerts: [String] = []
+        for i in 0..<5 {
+            alerts.append(try await cluster[0].send([
+                "title": "Deploy \(i)?",
+                "confirm": ["label": "Deploy", "url": "http://127.0.0.1:\(handler.port)/confirm"],
+                "cancel": ["label": "Abort", "url": "http://127.0.0.1:\(handler.port)/cancel"],
+            ]))
+        }
+        for id in alerts {
+            async let confirm = cluster[0].request("POST", "/v1/alerts/\(id)/confirm")
+            async let cancel = cluster[1].request("POST", "/v1/alerts/\(id)/cancel")
+            let statuses = [try await confirm.status, try await cancel.status].sorted()
+            #expect(statuses == [200, 409], "\(id): \(statuses)")
+        }
+        _ = await handler.wait(timeout: .seconds(10)) { $0.count >= 5 }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(handler.received.count == 5)
+        #expect(Set(handler.received.compactMap(\.alertID)) == Set(alerts))
+        // Each node tells the same story.
+        for id in alerts {
+            let a = try await cluster[0].show(id), b = try await cluster[1].show(id)
+            #expect(a["state"] as? String == b["state"] as? String)
+        }
+    }
+
+    @Test func theEventStreamOfEveryNodeCarriesEveryNodesEvents() async throws {
+        let receiver = try WebhookReceiver()
+        let url = try PostgresServer.shared().makeDatabase()
+        let cluster = try await nodes(2, url: url, receiver: receiver)
+        async let stream = TestBinaries.run("/usr/bin/curl", ["-sN", "--max-time", "3", "--unix-socket", cluster[1].socketPath,
+                                                             "http://localhost/v1/events?since=now"])
+        try await Task.sleep(for: .milliseconds(700))
+        let id = try await cluster[0].send(["title": "seen everywhere"])
+        let out = try await stream.stdout
+        #expect(out.contains("alert.created") && out.contains(id), "stream on node 2:\n\(out)")
+        #expect(out.contains("delivery.succeeded") || out.contains("delivery"), "stream on node 2:\n\(out)")
+    }
+
+    @Test func postgresStoppedUnderLoadMeans503sAndNothingAcknowledgedIsLost() async throws {
+        let receiver = try WebhookReceiver()
+        let server = try PostgresServer()
+        let url = try server.makeDatabase()
+        let cluster = try await nodes(2, url: url, receiver: receiver)
+        let accepted = Mutex<[String]>([])
+        let statuses = Mutex<[Int: Int]>([:])
+        let sending = Atomic<Bool>(true)
+        let load = Task {
+            var n = 0
+            while sending.load(ordering: .relaxed) && n < 2_000 {
+                n += 1
+                guard let r = try? await cluster[n % 2].request("POST", "/v1/alerts", json: ["title": "load \(n)"]) else { continue }
+                statuses.withLock { $0[Int(r.status), default: 0] += 1 }
+                if r.status == 202, let id = (try? JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["id"] as? String {
+                    accepted.withLock { $0.append(id) }
+                }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        server.stop()
+        try await Task.sleep(for: .seconds(2))
+        let health = try await cluster[0].request("GET", "/v1/health")
+        #expect(health.status == 503)
+        #expect(json(health)["status"] as? String != "ok")
+        let duringOutage = statuses.withLock { $0[503, default: 0] }
+        #expect(duringOutage > 0, "no 503 while the database was down: \(statuses.withLock { $0 })")
+        try server.start()
+        // Back within the reconnect backoff (5 s at most).
+        var healthy = false
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !healthy && ContinuousClock.now < deadline {
+            healthy = try await cluster.asyncAllSatisfy { try await $0.request("GET", "/v1/health").status == 200 }
+            if !healthy { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(healthy)
+        try await Task.sleep(for: .seconds(1))
+        sending.store(false, ordering: .relaxed)
+        await load.value
+        let counts = statuses.withLock { $0 }
+        #expect(Set(counts.keys).isSubset(of: [202, 503]), "\(counts)")
+        let ids = Set(accepted.withLock { $0 })
+        #expect(!ids.isEmpty)
+        let done = await receiver.wait(timeout: .seconds(30)) { Set($0.compactMap(\.alertID)).isSuperset(of: ids) }
+        #expect(done, "delivered \(Set(receiver.received.compactMap(\.alertID)).intersection(ids).count) of \(ids.count) acknowledged")
+        // Every acknowledged alert is in the database.
+        for id in ids.prefix(50) { #expect(try await cluster[1].request("GET", "/v1/alerts/\(id)").status == 200) }
+    }
+}
+
+extension Array where Element: Sendable {
+    func asyncAllSatisfy(_ predicate: (Element) async throws -> Bool) async rethrows -> Bool {
+        for e in self where try await !predicate(e) { return false }
+        return true
+    }
+}
