@@ -336,6 +336,11 @@ def main():
     if os.path.exists(analysis):
         with open(analysis) as f:
             L.append(f.read().rstrip() + "\n")
+    # (7) PostgreSQL, from bench/postgres.sh's results, when the run has them.
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import report_postgres
+    L.extend(report_postgres.section(run))
     L.append("## Setup\n")
     L.append("""- alertd: `.build/release/alertd` (release build), a config with one webhook presenter to the sink and
   `default_route` to it; no terminal and no log presenter. Its own log (level info, nothing per alert) goes to a file.

@@ -367,6 +367,12 @@ for t in "${TARGETS[@]}"; do log "(3)+(5) memory and start, $t"; memory_and_star
 for t in "${TARGETS[@]}"; do log "(4) one CLI call, $t"; cli "$t"; done
 log "(6) confirm -> handler, alertd"
 confirm
+# (7) alertd on PostgreSQL, one and two nodes, beside SQLite (BENCH_POSTGRES=0 skips it).
+if [ "${BENCH_POSTGRES:-1}" = 1 ]; then
+    # shellcheck source=bench/postgres.sh
+    source bench/postgres.sh
+    postgres_figures
+fi
 
 uptime >"$RUN/uptime-after"
 echo $(($(date +%s) - START)) >"$RUN/seconds"

@@ -25,6 +25,34 @@ import Testing
         }
     }
 
+    @Test func aPostgreSQLStoreIsAURLOrAURLFileNeverBesideAPath() throws {
+        let c = try parse(#"{"store": {"url": "postgresql://alertd@db.example:5432/alerts", "node": "a"}}"#)
+        #expect(c.store.isPostgres)
+        #expect(c.store.node == "a")
+        #expect(try parse(#"{"store": {"url_file": "db.url"}}"#).store.urlFile == "db.url")
+        #expect(try !parse("{}").store.isPostgres)
+        let wrong = problems(#"{"store": {"url": "mysql://root:hunter2@db/x"}}"#)
+        #expect(wrong.count == 1)
+        #expect(wrong.first?.contains("store.url") == true)
+        // The password is not repeated back, even in a refusal.
+        #expect(wrong.first?.contains("hunter2") == false)
+        #expect(problems(#"{"store": {"url": "postgresql://db/x", "url_file": "f"}}"#) == ["test.json: store: give url or url_file, not both"])
+        #expect(problems(#"{"store": {"url": "postgresql://db/x", "path": "a.db"}}"#) == ["test.json: store: give path (SQLite) or url (PostgreSQL), not both"])
+    }
+
+    @Test func theTwoNodeExampleInTheClusterGuideParses() throws {
+        let c = try parse(try DocSnippets("docs/CLUSTER.md").snippet("two-node-config"))
+        #expect(c.store.urlFile == "/etc/alertd/db.url")
+        #expect(c.dispatcher.claimLease == .seconds(30))
+    }
+
+    @Test func passwordsInStoreURLsAreRedactedAndTheRestKept() {
+        #expect(URLRedaction.redactingPassword("postgresql://alertd:s3cr@t@db:5432/alerts") == "postgresql://alertd:***@db:5432/alerts")
+        #expect(URLRedaction.redactingPassword("postgresql://alertd@db/alerts") == "postgresql://alertd@db/alerts")
+        #expect(URLRedaction.redactingPassword("postgresql://db/alerts?user=a&password=x&sslmode=require")
+                == "postgresql://db/alerts?user=a&password=***&sslmode=require")
+    }
+
     @Test func emptyConfigIsAWorkingDefault() throws {
         let c = try parse("{}")
         #expect(c.presenters.map(\.name) == ["terminal", "log"])

@@ -167,6 +167,25 @@ import Glibc
         #expect(out.contains("delivery.succeeded") || out.contains("delivery"), "stream on node 2:\n\(out)")
     }
 
+    @Test func theURLFileIsASecretAndThePasswordIsNeverLogged() async throws {
+        let url = try PostgresServer.shared().makeDatabase()
+        // The test cluster trusts loopback, so any password works; it must not be shown.
+        let withPassword = url.replacingOccurrences(of: "alertd@", with: "alertd:TopSecret42@")
+        let d = try TestDaemon(config: ["store": ["url_file": "db.url"]])
+        try FileManager.default.createDirectory(atPath: d.stateDir, withIntermediateDirectories: true)
+        try Data(withPassword.utf8).write(to: URL(fileURLWithPath: d.stateDir + "/db.url"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: d.stateDir + "/db.url")
+        #expect(try await d.startExpectingExit() != 0)
+        #expect(d.log.contains("db.url"), "\(d.log)")
+        try writeSecretFile(withPassword, to: d.stateDir + "/db.url")
+        try await d.start(extraArguments: ["--log-level", "debug"])
+        _ = try await d.send(["title": "through the url file"])
+        #expect(d.log.contains("alertd:***@"), "\(d.log)")
+        #expect(!d.log.contains("TopSecret42"))
+        let health = try await d.request("GET", "/v1/health")
+        #expect(!String(decoding: health.body, as: UTF8.self).contains("TopSecret42"))
+    }
+
     @Test func postgresStoppedUnderLoadMeans503sAndNothingAcknowledgedIsLost() async throws {
         let receiver = try WebhookReceiver()
         let server = try PostgresServer()
