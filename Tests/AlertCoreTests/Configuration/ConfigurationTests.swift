@@ -36,8 +36,8 @@ import Testing
         #expect(wrong.first?.contains("store.url") == true)
         // The password is not repeated back, even in a refusal.
         #expect(wrong.first?.contains("hunter2") == false)
-        #expect(problems(#"{"store": {"url": "postgresql://db/x", "url_file": "f"}}"#) == ["test.json: store: give url or url_file, not both"])
-        #expect(problems(#"{"store": {"url": "postgresql://db/x", "path": "a.db"}}"#) == ["test.json: store: give path (SQLite) or url (PostgreSQL), not both"])
+        #expect(problems(#"{"store": {"url": "postgresql://db/x", "url_file": "f"}}"#) == ["store: give url or url_file, not both"])
+        #expect(problems(#"{"store": {"url": "postgresql://db/x", "path": "a.db"}}"#) == ["store: give path (SQLite) or url (PostgreSQL), not both"])
     }
 
     @Test func theTwoNodeExampleInTheClusterGuideParses() throws {
