@@ -124,19 +124,14 @@ pg_e2e() {
 postgres_figures() {
     [ -x "$PG_BIN/initdb" ] || { log "(7) skipped: PostgreSQL's server programs are not installed"; return 0; }
     start_postgres
-    local r
-    for ((r = 1; r <= ROUNDS; r++)); do
-        for setup in "sqlite 1" "postgres 1" "postgres 2"; do
-            log "(7) ingest, $setup node(s), round $r"
-            # shellcheck disable=SC2086
-            pg_ingest $setup "$r"
-        done
-    done
-    for ((r = 1; r <= ROUNDS; r++)); do
-        for setup in "sqlite 1" "postgres 1" "postgres 2"; do
-            log "(7) end to end, $setup node(s), round $r"
-            # shellcheck disable=SC2086
-            pg_e2e $setup "$r"
+    local figure r setup
+    for figure in ingest e2e; do
+        for ((r = 1; r <= ROUNDS; r++)); do
+            for setup in "sqlite 1" "postgres 1" "postgres 2"; do
+                log "(7) $figure, $setup node(s), round $r"
+                # shellcheck disable=SC2086
+                "pg_$figure" $setup "$r"
+            done
         done
     done
     stop "$PG_PID"

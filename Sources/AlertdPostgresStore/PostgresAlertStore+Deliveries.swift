@@ -50,12 +50,9 @@ extension PostgresAlertStore {
                 WHERE id = ANY($3::text[]) AND state = 'pending'
                 RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by
                 """, [.integer(nowMs), .text(node), .textArray(claimable)]).rows.map { row in
-                DeliveryRecord(
-                    id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
-                    kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
-                    state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
-                    createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
-                    silencedBy: row.optionalText(7).map(SilenceID.init))
+                StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
+                                            attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
+                                            silencedBy: row.optionalText(7), at: now)
             }
             let alertIDs = Array(Set(claimed.map(\.alertID.rawValue)))
             var alerts: [String: StoreCoding.AlertRow] = [:]

@@ -116,10 +116,7 @@ public final class PostgresAlertStore: AlertStore {
             // the second folds into the first's alert.
             try session.lockEvents()
             var tx = PostgresStoreTransaction(session: session)
-            var results: [SubmissionResult] = []
-            results.reserveCapacity(submissions.count)
-            for submission in submissions { results.append(try StoreRules.submit(submission, in: &tx)) }
-            return results
+            return try StoreRules.submit(submissions, in: &tx)
         }
     }
 

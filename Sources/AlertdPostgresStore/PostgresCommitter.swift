@@ -17,31 +17,13 @@ import AlertdStore
 /// again; meanwhile the thread probes the database every second, so the
 /// recovery is seen even when nobody writes.
 final class PostgresCommitter: Sendable {
-    typealias Work = @Sendable (PostgresWriteSession) throws(PostgresError) -> Void
-
-    private struct Job: Sendable {
-        let work: Work
-        /// Whether the caller's answer promises the change survives a crash
-        /// of the database server: such a batch commits with
-        /// `synchronous_commit` on, the others (claims and outcomes of
-        /// deliveries, which are retried) without waiting for the flush.
-        let durable: Bool
-        let finish: @Sendable (PostgresError?) -> Void
-    }
-
-    private struct Queue {
-        var jobs: [Job] = []
-        var closed = false
-    }
+    private typealias Job = WriteQueue<PostgresWriteSession, PostgresError>.Job
 
     private let connection: PostgresConnection
-    private let queue = Mutex(Queue())
-    private let wake = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let queue = WriteQueue<PostgresWriteSession, PostgresError>()
     private let maxBatch: Int
     private let onCommit: @Sendable (Int) -> Void
-    private let writeFailure = Mutex<StoreError?>(nil)
-    private let onWriteFailureChange: @Sendable (StoreError?) -> Void
+    private let writeFailure: WriteFailure
 
     /// How often a job that lost to another node is run again.
     private static let conflictRetries = 5
@@ -53,7 +35,7 @@ final class PostgresCommitter: Sendable {
         self.connection = connection
         self.maxBatch = maxBatch
         self.onCommit = onCommit
-        self.onWriteFailureChange = onWriteFailureChange
+        writeFailure = WriteFailure(onChange: onWriteFailureChange)
         let thread = Thread { [self] in self.loop() }
         thread.name = "alertd-pg-writer"
         thread.qualityOfService = .userInitiated
@@ -61,32 +43,13 @@ final class PostgresCommitter: Sendable {
     }
 
     /// Runs `work` in the next batch and returns its result once committed.
+    /// `durable: false` is for claims and outcomes of deliveries, which are
+    /// retried if lost: such a batch commits without waiting for the flush
+    /// (`synchronous_commit` off for that transaction only).
     func write<T: Sendable>(
         durable: Bool = true, _ work: @escaping @Sendable (PostgresWriteSession) throws(PostgresError) -> T
     ) async throws(StoreError) -> T {
-        let result: Result<T, PostgresError>? = await withCheckedContinuation { continuation in
-            let box = Mutex<T?>(nil)
-            let job = Job(
-                work: { session throws(PostgresError) in
-                    let value = try work(session)
-                    box.withLock { $0 = value }
-                },
-                durable: durable,
-                finish: { error in
-                    if let error {
-                        continuation.resume(returning: .failure(error))
-                    } else {
-                        continuation.resume(returning: box.withLock { $0 }.map { .success($0) })
-                    }
-                })
-            let accepted = queue.withLock { q -> Bool in
-                guard !q.closed else { return false }
-                q.jobs.append(job)
-                return true
-            }
-            if accepted { wake.signal() } else { continuation.resume(returning: nil) }
-        }
-        switch result {
+        switch await queue.submit(durable: durable, work) {
         case .none: throw StoreError(code: .closed, message: "The store is closing and takes no more writes.")
         case .success(let value): return value
         case .failure(let error): throw StoreError.from(error, doing: "Writing to the store")
@@ -95,36 +58,24 @@ final class PostgresCommitter: Sendable {
 
     /// Why the last batch failed for want of the database, until one commits
     /// again; nil while writes work.
-    var lastWriteFailure: StoreError? { writeFailure.withLock { $0 } }
+    var lastWriteFailure: StoreError? { writeFailure.error }
 
     /// Finishes queued work, then stops the thread. Later writes fail with `.closed`.
     func close() {
-        let first = queue.withLock { q -> Bool in
-            defer { q.closed = true }
-            return !q.closed
-        }
-        guard first else { return }
-        wake.signal()
-        stopped.wait()
+        queue.close()
     }
 
     private func loop() {
         while true {
-            if writeFailure.withLock({ $0 != nil }) {
-                if wake.wait(timeout: .now() + .seconds(1)) == .timedOut { probe() }
+            if writeFailure.error != nil {
+                if !queue.waitForWork(until: .now() + .seconds(1)) { probe() }
             } else {
-                wake.wait()
+                _ = queue.waitForWork()
             }
-            let (jobs, closed) = queue.withLock { q -> ([Job], Bool) in
-                let n = min(q.jobs.count, maxBatch)
-                let taken = Array(q.jobs.prefix(n))
-                q.jobs.removeFirst(n)
-                if !q.jobs.isEmpty { wake.signal() }
-                return (taken, q.closed && q.jobs.isEmpty)
-            }
+            let (jobs, finished) = queue.take(limit: maxBatch)
             if !jobs.isEmpty { runBatch(jobs, retries: Self.conflictRetries) }
-            if closed {
-                stopped.signal()
+            if finished {
+                queue.writerStopped()
                 return
             }
         }
@@ -140,7 +91,7 @@ final class PostgresCommitter: Sendable {
                 return error
             }
         }
-        if failure == nil { recordWriteFailure(nil) }
+        if failure == nil { writeFailure.record(nil) }
     }
 
     private func runBatch(_ jobs: [Job], retries: Int) {
@@ -163,14 +114,14 @@ final class PostgresCommitter: Sendable {
             }
         }
         guard let outcome else {
-            recordWriteFailure(nil)
+            writeFailure.record(nil)
             onCommit(jobs.count)
             for job in jobs { job.finish(nil) }
             return
         }
         if outcome.isConnectionFailure {
             // Nothing to gain from running the jobs one by one: the database is gone.
-            recordWriteFailure(StoreError.from(outcome, doing: "Writing to the store"))
+            writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             for job in jobs { job.finish(outcome) }
             return
         }
@@ -181,13 +132,5 @@ final class PostgresCommitter: Sendable {
         } else {
             jobs[0].finish(outcome)
         }
-    }
-
-    private func recordWriteFailure(_ failure: StoreError?) {
-        let turned = writeFailure.withLock { current -> Bool in
-            defer { current = failure }
-            return (current == nil) != (failure == nil)
-        }
-        if turned { onWriteFailureChange(failure) }
     }
 }

@@ -20,35 +20,17 @@ package final class GroupCommitter: Sendable {
     /// A unit of work inside a batch's transaction. It may run twice (see
     /// `runBatch`), so it must only touch the database.
     package typealias Work = @Sendable (SQLiteConnection) throws(SQLiteError) -> Void
-
-    private struct Job: Sendable {
-        package let work: Work
-        /// Whether the caller's answer promises the change survives a power
-        /// loss. A batch fsyncs only when one of its jobs needs that.
-        package let durable: Bool
-        /// Writes to disk whatever the data, so its commit proves the store
-        /// writable even though no row changed (the probe).
-        package var provesWritability = false
-        package let finish: @Sendable (SQLiteError?) -> Void
-    }
-
-    private struct Queue {
-        package var jobs: [Job] = []
-        package var closed = false
-    }
+    private typealias Job = WriteQueue<SQLiteConnection, SQLiteError>.Job
 
     private let connection: SQLiteConnection
-    private let queue = Mutex(Queue())
-    private let wake = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let queue = WriteQueue<SQLiteConnection, SQLiteError>()
     private let maxBatch: Int
     /// The writer thread's view of `PRAGMA synchronous`; only it touches this.
     private let synchronousFull = Mutex(true)
     /// Called after each commit with the number of jobs in it.
     private let onCommit: @Sendable (Int) -> Void
     /// Why the last write failed for want of storage, until one commits again.
-    private let writeFailure = Mutex<StoreError?>(nil)
-    private let onWriteFailureChange: @Sendable (StoreError?) -> Void
+    private let writeFailure: WriteFailure
     /// A write that always reaches the disk, run while writes fail.
     private let probe: Work?
     private let probeInterval: Duration
@@ -66,7 +48,7 @@ package final class GroupCommitter: Sendable {
         self.probe = probe
         self.probeInterval = probeInterval
         self.onCommit = onCommit
-        self.onWriteFailureChange = onWriteFailureChange
+        writeFailure = WriteFailure(onChange: onWriteFailureChange)
         let thread = Thread { [self] in self.loop() }
         thread.name = "alertd-store-writer"
         thread.qualityOfService = .userInitiated
@@ -81,29 +63,7 @@ package final class GroupCommitter: Sendable {
     package func write<T: Sendable>(
         durable: Bool = true, _ work: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
     ) async throws(StoreError) -> T {
-        let result: Result<T, SQLiteError>? = await withCheckedContinuation { continuation in
-            let box = Mutex<T?>(nil)
-            let job = Job(
-                work: { conn throws(SQLiteError) in
-                    let value = try work(conn)
-                    box.withLock { $0 = value }
-                },
-                durable: durable,
-                finish: { error in
-                    if let error {
-                        continuation.resume(returning: .failure(error))
-                    } else {
-                        continuation.resume(returning: box.withLock { $0 }.map { .success($0) })
-                    }
-                })
-            let accepted = queue.withLock { q -> Bool in
-                guard !q.closed else { return false }
-                q.jobs.append(job)
-                return true
-            }
-            if accepted { wake.signal() } else { continuation.resume(returning: nil) }
-        }
-        switch result {
+        switch await queue.submit(durable: durable, work) {
         case .none: throw StoreError(code: .closed, message: "The store is closing and takes no more writes.")
         case .success(let value): return value
         case .failure(let error): throw StoreError.from(error, doing: "Writing to the store")
@@ -114,23 +74,17 @@ package final class GroupCommitter: Sendable {
     /// read-only file system, a full disk), until a later commit reaches the
     /// disk; nil while writes work. Failures of the work itself (a
     /// constraint) say nothing about the disk and leave it as it was.
-    package var lastWriteFailure: StoreError? { writeFailure.withLock { $0 } }
+    package var lastWriteFailure: StoreError? { writeFailure.error }
 
     /// Finishes queued work, then stops the thread. Later writes fail with `.closed`.
     package func close() {
-        let first = queue.withLock { q -> Bool in
-            defer { q.closed = true }
-            return !q.closed
-        }
-        guard first else { return }
-        wake.signal()
-        stopped.wait()
+        queue.close()
     }
 
     private func loop() {
         var nextProbe = DispatchTime.now()
         while true {
-            if let probe, writeFailure.withLock({ $0 != nil }) {
+            if let probe, writeFailure.error != nil {
                 // On a clock of its own, not only when idle: the dispatcher's
                 // frequent claims would keep an idle wait from ever running
                 // out, and they change no row, so they prove nothing.
@@ -138,21 +92,14 @@ package final class GroupCommitter: Sendable {
                     runBatch([Job(work: probe, durable: true, provesWritability: true, finish: { _ in })])
                     nextProbe = .now() + .milliseconds(probeInterval.milliseconds)
                 }
-                _ = wake.wait(timeout: nextProbe)
+                _ = queue.waitForWork(until: nextProbe)
             } else {
-                wake.wait()
+                _ = queue.waitForWork()
             }
-            let (jobs, closed) = queue.withLock { q -> ([Job], Bool) in
-                let n = min(q.jobs.count, maxBatch)
-                let taken = Array(q.jobs.prefix(n))
-                q.jobs.removeFirst(n)
-                // More than one batch waiting: make sure we come round again.
-                if !q.jobs.isEmpty { wake.signal() }
-                return (taken, q.closed && q.jobs.isEmpty)
-            }
+            let (jobs, finished) = queue.take(limit: maxBatch)
             if !jobs.isEmpty { runBatch(jobs) }
-            if closed {
-                stopped.signal()
+            if finished {
+                queue.writerStopped()
                 return
             }
         }
@@ -190,27 +137,17 @@ package final class GroupCommitter: Sendable {
             }
         }
         guard let outcome else {
-            if wrote { recordWriteFailure(nil) }
+            if wrote { writeFailure.record(nil) }
             let work = jobs.filter { !$0.provesWritability }.count
             if work > 0 { onCommit(work) }
             for job in jobs { job.finish(nil) }
             return
         }
-        if outcome.isStorageFailure { recordWriteFailure(StoreError.from(outcome, doing: "Writing to the store")) }
+        if outcome.isStorageFailure { writeFailure.record(StoreError.from(outcome, doing: "Writing to the store")) }
         if jobs.count == 1 {
             jobs[0].finish(outcome)
             return
         }
         for job in jobs { runBatch([job]) }
-    }
-
-    /// Keeps the latest failure's words; tells the listener only when the
-    /// store turns unwritable or writable again.
-    private func recordWriteFailure(_ failure: StoreError?) {
-        let turned = writeFailure.withLock { current -> Bool in
-            defer { current = failure }
-            return (current == nil) != (failure == nil)
-        }
-        if turned { onWriteFailureChange(failure) }
     }
 }

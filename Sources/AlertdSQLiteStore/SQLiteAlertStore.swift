@@ -129,10 +129,7 @@ public final class SQLiteAlertStore: AlertStore {
     public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
         try await writer.write { conn throws(SQLiteError) in
             var tx = SQLiteStoreTransaction(conn: conn)
-            var results: [SubmissionResult] = []
-            results.reserveCapacity(submissions.count)
-            for submission in submissions { results.append(try StoreRules.submit(submission, in: &tx)) }
-            return results
+            return try StoreRules.submit(submissions, in: &tx)
         }
     }
 
@@ -244,12 +241,9 @@ public final class SQLiteAlertStore: AlertStore {
                     }
                 }
                 let claimed = try claim.query([.integer(nowMs), .text(id)]) { row in
-                    DeliveryRecord(
-                        id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
-                        kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
-                        state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
-                        createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
-                        silencedBy: row.optionalText(7).map(SilenceID.init))
+                    StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
+                                                attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
+                                                silencedBy: row.optionalText(7), at: now)
                 }
                 guard let delivery = claimed.first,
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first

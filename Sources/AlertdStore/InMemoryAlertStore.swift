@@ -10,7 +10,7 @@ public actor InMemoryAlertStore: AlertStore {
     public init() {}
 
     public func submit(_ submissions: [AlertSubmission]) -> [SubmissionResult] {
-        submissions.map { StoreRules.submit($0, in: &state) }
+        StoreRules.submit(submissions, in: &state)
     }
 
     public func openAlert(dedupKey: String) -> AlertID? {

@@ -102,6 +102,17 @@ package enum StoreCoding {
         (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 
+    /// A delivery just claimed, from the columns a claim returns.
+    package static func claimedDelivery(
+        id: String, alertID: String, presenter: String, category: String, attempts: Int64, lastError: String?,
+        createdAt: Int64, silencedBy: String?, at now: Date
+    ) -> DeliveryRecord {
+        DeliveryRecord(
+            id: DeliveryID(rawValue: id), alertID: AlertID(trusted: alertID), kind: deliveryKind(category: category, name: presenter),
+            state: .inFlight, attempts: Int(attempts), nextAttemptAt: nil, lastError: lastError, createdAt: date(createdAt),
+            updatedAt: now, deliveredAt: nil, silencedBy: silencedBy.map(SilenceID.init))
+    }
+
     /// A delivery kind from its `kind` and `presenter` columns.
     package static func deliveryKind(category: String, name: String) -> DeliveryKind {
         category == "handler" ? DeliveryKind(name: name) : .presenter(name)

@@ -24,6 +24,15 @@ package enum StoreRules {
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
     }
 
+    /// ``submit(_:in:)`` for each submission, in order, in one transaction:
+    /// a dedup key repeated within the batch folds into its first alert.
+    package static func submit<T: StoreTransaction>(_ submissions: [AlertSubmission], in tx: inout T) throws(T.Failure) -> [SubmissionResult] {
+        var results: [SubmissionResult] = []
+        results.reserveCapacity(submissions.count)
+        for submission in submissions { results.append(try submit(submission, in: &tx)) }
+        return results
+    }
+
     /// A compare-and-set from `open`: the first decision wins. Past its
     /// expiry an alert is expired, whether or not maintenance has got round
     /// to saying so, so a late decision loses to the clock (and the expiry

@@ -37,18 +37,7 @@ extension AlertDaemon {
             let lock = try claimStateDirectory(config.stateDirectory, log: log)
             do {
                 let store = try SQLiteAlertStore(
-                    path: path,
-                    onCommit: { batch in
-                        metrics.committed(batch: batch)
-                        changes.notify()
-                    },
-                    onWriteFailureChange: { failure in
-                        if let failure {
-                            log.error("the store cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
-                        } else {
-                            log.notice("the store takes writes again")
-                        }
-                    })
+                    path: path, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "store"))
                 return OpenedStore(store: store, path: path, lastWriteFailure: { store.lastWriteFailure }, close: {
                     store.close()
                     lock.release()
@@ -86,18 +75,7 @@ extension AlertDaemon {
             let node = config.store.node ?? "\(ProcessInfo.processInfo.hostName):\(stateDirectory)"
             do {
                 let store = try PostgresAlertStore(
-                    url: url, node: node,
-                    onCommit: { batch in
-                        metrics.committed(batch: batch)
-                        changes.notify()
-                    },
-                    onWriteFailureChange: { failure in
-                        if let failure {
-                            log.error("the database cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
-                        } else {
-                            log.notice("the database takes writes again")
-                        }
-                    })
+                    url: url, node: node, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "database"))
                 log.info("store on PostgreSQL", ["store": redacted, "node": node])
                 var opened = OpenedStore(store: store, path: redacted, lastWriteFailure: { store.lastWriteFailure }, close: {
                     store.close()
@@ -112,6 +90,27 @@ extension AlertDaemon {
         case .check:
             try checkWritableDirectory(config.stateDirectory, role: "state directory")
             return OpenedStore(store: InMemoryAlertStore(), path: redacted, lastWriteFailure: { nil }, close: {})
+        }
+    }
+
+    /// What a store calls after each commit: metrics, and a wake-up for
+    /// the event streams.
+    private static func committed(_ metrics: DaemonMetrics, _ changes: ChangeSignal) -> @Sendable (Int) -> Void {
+        { batch in
+            metrics.committed(batch: batch)
+            changes.notify()
+        }
+    }
+
+    /// What a store calls when writes start failing (the `noun` cannot be
+    /// written) and when they work again.
+    private static func writeFailureLogger(_ log: Logger, _ noun: String) -> @Sendable (StoreError?) -> Void {
+        { failure in
+            if let failure {
+                log.error("the \(noun) cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
+            } else {
+                log.notice("the \(noun) takes writes again")
+            }
         }
     }
 
