@@ -17,9 +17,9 @@ as_pg() {
 
 # start_postgres: sets PG_PORT, PG_PID, PG_DIR.
 start_postgres() {
-    PG_DIR=$RUN/pg
+    # In /tmp, which the cluster's owner can reach whoever runs the bench.
+    PG_DIR=$(mktemp -d /tmp/alertd-bench-pg.XXXXXX)
     PG_PORT=$(ports 1)
-    mkdir -p "$PG_DIR"
     [ "$(id -u)" -eq 0 ] && chown nobody:nogroup "$PG_DIR"
     as_pg env LC_ALL=C "$PG_BIN/initdb" -D "$PG_DIR/data" -U alertd --auth=trust -E UTF8 --no-instructions >"$RUN/pg-initdb.log" 2>&1 ||
         die "initdb failed; see $RUN/pg-initdb.log"
@@ -45,8 +45,8 @@ pg_database() {
 # pg_node NAME SINK_PORT [URL]: one alertd node (SQLite without URL); sets
 # D_PID, D_PORT, D_BASE.
 pg_node() {
-    local name=$1 cfg=$RUN/$1.alertd.json store=""
-    [ -n "${3:-}" ] && store="\"store\": { \"url\": \"$3\", \"node\": \"$name\" },"
+    local name=$1 cfg=$RUN/$1.alertd.json store="" kind=sqlite
+    [ -n "${3:-}" ] && store="\"store\": { \"url\": \"$3\", \"node\": \"$name\" }," && kind=postgres
     cat >"$cfg" <<JSON
 {
   $store
@@ -60,7 +60,7 @@ JSON
     mkdir -p "$RUN/state-$name"
     local cmd
     cmd=$(alertd_cmd "$cfg" "$RUN/state-$name" "$D_PORT")
-    note "daemon-alertd-${3:+postgres}" "$cmd"
+    note "daemon-alertd-$kind" "$cmd"
     # shellcheck disable=SC2086
     env -u NOTIFY_SOCKET $cmd >>"$RUN/$name.log" 2>&1 &
     D_PID=$!
@@ -135,4 +135,5 @@ postgres_figures() {
         done
     done
     stop "$PG_PID"
+    rm -rf "$PG_DIR"
 }
