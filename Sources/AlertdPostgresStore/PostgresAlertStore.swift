@@ -75,6 +75,11 @@ public final class PostgresAlertStore: AlertStore {
         listener.stop()
     }
 
+    // The writer's and the listener's threads hold them, not the store: a
+    // store let go of without `close()` would leave both, and their
+    // connections, behind.
+    deinit { close() }
+
     /// Runs the migrations not yet run, under an advisory lock, so of nodes
     /// starting together one migrates and the others wait and find it done.
     private static func migrate(_ connection: PostgresConnection, redactedURL: String) throws(PostgresError) {
