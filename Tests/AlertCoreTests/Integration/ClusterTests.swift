@@ -99,8 +99,17 @@ import Glibc
         await doomed.kill9()
         let done = await receiver.wait(timeout: .seconds(60)) { received in Set(received.compactMap(\.alertID)).isSuperset(of: accepted) }
         #expect(done, "delivered \(Set(receiver.received.compactMap(\.alertID)).count) of 200:\n\(survivor.log.suffix(2000))")
+        // The receiver saw the dead node's last requests arrive; the store
+        // sees them delivered only once the survivor has taken back the
+        // claims (after the lease) and made them again.
+        var settled = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !settled && ContinuousClock.now < deadline {
+            settled = json(try await survivor.request("GET", "/v1/health"))["pending_deliveries"] as? Int == 0
+            if !settled { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(settled, "\(survivor.log.suffix(2000))")
         // At-least-once: only what the dead node had in flight (at most its 8 slots) comes twice, with the same webhook-id.
-        try await Task.sleep(for: .milliseconds(500))
         let twice = deliveries(receiver).filter { $0.value > 1 }
         #expect(twice.count <= 8, "duplicates: \(twice)")
         #expect(twice.values.allSatisfy { $0 == 2 })
