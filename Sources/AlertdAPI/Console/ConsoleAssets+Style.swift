@@ -1,0 +1,3 @@
+extension ConsoleAssets {
+    static let style = ""
+}
