@@ -66,7 +66,7 @@ extension ConsoleAssets {
     ul.dead { margin: 6px 0; padding-left: 20px; overflow-wrap: anywhere; }
     .card > button { margin-top: 4px; }
     .decide textarea { width: 100%; min-height: 64px; }
-    .buttons { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 8px; }
+    .buttons { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
     .decision { font-weight: 600; }
     .error { color: var(--critical); font-weight: 600; }
     .error:empty, .notice:empty { display: none; }

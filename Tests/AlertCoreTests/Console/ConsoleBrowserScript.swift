@@ -186,6 +186,18 @@ enum ConsoleBrowserScript {
         wait.until(EC.text_to_be_present_in_element((By.ID, "dead-result"), "Replayed 1 delivery"))
         wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, card)))
 
+        step("a silence is added and expired from the page")
+        driver.get(base + "/ui/#/silences")
+        wait.until(EC.visibility_of_element_located((By.ID, "silence-matchers"))).send_keys("host=db1")
+        driver.find_element(By.ID, "silence-comment").send_keys("disk swap tonight")
+        driver.find_element(By.CSS_SELECTOR, "#view form button[type=submit]").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "silence-list"), "disk swap tonight"))
+        if "by alice" not in driver.find_element(By.ID, "silence-list").text:
+            raise SystemExit("the silence does not name alice: " + driver.find_element(By.ID, "silence-list").text)
+        shot("silences-360.png", 360)
+        driver.find_element(By.CSS_SELECTOR, "#silence-list li button").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "silence-list"), "EXPIRED"))
+
         step("signing out ends the session: its cookie no longer works")
         cookie = driver.get_cookie("alertd_session")
         if not cookie or not cookie.get("httpOnly") or cookie.get("sameSite") != "Strict":
