@@ -24,14 +24,7 @@ import Testing
     static let available: Bool = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
               FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else { return false }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import selenium"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
+        return pythonCanImport("selenium")
     }()
 
     static let aliceToken = "alice-" + String(repeating: "a1", count: 16)
