@@ -172,6 +172,18 @@ import Testing
         #expect(sessions.token(session: id, now: now) == nil, "an expired session is gone, not just hidden")
     }
 
+    /// With no token configured TCP is open, and so is the console: nothing to sign in with.
+    @Test func withoutTokensTheConsoleNeedsNoSignIn() async throws {
+        let open = APIFixture.router()
+        let me = await open.handle(request("GET", "/ui/session"))
+        #expect(me.status == 200)
+        #expect(APIFixture.json(me)?["session"] as? Bool == false)
+        #expect(APIFixture.json(me)?["scopes"] as? [String] == ["read", "send", "decide", "admin"])
+        let signIn = await open.handle(request("POST", "/ui/session", json: #"{"token": "anything-0123456789"}"#))
+        #expect(signIn.status == 409)
+        #expect(APIFixture.errorCode(signIn) == "no_tokens_configured")
+    }
+
     @Test func theCookieIsSecureBehindAnHTTPSPublicURL() async throws {
         let router = APIFixture.router(links: APIFixture.signer, authenticator: authenticator)
         let r = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#))
