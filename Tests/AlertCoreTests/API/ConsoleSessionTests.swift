@@ -172,6 +172,16 @@ import Testing
         #expect(sessions.token(session: id, now: now) == nil, "an expired session is gone, not just hidden")
     }
 
+    /// The dead-deliveries page's query: a state that is not one is refused with the others.
+    @Test func deliveryStateMustBeADeliveryState() async throws {
+        let r = await router.handle(request("GET", "/v1/alerts?delivery_state=gone&limit=0", bearer: Self.secrets["rita"]))
+        #expect(r.status == 400)
+        let body = try HTTPErrorBody.decode(APIFixture.body(r))
+        #expect(body.code == "invalid_query")
+        #expect(body.details?.map(\.code) == ["invalid_delivery_state", "invalid_limit"])
+        #expect(await router.handle(request("GET", "/v1/alerts?delivery_state=dead", bearer: Self.secrets["rita"])).status == 200)
+    }
+
     /// With no token configured TCP is open, and so is the console: nothing to sign in with.
     @Test func withoutTokensTheConsoleNeedsNoSignIn() async throws {
         let open = APIFixture.router()
