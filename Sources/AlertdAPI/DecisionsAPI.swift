@@ -112,7 +112,7 @@ public struct DecisionsAPI: Sendable {
         let wantsPage = request.http.headers["Accept"]?.contains("text/html") == true
         let status: Int
         do throws(APIError) {
-            let answer = try await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "action-link")
+            let answer = try await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "link")
             guard wantsPage else { return answer }
             status = answer.status
         } catch {
