@@ -233,6 +233,10 @@ public final class PostgresAlertStore: AlertStore {
             args.append(.text(before.rawValue))
             sql += " AND id < $\(args.count)"
         }
+        if let deliveryState = query.deliveryState {
+            args.append(.text(deliveryState.rawValue))
+            sql += " AND EXISTS (SELECT 1 FROM deliveries WHERE deliveries.alert_id = alerts.id AND deliveries.state = $\(args.count))"
+        }
         for (name, value) in query.labels {
             args.append(.text(name))
             args.append(.text(value))

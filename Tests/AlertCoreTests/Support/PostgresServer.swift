@@ -67,9 +67,15 @@ final class PostgresServer: Sendable {
 
     /// Starts (or restarts) the server and waits until it takes connections.
     func start() throws {
-        let p = try SpawnedProcess("/usr/bin/setpriv", asServiceUser(["--pdeathsig", "KILL", "--", binaries + "/postgres",
+        let arguments = asServiceUser(["--pdeathsig", "KILL", "--", binaries + "/postgres",
             "-D", dataDir, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
-            "-c", "shared_buffers=32MB"]), environment: ["LC_ALL": "C"], output: logPath)
+            "-c", "shared_buffers=32MB"])
+        let log = logPath
+        // From a thread that never exits: the parent-death signal follows the
+        // thread that started the child, and a pool thread may end any time.
+        let p = try SpawningThread.shared.run {
+            try SpawnedProcess("/usr/bin/setpriv", arguments, environment: ["LC_ALL": "C"], output: log)
+        }
         process.withLock { $0 = p }
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
