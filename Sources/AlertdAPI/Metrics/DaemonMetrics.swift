@@ -71,6 +71,10 @@ public final class DaemonMetrics: Sendable {
             registry.increment("alertd_handler_calls_total", ["action": action.rawValue, "outcome": outcome])
             return
         }
+        if report.isFollowUp {
+            registry.increment("alertd_follow_ups_total", ["presenter": report.kind.name, "outcome": outcome])
+            return
+        }
         registry.increment("alertd_deliveries_total", ["presenter": report.kind.name, "outcome": outcome])
         if outcome == "delivered" {
             registry.observe("alertd_delivery_latency_seconds", ["presenter": report.kind.name], report.sinceAccepted.seconds)

@@ -116,6 +116,10 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         "\"\(text)\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)"
     }
 
+    /// A follow-up is a reply to the alert's mail (`In-Reply-To` its
+    /// `Message-ID`, subject `Re: …`), so mail clients thread the two.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         EmailPresenter(name: name, configuration: self, password: try password?.value(in: context))
     }
@@ -191,9 +195,15 @@ public struct EmailPresenter: AlertPresenter {
         ]
         if !c.cc.isEmpty { headers.append(MIMEText.addresses("Cc", c.cc.map { ($0.name, $0.address) })) }
         headers += [
-            MIMEText.unstructured("Subject", digest.heading),
+            MIMEText.unstructured("Subject", (digest.followUp == nil ? "" : "Re: ") + digest.heading),
             "Date: \(MIMEText.date(date))",
             "Message-ID: <\(id)@\(domain)>",
+        ]
+        if let followUp = digest.followUp {
+            let original = "<\(Self.token(followUp.original.rawValue))@\(domain)>"
+            headers += ["In-Reply-To: \(original)", "References: \(original)"]
+        }
+        headers += [
             "MIME-Version: 1.0",
             // RFC 3834: out-of-office replies must not answer it.
             "Auto-Submitted: auto-generated",
@@ -203,7 +213,9 @@ public struct EmailPresenter: AlertPresenter {
         ]
         // Quoted-printable writes every `=` as `=3D`, so the boundary's
         // `=_` can never occur inside a part.
-        let parts = [("text/plain", text(digest)), ("text/html", html(digest))].map { type, body in
+        let bodies = digest.followUp == nil ? [("text/plain", text(digest)), ("text/html", html(digest))]
+            : [("text/plain", followUpText(digest)), ("text/html", followUpHTML(digest))]
+        let parts = bodies.map { type, body in
             "--\(boundary)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
                 + MIMEText.quotedPrintable(body) + "\r\n"
         }
@@ -225,6 +237,20 @@ public struct EmailPresenter: AlertPresenter {
         if !actions.isEmpty { blocks.append(actions.joined(separator: "\n")) }
         blocks.append("-- \nalertd, alert \(d.id), created \(d.createdAt)")
         return blocks.joined(separator: "\n\n") + "\n"
+    }
+
+    static func followUpText(_ d: AlertDigest) -> String {
+        ([d.followUpHeadline] + d.followUpDetails).joined(separator: "\n\n") + "\n\n-- \nalertd\n"
+    }
+
+    static func followUpHTML(_ d: AlertDigest) -> String {
+        let e = MarkupEscaping.html
+        let colour = d.closedStyle.hexColour
+        let body = ["<div style=\"border-left:6px solid \(colour);padding:4px 16px\">",
+                    "<h2 style=\"margin:4px 0 12px\">\(e(d.followUpHeadline))</h2>"]
+            + d.followUpDetails.map { "<p style=\"white-space:pre-wrap\">\(e($0))</p>" } + ["</div>"]
+        return "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>\(e(d.followUpHeadline))</title></head>\n"
+            + "<body style=\"font-family:sans-serif\">\n" + body.joined(separator: "\n") + "\n</body></html>\n"
     }
 
     static func html(_ d: AlertDigest) -> String {
