@@ -235,7 +235,7 @@ public final class SQLiteAlertStore: AlertStore {
             let claim = try conn.statement("""
                 UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?
                 WHERE id = ? AND state = 'pending'
-                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by
+                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
                 """)
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
@@ -257,7 +257,8 @@ public final class SQLiteAlertStore: AlertStore {
                         kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
                         state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
                         createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
-                        silencedBy: row.optionalText(7).map(SilenceID.init))
+                        silencedBy: row.optionalText(7).map(SilenceID.init), followUpOf: row.optionalText(8).map { DeliveryID(rawValue: $0) },
+                        takesFollowUp: row.int(9) != 0)
                 }
                 guard let delivery = claimed.first,
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
