@@ -216,11 +216,17 @@ import Glibc
         #expect(await pager.wait(for: 2))
         #expect(events(pager).map(\.action) == ["trigger", "resolve"])
         #expect(events(pager).allSatisfy { $0.key == id && $0.ok })
-        let deliveries = try #require(try await d.show(id)["deliveries"] as? [[String: Any]])
-        let followUps = deliveries.filter { $0["follow_up_of"] != nil }
-        #expect(Set(followUps.compactMap { $0["presenter"] as? String }) == ["sink", "pager"])
-        #expect(followUps.allSatisfy { $0["state"] as? String == "delivered" })
-        #expect(try await metric(d, #"alertd_follow_ups_total{outcome="delivered",presenter="pager"}"#) == 1)
+        // Recorded once the presenters have answered.
+        let settled = try await eventually(.seconds(10)) {
+            let deliveries = try await d.show(id)["deliveries"] as? [[String: Any]] ?? []
+            let followUps = deliveries.filter { $0["follow_up_of"] != nil }
+            return Set(followUps.compactMap { $0["presenter"] as? String }) == ["sink", "pager"]
+                && followUps.allSatisfy { $0["state"] as? String == "delivered" }
+        }
+        #expect(settled, "alertd log:\n\(d.log)")
+        #expect(try await eventually(.seconds(5)) {
+            try await metric(d, #"alertd_follow_ups_total{outcome="delivered",presenter="pager"}"#) == 1
+        })
         #expect(try await metric(d, #"alertd_deliveries_total{outcome="delivered",presenter="pager"}"#) == 1)
     }
 
