@@ -95,10 +95,10 @@ import Glibc
         """
     }
 
-    @Test func prometheusSendsOneAlertWhateverItsResendsAndResolvesItWhenTheRuleStops() async throws {
-        let pager = try pagerDuty()
-        let d = try await daemon(pager: pager)
-        let sink = TestPresenterLog(d)
+    /// Prometheus scraping itself with the firing rule, alertd as its
+    /// Alertmanager by the page's snippet, re-sending every second instead
+    /// of every minute so a test sees several; and its rule file.
+    func startPrometheus(_ d: TestDaemon) async throws -> (ExternalProgram, rulesPath: String) {
         let port = try TestDaemon.freePort()
         let rulesPath = dir.path + "/rules.yml"
         try Self.rules(firing: true).write(toFile: rulesPath, atomically: true, encoding: .utf8)
@@ -115,13 +115,25 @@ import Glibc
 
             """ + (try docs.snippet("prometheus-alerting", replacements(d)))
         try config.write(toFile: dir.path + "/prometheus.yml", atomically: true, encoding: .utf8)
-        // A re-send every second instead of every minute, so the test sees several.
         let prometheus = try ExternalProgram("prometheus", [
             "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/data",
             "--web.listen-address=127.0.0.1:\(port)", "--rules.alert.resend-delay=1s",
         ], logPath: dir.path + "/prometheus.log")
+        do {
+            try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
+        } catch {
+            prometheus.signal(SIGKILL)
+            throw error
+        }
+        return (prometheus, rulesPath)
+    }
+
+    @Test func prometheusSendsOneAlertWhateverItsResendsAndResolvesItWhenTheRuleStops() async throws {
+        let pager = try pagerDuty()
+        let d = try await daemon(pager: pager)
+        let sink = TestPresenterLog(d)
+        let (prometheus, rulesPath) = try await startPrometheus(d)
         defer { prometheus.signal(SIGKILL) }
-        try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
 
         #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
         let firing = try await alerts(d, "label=alertname=AlwaysFiring")
@@ -165,25 +177,9 @@ import Glibc
         let pager = try pagerDuty()
         let d = try await daemon(followUps: true, pager: pager)
         let sink = TestPresenterLog(d)
-        let port = try TestDaemon.freePort()
-        let rulesPath = dir.path + "/rules.yml"
-        try Self.rules(firing: true).write(toFile: rulesPath, atomically: true, encoding: .utf8)
-        let config = """
-            global:
-              scrape_interval: 1s
-              evaluation_interval: 1s
-            rule_files:
-              - \(rulesPath)
-
-            """ + (try docs.snippet("prometheus-alerting", replacements(d)))
-        try config.write(toFile: dir.path + "/prometheus.yml", atomically: true, encoding: .utf8)
         // Re-sent every second, each saying it ends 4 s on (4 × the larger of resend delay and evaluation interval).
-        let prometheus = try ExternalProgram("prometheus", [
-            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/data",
-            "--web.listen-address=127.0.0.1:\(port)", "--rules.alert.resend-delay=1s",
-        ], logPath: dir.path + "/prometheus.log")
+        let (prometheus, _) = try await startPrometheus(d)
         defer { prometheus.signal(SIGKILL) }
-        try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
         #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
         let first = try #require(try await alerts(d, "label=alertname=AlwaysFiring").first)
         let id = try #require(first["id"] as? String)
