@@ -44,6 +44,9 @@ import Testing
         let followUps = deliveries.filter { $0["follow_up_of"] != nil }
         #expect(Set(followUps.compactMap { $0["presenter"] as? String }) == ["sink", "slow"])
         #expect(Set(deliveries.filter { $0["follow_up"] as? Bool == true }.compactMap { $0["presenter"] as? String }) == ["sink", "slow", "broken"])
+        // alertctl show tells a follow-up from the alert delivery to the same presenter.
+        let shown = try await d.alertctl(["show", id])
+        #expect(shown.stdout.contains("sink (follow-up)  delivered"), "\(shown.stdout)")
     }
 
     /// The index of `presenter`'s routed delivery of `id` (routes order presenters by name).
