@@ -48,11 +48,12 @@ extension PostgresAlertStore {
             let claimed = try conn.query("""
                 UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
                 WHERE id = ANY($3::text[]) AND state = 'pending'
-                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by
+                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
                 """, [.integer(nowMs), .text(node), .textArray(claimable)]).rows.map { row in
                 StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
                                             attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
-                                            silencedBy: row.optionalText(7), at: now)
+                                            silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
+                                            takesFollowUp: row.bool(9), at: now)
             }
             let alertIDs = Array(Set(claimed.map(\.alertID.rawValue)))
             var alerts: [String: StoreCoding.AlertRow] = [:]
@@ -72,7 +73,7 @@ extension PostgresAlertStore {
         guard !settlements.isEmpty else { return }
         // A lost outcome means one more attempt with the same delivery id: harmless.
         try await writer.write(durable: false) { session throws(PostgresError) in
-            let tx = PostgresStoreTransaction(session: session)
+            var tx = PostgresStoreTransaction(session: session)
             for s in settlements {
                 let at = StoreCoding.millis(s.at)
                 let id = PostgresValue.text(s.deliveryID.rawValue)
@@ -97,6 +98,7 @@ extension PostgresAlertStore {
                 if let row = result.rows.first {
                     let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
                     try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
+                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, in: &tx) }
                 }
             }
         }

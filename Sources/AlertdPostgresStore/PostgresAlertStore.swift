@@ -152,12 +152,19 @@ public final class PostgresAlertStore: AlertStore {
                 SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT 500
                 """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
             for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
+            let lapsed = try session.conn.query("""
+                SELECT id FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= $1 ORDER BY resolves_at LIMIT 500
+                """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
+            for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
             let escalating = try session.conn.query("""
-                SELECT id, escalate_to FROM alerts
+                SELECT id, escalate_to, escalate_follow_ups FROM alerts
                 WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= $1
                 ORDER BY escalate_at LIMIT 500
-                """, [.integer(nowMs)]).rows.map { (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1))) }
-            for (id, presenters) in escalating where try StoreRules.escalate(id, to: presenters, at: now, in: &tx) {
+                """, [.integer(nowMs)]).rows.map {
+                    (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1)), Set($0.optionalText(2).map(StoreCoding.decodeList) ?? []))
+                }
+            for (id, presenters, followUps) in escalating
+            where try StoreRules.escalate(id, to: presenters, followingUp: followUps, at: now, in: &tx) {
                 report.escalated.append(id)
             }
             return report
@@ -169,7 +176,8 @@ public final class PostgresAlertStore: AlertStore {
             try conn.scalar("""
                 SELECT LEAST(
                     (SELECT MIN(expires_at) FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL),
-                    (SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL))
+                    (SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL),
+                    (SELECT MIN(resolves_at) FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL))
                 """)
         }.map(StoreCoding.date)
     }
@@ -205,17 +213,8 @@ public final class PostgresAlertStore: AlertStore {
         let (row, deliveries) = try await pool.run("Reading alert \(id)") { conn throws(PostgresError) in
             let alert = try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = $1", [.text(id.rawValue)])
                 .rows.first.map { StoreCoding.AlertRow($0) }
-            let deliveries = try conn.query("""
-                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at, kind, silenced_by
-                FROM deliveries WHERE alert_id = $1 ORDER BY created_at, id
-                """, [.text(id.rawValue)]).rows.map { row in
-                DeliveryRecord(
-                    id: DeliveryID(rawValue: row.text(0)), alertID: id, kind: StoreCoding.deliveryKind(category: row.text(9), name: row.text(1)),
-                    state: DeliveryState(rawValue: row.text(2)) ?? .pending, attempts: Int(row.int(3)),
-                    nextAttemptAt: row.optionalInt(4).map(StoreCoding.date), lastError: row.optionalText(5),
-                    createdAt: StoreCoding.date(row.int(6)), updatedAt: StoreCoding.date(row.int(7)),
-                    deliveredAt: row.optionalInt(8).map(StoreCoding.date), silencedBy: row.optionalText(10).map(SilenceID.init))
-            }
+            let deliveries = try conn.query("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = $1 ORDER BY created_at, id",
+                                            [.text(id.rawValue)]).rows.map(StoreCoding.delivery)
             return (alert, deliveries)
         }
         guard let row else { return nil }

@@ -95,5 +95,13 @@ enum PostgresSchema {
         CREATE TABLE counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
         INSERT INTO counters (name, value) VALUES ('deliveries.silenced_total', 0);
         """,
+        // 2: follow-ups and alerts that resolve by themselves, as SQLite's 8.
+        """
+        ALTER TABLE alerts ADD COLUMN resolves_at BIGINT;
+        ALTER TABLE alerts ADD COLUMN escalate_follow_ups TEXT;
+        CREATE INDEX alerts_lapse ON alerts(resolves_at) WHERE state = 'open' AND resolves_at IS NOT NULL;
+        ALTER TABLE deliveries ADD COLUMN follow_up_of TEXT;
+        ALTER TABLE deliveries ADD COLUMN takes_follow_up BOOLEAN NOT NULL DEFAULT FALSE;
+        """,
     ]
 }

@@ -31,13 +31,16 @@ struct PostgresStoreTransaction: StoreTransaction {
     func insert(_ alert: Alert, escalation: Escalation?) throws(PostgresError) {
         let created = StoreCoding.millis(alert.createdAt)
         try conn.query("""
-            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to)
-            VALUES ($1, $2, 'open', $3, $4, $5, $5, $6, $7, $8)
+            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to,
+                                escalate_follow_ups, resolves_at)
+            VALUES ($1, $2, 'open', $3, $4, $5, $5, $6, $7, $8, $9, $10)
             """, [
                 .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
                 .optional(alert.spec.dedupKey), .integer(created), .optional(alert.expiresAt.map(StoreCoding.millis)),
                 .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
                 .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
+                .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
+                .optional(alert.resolvesAt.map(StoreCoding.millis)),
             ])
     }
 
@@ -52,13 +55,29 @@ struct PostgresStoreTransaction: StoreTransaction {
         try conn.query("UPDATE alerts SET escalated_at = $1 WHERE id = $2", [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
+    func setResolvesAt(_ alert: AlertID, _ at: Date) throws(PostgresError) {
+        try conn.query("UPDATE alerts SET resolves_at = $1 WHERE id = $2 AND state = 'open'",
+                       [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
+    func delivery(_ id: DeliveryID) throws(PostgresError) -> DeliveryRecord? {
+        try conn.query("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE id = $1", [.text(id.rawValue)])
+            .rows.first.map(StoreCoding.delivery)
+    }
+
+    func deliveries(of alert: AlertID) throws(PostgresError) -> [DeliveryRecord] {
+        try conn.query("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = $1 ORDER BY id", [.text(alert.rawValue)])
+            .rows.map(StoreCoding.delivery)
+    }
+
     func insert(_ d: DeliveryRecord) throws(PostgresError) {
         let at = StoreCoding.millis(d.createdAt)
         try conn.query("""
-            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, 'pending', $5, $6, $6)
+            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at, follow_up_of, takes_follow_up)
+            VALUES ($1, $2, $3, $4, 'pending', $5, $6, $6, $7, $8)
             """, [.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
-                  .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at)])
+                  .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .optional(d.followUpOf?.rawValue),
+                  .text(d.takesFollowUp ? "true" : "false")])
         // New work: the other nodes' dispatchers may take it.
         session.notifyOthers()
     }
@@ -128,7 +147,7 @@ extension StoreCoding.AlertRow {
     init(_ row: PostgresRow, from column: Int = 0) {
         self.init(id: row.text(column), spec: row.text(column + 1), state: row.text(column + 2), created: row.int(column + 3),
                   updated: row.int(column + 4), decidedBy: row.optionalText(column + 5), decidedAt: row.optionalInt(column + 6),
-                  comment: row.optionalText(column + 7))
+                  comment: row.optionalText(column + 7), resolvesAt: row.optionalInt(column + 8))
     }
 }
 
@@ -137,5 +156,15 @@ extension StoreCoding.SilenceRow {
     init(_ row: PostgresRow) {
         self.init(id: row.text(0), matchers: row.text(1), starts: row.int(2), ends: row.int(3), createdBy: row.text(4),
                   comment: row.text(5), updated: row.int(6))
+    }
+}
+
+extension StoreCoding {
+    /// One delivery from a row of ``StoreCoding/deliveryColumns``.
+    static func delivery(_ row: PostgresRow) -> DeliveryRecord {
+        delivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3), state: row.text(4),
+                 attempts: row.int(5), nextAttemptAt: row.optionalInt(6), lastError: row.optionalText(7), createdAt: row.int(8),
+                 updatedAt: row.int(9), deliveredAt: row.optionalInt(10), silencedBy: row.optionalText(11),
+                 followUpOf: row.optionalText(12), takesFollowUp: row.bool(13))
     }
 }

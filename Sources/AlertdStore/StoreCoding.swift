@@ -15,16 +15,16 @@ package enum StoreCoding {
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// The columns `alert(from:)` reads, in order.
-    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment"
+    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at"
 
     /// The raw columns of one alert row, read while the connection is held
     /// and decoded after it is released.
     package struct AlertRow: Sendable {
         package var id: String, spec: String, state: String, created: Int64, updated: Int64
-        package var decidedBy: String?, decidedAt: Int64?, comment: String?
+        package var decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?
 
         package init(id: String, spec: String, state: String, created: Int64, updated: Int64,
-                     decidedBy: String?, decidedAt: Int64?, comment: String?) {
+                     decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?) {
             self.id = id
             self.spec = spec
             self.state = state
@@ -33,6 +33,7 @@ package enum StoreCoding {
             self.decidedBy = decidedBy
             self.decidedAt = decidedAt
             self.comment = comment
+            self.resolvesAt = resolvesAt
         }
     }
 
@@ -46,7 +47,27 @@ package enum StoreCoding {
         if state != .open, let by = row.decidedBy, let at = row.decidedAt {
             decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
         }
-        return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision)
+        return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision,
+                     resolvesAt: row.resolvesAt.map(date))
+    }
+
+    /// The columns `delivery(_:)` reads, in order.
+    package static let deliveryColumns = """
+        id, alert_id, presenter, kind, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at,
+        silenced_by, follow_up_of, takes_follow_up
+        """
+
+    /// One delivery from the columns of ``deliveryColumns``, in order.
+    package static func delivery(
+        id: String, alertID: String, presenter: String, category: String, state: String, attempts: Int64, nextAttemptAt: Int64?,
+        lastError: String?, createdAt: Int64, updatedAt: Int64, deliveredAt: Int64?, silencedBy: String?, followUpOf: String?,
+        takesFollowUp: Bool
+    ) -> DeliveryRecord {
+        DeliveryRecord(
+            id: DeliveryID(rawValue: id), alertID: AlertID(trusted: alertID), kind: deliveryKind(category: category, name: presenter),
+            state: DeliveryState(rawValue: state) ?? .pending, attempts: Int(attempts), nextAttemptAt: nextAttemptAt.map(date),
+            lastError: lastError, createdAt: date(createdAt), updatedAt: date(updatedAt), deliveredAt: deliveredAt.map(date),
+            silencedBy: silencedBy.map(SilenceID.init), followUpOf: followUpOf.map { DeliveryID(rawValue: $0) }, takesFollowUp: takesFollowUp)
     }
 
     package static func encodeSpec(_ spec: AlertSpec) -> String { spec.canonicalJSON }
@@ -105,12 +126,13 @@ package enum StoreCoding {
     /// A delivery just claimed, from the columns a claim returns.
     package static func claimedDelivery(
         id: String, alertID: String, presenter: String, category: String, attempts: Int64, lastError: String?,
-        createdAt: Int64, silencedBy: String?, at now: Date
+        createdAt: Int64, silencedBy: String?, followUpOf: String?, takesFollowUp: Bool, at now: Date
     ) -> DeliveryRecord {
         DeliveryRecord(
             id: DeliveryID(rawValue: id), alertID: AlertID(trusted: alertID), kind: deliveryKind(category: category, name: presenter),
             state: .inFlight, attempts: Int(attempts), nextAttemptAt: nil, lastError: lastError, createdAt: date(createdAt),
-            updatedAt: now, deliveredAt: nil, silencedBy: silencedBy.map(SilenceID.init))
+            updatedAt: now, deliveredAt: nil, silencedBy: silencedBy.map(SilenceID.init),
+            followUpOf: followUpOf.map { DeliveryID(rawValue: $0) }, takesFollowUp: takesFollowUp)
     }
 
     /// A delivery kind from its `kind` and `presenter` columns.
