@@ -42,6 +42,11 @@ public actor Dispatcher: Service {
     /// then ends the next wait at once.
     private var seen: UInt64 = 0
     private var inFlight: [DeliveryKind: Int] = [:]
+    /// One per rate-limited presenter. Tokens bound how many deliveries are
+    /// claimed, so those over the limit simply stay pending in the store.
+    private var buckets: [DeliveryKind: TokenBucket] = [:]
+    /// The `inhibit` rules, held against each delivery as it is claimed.
+    private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     private var started = false
     private var stopping = false
@@ -64,9 +69,10 @@ public actor Dispatcher: Service {
     public init(
         store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
         logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1), claimLease: Duration = .seconds(60),
-        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
+        inhibitRules: [InhibitRule] = [], onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
     ) {
         self.claimLease = claimLease
+        self.inhibitRules = inhibitRules
         self.store = store
         self.links = links
         self.presenters = presenters
@@ -74,6 +80,18 @@ public actor Dispatcher: Service {
         self.log = logger
         self.idleTick = idleTick
         self.onAttempt = onAttempt
+        self.buckets = Self.buckets(for: presenters, keeping: [:])
+    }
+
+    /// A bucket per rate-limited presenter; one whose limit is unchanged
+    /// keeps its tokens across a reload, so a reload is no way round it.
+    private static func buckets(for presenters: PresenterSet, keeping old: [DeliveryKind: TokenBucket]) -> [DeliveryKind: TokenBucket] {
+        var out: [DeliveryKind: TokenBucket] = [:]
+        for (kind, entry) in presenters.entries {
+            guard let limit = entry.rateLimit else { continue }
+            out[kind] = old[kind].flatMap { $0.limit == limit ? $0 : nil } ?? TokenBucket(limit)
+        }
+        return out
     }
 
     /// Tells the dispatcher that new deliveries may be due now.
@@ -81,10 +99,12 @@ public actor Dispatcher: Service {
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil) {
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) {
         sweepOrphans = true
+        if let inhibitRules { self.inhibitRules = inhibitRules }
         if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
+        self.buckets = Self.buckets(for: presenters, keeping: buckets)
         self.retry = retry
         signal.notify()
     }
@@ -147,13 +167,19 @@ public actor Dispatcher: Service {
             await releaseStaleClaims()
             var claimedAny = false
             do {
-                let capacity = presenters.entries.mapValues { $0.maxConcurrency }
+                let tick = ContinuousClock.now
+                var capacity = presenters.entries.mapValues { $0.maxConcurrency }
                     .merging(inFlight) { max, used in max - used }
+                for kind in buckets.keys { capacity[kind] = min(capacity[kind] ?? 0, buckets[kind]!.available(at: tick)) }
                 let orphanLimit = sweepOrphans ? 32 : 0
-                let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: orphanLimit)
+                let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: orphanLimit,
+                                                                 inhibitRules: inhibitRules)
                 if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
                 claimedAny = !claimed.isEmpty
-                for c in claimed { start(c) }
+                for c in claimed {
+                    buckets[c.delivery.kind]?.take(1, at: tick)
+                    start(c)
+                }
             } catch {
                 log.error("could not claim deliveries", ["error": "\(error)"])
             }
@@ -163,8 +189,9 @@ public actor Dispatcher: Service {
             do {
                 if let next = try await store.nextDueTime() {
                     let delta = next.timeIntervalSinceNow
-                    // Due now but not claimed means every slot is busy: wait for one to free up.
-                    wait = delta <= 0 ? idleTick : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
+                    // Due now but not claimed means every slot is busy or a rate limit is spent:
+                    // wait for a slot to free up (a wake-up) or the next token.
+                    wait = delta <= 0 ? min(idleTick, nextToken()) : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
                 } else {
                     wait = idleTick
                 }
@@ -173,6 +200,17 @@ public actor Dispatcher: Service {
             }
             seen = await signal.wait(changedFrom: seen, timeout: wait)
         }
+    }
+
+    /// The soonest a spent rate limit frees a token (idleTick when none is spent).
+    private func nextToken() -> Duration {
+        let now = ContinuousClock.now
+        var soonest = idleTick
+        for kind in buckets.keys {
+            let wait = buckets[kind]!.untilNextToken(at: now)
+            if wait > .zero { soonest = min(soonest, wait) }
+        }
+        return soonest
     }
 
     /// Puts back claims that no running delivery holds: one whose outcome
