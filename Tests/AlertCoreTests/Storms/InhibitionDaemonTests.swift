@@ -65,3 +65,17 @@ import Testing
         #expect(shown.stdout.contains("repeated:") && shown.stdout.contains("3 times, last seen"), "\(shown.stdout)")
     }
 }
+
+@Suite struct StormsDocumentationTests {
+    /// The worked example in docs/STORMS.md is a configuration alertd takes.
+    @Test func theWorkedExampleParses() throws {
+        let doc = try RepositoryFiles.contents("docs/STORMS.md")
+        let start = try #require(doc.range(of: "```json\n"))
+        let end = try #require(doc.range(of: "\n```", range: start.upperBound..<doc.endIndex))
+        let config = try DaemonConfiguration.parse(Data(doc[start.upperBound..<end.lowerBound].utf8))
+        #expect(config.inhibitRules.count == 1)
+        #expect(config.inhibitRules.first?.equal == ["rack"])
+        #expect(config.presenters.first { $0.name == "chat" }?.rateLimit == RateLimit(perSecond: 1, burst: 5))
+        #expect(config.presenters.first { $0.name == "pager" }?.rateLimit?.burst == 1)
+    }
+}
