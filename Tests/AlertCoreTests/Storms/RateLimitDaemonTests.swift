@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import AlertModel
 @testable import AlertdHTTP
 @testable import AlertdCurl
@@ -52,6 +55,31 @@ import Testing
         let span = try #require(got.last?.at) - first
         #expect(span < .milliseconds(2_200 + 2_500), "24 deliveries took \(span)")
         #expect(try await Self.backlog(d, "hook") == 0)
+        await receiver.stop()
+    }
+
+    @Test func theBacklogOverTheLimitSurvivesARestart() async throws {
+        let receiver = try WebhookReceiver()
+        let d = try TestDaemon(config: ["presenters": [
+            "hook": ["type": "webhook", "url": receiver.url, "rate": 2, "burst": 1],
+        ]])
+        try await d.start()
+        let batch = (0..<8).map { ["title": "held \($0)"] as [String: Any] }
+        let r = try await d.request("POST", "/v1/alerts", json: batch)
+        let results = (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["results"] as? [[String: Any]] ?? []
+        let sent = Set(results.compactMap { $0["id"] as? String })
+        #expect(sent.count == 8)
+        #expect(await receiver.wait(timeout: .seconds(5)) { $0.count >= 1 })
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        let before = receiver.received.count
+        #expect(before < 8, "the limit should have left a backlog, yet \(before) were delivered")
+
+        try await d.start()
+        #expect(await receiver.wait(timeout: .seconds(15)) { $0.count >= 8 })
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(receiver.received.count == 8)
+        #expect(Set(receiver.received.compactMap(\.alertID)) == sent)
         await receiver.stop()
     }
 
