@@ -44,13 +44,14 @@ public struct AlertFollowUp: Sendable, Equatable {
     public func headline(_ title: String) -> String { "\(summary): \(title)" }
 
     /// An example for previews (`alertctl render --follow-up resolved`):
-    /// `alert` closed as `outcome` now by `actor`.
-    public static func example(_ outcome: AlertState, of alert: Alert, actor: String = "uid:1000", at: Date = Date()) -> (Alert, AlertFollowUp) {
+    /// `alert` closed as `outcome` now by `actor`, following up `original`.
+    public static func example(_ outcome: AlertState, of alert: Alert, original: DeliveryID, actor: String = "uid:1000", at: Date = Date())
+        -> (Alert, AlertFollowUp) {
         var closed = alert
         let decision = AlertDecision(outcome: outcome == .open ? .resolved : outcome, actor: actor, at: at)
         closed.state = decision.outcome
         closed.decision = decision
         closed.updatedAt = at
-        return (closed, AlertFollowUp(decision: decision, original: .routed(alert.id, 0)))
+        return (closed, AlertFollowUp(decision: decision, original: original))
     }
 }

@@ -26,6 +26,8 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_delivery_latency_seconds", .histogram, help: "From an alert's acceptance to its delivery, by presenter.",
                    buckets: Self.latencyBuckets)
         r.register("alertd_handler_calls_total", .counter, help: "Confirm and cancel handler calls, by action and outcome.")
+        r.register("alertd_follow_ups_total", .counter,
+                   help: "Follow-up attempts (telling a presenter an alert it showed has closed), by presenter and outcome.")
         r.register("alertd_open_alerts", .gauge, help: "Alerts not yet decided, expired or resolved.")
         r.register("alertd_deliveries", .gauge, help: "Deliveries in the queue, by state (pending, in_flight, dead).")
         r.register("alertd_delivery_backlog", .gauge,
