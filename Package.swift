@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "AlertModel"),
 
         // Edges: typed Swift over C.
-        .target(name: "AlertdPOSIX"),
+        .target(name: "AlertdPOSIX", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
         .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
         .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import AlertModel
 import AlertdHTTP
 import AlertdCrypto
 
@@ -21,7 +22,7 @@ public struct APIAuthenticator: Sendable {
         guard request.listener == .tcp, let token else { return false }
         // The scheme name is case-insensitive (RFC 9110 §11.1).
         if let header = request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
-            let given = Array(header.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)
+            let given = Array(header.dropFirst(7).trimmingSpaces().utf8)
             if constantTimeEquals(given, token) { return true }
         }
         throw .unauthorized

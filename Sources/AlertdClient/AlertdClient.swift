@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdCurl
 import AlertdHTTP
@@ -128,11 +128,9 @@ public struct AlertdClient: Sendable {
         return .badResponse(endpoint: endpoint, status: status, reason: "expected \(expected), got \(status): \(Self.excerpt(body))")
     }
 
-    /// Characters left alone in a query component: RFC 3986's unreserved set.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
+    /// A query component with all but RFC 3986's unreserved characters escaped.
     package static func escape(_ component: String) -> String {
-        component.addingPercentEncoding(withAllowedCharacters: unreserved) ?? component
+        HTTPRequestTarget.percentEncode(component)
     }
 
     /// The start of a body, as text, for messages.

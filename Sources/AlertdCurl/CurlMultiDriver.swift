@@ -1,6 +1,11 @@
 import CCurl
-import Foundation
+import AlertdPOSIX
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libcurl multi handle driven by one dedicated thread: many transfers at
 /// once over a shared connection cache (keep-alive, DNS cache). Callers hand
@@ -29,9 +34,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxConnections))
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, configuration.idleConnectionCache))
-        let thread = Thread { [self] in run() }
-        thread.name = "alertd-http-client"
-        thread.start()
+        DetachedThread.start(name: "alertd-http-client") { [self] in run() }
     }
 
     /// Queues a transfer; it completes through its continuation.

@@ -1,8 +1,13 @@
 import CCurl
 import AlertdPOSIX
-import Foundation
+import FoundationEssentials
+import AlertModel
 import Synchronization
 import AlertdHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One request in flight on the multi driver: the caller's request, the easy
 /// handle configured for it, and the response as it arrives.
@@ -292,14 +297,14 @@ package final class CurlTransfer: @unchecked Sendable {
         if bytes.first == 32 || bytes.first == 9 {
             // An obsolete folded continuation line belongs to the previous field.
             guard var last = headers.fields.last else { return }
-            last.value += " " + String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            last.value += " " + String(decoding: bytes, as: UTF8.self).trimmingSpaces()
             headers.replaceLast(with: last)
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
         headers.add(
             String(decoding: bytes[..<colon], as: UTF8.self),
-            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self).trimmingCharacters(in: .whitespaces))
+            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self).trimmingSpaces())
     }
 
     private func checkPolicy(_ target: HTTPConnectTarget) -> Bool {

@@ -1,6 +1,11 @@
 import CCurl
-import Foundation
+import AlertdPOSIX
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Hands mails to an SMTP server with libcurl: `EHLO`, STARTTLS as asked,
 /// `AUTH`, `MAIL FROM`, one `RCPT TO` per recipient, `DATA`.
@@ -16,9 +21,7 @@ public enum SMTPClient {
         let transfer = SMTPTransfer(request)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, SMTPClientError>, Never>) in
-                let thread = Thread { continuation.resume(returning: transfer.perform()) }
-                thread.name = "alertd-smtp"
-                thread.start()
+                DetachedThread.start(name: "alertd-smtp") { continuation.resume(returning: transfer.perform()) }
             }
         } onCancel: {
             transfer.cancelRequested.store(true, ordering: .relaxed)

@@ -71,7 +71,7 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         var html = ["<h4><font color=\"\(d.style.hexColour)\">\(d.style.emoji) \(e(d.style.label))</font> \(e(d.title))</h4>"]
         if let message {
             plain.append(message)
-            html.append("<p>\(e(message).replacingOccurrences(of: "\n", with: "<br>"))</p>")
+            html.append("<p>\(e(message).replacing("\n", with: "<br>"))</p>")
         }
         if !d.labels.isEmpty {
             plain.append(d.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// Microsoft Teams through a Workflows webhook ("Post to a channel when a
@@ -71,7 +71,7 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
         if !actions.isEmpty { card["actions"] = actions }
         let json: [String: Any] = [
             "type": "message",
-            "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": NSNull(), "content": card]],
+            "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": JSONNull(), "content": card]],
         ]
         return HTTPServiceRequest(url: secrets["url"] ?? "", json: json)
     }
