@@ -102,7 +102,11 @@ public struct AlertdClient: Sendable {
         let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
         let response: HTTPClientResponse
         do {
-            response = try await http.send(request)
+            if let local = SocketHTTPClient(request) {
+                response = try await local.send()
+            } else {
+                response = try await http.send(request)
+            }
         } catch {
             throw AlertdClientError(error, endpoint: endpoint)
         }

@@ -61,7 +61,7 @@ package final class CurlTransfer: @unchecked Sendable {
         guard let easy = CurlEasy() else {
             throw .other(url: request.redactedURL, curl: CurlError(CURLE_OUT_OF_MEMORY))
         }
-        try validateHeaders()
+        try request.validateHeaders()
         do {
             try configure(easy)
         } catch {
@@ -69,17 +69,6 @@ package final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         return easy
-    }
-
-    private func validateHeaders() throws(HTTPClientError) {
-        for field in request.headers {
-            guard Self.isToken(field.name) else {
-                throw .invalidRequest(url: request.redactedURL, reason: "header name `\(field.name)` is not a valid token")
-            }
-            guard !field.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
-                throw .invalidRequest(url: request.redactedURL, reason: "header `\(field.name)` contains a line break")
-            }
-        }
     }
 
     private func configure(_ easy: CurlEasy) throws(CurlError) {
@@ -252,15 +241,7 @@ package final class CurlTransfer: @unchecked Sendable {
     }
 
     private func connectFailureReason() -> String {
-        switch Int32(easy?.info(CURLINFO_OS_ERRNO) ?? 0) {
-        case ECONNREFUSED: "connection refused"
-        case ENETUNREACH: "network unreachable"
-        case EHOSTUNREACH: "host unreachable"
-        case ENOENT: "no such socket"
-        case EACCES: "permission denied"
-        case 0: "could not connect"
-        case let e: Errno(e).description.lowercased()
-        }
+        HTTPClientError.connectFailureReason(errno: Int32(easy?.info(CURLINFO_OS_ERRNO) ?? 0))
     }
 
     // MARK: libcurl callbacks, on the driver's thread
@@ -360,16 +341,5 @@ package final class CurlTransfer: @unchecked Sendable {
             remoteAddress: remote.map { String(cString: $0) } ?? "", remotePort: Int(remotePort),
             localAddress: local.map { String(cString: $0) } ?? "", localPort: Int(localPort))
         return transfer.checkPolicy(target) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
-    }
-
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { c in
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(c)
-            }
-        }
     }
 }
