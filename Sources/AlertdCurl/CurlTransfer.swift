@@ -47,7 +47,7 @@ package final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { alertd_curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
@@ -124,12 +124,12 @@ package final class CurlTransfer: @unchecked Sendable {
         defer { headerList = list }
         for field in request.headers {
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
-            list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+            list = alertd_curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         // libcurl would wait up to a second for "100 Continue" on larger bodies, and
         // label every body as a form; neither is wanted unless asked for.
-        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
-        if request.body != nil, !request.headers.contains("Content-Type") { list = curl_slist_append(list, "Content-Type:") }
+        if !request.headers.contains("Expect") { list = alertd_curl_slist_append(list, "Expect:") }
+        if request.body != nil, !request.headers.contains("Content-Type") { list = alertd_curl_slist_append(list, "Content-Type:") }
         if let list { try easy.set(CURLOPT_HTTPHEADER, pointer: list) }
     }
 

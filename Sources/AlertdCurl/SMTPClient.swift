@@ -50,10 +50,10 @@ final class SMTPTransfer: Sendable {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         var recipients: UnsafeMutablePointer<curl_slist>?
         defer {
-            if let recipients { curl_slist_free_all(recipients) }
+            if let recipients { alertd_curl_slist_free_all(recipients) }
             errorBuffer.deallocate()
         }
-        for address in request.recipients { recipients = curl_slist_append(recipients, "<\(address)>") }
+        for address in request.recipients { recipients = alertd_curl_slist_append(recipients, "<\(address)>") }
         let upload = SMTPUpload(message: request.message, cancelRequested: { [self] in cancelRequested.load(ordering: .relaxed) })
         let me = Unmanaged.passUnretained(upload).toOpaque()
         do {
@@ -78,7 +78,7 @@ final class SMTPTransfer: Sendable {
         } catch {
             return .failure(.other(url: redactedURL, curl: error))
         }
-        let code = withExtendedLifetime(upload) { curl_easy_perform(easy.handle) }
+        let code = withExtendedLifetime(upload) { alertd_curl_easy_perform(easy.handle) }
         return outcome(code, easy: easy, detail: String(cString: errorBuffer))
     }
 
