@@ -4,7 +4,6 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,7 +17,6 @@
 struct alertd_crypto_functions {
     unsigned char *(*hmac)(const EVP_MD *, const void *, int, const unsigned char *, size_t, unsigned char *, unsigned int *);
     const EVP_MD *(*sha256)(void);
-    int (*rand_bytes)(unsigned char *, int);
     int (*memcmp)(const void *, const void *, size_t);
 };
 
@@ -41,7 +39,6 @@ static inline void alertd_crypto_load(void) {
     }
     ALERTD_CRYPTO_SYMBOL(hmac, "HMAC")
     ALERTD_CRYPTO_SYMBOL(sha256, "EVP_sha256")
-    ALERTD_CRYPTO_SYMBOL(rand_bytes, "RAND_bytes")
     ALERTD_CRYPTO_SYMBOL(memcmp, "CRYPTO_memcmp")
 #undef ALERTD_CRYPTO_SYMBOL
 }
@@ -58,6 +55,5 @@ static inline unsigned char *alertd_crypto_hmac_sha256(const void *key, int keyL
     const struct alertd_crypto_functions *f = alertd_crypto();
     return f->hmac(f->sha256(), key, keyLength, data, count, mac, macLength);
 }
-static inline int alertd_crypto_rand_bytes(unsigned char *bytes, int count) { return alertd_crypto()->rand_bytes(bytes, count); }
 static inline int alertd_crypto_memcmp(const void *a, const void *b, size_t count) { return alertd_crypto()->memcmp(a, b, count); }
 #endif
