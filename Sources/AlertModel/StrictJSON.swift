@@ -185,18 +185,7 @@ extension StrictJSON {
                 if result.updateValue(value, forKey: key) != nil {
                     throw failure("Duplicate key \(JSONObject.quoted(key))", at: keyStart)
                 }
-                skipWhitespace()
-                guard offset < bytes.count else { throw endOfInput }
-                switch bytes[offset] {
-                case UInt8(ascii: ","):
-                    try refuseTrailingComma(before: UInt8(ascii: "}"))
-                case UInt8(ascii: "}"):
-                    offset += 1
-                    depth -= 1
-                    return result
-                default:
-                    throw failure("Expected ',' or '}' after a value in an object", at: offset)
-                }
+                if try closes(UInt8(ascii: "}"), in: "an object") { return result }
             }
         }
 
@@ -212,28 +201,31 @@ extension StrictJSON {
             }
             while true {
                 result.append(try value())
-                skipWhitespace()
-                guard offset < bytes.count else { throw endOfInput }
-                switch bytes[offset] {
-                case UInt8(ascii: ","):
-                    try refuseTrailingComma(before: UInt8(ascii: "]"))
-                case UInt8(ascii: "]"):
-                    offset += 1
-                    depth -= 1
-                    return result
-                default:
-                    throw failure("Expected ',' or ']' after a value in an array", at: offset)
-                }
+                if try closes(UInt8(ascii: "]"), in: "an array") { return result }
             }
         }
 
-        /// Steps over the comma at `offset`, refusing it when `close` follows.
-        mutating func refuseTrailingComma(before close: UInt8) throws(Failure) {
-            let comma = offset
-            offset += 1
+        /// After a member or element: steps over a comma and returns false
+        /// (refusing a comma right before `close`), or over `close`, leaving
+        /// the container, and returns true.
+        mutating func closes(_ close: UInt8, in container: String) throws(Failure) -> Bool {
             skipWhitespace()
-            if offset < bytes.count, bytes[offset] == close {
-                throw failure("A trailing comma is not allowed in JSON", at: comma)
+            guard offset < bytes.count else { throw endOfInput }
+            switch bytes[offset] {
+            case UInt8(ascii: ","):
+                let comma = offset
+                offset += 1
+                skipWhitespace()
+                if offset < bytes.count, bytes[offset] == close {
+                    throw failure("A trailing comma is not allowed in JSON", at: comma)
+                }
+                return false
+            case close:
+                offset += 1
+                depth -= 1
+                return true
+            default:
+                throw failure("Expected ',' or '\(Character(Unicode.Scalar(close)))' after a value in \(container)", at: offset)
             }
         }
 
