@@ -110,12 +110,12 @@ public final class MetricsRegistry: Sendable {
 
     /// Label values escape backslash, double quote and newline.
     package static func escapeLabel(_ v: String) -> String {
-        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        v.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
     }
 
     /// HELP text escapes backslash and newline.
     package static func escapeHelp(_ v: String) -> String {
-        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+        v.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
     }
 
     package static func number(_ v: Double) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdDelivery
 import AlertdStore
@@ -194,7 +194,7 @@ extension DaemonConfiguration {
                                    requirePresenters: Bool, matchers: Bool = true) -> RouteDefinition? {
         let allowed = matchers ? ["match", "presenters", "continue", "escalate"] : ["presenters"]
         guard let obj = r.object(value, at: path, allowed: allowed) else {
-            if value == nil || value is NSNull { r.problem(path, "must be an object") }
+            if value.map(StrictJSON.isNull) ?? true { r.problem(path, "must be an object") }
             return nil
         }
         guard let presenters = r.strings(obj, "presenters", at: path) else {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdCurl
 
 /// A handler URL taken apart once, the way the policy checks it and the way
