@@ -39,8 +39,6 @@ package actor StatusService: Service {
 
     package func start() async {
         log.notice("alertd ready", readyMetadata())
-        // Start-up is over: keep resident only the code that runs from here on.
-        ExecutableText.releaseStartupPages()
         guard notifier.isEnabled else { return }
         do throws(SystemdNotifierError) { try notifier.ready(status: await statusLine()) } catch {
             log.warning("cannot notify the service manager", ["error": error.message])
