@@ -37,6 +37,15 @@ public protocol DeliveryQueue: Sendable {
     /// `orphanLimit`) so the caller can settle them.
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery]
 
+    /// Claims deliveries handed over in memory right after they were stored
+    /// (``AcceptedDelivery``) as `claimDueDeliveries` would, without reading
+    /// their alerts back: each one still pending and due becomes in flight
+    /// with its attempt counted; the others (claimed meanwhile, settled) are
+    /// skipped. While any silence is active none is claimed, so every one
+    /// goes through the claim that screens. Returns the claimed deliveries,
+    /// in the order of `ids`.
+    func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord]
+
     /// Records how attempts went, each with its event.
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError)
 
@@ -57,6 +66,11 @@ public protocol DeliveryQueue: Sendable {
     /// Makes dead deliveries pending again: those of one alert, or all of them
     /// when `alert` is nil. Returns how many.
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int
+}
+
+extension DeliveryQueue {
+    /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
 }
 
 /// Reading what the store holds.

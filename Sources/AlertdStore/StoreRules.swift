@@ -17,8 +17,8 @@ package enum StoreRules {
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for (i, presenter) in submission.presenters.enumerated() {
-            try tx.insert(.pending(.routed(alert.id, i), alert: alert.id, kind: .presenter(presenter), at: alert.createdAt))
+        for d in submission.deliveries {
+            try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt))
         }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
