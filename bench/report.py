@@ -420,7 +420,11 @@ def main():
              "and memory).\n")
     L.append("| Figure | Measure | alertd | Alertmanager | alertd / AM | C bound |")
     L.append("|---|---|---:|---:|---:|---:|")
-    for r in rows:
+    # In figure order: "(2b)" after "(2)", "(7)" after "(6)"; stable within a figure.
+    def figure_key(r):
+        m = re.match(r"\((\d+)(\w*)\)", r[0])
+        return (int(m.group(1)), m.group(2)) if m else (99, "")
+    for r in sorted(rows, key=figure_key):
         L.append("| " + " | ".join(r + ("",) * (6 - len(r))) + " |")
     L.append("")
     L.append("\"C bound\" is `bench/bounds/minimal.c`, alertd's path as a minimal C program on the same libraries, "
@@ -445,6 +449,10 @@ def main():
 - **(2) end to end.** `bench/load.py e2e`: {params.get('e2e_batches')} POSTs of {params.get('e2e_size')} alerts, back to back on one persistent
   connection (bodies encoded beforehand). Latency per alert = arrival at the sink (end of the webhook request body,
   `CLOCK_MONOTONIC`) − the moment its batch's POST started. "All arrived" = first POST → last arrival.
+- **(2b) one per request.** `bench/load.py single`: {params.get('single_total')} alerts, one per request (alertd: one object;
+  Alertmanager: an array of one), over {params.get('single_connections')} persistent connections at once, each sending its share back to
+  back (requests encoded beforehand, sent on bare sockets). Latency per alert = arrival at the sink − the moment its
+  request started. Daemon CPU per alert = the daemon's CPU time over the run / the alerts.
 - **(3) memory.** `VmRSS` from `/proc/<pid>/status`, idle 2 s after the daemon answers its health/ready check,
   then 2 s after {fill_total:,} alerts were posted in batches of {params.get('fill_batch')}. Store only: alertd's default route names
   no presenter, Alertmanager's receiver has no integration (it still makes one group per alert), so this is the cost
@@ -459,9 +467,19 @@ def main():
   the health URL, polled every 2 ms on fresh connections. "Full" restarts on the state dir of figure (3).
   **Alertmanager does not persist alerts** (only its notification log and silences; senders such as Prometheus
   re-send alerts): its "full" restart is in effect an empty start, while alertd reopens a store holding {fill_total:,} alerts.
+- **(5) start with {int(params.get('big_total', 1000000)):,} stored.** The state dir of (3), topped up through the API in batches of
+  {params.get('fill_batch')} to {int(params.get('big_total', 1000000)):,} alerts, then three starts timed as above (alertd only).
 - **(6) confirm → handler.** alertd only; Alertmanager has no confirm action. {params.get('confirms')} alerts with a `confirm` action whose
   URL is a second sink; after their webhook deliveries land, each is confirmed with `POST /v1/alerts/{{id}}/confirm`,
   one at a time, 20 ms apart; latency = the handler's arrival − the moment the confirm request started.
+- **(7) binaries.** `stat` of the release binaries (`swift build -c release --static-swift-stdlib`), and
+  `hyperfine -N --warmup 3 --runs {params.get('hyperfine_runs')} 'alertctl --version' 'curl --version'`.
+- **C bound.** `bench/bounds/minimal.c` (built by run.sh): libmicrohttpd (epoll, 2 threads, suspend/resume), one
+  writer thread committing all queued requests' alerts in one SQLite transaction (WAL, `synchronous=FULL`: one
+  fsync per commit), one alert row and one delivery row per alert, 202 only after the commit, the committed
+  deliveries handed in memory to one libcurl multi thread ({params.get('bound_concurrency')} in flight, kept-alive connections) that
+  POSTs `{{"alert": <the object>}}` to the sink, outcomes written in the next transaction without an fsync. No
+  validation, routing, ids, events, signing or JSON parsing: the least alertd's path can cost on these libraries.
 """)
     # The targets, the misses and what bounds them: written by hand from
     # profiles, kept in bench/analysis.md so a regenerated report keeps them.
