@@ -97,6 +97,12 @@ def machine(run):
     return rows, free
 
 
+def figure_key(r):
+    """Sorts rows by figure: "(2b)" after "(2)", "(7)" after "(6)"; stable within a figure."""
+    m = re.match(r"\((\d+)(\w*)\)", r[0])
+    return (int(m.group(1)), m.group(2)) if m else (99, "")
+
+
 def targets_table(fig, params):
     """Issue 11's targets, each with this run's figure and met / not met."""
     def g(key, t="alertd"):
@@ -420,10 +426,6 @@ def main():
              "and memory).\n")
     L.append("| Figure | Measure | alertd | Alertmanager | alertd / AM | C bound |")
     L.append("|---|---|---:|---:|---:|---:|")
-    # In figure order: "(2b)" after "(2)", "(7)" after "(6)"; stable within a figure.
-    def figure_key(r):
-        m = re.match(r"\((\d+)(\w*)\)", r[0])
-        return (int(m.group(1)), m.group(2)) if m else (99, "")
     for r in sorted(rows, key=figure_key):
         L.append("| " + " | ".join(r + ("",) * (6 - len(r))) + " |")
     L.append("")
@@ -437,7 +439,7 @@ def main():
     L.extend(notes)
     L.append("")
     L.append("### Every round\n")
-    L.extend(details)
+    L.extend(sorted(details, key=lambda d: figure_key((d[2:],))))
     L.append("")
     L.append("## What each figure measures\n")
     L.append(f"""- **(1) ingest.** `wrk -t{params.get('wrk_threads')} -c{params.get('wrk_connections')} -d{params.get('ingest_seconds')}s` with `bench/post.lua`:
