@@ -256,39 +256,31 @@ ingest() {
 
 # --- (2) end to end ------------------------------------------------------------
 
-e2e() {
-    local target=$1 round=$2 name=e2e-$1-$2 path
+# end_to_end KIND TARGET ROUND LIMIT LOADER-ARGS...: a fresh sink and daemon,
+# `bench/load.py LOADER-ARGS` against them (LIMIT seconds at most), then the
+# daemon's RSS and the CPU it used meanwhile.
+end_to_end() {
+    local kind=$1 target=$2 limit=$4 name=$1-$2-$3 path
+    shift 4
     path=$(path_of "$target")
     start_sink "$name"
     start_daemon "$target" "$name" "$SINK_PORT"
-    local cpu0
+    local cpu0 args
     cpu0=$(cpu_ms "$D_PID")
-    note "e2e-$target" "$PY bench/load.py e2e --base $D_BASE --target $target --batches $E2E_BATCHES --size $E2E_SIZE --sink http://127.0.0.1:$SINK_PORT/ --arrivals <sink file> --path $path"
-    timeout 200 "$PY" bench/load.py e2e --base "$D_BASE" --target "$target" --batches "$E2E_BATCHES" --size "$E2E_SIZE" \
-        --sink "http://127.0.0.1:$SINK_PORT/" --arrivals "$SINK_FILE" --path "$path" --timeout 150 | result "$name" ||
-        log "e2e against $target incomplete; see $RES/$name.json"
+    args=("$@" --base "$D_BASE" --target "$target" --sink "http://127.0.0.1:$SINK_PORT/" --path "$path")
+    note "$kind-$target" "$PY bench/load.py ${args[*]} --arrivals <sink file>"
+    timeout "$limit" "$PY" bench/load.py "${args[@]}" --arrivals "$SINK_FILE" --timeout $((limit * 3 / 4)) | result "$name" ||
+        log "$kind against $target incomplete; see $RES/$name.json"
     echo "{\"rss_kb\": $(rss_kb "$D_PID"), \"cpu_ms\": $(($(cpu_ms "$D_PID") - cpu0))}" | result "after-$name"
     stop "$D_PID"
     stop "$SINK_PID"
 }
+
+e2e() { end_to_end e2e "$1" "$2" 200 e2e --batches "$E2E_BATCHES" --size "$E2E_SIZE"; }
 
 # --- (2b) end to end, one alert per request over a few connections -------------
 
-single() {
-    local target=$1 round=$2 name=single-$1-$2 path
-    path=$(path_of "$target")
-    start_sink "$name"
-    start_daemon "$target" "$name" "$SINK_PORT"
-    local cpu0
-    cpu0=$(cpu_ms "$D_PID")
-    note "single-$target" "$PY bench/load.py single --base $D_BASE --target $target --total $SINGLE_TOTAL --connections $SINGLE_CONNECTIONS --sink http://127.0.0.1:$SINK_PORT/ --arrivals <sink file> --path $path"
-    timeout 300 "$PY" bench/load.py single --base "$D_BASE" --target "$target" --total "$SINGLE_TOTAL" \
-        --connections "$SINGLE_CONNECTIONS" --sink "http://127.0.0.1:$SINK_PORT/" --arrivals "$SINK_FILE" --path "$path" \
-        --timeout 200 | result "$name" || log "one-per-request run against $target incomplete; see $RES/$name.json"
-    echo "{\"rss_kb\": $(rss_kb "$D_PID"), \"cpu_ms\": $(($(cpu_ms "$D_PID") - cpu0))}" | result "after-$name"
-    stop "$D_PID"
-    stop "$SINK_PID"
-}
+single() { end_to_end single "$1" "$2" 300 single --total "$SINGLE_TOTAL" --connections "$SINGLE_CONNECTIONS"; }
 
 # --- (3) memory and (5) start with a full store -----------------------------------
 # Both store only (no delivery), so the figures are about holding the alerts:
