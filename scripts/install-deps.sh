@@ -24,17 +24,24 @@ packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libss
 packages+=(bsdutils curl)
 # The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below).
 command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
+# The web console's tests drive Debian's chromium through chromedriver with Selenium (from PyPI; see below).
+packages+=(chromium chromium-driver)
 # The Prometheus tests run the real programs: prometheus, alertmanager and amtool.
 service_packages=(prometheus prometheus-alertmanager)
 packages+=("${service_packages[@]}")
 packages+=("$@")
 
-# aiosmtpd for the mail tests, once python3 is there. Debian's own Python
-# refuses pip installs outside a virtualenv (PEP 668) unless told.
-install_aiosmtpd() {
-    python3 -c 'import aiosmtpd' 2>/dev/null && return 0
-    echo "install-deps: installing aiosmtpd (pip)" >&2
-    python3 -m pip install --quiet aiosmtpd 2>/dev/null || python3 -m pip install --quiet --break-system-packages aiosmtpd
+# aiosmtpd for the mail tests and selenium for the console's, once python3
+# is there. Debian's own Python refuses pip installs outside a virtualenv
+# (PEP 668) unless told.
+install_pip_module() {
+    python3 -c "import $1" 2>/dev/null && return 0
+    echo "install-deps: installing $1 (pip)" >&2
+    python3 -m pip install --quiet "$1" 2>/dev/null || python3 -m pip install --quiet --break-system-packages "$1"
+}
+install_python_modules() {
+    install_pip_module aiosmtpd
+    install_pip_module selenium
 }
 
 missing=()
@@ -49,7 +56,7 @@ for p in "${missing[@]}"; do
     done
 done
 if [ ${#missing[@]} -eq 0 ]; then
-    install_aiosmtpd
+    install_python_modules
     exit 0
 fi
 
@@ -80,4 +87,4 @@ fi
 trap '[ "$placed_policy" = 1 ] && "${run[@]}" rm -f "$policy"' EXIT
 "${run[@]}" apt-get update -qq >/dev/null
 "${run[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-install_aiosmtpd
+install_python_modules

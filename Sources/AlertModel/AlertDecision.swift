@@ -5,7 +5,7 @@ import FoundationEssentials
 public struct AlertDecision: Sendable, Equatable, Codable {
     /// The state the decision moved the alert to; never `open`.
     public let outcome: AlertState
-    /// Who decided: `uid:1000`, `token`, `action-link`, or `alertd` for expiry.
+    /// Who decided: `uid:1000`, `alice` (a named token), `link` (an action link), or `alertd` for expiry.
     public let actor: String
     public let at: Date
     /// What the person said, if anything.

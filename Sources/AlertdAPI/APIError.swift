@@ -52,6 +52,16 @@ extension APIError {
         message: "This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file).",
         headers: ["WWW-Authenticate": #"Bearer realm="alertd""#])
 
+    /// 403: the caller's token lacks the scope the route needs.
+    public static func scopeMissing(_ scope: APIScope, caller: APICaller) -> APIError {
+        let held = caller.scopes.names
+        return APIError(
+            status: 403, code: "scope_missing",
+            message: "This needs a token with the `\(scope.rawValue)` scope; `\(caller.name)` has "
+                + (held.isEmpty ? "none" : held.map { "`\($0)`" }.joined(separator: ", "))
+                + ". Ask whoever runs alertd to add it in api.tokens_file.")
+    }
+
     /// 404 for a path or action that does not exist.
     public static func notFound(_ message: String) -> APIError {
         APIError(status: 404, code: "not_found", message: message)

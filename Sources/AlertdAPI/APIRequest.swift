@@ -6,14 +6,13 @@ public struct APIRequest: Sendable {
     public var http: HTTPRequest
     /// The path's `{name}` segments by name.
     public var parameters: [String: String]
-    /// True when the router checked a bearer token for this request, so the
-    /// caller is whoever holds the token rather than just a TCP address.
-    public var tokenVerified: Bool
+    /// Who the router found the caller to be, and what they may do.
+    public var caller: APICaller
 
-    public init(http: HTTPRequest, parameters: [String: String] = [:], tokenVerified: Bool = false) {
+    public init(http: HTTPRequest, parameters: [String: String] = [:], caller: APICaller? = nil) {
         self.http = http
         self.parameters = parameters
-        self.tokenVerified = tokenVerified
+        self.caller = caller ?? .peer(of: http)
     }
 
     /// A path parameter; empty when the route has none of that name, which

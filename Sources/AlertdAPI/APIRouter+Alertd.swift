@@ -14,9 +14,11 @@ extension APIRouter {
         links: ActionLinkSigner? = nil,
         changes: ChangeSignal = ChangeSignal(),
         metrics: DaemonMetrics = DaemonMetrics(),
-        authenticator: APIAuthenticator = APIAuthenticator(token: nil)
+        authenticator: APIAuthenticator = APIAuthenticator(token: nil),
+        sessions: ConsoleSessions = ConsoleSessions()
     ) -> APIRouter {
-        var router = APIRouter(authenticator: authenticator, origins: APIOriginPolicy(publicURL: links?.publicURL))
+        let origins = APIOriginPolicy(publicURL: links?.publicURL)
+        var router = APIRouter(authenticator: authenticator, origins: origins, sessions: sessions)
         AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
         DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
         MetricsAPI(metrics: metrics, store: store, writeFailure: storeWriteFailure).register(in: &router)
@@ -25,6 +27,8 @@ extension APIRouter {
         AlertmanagerAPI(intake: intake, store: store, metrics: metrics, dispatcherRunning: dispatcherRunning).register(in: &router)
         AlertmanagerSilencesAPI(store: store, onChange: onReplay).register(in: &router)
         AlertmanagerWebhookAPI(intake: intake, store: store, metrics: metrics).register(in: &router)
+        ConsoleAPI(authenticator: authenticator, sessions: sessions, secureCookie: origins.publicOrigin?.hasPrefix("https://") == true)
+            .register(in: &router)
         return router
     }
 }

@@ -1,10 +1,10 @@
 import AlertdHTTP
 
 /// Matches requests to handlers by method and path pattern
-/// (`/v1/alerts/{id}`), enforces each route's declared `APIAccess` and the
-/// `APIOriginPolicy` that keeps browsers off TCP, and renders every
-/// `APIError` (its own 401, 404, 405 and 421 included) in the route's
-/// `APIErrorStyle`, in this one place.
+/// (`/v1/alerts/{id}`), enforces each route's declared `APIAccess` (the
+/// token and its scope) and the `APIOriginPolicy` that keeps browsers off
+/// TCP, and renders every `APIError` (its own 401, 403, 404, 405 and 421
+/// included) in the route's `APIErrorStyle`, in this one place.
 public struct APIRouter: Sendable {
     public typealias Handler = @Sendable (APIRequest) async throws(APIError) -> HTTPResponse
 
@@ -30,10 +30,14 @@ public struct APIRouter: Sendable {
     public let authenticator: APIAuthenticator
     /// Keeps browsers on other sites, and names other than alertd's, off TCP.
     public let origins: APIOriginPolicy
+    /// The console's sign-ins, whose cookie stands for a token.
+    public let sessions: ConsoleSessions
 
-    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil), origins: APIOriginPolicy = APIOriginPolicy()) {
+    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil), origins: APIOriginPolicy = APIOriginPolicy(),
+                sessions: ConsoleSessions = ConsoleSessions()) {
         self.authenticator = authenticator
         self.origins = origins
+        self.sessions = sessions
     }
 
     public mutating func add(
@@ -65,29 +69,41 @@ public struct APIRouter: Sendable {
             try origins.checkHost(request)
         } catch {
             // The right token is no rebinding page's: let it name the daemon as it likes.
-            guard (try? authenticator.authenticate(request)) == true else { throw error }
+            guard case .some(.some) = try? authenticator.bearer(request) else { throw error }
         }
         if let (route, params, _) = candidates.first(where: { Self.serves($0.0, request.method) }) {
-            let verified = try authorize(request, route.access)
+            let caller = try authorize(request, route.access)
             try origins.checkBrowser(request, access: route.access)
-            return try await route.handler(APIRequest(http: request, parameters: params, tokenVerified: verified))
+            return try await route.handler(APIRequest(http: request, parameters: params, caller: caller))
         }
         // Only a path that belongs to open routes alone may tell an anonymous
-        // caller it exists: anything else, unknown paths included, needs the token first.
-        let access: APIAccess = !candidates.isEmpty && candidates.allSatisfy({ $0.0.access != .token }) ? .public : .token
-        _ = try authorize(request, access)
+        // caller it exists: anything else, unknown paths included, needs a token first.
+        if candidates.isEmpty || candidates.contains(where: { $0.0.access.scope != nil }) { _ = try authenticate(request) }
         let allowed = candidates.map(\.0.method)
         if !allowed.isEmpty { throw .methodNotAllowed(request.method, path: request.path, allowed: allowed) }
         throw .notFound("There is nothing at \(request.path). The API lives under /v1; see docs/API.md.")
     }
 
-    /// Applies a route's access rule; true when a bearer token was checked.
-    private func authorize(_ request: HTTPRequest, _ access: APIAccess) throws(APIError) -> Bool {
-        switch access {
-        case .token: try authenticator.authenticate(request)
-        // An action link's handler checks the link's signature itself.
-        case .public, .actionLink: false
+    /// Applies a route's access rule: the caller, holding the route's scope.
+    private func authorize(_ request: HTTPRequest, _ access: APIAccess) throws(APIError) -> APICaller {
+        // An action link's handler checks the link's signature itself; a public route needs nothing.
+        guard let scope = access.scope else { return .peer(of: request) }
+        let caller = try authenticate(request)
+        guard caller.scopes.allows(scope) else { throw .scopeMissing(scope, caller: caller) }
+        return caller
+    }
+
+    /// Who is calling a token route: the socket's peer; on TCP, the bearer
+    /// token's holder, anyone when no token is configured, or the holder of
+    /// a console session, which counts only from alertd's own pages.
+    package func authenticate(_ request: HTTPRequest) throws(APIError) -> APICaller {
+        guard request.listener == .tcp, !authenticator.isOpen else { return APICaller(name: APICaller.peer(of: request).name, scopes: .all) }
+        if let token = try authenticator.bearer(request) { return APICaller(name: token.name, scopes: token.scopes) }
+        if let id = ConsoleSessions.sessionID(in: request), let token = sessions.token(session: id), authenticator.isCurrent(token) {
+            try origins.checkSession(request)
+            return APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         }
+        throw .unauthorized
     }
 
     private static func serves(_ route: Route, _ method: String) -> Bool {

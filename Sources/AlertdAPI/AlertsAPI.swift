@@ -20,7 +20,7 @@ public struct AlertsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/alerts", access: .token) { req throws(APIError) in
+        router.add("POST", "/v1/alerts", access: .token(.send)) { req throws(APIError) in
             do throws(APIError) {
                 return try await submit(req.http)
             } catch {
@@ -29,12 +29,12 @@ public struct AlertsAPI: Sendable {
                 throw error
             }
         }
-        router.add("GET", "/v1/alerts", access: .token) { req throws(APIError) in try await list(req.http) }
-        router.add("GET", "/v1/alerts/{id}", access: .token) { req throws(APIError) in try await show(req.http, id: req[parameter: "id"]) }
-        router.add("POST", "/v1/alerts/{id}/replay", access: .token) { req throws(APIError) in
+        router.add("GET", "/v1/alerts", access: .token(.read)) { req throws(APIError) in try await list(req.http) }
+        router.add("GET", "/v1/alerts/{id}", access: .token(.read)) { req throws(APIError) in try await show(req.http, id: req[parameter: "id"]) }
+        router.add("POST", "/v1/alerts/{id}/replay", access: .token(.admin)) { req throws(APIError) in
             try await replay(req.http, id: req[parameter: "id"])
         }
-        router.add("POST", "/v1/deliveries/replay", access: .token) { req throws(APIError) in try await replay(req.http, id: nil) }
+        router.add("POST", "/v1/deliveries/replay", access: .token(.admin)) { req throws(APIError) in try await replay(req.http, id: nil) }
     }
 
     // MARK: POST /v1/alerts
@@ -139,6 +139,12 @@ public struct AlertsAPI: Sendable {
             if let state = AlertState(rawValue: s) { query.state = state } else {
                 problems.append(.init(field: "state", code: "invalid_state",
                                       message: "`\(s)` is not a state; use one of \(AlertState.allCases.map(\.rawValue).joined(separator: ", "))."))
+            }
+        }
+        if let d = request.queryValue("delivery_state") {
+            if let state = DeliveryState(rawValue: d) { query.deliveryState = state } else {
+                problems.append(.init(field: "delivery_state", code: "invalid_delivery_state",
+                                      message: "`\(d)` is not a delivery state; use one of \(DeliveryState.allCases.map(\.rawValue).joined(separator: ", "))."))
             }
         }
         for raw in request.queryValues("label") {

@@ -24,10 +24,10 @@ public struct DecisionsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/alerts/{id}/confirm", access: .token) { req throws(APIError) in try await decide(req, id: req[parameter: "id"], .confirmed) }
-        router.add("POST", "/v1/alerts/{id}/cancel", access: .token) { req throws(APIError) in try await decide(req, id: req[parameter: "id"], .cancelled) }
-        router.add("POST", "/v1/alerts/{id}/resolve", access: .token) { req throws(APIError) in try await decide(req, id: req[parameter: "id"], .resolved) }
-        router.add("POST", "/v1/alerts/resolve", access: .token) { req throws(APIError) in try await resolveByDedupKey(req) }
+        router.add("POST", "/v1/alerts/{id}/confirm", access: .token(.decide)) { req throws(APIError) in try await decide(req, id: req[parameter: "id"], .confirmed) }
+        router.add("POST", "/v1/alerts/{id}/cancel", access: .token(.decide)) { req throws(APIError) in try await decide(req, id: req[parameter: "id"], .cancelled) }
+        router.add("POST", "/v1/alerts/{id}/resolve", access: .token(.decide)) { req throws(APIError) in try await decide(req, id: req[parameter: "id"], .resolved) }
+        router.add("POST", "/v1/alerts/resolve", access: .token(.decide)) { req throws(APIError) in try await resolveByDedupKey(req) }
         // The signed token in the query is the credential: a link opened from
         // a chat app or a mail cannot carry the API's bearer token.
         router.add("GET", "/v1/alerts/{id}/actions/{action}", access: .actionLink) { req throws(APIError) in
@@ -35,14 +35,6 @@ public struct DecisionsAPI: Sendable {
         }
         router.add("POST", "/v1/alerts/{id}/actions/{action}", access: .actionLink) { req throws(APIError) in
             try await actionLink(req, id: req[parameter: "id"], action: req[parameter: "action"])
-        }
-    }
-
-    /// Who is deciding, as the transport and the router vouch for it.
-    package func actor(of request: APIRequest) -> String {
-        switch request.http.peer {
-        case .unix(let uid, _, _): "uid:\(uid)"
-        case .tcp(let address): request.tokenVerified ? "token" : "tcp:\(address)"
         }
     }
 
@@ -60,7 +52,7 @@ public struct DecisionsAPI: Sendable {
                 comment = s
             }
         }
-        let actor = actor ?? self.actor(of: request)
+        let actor = actor ?? request.caller.name
         let problems = AlertDecision.textProblems(comment: comment, actor: actor)
         guard problems.isEmpty else { throw .invalidDecision(problems) }
         let decision = AlertDecision(outcome: outcome, actor: actor, at: Date(), comment: comment)
@@ -120,7 +112,7 @@ public struct DecisionsAPI: Sendable {
         let wantsPage = request.http.headers["Accept"]?.contains("text/html") == true
         let status: Int
         do throws(APIError) {
-            let answer = try await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "action-link")
+            let answer = try await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "link")
             guard wantsPage else { return answer }
             status = answer.status
         } catch {

@@ -22,7 +22,7 @@ public struct EventsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/v1/events", access: .token) { req throws(APIError) in try await stream(req.http) }
+        router.add("GET", "/v1/events", access: .token(.read)) { req throws(APIError) in try await stream(req.http) }
     }
 
     package func stream(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {

@@ -15,7 +15,7 @@ public struct MetricsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/metrics", access: .token) { _ in
+        router.add("GET", "/metrics", access: .token(.read)) { _ in
             // Deliberately not a 503: the process's own counters are worth
             // scraping while the store is down; only the store gauges keep
             // their last values.

@@ -70,6 +70,8 @@ public struct WatchCommand: CLICommand {
                     } else {
                         var line = "\(event.at) \(event.type) \(event.alertID)"
                         if let title = await titles.title(of: event.alertID) { line += " " + AlertListTable.singleLine(title) }
+                        // Who decided, and why: `confirmed by alice at … (comment: ship it)`.
+                        if let decision = event.decision { line += " — " + decision.commandLineText }
                         context.output(line + "\n")
                     }
                 }

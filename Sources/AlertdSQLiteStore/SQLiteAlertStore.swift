@@ -403,6 +403,10 @@ public final class SQLiteAlertStore: AlertStore {
             sql += " AND id < ?"
             args.append(.text(before.rawValue))
         }
+        if let deliveryState = query.deliveryState {
+            sql += " AND EXISTS (SELECT 1 FROM deliveries WHERE deliveries.alert_id = alerts.id AND deliveries.state = ?)"
+            args.append(.text(deliveryState.rawValue))
+        }
         for (name, value) in query.labels {
             // Label names are validated identifiers, so the JSON path cannot be abused;
             // the caller checks that before building the query.

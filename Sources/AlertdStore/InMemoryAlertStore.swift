@@ -32,6 +32,7 @@ public actor InMemoryAlertStore: AlertStore {
                 (query.state == nil || a.state == query.state)
                     && (query.before.map { a.id < $0 } ?? true)
                     && query.labels.allSatisfy { a.spec.labels[$0.0] == $0.1 }
+                    && (query.deliveryState.map { wanted in state.deliveries.values.contains { $0.alertID == a.id && $0.state == wanted } } ?? true)
             }
             .sorted { $0.id > $1.id }
         let limit = max(1, min(query.limit, 1_000))

@@ -23,7 +23,7 @@ public struct AlertmanagerAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/api/v2/alerts", access: .token, errors: .alertmanager) { req throws(APIError) in
+        router.add("POST", "/api/v2/alerts", access: .token(.send), errors: .alertmanager) { req throws(APIError) in
             do throws(APIError) {
                 return try await postAlerts(req.http)
             } catch {
@@ -31,8 +31,8 @@ public struct AlertmanagerAPI: Sendable {
                 throw error
             }
         }
-        router.add("GET", "/api/v2/alerts", access: .token, errors: .alertmanager) { req throws(APIError) in try await getAlerts(req.http) }
-        router.add("GET", "/api/v2/status", access: .token, errors: .alertmanager) { _ in
+        router.add("GET", "/api/v2/alerts", access: .token(.read), errors: .alertmanager) { req throws(APIError) in try await getAlerts(req.http) }
+        router.add("GET", "/api/v2/status", access: .token(.read), errors: .alertmanager) { _ in
             APIRepresentation.json(AlertmanagerRepresentation.Status(uptime: metrics.started))
         }
         // Probes hold no token, as for /v1/health.

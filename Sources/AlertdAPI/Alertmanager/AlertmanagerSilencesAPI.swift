@@ -17,14 +17,14 @@ public struct AlertmanagerSilencesAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/api/v2/silences", access: .token, errors: .alertmanager) { req throws(APIError) in try await post(req.http) }
-        router.add("GET", "/api/v2/silences", access: .token, errors: .alertmanager) { req throws(APIError) in try await list(req.http) }
-        router.add("GET", "/api/v2/silence/{id}", access: .token, errors: .alertmanager) { req throws(APIError) in
+        router.add("POST", "/api/v2/silences", access: .token(.admin), errors: .alertmanager) { req throws(APIError) in try await post(req.http) }
+        router.add("GET", "/api/v2/silences", access: .token(.read), errors: .alertmanager) { req throws(APIError) in try await list(req.http) }
+        router.add("GET", "/api/v2/silence/{id}", access: .token(.read), errors: .alertmanager) { req throws(APIError) in
             let raw = req[parameter: "id"]
             guard let silence = try await APIError.storeCall(await store.silence(id: SilenceID(rawValue: raw))) else { throw .silenceNotFound(raw) }
             return APIRepresentation.json(AlertmanagerRepresentation.Silence(silence, at: Date()))
         }
-        router.add("DELETE", "/api/v2/silence/{id}", access: .token, errors: .alertmanager) { req throws(APIError) in
+        router.add("DELETE", "/api/v2/silence/{id}", access: .token(.admin), errors: .alertmanager) { req throws(APIError) in
             let raw = req[parameter: "id"]
             guard try await APIError.storeCall(await store.expireSilence(id: SilenceID(rawValue: raw), now: Date())) != nil else {
                 throw .silenceNotFound(raw)

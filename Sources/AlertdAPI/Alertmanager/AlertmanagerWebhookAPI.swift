@@ -20,7 +20,7 @@ public struct AlertmanagerWebhookAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/ingest/alertmanager", access: .token) { req throws(APIError) in
+        router.add("POST", "/v1/ingest/alertmanager", access: .token(.send)) { req throws(APIError) in
             do throws(APIError) {
                 return try await ingest(req.http)
             } catch {

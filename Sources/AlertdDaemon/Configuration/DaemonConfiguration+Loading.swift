@@ -28,7 +28,7 @@ extension DaemonConfiguration {
         if root as? [String: Any] == nil { throw ConfigurationError(source: source, problems: r.problems) }
 
         if let dir = stateDirectory ?? r.string(top, "state_dir", at: "") { config.stateDirectory = dir }
-        if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "threads", "public_url"]) {
+        if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "tokens_file", "threads", "public_url"]) {
             config.api.socketPath = r.string(api, "socket", at: "api")
             if let mode = r.string(api, "socket_mode", at: "api") {
                 if let m = UInt16(mode, radix: 8), m <= 0o777 { config.api.socketMode = m } else {
@@ -42,6 +42,7 @@ extension DaemonConfiguration {
                 config.api.listen = listen
             }
             config.api.tokenFile = r.string(api, "token_file", at: "api")
+            config.api.tokensFile = r.string(api, "tokens_file", at: "api")
             if let t = r.int(api, "threads", at: "api", range: 1...64) { config.api.threads = t }
             if let u = r.string(api, "public_url", at: "api") {
                 if let c = URLComponents(string: u), ["http", "https"].contains(c.scheme?.lowercased() ?? ""), c.host?.isEmpty == false,

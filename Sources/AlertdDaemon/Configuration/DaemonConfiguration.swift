@@ -31,8 +31,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var socketMode: UInt16 = 0o660
         /// `host:port` for TCP; nil keeps TCP off.
         public var listen: String?
-        /// A file holding the bearer token TCP clients must send.
+        /// A file holding the bearer token TCP clients must send: one token
+        /// with every scope, named `token`.
         public var tokenFile: String?
+        /// A JSON file of named tokens with scopes (`APIToken`); read again on reload.
+        public var tokensFile: String?
         /// Worker threads serving HTTP.
         public var threads: Int = 2
         /// The base URL people reach this API at; action links are offered

@@ -41,6 +41,8 @@ public final class AlertDaemon: Sendable {
     package let log: Logger
     package let changes: ChangeSignal
     public let metrics: DaemonMetrics
+    /// The API's tokens, replaced on reload.
+    package let authenticator: APIAuthenticator
 
     /// The TCP port actually bound (useful with port 0), if TCP is on.
     public var tcpPort: UInt16? { apiServers.first { $0.isTCP }?.server.port }
@@ -82,6 +84,7 @@ public final class AlertDaemon: Sendable {
         logger: Logger
     ) {
         log = logger
+        authenticator = auth
         configuration = Mutex(config)
         self.metrics = metrics
         self.changes = changes
@@ -159,9 +162,16 @@ public final class AlertDaemon: Sendable {
         return ActionLinkSigner(key: key, publicURL: publicURL, lifetime: config.actions.linkLifetime)
     }
 
-    /// The bearer token TCP clients must send, if a token file is configured.
+    /// The tokens TCP clients must send, if a token file is configured.
     static func authenticator(_ config: DaemonConfiguration) throws(DaemonError) -> APIAuthenticator {
-        do { return try APIAuthenticator.load(tokenFile: config.api.tokenFile) } catch {
+        APIAuthenticator(tokens: try tokens(config))
+    }
+
+    static func tokens(_ config: DaemonConfiguration) throws(DaemonError) -> [APIToken]? {
+        do {
+            return try APIAuthenticator.tokens(tokenFile: config.api.tokenFile,
+                                               tokensFile: config.api.tokensFile)
+        } catch {
             throw DaemonError(code: .configuration, message: error.description)
         }
     }
@@ -199,15 +209,18 @@ public final class AlertDaemon: Sendable {
     /// Applies a new configuration: presenters, routes, retry policy,
     /// retention, limits and the shutdown grace change for work that starts
     /// from now on; deliveries in flight finish with the presenter they
-    /// started with. Listeners, the store and the action-link URL stay as
-    /// they are until a restart; changes to them are returned as warnings.
-    /// Throws, changing nothing, when the new presenters cannot be made.
+    /// started with. The API's token files are read again: a token removed
+    /// or changed stops working, and ends its console sessions. Listeners,
+    /// the store and the action-link URL stay as they are until a restart;
+    /// changes to them are returned as warnings. Throws, changing nothing,
+    /// when the new presenters or tokens cannot be made.
     public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> [String] {
         let presenters = try PresenterFactory.make(new)
         let settings = try Self.intakeSettings(new)
+        let tokens = try Self.tokens(new)
         let old = configuration.withLock { $0 }
         var warnings: [String] = []
-        if old.api.socketPath != new.api.socketPath || old.api.listen != new.api.listen || old.api.tokenFile != new.api.tokenFile
+        if old.api.socketPath != new.api.socketPath || old.api.listen != new.api.listen
             || old.api.publicURL != new.api.publicURL || old.api.socketMode != new.api.socketMode {
             warnings.append("api settings change only on restart")
         }
@@ -215,9 +228,12 @@ public final class AlertDaemon: Sendable {
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease)
         await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
+        authenticator.replace(with: tokens)
         configuration.withLock { current in
             var kept = new
             kept.api = current.api
+            kept.api.tokenFile = new.api.tokenFile
+            kept.api.tokensFile = new.api.tokensFile
             kept.store.path = current.store.path
             kept.stateDirectory = current.stateDirectory
             current = kept

@@ -242,8 +242,11 @@ import Glibc
         let json = try AlertctlProcess.start(daemon, ["watch", "--since", "0", "--json"])
         #expect(await lines.waitForOutput { $0.contains(" alert.created \(before) Before watching\n") }, "\(lines.stdout)")
         let during = try await daemon.send(["title": "While watching"])
-        #expect(try await daemon.request("POST", "/v1/alerts/\(during)/resolve").status == 200)
-        #expect(await lines.waitForOutput { $0.contains(" alert.resolved \(during) While watching\n") }, "\(lines.stdout)")
+        #expect(try await daemon.request("POST", "/v1/alerts/\(during)/resolve", json: ["comment": "fixed"]).status == 200)
+        // A decision's line says who took it, and why.
+        #expect(await lines.waitForOutput {
+            $0.contains(" alert.resolved \(during) While watching — resolved by \(Self.actor) at 20") && $0.contains(" (comment: fixed)\n")
+        }, "\(lines.stdout)")
         #expect(await json.waitForOutput { $0.contains("\"type\":\"alert.resolved\"") }, "\(json.stdout)")
 
         for line in lines.stdout.split(separator: "\n") {

@@ -77,7 +77,7 @@ import Glibc
             #expect(call.request.headers["webhook-id"] == "\(id).confirm")
         }
         let byLink = try #require(handler.received.first { $0.alertID == viaLink }?.json["decision"] as? [String: Any])
-        #expect(byLink["by"] as? String == "action-link")
+        #expect(byLink["by"] as? String == "link")
         let byAPI = try #require(handler.received.first { $0.alertID == viaAPI }?.json["decision"] as? [String: Any])
         #expect(byAPI["comment"] as? String == "ship it")
 

@@ -188,6 +188,13 @@ import Glibc
         try await d.start()
         let id = try await d.send(["title": "lost outcome"])
         #expect(await sink.wait { $0.count == 1 })
+        // The presenter records before the daemon writes the outcome: wait for
+        // "delivered", or that write would undo the one below.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline,
+              (try await d.show(id)["deliveries"] as? [[String: Any]])?.first?["state"] as? String != "delivered" {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let db = try SQLiteConnection(path: d.stateDir + "/alertd.db")
         try db.withLock { c throws(SQLiteError) in
             try c.statement("UPDATE deliveries SET state = 'in_flight', updated_at = 0 WHERE alert_id = ?").run([.text(id)])

@@ -240,7 +240,11 @@ import Testing
         let claimed = try await store.claimDueDeliveries(now: Date(), capacity: [.presenter("hook"): 1], orphanLimit: 0)
         try await store.settle([DeliverySettlement(deliveryID: claimed[0].delivery.id, result: .dead(error: "HTTP 404"))])
         #expect(try await store.counts().dead == 1)
+        // The console's dead-deliveries list: alerts with one that waits for a replay.
+        _ = try await store.submit([AlertSubmission(alert: Alert(spec: try spec("fine")), presenters: [])])
+        #expect(try await store.alerts(matching: AlertQuery(deliveryState: .dead)).alerts.map(\.id) == [alert.id])
         #expect(try await store.replayDead(alert: alert.id, now: Date()) == 1)
+        #expect(try await store.alerts(matching: AlertQuery(deliveryState: .dead)).alerts.isEmpty)
         let d = try #require(try await store.record(id: alert.id)).deliveries[0]
         #expect(d.state == .pending)
         #expect(d.attempts == 0)

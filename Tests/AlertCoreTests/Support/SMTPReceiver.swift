@@ -24,16 +24,7 @@ final class SMTPReceiver: Sendable {
     }
 
     /// Whether `python3` can import aiosmtpd here.
-    static let available: Bool = {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import aiosmtpd"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }()
+    static let available = pythonCanImport("aiosmtpd")
 
     let dir = TemporaryDirectory()
     let port: Int

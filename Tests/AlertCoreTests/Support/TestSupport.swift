@@ -97,3 +97,16 @@ func writeSecretFile(_ text: String, to path: String) throws {
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
 }
+
+/// Whether `python3` here can import `module` (scripts/install-deps.sh
+/// installs the ones the tests use: aiosmtpd, selenium).
+func pythonCanImport(_ module: String) -> Bool {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", "import \(module)"]
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+}

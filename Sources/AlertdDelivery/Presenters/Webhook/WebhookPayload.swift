@@ -158,7 +158,7 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
         /// `expired` when nobody decided in time; absent otherwise.
         public var reason: String?
         public var at: String
-        /// `uid:1000`, `token`, `action-link`, or `alertd` for expiry.
+        /// `uid:1000`, `alice` (a named token), `link` (an action link), or `alertd` for expiry.
         public var by: String
         public var comment: String?
 

@@ -85,6 +85,26 @@ public struct APIOriginPolicy: Sendable {
                 + "\(APIRequestBody.mediaType(request).map { "`\($0)`" } ?? "no Content-Type").")
     }
 
+    /// A console session's cookie counts only on requests alertd's own pages
+    /// sent. The cookie is `SameSite=Strict`, but a page on another port of
+    /// the same host is the same *site* and gets it sent along; so a
+    /// browser that says another page sent the request is refused, and a
+    /// state-changing request must show it came from alertd's own origin
+    /// (`Origin`, or `Sec-Fetch-Site: same-origin`). `checkBrowser` then
+    /// still asks it for the JSON content type a form cannot send.
+    package func checkSession(_ request: HTTPRequest) throws(APIError) {
+        let site = request.headers["Sec-Fetch-Site"]?.lowercased()
+        if let site, site != "same-origin", site != "none" { throw Self.crossOrigin(request.headers["Origin"] ?? "another site") }
+        guard !["GET", "HEAD", "OPTIONS"].contains(request.method) else { return }
+        let origin = request.headers["Origin"]?.trimmingCharacters(in: .whitespaces).lowercased()
+        if let origin, origin != "null", isOwnOrigin(origin, host: request.headers["Host"]) { return }
+        if origin == nil, site == "same-origin" { return }
+        throw APIError(
+            status: 403, code: "cross_origin_request",
+            message: "A console session may only change something from alertd's own pages: the request carries no "
+                + "`Origin` of this alertd. Programs send `Authorization: Bearer <token>` instead.")
+    }
+
     private func isOwnOrigin(_ origin: String, host: String?) -> Bool {
         if origin == publicOrigin { return true }
         guard let host, let range = origin.range(of: "://") else { return false }

@@ -1,0 +1,60 @@
+import FoundationEssentials
+import Synchronization
+import AlertdHTTP
+import AlertdCrypto
+
+/// The tokens TCP callers may present, replaced as a whole when the
+/// configuration is reloaded. The Unix socket is guarded by its file
+/// permissions; TCP needs `Authorization: Bearer <token>` (or the
+/// console's session cookie for one) whenever a token is configured.
+/// `APIRouter` asks it for every route that declares `.token` access.
+public final class APIAuthenticator: Sendable {
+    /// nil leaves TCP open, with every scope (loopback demos).
+    private let tokens: Mutex<[APIToken]?>
+
+    public init(tokens: [APIToken]?) {
+        self.tokens = Mutex(tokens)
+    }
+
+    /// One token with every scope, named `token`: `api.token_file`.
+    public convenience init(token: String?) {
+        self.init(tokens: token.map { [APIToken(name: APIToken.singleTokenName, secret: $0, scopes: .all)] })
+    }
+
+    /// Takes a reloaded configuration's tokens; requests from now on are
+    /// checked against them, and sessions of tokens that are gone end.
+    public func replace(with tokens: [APIToken]?) {
+        self.tokens.withLock { $0 = tokens }
+    }
+
+    /// True when no token is configured, so TCP callers need none.
+    public var isOpen: Bool { tokens.withLock { $0 == nil } }
+
+    /// The configured token whose secret is `given`. Every token is
+    /// compared, in constant time each, so the answer's timing tells
+    /// nothing about which secrets came close.
+    public func token(secret given: String) -> APIToken? {
+        let given = Array(given.utf8)
+        var found: APIToken?
+        for token in tokens.withLock({ $0 ?? [] }) where constantTimeEquals(given, token.secret) {
+            found = token
+        }
+        return found
+    }
+
+    /// Whether `token` is still configured as it was: a session made with
+    /// it ends when a reload removes it or changes its secret or scopes.
+    public func isCurrent(_ token: APIToken) -> Bool {
+        tokens.withLock { $0?.contains(token) ?? false }
+    }
+
+    /// The token of an `Authorization: Bearer` header; nil without that
+    /// header, `unauthorized` when it holds no configured token.
+    public func bearer(_ request: HTTPRequest) throws(APIError) -> APIToken? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        // The scheme name is case-insensitive (RFC 9110 §11.1).
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer ",
+              let token = token(secret: header.dropFirst(7).trimmingCharacters(in: .whitespaces)) else { throw .unauthorized }
+        return token
+    }
+}

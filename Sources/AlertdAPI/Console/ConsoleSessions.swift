@@ -1,0 +1,75 @@
+import FoundationEssentials
+import Synchronization
+import AlertdHTTP
+import AlertdCrypto
+
+/// The console's sign-ins, kept in memory only: a restart signs everyone
+/// out. A session is a random id in an `HttpOnly` cookie that stands for
+/// the token it was made with, until it expires, its holder signs out, or a
+/// reload removes or changes that token.
+public final class ConsoleSessions: Sendable {
+    /// The cookie's name.
+    public static let cookieName = "alertd_session"
+    /// How long a sign-in lasts: a working day and a night on call.
+    public static let defaultLifetime: Duration = .seconds(12 * 3600)
+    /// Past this many live sessions the oldest is dropped: signing in needs
+    /// a valid token, but memory should not grow with every browser tab.
+    static let capacity = 1_000
+
+    private struct Session {
+        let token: APIToken
+        let expires: Date
+    }
+
+    private let sessions = Mutex<[String: Session]>([:])
+    public let lifetime: Duration
+
+    public init(lifetime: Duration = ConsoleSessions.defaultLifetime) {
+        self.lifetime = lifetime
+    }
+
+    /// A new session for `token`: its id, for the cookie, and when it expires.
+    public func open(for token: APIToken, now: Date = Date()) -> (id: String, expires: Date) {
+        let id = Data(SecureRandom.bytes(32)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let expires = now.addingTimeInterval(lifetime.seconds)
+        sessions.withLock { all in
+            all = all.filter { $0.value.expires > now }
+            if all.count >= Self.capacity, let oldest = all.min(by: { $0.value.expires < $1.value.expires })?.key {
+                all[oldest] = nil
+            }
+            all[id] = Session(token: token, expires: expires)
+        }
+        return (id, expires)
+    }
+
+    /// The token a live session stands for; nil for an unknown or expired id.
+    public func token(session id: String, now: Date = Date()) -> APIToken? {
+        sessions.withLock { all in
+            guard let session = all[id] else { return nil }
+            guard session.expires > now else {
+                all[id] = nil
+                return nil
+            }
+            return session.token
+        }
+    }
+
+    /// Ends a session; signing out twice is no error.
+    public func close(session id: String) {
+        _ = sessions.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// The session id in a request's `Cookie` header, if it has one.
+    public static func sessionID(in request: HTTPRequest) -> String? {
+        for header in request.headers.values(for: "Cookie") {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+}

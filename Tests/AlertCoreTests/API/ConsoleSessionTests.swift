@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdStore
+@testable import AlertdDelivery
+@testable import AlertdAPI
+
+/// Named tokens with scopes, and the console's session cookie, at the
+/// router: who may do what, what a decision records, and that the cookie
+/// counts only on requests alertd's own pages send.
+@Suite struct ConsoleSessionTests {
+    static let secrets = ["alice": "alice-secret-0123456789", "rita": "rita-secret-0123456789", "sam": "sam-secret-0123456789"]
+    static func tokens() -> [APIToken] {
+        [APIToken(name: "alice", secret: secrets["alice"]!, scopes: APIScopes([.read, .decide])),
+         APIToken(name: "rita", secret: secrets["rita"]!, scopes: APIScopes([.read])),
+         APIToken(name: "sam", secret: secrets["sam"]!, scopes: APIScopes([.send]))]
+    }
+
+    let authenticator = APIAuthenticator(tokens: ConsoleSessionTests.tokens())
+    let router: APIRouter
+
+    init() {
+        router = APIFixture.router(authenticator: authenticator)
+    }
+
+    static let host = "127.0.0.1:9190"
+    static let own = "http://127.0.0.1:9190"
+
+    func request(_ method: String, _ target: String, json: String? = nil, bearer: String? = nil, cookie: String? = nil,
+                 headers extra: [(String, String)] = []) -> HTTPRequest {
+        var headers: HTTPHeaders = ["Host": Self.host]
+        if json != nil { headers.add("Content-Type", "application/json") }
+        if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
+        if let cookie { headers.add("Cookie", "theme=dark; \(ConsoleSessions.cookieName)=\(cookie)") }
+        for (n, v) in extra { headers.add(n, v) }
+        return HTTPRequest(method: method, target: target, headers: headers, body: Data((json ?? "").utf8),
+                           peer: .tcp(address: "127.0.0.1"), listener: .tcp, localAddress: "127.0.0.1")
+    }
+
+    /// An alert sent with sam's token.
+    func sendAlert() async throws -> String {
+        let r = await router.handle(request("POST", "/v1/alerts", json: #"{"title": "Deploy?"}"#, bearer: Self.secrets["sam"]))
+        return try #require(APIFixture.json(r)?["id"] as? String)
+    }
+
+    @Test func eachTokenDoesWhatItsScopesAllowAndDecisionsNameIt() async throws {
+        let id = try await sendAlert()
+        // sam may send, not read.
+        let samReads = await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["sam"]))
+        #expect(samReads.status == 403)
+        #expect(APIFixture.errorCode(samReads) == "scope_missing")
+        let message = try #require(try? HTTPErrorBody.decode(APIFixture.body(samReads)).message)
+        #expect(message.contains("`read`") && message.contains("`sam`"))
+        // rita reads, but may not decide; the alert stays open.
+        #expect(await router.handle(request("GET", "/v1/alerts/\(id)", bearer: Self.secrets["rita"])).status == 200)
+        let ritaDecides = await router.handle(request("POST", "/v1/alerts/\(id)/confirm", json: "{}", bearer: Self.secrets["rita"]))
+        #expect(ritaDecides.status == 403)
+        #expect(APIFixture.errorCode(ritaDecides) == "scope_missing")
+        #expect(await router.handle(request("POST", "/v1/deliveries/replay", json: "", bearer: Self.secrets["alice"])).status == 403)
+        // alice decides, and the decision records her name.
+        let decided = await router.handle(request("POST", "/v1/alerts/\(id)/confirm", json: #"{"comment": "go"}"#, bearer: Self.secrets["alice"]))
+        #expect(decided.status == 200)
+        let decision = try #require(APIFixture.json(decided)?["decision"] as? [String: Any])
+        #expect(decision["actor"] as? String == "alice")
+        #expect(decision["comment"] as? String == "go")
+        // An unknown token is a 401 whatever the route's scope.
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: "nobody-0123456789abcdef")).status == 401)
+    }
+
+    @Test func adminIncludesEveryScopeAndTheSocketHoldsThemAll() async throws {
+        let admin = APIAuthenticator(tokens: [APIToken(name: "root", secret: "root-secret-0123456789", scopes: APIScopes([.admin]))])
+        let router = APIFixture.router(authenticator: admin)
+        let sent = await router.handle(request("POST", "/v1/alerts", json: #"{"title": "x"}"#, bearer: "root-secret-0123456789"))
+        #expect(sent.status == 202)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: "root-secret-0123456789")).status == 200)
+        #expect(await router.handle(request("POST", "/v1/deliveries/replay", json: "", bearer: "root-secret-0123456789")).status == 200)
+        #expect(await router.handle(APIFixture.request("POST", "/v1/deliveries/replay", as: .socket)).status == 200)
+    }
+
+    /// Signs in as `name`; the cookie's value and the whole header.
+    func signIn(_ name: String, origin: String? = ConsoleSessionTests.own) async throws -> (value: String, header: String) {
+        var extra: [(String, String)] = []
+        if let origin { extra.append(("Origin", origin)) }
+        let r = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets[name]!)"}"#, headers: extra))
+        #expect(r.status == 200, "\(String(decoding: APIFixture.body(r), as: UTF8.self))")
+        #expect(APIFixture.json(r)?["name"] as? String == name)
+        let header = try #require(r.headers["Set-Cookie"])
+        let value = try #require(header.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last)
+        return (String(value), header)
+    }
+
+    @Test func aSessionCookieIsHttpOnlyStrictAndStandsForItsTokenOnlyFromOwnPages() async throws {
+        let id = try await sendAlert()
+        let (cookie, header) = try await signIn("alice")
+        for attribute in ["Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=43200"] { #expect(header.contains(attribute), "\(header)") }
+        #expect(!header.contains("Secure"))
+        #expect(cookie.count >= 40)
+
+        // Reading needs no Origin: a GET changes nothing, and no other site can read the answer.
+        let me = await router.handle(request("GET", "/ui/session", cookie: cookie))
+        #expect(APIFixture.json(me)?["name"] as? String == "alice")
+        #expect(APIFixture.json(me)?["scopes"] as? [String] == ["read", "decide"])
+        #expect(await router.handle(request("GET", "/v1/alerts", cookie: cookie, headers: [("Sec-Fetch-Site", "same-origin")])).status == 200)
+        // A page on another port of the same host is the same site: the browser sends the cookie, alertd refuses it.
+        let sameSite = await router.handle(request("GET", "/v1/alerts", cookie: cookie, headers: [("Sec-Fetch-Site", "same-site")]))
+        #expect(sameSite.status == 403)
+
+        let confirm = "/v1/alerts/\(id)/confirm"
+        // Forgeries: no Origin at all, another origin, a form's content type, another site's fetch metadata.
+        let forged: [(String?, [(String, String)], Int)] = [
+            ("{}", [], 403),
+            ("{}", [("Origin", "http://127.0.0.1:8000")], 403),
+            ("{}", [("Origin", "null")], 403),
+            (nil, [("Origin", Self.own), ("Content-Type", "text/plain")], 415),
+            (nil, [("Origin", Self.own), ("Content-Type", "application/x-www-form-urlencoded")], 415),
+            ("{}", [("Sec-Fetch-Site", "same-site")], 403),
+        ]
+        for (json, extra, status) in forged {
+            let r = await router.handle(request("POST", confirm, json: json, cookie: cookie, headers: extra))
+            #expect(r.status == status, "\(extra): \(String(decoding: APIFixture.body(r), as: UTF8.self))")
+        }
+        #expect((APIFixture.json(await router.handle(request("GET", "/v1/alerts/\(id)", cookie: cookie))))?["state"] as? String == "open")
+        // From alertd's own page, with JSON: it decides, as alice.
+        let own = await router.handle(request("POST", confirm, json: #"{"comment": "from the console"}"#, cookie: cookie,
+                                              headers: [("Origin", Self.own), ("Sec-Fetch-Site", "same-origin")]))
+        #expect(own.status == 200)
+        #expect((APIFixture.json(own)?["decision"] as? [String: Any])?["actor"] as? String == "alice")
+
+        // Signing out ends the session and clears the cookie.
+        let out = await router.handle(request("DELETE", "/ui/session", json: "", cookie: cookie, headers: [("Origin", Self.own)]))
+        #expect(out.status == 204)
+        #expect(out.headers["Set-Cookie"]?.contains("Max-Age=0") == true)
+        #expect(await router.handle(request("GET", "/v1/alerts", cookie: cookie)).status == 401)
+    }
+
+    @Test func signInRefusesBadTokensForeignPagesAndTokensThatCannotRead() async throws {
+        let wrong = await router.handle(request("POST", "/ui/session", json: #"{"token": "not-a-token-0123456789"}"#))
+        #expect(wrong.status == 401)
+        #expect(APIFixture.errorCode(wrong) == "invalid_token")
+        #expect(wrong.headers["Set-Cookie"] == nil)
+        let sendOnly = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["sam"]!)"}"#))
+        #expect(sendOnly.status == 403)
+        #expect(APIFixture.errorCode(sendOnly) == "scope_missing")
+        let foreign = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#,
+                                                  headers: [("Origin", "http://evil.example")]))
+        #expect(foreign.status == 403)
+        let form = await router.handle(request("POST", "/ui/session", headers: [("Content-Type", "application/x-www-form-urlencoded")]))
+        #expect(form.status == 415)
+    }
+
+    @Test func aReloadThatDropsOrChangesTheTokenEndsItsSessions() async throws {
+        let (alice, _) = try await signIn("alice")
+        let (rita, _) = try await signIn("rita")
+        var changed = Self.tokens().filter { $0.name != "alice" }
+        changed[0] = APIToken(name: "rita", secret: "rita-new-secret-0123456789", scopes: APIScopes([.read]))
+        authenticator.replace(with: changed)
+        #expect(await router.handle(request("GET", "/v1/alerts", cookie: alice)).status == 401)
+        #expect(await router.handle(request("GET", "/v1/alerts", cookie: rita)).status == 401)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["alice"])).status == 401)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: "rita-new-secret-0123456789")).status == 200)
+    }
+
+    @Test func sessionsExpire() {
+        let sessions = ConsoleSessions(lifetime: .seconds(60))
+        let token = Self.tokens()[0]
+        let now = Date()
+        let (id, expires) = sessions.open(for: token, now: now)
+        #expect(expires == now.addingTimeInterval(60))
+        #expect(sessions.token(session: id, now: now.addingTimeInterval(59)) == token)
+        #expect(sessions.token(session: id, now: now.addingTimeInterval(61)) == nil)
+        #expect(sessions.token(session: id, now: now) == nil, "an expired session is gone, not just hidden")
+    }
+
+    /// The dead-deliveries page's query: a state that is not one is refused with the others.
+    @Test func deliveryStateMustBeADeliveryState() async throws {
+        let r = await router.handle(request("GET", "/v1/alerts?delivery_state=gone&limit=0", bearer: Self.secrets["rita"]))
+        #expect(r.status == 400)
+        let body = try HTTPErrorBody.decode(APIFixture.body(r))
+        #expect(body.code == "invalid_query")
+        #expect(body.details?.map(\.code) == ["invalid_delivery_state", "invalid_limit"])
+        #expect(await router.handle(request("GET", "/v1/alerts?delivery_state=dead", bearer: Self.secrets["rita"])).status == 200)
+    }
+
+    /// With no token configured TCP is open, and so is the console: nothing to sign in with.
+    @Test func withoutTokensTheConsoleNeedsNoSignIn() async throws {
+        let open = APIFixture.router()
+        let me = await open.handle(request("GET", "/ui/session"))
+        #expect(me.status == 200)
+        #expect(APIFixture.json(me)?["session"] as? Bool == false)
+        #expect(APIFixture.json(me)?["scopes"] as? [String] == ["read", "send", "decide", "admin"])
+        let signIn = await open.handle(request("POST", "/ui/session", json: #"{"token": "anything-0123456789"}"#))
+        #expect(signIn.status == 409)
+        #expect(APIFixture.errorCode(signIn) == "no_tokens_configured")
+    }
+
+    @Test func theCookieIsSecureBehindAnHTTPSPublicURL() async throws {
+        let router = APIFixture.router(links: APIFixture.signer, authenticator: authenticator)
+        let r = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#))
+        #expect(r.headers["Set-Cookie"]?.hasSuffix("; Secure") == true)
+    }
+
+    @Test func consoleFilesCarryAStrictContentSecurityPolicy() async throws {
+        for path in ["/ui/", "/ui/console.js", "/ui/console.css"] {
+            let r = await router.handle(request("GET", path))
+            #expect(r.status == 200, "\(path)")
+            let csp = try #require(r.headers["Content-Security-Policy"])
+            #expect(csp.contains("default-src 'self'") && !csp.contains("unsafe"), "\(csp)")
+            #expect(r.headers["X-Content-Type-Options"] == "nosniff")
+            #expect(r.headers["X-Frame-Options"] == "DENY")
+        }
+        let page = String(decoding: APIFixture.body(await router.handle(request("GET", "/ui/"))), as: UTF8.self)
+        // Nothing inline for the policy to refuse: no script body, no style attribute or element.
+        #expect(!page.contains("<script>") && !page.contains("style=") && !page.contains("<style"))
+        #expect(await router.handle(request("GET", "/ui/nothing.js")).status == 404)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+@testable import AlertdCurl
+@testable import AlertdDaemon
+
+/// `api.tokens_file` in the real daemon: held to the secret-file rules,
+/// checked entry by entry without echoing a secret, picked up on SIGHUP,
+/// and a reload that cannot read it keeps the tokens that work.
+@Suite struct NamedTokenDaemonTests {
+    static let alice = "alice-0123456789abcdef"
+    static let aliceRotated = "alice-rotated-0123456789"
+    static let bob = "bob-0123456789abcdef"
+    static let admin = "admin-0123456789abcdef"
+
+    func tokens(_ entries: [String: (String, [String])]) -> String {
+        let object = entries.mapValues { ["token": $0.0, "scopes": $0.1] as [String: Any] }
+        return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
+    func call(_ d: TestDaemon, _ method: String, _ path: String, token: String, json: Any? = nil) async throws -> HTTPClientResponse {
+        try await d.request(method, path, json: json, headers: ["Authorization": "Bearer \(token)"], tcp: true)
+    }
+
+    @Test func aTokensFileIsCheckedWithoutRevealingItsSecrets() async throws {
+        let files = TemporaryDirectory()
+        let path = files.path + "/tokens.json"
+        try writeSecretFile(tokens(["alice": ("short-secret", ["read", "fly"]), "bad name": (Self.bob, ["read"])]), to: path)
+        let d = try TestDaemon(config: ["api": ["tokens_file": path]])
+        let check = try await d.checkConfig()
+        #expect(check.exitCode == 65)
+        #expect(check.stderr.contains("alice.token: is shorter than 16 characters"), "\(check.stderr)")
+        #expect(check.stderr.contains("alice.scopes: must list one or more of read, send, decide, admin"), "\(check.stderr)")
+        #expect(check.stderr.contains("`bad name`: a token's name"), "\(check.stderr)")
+        #expect(!check.stderr.contains("short-secret") && !check.stderr.contains(Self.bob))
+
+        try writeSecretFile("{\"alice\": {\"token\": \"\(Self.alice)\", \"scopes\": [\"read\"]", to: path)
+        let broken = try await d.checkConfig()
+        #expect(broken.stderr.contains("is not a JSON object of named tokens"), "\(broken.stderr)")
+        #expect(!broken.stderr.contains(Self.alice))
+
+        try writeSecretFile(tokens(["alice": (Self.alice, ["read"])]), to: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let readable = try await d.checkConfig()
+        #expect(readable.stderr.contains("the secret file \(path) may be read by every user (mode 0644)"), "\(readable.stderr)")
+    }
+
+    @Test func namedTokensActWithinTheirScopesAndAReloadPicksUpChanges() async throws {
+        let files = TemporaryDirectory()
+        let path = files.path + "/tokens.json", single = files.path + "/token"
+        try writeSecretFile(tokens(["alice": (Self.alice, ["read"])]), to: path)
+        try writeSecretFile(Self.admin, to: single)
+        let config: [String: Any] = ["api": ["tokens_file": path, "token_file": single]]
+        let d = try TestDaemon(config: config)
+        try await d.start()
+
+        let first = try await d.send(["title": "Deploy?"])
+        #expect(try await call(d, "GET", "/v1/alerts/\(first)", token: Self.alice).status == 200)
+        let refused = try await call(d, "POST", "/v1/alerts/\(first)/confirm", token: Self.alice, json: [String: Any]())
+        #expect(refused.status == 403)
+        #expect(try HTTPErrorBody.decode(refused.body).code == "scope_missing")
+        #expect(try await call(d, "GET", "/v1/alerts", token: Self.bob).status == 401)
+        // api.token_file's token still does everything, as `token`.
+        let byAdmin = try await call(d, "POST", "/v1/alerts/\(first)/confirm", token: Self.admin, json: [String: Any]())
+        #expect(byAdmin.status == 200)
+        #expect(try await d.show(first)["decision"].flatMap { ($0 as? [String: Any])?["actor"] as? String } == "token")
+
+        // SIGHUP: alice may now decide, bob is new.
+        try writeSecretFile(tokens(["alice": (Self.alice, ["read", "decide"]), "bob": (Self.bob, ["send"])]), to: path)
+        try await d.reload(config)
+        let second = try await d.send(["title": "Roll back?"])
+        #expect(try await call(d, "POST", "/v1/alerts/\(second)/cancel", token: Self.alice, json: ["comment": "not now"]).status == 200)
+        let decision = try #require(try await d.show(second)["decision"] as? [String: Any])
+        #expect(decision["actor"] as? String == "alice")
+        #expect(try await call(d, "POST", "/v1/alerts", token: Self.bob, json: ["title": "from bob"]).status == 202)
+        let shown = try await d.alertctl(["show", second])
+        #expect(shown.stdout.contains("cancelled by alice at 20"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("not now"), "\(shown.stdout)")
+
+        // A reload that cannot read the file keeps the tokens in force.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let failures = d.log.components(separatedBy: "reload failed").count
+        d.signal(SIGHUP)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while d.log.components(separatedBy: "reload failed").count == failures, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(d.log.contains("may be read by every user"), "\(d.log)")
+        #expect(try await call(d, "GET", "/v1/alerts", token: Self.alice).status == 200)
+
+        // Rotating alice's secret retires the old one.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        try writeSecretFile(tokens(["alice": (Self.aliceRotated, ["read"])]), to: path)
+        try await d.reload(config)
+        #expect(try await call(d, "GET", "/v1/alerts", token: Self.alice).status == 401)
+        #expect(try await call(d, "GET", "/v1/alerts", token: Self.aliceRotated).status == 200)
+        #expect(try await call(d, "GET", "/v1/alerts", token: Self.bob).status == 401)
+        for secret in [Self.alice, Self.aliceRotated, Self.bob, Self.admin] { #expect(!d.log.contains(secret)) }
+    }
+}
