@@ -138,13 +138,15 @@ def targets_table(fig, params):
          "`bench/bounds/minimal.c` in the same run: where it misses a target too, the bound lies outside alertd "
          "(the libraries, the disk's fsync, the loaders sharing two cores). MB are 10⁶ bytes.\n",
          "| Target | alertd | C bound | Met? |", "|---|---:|---:|---|"]
+    # The targets are for 10,000 alerts; a quick run's smaller counts are shown but not judged.
+    full = total >= 10000
     L.append(row(f"end to end, {total:,} alerts in batches of 100: all delivered ≤ 500 ms", g("e2e_all_arrived_ms"),
-                 g("e2e_all_arrived_ms", "bound"), le(g("e2e_all_arrived_ms"), 500)))
-    L.append(row("… ≤ 0.4× Alertmanager's time", e2e_ratio, e2e_bound_ratio, le(e2e_ratio, 0.4), x(e2e_ratio), x(e2e_bound_ratio)))
+                 g("e2e_all_arrived_ms", "bound"), le(g("e2e_all_arrived_ms"), 500) if full else None))
+    L.append(row("… ≤ 0.4× Alertmanager's time", e2e_ratio, e2e_bound_ratio, le(e2e_ratio, 0.4) if full else None, x(e2e_ratio), x(e2e_bound_ratio)))
     L.append(row("… p99 POST → arrival ≤ 50 ms", g("e2e_latency_p99_ms"), g("e2e_latency_p99_ms", "bound"),
-                 le(g("e2e_latency_p99_ms"), 50)))
+                 le(g("e2e_latency_p99_ms"), 50) if full else None))
     L.append(row(f"end to end, {stotal:,} alerts one per request over {params.get('single_connections', 4)} connections: ≤ 0.6× Alertmanager's time",
-                 single_ratio, single_bound_ratio, le(single_ratio, 0.6), x(single_ratio), x(single_bound_ratio)))
+                 single_ratio, single_bound_ratio, le(single_ratio, 0.6) if stotal >= 10000 else None, x(single_ratio), x(single_bound_ratio)))
     L.append(row("daemon CPU per alert, ingest + delivery (figure 2), ≤ 150 µs", g("cpu_us_per_alert"),
                  g("cpu_us_per_alert", "bound"), le(g("cpu_us_per_alert"), 150)))
     L.append(row("ingest, one alert per request, 202 after the fsync: ≥ 25,000 alerts/s", g("ingest_rate"),
