@@ -22,7 +22,9 @@ fi
 packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev)
 # Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
 packages+=(bsdutils curl)
-# The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below).
+# The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below),
+# with STARTTLS and TLS on certificates the openssl CLI makes for them.
+packages+=(openssl)
 command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
 # The web console's tests drive Debian's chromium through chromedriver with Selenium (from PyPI; see below).
 packages+=(chromium chromium-driver)

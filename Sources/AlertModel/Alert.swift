@@ -10,10 +10,13 @@ public struct Alert: Sendable, Equatable, Codable {
     public var updatedAt: Date
     /// How the alert was closed; nil while it is open.
     public var decision: AlertDecision?
+    /// When the open alert resolves by itself unless its sender re-sends it
+    /// first (Alertmanager's `endsAt`): each re-send moves it on.
+    public var resolvesAt: Date?
 
     public init(
         id: AlertID, spec: AlertSpec, state: AlertState = .open, createdAt: Date, updatedAt: Date? = nil,
-        decision: AlertDecision? = nil
+        decision: AlertDecision? = nil, resolvesAt: Date? = nil
     ) {
         self.id = id
         self.spec = spec
@@ -21,11 +24,12 @@ public struct Alert: Sendable, Equatable, Codable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
         self.decision = decision
+        self.resolvesAt = resolvesAt
     }
 
     /// A new open alert stamped now.
-    public init(spec: AlertSpec, at date: Date = Date()) {
-        self.init(id: .generate(at: date), spec: spec, createdAt: date)
+    public init(spec: AlertSpec, at date: Date = Date(), resolvesAt: Date? = nil) {
+        self.init(id: .generate(at: date), spec: spec, createdAt: date, resolvesAt: resolvesAt)
     }
 
     /// When the alert expires, if its spec says it does.
@@ -36,6 +40,7 @@ public struct Alert: Sendable, Equatable, Codable {
     package enum CodingKeys: String, CodingKey {
         case id, spec, state, decision
         case createdAt = "created_at"
+        case resolvesAt = "resolves_at"
         case updatedAt = "updated_at"
     }
 }

@@ -80,7 +80,9 @@ package enum AlertDetailView {
             } else if d.state == .dead {
                 when = "gave up \(UTCTimestamp.readable(d.updatedAt)); 'alertctl replay' retries it"
             }
-            return [d.presenter, d.state.rawValue, "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")", when]
+            // A follow-up is told apart from the alert delivery to the same presenter.
+            let name = d.followUpOf == nil ? d.presenter : "\(d.presenter) (follow-up)"
+            return [name, d.state.rawValue, "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")", when]
         }
         var widths = [0, 0, 0]
         for row in rows {

@@ -28,7 +28,12 @@ public struct RenderCommand: CLICommand {
             .value("secret-file", valueName: "file", help: "A file holding the signing secret (whsec_...); only its owner may read it."),
             .value("secret", valueName: "secret", help: "The signing secret itself; discouraged, since others see it in ps: use --secret-file or ALERTD_WEBHOOK_SECRET."),
             .flag("dry-run", help: "Print what would be sent, even with a destination."),
+            .value("follow-up", valueName: "outcome", help: "Show (or send) the follow-up telling the presenter that the alert closed so.",
+                   allowedValues: Self.followUpOutcomes.map(\.rawValue)),
         ])
+
+    /// How a follow-up can say an alert closed.
+    static let followUpOutcomes: [AlertState] = [.resolved, .confirmed, .cancelled, .expired]
 
     /// Where a webhook's signing secret may come from instead of the command line.
     package static let secretVariable = "ALERTD_WEBHOOK_SECRET"
@@ -47,6 +52,8 @@ public struct RenderCommand: CLICommand {
     package let logFormat: LogPresenterConfiguration.Format
     package let colour: TerminalPresenterConfiguration.ColourMode
     package let width: Int?
+    /// With `--follow-up`: the alert closed so, and the follow-up is what is shown.
+    package let followUp: AlertState?
 
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         composition = try AlertCompositionOptions(parsed: parsed)
@@ -65,6 +72,10 @@ public struct RenderCommand: CLICommand {
         }
         if parsed.isGiven("secret") && parsed.isGiven("secret-file") {
             throw .invalidCombination("Give the signing secret once: '--secret-file' (or ALERTD_WEBHOOK_SECRET), not with '--secret'.")
+        }
+        followUp = parsed.value("follow-up").flatMap(AlertState.init(rawValue:))
+        if followUp != nil, PresenterRegistry.type(named: target)?.followUps == .unsupported {
+            throw .invalidCombination("'\(target)' presenters send no follow-ups; leave out '--follow-up'.")
         }
         let destination = ["url", "secret", "secret-file", "config"].filter { parsed.isGiven($0) }
         switch target {
@@ -119,8 +130,14 @@ public struct RenderCommand: CLICommand {
             context.errorOutput(errors.commandLineText)
             return .dataError
         }
-        let alert = Alert(spec: spec)
-        let deliveryID = DeliveryID(rawValue: UUID().uuidString.lowercased())
+        var alert = Alert(spec: spec)
+        var deliveryID = DeliveryID(rawValue: UUID().uuidString.lowercased())
+        var followUp: AlertFollowUp?
+        if let outcome = self.followUp {
+            // The alert as it would be once closed so, and the follow-up of its first delivery.
+            let (closed, example) = AlertFollowUp.example(outcome, of: alert, original: deliveryID)
+            (alert, followUp, deliveryID) = (closed, example, .followUp(of: deliveryID))
+        }
         let presenter: any AlertPresenter
         switch mode {
         case .terminal:
@@ -130,11 +147,12 @@ public struct RenderCommand: CLICommand {
         case .log:
             presenter = LogPresenter(configuration: LogPresenterConfiguration(destination: .standardError, format: logFormat))
         case .preview(let configuration):
-            // Links as a daemon with api.public_url would sign them, so the buttons show.
-            let links = Dictionary(uniqueKeysWithValues: ActionKind.allCases.filter { spec.action($0) != nil }.map {
+            // Links as a daemon with api.public_url would sign them, so the buttons show (a closed alert has none).
+            let links = followUp != nil ? [:] : Dictionary(uniqueKeysWithValues: ActionKind.allCases.filter { spec.action($0) != nil }.map {
                 ($0, "https://alertd.example/v1/alerts/\(alert.id)/actions/\($0.rawValue)?expires=<expiry>&token=<signature>")
             })
-            guard let preview = configuration.preview(of: alert, delivery: DeliveryContext(deliveryID: deliveryID, actionLinks: links)) else {
+            let delivery = DeliveryContext(deliveryID: deliveryID, actionLinks: links, followUp: followUp)
+            guard let preview = configuration.preview(of: alert, delivery: delivery) else {
                 context.errorOutput("error: '\(type(of: configuration).typeName)' cannot show what it would send.\n")
                 return .usage
             }
@@ -160,7 +178,7 @@ public struct RenderCommand: CLICommand {
                 return .usage
             }
         }
-        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: deliveryID))
+        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: deliveryID, followUp: followUp))
         switch outcome {
         case .delivered:
             context.errorOutput("delivered\n")

@@ -61,6 +61,7 @@ final class SMTPTransfer: Sendable {
             try easy.set(CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
             try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
             try easy.set(CURLOPT_USE_SSL, Int(Self.useSSL(request.tls).rawValue))
+            if let caFile = request.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
             try easy.set(CURLOPT_MAIL_FROM, "<\(request.from)>")
             try easy.set(CURLOPT_MAIL_RCPT, pointer: recipients)
             if let username = request.username { try easy.set(CURLOPT_USERNAME, username) }
@@ -109,7 +110,9 @@ final class SMTPTransfer: Sendable {
             return .failure(.startTLSUnavailable(url: url))
         case CURLE_LOGIN_DENIED:
             return .failure(.authenticationFailed(url: url, reason: text))
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return .failure(.untrustedCertificate(url: url, reason: text))
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_CLIENTCERT, CURLE_SSL_SHUTDOWN_FAILED:
             return .failure(.tls(url: url, reason: text))

@@ -12,6 +12,9 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case badURL(url: String, reason: String)
     /// TLS could not be established (handshake, certificate).
     case tls(url: String, reason: String)
+    /// The server's certificate does not check out against the trusted CAs
+    /// (the system's, or `ca_file`'s), or does not name the host.
+    case untrustedCertificate(url: String, reason: String)
     /// STARTTLS was required and the server does not offer it.
     case startTLSUnavailable(url: String)
     /// The server refused the user name and password.
@@ -29,7 +32,7 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     public var url: String {
         switch self {
         case .couldNotConnect(let u, _), .timedOut(let u, _), .dnsFailure(let u, _), .badURL(let u, _), .tls(let u, _),
-             .startTLSUnavailable(let u), .authenticationFailed(let u, _), .rejected(let u, _, _), .connectionLost(let u, _),
+             .untrustedCertificate(let u, _), .startTLSUnavailable(let u), .authenticationFailed(let u, _), .rejected(let u, _, _), .connectionLost(let u, _),
              .cancelled(let u), .other(let u, _):
             u
         }
@@ -43,6 +46,7 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .dnsFailure: "dns_failure"
         case .badURL: "bad_url"
         case .tls: "tls_error"
+        case .untrustedCertificate: "untrusted_certificate"
         case .startTLSUnavailable: "starttls_unavailable"
         case .authenticationFailed: "authentication_failed"
         case .rejected: "rejected"
@@ -60,6 +64,8 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .dnsFailure(_, let host): "cannot resolve host \(host)"
         case .badURL(let url, let reason): "bad URL \(url): \(reason)"
         case .tls(let url, let reason): "TLS error with \(url): \(reason)"
+        case .untrustedCertificate(let url, let reason):
+            "the certificate of \(url) is not trusted (\(reason)); if a private CA issued it, give that CA's certificate as ca_file"
         case .startTLSUnavailable(let url): "\(url) does not offer STARTTLS, which tls \"required\" asks for"
         case .authenticationFailed(let url, let reason): "\(url) refused the login: \(reason)"
         case .rejected(let url, let code, let reason): "SMTP \(code) from \(url): \(reason)"

@@ -27,13 +27,16 @@ public struct SMTPRequest: Sendable {
     public var username: String?
     public var password: String?
     public var tls: TLS
+    /// A PEM file of the certificate authorities to trust for the server's
+    /// certificate instead of the system's (a private CA); nil for the system's.
+    public var caFile: String?
     public var connectTimeout: Duration
     /// Limit for the whole exchange, connecting included.
     public var timeout: Duration
 
     public init(
         url: String, from: String, recipients: [String], message: Data, username: String? = nil, password: String? = nil,
-        tls: TLS = .optional, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(30)
+        tls: TLS = .optional, caFile: String? = nil, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(30)
     ) {
         self.url = url
         self.from = from
@@ -42,6 +45,7 @@ public struct SMTPRequest: Sendable {
         self.username = username
         self.password = password
         self.tls = tls
+        self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.timeout = timeout
     }

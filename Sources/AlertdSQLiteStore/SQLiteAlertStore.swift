@@ -161,12 +161,20 @@ public final class SQLiteAlertStore: AlertStore {
                 WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
                 """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
             for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
+            let lapsed = try conn.statement("""
+                SELECT id FROM alerts INDEXED BY alerts_lapse
+                WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ? ORDER BY resolves_at LIMIT 500
+                """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
+            for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
             let escalating = try conn.statement("""
-                SELECT id, escalate_to FROM alerts INDEXED BY alerts_escalation
+                SELECT id, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
                 WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
                 ORDER BY escalate_at LIMIT 500
-                """).query([.integer(nowMs)]) { (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1))) }
-            for (id, presenters) in escalating where try StoreRules.escalate(id, to: presenters, at: now, in: &tx) {
+                """).query([.integer(nowMs)]) {
+                    (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1)), Set($0.optionalText(2).map(StoreCoding.decodeList) ?? []))
+                }
+            for (id, presenters, followUps) in escalating
+            where try StoreRules.escalate(id, to: presenters, followingUp: followUps, at: now, in: &tx) {
                 report.escalated.append(id)
             }
             return report
@@ -273,7 +281,7 @@ public final class SQLiteAlertStore: AlertStore {
         let statement = try conn.statement("""
             UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1
             WHERE id = ?2 AND state = 'pending' AND (?3 = 0 OR next_attempt_at <= ?1)
-            RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by
+            RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
             """)
         return try statement.query([.integer(nowMs), .text(id), .integer(dueOnly ? 1 : 0)]) { row in
             DeliveryRecord(
@@ -281,7 +289,8 @@ public final class SQLiteAlertStore: AlertStore {
                 kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
                 state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
                 createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
-                silencedBy: row.optionalText(7).map(SilenceID.init))
+                silencedBy: row.optionalText(7).map(SilenceID.init), followUpOf: row.optionalText(8).map { DeliveryID(rawValue: $0) },
+                takesFollowUp: row.int(9) != 0)
         }.first
     }
 
@@ -289,7 +298,7 @@ public final class SQLiteAlertStore: AlertStore {
         guard !settlements.isEmpty else { return }
         // A lost outcome means one more attempt with the same delivery id: harmless.
         try await writer.write(durable: false) { conn throws(SQLiteError) in
-            let tx = SQLiteStoreTransaction(conn: conn)
+            var tx = SQLiteStoreTransaction(conn: conn)
             let delivered = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
                 updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind
@@ -317,6 +326,7 @@ public final class SQLiteAlertStore: AlertStore {
                 }
                 if let (alertID, kind) = rows.first {
                     try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
+                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, in: &tx) }
                 }
             }
         }
@@ -376,16 +386,8 @@ public final class SQLiteAlertStore: AlertStore {
             let alert = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
                 .query([.text(id.rawValue)]) { StoreCoding.AlertRow($0) }.first
             let deliveries = try conn.statement("""
-                SELECT id, presenter, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at, kind, silenced_by
-                FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
-                """).query([.text(id.rawValue)]) { row in
-                DeliveryRecord(
-                    id: DeliveryID(rawValue: row.text(0)), alertID: id, kind: StoreCoding.deliveryKind(category: row.text(9), name: row.text(1)),
-                    state: DeliveryState(rawValue: row.text(2)) ?? .pending, attempts: Int(row.int(3)),
-                    nextAttemptAt: row.optionalInt(4).map(StoreCoding.date), lastError: row.optionalText(5),
-                    createdAt: StoreCoding.date(row.int(6)), updatedAt: StoreCoding.date(row.int(7)),
-                    deliveredAt: row.optionalInt(8).map(StoreCoding.date), silencedBy: row.optionalText(10).map(SilenceID.init))
-            }
+                SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
+                """).query([.text(id.rawValue)], StoreCoding.delivery)
             return (alert, deliveries)
         }
         guard let row = rows.0 else { return nil }
@@ -445,7 +447,11 @@ public final class SQLiteAlertStore: AlertStore {
                 SELECT escalate_at FROM alerts INDEXED BY alerts_escalation
                 WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL ORDER BY escalate_at LIMIT 1
                 """).query { $0.optionalInt(0) }.first ?? nil
-            return [expiry, escalation].compactMap { $0 }.min()
+            let lapse = try conn.statement("""
+                SELECT resolves_at FROM alerts INDEXED BY alerts_lapse
+                WHERE state = 'open' AND resolves_at IS NOT NULL ORDER BY resolves_at LIMIT 1
+                """).query { $0.optionalInt(0) }.first ?? nil
+            return [expiry, escalation, lapse].compactMap { $0 }.min()
         }.map(StoreCoding.date)
     }
 

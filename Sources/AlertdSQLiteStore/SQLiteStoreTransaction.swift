@@ -28,14 +28,17 @@ struct SQLiteStoreTransaction: StoreTransaction {
     func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
         try conn.statement("""
-            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to)
-            VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to,
+                                escalate_follow_ups, resolves_at)
+            VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).run([
                 .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
                 .optional(alert.spec.dedupKey), .integer(created), .integer(created),
                 .optional(alert.expiresAt.map(StoreCoding.millis)),
                 .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
                 .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
+                .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
+                .optional(alert.resolvesAt.map(StoreCoding.millis)),
             ])
     }
 
@@ -52,13 +55,29 @@ struct SQLiteStoreTransaction: StoreTransaction {
         try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?").run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
+    func setResolvesAt(_ alert: AlertID, _ at: Date) throws(SQLiteError) {
+        try conn.statement("UPDATE alerts SET resolves_at = ? WHERE id = ? AND state = 'open'")
+            .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
     func insert(_ d: DeliveryRecord) throws(SQLiteError) {
         let at = StoreCoding.millis(d.createdAt)
         try conn.statement("""
-            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at)
-            VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)
+            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at, follow_up_of, takes_follow_up)
+            VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
             """).run([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
-                      .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at)])
+                      .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at),
+                      .optional(d.followUpOf?.rawValue), .integer(d.takesFollowUp ? 1 : 0)])
+    }
+
+    func delivery(_ id: DeliveryID) throws(SQLiteError) -> DeliveryRecord? {
+        try conn.statement("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE id = ?")
+            .query([.text(id.rawValue)], StoreCoding.delivery).first
+    }
+
+    func deliveries(of alert: AlertID) throws(SQLiteError) -> [DeliveryRecord] {
+        try conn.statement("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = ? ORDER BY id")
+            .query([.text(alert.rawValue)], StoreCoding.delivery)
     }
 
     func silence(_ id: SilenceID) throws(SQLiteError) -> Silence? {

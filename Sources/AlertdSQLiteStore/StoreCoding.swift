@@ -16,13 +16,13 @@ package enum StoreCoding {
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// The columns `alert(from:)` reads, in order.
-    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment"
+    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at"
 
     /// The raw columns of one alert row, read while the connection is held
     /// and decoded after it is released.
     package struct AlertRow: Sendable {
         package var id: String, spec: String, state: String, created: Int64, updated: Int64
-        package var decidedBy: String?, decidedAt: Int64?, comment: String?
+        package var decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?
 
         package init(_ row: SQLiteRow, from column: Int32 = 0) {
             id = row.text(column)
@@ -33,6 +33,7 @@ package enum StoreCoding {
             decidedBy = row.optionalText(column + 5)
             decidedAt = row.optionalInt(column + 6)
             comment = row.optionalText(column + 7)
+            resolvesAt = row.optionalInt(column + 8)
         }
     }
 
@@ -46,7 +47,26 @@ package enum StoreCoding {
         if state != .open, let by = row.decidedBy, let at = row.decidedAt {
             decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
         }
-        return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision)
+        return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision,
+                     resolvesAt: row.resolvesAt.map(date))
+    }
+
+    /// The columns `delivery(_:)` reads, in order.
+    package static let deliveryColumns = """
+        id, alert_id, presenter, kind, state, attempts, next_attempt_at, last_error, created_at, updated_at, delivered_at,
+        silenced_by, follow_up_of, takes_follow_up
+        """
+
+    /// One delivery from a row of ``deliveryColumns``.
+    package static func delivery(_ row: SQLiteRow) -> DeliveryRecord {
+        DeliveryRecord(
+            id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
+            kind: deliveryKind(category: row.text(3), name: row.text(2)),
+            state: DeliveryState(rawValue: row.text(4)) ?? .pending, attempts: Int(row.int(5)),
+            nextAttemptAt: row.optionalInt(6).map(date), lastError: row.optionalText(7),
+            createdAt: date(row.int(8)), updatedAt: date(row.int(9)), deliveredAt: row.optionalInt(10).map(date),
+            silencedBy: row.optionalText(11).map(SilenceID.init), followUpOf: row.optionalText(12).map { DeliveryID(rawValue: $0) },
+            takesFollowUp: row.int(13) != 0)
     }
 
     package static func encodeSpec(_ spec: AlertSpec) -> String { spec.canonicalJSON }

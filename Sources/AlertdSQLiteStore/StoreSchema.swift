@@ -137,5 +137,17 @@ package enum StoreSchema {
             UPDATE counters SET value = value + 1 WHERE name = 'deliveries.silenced_total';
         END;
         """,
+        // 8: follow-ups and alerts that resolve by themselves. An alert
+        // delivery says whether its presenter is told when the alert closes
+        // (`takes_follow_up`, and for escalations `escalate_follow_ups`); a
+        // follow-up names the delivery it follows up. `resolves_at` is
+        // Alertmanager's `endsAt`, moved on by each re-send.
+        """
+        ALTER TABLE alerts ADD COLUMN resolves_at INTEGER;
+        ALTER TABLE alerts ADD COLUMN escalate_follow_ups TEXT;
+        CREATE INDEX alerts_lapse ON alerts(resolves_at) WHERE state = 'open' AND resolves_at IS NOT NULL;
+        ALTER TABLE deliveries ADD COLUMN follow_up_of TEXT;
+        ALTER TABLE deliveries ADD COLUMN takes_follow_up INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }

@@ -99,6 +99,7 @@ public actor InMemoryAlertStore: AlertStore {
             }
             state.deliveries[s.deliveryID] = d
             state.append(s.result.eventKind, alert: d.alertID, at: s.at, data: StoreRules.eventData(s, kind: d.kind))
+            if s.result == .delivered { StoreRules.delivered(s.deliveryID, at: s.at, in: &state) }
         }
     }
 
@@ -153,15 +154,19 @@ public actor InMemoryAlertStore: AlertStore {
         where StoreRules.expire(alert.id, at: now, in: &state) {
             report.expired.append(alert.id)
         }
+        let lapsed = state.alerts.values.filter { $0.state == .open && ($0.resolvesAt.map { $0 <= now } ?? false) }
+        for alert in lapsed.sorted(by: { $0.resolvesAt! < $1.resolvesAt! }) where StoreRules.resolveLapsed(alert.id, at: now, in: &state) {
+            report.resolved.append(alert.id)
+        }
         for (id, e) in state.escalations.sorted(by: { $0.value.at < $1.value.at }) where e.at <= now && e.firedAt == nil {
-            if StoreRules.escalate(id, to: e.presenters, at: now, in: &state) { report.escalated.append(id) }
+            if StoreRules.escalate(id, to: e.presenters, followingUp: e.followUps, at: now, in: &state) { report.escalated.append(id) }
         }
         return report
     }
 
     public func nextMaintenanceTime() -> Date? {
         let open = state.alerts.values.filter { $0.state == .open }
-        let expiries = open.compactMap(\.expiresAt)
+        let expiries = open.compactMap(\.expiresAt) + open.compactMap(\.resolvesAt)
         let escalating = state.escalations
             .filter { $0.value.firedAt == nil && state.alerts[$0.key]?.state == .open }
             .map(\.value.at)

@@ -9,6 +9,7 @@ package struct InMemoryStoreState: StoreTransaction {
     package struct PendingEscalation {
         var at: Date
         var presenters: [String]
+        var followUps: Set<String>
         var firedAt: Date?
     }
 
@@ -31,7 +32,8 @@ package struct InMemoryStoreState: StoreTransaction {
         alerts[alert.id] = alert
         if let escalation {
             escalations[alert.id] = PendingEscalation(
-                at: alert.createdAt.addingTimeInterval(escalation.after.seconds), presenters: escalation.presenters)
+                at: alert.createdAt.addingTimeInterval(escalation.after.seconds), presenters: escalation.presenters,
+                followUps: escalation.followUps)
         }
     }
 
@@ -39,7 +41,15 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func markEscalated(_ alert: AlertID, at: Date) { escalations[alert]?.firedAt = at }
 
+    package mutating func setResolvesAt(_ alert: AlertID, _ at: Date) { alerts[alert]?.resolvesAt = at }
+
     package mutating func insert(_ delivery: DeliveryRecord) { deliveries[delivery.id] = delivery }
+
+    package mutating func delivery(_ id: DeliveryID) -> DeliveryRecord? { deliveries[id] }
+
+    package mutating func deliveries(of alert: AlertID) -> [DeliveryRecord] {
+        deliveries.values.filter { $0.alertID == alert }.sorted { $0.id < $1.id }
+    }
 
     package mutating func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) {
         log.append(StoredEvent(sequence: nextSequence, kind: kind, alertID: alert, at: at, data: data))

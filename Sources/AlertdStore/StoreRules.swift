@@ -10,15 +10,19 @@ package enum StoreRules {
     package static let clockActor = "alertd"
 
     /// Stores a new alert with a delivery per presenter, or folds it into
-    /// the open alert with the same dedup key: a repeat creates nothing.
+    /// the open alert with the same dedup key: a repeat creates nothing,
+    /// but one that says when it resolves (a re-send from Prometheus) moves
+    /// the open alert's time on to that.
     package static func submit<T: StoreTransaction>(_ submission: AlertSubmission, in tx: inout T) throws(T.Failure) -> SubmissionResult {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
+            if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for d in submission.deliveries {
-            try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt))
+        for (d, presenter) in zip(submission.deliveries, submission.presenters) {
+            try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt,
+                                   takesFollowUp: submission.followUps.contains(presenter)))
         }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
@@ -45,11 +49,22 @@ package enum StoreRules {
         return false
     }
 
+    /// Resolves an open alert whose sender stopped re-sending it: its
+    /// ``Alert/resolvesAt`` has passed. False if it was no longer open.
+    package static func resolveLapsed<T: StoreTransaction>(_ id: AlertID, at now: Date, in tx: inout T) throws(T.Failure) -> Bool {
+        guard let alert = try tx.alert(id), alert.state == .open, let due = alert.resolvesAt, due <= now else { return false }
+        if case .decided = try decide(id, AlertDecision(outcome: .resolved, actor: clockActor, at: now), in: &tx) { return true }
+        return false
+    }
+
     /// Adds the escalation's presenters to a still-open alert, once.
-    package static func escalate<T: StoreTransaction>(_ id: AlertID, to presenters: [String], at now: Date, in tx: inout T) throws(T.Failure) -> Bool {
+    package static func escalate<T: StoreTransaction>(
+        _ id: AlertID, to presenters: [String], followingUp followUps: Set<String> = [], at now: Date, in tx: inout T
+    ) throws(T.Failure) -> Bool {
         guard try tx.alert(id)?.state == .open else { return false }
         for (i, presenter) in presenters.enumerated() {
-            try tx.insert(.pending(.escalated(id, i), alert: id, kind: .presenter(presenter), at: now))
+            try tx.insert(.pending(.escalated(id, i), alert: id, kind: .presenter(presenter), at: now,
+                                   takesFollowUp: followUps.contains(presenter)))
         }
         try tx.markEscalated(id, at: now)
         try tx.append(.alertEscalated, alert: id, at: now, data: ["presenters": presenters.joined(separator: ",")])
@@ -60,6 +75,18 @@ package enum StoreRules {
     package static func handlerCall(for decision: AlertDecision, on alert: Alert) -> DeliveryKind? {
         guard let action = decision.action, alert.spec.action(action) != nil else { return nil }
         return .handler(action)
+    }
+
+    /// What recording a delivered attempt adds: an alert delivery whose
+    /// presenter takes follow-ups, made after its alert closed (it was
+    /// pending or retrying then, or dead and replayed since), gets its
+    /// follow-up now, in the same transaction, so the follow-up never
+    /// overtakes what it follows up.
+    package static func delivered<T: StoreTransaction>(_ id: DeliveryID, at now: Date, in tx: inout T) throws(T.Failure) {
+        guard let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
+              try tx.alert(original.alertID)?.state.isFinal == true,
+              try tx.delivery(.followUp(of: id)) == nil else { return }
+        try tx.insert(.followUp(of: original, at: now))
     }
 
     /// The event data of a settled attempt.
@@ -84,6 +111,16 @@ package enum StoreRules {
         var data = ["actor": decision.actor]
         if let comment = decision.comment { data["comment"] = comment }
         if let handler { data["handler_delivery_id"] = handler.rawValue }
+        // Presenters that showed the alert are told it closed. One still
+        // pending or retrying is told once it has shown it (``delivered``);
+        // one that never did (dead, or withheld by a silence) is not.
+        var followUps: [DeliveryID] = []
+        for original in try tx.deliveries(of: alert.id) where original.takesFollowUp && original.state == .delivered {
+            let followUp = DeliveryRecord.followUp(of: original, at: decision.at)
+            try tx.insert(followUp)
+            followUps.append(followUp.id)
+        }
+        if !followUps.isEmpty { data["follow_up_delivery_ids"] = followUps.map(\.rawValue).joined(separator: ",") }
         if let kind = EventKind.closed(decision.outcome) { try tx.append(kind, alert: alert.id, at: decision.at, data: data) }
         return (closed, handler)
     }

@@ -18,8 +18,14 @@ package protocol StoreTransaction {
     mutating func close(_ alert: Alert) throws(Failure)
     /// Records that `alert`'s escalation has fired, so it never fires again.
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(Failure)
+    /// Moves when an open alert resolves by itself (``Alert/resolvesAt``).
+    mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(Failure)
     /// Queues a delivery, due at once.
     mutating func insert(_ delivery: DeliveryRecord) throws(Failure)
+    /// The delivery with this id, if any.
+    mutating func delivery(_ id: DeliveryID) throws(Failure) -> DeliveryRecord?
+    /// Every delivery of `alert`.
+    mutating func deliveries(of alert: AlertID) throws(Failure) -> [DeliveryRecord]
     /// Appends to the event log.
     mutating func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(Failure)
 

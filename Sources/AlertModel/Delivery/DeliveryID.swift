@@ -20,6 +20,10 @@ public struct DeliveryID: RawRepresentable, Sendable, Hashable, Comparable, Coda
         DeliveryID(rawValue: "\(alert.rawValue).\(action.rawValue)")
     }
 
+    /// The follow-up telling `original`'s presenter that the alert closed:
+    /// `<alert>.0.closed`. One per original at most.
+    public static func followUp(of original: DeliveryID) -> DeliveryID { DeliveryID(rawValue: "\(original.rawValue).closed") }
+
     public var description: String { rawValue }
 
     public static func < (a: DeliveryID, b: DeliveryID) -> Bool { a.rawValue < b.rawValue }

@@ -16,10 +16,16 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
     public var deliveredAt: Date?
     /// The silence that last held this delivery back, if one ever did.
     public var silencedBy: SilenceID?
+    /// On a follow-up: the delivery of the alert it follows up.
+    public let followUpOf: DeliveryID?
+    /// On a presenter's delivery of the alert: its presenter is to be told
+    /// when the alert closes (its type sends follow-ups, and they are on).
+    public let takesFollowUp: Bool
 
     public init(
         id: DeliveryID, alertID: AlertID, kind: DeliveryKind, state: DeliveryState = .pending, attempts: Int = 0,
-        nextAttemptAt: Date?, lastError: String? = nil, createdAt: Date, updatedAt: Date, deliveredAt: Date? = nil, silencedBy: SilenceID? = nil
+        nextAttemptAt: Date?, lastError: String? = nil, createdAt: Date, updatedAt: Date, deliveredAt: Date? = nil, silencedBy: SilenceID? = nil,
+        followUpOf: DeliveryID? = nil, takesFollowUp: Bool = false
     ) {
         self.id = id
         self.alertID = alertID
@@ -32,11 +38,19 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         self.updatedAt = updatedAt
         self.deliveredAt = deliveredAt
         self.silencedBy = silencedBy
+        self.followUpOf = followUpOf
+        self.takesFollowUp = takesFollowUp
     }
 
     /// A new delivery, due at once.
-    public static func pending(_ id: DeliveryID, alert: AlertID, kind: DeliveryKind, at: Date) -> DeliveryRecord {
-        DeliveryRecord(id: id, alertID: alert, kind: kind, nextAttemptAt: at, createdAt: at, updatedAt: at)
+    public static func pending(_ id: DeliveryID, alert: AlertID, kind: DeliveryKind, at: Date, takesFollowUp: Bool = false) -> DeliveryRecord {
+        DeliveryRecord(id: id, alertID: alert, kind: kind, nextAttemptAt: at, createdAt: at, updatedAt: at, takesFollowUp: takesFollowUp)
+    }
+
+    /// The follow-up of `original` (a delivered alert delivery), due at once.
+    public static func followUp(of original: DeliveryRecord, at: Date) -> DeliveryRecord {
+        DeliveryRecord(id: .followUp(of: original.id), alertID: original.alertID, kind: original.kind, nextAttemptAt: at,
+                       createdAt: at, updatedAt: at, followUpOf: original.id)
     }
 
     /// The presenter's name as the API shows it (``DeliveryKind/name``).
@@ -51,6 +65,8 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         case updatedAt = "updated_at"
         case deliveredAt = "delivered_at"
         case silencedBy = "silenced_by"
+        case followUpOf = "follow_up_of"
+        case takesFollowUp = "follow_up"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -66,6 +82,8 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         updatedAt = try c.decode(Date.self, forKey: .updatedAt)
         deliveredAt = try c.decodeIfPresent(Date.self, forKey: .deliveredAt)
         silencedBy = try c.decodeIfPresent(SilenceID.self, forKey: .silencedBy)
+        followUpOf = try c.decodeIfPresent(DeliveryID.self, forKey: .followUpOf)
+        takesFollowUp = try c.decodeIfPresent(Bool.self, forKey: .takesFollowUp) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -81,5 +99,7 @@ public struct DeliveryRecord: Sendable, Equatable, Codable {
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encodeIfPresent(deliveredAt, forKey: .deliveredAt)
         try c.encodeIfPresent(silencedBy, forKey: .silencedBy)
+        try c.encodeIfPresent(followUpOf, forKey: .followUpOf)
+        if takesFollowUp { try c.encode(true, forKey: .takesFollowUp) }
     }
 }

@@ -97,7 +97,7 @@ public struct AlertmanagerAPI: Sendable {
             var annotations = ["summary": alert.spec.title]
             if let message = alert.spec.message { annotations["description"] = message }
             out.append(AlertmanagerRepresentation.Alert(
-                labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: alert.expiresAt ?? RFC3339.goZero,
+                labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: Self.endsAt(alert),
                 updatedAt: alert.updatedAt, fingerprint: LabelFingerprint(labels).description,
                 receivers: receivers.map { .init(name: $0) },
                 status: .init(state: silencedBy.isEmpty ? .active : .suppressed, silencedBy: silencedBy), generatorURL: generatorURL))
@@ -123,5 +123,12 @@ public struct AlertmanagerAPI: Sendable {
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("{"), trimmed.hasSuffix("}") else { return raw }
         return String(trimmed.dropFirst().dropLast())
+    }
+
+    /// When the alert ends by itself, as Alertmanager says it: the sooner of
+    /// its expiry and its `resolves_at` (the last `endsAt` its sender sent),
+    /// else Go's zero time.
+    static func endsAt(_ alert: Alert) -> Date {
+        [alert.expiresAt, alert.resolvesAt].compactMap { $0 }.min() ?? RFC3339.goZero
     }
 }

@@ -6,7 +6,10 @@ import AlertdStore
 /// Alerts from Prometheus or Alertmanager into alertd, the same way for
 /// both front doors: a firing alert is submitted (and folds into the open
 /// alert with its fingerprint, so re-sends create nothing), a resolved one
-/// resolves the open alert with its fingerprint.
+/// resolves the open alert with its fingerprint. A firing alert's `endsAt`
+/// (Prometheus sends now plus a few evaluation intervals) is when it
+/// resolves by itself: each re-send moves it on, and maintenance resolves
+/// the alert once its sender has stopped re-sending it.
 package struct AlertmanagerIntake: Sendable {
     package let intake: AlertIntake
     package let store: any AlertStore
@@ -45,6 +48,7 @@ package struct AlertmanagerIntake: Sendable {
     package func take(_ alerts: [AlertmanagerAlert], problems: [String] = [], now: Date = Date()) async throws(APIError) -> Outcome {
         var outcome = Outcome(problems: problems)
         var firing: [AlertSpec] = []
+        var ends: [Date?] = []
         var resolving: [LabelFingerprint] = []
         let limits = intake.current.limits
         for alert in alerts {
@@ -53,13 +57,15 @@ package struct AlertmanagerIntake: Sendable {
                 continue
             }
             switch alert.spec(limits: limits) {
-            case .success(let spec): firing.append(spec)
+            case .success(let spec):
+                firing.append(spec)
+                ends.append(alert.endsAt)
             case .failure(let errors):
                 outcome.problems.append("\(alert.labelsDescription): \(errors.errors.map(\.message).joined(separator: " "))")
             }
         }
         if !firing.isEmpty {
-            let results = try await APIError.storeCall(await intake.submit(firing, at: now))
+            let results = try await APIError.storeCall(await intake.submit(firing, at: now, resolvesAt: ends))
             metrics.accepted(results, via: door)
             outcome.deduplicated = results.filter(\.deduplicated).count
             outcome.created = results.count - outcome.deduplicated

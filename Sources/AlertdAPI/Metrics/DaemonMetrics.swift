@@ -26,6 +26,8 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_delivery_latency_seconds", .histogram, help: "From an alert's acceptance to its delivery, by presenter.",
                    buckets: Self.latencyBuckets)
         r.register("alertd_handler_calls_total", .counter, help: "Confirm and cancel handler calls, by action and outcome.")
+        r.register("alertd_follow_ups_total", .counter,
+                   help: "Follow-up attempts (telling a presenter an alert it showed has closed), by presenter and outcome.")
         r.register("alertd_open_alerts", .gauge, help: "Alerts not yet decided, expired or resolved.")
         r.register("alertd_deliveries", .gauge, help: "Deliveries in the queue, by state (pending, in_flight, dead).")
         r.register("alertd_store_writable", .gauge,
@@ -69,6 +71,10 @@ public final class DaemonMetrics: Sendable {
         let outcome = report.settlement.name
         if let action = report.kind.action {
             registry.increment("alertd_handler_calls_total", ["action": action.rawValue, "outcome": outcome])
+            return
+        }
+        if report.isFollowUp {
+            registry.increment("alertd_follow_ups_total", ["presenter": report.kind.name, "outcome": outcome])
             return
         }
         registry.increment("alertd_deliveries_total", ["presenter": report.kind.name, "outcome": outcome])

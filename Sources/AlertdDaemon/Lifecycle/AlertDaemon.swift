@@ -103,6 +103,7 @@ public final class AlertDaemon: Sendable {
             store: store, retention: config.store.retention, logger: Logger(label: "maintenance"),
             onReport: { report in
                 report.expired.forEach { _ in metrics.decided(.expired) }
+                report.resolved.forEach { _ in metrics.decided(.resolved) }
                 dispatcher.wake()
             })
         self.maintenance = maintenance
@@ -186,7 +187,8 @@ public final class AlertDaemon: Sendable {
         }
         return .init(router: AlertRouter(routes: config.routes, defaultRoute: config.defaultRoute),
                      limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates,
-                     handlerPolicy: try PresenterFactory.handlerPolicy(config.actions))
+                     handlerPolicy: try PresenterFactory.handlerPolicy(config.actions),
+                     followUps: Set(config.presenters.filter(\.followUps).map(\.name)))
     }
 
     /// True while the dispatcher loop goes round and the store answers: what

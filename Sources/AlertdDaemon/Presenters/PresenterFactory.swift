@@ -26,7 +26,7 @@ public enum PresenterFactory {
         for definition in config.presenters {
             do {
                 let presenter = try definition.configuration.makePresenter(name: definition.name, context: context)
-                entries.append(.init(presenter: presenter, maxConcurrency: definition.maxConcurrency))
+                entries.append(.init(presenter: presenter, maxConcurrency: definition.maxConcurrency, followUps: definition.followUps))
             } catch {
                 problems.append("presenters.\(definition.name): \(error.message)")
             }

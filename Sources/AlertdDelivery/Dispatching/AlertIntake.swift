@@ -16,15 +16,18 @@ public final class AlertIntake: Sendable {
         public var templates: AlertTemplateLibrary
         /// Handler URLs it will certainly refuse are refused at submission.
         public var handlerPolicy: HandlerURLPolicy
+        /// The presenters that are told when an alert they showed closes.
+        public var followUps: Set<String>
 
         public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000,
                     templates: AlertTemplateLibrary = AlertTemplateLibrary(),
-                    handlerPolicy: HandlerURLPolicy = .publicOnly) {
+                    handlerPolicy: HandlerURLPolicy = .publicOnly, followUps: Set<String> = []) {
             self.router = router
             self.limits = limits
             self.maxBatch = maxBatch
             self.templates = templates
             self.handlerPolicy = handlerPolicy
+            self.followUps = followUps
         }
     }
 
@@ -47,13 +50,18 @@ public final class AlertIntake: Sendable {
     /// Takes effect for alerts submitted from now on.
     public func update(_ new: Settings) { settings.withLock { $0 = new } }
 
-    /// Stores the alerts; returns once they are committed.
-    public func submit(_ specs: [AlertSpec], at date: Date = Date()) async throws(StoreError) -> [SubmissionResult] {
+    /// Stores the alerts; returns once they are committed. `resolvesAt`,
+    /// by position, says when an alert resolves unless re-sent first
+    /// (Alertmanager's `endsAt`); a re-send moves its open alert's time on.
+    public func submit(_ specs: [AlertSpec], at date: Date = Date(), resolvesAt: [Date?] = []) async throws(StoreError) -> [SubmissionResult] {
         guard !specs.isEmpty else { return [] }
-        let router = current.router
-        let submissions = specs.map { spec in
-            let route = router.route(spec)
-            return AlertSubmission(alert: Alert(spec: spec, at: date), presenters: route.presenters, escalation: route.escalation)
+        let settings = current
+        let submissions = specs.enumerated().map { i, spec in
+            var (presenters, escalation) = settings.router.route(spec)
+            if let later = escalation?.presenters { escalation?.followUps = settings.followUps.intersection(later) }
+            return AlertSubmission(alert: Alert(spec: spec, at: date, resolvesAt: i < resolvesAt.count ? resolvesAt[i] : nil),
+                                   presenters: presenters, escalation: escalation,
+                                   followUps: settings.followUps.intersection(presenters))
         }
         let results = try await store.submit(submissions)
         if results.contains(where: { !$0.deduplicated }) {

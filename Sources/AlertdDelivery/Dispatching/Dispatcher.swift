@@ -30,6 +30,8 @@ public actor Dispatcher: Service {
         public let settlement: DeliverySettlement.Result
         /// From the alert's acceptance to the end of this attempt.
         public let sinceAccepted: Duration
+        /// True for a follow-up (telling the presenter the alert closed).
+        public let isFollowUp: Bool
     }
 
     public nonisolated let name = "dispatcher"
@@ -259,11 +261,20 @@ public actor Dispatcher: Service {
 
     private func start(_ claimed: ClaimedDelivery) {
         let d = claimed.delivery
-        guard let entry = presenters[d.kind] else {
+        let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
+        let unusable: String? = if presenters[d.kind] == nil {
             // Its presenter was removed from the config: nothing can deliver it.
-            let reason = "presenter \"\(d.presenter)\" is not configured"
+            "presenter \"\(d.presenter)\" is not configured"
+        } else if d.followUpOf != nil && (followUp == nil || presenters[d.kind]?.followUps != true) {
+            // Its presenter was reconfigured since: a type without follow-ups would send the alert again.
+            "presenter \"\(d.presenter)\" no longer sends follow-ups"
+        } else {
+            nil
+        }
+        guard let entry = presenters[d.kind], unusable == nil else {
+            let reason = unusable ?? ""
             tasks[d.id] = Task {
-                await self.settled(d, DeliverySettlement(deliveryID: d.id, result: .dead(error: reason)), report: nil)
+                self.settled(d, DeliverySettlement(deliveryID: d.id, result: .dead(error: reason)), report: nil)
             }
             inFlight[d.kind, default: 0] += 1
             return
@@ -275,7 +286,7 @@ public actor Dispatcher: Service {
         let actionLinks = d.kind.action == nil && claimed.alert.state == .open
             ? links?.links(for: claimed.alert) ?? [:] : [:]
         tasks[d.id] = Task {
-            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks)
+            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks, followUp: followUp)
             let outcome = await entry.presenter.present(claimed.alert, delivery: context)
             if Task.isCancelled {
                 // Cut off by shutdown: whatever the presenter made of it, the
@@ -295,9 +306,10 @@ public actor Dispatcher: Service {
             case .permanentFailure(let reason):
                 result = .dead(error: reason)
             }
-            await self.settled(d, DeliverySettlement(deliveryID: d.id, result: result, at: now), report: AttemptReport(
+            self.settled(d, DeliverySettlement(deliveryID: d.id, result: result, at: now), report: AttemptReport(
                 kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
-                settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000))))
+                settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000)),
+                isFollowUp: followUp != nil))
         }
     }
 

@@ -7,10 +7,13 @@ public struct PresenterSet: Sendable {
     public struct Entry: Sendable {
         public let presenter: any AlertPresenter
         public let maxConcurrency: Int
+        /// Whether it sends follow-ups (its definition's ``PresenterDefinition/followUps``).
+        public let followUps: Bool
 
-        public init(presenter: any AlertPresenter, maxConcurrency: Int) {
+        public init(presenter: any AlertPresenter, maxConcurrency: Int, followUps: Bool = false) {
             self.presenter = presenter
             self.maxConcurrency = max(1, maxConcurrency)
+            self.followUps = followUps
         }
     }
 

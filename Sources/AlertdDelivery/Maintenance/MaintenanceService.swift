@@ -5,7 +5,8 @@ import AlertdServices
 import AlertdStore
 
 /// Keeps the store's clock-driven rules: expires alerts whose time is up,
-/// escalates those nobody decided on in time, and prunes closed alerts past
+/// resolves those their sender stopped re-sending (Alertmanager's
+/// `endsAt`), escalates those nobody decided on in time, and prunes closed alerts past
 /// their retention. Expiry and escalation only queue deliveries; `onReport`
 /// hears of each round that did something, so the dispatcher can be woken.
 ///
@@ -71,7 +72,7 @@ public actor MaintenanceService: Service {
         signal.notify()
     }
 
-    /// One round: prune if it is time, then expire and escalate what is due.
+    /// One round: prune if it is time, then expire, resolve and escalate what is due.
     /// True when it changed anything.
     private func round() async -> Bool {
         var didWork = false
@@ -87,9 +88,10 @@ public actor MaintenanceService: Service {
         do {
             guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return false }
             let report = try await store.runMaintenance(now: Date())
-            didWork = !report.expired.isEmpty || !report.escalated.isEmpty
+            didWork = !report.isEmpty
             if didWork { onReport(report) }
             for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
+            for id in report.resolved { log.info("alert resolved: its sender stopped re-sending it", ["alert.id": id.rawValue]) }
             for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
         } catch {
             log.error("could not expire or escalate alerts", ["error": "\(error)"])

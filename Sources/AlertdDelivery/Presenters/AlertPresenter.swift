@@ -10,7 +10,9 @@ public protocol AlertPresenter: Sendable {
     /// The deliveries this presenter takes: by default, those to its name.
     var kind: DeliveryKind { get }
 
-    /// Presents one alert once.
+    /// Presents one alert once; or, when `delivery.followUp` is set (only
+    /// ever for a type whose configuration declares follow-ups), tells the
+    /// destination that the alert, closed now, has closed.
     func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome
 }
 
@@ -28,11 +30,15 @@ public struct DeliveryContext: Sendable, Equatable {
     /// Where a person can decide each action without alertctl, when the
     /// daemon has signed links to offer.
     public var actionLinks: [ActionKind: String]
+    /// Set when this delivery is a follow-up: how the alert closed, and
+    /// which delivery showed it. Nil for the alert itself.
+    public var followUp: AlertFollowUp?
 
-    public init(deliveryID: DeliveryID, attempt: Int = 1, actionLinks: [ActionKind: String] = [:]) {
+    public init(deliveryID: DeliveryID, attempt: Int = 1, actionLinks: [ActionKind: String] = [:], followUp: AlertFollowUp? = nil) {
         self.deliveryID = deliveryID
         self.attempt = attempt
         self.actionLinks = actionLinks
+        self.followUp = followUp
     }
 }
 

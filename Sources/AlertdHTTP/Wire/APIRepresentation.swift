@@ -44,6 +44,9 @@ public enum APIRepresentation {
         /// The active silences that hold back this open alert's deliveries;
         /// absent when none does.
         public var silencedBy: [SilenceID]?
+        /// When the open alert resolves by itself unless re-sent first
+        /// (Alertmanager's `endsAt`); absent when it does not.
+        public var resolvesAt: Date?
 
         public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil, silencedBy: [SilenceID]? = nil) {
             id = alert.id
@@ -52,13 +55,14 @@ public enum APIRepresentation {
             updatedAt = alert.updatedAt
             spec = alert.spec
             decision = alert.decision
+            resolvesAt = alert.state == .open ? alert.resolvesAt : nil
             self.deliveries = deliveries
             self.silencedBy = silencedBy.flatMap { $0.isEmpty ? nil : $0 }
         }
 
         /// The alert itself, e.g. for ``TerminalRenderer``.
         public var alert: Alert {
-            Alert(id: id, spec: spec, state: state, createdAt: createdAt, updatedAt: updatedAt, decision: decision)
+            Alert(id: id, spec: spec, state: state, createdAt: createdAt, updatedAt: updatedAt, decision: decision, resolvesAt: resolvesAt)
         }
 
         package enum CodingKeys: String, CodingKey {
@@ -66,6 +70,7 @@ public enum APIRepresentation {
             case createdAt = "created_at"
             case updatedAt = "updated_at"
             case silencedBy = "silenced_by"
+            case resolvesAt = "resolves_at"
         }
     }
 

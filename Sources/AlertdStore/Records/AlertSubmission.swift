@@ -6,11 +6,14 @@ public struct AlertSubmission: Sendable, Equatable {
     public var presenters: [String]
     /// Presenters to add if the alert is still open after a while.
     public var escalation: Escalation?
+    /// Those of `presenters` told when the alert closes, once they have shown it.
+    public var followUps: Set<String>
 
-    public init(alert: Alert, presenters: [String], escalation: Escalation? = nil) {
+    public init(alert: Alert, presenters: [String], escalation: Escalation? = nil, followUps: Set<String> = []) {
         self.alert = alert
         self.presenters = presenters
         self.escalation = escalation
+        self.followUps = followUps
     }
 
     /// The deliveries storing it queues: one per presenter of its route.

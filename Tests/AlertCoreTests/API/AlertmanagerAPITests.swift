@@ -69,6 +69,24 @@ import Testing
         #expect(await store.alerts(matching: AlertQuery(limit: 10)).alerts.count == 1)
     }
 
+    @Test func aFiringAlertsEndsAtIsWhenItResolvesAndEachResendMovesIt() async throws {
+        let ends = Date().addingTimeInterval(240)
+        let firing = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: UTCTimestamp.iso8601(ends))
+        #expect(await post("/api/v2/alerts", "[\(firing)]").status == 200)
+        let first = try #require(try await openAlerts().first?.resolvesAt)
+        #expect(abs(first.timeIntervalSince(ends)) < 0.01)
+        let later = ends.addingTimeInterval(60)
+        #expect(await post("/api/v2/alerts", "[\(Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: UTCTimestamp.iso8601(later)))]").status == 200)
+        let moved = try #require(try await openAlerts().first?.resolvesAt)
+        #expect(abs(moved.timeIntervalSince(later)) < 0.01)
+        // Alertmanager's own view says the same.
+        let listed = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/alerts"))) as? [[String: Any]])
+        #expect(listed.first?["endsAt"] as? String == UTCTimestamp.iso8601(later))
+        // Maintenance resolves it once that has passed.
+        #expect(try await store.runMaintenance(now: later.addingTimeInterval(1)).resolved.count == 1)
+        #expect(try await openAlerts().isEmpty)
+    }
+
     @Test func severitiesMapAndUnknownOnesFallBack() async throws {
         let cases: [(String?, Severity)] = [("critical", .critical), ("CRIT", .critical), ("error", .error), ("high", .error),
                                             ("warn", .warning), ("info", .info), ("none", .info), ("bogus", .warning), (nil, .warning)]

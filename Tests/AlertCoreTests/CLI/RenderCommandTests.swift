@@ -64,3 +64,29 @@ import Testing
         #expect(local.exitCode == 64)
     }
 }
+
+extension RenderCommandTests {
+    @Test(arguments: remoteTypes)
+    func everyTypeShowsItsFollowUp(_ type: String) async throws {
+        let r = try await TestBinaries.alertctl(
+            "render", "-t", "Disk full", "-s", "critical", "--confirm", "Expand=https://ops.example/expand", "--to", type,
+            "--follow-up", "resolved")
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains("/actions/confirm?"), "a closed alert offers no links")
+        switch type {
+        case "pagerduty": #expect(r.stdout.contains(#""event_action" : "resolve""#), "\(r.stdout)")
+        case "webhook", "exec": #expect(r.stdout.contains(#""type" : "closed""#), "\(r.stdout)")
+        case "email": #expect(r.stdout.contains("Subject: Re: [CRITICAL] Disk full") && r.stdout.contains("In-Reply-To: <"), "\(r.stdout)")
+        default: #expect(r.stdout.contains("Resolved: Disk full"), "\(type): \(r.stdout)")
+        }
+    }
+
+    @Test func aFollowUpIsLoggedHereAndRefusedForTheTerminal() async throws {
+        let log = try await TestBinaries.alertctl("render", "-t", "Disk full", "--to", "log", "--follow-up", "confirmed")
+        #expect(log.exitCode == 0)
+        #expect(log.stderr.contains(#""event":"closed""#) && log.stderr.contains(#""outcome":"confirmed""#), "\(log.stderr)")
+        let terminal = try await TestBinaries.alertctl("render", "-t", "Disk full", "--follow-up", "resolved")
+        #expect(terminal.exitCode == 64)
+        #expect(terminal.stderr.contains("'terminal' presenters send no follow-ups"), "\(terminal.stderr)")
+    }
+}

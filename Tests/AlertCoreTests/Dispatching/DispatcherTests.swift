@@ -281,3 +281,40 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(onlyDefault.presenters(for: try AlertSpec.Builder().title("x").build().get()) == ["log"])
     }
 }
+
+extension DispatcherTests {
+    @Test func aFollowUpCarriesHowTheAlertClosedAndOneForAPresenterNoLongerTakingThemIsDead() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        let alert = Alert(spec: try AlertSpec.Builder().title("t").build().get())
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["hook"], followUps: ["hook"])])
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1, followUps: true)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await hook.callCount == 1 }
+        try await waitUntil { await store.record(id: alert.id)?.deliveries.first?.state == .delivered }
+        _ = try await store.decide(alert.id, AlertDecision(outcome: .confirmed, actor: "uid:1000", comment: "ok"))
+        dispatcher.wake()
+        try await waitUntil { await hook.callCount == 2 }
+        let context = try #require(await hook.calls.last?.context)
+        #expect(context.deliveryID == .followUp(of: .routed(alert.id, 0)))
+        #expect(context.followUp?.original == .routed(alert.id, 0))
+        #expect(context.followUp?.decision.outcome == .confirmed)
+        #expect(context.followUp?.decision.comment == "ok")
+        #expect(context.actionLinks.isEmpty)
+
+        // Reconfigured meanwhile to take none: a queued follow-up would reach a presenter that would show the alert again.
+        let second = Alert(spec: try AlertSpec.Builder().title("u").build().get())
+        _ = try await store.submit([AlertSubmission(alert: second, presenters: ["hook"], followUps: ["hook"])])
+        dispatcher.wake()
+        try await waitUntil { await store.record(id: second.id)?.deliveries.first?.state == .delivered }
+        await dispatcher.reconfigure(presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]), retry: fastRetry())
+        _ = try await store.decide(second.id, AlertDecision(outcome: .resolved, actor: "uid:1000"))
+        dispatcher.wake()
+        try await waitUntil { await store.record(id: second.id)?.deliveries.last?.state == .dead }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await store.record(id: second.id)?.deliveries.last?.lastError == "presenter \"hook\" no longer sends follow-ups")
+        #expect(await hook.callCount == 3)
+    }
+}

@@ -74,6 +74,8 @@ import Glibc
         // As an alertd before migration 6 left it: no id, and none of the later migrations' objects.
         let path = d.stateDir + "/alertd.db"
         try execute(path, """
+            DROP INDEX alerts_lapse; ALTER TABLE alerts DROP COLUMN resolves_at; ALTER TABLE alerts DROP COLUMN escalate_follow_ups;
+            ALTER TABLE deliveries DROP COLUMN follow_up_of; ALTER TABLE deliveries DROP COLUMN takes_follow_up;
             DROP TRIGGER deliveries_count_silenced; DROP INDEX deliveries_silenced; DROP INDEX silences_end; DROP TABLE silences;
             ALTER TABLE deliveries DROP COLUMN silenced_by; DELETE FROM counters WHERE name LIKE 'deliveries.silenced%';
             PRAGMA application_id = 0; PRAGMA user_version = 5

@@ -68,7 +68,8 @@ import Glibc
         let delivery = try await settledHandlerDelivery(d, id)
         #expect(delivery["state"] as? String == "dead", "\(delivery)")
         #expect((delivery["last_error"] as? String)?.hasPrefix("refused: ") == true, "\(delivery)")
-        #expect(inner.received.map(\.request.path) == ["/hook"], "\(inner.received.map(\.request.path))")
+        // The alert and its follow-up (the alert closed) went to the webhook; nothing else reached the host.
+        #expect(Set(inner.received.map(\.request.path)) == ["/hook"], "\(inner.received.map(\.request.path))")
         await inner.stop()
     }
 

@@ -4,6 +4,7 @@ import Testing
 @testable import AlertdHTTP
 @testable import AlertdCurl
 @testable import AlertdAPI
+@testable import AlertdDelivery
 
 #if canImport(Glibc)
 import Glibc
@@ -31,14 +32,31 @@ import Glibc
         ["127.0.0.1:9190": "127.0.0.1:\(d.port)", "/etc/alertd/api-token": tokenPath]
     }
 
-    /// alertd on TCP with the token, as the page configures it, delivering to the test presenter.
-    func daemon() async throws -> TestDaemon {
-        let d = try TestDaemon(config: ["presenters": ["sink": ["type": "test", "record": "presented.jsonl"]]])
+    /// alertd on TCP with the token, as the page configures it, delivering
+    /// to the test presenter (told of closings with `followUps`) and, with
+    /// `pager`, to a PagerDuty stand-in too.
+    func daemon(followUps: Bool = false, pager: ServiceReceiver? = nil) async throws -> TestDaemon {
+        var presenters: [String: Any] = ["sink": ["type": "test", "record": "presented.jsonl", "follow_ups": followUps]]
+        if let pager {
+            try writeSecretFile(PagerDutyPresenterTests.routingKey, to: dir.path + "/pagerduty-key")
+            presenters["pager"] = ["type": "pagerduty", "routing_key_file": dir.path + "/pagerduty-key", "api_url": pager.base]
+        }
+        let d = try TestDaemon(config: ["presenters": presenters])
         let api = try docs.snippet("alertd-api", replacements(d))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any])
-        try d.rewriteConfig(object.merging(["presenters": ["sink": ["type": "test", "record": "presented.jsonl"]]]) { a, _ in a })
+        try d.rewriteConfig(object.merging(["presenters": presenters]) { a, _ in a })
         try await d.start()
         return d
+    }
+
+    /// A stand-in for PagerDuty's Events API v2, held to its contract.
+    func pagerDuty() throws -> ServiceReceiver {
+        try ServiceReceiver(success: PagerDutyPresenterTests.accepted, contract: PagerDutyPresenterTests.contract)
+    }
+
+    /// What the PagerDuty stand-in got: each event's action and dedup key, and whether it broke the contract.
+    func events(_ pager: ServiceReceiver) -> [(action: String?, key: String?, ok: Bool)] {
+        pager.received.map { (J($0.json)["event_action"].string, J($0.json)["dedup_key"].string, $0.problems.isEmpty) }
     }
 
     func alerts(_ d: TestDaemon, _ query: String) async throws -> [[String: Any]] {
@@ -77,9 +95,10 @@ import Glibc
         """
     }
 
-    @Test func prometheusSendsOneAlertWhateverItsResendsAndResolvesItWhenTheRuleStops() async throws {
-        let d = try await daemon()
-        let sink = TestPresenterLog(d)
+    /// Prometheus scraping itself with the firing rule, alertd as its
+    /// Alertmanager by the page's snippet, re-sending every second instead
+    /// of every minute so a test sees several; and its rule file.
+    func startPrometheus(_ d: TestDaemon) async throws -> (ExternalProgram, rulesPath: String) {
         let port = try TestDaemon.freePort()
         let rulesPath = dir.path + "/rules.yml"
         try Self.rules(firing: true).write(toFile: rulesPath, atomically: true, encoding: .utf8)
@@ -96,13 +115,25 @@ import Glibc
 
             """ + (try docs.snippet("prometheus-alerting", replacements(d)))
         try config.write(toFile: dir.path + "/prometheus.yml", atomically: true, encoding: .utf8)
-        // A re-send every second instead of every minute, so the test sees several.
         let prometheus = try ExternalProgram("prometheus", [
             "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/data",
             "--web.listen-address=127.0.0.1:\(port)", "--rules.alert.resend-delay=1s",
         ], logPath: dir.path + "/prometheus.log")
+        do {
+            try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
+        } catch {
+            prometheus.signal(SIGKILL)
+            throw error
+        }
+        return (prometheus, rulesPath)
+    }
+
+    @Test func prometheusSendsOneAlertWhateverItsResendsAndResolvesItWhenTheRuleStops() async throws {
+        let pager = try pagerDuty()
+        let d = try await daemon(pager: pager)
+        let sink = TestPresenterLog(d)
+        let (prometheus, rulesPath) = try await startPrometheus(d)
         defer { prometheus.signal(SIGKILL) }
-        try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
 
         #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
         let firing = try await alerts(d, "label=alertname=AlwaysFiring")
@@ -133,8 +164,66 @@ import Glibc
         #expect(resolved, "not resolved; prometheus log:\n\(prometheus.log)")
         let decision = try await alerts(d, "label=alertname=AlwaysFiring").first?["decision"] as? [String: Any]
         #expect(decision?["actor"] as? String == "alertmanager-api")
-        #expect(sink.entries.count == 1)
+        #expect(sink.entries.count == 1, "the sink takes no follow-ups")
+        // PagerDuty was told: one trigger, then a resolve with the same dedup key, the alert's id.
+        let id = try #require(firing.first?["id"] as? String)
+        #expect(await pager.wait(for: 2))
+        #expect(events(pager).map(\.action) == ["trigger", "resolve"])
+        #expect(events(pager).allSatisfy { $0.key == id && $0.ok })
         await prometheus.stop()
+    }
+
+    @Test func anAlertPrometheusStopsSendingResolvesWhenItsEndsAtPassesAndPresentersAreTold() async throws {
+        let pager = try pagerDuty()
+        let d = try await daemon(followUps: true, pager: pager)
+        let sink = TestPresenterLog(d)
+        // Re-sent every second, each saying it ends 4 s on (4 × the larger of resend delay and evaluation interval).
+        let (prometheus, _) = try await startPrometheus(d)
+        defer { prometheus.signal(SIGKILL) }
+        #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
+        let first = try #require(try await alerts(d, "label=alertname=AlwaysFiring").first)
+        let id = try #require(first["id"] as? String)
+        let firstEnd = try #require((first["resolves_at"] as? String).flatMap { RFC3339.parse($0) })
+        #expect(firstEnd > Date() && firstEnd < Date().addingTimeInterval(10), "endsAt is a few evaluation intervals on")
+
+        // Each re-send moves the time on.
+        let moved = try await eventually(.seconds(15)) {
+            let end = try await alerts(d, "label=alertname=AlwaysFiring").first?["resolves_at"] as? String
+            return end.flatMap { RFC3339.parse($0) }.map { $0 > firstEnd } ?? false
+        }
+        #expect(moved, "resolves_at did not move; prometheus log:\n\(prometheus.log)")
+        #expect(try await alerts(d, "label=alertname=AlwaysFiring").first?["state"] as? String == "open")
+
+        // Prometheus dies without a word: the alert resolves once its last endsAt has passed.
+        prometheus.signal(SIGKILL)
+        let killedAt = Date()
+        let resolved = try await eventually(.seconds(20)) {
+            try await alerts(d, "label=alertname=AlwaysFiring").first?["state"] as? String == "resolved"
+        }
+        #expect(resolved, "alertd log:\n\(d.log)")
+        let detail = try await d.show(id)
+        #expect((detail["decision"] as? [String: Any])?["actor"] as? String == "alertd")
+        #expect(detail["resolves_at"] == nil, "a closed alert resolves no more")
+        let closedAt = try #require(((detail["decision"] as? [String: Any])?["at"] as? String).flatMap { RFC3339.parse($0) })
+        #expect(closedAt.timeIntervalSince(killedAt) < 8, "resolved within a few evaluation intervals of the last re-send")
+
+        // The follow-ups: the sink records one, PagerDuty gets a resolve for the same dedup key.
+        #expect(await sink.wait(timeout: .seconds(10)) { $0.count == 2 })
+        #expect(await pager.wait(for: 2))
+        #expect(events(pager).map(\.action) == ["trigger", "resolve"])
+        #expect(events(pager).allSatisfy { $0.key == id && $0.ok })
+        // Recorded once the presenters have answered.
+        let settled = try await eventually(.seconds(10)) {
+            let deliveries = try await d.show(id)["deliveries"] as? [[String: Any]] ?? []
+            let followUps = deliveries.filter { $0["follow_up_of"] != nil }
+            return Set(followUps.compactMap { $0["presenter"] as? String }) == ["sink", "pager"]
+                && followUps.allSatisfy { $0["state"] as? String == "delivered" }
+        }
+        #expect(settled, "alertd log:\n\(d.log)")
+        #expect(try await eventually(.seconds(5)) {
+            try await metric(d, #"alertd_follow_ups_total{outcome="delivered",presenter="pager"}"#) == 1
+        })
+        #expect(try await metric(d, #"alertd_deliveries_total{outcome="delivered",presenter="pager"}"#) == 1)
     }
 
     /// Runs one line of the page's amtool snippet through the shell, in the
@@ -202,7 +291,8 @@ import Glibc
     }
 
     @Test func anAlertmanagerWebhookReceiverOpensAndResolvesAlerts() async throws {
-        let d = try await daemon()
+        let pager = try pagerDuty()
+        let d = try await daemon(pager: pager)
         let sink = TestPresenterLog(d)
         let port = try TestDaemon.freePort()
         let config = """
@@ -243,6 +333,10 @@ import Glibc
         #expect(try await alerts(d, "label=alertname=DiskFull").first?["decision"].flatMap { ($0 as? [String: Any])?["actor"] as? String } == "alertmanager-webhook")
         #expect(sink.entries.count == 1)
         #expect(try await metric(d, #"alertd_alerts_received_total{front_door="alertmanager_webhook"}"#) == 1)
+        // The resolved notification became a PagerDuty resolve for the alert it triggered.
+        #expect(await pager.wait(for: 2))
+        #expect(events(pager).map(\.action) == ["trigger", "resolve"])
+        #expect(events(pager).allSatisfy { $0.key == open["id"] as? String && $0.ok })
         await alertmanager.stop()
     }
 }

@@ -16,6 +16,11 @@ import Testing
             if body["routing_key"].string?.count != 32 { problems.append("routing_key must be 32 characters") }
             if !["trigger", "acknowledge", "resolve"].contains(body["event_action"].string ?? "") { problems.append("event_action") }
             if (body["dedup_key"].string?.count ?? 0) > 255 { problems.append("dedup_key longer than 255") }
+            // https://developer.pagerduty.com/docs/events-api-v2/resolve-events/: the key names the alert, nothing else is needed.
+            if body["event_action"].string != "trigger" {
+                if (body["dedup_key"].string ?? "").isEmpty { problems.append("dedup_key is required to \(body["event_action"].string ?? "")") }
+                return problems
+            }
             let payload = body["payload"]
             let summary = payload["summary"].string ?? ""
             if summary.isEmpty || summary.count > 1_024 { problems.append("summary length") }

@@ -51,3 +51,25 @@ import Testing
         #expect(reader.problems == [])
     }
 }
+
+extension PresenterDocumentationTests {
+    /// The follow-ups table says, for every type, what its code does.
+    @Test func theFollowUpsTableMatchesEachType() throws {
+        let doc = try RepositoryFiles.contents("docs/CONFIGURATION.md")
+        let start = try #require(doc.range(of: "#### Follow-ups"))
+        let rows = doc[start.upperBound...].split(separator: "\n").filter { $0.hasPrefix("| `") }
+        var documented: [String: String] = [:]
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if cells.count >= 2 { documented[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = cells[1] }
+        }
+        for type in PresenterRegistry.documentedTypes {
+            let expected = switch type.followUps {
+            case .unsupported: "none"
+            case .onByDefault: "on"
+            case .offByDefault: "off"
+            }
+            #expect(documented[type.typeName] == expected, "\(type.typeName)")
+        }
+    }
+}

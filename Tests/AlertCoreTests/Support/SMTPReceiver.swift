@@ -9,8 +9,19 @@ import Glibc
 /// (scripts/install-deps.sh installs it), writing each message it accepts
 /// to a file as received, with its envelope beside it. Recipients starting
 /// `tempfail` get a 451, `reject` a 550; with `login`, it offers AUTH and
-/// accepts only that user and password. Killed on deinit.
+/// accepts only that user and password. With `tls`, it speaks TLS on a
+/// certificate for 127.0.0.1 (``TestCertificates``): STARTTLS, required
+/// before any mail, or TLS from the first byte (`smtps://`). Killed on deinit.
 final class SMTPReceiver: Sendable {
+    /// How the server protects the connection.
+    enum TLSMode: Sendable {
+        case none
+        /// Offers STARTTLS and takes no mail before it.
+        case startTLS(TestCertificates)
+        /// TLS from the first byte, as `smtps://` expects.
+        case implicit(TestCertificates)
+    }
+
     /// A message as the server got it, and as Python's own MIME parser reads it.
     struct Mail: Sendable {
         let envelope: [String: any Sendable]
@@ -19,6 +30,8 @@ final class SMTPReceiver: Sendable {
         var mailFrom: String? { envelope["mail_from"] as? String }
         var recipients: [String] { envelope["rcpt_tos"] as? [String] ?? [] }
         var login: String? { envelope["login"] as? String }
+        /// Whether the message came over TLS (STARTTLS or `smtps://`).
+        var overTLS: Bool { envelope["tls"] as? Int == 1 }
         func header(_ name: String) -> String? { parsed[name] as? String }
         var parts: [[String: any Sendable]] { parsed["parts"] as? [[String: any Sendable]] ?? [] }
     }
@@ -30,14 +43,23 @@ final class SMTPReceiver: Sendable {
     let port: Int
     private let process: Process
 
-    init(login: (user: String, password: String)? = nil) async throws {
+    let tls: TLSMode
+
+    init(login: (user: String, password: String)? = nil, tls: TLSMode = .none) async throws {
+        self.tls = tls
+        let (mode, certs): (String, TestCertificates?) = switch tls {
+        case .none: ("none", nil)
+        case .startTLS(let c): ("starttls", c)
+        case .implicit(let c): ("implicit", c)
+        }
         let script = dir.path + "/server.py"
         try Data(Self.server.utf8).write(to: URL(fileURLWithPath: script))
         try Data(Self.parser.utf8).write(to: URL(fileURLWithPath: dir.path + "/parse.py"))
         try FileManager.default.createDirectory(atPath: dir.path + "/mail", withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script, dir.path + "/mail", login?.user ?? "", login?.password ?? ""]
+        p.arguments = ["python3", script, dir.path + "/mail", login?.user ?? "", login?.password ?? "", mode,
+                       certs?.serverCertificate ?? "", certs?.serverKey ?? ""]
         let log = dir.path + "/server.log"
         FileManager.default.createFile(atPath: log, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -64,7 +86,10 @@ final class SMTPReceiver: Sendable {
         }
     }
 
-    var url: String { "smtp://127.0.0.1:\(port)" }
+    var url: String {
+        if case .implicit = tls { return "smtps://127.0.0.1:\(port)" }
+        return "smtp://127.0.0.1:\(port)"
+    }
 
     /// The messages received so far, oldest first, each parsed.
     func mails() throws -> [Mail] {
@@ -104,11 +129,11 @@ final class SMTPReceiver: Sendable {
     }
 
     static let server = #"""
-    import json, os, socket, sys, threading
+    import json, os, socket, ssl, sys, threading
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 
-    outdir, user, password = sys.argv[1], sys.argv[2], sys.argv[3]
+    outdir, user, password, mode, cert, key = sys.argv[1:7]
 
     class Handler:
         async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
@@ -124,7 +149,8 @@ final class SMTPReceiver: Sendable {
             base = os.path.join(outdir, "msg-%03d" % n)
             login = session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None
             with open(base + ".json", "w") as f:
-                json.dump({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos, "login": login}, f)
+                json.dump({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos, "login": login,
+                           "tls": session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None}, f)
             with open(base + ".tmp", "wb") as f:
                 f.write(envelope.original_content)
             os.rename(base + ".tmp", base + ".eml")
@@ -139,6 +165,14 @@ final class SMTPReceiver: Sendable {
     port = s.getsockname()[1]
     s.close()
     options = dict(authenticator=authenticate, auth_required=True, auth_require_tls=False) if user else {}
+    if mode != "none":
+        # PROTOCOL_TLS serves both sides: the controller checks it is up by connecting with it.
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS)
+        context.load_cert_chain(cert, key)
+        if mode == "starttls":
+            options.update(tls_context=context, require_starttls=True)
+        else:
+            options.update(ssl_context=context)
     controller = Controller(Handler(), hostname="127.0.0.1", port=port, **options)
     controller.start()
     with open(os.path.join(os.path.dirname(outdir), "port"), "w") as f:
@@ -166,6 +200,7 @@ final class SMTPReceiver: Sendable {
         "to": [a.addr_spec for a in msg["To"].addresses], "to_names": [a.display_name for a in msg["To"].addresses],
         "cc": [a.addr_spec for a in msg["Cc"].addresses] if msg["Cc"] else [],
         "message_id": msg["Message-ID"], "auto_submitted": msg["Auto-Submitted"],
+        "in_reply_to": msg["In-Reply-To"], "references": msg["References"],
         "date": int(email.utils.parsedate_to_datetime(msg["Date"]).timestamp()),
         "content_type": msg.get_content_type(), "multipart": msg.is_multipart(),
         "parts": [part(p) for p in msg.iter_parts()],

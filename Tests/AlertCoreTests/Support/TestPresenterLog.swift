@@ -15,6 +15,10 @@ struct TestPresenterLog: Sendable {
         let attempt: Int
         let title: String
         let actionLinks: [String: String]
+        /// On a follow-up: how the alert closed, by whom, and the delivery followed up.
+        let followUp: String?
+        let by: String?
+        let followsUp: String?
     }
 
     let path: String
@@ -30,7 +34,8 @@ struct TestPresenterLog: Sendable {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
             return Entry(presenter: o["presenter"] as? String ?? "", alertID: o["alert_id"] as? String ?? "",
                          deliveryID: o["delivery_id"] as? String ?? "", attempt: o["attempt"] as? Int ?? 0,
-                         title: o["title"] as? String ?? "", actionLinks: o["action_links"] as? [String: String] ?? [:])
+                         title: o["title"] as? String ?? "", actionLinks: o["action_links"] as? [String: String] ?? [:],
+                         followUp: o["follow_up"] as? String, by: o["by"] as? String, followsUp: o["follows_up"] as? String)
         }
     }
 

@@ -54,12 +54,16 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
 
     /// A 429 says how long to wait in `retry_after` (seconds, fractional);
     /// errors say what is wrong in `message`.
+    /// A follow-up is a one-embed message: "Resolved: …", the comment.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public static var answers: HTTPServiceAnswers {
         HTTPServiceAnswers(retryHint: .bodySeconds(["retry_after"]), errorPaths: [["message"]])
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let digest = AlertDigest(alert, delivery: delivery)
+        if digest.followUp != nil { return Self.followUp(digest, url: secrets["url"] ?? "", username: username) }
         let title = TextLimit.truncate("\(digest.style.emoji) \(digest.title)", to: Limit.title)
         let footer = TextLimit.truncate("\(digest.severity.rawValue) · alert \(digest.id)", to: Limit.footer)
         let buttons = digest.linkedActions.filter { $0.link.utf16.count <= Limit.buttonURL }
@@ -108,10 +112,26 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
                 "components": buttons.map { ["type": 2, "style": 5, "label": TextLimit.truncate($0.label, to: Limit.buttonLabel), "url": $0.link] },
             ]]
         }
-        // `wait` makes Discord report a rejected message instead of a blind
-        // 204; `with_components` lets a plain webhook send link buttons.
-        let base = secrets["url"] ?? ""
-        return HTTPServiceRequest(url: base + (base.contains("?") ? "&" : "?") + "wait=true&with_components=true", json: json)
+        return HTTPServiceRequest(url: Self.postURL(secrets["url"] ?? ""), json: json)
+    }
+
+    /// `wait` makes Discord report a rejected message instead of a blind
+    /// 204; `with_components` lets a plain webhook send link buttons.
+    static func postURL(_ base: String) -> String {
+        base + (base.contains("?") ? "&" : "?") + "wait=true&with_components=true"
+    }
+
+    /// A follow-up: one embed in the closing's colour, the headline as its
+    /// title, the comment and alert id under it.
+    static func followUp(_ d: AlertDigest, url: String, username: String?) -> HTTPServiceRequest {
+        let style = d.closedStyle
+        let embed: [String: Any] = [
+            "title": TextLimit.truncate("\(style.emoji) \(d.followUpHeadline)", to: Limit.title), "color": style.colour,
+            "description": text(d.followUpDetails.joined(separator: "\n"), limit: Limit.description),
+        ]
+        var json: [String: Any] = ["embeds": [embed], "allowed_mentions": ["parse": [String]()]]
+        if let username { json["username"] = username }
+        return HTTPServiceRequest(url: postURL(url), json: json)
     }
 
     /// The alert's text as Discord markdown shows it literally, cut to `limit`.

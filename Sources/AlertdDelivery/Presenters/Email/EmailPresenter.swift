@@ -13,10 +13,12 @@ import AlertdCurl
 /// `tls` is `required` (STARTTLS or no mail), `optional` (STARTTLS when
 /// offered) or `none`; it defaults to `required` when there is a password,
 /// which must never cross the network in the clear, and to `optional`
-/// otherwise. `smtps://` is TLS from the start whatever it says.
+/// otherwise. `smtps://` is TLS from the start whatever it says. The
+/// server's certificate is checked against the system's CAs, or against
+/// those in `ca_file` (PEM) for a server with a private CA's certificate.
 public struct EmailPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "email"
-    public static let keys = ["url", "from", "to", "cc", "username", "tls", "connect_timeout", "timeout"] + PresenterSecret.keys("password")
+    public static let keys = ["url", "from", "to", "cc", "username", "tls", "ca_file", "connect_timeout", "timeout"] + PresenterSecret.keys("password")
     public static var example: [String: Any] {
         ["url": "smtp://mail.example.com:587", "from": "alertd <alertd@example.com>", "to": ["ops@example.com"]]
     }
@@ -62,6 +64,8 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
     public var username: String?
     public var password: PresenterSecret?
     public var tls: SMTPRequest.TLS = .optional
+    /// The CAs that issued the server's certificate, PEM; nil for the system's.
+    public var caFile: String?
     public var connectTimeout: Duration = .seconds(10)
     /// Limit for the whole exchange with the server, connecting included.
     public var timeout: Duration = .seconds(30)
@@ -100,6 +104,7 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
                 reader.problem(reader.join(path, "tls"), "must be required, optional or none, got \"\(text)\"")
             }
         }
+        caFile = reader.string(object, "ca_file", at: path)
         if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
         if let d = reader.duration(object, "timeout", at: path) { timeout = d }
     }
@@ -116,12 +121,25 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         "\"\(text)\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)"
     }
 
+    /// A follow-up is a reply to the alert's mail (`In-Reply-To` its
+    /// `Message-ID`, subject `Re: …`), so mail clients thread the two.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
-        EmailPresenter(name: name, configuration: self, password: try password?.value(in: context))
+        var resolved = self
+        if let caFile {
+            // Checked now, so --check-config finds a missing file, not the first mail.
+            resolved.caFile = context.resolve(caFile)
+            guard FileManager.default.isReadableFile(atPath: resolved.caFile!) else {
+                throw PresenterSetupError("the CA file \(resolved.caFile!) cannot be read; give a PEM file of the CA certificates that issued the mail server's")
+            }
+        }
+        return EmailPresenter(name: name, configuration: resolved, password: try password?.value(in: context))
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
         var head = ["SMTP \(URLRedaction.redactingUserInfo(url)) (TLS: \(url.lowercased().hasPrefix("smtps:") ? "from the start" : tls.rawValue))"]
+        if let caFile { head.append("trusting the CAs in \(caFile)") }
         if let username, let password { head.append("AUTH as \(username) with \(password.placeholder)") }
         head.append("MAIL FROM:<\(from.address)>")
         head += (to + cc).map { "RCPT TO:<\($0.address)>" }
@@ -153,7 +171,7 @@ public struct EmailPresenter: AlertPresenter {
         let message = Self.message(for: alert, delivery: delivery, configuration: c, date: now())
         let request = SMTPRequest(
             url: c.url, from: c.from.address, recipients: (c.to + c.cc).map(\.address), message: Data(message.utf8),
-            username: c.username, password: password, tls: c.tls, connectTimeout: c.connectTimeout, timeout: c.timeout)
+            username: c.username, password: password, tls: c.tls, caFile: c.caFile, connectTimeout: c.connectTimeout, timeout: c.timeout)
         do {
             try await SMTPClient.send(request)
             return .delivered
@@ -172,7 +190,9 @@ public struct EmailPresenter: AlertPresenter {
             return .retryableFailure(reason: reason)
         case .rejected, .badURL, .authenticationFailed, .startTLSUnavailable:
             return .permanentFailure(reason: reason)
-        case .couldNotConnect, .timedOut, .dnsFailure, .tls, .connectionLost, .cancelled, .other:
+        // TLS trouble is usually fixed on the server's side (a renewed
+        // certificate), as for webhooks; the retry budget bounds the wait.
+        case .couldNotConnect, .timedOut, .dnsFailure, .tls, .untrustedCertificate, .connectionLost, .cancelled, .other:
             return .retryableFailure(reason: reason)
         }
     }
@@ -191,9 +211,15 @@ public struct EmailPresenter: AlertPresenter {
         ]
         if !c.cc.isEmpty { headers.append(MIMEText.addresses("Cc", c.cc.map { ($0.name, $0.address) })) }
         headers += [
-            MIMEText.unstructured("Subject", digest.heading),
+            MIMEText.unstructured("Subject", (digest.followUp == nil ? "" : "Re: ") + digest.heading),
             "Date: \(MIMEText.date(date))",
             "Message-ID: <\(id)@\(domain)>",
+        ]
+        if let followUp = digest.followUp {
+            let original = "<\(Self.token(followUp.original.rawValue))@\(domain)>"
+            headers += ["In-Reply-To: \(original)", "References: \(original)"]
+        }
+        headers += [
             "MIME-Version: 1.0",
             // RFC 3834: out-of-office replies must not answer it.
             "Auto-Submitted: auto-generated",
@@ -203,7 +229,9 @@ public struct EmailPresenter: AlertPresenter {
         ]
         // Quoted-printable writes every `=` as `=3D`, so the boundary's
         // `=_` can never occur inside a part.
-        let parts = [("text/plain", text(digest)), ("text/html", html(digest))].map { type, body in
+        let bodies = digest.followUp == nil ? [("text/plain", text(digest)), ("text/html", html(digest))]
+            : [("text/plain", followUpText(digest)), ("text/html", followUpHTML(digest))]
+        let parts = bodies.map { type, body in
             "--\(boundary)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
                 + MIMEText.quotedPrintable(body) + "\r\n"
         }
@@ -225,6 +253,20 @@ public struct EmailPresenter: AlertPresenter {
         if !actions.isEmpty { blocks.append(actions.joined(separator: "\n")) }
         blocks.append("-- \nalertd, alert \(d.id), created \(d.createdAt)")
         return blocks.joined(separator: "\n\n") + "\n"
+    }
+
+    static func followUpText(_ d: AlertDigest) -> String {
+        ([d.followUpHeadline] + d.followUpDetails).joined(separator: "\n\n") + "\n\n-- \nalertd\n"
+    }
+
+    static func followUpHTML(_ d: AlertDigest) -> String {
+        let e = MarkupEscaping.html
+        let colour = d.closedStyle.hexColour
+        let body = ["<div style=\"border-left:6px solid \(colour);padding:4px 16px\">",
+                    "<h2 style=\"margin:4px 0 12px\">\(e(d.followUpHeadline))</h2>"]
+            + d.followUpDetails.map { "<p style=\"white-space:pre-wrap\">\(e($0))</p>" } + ["</div>"]
+        return "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>\(e(d.followUpHeadline))</title></head>\n"
+            + "<body style=\"font-family:sans-serif\">\n" + body.joined(separator: "\n") + "\n</body></html>\n"
     }
 
     static func html(_ d: AlertDigest) -> String {

@@ -55,6 +55,11 @@ public struct ExecPresenterConfiguration: PresenterConfiguration {
         }
     }
 
+    /// Off unless `"follow_ups": true`: a program written before follow-ups
+    /// would take one for a new alert. With them, it runs again when the
+    /// alert closes, with `ALERTD_EVENT=closed` and a `closed` payload.
+    public static var followUps: FollowUpSupport { .offByDefault }
+
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         var resolved = self
         // A path is checked now, so --check-config finds a missing program;
@@ -132,6 +137,11 @@ public struct ExecPresenter: AlertPresenter {
         env["ALERTD_SEVERITY"] = alert.spec.severity.rawValue
         env["ALERTD_STATE"] = alert.state.rawValue
         env["ALERTD_TITLE"] = alert.spec.title
+        env["ALERTD_EVENT"] = delivery.followUp == nil ? "alert" : "closed"
+        if let followUp = delivery.followUp {
+            env["ALERTD_DECIDED_BY"] = followUp.decision.actor
+            env["ALERTD_FOLLOWS_UP"] = followUp.original.rawValue
+        }
         for (kind, link) in delivery.actionLinks { env["ALERTD_\(kind.rawValue.uppercased())_URL"] = link }
         return env
     }

@@ -43,6 +43,9 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
     public var secrets: [PresenterSecret] { token.map { [$0] } ?? [] }
 
     /// `{"error": "Unauthorized", "errorCode": 401, "errorDescription": "…"}`.
+    /// A follow-up is a low-priority message: "Resolved: …".
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public static var answers: HTTPServiceAnswers {
         HTTPServiceAnswers(retryHint: .header, errorPaths: [["errorDescription"], ["error"]])
     }
@@ -51,21 +54,26 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
         let d = AlertDigest(alert, delivery: delivery)
         let md = MarkupEscaping.markdown
         var blocks: [String] = []
-        if let message = d.message {
+        if d.followUp != nil {
+            blocks = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.messageBytes / 2, in: .utf8, escape: md) }
+        } else if let message = d.message {
             blocks.append(TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker, escape: md))
         }
-        if !d.labels.isEmpty { blocks.append(d.labels.map { "**\(md($0.name))**: \(md($0.value))  " }.joined(separator: "\n")) }
-        let links = d.linkedActions
-        if !links.isEmpty { blocks.append(links.map { "[\(md($0.label))](\($0.link))" }.joined(separator: " · ")) }
-        for a in d.actions where a.link == nil { blocks.append("\(md(a.label)): `alertctl \(a.kind.rawValue) \(d.id)`") }
+        if d.followUp == nil {
+            if !d.labels.isEmpty { blocks.append(d.labels.map { "**\(md($0.name))**: \(md($0.value))  " }.joined(separator: "\n")) }
+            let links = d.linkedActions
+            if !links.isEmpty { blocks.append(links.map { "[\(md($0.label))](\($0.link))" }.joined(separator: " · ")) }
+            for a in d.actions where a.link == nil { blocks.append("\(md(a.label)): `alertctl \(a.kind.rawValue) \(d.id)`") }
+        }
         if blocks.isEmpty { blocks.append("\(d.severity.rawValue) alert `\(d.id)`") }
         var extras: [String: Any] = ["client::display": ["contentType": "text/markdown"]]
         if let click { extras["client::notification"] = ["click": ["url": click]] }
         let json: [String: Any] = [
-            "title": TextLimit.truncate("\(d.style.emoji) \(d.title)", to: Limit.title),
+            "title": TextLimit.truncate(d.followUp != nil ? "\(d.closedStyle.emoji) \(d.followUpHeadline)" : "\(d.style.emoji) \(d.title)",
+                                        to: Limit.title),
             "message": blocks.joined(separator: "\n\n"),
             // Gotify's apps: 0 silent, 1–3 low, 4–7 normal, 8–10 high.
-            "priority": d.severity.on(info: 2, warning: 5, error: 7, critical: 9),
+            "priority": d.followUp != nil ? 2 : d.severity.on(info: 2, warning: 5, error: 7, critical: 9),
             "extras": extras,
         ]
         return HTTPServiceRequest(url: HTTPServiceRequest.url(url, "/message"), headers: ["X-Gotify-Key": secrets["token"] ?? ""], json: json)

@@ -19,6 +19,15 @@ public enum LogLineFormatter {
     /// content, then delivery. JSON sorts them; logfmt keeps this order.
     private static func fields(_ alert: Alert, _ delivery: DeliveryContext, _ timestamp: Date) -> [(String, String)] {
         let spec = alert.spec
+        if let f = delivery.followUp {
+            // A follow-up says what happened to an alert already logged.
+            var pairs = [("ts", UTCTimestamp.iso8601(timestamp)), ("id", alert.id.rawValue), ("event", "closed"),
+                         ("outcome", f.outcome.rawValue), ("by", f.decision.actor)]
+            if let comment = f.decision.comment { pairs.append(("comment", comment)) }
+            pairs += [("title", spec.title), ("follows_up", f.original.rawValue), ("delivery_id", delivery.deliveryID.rawValue),
+                      ("attempt", String(delivery.attempt)), ("closed_at", UTCTimestamp.iso8601(f.decision.at))]
+            return pairs
+        }
         var pairs = [("ts", UTCTimestamp.iso8601(timestamp)), ("id", alert.id.rawValue), ("severity", spec.severity.rawValue),
                      ("title", spec.title)]
         if let message = spec.message { pairs.append(("message", message)) }
@@ -42,7 +51,7 @@ public enum LogLineFormatter {
         for (key, value) in fields(alert, delivery, timestamp) where !key.hasPrefix("labels.") && key != "attempt" {
             o.string(key, value)
         }
-        o.strings("labels", alert.spec.labels)
+        if delivery.followUp == nil { o.strings("labels", alert.spec.labels) }
         o.int("attempt", Int64(delivery.attempt))
         return o.json
     }

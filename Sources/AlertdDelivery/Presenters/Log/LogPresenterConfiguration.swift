@@ -29,6 +29,8 @@ extension LogPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "log"
     public static let keys = ["path", "format"]
     public static var example: [String: Any] { ["path": "alerts.log", "format": "json"] }
+    /// A follow-up is one more line, `event=closed`, with how and by whom.
+    public static var followUps: FollowUpSupport { .onByDefault }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         self.init()

@@ -59,6 +59,10 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     public var secrets: [PresenterSecret] { token.map { [$0] } ?? [] }
 
     /// `{"errcode": "M_LIMIT_EXCEEDED", "error": "…", "retry_after_ms": 2000}`.
+    /// A follow-up is a short message sent with its own delivery id as
+    /// transaction id, so its retries are idempotent too.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public static var answers: HTTPServiceAnswers {
         HTTPServiceAnswers(retryHint: .bodyMilliseconds(["retry_after_ms"]), errorPaths: [["error"], ["errcode"]])
     }
@@ -69,22 +73,31 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         let e = MarkupEscaping.html
         var plain = [d.style.emoji + " " + d.heading]
         var html = ["<h4><font color=\"\(d.style.hexColour)\">\(d.style.emoji) \(e(d.style.label))</font> \(e(d.title))</h4>"]
-        if let message {
+        if d.followUp != nil {
+            let style = d.closedStyle
+            let details = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.messageBytes / 2, in: .utf8) }
+            plain = [style.emoji + " " + d.followUpHeadline] + details
+            html = ["<p><font color=\"\(style.hexColour)\">\(style.emoji)</font> <b>\(e(d.followUpHeadline))</b></p>"]
+                + details.map { "<p>\(e($0))</p>" }
+        } else if let message {
             plain.append(message)
             html.append("<p>\(e(message).replacingOccurrences(of: "\n", with: "<br>"))</p>")
         }
-        if !d.labels.isEmpty {
-            plain.append(d.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
-            html.append("<ul>" + d.labels.map { "<li><b>\(e($0.name))</b>: \(e($0.value))</li>" }.joined() + "</ul>")
-        }
-        let links = d.linkedActions
-        if !links.isEmpty {
-            plain.append(links.map { "\($0.label): \($0.link)" }.joined(separator: "\n"))
-            html.append("<p>" + links.map { "<a href=\"\(e($0.link))\">\(e($0.label))</a>" }.joined(separator: " · ") + "</p>")
-        }
-        for a in d.actions where a.link == nil {
-            plain.append("\(a.label): alertctl \(a.kind.rawValue) \(d.id)")
-            html.append("<p>\(e(a.label)): <code>alertctl \(a.kind.rawValue) \(e(d.id))</code></p>")
+        // A follow-up is the headline and its details alone.
+        if d.followUp == nil {
+            if !d.labels.isEmpty {
+                plain.append(d.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+                html.append("<ul>" + d.labels.map { "<li><b>\(e($0.name))</b>: \(e($0.value))</li>" }.joined() + "</ul>")
+            }
+            let links = d.linkedActions
+            if !links.isEmpty {
+                plain.append(links.map { "\($0.label): \($0.link)" }.joined(separator: "\n"))
+                html.append("<p>" + links.map { "<a href=\"\(e($0.link))\">\(e($0.label))</a>" }.joined(separator: " · ") + "</p>")
+            }
+            for a in d.actions where a.link == nil {
+                plain.append("\(a.label): alertctl \(a.kind.rawValue) \(d.id)")
+                html.append("<p>\(e(a.label)): <code>alertctl \(a.kind.rawValue) \(e(d.id))</code></p>")
+            }
         }
         let json: [String: Any] = [
             "msgtype": notice ? "m.notice" : "m.text", "body": plain.joined(separator: "\n\n"),

@@ -79,6 +79,9 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
 
     public var secrets: [PresenterSecret] { [token, password].compactMap { $0 } }
 
+    /// A follow-up is a quiet notification: "Resolved: …", priority low.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     /// ntfy's errors are `{"code": 40301, "http": 403, "error": "…"}`.
     public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header, errorPaths: [["error"]]) }
 
@@ -87,15 +90,24 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
         var lines: [String] = []
         if let message = digest.message { lines.append(message) }
         if !digest.labels.isEmpty { lines.append(digest.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
-        let text = lines.isEmpty ? "\(digest.severity.rawValue) alert \(digest.id)" : lines.joined(separator: "\n\n")
+        var text = lines.isEmpty ? "\(digest.severity.rawValue) alert \(digest.id)" : lines.joined(separator: "\n\n")
+        var title = digest.title
+        var firstTags = [digest.style.shortcode, digest.severity.rawValue]
+        // ntfy's 2 is "low": no sound, no pop-up; the news is good or moot.
+        var priority = digest.severity.on(info: 3, warning: 4, error: 4, critical: 5)
+        if digest.followUp != nil {
+            (title, text) = (digest.followUpHeadline, digest.followUpDetails.joined(separator: "\n"))
+            firstTags = [digest.closedStyle.shortcode, digest.followUp?.outcome.rawValue ?? "closed"]
+            priority = 2
+        }
         var seen = Set<String>()
         // `warning` is both the severity and its emoji's name: one tag.
-        let allTags = ([digest.style.shortcode, digest.severity.rawValue] + tags).filter { seen.insert($0).inserted }
+        let allTags = (firstTags + tags).filter { seen.insert($0).inserted }
         var json: [String: Any] = [
             "topic": topic,
-            "title": TextLimit.truncate(digest.title, to: Limit.title),
+            "title": TextLimit.truncate(title, to: Limit.title),
             "message": TextLimit.truncate(text, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker),
-            "priority": digest.severity.on(info: 3, warning: 4, error: 4, critical: 5),
+            "priority": priority,
             "tags": allTags,
         ]
         if let click { json["click"] = click }

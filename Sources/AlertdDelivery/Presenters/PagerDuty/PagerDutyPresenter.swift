@@ -6,9 +6,9 @@ import AlertModel
 /// PagerDuty alert, the severity mapped one to one, and the action links
 /// as links.
 ///
-/// Only `trigger` is sent: alertd does not yet tell presenters when an
-/// alert is resolved, confirmed or cancelled, so the PagerDuty incident is
-/// resolved in PagerDuty.
+/// When the alert closes in alertd (resolved, confirmed, cancelled or
+/// expired), its follow-up is a `resolve` event with the same `dedup_key`,
+/// which resolves the PagerDuty alert and, with it, the incident.
 public typealias PagerDutyPresenter = HTTPServicePresenter<PagerDutyPresenterConfiguration>
 
 /// Settings for a `pagerduty` presenter.
@@ -50,6 +50,8 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
 
     public var secrets: [PresenterSecret] { routingKey.map { [$0] } ?? [] }
 
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     /// `{"status": "invalid event", "message": "Event object is invalid", "errors": ["…"]}`.
     public static var answers: HTTPServiceAnswers {
         HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"], ["message"]])
@@ -57,12 +59,18 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)
+        let dedupKey = TextLimit.truncate(d.id, to: Limit.dedupKey, marker: "")
+        if d.followUp != nil {
+            // https://developer.pagerduty.com/docs/events-api-v2/resolve-events/: the key and the action alone.
+            let json: [String: Any] = ["routing_key": secrets["routing_key"] ?? "", "event_action": "resolve", "dedup_key": dedupKey]
+            return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/v2/enqueue"), json: json)
+        }
         var details: [String: Any] = ["alert_id": d.id, "labels": alert.spec.labels]
         if let message = d.message { details["message"] = message }
         let json: [String: Any] = [
             "routing_key": secrets["routing_key"] ?? "",
             "event_action": "trigger",
-            "dedup_key": TextLimit.truncate(d.id, to: Limit.dedupKey, marker: ""),
+            "dedup_key": dedupKey,
             "client": "alertd",
             "payload": [
                 "summary": TextLimit.truncate(d.title, to: Limit.summary),

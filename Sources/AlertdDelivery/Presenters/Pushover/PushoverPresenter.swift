@@ -53,10 +53,14 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
 
     /// `{"status": 0, "errors": ["user identifier is invalid"], …}`; a 429
     /// means the application's monthly quota is spent.
+    /// A follow-up is a quiet message: "Resolved: …", priority -1.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"]]) }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)
+        if d.followUp != nil { return followUpRequest(d, secrets: secrets) }
         let e = MarkupEscaping.html
         // Links and labels first: they must survive the cut; the message gets the rest.
         var tail: [String] = []
@@ -82,6 +86,19 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
             json["url"] = confirm.link
             json["url_title"] = TextLimit.truncate(confirm.label, to: Limit.urlTitle)
         }
+        if let sound { json["sound"] = sound }
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/1/messages.json"), json: json)
+    }
+
+    /// A follow-up: the headline as title, the comment and alert id, quiet.
+    func followUpRequest(_ d: AlertDigest, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        var json: [String: Any] = [
+            "token": secrets["token"] ?? "", "user": secrets["user"] ?? "",
+            "title": TextLimit.truncate("\(d.closedStyle.emoji) \(d.followUpHeadline)", to: Limit.title),
+            "message": TextLimit.truncate(d.followUpDetails.joined(separator: "\n"), to: Limit.message),
+            "priority": -1,
+            "timestamp": Int((d.followUp?.decision.at ?? Date()).timeIntervalSince1970),
+        ]
         if let sound { json["sound"] = sound }
         return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/1/messages.json"), json: json)
     }

@@ -11,6 +11,8 @@ public protocol PresenterConfiguration: Sendable, Equatable {
     static var keys: [String] { get }
     /// Deliveries in flight at once unless `max_concurrency` says otherwise.
     static var defaultMaxConcurrency: Int { get }
+    /// Whether its presenters are told when an alert they showed closes.
+    static var followUps: FollowUpSupport { get }
     /// Settings that show the type at work, without `type`: what
     /// `alertctl render --to <type>` uses when given none, and what
     /// docs/CONFIGURATION.md shows (a test reads both).
@@ -28,6 +30,7 @@ public protocol PresenterConfiguration: Sendable, Equatable {
     /// What the presenter would send for `alert`, without sending it and
     /// without reading a secret: secrets show as placeholders. Nil for types
     /// that show alerts right here (terminal, log), which render by presenting.
+    /// With `delivery.followUp` set, the follow-up (`alert` is closed).
     func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview?
 }
 
@@ -36,6 +39,8 @@ extension PresenterConfiguration {
     public static var defaultMaxConcurrency: Int { 1 }
 
     public static var example: [String: Any] { [:] }
+
+    public static var followUps: FollowUpSupport { .unsupported }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? { nil }
 

@@ -7,17 +7,22 @@ public struct PresenterDefinition: Sendable, Equatable {
     public var configuration: any PresenterConfiguration
     /// Deliveries in flight at once to this presenter.
     public var maxConcurrency: Int
+    /// Whether it is told when an alert it showed closes: its type's
+    /// ``FollowUpSupport`` with its `follow_ups` setting.
+    public var followUps: Bool
 
-    public init(name: String, configuration: any PresenterConfiguration, maxConcurrency: Int? = nil) {
+    public init(name: String, configuration: any PresenterConfiguration, maxConcurrency: Int? = nil, followUps: Bool? = nil) {
         self.name = name
         self.configuration = configuration
         self.maxConcurrency = maxConcurrency ?? type(of: configuration).defaultMaxConcurrency
+        self.followUps = type(of: configuration).followUps.enabled(followUps)
     }
 
     /// The configuration's `type`.
     public var typeName: String { type(of: configuration).typeName }
 
     public static func == (a: PresenterDefinition, b: PresenterDefinition) -> Bool {
-        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.configuration.isEqual(to: b.configuration)
+        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.followUps == b.followUps
+            && a.configuration.isEqual(to: b.configuration)
     }
 }

@@ -25,6 +25,8 @@ public struct AlertDigest: Sendable {
     public var actions: [Action]
     /// RFC 3339, UTC, milliseconds.
     public var createdAt: String
+    /// Set when the delivery is a follow-up: how the alert closed.
+    public var followUp: AlertFollowUp?
 
     public init(_ alert: Alert, delivery: DeliveryContext) {
         id = alert.id.rawValue
@@ -37,6 +39,7 @@ public struct AlertDigest: Sendable {
             alert.spec.action(kind).map { Action(kind: kind, label: $0.label, link: delivery.actionLinks[kind]) }
         }
         createdAt = UTCTimestamp.iso8601(alert.createdAt)
+        followUp = delivery.followUp
     }
 
     /// The actions a person can take from the message: those with a link.
@@ -46,4 +49,21 @@ public struct AlertDigest: Sendable {
 
     /// `[CRITICAL] Disk full on db1`.
     public var heading: String { "[\(style.label)] \(title)" }
+
+    /// A follow-up's look, by how the alert closed; the severity's otherwise.
+    public var closedStyle: SeverityStyle { followUp.map { .closed($0.outcome) } ?? style }
+
+    /// A follow-up's one line: `Resolved: Disk full on db1`, or
+    /// `Confirmed by uid:1000: Restart nginx?`. The heading otherwise.
+    public var followUpHeadline: String { followUp?.headline(title) ?? heading }
+
+    /// What a follow-up says under its headline, line by line: the comment
+    /// given with the decision, and which alert it was (and when it closed).
+    public var followUpDetails: [String] {
+        guard let f = followUp else { return [] }
+        var lines: [String] = []
+        if let comment = f.decision.comment, !comment.isEmpty { lines.append("Comment: \(comment)") }
+        lines.append("alert \(id), \(f.outcome.rawValue) at \(UTCTimestamp.iso8601(f.decision.at))")
+        return lines
+    }
 }

@@ -46,12 +46,16 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
 
     public var secrets: [PresenterSecret] { url.map { [$0] } ?? [] }
 
+    /// A follow-up is a short message in the thread's colours: "Resolved: …".
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     /// Slack answers in plain text (`invalid_payload`, `no_service`) and
     /// says how long to back off only in `Retry-After`.
     public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header) }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let digest = AlertDigest(alert, delivery: delivery)
+        if digest.followUp != nil { return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.followUp(digest)) }
         var blocks: [[String: Any]] = [
             ["type": "header", "text": Self.plain("\(digest.style.emoji) \(digest.title)", limit: Limit.header)],
         ]
@@ -80,6 +84,21 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
             "attachments": [["color": digest.style.hexColour, "fallback": TextLimit.truncate(digest.heading, to: Limit.text), "blocks": blocks]],
         ]
         return HTTPServiceRequest(url: secrets["url"] ?? "", json: json)
+    }
+
+    /// A follow-up: its headline bold, the comment and the alert's id under it.
+    static func followUp(_ d: AlertDigest) -> [String: Any] {
+        let style = d.closedStyle
+        let headline = TextLimit.truncate(d.followUpHeadline, to: Limit.text - 8, escape: MarkupEscaping.slack)
+        let details = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.text / 2, escape: MarkupEscaping.slack) }
+        let blocks: [[String: Any]] = [
+            ["type": "section", "text": mrkdwn("\(style.emoji) *\(headline)*")],
+            ["type": "context", "elements": [mrkdwn(details.joined(separator: " · "))]],
+        ]
+        return [
+            "text": style.emoji + " " + headline,
+            "attachments": [["color": style.hexColour, "fallback": TextLimit.truncate(d.followUpHeadline, to: Limit.text), "blocks": blocks]],
+        ]
     }
 
     /// The labels as fields, name over value; past Slack's ten, the last

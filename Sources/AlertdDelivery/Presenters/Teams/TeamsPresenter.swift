@@ -44,17 +44,23 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
     public var secrets: [PresenterSecret] { url.map { [$0] } ?? [] }
 
     /// Workflows answer `{"error": {"code": …, "message": …}}` and rate-limit with `Retry-After`.
+    /// A follow-up is a small card: "Resolved: …" and the comment.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public static var answers: HTTPServiceAnswers {
         HTTPServiceAnswers(retryHint: .header, errorPaths: [["error", "message"], ["message"]])
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)
-        var body: [[String: Any]] = [
+        var body: [[String: Any]] = d.followUp != nil ? Self.followUpBody(d) : [
             ["type": "TextBlock", "text": "\(d.style.emoji) \(d.style.label)", "weight": "bolder", "size": "small",
              "color": d.severity.on(info: "accent", warning: "warning", error: "attention", critical: "attention")],
             ["type": "TextBlock", "text": TextLimit.truncate(d.title, to: Limit.title), "weight": "bolder", "size": "large", "wrap": true],
         ]
+        if d.followUp != nil {
+            return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.message(card: Self.card(body)))
+        }
         if let message = d.message {
             body.append(["type": "TextBlock", "text": TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker),
                          "wrap": true])
@@ -63,17 +69,33 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
         var footer = "alert \(d.id)"
         for a in d.actions where a.link == nil { footer += " · \(a.label): alertctl \(a.kind.rawValue) \(d.id)" }
         body.append(["type": "TextBlock", "text": footer, "isSubtle": true, "size": "small", "wrap": true])
-        var card: [String: Any] = [
+        var card = Self.card(body)
+        let actions = d.linkedActions.map { ["type": "Action.OpenUrl", "title": $0.label, "url": $0.link] }
+        if !actions.isEmpty { card["actions"] = actions }
+        return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.message(card: card))
+    }
+
+    static func card(_ body: [[String: Any]]) -> [String: Any] {
+        [
             "$schema": "http://adaptivecards.io/schemas/adaptive-card.json", "type": "AdaptiveCard", "version": "1.4",
             "msteams": ["width": "Full"], "body": body,
         ]
-        let actions = d.linkedActions.map { ["type": "Action.OpenUrl", "title": $0.label, "url": $0.link] }
-        if !actions.isEmpty { card["actions"] = actions }
-        let json: [String: Any] = [
-            "type": "message",
-            "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": NSNull(), "content": card]],
+    }
+
+    /// The message a workflow posts: one attachment, the card.
+    static func message(card: [String: Any]) -> [String: Any] {
+        ["type": "message", "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": NSNull(), "content": card]]]
+    }
+
+    /// A follow-up card: the headline, then the comment and alert id, small.
+    static func followUpBody(_ d: AlertDigest) -> [[String: Any]] {
+        let style = d.closedStyle
+        return [
+            ["type": "TextBlock", "text": TextLimit.truncate("\(style.emoji) \(d.followUpHeadline)", to: Limit.title), "weight": "bolder",
+             "size": "medium", "wrap": true, "color": d.followUp?.outcome == .cancelled || d.followUp?.outcome == .expired ? "default" : "good"],
+            ["type": "TextBlock", "text": TextLimit.truncate(d.followUpDetails.joined(separator: "\n\n"), to: Limit.messageBytes, in: .utf8),
+             "isSubtle": true, "size": "small", "wrap": true],
         ]
-        return HTTPServiceRequest(url: secrets["url"] ?? "", json: json)
     }
 
     /// The labels as facts, within their share of the message's size; the

@@ -54,14 +54,19 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
     public var secrets: [PresenterSecret] { token.map { [$0] } ?? [] }
 
     /// `{"ok": false, "error_code": 429, "description": "…", "parameters": {"retry_after": 5}}`.
+    /// A follow-up is a short message, "Resolved: …"; alertd does not keep
+    /// Telegram's message id, so it is not a reply to the alert's message.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public static var answers: HTTPServiceAnswers {
         HTTPServiceAnswers(retryHint: .bodySeconds(["parameters", "retry_after"]), errorPaths: [["description"]])
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let digest = AlertDigest(alert, delivery: delivery)
+        let text = digest.followUp != nil ? Self.followUpHTML(digest) : Self.html(digest)
         var json: [String: Any] = [
-            "chat_id": chatID, "text": Self.html(digest), "parse_mode": "HTML", "link_preview_options": ["is_disabled": true],
+            "chat_id": chatID, "text": text, "parse_mode": "HTML", "link_preview_options": ["is_disabled": true],
         ]
         let buttons = digest.linkedActions.map { ["text": TextLimit.truncate($0.label, to: Limit.buttonText), "url": $0.link] }
         if !buttons.isEmpty { json["reply_markup"] = ["inline_keyboard": [buttons]] }
@@ -71,6 +76,14 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
     /// The message in Telegram's HTML: the heading bold, then the message
     /// and the labels, all escaped. The limit counts what shows, not the
     /// tags: labels may take half of it, the message what is left.
+    /// The headline bold, then the comment and alert id, escaped.
+    static func followUpHTML(_ d: AlertDigest) -> String {
+        let e = MarkupEscaping.html
+        let headline = TextLimit.truncate("\(d.closedStyle.emoji) \(d.followUpHeadline)", to: 512)
+        let details = TextLimit.truncate(d.followUpDetails.joined(separator: "\n"), to: Limit.text / 2, escape: e)
+        return "<b>\(e(headline))</b>\n\n\(details)"
+    }
+
     static func html(_ d: AlertDigest) -> String {
         let e = MarkupEscaping.html
         let heading = TextLimit.truncate("\(d.style.emoji) \(d.title)", to: 256)

@@ -20,6 +20,8 @@ public final class TestPresenter: AlertPresenter {
         public static let typeName = "test"
         public static let keys = ["record", "outcomes", "delay"]
         public static let defaultMaxConcurrency = 16
+        /// With `"follow_ups": true`, follow-ups are recorded too, with `follow_up` (the outcome) and `follows_up`.
+        public static let followUps = FollowUpSupport.offByDefault
 
         /// Where presentations are appended, relative to the state directory.
         public var record: String?
@@ -61,7 +63,7 @@ public final class TestPresenter: AlertPresenter {
                 "presenter": name, "alert_id": alert.id.rawValue, "delivery_id": delivery.deliveryID.rawValue,
                 "attempt": delivery.attempt, "title": alert.spec.title, "state": alert.state.rawValue,
                 "action_links": Dictionary(uniqueKeysWithValues: delivery.actionLinks.map { ($0.key.rawValue, $0.value) }),
-            ]
+            ].merging(delivery.followUp.map { ["follow_up": $0.outcome.rawValue, "follows_up": $0.original.rawValue, "by": $0.decision.actor] } ?? [:]) { a, _ in a }
             if let line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]) {
                 lock.withLock { _ in Self.append(line + Data("\n".utf8), to: recordPath) }
             }

@@ -8,6 +8,7 @@ extension WebhookPayload {
     public func encoded() throws -> Data {
         var o = JSONObject()
         o.object("alert", Self.json(alert))
+        o.object("closed", closed.map(Self.json))
         o.object("decision", decision.map(Self.json))
         var d = JSONObject()
         d.int("attempt", Int64(delivery.attempt))
@@ -32,6 +33,16 @@ extension WebhookPayload {
         o.int("expires_after", a.expiresAfter)
         o.object("confirm", a.confirm.map { AlertAction(label: $0.label, url: $0.url, method: $0.method).json(link: $0.link) })
         o.object("cancel", a.cancel.map { AlertAction(label: $0.label, url: $0.url, method: $0.method).json(link: $0.link) })
+        return o
+    }
+
+    private static func json(_ c: Closed) -> JSONObject {
+        var o = JSONObject()
+        o.string("at", c.at)
+        o.string("by", c.by)
+        o.string("comment", c.comment)
+        o.string("follows_up", c.followsUp)
+        o.string("outcome", c.outcome.rawValue)
         return o
     }
 

@@ -19,9 +19,10 @@ import AlertModel
 /// }
 /// ```
 /// `type` says what happened; each type adds its own top-level object next
-/// to `alert` (a person's decision will come as `"type": "decision"` with a
-/// `decision` object), so receivers switch on `type` and ignore what they do
-/// not know. `expires_after` is in seconds; `link` appears only when alertd
+/// to `alert` (a decision's handler call is `"type": "decision"` with a
+/// `decision` object; a follow-up, telling a receiver that an alert it was
+/// sent has closed, is `"type": "closed"` with a `closed` object), so
+/// receivers switch on `type` and ignore what they do not know. `expires_after` is in seconds; `link` appears only when alertd
 /// has a signed decision link to offer.
 public struct WebhookPayload: Sendable, Equatable, Codable {
     /// What the webhook reports.
@@ -33,6 +34,8 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
         public static let alert = EventType(rawValue: "alert")
         /// A decision a person took on an alert.
         public static let decision = EventType(rawValue: "decision")
+        /// An alert the receiver was sent has closed (a follow-up).
+        public static let closed = EventType(rawValue: "closed")
 
         public init(from decoder: any Decoder) throws {
             rawValue = try decoder.singleValueContainer().decode(String.self)
@@ -172,11 +175,38 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
         }
     }
 
+    /// How an alert closed, in `closed` payloads:
+    /// `{"outcome": "resolved", "at": "…", "by": "alertd", "comment": null, "follows_up": "<delivery id>"}`.
+    public struct Closed: Sendable, Equatable, Codable {
+        /// `resolved`, `confirmed`, `cancelled` or `expired`.
+        public var outcome: AlertState
+        public var at: String
+        /// `uid:1000`, `token`, `action-link`, `alertmanager-api`, or `alertd` for the clock.
+        public var by: String
+        public var comment: String?
+        /// The delivery that sent the alert (its `webhook-id`).
+        public var followsUp: String
+
+        public init(_ followUp: AlertFollowUp) {
+            outcome = followUp.outcome
+            at = WebhookPayload.timestamp(followUp.decision.at)
+            by = followUp.decision.actor
+            comment = followUp.decision.comment
+            followsUp = followUp.original.rawValue
+        }
+
+        package enum CodingKeys: String, CodingKey {
+            case outcome, at, by, comment
+            case followsUp = "follows_up"
+        }
+    }
+
     public var version: Int
     public var type: EventType
     public var alert: AlertBody
     public var delivery: Delivery
     public var decision: Decision?
+    public var closed: Closed?
 
     public init(type: EventType, alert: AlertBody, delivery: Delivery) {
         version = Self.currentVersion
@@ -191,11 +221,12 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
         self.decision = Decision(decision, action: action)
     }
 
-    /// The payload announcing `alert`.
+    /// The payload announcing `alert`, or, for a follow-up, that it closed.
     public init(alert: Alert, delivery: DeliveryContext) {
         self.init(
-            type: .alert, alert: AlertBody(alert, links: delivery.actionLinks),
+            type: delivery.followUp == nil ? .alert : .closed, alert: AlertBody(alert, links: delivery.actionLinks),
             delivery: Delivery(id: delivery.deliveryID.rawValue, attempt: delivery.attempt))
+        closed = delivery.followUp.map(Closed.init)
     }
 
 

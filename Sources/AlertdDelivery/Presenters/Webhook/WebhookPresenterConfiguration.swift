@@ -62,6 +62,9 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
         if let h = reader.stringMap(object, "headers", at: path) { headers = h }
     }
 
+    /// A follow-up is a payload of type `closed`, signed the same way.
+    public static var followUps: FollowUpSupport { .onByDefault }
+
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         var c = self
         do {
