@@ -207,7 +207,8 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
+                                   inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             var ids: [(id: String, heldBy: String?)] = []
@@ -231,18 +232,22 @@ public final class SQLiteAlertStore: AlertStore {
             }
             var tx = SQLiteStoreTransaction(conn: conn)
             let active = try tx.activeSilences(at: now)
+            // Reading the open alerts costs; only rules in force and something to screen need it.
+            let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
+                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
-                if !active.isEmpty || heldBy != nil {
+                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
                     let rows = try screened.query([.text(id)]) { row in
                         (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
                     }
                     if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
                        try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
-                                              silences: active, now: now, in: &tx) {
+                                              silences: active,
+                                              inhibitions: inhibitions, now: now, in: &tx) {
                         continue
                     }
                 }
@@ -488,6 +493,11 @@ public final class SQLiteAlertStore: AlertStore {
                 case "deliveries.silenced_total": c.silencedDeliveries = value
                 default: break
                 }
+            }
+            // Walks the deliveries_due index, which holds only pending deliveries.
+            let backlog = "SELECT presenter, COUNT(*) FROM deliveries WHERE state = 'pending' GROUP BY presenter"
+            for (name, value) in try conn.statement(backlog).query([], { ($0.text(0), Int($0.int(1))) }) {
+                c.pendingByPresenter[name] = value
             }
             return c
         }

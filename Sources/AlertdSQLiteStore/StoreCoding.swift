@@ -16,13 +16,14 @@ package enum StoreCoding {
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// The columns `alert(from:)` reads, in order.
-    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at"
+    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at, repeat_count, last_seen_at"
 
     /// The raw columns of one alert row, read while the connection is held
     /// and decoded after it is released.
     package struct AlertRow: Sendable {
         package var id: String, spec: String, state: String, created: Int64, updated: Int64
         package var decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?
+        package var repeatCount: Int64, lastSeenAt: Int64?
 
         package init(_ row: SQLiteRow, from column: Int32 = 0) {
             id = row.text(column)
@@ -34,6 +35,8 @@ package enum StoreCoding {
             decidedAt = row.optionalInt(column + 6)
             comment = row.optionalText(column + 7)
             resolvesAt = row.optionalInt(column + 8)
+            repeatCount = row.int(column + 9)
+            lastSeenAt = row.optionalInt(column + 10)
         }
     }
 
@@ -48,7 +51,8 @@ package enum StoreCoding {
             decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
         }
         return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision,
-                     resolvesAt: row.resolvesAt.map(date))
+                     resolvesAt: row.resolvesAt.map(date),
+                     repeats: row.lastSeenAt.map { AlertRepeats(count: Int(row.repeatCount), lastSeenAt: date($0)) })
     }
 
     /// The columns `delivery(_:)` reads, in order.

@@ -40,7 +40,8 @@ public actor InMemoryAlertStore: AlertStore {
         return AlertPage(alerts: page, nextCursor: matching.count > limit ? page.last?.id : nil)
     }
 
-    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) -> [ClaimedDelivery] {
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
+                                   inhibitRules: [InhibitRule]) -> [ClaimedDelivery] {
         let due = state.deliveries.values
             .filter { $0.state == .pending && ($0.nextAttemptAt ?? .distantFuture) <= now }
             .sorted { ($0.nextAttemptAt!, $0.id) < ($1.nextAttemptAt!, $1.id) }
@@ -48,9 +49,11 @@ public actor InMemoryAlertStore: AlertStore {
         var orphans = 0
         var out: [ClaimedDelivery] = []
         let active = state.silences.values.filter { $0.isActive(at: now) }
+        let inhibitions = Inhibitions(rules: inhibitRules, openAlerts: inhibitRules.isEmpty ? [] : Array(state.alerts.values))
         for d in due {
             if capacity[d.kind].map({ used[d.kind, default: 0] < $0 }) ?? (orphans < orphanLimit),
-               !StoreRules.screen(d.id, kind: d.kind, heldBy: d.silencedBy, of: state.alerts[d.alertID]!, silences: active, now: now, in: &state) {
+               !StoreRules.screen(d.id, kind: d.kind, heldBy: d.silencedBy, of: state.alerts[d.alertID]!, silences: active,
+                                   inhibitions: inhibitions, now: now, in: &state) {
                 continue
             }
             if let slots = capacity[d.kind] {
@@ -144,7 +147,8 @@ public actor InMemoryAlertStore: AlertStore {
             pending: deliveries.filter { $0.state == .pending }.count,
             inFlight: deliveries.filter { $0.state == .inFlight }.count,
             dead: deliveries.filter { $0.state == .dead }.count,
-            silencedDeliveries: state.silencedDeliveries)
+            silencedDeliveries: state.silencedDeliveries,
+            pendingByPresenter: deliveries.filter { $0.state == .pending }.reduce(into: [:]) { $0[$1.kind.name, default: 0] += 1 })
     }
 
     public func runMaintenance(now: Date) -> MaintenanceReport {

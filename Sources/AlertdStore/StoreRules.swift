@@ -17,6 +17,7 @@ package enum StoreRules {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
             if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
+            try tx.recordRepeat(open, at: alert.createdAt)
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
@@ -102,6 +103,8 @@ package enum StoreRules {
         closed.decision = decision
         closed.updatedAt = decision.at
         try tx.close(closed)
+        // What this alert inhibited is screened again now.
+        try tx.release(heldBy: .inhibition(by: alert.id), at: decision.at)
         var handler: DeliveryID?
         if let kind = handlerCall(for: decision, on: alert), let action = kind.action {
             let id = DeliveryID.handler(alert.id, action)

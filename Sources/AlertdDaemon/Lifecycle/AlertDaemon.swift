@@ -96,7 +96,7 @@ public final class AlertDaemon: Sendable {
 
         let dispatcher = Dispatcher(
             store: store, presenters: presenters, retry: config.retry, links: links, logger: Logger(label: "dispatcher"),
-            claimLease: config.dispatcher.claimLease, onAttempt: { metrics.attempt($0) })
+            claimLease: config.dispatcher.claimLease, inhibitRules: config.inhibitRules, onAttempt: { metrics.attempt($0) })
         self.dispatcher = dispatcher
         // Expiry and escalation queue deliveries: the dispatcher has work.
         let maintenance = MaintenanceService(
@@ -227,7 +227,8 @@ public final class AlertDaemon: Sendable {
             warnings.append("api settings change only on restart")
         }
         if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
-        await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease)
+        await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
+                                     inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
         authenticator.replace(with: tokens)

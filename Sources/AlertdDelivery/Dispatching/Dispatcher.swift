@@ -46,6 +46,11 @@ public actor Dispatcher: Service {
     /// then ends the next wait at once.
     private var seen: UInt64 = 0
     private var inFlight: [DeliveryKind: Int] = [:]
+    /// One per rate-limited presenter. Tokens bound how many deliveries are
+    /// claimed, so those over the limit simply stay pending in the store.
+    private var buckets: [DeliveryKind: TokenBucket] = [:]
+    /// The `inhibit` rules, held against each delivery as it is claimed.
+    private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     private var started = false
     private var stopping = false
@@ -78,9 +83,10 @@ public actor Dispatcher: Service {
     public init(
         store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
         logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1), claimLease: Duration = .seconds(60),
-        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
+        inhibitRules: [InhibitRule] = [], onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
     ) {
         self.claimLease = claimLease
+        self.inhibitRules = inhibitRules
         self.store = store
         self.links = links
         self.presenters = presenters
@@ -88,6 +94,18 @@ public actor Dispatcher: Service {
         self.log = logger
         self.idleTick = idleTick
         self.onAttempt = onAttempt
+        self.buckets = Self.buckets(for: presenters, keeping: [:])
+    }
+
+    /// A bucket per rate-limited presenter; one whose limit is unchanged
+    /// keeps its tokens across a reload, so a reload is no way round it.
+    private static func buckets(for presenters: PresenterSet, keeping old: [DeliveryKind: TokenBucket]) -> [DeliveryKind: TokenBucket] {
+        var out: [DeliveryKind: TokenBucket] = [:]
+        for (kind, entry) in presenters.entries {
+            guard let limit = entry.rateLimit else { continue }
+            out[kind] = old[kind].flatMap { $0.limit == limit ? $0 : nil } ?? TokenBucket(limit)
+        }
+        return out
     }
 
     /// Tells the dispatcher that new deliveries may be due now.
@@ -102,10 +120,12 @@ public actor Dispatcher: Service {
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil) {
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) {
         sweepOrphans = true
+        if let inhibitRules { self.inhibitRules = inhibitRules }
         if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
+        self.buckets = Self.buckets(for: presenters, keeping: buckets)
         self.retry = retry
         signal.notify()
     }
@@ -168,14 +188,19 @@ public actor Dispatcher: Service {
             await releaseStaleClaims()
             var claimedAny = false
             do {
-                claimedAny = try await claimHandedOff()
+                let tick = ContinuousClock.now
+                claimedAny = try await claimHandedOff(at: tick)
                 if handedOff.isEmpty || ContinuousClock.now - lastPoll >= Self.pollInterval {
                     lastPoll = .now
                     let orphanLimit = sweepOrphans ? 32 : 0
-                    let claimed = try await store.claimDueDeliveries(now: Date(), capacity: freeSlots(), orphanLimit: orphanLimit)
+                    let claimed = try await store.claimDueDeliveries(now: Date(), capacity: freeSlots(at: tick), orphanLimit: orphanLimit,
+                                                                     inhibitRules: inhibitRules)
                     if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
                     claimedAny = claimedAny || !claimed.isEmpty
-                    for c in claimed { start(c) }
+                    for c in claimed {
+                        buckets[c.delivery.kind]?.take(1, at: tick)
+                        start(c)
+                    }
                 }
             } catch {
                 log.error("could not claim deliveries", ["error": "\(error)"])
@@ -184,15 +209,16 @@ public actor Dispatcher: Service {
             if claimedAny { continue }
             let wait: Duration
             if !handedOff.isEmpty {
-                // Hand-offs wait for a slot: a finished delivery wakes the loop.
-                seen = await signal.wait(changedFrom: seen, timeout: Self.pollInterval)
+                // Hand-offs wait for a slot (a finished delivery wakes the loop) or a token.
+                seen = await signal.wait(changedFrom: seen, timeout: min(Self.pollInterval, nextToken()))
                 continue
             }
             do {
                 if let next = try await store.nextDueTime() {
                     let delta = next.timeIntervalSinceNow
-                    // Due now but not claimed means every slot is busy: wait for one to free up.
-                    wait = delta <= 0 ? idleTick : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
+                    // Due now but not claimed means every slot is busy or a rate limit is spent:
+                    // wait for a slot to free up (a wake-up) or the next token.
+                    wait = delta <= 0 ? min(idleTick, nextToken()) : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
                 } else {
                     wait = idleTick
                 }
@@ -203,31 +229,49 @@ public actor Dispatcher: Service {
         }
     }
 
-    /// Free slots per presenter kind.
-    private func freeSlots() -> [DeliveryKind: Int] {
-        presenters.entries.mapValues { $0.maxConcurrency }.merging(inFlight) { max, used in max - used }
+    /// Free slots per presenter kind, within its rate limit.
+    private func freeSlots(at tick: ContinuousClock.Instant) -> [DeliveryKind: Int] {
+        var capacity = presenters.entries.mapValues { $0.maxConcurrency }.merging(inFlight) { max, used in max - used }
+        for kind in buckets.keys { capacity[kind] = min(capacity[kind] ?? 0, buckets[kind]!.available(at: tick)) }
+        return capacity
     }
 
     /// Claims what fits of the hand-offs, without reading their alerts back.
     /// One the store does not give (claimed by a poll meanwhile, or a silence
     /// is active and the poll must screen it) is left to the poll.
-    private func claimHandedOff() async throws(StoreError) -> Bool {
+    /// While inhibition rules apply, every delivery goes through the
+    /// poll's claim, which screens it.
+    private func claimHandedOff(at tick: ContinuousClock.Instant) async throws(StoreError) -> Bool {
         let arrived = inbox.withLock { inbox in
             defer { inbox.removeAll() }
             return inbox
         }
+        guard inhibitRules.isEmpty else { return false }
         let dropped = handedOff.append(arrived)
         if dropped > 0 { log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"]) }
         guard !handedOff.isEmpty else { return false }
-        let taken = handedOff.take(freeSlots())
+        let taken = handedOff.take(freeSlots(at: tick))
         guard !taken.isEmpty else { return false }
         let claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
         var alerts: [DeliveryID: Alert] = [:]
         for d in taken { alerts[d.id] = d.alert }
         for record in claimed {
-            if let alert = alerts[record.id] { start(ClaimedDelivery(delivery: record, alert: alert)) }
+            guard let alert = alerts[record.id] else { continue }
+            buckets[record.kind]?.take(1, at: tick)
+            start(ClaimedDelivery(delivery: record, alert: alert))
         }
         return !claimed.isEmpty
+    }
+
+    /// The soonest a spent rate limit frees a token (idleTick when none is spent).
+    private func nextToken() -> Duration {
+        let now = ContinuousClock.now
+        var soonest = idleTick
+        for kind in buckets.keys {
+            let wait = buckets[kind]!.untilNextToken(at: now)
+            if wait > .zero { soonest = min(soonest, wait) }
+        }
+        return soonest
     }
 
     /// Puts back claims that no running delivery holds: one whose outcome

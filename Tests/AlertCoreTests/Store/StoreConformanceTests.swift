@@ -297,7 +297,7 @@ import Testing
         #expect(try await store.record(id: oldOpen.id) != nil)  // open: never pruned
         #expect(try await store.record(id: oldUndelivered.id) != nil)  // a delivery still pending
         #expect(try await store.record(id: recentClosed.id) != nil)
-        #expect(try await store.counts() == StoreCounts(openAlerts: 1, pending: 1, inFlight: 0, dead: 0))
+        #expect(try await store.counts() == StoreCounts(openAlerts: 1, pending: 1, inFlight: 0, dead: 0, pendingByPresenter: ["hook": 1]))
         // The newest event survives pruning, so the log's position is never lost.
         let events = try await store.events(after: 0, limit: 100)
         #expect(!events.isEmpty)
