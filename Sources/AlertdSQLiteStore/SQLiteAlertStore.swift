@@ -237,11 +237,6 @@ public final class SQLiteAlertStore: AlertStore {
             let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
                 : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
-            let claim = try conn.statement("""
-                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?
-                WHERE id = ? AND state = 'pending'
-                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
-                """)
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
             for (id, heldBy) in ids {
@@ -257,16 +252,7 @@ public final class SQLiteAlertStore: AlertStore {
                         continue
                     }
                 }
-                let claimed = try claim.query([.integer(nowMs), .text(id)]) { row in
-                    DeliveryRecord(
-                        id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
-                        kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
-                        state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
-                        createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
-                        silencedBy: row.optionalText(7).map(SilenceID.init), followUpOf: row.optionalText(8).map { DeliveryID(rawValue: $0) },
-                        takesFollowUp: row.int(9) != 0)
-                }
-                guard let delivery = claimed.first,
+                guard let delivery = try Self.claim(id, now: now, in: conn),
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
                 else { continue }
                 out.append((delivery, a))
@@ -278,6 +264,40 @@ public final class SQLiteAlertStore: AlertStore {
             claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row)))
         }
         return claimed
+    }
+
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            guard try tx.activeSilences(at: now).isEmpty else { return [] }
+            var out: [DeliveryRecord] = []
+            out.reserveCapacity(ids.count)
+            for id in ids {
+                if let claimed = try Self.claim(id.rawValue, now: now, dueOnly: true, in: conn) { out.append(claimed) }
+            }
+            return out
+        }
+    }
+
+    /// Marks one pending delivery in flight and counts the attempt; nil when
+    /// it was not pending (or, with `dueOnly`, not yet due).
+    private static func claim(_ id: String, now: Date, dueOnly: Bool = false, in conn: SQLiteConnection) throws(SQLiteError) -> DeliveryRecord? {
+        let nowMs = StoreCoding.millis(now)
+        let statement = try conn.statement("""
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1
+            WHERE id = ?2 AND state = 'pending' AND (?3 = 0 OR next_attempt_at <= ?1)
+            RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
+            """)
+        return try statement.query([.integer(nowMs), .text(id), .integer(dueOnly ? 1 : 0)]) { row in
+            DeliveryRecord(
+                id: DeliveryID(rawValue: row.text(0)), alertID: AlertID(trusted: row.text(1)),
+                kind: StoreCoding.deliveryKind(category: row.text(3), name: row.text(2)),
+                state: .inFlight, attempts: Int(row.int(4)), nextAttemptAt: nil, lastError: row.optionalText(5),
+                createdAt: StoreCoding.date(row.int(6)), updatedAt: now, deliveredAt: nil,
+                silencedBy: row.optionalText(7).map(SilenceID.init), followUpOf: row.optionalText(8).map { DeliveryID(rawValue: $0) },
+                takesFollowUp: row.int(9) != 0)
+        }.first
     }
 
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {

@@ -39,6 +39,16 @@ public protocol DeliveryQueue: Sendable {
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                             inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery]
 
+    /// Claims deliveries handed over in memory right after they were stored
+    /// (``AcceptedDelivery``) as `claimDueDeliveries` would, without reading
+    /// their alerts back: each one still pending and due becomes in flight
+    /// with its attempt counted; the others (claimed meanwhile, settled) are
+    /// skipped. While any silence is active none is claimed, so every one
+    /// goes through the claim that screens (as does every one while
+    /// inhibition rules apply: the dispatcher then hands none over). Returns the claimed deliveries,
+    /// in the order of `ids`.
+    func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord]
+
     /// Records how attempts went, each with its event.
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError)
 
@@ -62,6 +72,9 @@ public protocol DeliveryQueue: Sendable {
 }
 
 extension DeliveryQueue {
+    /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
+
     /// Claims without inhibition rules.
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
         try await claimDueDeliveries(now: now, capacity: capacity, orphanLimit: orphanLimit, inhibitRules: [])

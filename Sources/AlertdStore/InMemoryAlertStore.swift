@@ -63,15 +63,29 @@ public actor InMemoryAlertStore: AlertStore {
                 guard orphans < orphanLimit else { continue }
                 orphans += 1
             }
-            var claimed = d
-            claimed.state = .inFlight
-            claimed.attempts += 1
-            claimed.nextAttemptAt = nil
-            claimed.updatedAt = now
-            state.deliveries[d.id] = claimed
-            out.append(ClaimedDelivery(delivery: claimed, alert: state.alerts[d.alertID]!))
+            out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!))
         }
         return out
+    }
+
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) -> [DeliveryRecord] {
+        guard !state.silences.values.contains(where: { $0.isActive(at: now) }) else { return [] }
+        var out: [DeliveryRecord] = []
+        for id in ids {
+            guard let d = state.deliveries[id], d.state == .pending, (d.nextAttemptAt ?? .distantFuture) <= now else { continue }
+            out.append(markClaimed(d, now: now))
+        }
+        return out
+    }
+
+    private func markClaimed(_ d: DeliveryRecord, now: Date) -> DeliveryRecord {
+        var claimed = d
+        claimed.state = .inFlight
+        claimed.attempts += 1
+        claimed.nextAttemptAt = nil
+        claimed.updatedAt = now
+        state.deliveries[d.id] = claimed
+        return claimed
     }
 
     public func settle(_ settlements: [DeliverySettlement]) {

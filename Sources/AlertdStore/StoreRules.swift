@@ -21,8 +21,8 @@ package enum StoreRules {
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for (i, presenter) in submission.presenters.enumerated() {
-            try tx.insert(.pending(.routed(alert.id, i), alert: alert.id, kind: .presenter(presenter), at: alert.createdAt,
+        for (d, presenter) in zip(submission.deliveries, submission.presenters) {
+            try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt,
                                    takesFollowUp: submission.followUps.contains(presenter)))
         }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])

@@ -107,9 +107,10 @@ public final class AlertDaemon: Sendable {
                 dispatcher.wake()
             })
         self.maintenance = maintenance
-        // A new alert may bring work now and a deadline sooner than the next one known.
-        intake = AlertIntake(store: store, settings: settings, onAccepted: {
-            dispatcher.wake()
+        // A new alert brings work now, handed over in memory, and may bring a
+        // deadline sooner than the next one known.
+        intake = AlertIntake(store: store, settings: settings, onAccepted: { accepted in
+            dispatcher.accept(accepted)
             maintenance.wake()
         })
 
