@@ -16,6 +16,10 @@ import PackageDescription
 // presenter mock). Release builds do not have the code at all.
 let testHooks: [SwiftSetting] = [.define("ALERTD_TEST_HOOKS", .when(configuration: .debug))]
 
+// Release binaries leave their DWARF out (7 MB of each): crash backtraces
+// still name functions from the symbol table, and the binaries stay small.
+let releaseLinking: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--strip-debug"], .when(configuration: .release))]
+
 let package = Package(
     name: "alertd",
     platforms: [.macOS(.v15)],
@@ -25,19 +29,21 @@ let package = Package(
     ],
     targets: [
         // C libraries, each seen by exactly one edge target.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl is loaded on first use (dlopen, see shim.h), not linked: no pkg-config libs.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libcrypto too is loaded on first use (see shim.h).
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The alert as a value: imports no other target and no C.
         .target(name: "AlertModel"),
 
         // Edges: typed Swift over C.
-        .target(name: "AlertdPOSIX"),
+        .target(name: "AlertdPOSIX", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
-        .target(name: "AlertdPostgres", dependencies: ["CPostgreSQL"]),
+        .target(name: "AlertdPostgres", dependencies: ["CPostgreSQL", "AlertdPOSIX"]),
         .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
         .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),
         .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP", "AlertdPOSIX"]),
@@ -52,7 +58,7 @@ let package = Package(
         // The store: protocols and shared rules, then one target per backend.
         .target(name: "AlertdStore", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLiteStore", dependencies: ["AlertdStore", "AlertdSQLite", "AlertdPOSIX"]),
-        .target(name: "AlertdPostgresStore", dependencies: ["AlertdStore", "AlertdPostgres"]),
+        .target(name: "AlertdPostgresStore", dependencies: ["AlertdStore", "AlertdPostgres", "AlertdPOSIX"]),
 
         // Presenters, routing, retries, the dispatcher and maintenance.
         .target(
@@ -76,8 +82,8 @@ let package = Package(
             name: "AlertdClient",
             dependencies: ["AlertModel", "AlertdHTTP", "AlertdCurl", "AlertdCommandLine", "AlertdPOSIX", "AlertdDelivery", "AlertdLogging"]),
 
-        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon", "AlertdCommandLine", "AlertdPOSIX"]),
-        .executableTarget(name: "alertctl", dependencies: ["AlertdClient"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon", "AlertdCommandLine", "AlertdPOSIX"], linkerSettings: releaseLinking),
+        .executableTarget(name: "alertctl", dependencies: ["AlertdClient"], linkerSettings: releaseLinking),
         .testTarget(
             name: "AlertCoreTests",
             dependencies: ["AlertdDaemon", "AlertdClient", "AlertdServices", "CMicroHTTPD"]),

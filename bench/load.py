@@ -11,6 +11,7 @@ deadline, every loop by a count. Times are CLOCK_MONOTONIC nanoseconds
   sink-count SINK_URL               ids the sink has recorded
   wait-sink SINK_URL --count N      until the sink has N ids
   e2e ...                           figure (2): batches posted, arrivals matched
+  single ...                        figure (2b): one alert per request over a few connections
   calibrate ...                     the loader's ceiling, against the sink
   fill ...                          figure (3): many alerts in big batches
   confirm ...                       figure (6): confirm, then the handler's arrival
@@ -27,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -234,6 +236,116 @@ def cmd_e2e(a):
     return 0 if out["complete"] else 1
 
 
+class RawPoster:
+    """One persistent HTTP/1.1 connection on a bare socket, for requests
+    encoded beforehand: the loader's own cost per request stays a send and a
+    receive, so a Python loader can keep a few connections busy."""
+
+    def __init__(self, base, timeout=60.0):
+        host, port, _ = split_url(base)
+        self.host = host
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+
+    def request_bytes(self, path, body):
+        return (f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+    def exchange(self, raw):
+        """Sends one encoded request; returns the response's status."""
+        self.sock.sendall(raw)
+        while b"\r\n\r\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError("connection closed")
+            self.buf += chunk
+        head, _, rest = self.buf.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        length = 0
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(rest) < length:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError("connection closed")
+            rest += chunk
+        self.buf = rest[length:]
+        return status
+
+    def close(self):
+        self.sock.close()
+
+
+def cmd_single(a):
+    """Figure (2b): `total` alerts, one per request, over `connections`
+    connections at once, each sending its share back to back (requests encoded
+    beforehand). Latency per alert = arrival at the sink − the moment its
+    request started. With --calibrate the base is the sink itself and only the
+    posting time is kept."""
+    path = "/calibrate" if a.calibrate else alerts_path(a.target)
+    per = [[] for _ in range(a.connections)]
+    for n in range(a.total):
+        bench_id = f"s{n}"
+        item = alerts_body(a.target, [bench_id], "BenchSingle")
+        body = json.dumps(item if a.target == "alertmanager" else item[0], separators=(",", ":")).encode()
+        per[n % a.connections].append((bench_id, body))
+    posters = [RawPoster(a.base) for _ in range(a.connections)]
+    work = [[(i, p.request_bytes(path, body)) for i, body in share] for p, share in zip(posters, per)]
+    sent = {}
+    failures = [0] * a.connections
+    deadline = time.monotonic() + a.timeout
+    start_gate = threading.Barrier(a.connections + 1)
+
+    def worker(k):
+        start_gate.wait()
+        mine = {}
+        try:
+            for bench_id, raw in work[k]:
+                if time.monotonic() > deadline:
+                    break
+                t = time.monotonic_ns()
+                if accepted_ok(a.target, posters[k].exchange(raw)) or a.calibrate:
+                    mine[bench_id] = t
+                else:
+                    failures[k] += 1
+        except OSError as e:
+            print(f"load.py: connection {k}: {e}", file=sys.stderr)
+            failures[k] += 1
+        sent.update(mine)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(a.connections)]
+    for t in threads:
+        t.start()
+    first_send = time.monotonic_ns()
+    start_gate.wait()
+    for t in threads:
+        t.join()
+    posted_ns = time.monotonic_ns()
+    for p in posters:
+        p.close()
+    out = {"alerts": a.total, "connections": a.connections, "posted": len(sent), "failed": sum(failures),
+           "post_seconds": round((posted_ns - first_send) / 1e9, 4)}
+    if a.calibrate:
+        emit(out)
+        return 0
+    wait_sink(a.sink, len(sent), max(1.0, deadline - time.monotonic()))
+    arrived = read_arrivals(a.arrivals, a.path, "alert")
+    mine = {i: t for i, t in arrived.items() if i in sent}
+    last = max(mine.values()) if mine else None
+    out.update({
+        "arrived": len(mine),
+        "complete": len(mine) == a.total,
+        "all_arrived_ms": round((last - first_send) / 1e6, 2) if last and len(mine) == len(sent) == a.total else None,
+    })
+    out.update(latency_stats(sent, mine))
+    emit(out)
+    return 0 if out["complete"] else 1
+
+
 def cmd_calibrate(a):
     """The loader's own ceiling: figure (2)'s bodies posted the same way to
     the sink, which answers at once."""
@@ -394,7 +506,8 @@ def main():
 
     def target_args(s):
         s.add_argument("--base", required=True, help="the daemon's base URL")
-        s.add_argument("--target", choices=["alertd", "alertmanager"], required=True)
+        s.add_argument("--target", choices=["alertd", "alertmanager", "bound"], required=True,
+                       help="bound: bench/bounds/minimal.c, which takes alertd's format")
         s.add_argument("--timeout", type=float, default=120)
 
     s = sub.add_parser("e2e")
@@ -405,6 +518,16 @@ def main():
     s.add_argument("--arrivals", required=True, help="the sink's output file")
     s.add_argument("--path", required=True, help="the URL path the daemon delivers to")
     s.set_defaults(fn=cmd_e2e)
+
+    s = sub.add_parser("single")
+    target_args(s)
+    s.add_argument("--total", type=int, default=10_000)
+    s.add_argument("--connections", type=int, default=4)
+    s.add_argument("--sink", help="the sink's URL (GET gives its count)")
+    s.add_argument("--arrivals", help="the sink's output file")
+    s.add_argument("--path", help="the URL path the daemon delivers to")
+    s.add_argument("--calibrate", action="store_true", help="the base is the sink: time the posting only")
+    s.set_defaults(fn=cmd_single)
 
     s = sub.add_parser("calibrate")
     s.add_argument("--base", required=True, help="the sink's base URL")

@@ -9,6 +9,7 @@
 #   BENCH_QUICK=1 bash bench/run.sh    # 2 s durations, counts 10x smaller
 #   BENCH_NOTE="..." bash bench/run.sh  # a line quoted under BENCHMARKS.md's title
 #   BENCH_OUT=/tmp/b.md bash bench/run.sh
+#   BENCH_BIN=/tmp/main/.build/release bash bench/run.sh   # measure another build
 #
 # Everything listens on 127.0.0.1 on free ports picked at start. Every wait
 # has a timeout and every loop a count; all started processes are stopped on
@@ -21,25 +22,30 @@ QUICK=${BENCH_QUICK:-0}
 if [ "$QUICK" = 1 ]; then
     MODE=quick
     INGEST_SECONDS=2; E2E_BATCHES=10; FILL_TOTAL=10000; HYPERFINE_RUNS=10; CONFIRMS=20
+    SINGLE_TOTAL=1000; BIG_TOTAL=100000
 else
     MODE=full
     INGEST_SECONDS=10; E2E_BATCHES=100; FILL_TOTAL=100000; HYPERFINE_RUNS=30; CONFIRMS=200
+    SINGLE_TOTAL=10000; BIG_TOTAL=1000000
 fi
 ROUNDS=3           # figures (1) and (2): medians of 3 alternating rounds
 E2E_SIZE=100
+SINGLE_CONNECTIONS=4  # figure (2b): one alert per request over a few connections
+BOUND_CONCURRENCY=64  # the C bound's deliveries in flight, as alertd's webhook here
 FILL_BATCH=1000
 STARTS=3           # figure (5): median of 3 starts
 WRK_THREADS=2
 WRK_CONNECTIONS=64
 
 OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
-BIN=$ROOT/.build/release
+BIN=${BENCH_BIN:-$ROOT/.build/release}  # BENCH_BIN: another build to measure (e.g. main's, for a before figure)
 AM_BIN=${ALERTMANAGER:-/usr/bin/prometheus-alertmanager}
 AMTOOL=${AMTOOL:-/usr/bin/amtool}
 PY=${PYTHON:-python3}
 RUN=$ROOT/.build/bench/run-$(date +%Y%m%d-%H%M%S)
 RES=$RUN/results
 SINK=$ROOT/.build/bench/sink
+MINIMAL=$ROOT/.build/bench/minimal
 mkdir -p "$RES"
 # Keep the five newest result folders.
 find "$ROOT/.build/bench" -maxdepth 1 -name 'run-*' -type d | sort -r | tail -n +6 | xargs -r rm -rf
@@ -58,6 +64,12 @@ done
 if [ ! -x "$SINK" ] || [ bench/sink.c -nt "$SINK" ]; then
     # shellcheck disable=SC2046
     cc -O2 -Wall bench/sink.c $(pkg-config --cflags --libs libmicrohttpd) -lpthread -o "$SINK"
+fi
+
+# The bound: alertd's path as a minimal C program on the same libraries.
+if [ ! -x "$MINIMAL" ] || [ bench/bounds/minimal.c -nt "$MINIMAL" ]; then
+    # shellcheck disable=SC2046
+    cc -O2 -Wall bench/bounds/minimal.c $(pkg-config --cflags --libs libmicrohttpd sqlite3 libcurl) -lpthread -o "$MINIMAL"
 fi
 
 if pids=$(pgrep -x prometheus-alert 2>/dev/null); then
@@ -161,6 +173,7 @@ EOF
 }
 
 alertd_cmd() { echo "$BIN/alertd --config $1 --state-dir $2 --listen 127.0.0.1:$3"; }
+bound_cmd() { echo "$MINIMAL $1 http://127.0.0.1:$2/bound $3/bound.db $BOUND_CONCURRENCY"; }
 am_cmd() { echo "$AM_BIN --config.file=$1 --storage.path=$2 --web.listen-address=127.0.0.1:$3 --cluster.listen-address="; }
 
 # start_daemon TARGET NAME SINK_PORT [HANDLER_PORT]: a fresh state dir; sets
@@ -175,6 +188,10 @@ start_daemon() {
         alertd_config "$cfg" "$3" "${4:-}"
         D_CMD=$(alertd_cmd "$cfg" "$D_DIR" "$D_PORT")
         D_HEALTH=$D_BASE/v1/health
+    elif [ "$target" = bound ]; then
+        D_DIR=$RUN/state-$name
+        D_CMD=$(bound_cmd "$D_PORT" "$3" "$D_DIR")
+        D_HEALTH=$D_BASE/health
     else
         cfg=$RUN/$name.am.yml
         D_DIR=$RUN/am-$name
@@ -192,6 +209,9 @@ start_daemon() {
 }
 
 TARGETS=(alertd alertmanager)
+# Figures (1), (2) and (2b) also run the C bound, in the same rounds.
+LOAD_TARGETS=(alertd alertmanager bound)
+path_of() { case $1 in alertmanager) echo /am ;; bound) echo /bound ;; *) echo /alertd ;; esac; }
 result() { cat >"$RES/$1.json"; }
 
 # --- (0) the load generators' own ceilings, against the sink ------------------------
@@ -205,6 +225,8 @@ calibrate() {
     printf '%s\n' "$out" | sed -n 's/^BENCHJSON //p' | result calibrate-wrk
     timeout 120 "$PY" bench/load.py calibrate --base "http://127.0.0.1:$SINK_PORT" --batches "$E2E_BATCHES" --size "$E2E_SIZE" |
         result calibrate-loader
+    timeout 120 "$PY" bench/load.py single --calibrate --base "http://127.0.0.1:$SINK_PORT" --target alertd \
+        --total "$SINGLE_TOTAL" --connections "$SINGLE_CONNECTIONS" | result calibrate-single
     stop "$SINK_PID"
 }
 
@@ -234,21 +256,31 @@ ingest() {
 
 # --- (2) end to end ------------------------------------------------------------
 
-e2e() {
-    local target=$1 round=$2 name=e2e-$1-$2 path=/alertd
-    [ "$target" = alertmanager ] && path=/am
+# end_to_end KIND TARGET ROUND LIMIT LOADER-ARGS...: a fresh sink and daemon,
+# `bench/load.py LOADER-ARGS` against them (LIMIT seconds at most), then the
+# daemon's RSS and the CPU it used meanwhile.
+end_to_end() {
+    local kind=$1 target=$2 limit=$4 name=$1-$2-$3 path
+    shift 4
+    path=$(path_of "$target")
     start_sink "$name"
     start_daemon "$target" "$name" "$SINK_PORT"
-    local cpu0
+    local cpu0 args
     cpu0=$(cpu_ms "$D_PID")
-    note "e2e-$target" "$PY bench/load.py e2e --base $D_BASE --target $target --batches $E2E_BATCHES --size $E2E_SIZE --sink http://127.0.0.1:$SINK_PORT/ --arrivals <sink file> --path $path"
-    timeout 200 "$PY" bench/load.py e2e --base "$D_BASE" --target "$target" --batches "$E2E_BATCHES" --size "$E2E_SIZE" \
-        --sink "http://127.0.0.1:$SINK_PORT/" --arrivals "$SINK_FILE" --path "$path" --timeout 150 | result "$name" ||
-        log "e2e against $target incomplete; see $RES/$name.json"
+    args=("$@" --base "$D_BASE" --target "$target" --sink "http://127.0.0.1:$SINK_PORT/" --path "$path")
+    note "$kind-$target" "$PY bench/load.py ${args[*]} --arrivals <sink file>"
+    timeout "$limit" "$PY" bench/load.py "${args[@]}" --arrivals "$SINK_FILE" --timeout $((limit * 3 / 4)) | result "$name" ||
+        log "$kind against $target incomplete; see $RES/$name.json"
     echo "{\"rss_kb\": $(rss_kb "$D_PID"), \"cpu_ms\": $(($(cpu_ms "$D_PID") - cpu0))}" | result "after-$name"
     stop "$D_PID"
     stop "$SINK_PID"
 }
+
+e2e() { end_to_end e2e "$1" "$2" 200 e2e --batches "$E2E_BATCHES" --size "$E2E_SIZE"; }
+
+# --- (2b) end to end, one alert per request over a few connections -------------
+
+single() { end_to_end single "$1" "$2" 300 single --total "$SINGLE_TOTAL" --connections "$SINGLE_CONNECTIONS"; }
 
 # --- (3) memory and (5) start with a full store -----------------------------------
 # Both store only (no delivery), so the figures are about holding the alerts:
@@ -305,8 +337,49 @@ memory_and_start() {
             log "start (full) of $target failed; see $RUN/$name-start-full.log"
     done
     du -sk "$D_DIR" | awk '{print "{\"state_kb\": " $1 "}"}' | result "state-size-$target"
+    [ "$target" = alertd ] && big_start
     stop "$SINK_PID"
     unset STORE_ONLY
+}
+
+# (5) READY with BIG_TOTAL alerts stored (alertd): the store of (3) topped up
+# through the API in batches of 1000, then three starts.
+big_start() {
+    start_daemon_on "$D_DIR"
+    local more=$((BIG_TOTAL - FILL_TOTAL)) fill
+    note "fill-big" "$PY bench/load.py fill --base $D_BASE --target alertd --total $more --batch $FILL_BATCH"
+    fill=$(timeout 600 "$PY" bench/load.py fill --base "$D_BASE" --target alertd --total "$more" --batch "$FILL_BATCH" --timeout 500) ||
+        log "filling to $BIG_TOTAL incomplete: $fill"
+    echo "${fill:-null}" | result "fill-big-alertd"
+    stop "$D_PID"
+    local i
+    for ((i = 1; i <= STARTS; i++)); do
+        timeout 150 "$PY" bench/load.py startwait --health "$D_HEALTH" --notify \
+            --log "$RUN/big-start.log" --timeout 120 -- $D_CMD | result "start-big-alertd-$i" ||
+            log "start with $BIG_TOTAL stored failed; see $RUN/big-start.log"
+    done
+}
+
+# start_daemon_on DIR: alertd again on the state dir and config of the last start_daemon.
+start_daemon_on() {
+    # shellcheck disable=SC2086
+    env -u NOTIFY_SOCKET $D_CMD >>"$RUN/big.log" 2>&1 &
+    D_PID=$!
+    PIDS+=("$D_PID")
+    wait_http "$D_HEALTH" 120 || die "alertd did not restart on $1; see $RUN/big.log"
+}
+
+# --- (7) the binaries: size, and alertctl's start ------------------------------
+
+binaries() {
+    local f
+    for f in alertd alertctl; do
+        echo "{\"bytes\": $(stat -c %s "$BIN/$f")}" | result "size-$f"
+    done
+    note "version" "hyperfine -N --warmup 3 --runs $HYPERFINE_RUNS '$BIN/alertctl --version' 'curl --version'"
+    timeout 120 hyperfine -N --warmup 3 --runs "$HYPERFINE_RUNS" --export-json "$RES/version.json" \
+        "$BIN/alertctl --version" "curl --version" >"$RUN/version.hyperfine.txt" 2>&1 ||
+        log "hyperfine of alertctl --version failed; see $RUN/version.hyperfine.txt"
 }
 
 # --- (4) one CLI call ------------------------------------------------------------
@@ -358,15 +431,20 @@ uptime >"$RUN/uptime-before"
 log "(0) load generators against the sink alone"
 calibrate
 for ((r = 1; r <= ROUNDS; r++)); do
-    for t in "${TARGETS[@]}"; do log "(1) ingest, $t, round $r"; ingest "$t" "$r"; done
+    for t in "${LOAD_TARGETS[@]}"; do log "(1) ingest, $t, round $r"; ingest "$t" "$r"; done
 done
 for ((r = 1; r <= ROUNDS; r++)); do
-    for t in "${TARGETS[@]}"; do log "(2) end to end, $t, round $r"; e2e "$t" "$r"; done
+    for t in "${LOAD_TARGETS[@]}"; do log "(2) end to end, $t, round $r"; e2e "$t" "$r"; done
+done
+for ((r = 1; r <= ROUNDS; r++)); do
+    for t in "${LOAD_TARGETS[@]}"; do log "(2b) one per request, $t, round $r"; single "$t" "$r"; done
 done
 for t in "${TARGETS[@]}"; do log "(3)+(5) memory and start, $t"; memory_and_start "$t"; done
 for t in "${TARGETS[@]}"; do log "(4) one CLI call, $t"; cli "$t"; done
 log "(6) confirm -> handler, alertd"
 confirm
+log "(7) binaries"
+binaries
 # (7) alertd on PostgreSQL, one and two nodes, beside SQLite (BENCH_POSTGRES=0 skips it).
 if [ "${BENCH_POSTGRES:-1}" = 1 ]; then
     # shellcheck source=bench/postgres.sh
@@ -376,6 +454,6 @@ fi
 
 uptime >"$RUN/uptime-after"
 echo $(($(date +%s) - START)) >"$RUN/seconds"
-echo "ingest_seconds=$INGEST_SECONDS wrk_threads=$WRK_THREADS wrk_connections=$WRK_CONNECTIONS rounds=$ROUNDS e2e_batches=$E2E_BATCHES e2e_size=$E2E_SIZE fill_total=$FILL_TOTAL fill_batch=$FILL_BATCH hyperfine_runs=$HYPERFINE_RUNS confirms=$CONFIRMS starts=$STARTS" >"$RUN/params"
+echo "ingest_seconds=$INGEST_SECONDS wrk_threads=$WRK_THREADS wrk_connections=$WRK_CONNECTIONS rounds=$ROUNDS e2e_batches=$E2E_BATCHES e2e_size=$E2E_SIZE fill_total=$FILL_TOTAL fill_batch=$FILL_BATCH single_total=$SINGLE_TOTAL single_connections=$SINGLE_CONNECTIONS big_total=$BIG_TOTAL bound_concurrency=$BOUND_CONCURRENCY hyperfine_runs=$HYPERFINE_RUNS confirms=$CONFIRMS starts=$STARTS" >"$RUN/params"
 "$PY" bench/report.py --run "$RUN" --out "$OUT"
 log "done in $(($(date +%s) - START)) s; wrote $OUT"

@@ -13,11 +13,14 @@ public struct Alert: Sendable, Equatable, Codable {
     /// When the open alert resolves by itself unless its sender re-sends it
     /// first (Alertmanager's `endsAt`): each re-send moves it on.
     public var resolvesAt: Date?
+    /// The re-sends folded into it by its dedup key; nil until the first.
+    public var repeats: AlertRepeats?
 
     public init(
         id: AlertID, spec: AlertSpec, state: AlertState = .open, createdAt: Date, updatedAt: Date? = nil,
-        decision: AlertDecision? = nil, resolvesAt: Date? = nil
+        decision: AlertDecision? = nil, resolvesAt: Date? = nil, repeats: AlertRepeats? = nil
     ) {
+        self.repeats = repeats
         self.id = id
         self.spec = spec
         self.state = state
@@ -38,7 +41,7 @@ public struct Alert: Sendable, Equatable, Codable {
     }
 
     package enum CodingKeys: String, CodingKey {
-        case id, spec, state, decision
+        case id, spec, state, decision, repeats
         case createdAt = "created_at"
         case resolvesAt = "resolves_at"
         case updatedAt = "updated_at"

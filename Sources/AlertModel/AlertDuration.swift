@@ -15,7 +15,7 @@ public struct AlertDuration: Sendable, Equatable, Hashable, Comparable, Codable,
     /// Parses `30m`, `1h30m`, `45s`, `2d`, `1w` or a bare number of seconds.
     /// Returns nil for anything else, including an empty string or an overflow.
     public init?(parsing text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard !trimmed.isEmpty else { return nil }
         if let whole = Int64(trimmed) {
             guard whole >= 0 else { return nil }
@@ -93,4 +93,4 @@ public struct AlertDuration: Sendable, Equatable, Hashable, Comparable, Codable,
     }
 }
 
-import Foundation
+import FoundationEssentials

@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 
 extension AlertSpec.Builder {
-    /// Fills a builder from a decoded JSON object (as `JSONSerialization`
+    /// Fills a builder from a decoded JSON object (as ``StrictJSON``
     /// gives it), recording a problem per wrong field instead of stopping at
     /// the first, so an API caller learns everything wrong in one reply.
     /// Unknown keys are problems too: a typo such as `severty` must not be
@@ -52,9 +52,8 @@ extension AlertSpec.Builder {
             case .expiresAfter:
                 if let s = raw as? String {
                     b = b.expires(parsing: s, source: key)
-                } else if let n = raw as? NSNumber, !StrictJSON.isBoolean(raw), n.doubleValue == n.doubleValue.rounded(), n.doubleValue >= 0,
-                          n.doubleValue < 9e15 {
-                    b = b.expires(after: .seconds(n.int64Value))
+                } else if let n = StrictJSON.wholeNumber(raw), n >= 0, n < 9_000_000_000_000_000 {
+                    b = b.expires(after: .seconds(Int64(n)))
                 } else {
                     b.expiresAfter = .invalid(typeError(key, "a whole number of seconds or a duration such as \"30m\""))
                 }

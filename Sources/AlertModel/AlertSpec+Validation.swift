@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AlertSpec.Builder {
     /// Validates every field and returns the spec, or every problem found.
@@ -51,7 +51,7 @@ private struct Validator {
             }
             return nil
         }
-        let title = raw.trimmingCharacters(in: .whitespaces)
+        let title = raw.trimmingSpaces()
         if title.isEmpty {
             errors.append(.init(field: "title", code: .missingTitle,
                                 message: "The title is empty: say in a few words what happened, e.g. \"Disk full on db1\"."))
@@ -122,7 +122,7 @@ private struct Validator {
         case .missing: return nil
         case .invalid(let e): errors.append(e); return nil
         case .present(let action):
-            let label = action.label.trimmingCharacters(in: .whitespaces)
+            let label = action.label.trimmingSpaces()
             if label.isEmpty {
                 errors.append(.init(field: "\(field).label", code: .emptyActionLabel,
                                     message: "The \(field) action has no label; name what it does, e.g. \"Restart\"."))

@@ -22,6 +22,6 @@ package enum APIRequestBody {
 
     /// `Content-Type` without its parameters, lowercased: `application/json`.
     package static func mediaType(_ request: HTTPRequest) -> String? {
-        request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        request.headers["Content-Type"]?.split(separator: ";").first?.trimmingSpaces().lowercased()
     }
 }

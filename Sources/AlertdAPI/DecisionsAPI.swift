@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdDelivery
 import AlertdHTTP
@@ -83,7 +83,9 @@ public struct DecisionsAPI: Sendable {
             throw .alertNotFound(dedupKey: key)
         }
         var forwarded = request
-        forwarded.http.body = (try? JSONSerialization.data(withJSONObject: comment.map { ["comment": $0] } ?? [:])) ?? Data()
+        var body = JSONObject()
+        body.string("comment", comment)
+        forwarded.http.body = Data(body.json.utf8)
         return try await decide(forwarded, id: id.rawValue, .resolved)
     }
 
@@ -164,7 +166,7 @@ public struct DecisionsAPI: Sendable {
     }
 
     package static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 }

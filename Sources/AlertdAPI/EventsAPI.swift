@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
 import AlertdLogging
 import AlertdStore
@@ -29,13 +29,13 @@ public struct EventsAPI: Sendable {
         let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
         let since: Int64
         var announce = ""
-        if raw.trimmingCharacters(in: .whitespaces) == "now" {
+        if raw.trimmingSpaces() == "now" {
             // Resolved before answering: whatever happens once the client has
             // the response head is in the stream.
             since = try await APIError.storeCall(await store.lastEventSequence())
             announce = "id: \(since)\n"
         } else {
-            guard let given = Int64(raw.trimmingCharacters(in: .whitespaces)), given >= 0 else {
+            guard let given = Int64(raw.trimmingSpaces()), given >= 0 else {
                 throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
             }
             since = given
@@ -112,7 +112,8 @@ public struct EventsAPI: Sendable {
         data["alert_id"] = event.alertID.rawValue
         data["at"] = Logger.timestamp(event.at)
         data["type"] = event.kind.rawValue
-        let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Data("id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: ".utf8) + json + Data("\n\n".utf8)
+        var json = JSONObject()
+        for (key, value) in data { json.string(key, value) }
+        return Data("id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: \(json.json)\n\n".utf8)
     }
 }

@@ -14,6 +14,7 @@ import AlertdHTTP
 ///   decided:  confirmed by uid:1000 at 2025-06-01 12:03:10 UTC
 ///   comment:  expanding now
 ///   labels:   host=db1, team=ops
+///   repeated: 3 times, last seen 2025-06-01 12:02:40 UTC
 ///   confirm:  Expand -> POST https://ops.example/expand
 ///
 ///   /var at 97%
@@ -41,6 +42,10 @@ package enum AlertDetailView {
             fields.append(("labels", spec.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))
         }
         if let key = spec.dedupKey { fields.append(("dedup key", key)) }
+        if let repeats = alert.repeats {
+            let times = repeats.count == 1 ? "once" : "\(repeats.count) times"
+            fields.append(("repeated", "\(times), last seen \(UTCTimestamp.readable(repeats.lastSeenAt))"))
+        }
         if let expires = spec.expiresAfter {
             let at = alert.createdAt.addingTimeInterval(Double(expires.seconds))
             fields.append(("expires", "after \(expires) (\(UTCTimestamp.readable(at)))"))

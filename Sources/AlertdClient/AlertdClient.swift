@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdCurl
 import AlertdHTTP
@@ -102,7 +102,11 @@ public struct AlertdClient: Sendable {
         let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
         let response: HTTPClientResponse
         do {
-            response = try await http.send(request)
+            if let local = SocketHTTPClient(request) {
+                response = try await local.send()
+            } else {
+                response = try await http.send(request)
+            }
         } catch {
             throw AlertdClientError(error, endpoint: endpoint)
         }
@@ -128,11 +132,9 @@ public struct AlertdClient: Sendable {
         return .badResponse(endpoint: endpoint, status: status, reason: "expected \(expected), got \(status): \(Self.excerpt(body))")
     }
 
-    /// Characters left alone in a query component: RFC 3986's unreserved set.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
+    /// A query component with all but RFC 3986's unreserved characters escaped.
     package static func escape(_ component: String) -> String {
-        component.addingPercentEncoding(withAllowedCharacters: unreserved) ?? component
+        HTTPRequestTarget.percentEncode(component)
     }
 
     /// The start of a body, as text, for messages.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// One event of alertd's `/v1/events`, its JSON data read: what happened
@@ -21,7 +21,7 @@ public struct AlertdEvent: Sendable, Equatable {
     /// Reads an event from the stream; nil for one that is not alertd's
     /// shape (no JSON object, no `alert_id`).
     public init?(_ event: ServerSentEvent) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
+        guard let object = (try? StrictJSON.parse(event.data)) as? [String: Any],
               let rawID = object["alert_id"] as? String, let id = AlertID(rawID) else { return nil }
         sequence = event.id.flatMap { Int64($0) }
         type = object["type"] as? String ?? event.type
@@ -49,9 +49,8 @@ public struct AlertdEvent: Sendable, Equatable {
     /// One JSON object per line for `watch --json`: the data with the
     /// sequence number added as `id`.
     package var jsonLine: String {
-        var object = ((try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any]) ?? [:]
-        if let sequence { object["id"] = sequence }
-        let encoded = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: encoded, as: UTF8.self)
+        var object = ((try? StrictJSON.parse(data)) as? [String: Any]) ?? [:]
+        if let sequence { object["id"] = Int(sequence) }
+        return JSONObject.text(of: object)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdCommandLine
 import AlertdDelivery
@@ -97,7 +97,7 @@ public struct RenderCommand: CLICommand {
         let type = PresenterRegistry.type(named: typeName)!
         var settings = type.example
         if let text = parsed.value("config") {
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            guard let object = (try? StrictJSON.parse(text)) as? [String: Any] else {
                 throw CommandLineError(code: .invalidValue, message: "The value given for '--config <json>' is invalid: give the settings as a JSON object, e.g. '{\"url\": \"https://…\"}'.")
             }
             settings = object

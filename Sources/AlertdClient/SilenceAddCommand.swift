@@ -68,7 +68,7 @@ public struct SilenceAddCommand: CLICommand {
             throw .invalidValue(rawDuration, for: Self.configuration.option(named: "duration")!, expected: "a duration such as 2h or 30m.")
         }
         self.duration = duration
-        guard let comment = parsed.value("comment"), !comment.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let comment = parsed.value("comment"), !comment.trimmingSpaces().isEmpty else {
             throw .invalidCombination("Say why with --comment; alertd, like Alertmanager, keeps no silence without one.")
         }
         self.comment = comment

@@ -144,6 +144,6 @@ public enum BashCompletion {
 
     /// Single-quotes `text` for bash.
     private static func quote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacing("'", with: "'\\''") + "'"
     }
 }

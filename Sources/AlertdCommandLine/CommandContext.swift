@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdPOSIX
 
 /// What a running command may touch: its environment, standard streams and
@@ -42,7 +42,7 @@ public struct CommandContext: Sendable {
             environment: ProcessInfo.processInfo.environment,
             output: { _ = FileDescriptorWriter.standardOutput.write(Array($0.utf8)) },
             errorOutput: { _ = FileDescriptorWriter.standardError.write(Array($0.utf8)) },
-            readInput: { try? FileHandle.standardInput.readToEnd() ?? Data() },
+            readInput: { (try? FileDescriptorReader.readToEnd(0).get()).map { Data($0) } },
             isInteractive: TerminalDevice.isTerminal(0) && TerminalDevice.isTerminal(1)
         )
     }

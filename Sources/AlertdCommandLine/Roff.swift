@@ -13,7 +13,7 @@ struct Roff {
     /// A request or macro call, e.g. `.SH "EXIT STATUS"`.
     mutating func request(_ name: String, _ arguments: [String] = []) {
         let quoted = arguments.map { argument -> String in
-            let escaped = Self.escape(argument).replacingOccurrences(of: "\"", with: "\"\"")
+            let escaped = Self.escape(argument).replacing("\"", with: "\"\"")
             return escaped.isEmpty || escaped.contains(" ") ? "\"" + escaped + "\"" : escaped
         }
         text += "." + ([name] + quoted).joined(separator: " ") + "\n"
@@ -39,7 +39,7 @@ struct Roff {
 
     /// Literal text: backslashes printed, every dash a minus sign.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
     }
 
     /// Prose: backslashes printed; dashes are minus signs in words that start
@@ -50,8 +50,8 @@ struct Roff {
             if index % 2 == 1 { return bold(String(span)) }
             return span.split(separator: " ", omittingEmptySubsequences: false).map { word in
                 let start = word.first { !"'\"([{<".contains($0) }
-                let escaped = word.replacingOccurrences(of: "\\", with: "\\e")
-                return start == "-" ? escaped.replacingOccurrences(of: "-", with: "\\-") : escaped
+                let escaped = word.replacing("\\", with: "\\e")
+                return start == "-" ? escaped.replacing("-", with: "\\-") : escaped
             }.joined(separator: " ")
         }.joined()
     }

@@ -6,6 +6,6 @@ public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     guard a.count == b.count else { return false }
     guard !a.isEmpty else { return true }
     return a.withUnsafeBytes { x in
-        b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, a.count) == 0 }
+        b.withUnsafeBytes { y in alertd_crypto_memcmp(x.baseAddress, y.baseAddress, a.count) == 0 }
     }
 }

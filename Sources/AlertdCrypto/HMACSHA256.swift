@@ -13,7 +13,7 @@ public enum HMACSHA256 {
         let keyBytes = key.isEmpty ? [0] : key
         let produced = keyBytes.withUnsafeBytes { k in
             message.withUnsafeBytes { m in
-                HMAC(EVP_sha256(), k.baseAddress, Int32(key.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                alertd_crypto_hmac_sha256(k.baseAddress, Int32(key.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self),
                      m.count, &mac, &length)
             }
         }

@@ -1,18 +1,11 @@
-import CCrypto
-
 /// Cryptographically secure random bytes, for secrets and tokens.
 public enum SecureRandom {
-    /// `count` bytes from OpenSSL's CSPRNG (`RAND_bytes`). Should OpenSSL ever
-    /// refuse, the kernel's generator (`getrandom`, behind Swift's
-    /// `SystemRandomNumberGenerator`) fills in: both are fit for secrets.
+    /// `count` bytes from the kernel's generator (`getrandom(2)`, behind
+    /// Swift's `SystemRandomNumberGenerator`, which the standard library
+    /// documents as cryptographically secure on Linux): fit for secrets, and
+    /// without loading OpenSSL, which seeds itself from the same source.
     public static func bytes(_ count: Int) -> [UInt8] {
-        guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBytes { RAND_bytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(count)) }
-        if ok != 1 {
-            var fallback = SystemRandomNumberGenerator()
-            for i in bytes.indices { bytes[i] = fallback.next() }
-        }
-        return bytes
+        var generator = SystemRandomNumberGenerator()
+        return (0..<max(0, count)).map { _ in generator.next() }
     }
 }

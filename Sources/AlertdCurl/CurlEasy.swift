@@ -6,12 +6,12 @@ package final class CurlEasy {
     package let handle: UnsafeMutableRawPointer
 
     package init?() {
-        guard let handle = curl_easy_init() else { return nil }
+        guard let handle = alertd_curl_easy_init() else { return nil }
         self.handle = handle
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        alertd_curl_easy_cleanup(handle)
     }
 
     /// `curl_easy_setopt` with a `long`.

@@ -15,14 +15,14 @@ public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     package init(_ code: CURLcode, detail: String = "") {
         self.code = Int(code.rawValue)
         self.name = Self.name(of: code)
-        self.message = String(cString: curl_easy_strerror(code))
+        self.message = String(cString: alertd_curl_easy_strerror(code))
         self.detail = detail
     }
 
     package init(multi code: CURLMcode) {
         self.code = Int(code.rawValue)
         self.name = "CURLM_\(code.rawValue)"
-        self.message = String(cString: curl_multi_strerror(code))
+        self.message = String(cString: alertd_curl_multi_strerror(code))
         self.detail = ""
     }
 

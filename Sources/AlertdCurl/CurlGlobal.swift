@@ -4,7 +4,7 @@ import CCurl
 /// libcurl call, by whichever client comes first.
 enum CurlGlobal {
     private static let done: Void = {
-        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+        _ = alertd_curl_global_init(Int(CURL_GLOBAL_ALL))
     }()
 
     static func initialize() { done }

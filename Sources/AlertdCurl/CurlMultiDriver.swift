@@ -1,6 +1,11 @@
 import CCurl
-import Foundation
+import AlertdPOSIX
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libcurl multi handle driven by one dedicated thread: many transfers at
 /// once over a shared connection cache (keep-alive, DNS cache). Callers hand
@@ -24,14 +29,12 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     package init?(configuration: HTTPClientConfiguration) {
         CurlGlobal.initialize()
-        guard let multi = curl_multi_init() else { return nil }
+        guard let multi = alertd_curl_multi_init() else { return nil }
         self.multi = multi
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxConnections))
         _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, configuration.idleConnectionCache))
-        let thread = Thread { [self] in run() }
-        thread.name = "alertd-http-client"
-        thread.start()
+        DetachedThread.start(name: "alertd-http-client") { [self] in run() }
     }
 
     /// Queues a transfer; it completes through its continuation.
@@ -39,7 +42,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         let accepted = inbox.withLock { inbox in
             guard !inbox.shuttingDown else { return false }
             inbox.submitted.append(transfer)
-            curl_multi_wakeup(multi)
+            alertd_curl_multi_wakeup(multi)
             return true
         }
         if !accepted { transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL))) }
@@ -50,7 +53,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
             inbox.cancelled.append(transfer)
-            curl_multi_wakeup(multi)
+            alertd_curl_multi_wakeup(multi)
         }
     }
 
@@ -59,7 +62,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.shuttingDown else { return }
             inbox.shuttingDown = true
-            curl_multi_wakeup(multi)
+            alertd_curl_multi_wakeup(multi)
         }
     }
 
@@ -78,13 +81,13 @@ package final class CurlMultiDriver: @unchecked Sendable {
             for transfer in submitted { start(transfer) }
             for transfer in cancelled { drop(transfer) }
             if stop { break }
-            _ = curl_multi_perform(multi, &running)
+            _ = alertd_curl_multi_perform(multi, &running)
             collectFinished()
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            _ = alertd_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         for transfer in Array(active.values) { drop(transfer) }
         inbox.withLock { $0.closed = true }
-        curl_multi_cleanup(multi)
+        alertd_curl_multi_cleanup(multi)
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -99,7 +102,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
             transfer.finish(.failure(error))
             return
         }
-        let rc = curl_multi_add_handle(multi, easy.handle)
+        let rc = alertd_curl_multi_add_handle(multi, easy.handle)
         guard rc == CURLM_OK else {
             transfer.finish(.failure(.other(url: transfer.request.redactedURL, curl: CurlError(multi: rc))))
             return
@@ -109,18 +112,18 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     private func drop(_ transfer: CurlTransfer) {
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { return }
-        if let easy = transfer.easyHandle { curl_multi_remove_handle(multi, easy.handle) }
+        if let easy = transfer.easyHandle { alertd_curl_multi_remove_handle(multi, easy.handle) }
         transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL)))
     }
 
     private func collectFinished() {
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = alertd_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = alertd_curl_msg_result(message)
             var pointer: UnsafeMutableRawPointer?
             _ = alertd_curl_getinfo_ptr(handle, CURLINFO_PRIVATE, &pointer)
-            curl_multi_remove_handle(multi, handle)
+            alertd_curl_multi_remove_handle(multi, handle)
             guard let pointer else { continue }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }

@@ -1,8 +1,13 @@
 import CCurl
 import AlertdPOSIX
-import Foundation
+import FoundationEssentials
+import AlertModel
 import Synchronization
 import AlertdHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One request in flight on the multi driver: the caller's request, the easy
 /// handle configured for it, and the response as it arrives.
@@ -42,7 +47,7 @@ package final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { alertd_curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
@@ -56,7 +61,7 @@ package final class CurlTransfer: @unchecked Sendable {
         guard let easy = CurlEasy() else {
             throw .other(url: request.redactedURL, curl: CurlError(CURLE_OUT_OF_MEMORY))
         }
-        try validateHeaders()
+        try request.validateHeaders()
         do {
             try configure(easy)
         } catch {
@@ -64,17 +69,6 @@ package final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         return easy
-    }
-
-    private func validateHeaders() throws(HTTPClientError) {
-        for field in request.headers {
-            guard Self.isToken(field.name) else {
-                throw .invalidRequest(url: request.redactedURL, reason: "header name `\(field.name)` is not a valid token")
-            }
-            guard !field.value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
-                throw .invalidRequest(url: request.redactedURL, reason: "header `\(field.name)` contains a line break")
-            }
-        }
     }
 
     private func configure(_ easy: CurlEasy) throws(CurlError) {
@@ -130,12 +124,12 @@ package final class CurlTransfer: @unchecked Sendable {
         defer { headerList = list }
         for field in request.headers {
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
-            list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+            list = alertd_curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         // libcurl would wait up to a second for "100 Continue" on larger bodies, and
         // label every body as a form; neither is wanted unless asked for.
-        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
-        if request.body != nil, !request.headers.contains("Content-Type") { list = curl_slist_append(list, "Content-Type:") }
+        if !request.headers.contains("Expect") { list = alertd_curl_slist_append(list, "Expect:") }
+        if request.body != nil, !request.headers.contains("Content-Type") { list = alertd_curl_slist_append(list, "Content-Type:") }
         if let list { try easy.set(CURLOPT_HTTPHEADER, pointer: list) }
     }
 
@@ -247,15 +241,7 @@ package final class CurlTransfer: @unchecked Sendable {
     }
 
     private func connectFailureReason() -> String {
-        switch Int32(easy?.info(CURLINFO_OS_ERRNO) ?? 0) {
-        case ECONNREFUSED: "connection refused"
-        case ENETUNREACH: "network unreachable"
-        case EHOSTUNREACH: "host unreachable"
-        case ENOENT: "no such socket"
-        case EACCES: "permission denied"
-        case 0: "could not connect"
-        case let e: Errno(e).description.lowercased()
-        }
+        HTTPClientError.connectFailureReason(errno: Int32(easy?.info(CURLINFO_OS_ERRNO) ?? 0))
     }
 
     // MARK: libcurl callbacks, on the driver's thread
@@ -292,14 +278,14 @@ package final class CurlTransfer: @unchecked Sendable {
         if bytes.first == 32 || bytes.first == 9 {
             // An obsolete folded continuation line belongs to the previous field.
             guard var last = headers.fields.last else { return }
-            last.value += " " + String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            last.value += " " + String(decoding: bytes, as: UTF8.self).trimmingSpaces()
             headers.replaceLast(with: last)
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
         headers.add(
             String(decoding: bytes[..<colon], as: UTF8.self),
-            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self).trimmingCharacters(in: .whitespaces))
+            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self).trimmingSpaces())
     }
 
     private func checkPolicy(_ target: HTTPConnectTarget) -> Bool {
@@ -355,16 +341,5 @@ package final class CurlTransfer: @unchecked Sendable {
             remoteAddress: remote.map { String(cString: $0) } ?? "", remotePort: Int(remotePort),
             localAddress: local.map { String(cString: $0) } ?? "", localPort: Int(localPort))
         return transfer.checkPolicy(target) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
-    }
-
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { c in
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(c)
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 import CCurl
 import FoundationEssentials
+import Synchronization
 
 /// An HTTP client on libcurl: one multi handle on one thread carries every
 /// request of this client concurrently and reuses connections between them.
@@ -15,14 +16,19 @@ public final class HTTPClient: Sendable {
     /// A client for code that needs no settings of its own (the CLI), made on first use.
     public static let shared = HTTPClient()
 
-    private let driver: CurlMultiDriver?
+    private let configuration: HTTPClientConfiguration
+    /// Started by the first request, not before: until then no libcurl is
+    /// loaded and no driver thread runs (an idle daemon, an alertctl that
+    /// talks to a local alertd without libcurl). The outer optional is "not
+    /// started yet", the inner one a driver libcurl could not make.
+    private let driver = Mutex<CurlMultiDriver??>(nil)
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
-        driver = CurlMultiDriver(configuration: configuration)
+        self.configuration = configuration
     }
 
     deinit {
-        driver?.shutdown()
+        driver.withLock { $0??.shutdown() }
     }
 
     /// Sends one request and waits for the whole response. Cancelling the
@@ -72,7 +78,11 @@ public final class HTTPClient: Sendable {
 
     /// The multi driver, or the error a request gets when libcurl could not start one.
     private func multiDriver(for request: HTTPClientRequest) throws(HTTPClientError) -> CurlMultiDriver {
-        guard let driver else {
+        let started = driver.withLock { driver in
+            if driver == nil { driver = .some(CurlMultiDriver(configuration: configuration)) }
+            return driver!
+        }
+        guard let driver = started else {
             throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
         }
         return driver

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AlertdPOSIX
 import AlertModel
 
 /// Why ``HTTPClient/send(_:)`` got no response. Every case names the URL,
@@ -40,6 +44,20 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
              .badURL(let u, _), .responseTooLarge(let u, _), .tls(let u, _), .refusedByPolicy(let u, _),
              .invalidRequest(let u, _), .cancelled(let u), .other(let u, _):
             u
+        }
+    }
+
+    /// Why a connection failed, from the `errno` of `connect(2)`, in the
+    /// words of ``couldNotConnect(url:address:reason:)``.
+    package static func connectFailureReason(errno: Int32) -> String {
+        switch errno {
+        case ECONNREFUSED: "connection refused"
+        case ENETUNREACH: "network unreachable"
+        case EHOSTUNREACH: "host unreachable"
+        case ENOENT: "no such socket"
+        case EACCES: "permission denied"
+        case 0: "could not connect"
+        case let e: Errno(e).description.lowercased()
         }
     }
 

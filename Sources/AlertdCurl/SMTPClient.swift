@@ -1,7 +1,12 @@
 import CCurl
-import Foundation
+import AlertdPOSIX
+import FoundationEssentials
 import Synchronization
 import AlertModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Hands mails to an SMTP server with libcurl: `EHLO`, STARTTLS as asked,
 /// `AUTH`, `MAIL FROM`, one `RCPT TO` per recipient, `DATA`.
@@ -17,9 +22,7 @@ public enum SMTPClient {
         let transfer = SMTPTransfer(request)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, SMTPClientError>, Never>) in
-                let thread = Thread { continuation.resume(returning: transfer.perform()) }
-                thread.name = "alertd-smtp"
-                thread.start()
+                DetachedThread.start(name: "alertd-smtp") { continuation.resume(returning: transfer.perform()) }
             }
         } onCancel: {
             transfer.cancelRequested.store(true, ordering: .relaxed)
@@ -48,10 +51,10 @@ final class SMTPTransfer: Sendable {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         var recipients: UnsafeMutablePointer<curl_slist>?
         defer {
-            if let recipients { curl_slist_free_all(recipients) }
+            if let recipients { alertd_curl_slist_free_all(recipients) }
             errorBuffer.deallocate()
         }
-        for address in request.recipients { recipients = curl_slist_append(recipients, "<\(address)>") }
+        for address in request.recipients { recipients = alertd_curl_slist_append(recipients, "<\(address)>") }
         let upload = SMTPUpload(message: request.message, cancelRequested: { [self] in cancelRequested.load(ordering: .relaxed) })
         let me = Unmanaged.passUnretained(upload).toOpaque()
         do {
@@ -77,7 +80,7 @@ final class SMTPTransfer: Sendable {
         } catch {
             return .failure(.other(url: redactedURL, curl: error))
         }
-        let code = withExtendedLifetime(upload) { curl_easy_perform(easy.handle) }
+        let code = withExtendedLifetime(upload) { alertd_curl_easy_perform(easy.handle) }
         return outcome(code, easy: easy, detail: String(cString: errorBuffer))
     }
 

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A bound, listening, non-blocking socket for the server to hand to
 /// libmicrohttpd (`MHD_OPTION_LISTEN_SOCKET`). Binding it here rather than in

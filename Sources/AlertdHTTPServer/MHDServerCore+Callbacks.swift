@@ -1,5 +1,9 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The C entry points libmicrohttpd calls. Each recovers the core (`cls`) and
 /// the request context (`con_cls`) and hands over to typed Swift.

@@ -1,7 +1,11 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 import Synchronization
 import AlertdHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The part of the server libmicrohttpd calls into: its callbacks, the
 /// request life cycle (read body, suspend, run the handler in a task, resume,

@@ -1,5 +1,10 @@
-import Foundation
+import AlertModel
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where log entries go. Bootstrapped once, in `LoggingSystem`.
 public protocol LogHandler: Sendable {
@@ -54,8 +59,9 @@ public struct StreamLogHandler: LogHandler {
             fields["level"] = entry.level.rawValue
             fields["logger"] = entry.label
             fields["msg"] = entry.message
-            let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            var json = JSONObject()
+            for (key, value) in fields { json.string(key, value) }
+            return json.json
         case .journal:
             return "<\(entry.level.syslogPriority)>\(entry.label): \(entry.message)\(Logfmt.pairs(entry.metadata))"
         case .human:

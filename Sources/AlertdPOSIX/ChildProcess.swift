@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -24,9 +24,7 @@ public enum ChildProcess {
         let run = ChildRun(arguments: arguments, environment: environment, input: input, timeout: timeout, maxOutputBytes: maxOutputBytes)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ChildProcessResult, ChildProcessError>, Never>) in
-                let thread = Thread { continuation.resume(returning: run.perform()) }
-                thread.name = "alertd-exec"
-                thread.start()
+                DetachedThread.start(name: "alertd-exec") { continuation.resume(returning: run.perform()) }
             }
         } onCancel: {
             run.cancelRequested.store(true, ordering: .relaxed)

@@ -1,5 +1,8 @@
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import Synchronization
 
 /// The process's signals as an async sequence. Only `alertd`'s `main` uses

@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+import FoundationEssentials
+import AlertModel
 
 /// A secret kept in a file of its own: an API token, a webhook signing
 /// secret, the action-link key. Every place that takes a `*_file` secret
@@ -19,7 +20,7 @@ public enum SecretFile {
 
     /// The secret in `path`, with the trailing newline editors add trimmed.
     public static func read(_ path: String) throws(SecretFileError) -> String {
-        let secret = String(decoding: try contents(path), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = String(decoding: try contents(path), as: UTF8.self).trimmingWhitespace()
         guard !secret.isEmpty else { throw SecretFileError(path: path, problem: .empty) }
         return secret
     }
@@ -42,17 +43,10 @@ public enum SecretFile {
         if status.isReadableByEveryone {
             throw SecretFileError(path: path, problem: .readableByEveryone, permissions: status.permissions)
         }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SecretFileError(path: path, problem: .unreadable)
-            }
-            if n == 0 { return bytes }
-            bytes += buffer[..<n]
-            guard bytes.count <= maximumSize else { throw SecretFileError(path: path, problem: .tooLarge) }
+        switch FileDescriptorReader.readToEnd(fd, limit: maximumSize) {
+        case .success(let bytes): return bytes
+        case .failure(.tooLarge): throw SecretFileError(path: path, problem: .tooLarge)
+        case .failure(.failed): throw SecretFileError(path: path, problem: .unreadable)
         }
     }
 }

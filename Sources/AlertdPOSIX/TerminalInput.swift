@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -73,7 +73,7 @@ package final class TerminalInput: Sendable {
     /// end of input or after ``restore()``.
     package func keys() -> AsyncStream<UInt8> {
         let (stream, continuation) = AsyncStream<UInt8>.makeStream()
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "alertctl-keys") { [self] in
             defer { continuation.finish() }
             var byte: UInt8 = 0
             while !stopReading.load(ordering: .relaxed) {
@@ -90,8 +90,6 @@ package final class TerminalInput: Sendable {
                 }
             }
         }
-        thread.name = "alertctl-keys"
-        thread.start()
         return stream
     }
 

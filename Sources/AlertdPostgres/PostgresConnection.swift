@@ -181,7 +181,9 @@ package final class PostgresConnection: @unchecked Sendable {
 
     private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "" }
-        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        // libpq ends its messages with a line break.
+        let message = String(cString: text)
+        return String(message.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }
 

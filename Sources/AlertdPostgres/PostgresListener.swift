@@ -1,6 +1,7 @@
+import Dispatch
 import FoundationEssentials
-import Foundation
 import Synchronization
+import AlertdPOSIX
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,9 +30,9 @@ package final class PostgresListener: Sendable {
         connection = try PostgresConnection(url: url, redactedURL: redactedURL) { conn throws(PostgresError) in
             try conn.execute("LISTEN \(channel)")
         }
-        let thread = Thread { [self] in self.loop(onNotify: onNotify, onConnectionChange: onConnectionChange) }
-        thread.name = "alertd-pg-listen"
-        thread.start()
+        DetachedThread.start(name: "alertd-pg-listen") { [self] in
+            self.loop(onNotify: onNotify, onConnectionChange: onConnectionChange)
+        }
     }
 
     /// Stops listening and waits for the thread to end (within half a second).
@@ -53,7 +54,7 @@ package final class PostgresListener: Sendable {
             case .failure(let error):
                 if !down { onConnectionChange(error) }
                 down = true
-                Thread.sleep(forTimeInterval: 0.2)
+                usleep(200_000)
                 continue
             case .success(let fd):
                 if down {

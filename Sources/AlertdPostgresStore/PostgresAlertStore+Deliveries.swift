@@ -9,7 +9,8 @@ extension PostgresAlertStore {
     /// names this node and starts its lease (`updated_at`), which
     /// ``releaseStaleClaims(claimedBefore:keeping:now:)`` renews while the
     /// delivery runs.
-    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
+                                   inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let node = self.node
         let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { session throws(PostgresError) in
@@ -31,14 +32,18 @@ extension PostgresAlertStore {
             guard !due.isEmpty else { return [] }
             var tx = PostgresStoreTransaction(session: session)
             let active = try tx.activeSilences(at: now)
+            // Reading the open alerts costs; only rules in force need it.
+            let inhibitions = inhibitRules.isEmpty ? Inhibitions.none
+                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
             var claimable: [String] = []
             for (id, heldBy) in due {
-                // Reading the alert costs; only a silence in play needs it.
-                if !active.isEmpty || heldBy != nil {
+                // Reading the alert costs; only a silence or inhibition in play needs it.
+                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
                     let row = try conn.query("SELECT alert_id, presenter, kind FROM deliveries WHERE id = $1", [.text(id)]).rows.first
                     if let row, let alert = try tx.alert(AlertID(trusted: row.text(0))),
                        try !StoreRules.screen(DeliveryID(rawValue: id), kind: StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)),
-                                              heldBy: heldBy.map(SilenceID.init), of: alert, silences: active, now: now, in: &tx) {
+                                              heldBy: heldBy.map(SilenceID.init), of: alert, silences: active,
+                                              inhibitions: inhibitions, now: now, in: &tx) {
                         continue
                     }
                 }
@@ -67,6 +72,32 @@ extension PostgresAlertStore {
         var out: [ClaimedDelivery] = []
         for (delivery, row) in rows { out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row))) }
         return out
+    }
+
+    /// As ``claimDueDeliveries(now:capacity:orphanLimit:inhibitRules:)``
+    /// claims: the claim names this node and starts its lease. A row another
+    /// node is claiming right now is passed over (`SKIP LOCKED`); its claim wins.
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] {
+        guard !ids.isEmpty else { return [] }
+        let nowMs = StoreCoding.millis(now)
+        let node = self.node
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            let tx = PostgresStoreTransaction(session: session)
+            guard try tx.activeSilences(at: now).isEmpty else { return [] }
+            let claimed = try session.conn.query("""
+                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
+                WHERE id IN (SELECT id FROM deliveries WHERE id = ANY($3::text[]) AND state = 'pending' AND next_attempt_at <= $1
+                             FOR UPDATE SKIP LOCKED)
+                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
+                """, [.integer(nowMs), .text(node), .textArray(ids.map(\.rawValue))]).rows.map { row in
+                StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
+                                            attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
+                                            silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
+                                            takesFollowUp: row.bool(9), at: now)
+            }
+            let order = Dictionary(ids.enumerated().map { ($1.rawValue, $0) }, uniquingKeysWith: min)
+            return claimed.sorted { order[$0.id.rawValue, default: 0] < order[$1.id.rawValue, default: 0] }
+        }
     }
 
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 import AlertModel
 import AlertdPostgres
@@ -285,8 +286,13 @@ public final class PostgresAlertStore: AlertStore {
                        (SELECT value FROM counters WHERE name = 'deliveries.silenced_total')
                 """).rows.first
             guard let row else { return StoreCounts() }
-            return StoreCounts(openAlerts: Int(row.int(0)), pending: Int(row.int(1)), inFlight: Int(row.int(2)), dead: Int(row.int(3)),
-                               silencedDeliveries: Int(row.int(4)))
+            var c = StoreCounts(openAlerts: Int(row.int(0)), pending: Int(row.int(1)), inFlight: Int(row.int(2)), dead: Int(row.int(3)),
+                                silencedDeliveries: Int(row.int(4)))
+            // Walks the deliveries_next index, which holds only pending deliveries.
+            for row in try conn.query("SELECT presenter, COUNT(*) FROM deliveries WHERE state = 'pending' GROUP BY presenter").rows {
+                c.pendingByPresenter[row.text(0)] = Int(row.int(1))
+            }
+            return c
         }
     }
 }

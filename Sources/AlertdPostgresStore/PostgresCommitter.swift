@@ -1,4 +1,6 @@
-import Foundation
+import AlertdPOSIX
+import Dispatch
+import FoundationEssentials
 import Synchronization
 import AlertdPostgres
 import AlertdStore
@@ -36,10 +38,7 @@ final class PostgresCommitter: Sendable {
         self.maxBatch = maxBatch
         self.onCommit = onCommit
         writeFailure = WriteFailure(onChange: onWriteFailureChange)
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "alertd-pg-writer"
-        thread.qualityOfService = .userInitiated
-        thread.start()
+        DetachedThread.start(name: "alertd-pg-writer") { [self] in self.loop() }
     }
 
     /// Runs `work` in the next batch and returns its result once committed.

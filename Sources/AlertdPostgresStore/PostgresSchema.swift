@@ -103,5 +103,10 @@ enum PostgresSchema {
         ALTER TABLE deliveries ADD COLUMN follow_up_of TEXT;
         ALTER TABLE deliveries ADD COLUMN takes_follow_up BOOLEAN NOT NULL DEFAULT FALSE;
         """,
+        // 3: re-sends folded into an open alert, as SQLite's 9.
+        """
+        ALTER TABLE alerts ADD COLUMN repeat_count BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE alerts ADD COLUMN last_seen_at BIGINT;
+        """,
     ]
 }

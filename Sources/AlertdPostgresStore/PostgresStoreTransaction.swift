@@ -60,6 +60,11 @@ struct PostgresStoreTransaction: StoreTransaction {
                        [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
+    func recordRepeat(_ alert: AlertID, at: Date) throws(PostgresError) {
+        try conn.query("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = $1 WHERE id = $2 AND state = 'open'",
+                       [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
     func delivery(_ id: DeliveryID) throws(PostgresError) -> DeliveryRecord? {
         try conn.query("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE id = $1", [.text(id.rawValue)])
             .rows.first.map(StoreCoding.delivery)
@@ -92,6 +97,12 @@ struct PostgresStoreTransaction: StoreTransaction {
     func silence(_ id: SilenceID) throws(PostgresError) -> Silence? {
         try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE id = $1", [.text(id.rawValue)])
             .rows.first.flatMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
+    }
+
+    /// Every open alert, for inhibition: few while nothing is on fire.
+    func openAlerts() throws(PostgresError) -> [Alert] {
+        try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
+            .rows.compactMap { try? StoreCoding.alert(StoreCoding.AlertRow($0)) }
     }
 
     /// The silences active at `now`, which screen every claim.
@@ -147,7 +158,8 @@ extension StoreCoding.AlertRow {
     init(_ row: PostgresRow, from column: Int = 0) {
         self.init(id: row.text(column), spec: row.text(column + 1), state: row.text(column + 2), created: row.int(column + 3),
                   updated: row.int(column + 4), decidedBy: row.optionalText(column + 5), decidedAt: row.optionalInt(column + 6),
-                  comment: row.optionalText(column + 7), resolvesAt: row.optionalInt(column + 8))
+                  comment: row.optionalText(column + 7), resolvesAt: row.optionalInt(column + 8),
+                  repeatCount: row.int(column + 9), lastSeenAt: row.optionalInt(column + 10))
     }
 }
 

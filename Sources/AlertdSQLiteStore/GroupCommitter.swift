@@ -1,4 +1,6 @@
-import Foundation
+import AlertdPOSIX
+import Dispatch
+import FoundationEssentials
 import Synchronization
 import AlertModel
 import AlertdSQLite
@@ -49,10 +51,7 @@ package final class GroupCommitter: Sendable {
         self.probeInterval = probeInterval
         self.onCommit = onCommit
         writeFailure = WriteFailure(onChange: onWriteFailureChange)
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "alertd-store-writer"
-        thread.qualityOfService = .userInitiated
-        thread.start()
+        DetachedThread.start(name: "alertd-store-writer") { [self] in self.loop() }
     }
 
     /// Runs `work` in the next batch and returns its result once committed.

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 import AlertModel
 import AlertdSQLite
@@ -204,7 +205,8 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
+                                   inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             var ids: [(id: String, heldBy: String?)] = []
@@ -228,33 +230,26 @@ public final class SQLiteAlertStore: AlertStore {
             }
             var tx = SQLiteStoreTransaction(conn: conn)
             let active = try tx.activeSilences(at: now)
+            // Reading the open alerts costs; only rules in force and something to screen need it.
+            let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
+                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
-            let claim = try conn.statement("""
-                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?
-                WHERE id = ? AND state = 'pending'
-                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
-                """)
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
-                if !active.isEmpty || heldBy != nil {
+                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
                     let rows = try screened.query([.text(id)]) { row in
                         (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
                     }
                     if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
                        try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
-                                              silences: active, now: now, in: &tx) {
+                                              silences: active,
+                                              inhibitions: inhibitions, now: now, in: &tx) {
                         continue
                     }
                 }
-                let claimed = try claim.query([.integer(nowMs), .text(id)]) { row in
-                    StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
-                                                attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
-                                                silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
-                                                takesFollowUp: row.int(9) != 0, at: now)
-                }
-                guard let delivery = claimed.first,
+                guard let delivery = try Self.claim(id, now: now, in: conn),
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
                 else { continue }
                 out.append((delivery, a))
@@ -266,6 +261,37 @@ public final class SQLiteAlertStore: AlertStore {
             claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row)))
         }
         return claimed
+    }
+
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            guard try tx.activeSilences(at: now).isEmpty else { return [] }
+            var out: [DeliveryRecord] = []
+            out.reserveCapacity(ids.count)
+            for id in ids {
+                if let claimed = try Self.claim(id.rawValue, now: now, dueOnly: true, in: conn) { out.append(claimed) }
+            }
+            return out
+        }
+    }
+
+    /// Marks one pending delivery in flight and counts the attempt; nil when
+    /// it was not pending (or, with `dueOnly`, not yet due).
+    private static func claim(_ id: String, now: Date, dueOnly: Bool = false, in conn: SQLiteConnection) throws(SQLiteError) -> DeliveryRecord? {
+        let nowMs = StoreCoding.millis(now)
+        let statement = try conn.statement("""
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1
+            WHERE id = ?2 AND state = 'pending' AND (?3 = 0 OR next_attempt_at <= ?1)
+            RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
+            """)
+        return try statement.query([.integer(nowMs), .text(id), .integer(dueOnly ? 1 : 0)]) { row in
+            StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
+                                        attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
+                                        silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
+                                        takesFollowUp: row.int(9) != 0, at: now)
+        }.first
     }
 
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {
@@ -462,6 +488,11 @@ public final class SQLiteAlertStore: AlertStore {
                 case "deliveries.silenced_total": c.silencedDeliveries = value
                 default: break
                 }
+            }
+            // Walks the deliveries_due index, which holds only pending deliveries.
+            let backlog = "SELECT presenter, COUNT(*) FROM deliveries WHERE state = 'pending' GROUP BY presenter"
+            for (name, value) in try conn.statement(backlog).query([], { ($0.text(0), Int($0.int(1))) }) {
+                c.pendingByPresenter[name] = value
             }
             return c
         }

@@ -60,6 +60,11 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
+    func recordRepeat(_ alert: AlertID, at: Date) throws(SQLiteError) {
+        try conn.statement("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ? WHERE id = ? AND state = 'open'")
+            .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
     func insert(_ d: DeliveryRecord) throws(SQLiteError) {
         let at = StoreCoding.millis(d.createdAt)
         try conn.statement("""
@@ -86,6 +91,13 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     /// The silences active at `now`, which screen every claim.
+    /// Every open alert, for inhibition: few while nothing is on fire.
+    func openAlerts() throws(SQLiteError) -> [Alert] {
+        let rows = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
+            .query([]) { StoreCoding.AlertRow($0) }
+        return rows.compactMap { try? StoreCoding.alert($0) }
+    }
+
     func activeSilences(at now: Date) throws(SQLiteError) -> [Silence] {
         let ms = StoreCoding.millis(now)
         return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ? AND starts_at <= ?")

@@ -149,5 +149,11 @@ package enum StoreSchema {
         ALTER TABLE deliveries ADD COLUMN follow_up_of TEXT;
         ALTER TABLE deliveries ADD COLUMN takes_follow_up INTEGER NOT NULL DEFAULT 0;
         """,
+        // 9: re-sends folded into an open alert by its dedup key, counted,
+        // with when the latest arrived.
+        """
+        ALTER TABLE alerts ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE alerts ADD COLUMN last_seen_at INTEGER;
+        """,
     ]
 }

@@ -32,10 +32,22 @@ public protocol DeliveryQueue: Sendable {
     /// Marks up to `capacity[kind]` due deliveries per kind as in flight,
     /// counts the attempt, and returns them with their alerts. A delivery an
     /// active silence matches is held back instead, by
-    /// ``StoreRules/screen(_:kind:heldBy:of:silences:now:in:)``. Due deliveries
-    /// of kinds missing from `capacity` are returned too (up to
+    /// ``StoreRules/screen(_:kind:heldBy:of:silences:inhibitions:now:in:)``,
+    /// and so is one an open alert inhibits by one of `inhibitRules`. Due
+    /// deliveries of kinds missing from `capacity` are returned too (up to
     /// `orphanLimit`) so the caller can settle them.
-    func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery]
+    func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
+                            inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery]
+
+    /// Claims deliveries handed over in memory right after they were stored
+    /// (``AcceptedDelivery``) as `claimDueDeliveries` would, without reading
+    /// their alerts back: each one still pending and due becomes in flight
+    /// with its attempt counted; the others (claimed meanwhile, settled) are
+    /// skipped. While any silence is active none is claimed, so every one
+    /// goes through the claim that screens (as does every one while
+    /// inhibition rules apply: the dispatcher then hands none over). Returns the claimed deliveries,
+    /// in the order of `ids`.
+    func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord]
 
     /// Records how attempts went, each with its event.
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError)
@@ -57,6 +69,16 @@ public protocol DeliveryQueue: Sendable {
     /// Makes dead deliveries pending again: those of one alert, or all of them
     /// when `alert` is nil. Returns how many.
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int
+}
+
+extension DeliveryQueue {
+    /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
+
+    /// Claims without inhibition rules.
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {
+        try await claimDueDeliveries(now: now, capacity: capacity, orphanLimit: orphanLimit, inhibitRules: [])
+    }
 }
 
 /// Reading what the store holds.

@@ -40,7 +40,8 @@ public actor InMemoryAlertStore: AlertStore {
         return AlertPage(alerts: page, nextCursor: matching.count > limit ? page.last?.id : nil)
     }
 
-    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) -> [ClaimedDelivery] {
+    public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
+                                   inhibitRules: [InhibitRule]) -> [ClaimedDelivery] {
         let due = state.deliveries.values
             .filter { $0.state == .pending && ($0.nextAttemptAt ?? .distantFuture) <= now }
             .sorted { ($0.nextAttemptAt!, $0.id) < ($1.nextAttemptAt!, $1.id) }
@@ -48,9 +49,11 @@ public actor InMemoryAlertStore: AlertStore {
         var orphans = 0
         var out: [ClaimedDelivery] = []
         let active = state.silences.values.filter { $0.isActive(at: now) }
+        let inhibitions = Inhibitions(rules: inhibitRules, openAlerts: inhibitRules.isEmpty ? [] : Array(state.alerts.values))
         for d in due {
             if capacity[d.kind].map({ used[d.kind, default: 0] < $0 }) ?? (orphans < orphanLimit),
-               !StoreRules.screen(d.id, kind: d.kind, heldBy: d.silencedBy, of: state.alerts[d.alertID]!, silences: active, now: now, in: &state) {
+               !StoreRules.screen(d.id, kind: d.kind, heldBy: d.silencedBy, of: state.alerts[d.alertID]!, silences: active,
+                                   inhibitions: inhibitions, now: now, in: &state) {
                 continue
             }
             if let slots = capacity[d.kind] {
@@ -60,15 +63,29 @@ public actor InMemoryAlertStore: AlertStore {
                 guard orphans < orphanLimit else { continue }
                 orphans += 1
             }
-            var claimed = d
-            claimed.state = .inFlight
-            claimed.attempts += 1
-            claimed.nextAttemptAt = nil
-            claimed.updatedAt = now
-            state.deliveries[d.id] = claimed
-            out.append(ClaimedDelivery(delivery: claimed, alert: state.alerts[d.alertID]!))
+            out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!))
         }
         return out
+    }
+
+    public func claimAccepted(_ ids: [DeliveryID], now: Date) -> [DeliveryRecord] {
+        guard !state.silences.values.contains(where: { $0.isActive(at: now) }) else { return [] }
+        var out: [DeliveryRecord] = []
+        for id in ids {
+            guard let d = state.deliveries[id], d.state == .pending, (d.nextAttemptAt ?? .distantFuture) <= now else { continue }
+            out.append(markClaimed(d, now: now))
+        }
+        return out
+    }
+
+    private func markClaimed(_ d: DeliveryRecord, now: Date) -> DeliveryRecord {
+        var claimed = d
+        claimed.state = .inFlight
+        claimed.attempts += 1
+        claimed.nextAttemptAt = nil
+        claimed.updatedAt = now
+        state.deliveries[d.id] = claimed
+        return claimed
     }
 
     public func settle(_ settlements: [DeliverySettlement]) {
@@ -130,7 +147,8 @@ public actor InMemoryAlertStore: AlertStore {
             pending: deliveries.filter { $0.state == .pending }.count,
             inFlight: deliveries.filter { $0.state == .inFlight }.count,
             dead: deliveries.filter { $0.state == .dead }.count,
-            silencedDeliveries: state.silencedDeliveries)
+            silencedDeliveries: state.silencedDeliveries,
+            pendingByPresenter: deliveries.filter { $0.state == .pending }.reduce(into: [:]) { $0[$1.kind.name, default: 0] += 1 })
     }
 
     public func runMaintenance(now: Date) -> MaintenanceReport {

@@ -43,6 +43,12 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func setResolvesAt(_ alert: AlertID, _ at: Date) { alerts[alert]?.resolvesAt = at }
 
+    package mutating func recordRepeat(_ alert: AlertID, at: Date) {
+        guard var open = alerts[alert], open.state == .open else { return }
+        open.repeats = AlertRepeats(count: (open.repeats?.count ?? 0) + 1, lastSeenAt: at)
+        alerts[alert] = open
+    }
+
     package mutating func insert(_ delivery: DeliveryRecord) { deliveries[delivery.id] = delivery }
 
     package mutating func delivery(_ id: DeliveryID) -> DeliveryRecord? { deliveries[id] }

@@ -15,16 +15,18 @@ package enum StoreCoding {
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// The columns `alert(from:)` reads, in order.
-    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at"
+    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at, repeat_count, last_seen_at"
 
     /// The raw columns of one alert row, read while the connection is held
     /// and decoded after it is released.
     package struct AlertRow: Sendable {
         package var id: String, spec: String, state: String, created: Int64, updated: Int64
         package var decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?
+        package var repeatCount: Int64, lastSeenAt: Int64?
 
         package init(id: String, spec: String, state: String, created: Int64, updated: Int64,
-                     decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?) {
+                     decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?,
+                     repeatCount: Int64, lastSeenAt: Int64?) {
             self.id = id
             self.spec = spec
             self.state = state
@@ -34,6 +36,8 @@ package enum StoreCoding {
             self.decidedAt = decidedAt
             self.comment = comment
             self.resolvesAt = resolvesAt
+            self.repeatCount = repeatCount
+            self.lastSeenAt = lastSeenAt
         }
     }
 
@@ -48,7 +52,8 @@ package enum StoreCoding {
             decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
         }
         return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision,
-                     resolvesAt: row.resolvesAt.map(date))
+                     resolvesAt: row.resolvesAt.map(date),
+                     repeats: row.lastSeenAt.map { AlertRepeats(count: Int(row.repeatCount), lastSeenAt: date($0)) })
     }
 
     /// The columns `delivery(_:)` reads, in order.

@@ -64,9 +64,15 @@ extension StoreRules {
     /// the alert was never shown and is over now. Handler calls carry a
     /// person's decision and are never held. Returns true when the
     /// delivery may be claimed.
+    ///
+    /// Inhibition rides on the same holding: an open alert that inhibits
+    /// this one (``InhibitRule``, among `inhibitors`, the open alerts that
+    /// are a source of some rule) holds the delivery under
+    /// ``SilenceID/inhibition(by:)``, and closing that alert releases it
+    /// (``close``), so it is screened again at once.
     package static func screen<T: StoreTransaction>(
         _ delivery: DeliveryID, kind: DeliveryKind, heldBy: SilenceID?, of alert: Alert, silences active: [Silence],
-        now: Date, in tx: inout T
+        inhibitions: Inhibitions = .none, now: Date, in tx: inout T
     ) throws(T.Failure) -> Bool {
         guard kind.action == nil else { return true }
         let silence = active.silencing(alert.spec.labels, at: now).max { $0.endsAt < $1.endsAt }
@@ -75,6 +81,17 @@ extension StoreRules {
             try tx.hold(delivery, until: silence.endsAt, by: silence.id, at: now)
             data["silence_id"] = silence.id.rawValue
             data["until"] = UTCTimestamp.iso8601(silence.endsAt)
+            try tx.append(.deliverySilenced, alert: alert.id, at: now, data: data)
+            return false
+        }
+        if alert.state == .open, let source = inhibitions.source(inhibiting: alert) {
+            // The source has no end of its own; closing it releases the hold.
+            // One that resolves by itself (Alertmanager's endsAt) is looked
+            // at again then, in case maintenance is late to close it.
+            let until = source.resolvesAt ?? now.addingTimeInterval(Inhibitions.recheck)
+            try tx.hold(delivery, until: until, by: .inhibition(by: source.id), at: now)
+            data["inhibited_by"] = source.id.rawValue
+            data["until"] = UTCTimestamp.iso8601(until)
             try tx.append(.deliverySilenced, alert: alert.id, at: now, data: data)
             return false
         }

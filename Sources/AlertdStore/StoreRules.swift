@@ -17,11 +17,12 @@ package enum StoreRules {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
             if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
+            try tx.recordRepeat(open, at: alert.createdAt)
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for (i, presenter) in submission.presenters.enumerated() {
-            try tx.insert(.pending(.routed(alert.id, i), alert: alert.id, kind: .presenter(presenter), at: alert.createdAt,
+        for (d, presenter) in zip(submission.deliveries, submission.presenters) {
+            try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt,
                                    takesFollowUp: submission.followUps.contains(presenter)))
         }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
@@ -111,6 +112,8 @@ package enum StoreRules {
         closed.decision = decision
         closed.updatedAt = decision.at
         try tx.close(closed)
+        // What this alert inhibited is screened again now.
+        try tx.release(heldBy: .inhibition(by: alert.id), at: decision.at)
         var handler: DeliveryID?
         if let kind = handlerCall(for: decision, on: alert), let action = kind.action {
             let id = DeliveryID.handler(alert.id, action)

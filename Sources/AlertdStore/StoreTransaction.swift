@@ -20,6 +20,9 @@ package protocol StoreTransaction {
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(Failure)
     /// Moves when an open alert resolves by itself (``Alert/resolvesAt``).
     mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(Failure)
+    /// Counts a re-send folded into the open alert, seen at `at`
+    /// (``Alert/repeats``).
+    mutating func recordRepeat(_ alert: AlertID, at: Date) throws(Failure)
     /// Queues a delivery, due at once.
     mutating func insert(_ delivery: DeliveryRecord) throws(Failure)
     /// The delivery with this id, if any.

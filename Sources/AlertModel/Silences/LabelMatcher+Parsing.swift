@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension LabelMatcher {
     /// Reads a matcher as amtool and Alertmanager write one: `name=value`,
@@ -7,17 +7,17 @@ extension LabelMatcher {
     /// `\"`, `\\` and `\n` are escapes, and any other `\` stays as it is (so
     /// `"db\.example"` is the regex `db\.example`).
     public init(parsing text: String) throws(SilenceError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let nameEnd = trimmed.unicodeScalars.firstIndex { !($0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil))) }
             ?? trimmed.unicodeScalars.endIndex
         let name = String(trimmed.unicodeScalars[..<nameEnd])
-        let rest = String(trimmed.unicodeScalars[nameEnd...]).trimmingCharacters(in: .whitespaces)
+        let rest = String(trimmed.unicodeScalars[nameEnd...]).trimmingSpaces()
         guard !name.isEmpty, let op = MatchOperator.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
             .first(where: { rest.hasPrefix($0.rawValue) }) else {
             throw SilenceError(.invalidMatcher,
                                "`\(text)` is not a matcher; write name=value, name!=value, name=~regex or name!~regex, e.g. alertname=\"DiskFull\".")
         }
-        let raw = String(rest.dropFirst(op.rawValue.count)).trimmingCharacters(in: .whitespaces)
+        let raw = String(rest.dropFirst(op.rawValue.count)).trimmingSpaces()
         try self.init(name: name, op, try Self.unquote(raw, in: text))
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A rule that holds back the deliveries of the alerts it matches while it
 /// is active: Alertmanager's silence. A future start makes it a maintenance
@@ -50,8 +50,8 @@ public struct Silence: Sendable, Equatable, Codable {
         if matchers.allSatisfy(\.matchesEmpty) {
             throw refuse("Every matcher of this silence also matches an alert without the label, so it would silence nearly everything; add one that needs a value, e.g. alertname=\"DiskFull\".")
         }
-        if createdBy.trimmingCharacters(in: .whitespaces).isEmpty { throw refuse("Say who makes the silence (createdBy; amtool -a).") }
-        if comment.trimmingCharacters(in: .whitespaces).isEmpty { throw refuse("Say why in a comment (amtool -c).") }
+        if createdBy.trimmingSpaces().isEmpty { throw refuse("Say who makes the silence (createdBy; amtool -a).") }
+        if comment.trimmingSpaces().isEmpty { throw refuse("Say why in a comment (amtool -c).") }
         if endsAt <= startsAt { throw refuse("The silence ends at or before its start; give an end after the start.") }
         if endsAt <= now { throw refuse("The silence's end is in the past; give an end in the future.") }
     }

@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
-/// Reads a `JSONSerialization` tree strictly: unknown keys and wrong types are
+/// Reads a ``StrictJSON`` tree strictly: unknown keys and wrong types are
 /// problems, recorded with their path, and reading carries on so that every
 /// problem in a file is reported in one go.
 public final class JSONConfigReader {
@@ -15,7 +15,7 @@ public final class JSONConfigReader {
 
     /// The object at `path`, after checking its keys against `allowed`.
     public func object(_ value: Any?, at path: String, allowed: [String]) -> [String: Any]? {
-        guard let value, !(value is NSNull) else { return nil }
+        guard let value, !StrictJSON.isNull(value) else { return nil }
         guard let obj = value as? [String: Any] else {
             problem(path, "must be an object")
             return nil
@@ -28,57 +28,57 @@ public final class JSONConfigReader {
     }
 
     public func string(_ obj: [String: Any], _ key: String, at path: String) -> String? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
         guard let s = v as? String else { problem(join(path, key), "must be a string"); return nil }
         return s
     }
 
     public func bool(_ obj: [String: Any], _ key: String, at path: String) -> Bool? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
-        guard StrictJSON.isBoolean(v), let n = v as? NSNumber else { problem(join(path, key), "must be true or false"); return nil }
-        return n.boolValue
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
+        guard let b = v as? Bool else { problem(join(path, key), "must be true or false"); return nil }
+        return b
     }
 
     public func int(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Int>) -> Int? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
-        guard let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue == n.doubleValue.rounded() else {
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
+        guard let n = StrictJSON.wholeNumber(v) else {
             problem(join(path, key), "must be a whole number")
             return nil
         }
-        guard range.contains(n.intValue) else {
-            problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound), got \(n.intValue)")
+        guard range.contains(n) else {
+            problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound), got \(n)")
             return nil
         }
-        return n.intValue
+        return n
     }
 
     public func double(_ obj: [String: Any], _ key: String, at path: String, range: ClosedRange<Double>) -> Double? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
-        guard let n = v as? NSNumber, !StrictJSON.isBoolean(v) else { problem(join(path, key), "must be a number"); return nil }
-        guard range.contains(n.doubleValue) else {
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
+        guard let n = StrictJSON.number(v) else { problem(join(path, key), "must be a number"); return nil }
+        guard range.contains(n) else {
             problem(join(path, key), "must be between \(range.lowerBound) and \(range.upperBound)")
             return nil
         }
-        return n.doubleValue
+        return n
     }
 
     /// A duration such as `"1s"`, `"10m"` or a number of seconds.
     public func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false) -> Duration? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
         if let s = v as? String {
             if let d = Self.parseDuration(s), allowZero || d > .zero { return d }
             problem(join(path, key), "`\(s)` is not a duration; write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
             return nil
         }
-        if let n = v as? NSNumber, !StrictJSON.isBoolean(v), n.doubleValue >= 0, allowZero || n.doubleValue > 0 {
-            return .milliseconds(Int64((n.doubleValue * 1000).rounded()))
+        if let n = StrictJSON.number(v), n >= 0, allowZero || n > 0 {
+            return .milliseconds(Int64((n * 1000).rounded()))
         }
         problem(join(path, key), "must be a duration such as \"1s\" or \"10m\"")
         return nil
     }
 
     public func strings(_ obj: [String: Any], _ key: String, at path: String) -> [String]? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
         guard let list = v as? [Any] else { problem(join(path, key), "must be a list of strings"); return nil }
         var out: [String] = []
         for (i, item) in list.enumerated() {
@@ -89,7 +89,7 @@ public final class JSONConfigReader {
     }
 
     public func stringMap(_ obj: [String: Any], _ key: String, at path: String) -> [String: String]? {
-        guard let v = obj[key], !(v is NSNull) else { return nil }
+        guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
         guard let map = v as? [String: Any] else { problem(join(path, key), "must be an object of strings"); return nil }
         var out: [String: String] = [:]
         for (k, item) in map.sorted(by: { $0.key < $1.key }) {

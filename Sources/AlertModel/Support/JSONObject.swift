@@ -60,6 +60,11 @@ package struct JSONObject: Sendable {
     package static func quoted(_ s: String) -> String {
         var out = "\""
         out.reserveCapacity(s.utf8.count + 2)
+        // Most text needs no escape: one scan of the bytes, then one copy.
+        // (C1 controls, U+0080–U+009F, are the bytes C2 80–C2 9F.)
+        guard s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 }) else {
+            return out + s + "\""
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -67,7 +72,7 @@ package struct JSONObject: Sendable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

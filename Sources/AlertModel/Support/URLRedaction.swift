@@ -8,7 +8,7 @@ public enum URLRedaction {
     /// Works on text that is not a valid URL too, since malformed URLs are
     /// exactly the ones that end up in error messages.
     public static func redactingUserInfo(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
         let authorityStart = schemeEnd.upperBound
         // The authority ends at the first of `/`, `?` or `#`; user info is
         // everything in it before the last `@` (a password may contain `@`
@@ -24,7 +24,7 @@ public enum URLRedaction {
     /// `https://hooks.slack.com/services/T0/B0/XXXX` becomes
     /// `https://hooks.slack.com`. Text that is no URL becomes `the configured URL`.
     public static func origin(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "the configured URL" }
+        guard let schemeEnd = url.firstRange(of: "://") else { return "the configured URL" }
         let rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
         var authority = url[schemeEnd.upperBound..<authorityEnd]
@@ -38,7 +38,7 @@ public enum URLRedaction {
     /// parameter (libpq reads one) is hidden the same way.
     public static func redactingPassword(_ url: String) -> String {
         var out = url
-        if let schemeEnd = out.range(of: "://") {
+        if let schemeEnd = out.firstRange(of: "://") {
             let rest = out[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? out.endIndex
             let authority = out[schemeEnd.upperBound..<authorityEnd]

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import AlertModel
 import Synchronization
 import AlertdHTTP
 import AlertdCrypto
@@ -54,7 +55,7 @@ public final class APIAuthenticator: Sendable {
         guard let header = request.headers["Authorization"] else { return nil }
         // The scheme name is case-insensitive (RFC 9110 §11.1).
         guard header.count > 7, header.prefix(7).lowercased() == "bearer ",
-              let token = token(secret: header.dropFirst(7).trimmingCharacters(in: .whitespaces)) else { throw .unauthorized }
+              let token = token(secret: header.dropFirst(7).trimmingSpaces()) else { throw .unauthorized }
         return token
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import AlertModel
 import AlertdHTTP
 
 /// Keeps web browsers from being used against the TCP listener. A page on
@@ -66,7 +67,7 @@ public struct APIOriginPolicy: Sendable {
     package func checkBrowser(_ request: HTTPRequest, access: APIAccess) throws(APIError) {
         guard request.listener == .tcp else { return }
         let changesState = !["GET", "HEAD", "OPTIONS"].contains(request.method)
-        if let origin = request.headers["Origin"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        if let origin = request.headers["Origin"]?.trimmingSpaces().lowercased() {
             // A page whose referrer policy is `no-referrer` (the action page's) posts
             // its own form with `Origin: null`; `Sec-Fetch-Site` still tells where it came from.
             let fromOwnPage = origin == "null" ? access == .actionLink : isOwnOrigin(origin, host: request.headers["Host"])
@@ -96,7 +97,7 @@ public struct APIOriginPolicy: Sendable {
         let site = request.headers["Sec-Fetch-Site"]?.lowercased()
         if let site, site != "same-origin", site != "none" { throw Self.crossOrigin(request.headers["Origin"] ?? "another site") }
         guard !["GET", "HEAD", "OPTIONS"].contains(request.method) else { return }
-        let origin = request.headers["Origin"]?.trimmingCharacters(in: .whitespaces).lowercased()
+        let origin = request.headers["Origin"]?.trimmingSpaces().lowercased()
         if let origin, origin != "null", isOwnOrigin(origin, host: request.headers["Host"]) { return }
         if origin == nil, site == "same-origin" { return }
         throw APIError(
@@ -107,8 +108,8 @@ public struct APIOriginPolicy: Sendable {
 
     private func isOwnOrigin(_ origin: String, host: String?) -> Bool {
         if origin == publicOrigin { return true }
-        guard let host, let range = origin.range(of: "://") else { return false }
-        return origin[range.upperBound...] == host.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let host, let range = origin.firstRange(of: "://") else { return false }
+        return origin[range.upperBound...] == host.trimmingSpaces().lowercased()
     }
 
     private static func crossOrigin(_ origin: String) -> APIError {
@@ -120,7 +121,7 @@ public struct APIOriginPolicy: Sendable {
     /// The host of a `Host` header (`name`, `name:port`, `[v6]:port`),
     /// lowercased, without brackets or a trailing dot.
     static func hostName(_ header: String) -> String {
-        var value = Substring(header.trimmingCharacters(in: .whitespaces).lowercased())
+        var value = Substring(header.trimmingSpaces().lowercased())
         if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
             value = value[value.index(after: value.startIndex)..<close]
         } else if let colon = value.lastIndex(of: ":"), !value[..<colon].contains(":") {

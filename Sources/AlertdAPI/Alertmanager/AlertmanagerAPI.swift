@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdDelivery
 import AlertdHTTP
@@ -120,7 +120,7 @@ public struct AlertmanagerAPI: Sendable {
 
     /// `{name="value"}` as one matcher; Alertmanager accepts the braces.
     package static func unbraced(_ raw: String) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = raw.trimmingSpaces()
         guard trimmed.hasPrefix("{"), trimmed.hasSuffix("}") else { return raw }
         return String(trimmed.dropFirst().dropLast())
     }

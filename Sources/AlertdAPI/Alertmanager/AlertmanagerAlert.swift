@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// One alert as Alertmanager's API takes it (a postable alert: labels,
@@ -51,7 +51,7 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     package init(json value: Any) throws(AlertmanagerAlert.Problem) {
         guard let object = value as? [String: Any] else { throw Problem("is not an object") }
         func strings(_ key: String) throws(Problem) -> [String: String]? {
-            guard let raw = object[key], !(raw is NSNull) else { return nil }
+            guard let raw = object[key], !StrictJSON.isNull(raw) else { return nil }
             guard let dict = raw as? [String: Any] else { throw Problem("has `\(key)` that is not an object of strings") }
             var out: [String: String] = [:]
             for (name, v) in dict {
@@ -61,7 +61,7 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             return out
         }
         func time(_ key: String) throws(Problem) -> Date? {
-            guard let raw = object[key], !(raw is NSNull) else { return nil }
+            guard let raw = object[key], !StrictJSON.isNull(raw) else { return nil }
             guard let s = raw as? String, let date = RFC3339.parse(s) else {
                 throw Problem("has `\(key)` that is not an RFC 3339 time such as 2026-05-05T12:00:00Z")
             }
@@ -72,11 +72,11 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         annotations = try strings("annotations") ?? [:]
         startsAt = try time("startsAt")
         endsAt = try time("endsAt")
-        if let url = object["generatorURL"], !(url is NSNull) {
+        if let url = object["generatorURL"], !StrictJSON.isNull(url) {
             guard let s = url as? String else { throw Problem("has `generatorURL` that is not a string") }
             generatorURL = s.isEmpty ? nil : s
         }
-        if let raw = object["status"], !(raw is NSNull) {
+        if let raw = object["status"], !StrictJSON.isNull(raw) {
             guard let s = raw as? String, let status = Status(rawValue: s) else { throw Problem("has `status` that is neither firing nor resolved") }
             self.status = status
         }
@@ -129,7 +129,7 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             default: out.append(s)
             }
         }
-        let clean = String(out).trimmingCharacters(in: .whitespacesAndNewlines)
+        let clean = String(out).trimmingWhitespace()
         return clean.count <= limit ? clean : String(clean.prefix(max(0, limit - 1))) + "…"
     }
 }

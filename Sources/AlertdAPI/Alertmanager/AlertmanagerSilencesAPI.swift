@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdHTTP
 import AlertdStore
@@ -58,7 +58,7 @@ public struct AlertmanagerSilencesAPI: Sendable {
     /// and the id it replaces, if any.
     package static func silence(from object: [String: Any], now: Date) throws(APIError) -> (Silence, SilenceID?) {
         func string(_ key: String) throws(APIError) -> String? {
-            guard let raw = object[key], !(raw is NSNull) else { return nil }
+            guard let raw = object[key], !StrictJSON.isNull(raw) else { return nil }
             guard let s = raw as? String else { throw .invalidBody("`\(key)` must be a string.") }
             return s
         }

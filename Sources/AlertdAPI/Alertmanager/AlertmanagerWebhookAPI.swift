@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdDelivery
 import AlertdHTTP

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdHTTP
 
@@ -64,7 +64,7 @@ public struct ConsoleAPI: Sendable {
               let secret = body["token"] as? String else {
             throw .invalidBody("Send {\"token\": \"…\"}: one of the tokens in api.tokens_file (or api.token_file).")
         }
-        guard let token = authenticator.token(secret: secret.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let token = authenticator.token(secret: secret.trimmingWhitespace()) else {
             throw APIError(status: 401, code: "invalid_token", message: "That token is not one this alertd knows; check it and try again.")
         }
         let caller = APICaller(name: token.name, scopes: token.scopes, viaSession: true)
@@ -89,7 +89,7 @@ public struct ConsoleAPI: Sendable {
     /// Who the console is signed in as: `{"name": "alice", "scopes": ["decide", "read"], "session": true}`.
     package static func describe(_ caller: APICaller) -> HTTPResponse {
         let object: [String: Any] = ["name": caller.name, "scopes": caller.scopes.names, "session": caller.viaSession]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = Data(JSONObject.text(of: object).utf8)
         var response = HTTPResponse.json(status: 200, body: data)
         for field in pageHeaders where field.name != "Content-Security-Policy" { response.headers.set(field.name, field.value) }
         return response

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import AlertModel
 import Synchronization
 import AlertdHTTP
 import AlertdCrypto
@@ -31,7 +32,7 @@ public final class ConsoleSessions: Sendable {
     /// A new session for `token`: its id, for the cookie, and when it expires.
     public func open(for token: APIToken, now: Date = Date()) -> (id: String, expires: Date) {
         let id = Data(SecureRandom.bytes(32)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
         let expires = now.addingTimeInterval(lifetime.seconds)
         sessions.withLock { all in
             all = all.filter { $0.value.expires > now }
@@ -65,8 +66,8 @@ public final class ConsoleSessions: Sendable {
         for header in request.headers.values(for: "Cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                    return parts[1].trimmingCharacters(in: .whitespaces)
+                if parts.count == 2, parts[0].trimmingSpaces() == cookieName {
+                    return parts[1].trimmingSpaces()
                 }
             }
         }

@@ -30,6 +30,8 @@ public final class DaemonMetrics: Sendable {
                    help: "Follow-up attempts (telling a presenter an alert it showed has closed), by presenter and outcome.")
         r.register("alertd_open_alerts", .gauge, help: "Alerts not yet decided, expired or resolved.")
         r.register("alertd_deliveries", .gauge, help: "Deliveries in the queue, by state (pending, in_flight, dead).")
+        r.register("alertd_delivery_backlog", .gauge,
+                   help: "Pending deliveries by presenter: waiting for a rate limit, a retry or a silence.")
         r.register("alertd_store_writable", .gauge,
                    help: "1 while the store takes writes; 0 once one failed for want of disk, permission or I/O, until one works again.")
         r.register("alertd_deliveries_silenced_total", .counter, help: "Deliveries a silence held back, each counted once.")
@@ -101,6 +103,8 @@ public final class DaemonMetrics: Sendable {
             registry.set("alertd_deliveries", ["state": "pending"], to: Double(c.pending))
             registry.set("alertd_deliveries", ["state": "in_flight"], to: Double(c.inFlight))
             registry.set("alertd_deliveries", ["state": "dead"], to: Double(c.dead))
+            registry.replace("alertd_delivery_backlog", with: Dictionary(
+                uniqueKeysWithValues: c.pendingByPresenter.map { (["presenter": $0.key], Double($0.value)) }))
             // Kept by the store, so it counts across restarts.
             registry.set("alertd_deliveries_silenced_total", to: Double(c.silencedDeliveries))
         }

@@ -50,6 +50,12 @@ public final class MetricsRegistry: Sendable {
         families.withLock { f in f[name]?.series[labels, default: Series()].value = value }
     }
 
+    /// Sets a gauge family to exactly these series, dropping the others: for
+    /// gauges read whole from the store, whose label values come and go.
+    public func replace(_ name: String, with values: [[String: String]: Double]) {
+        families.withLock { f in f[name]?.series = values.mapValues { Series(value: $0) } }
+    }
+
     /// Records one observation in a histogram.
     public func observe(_ name: String, _ labels: [String: String] = [:], _ value: Double) {
         families.withLock { f in
@@ -104,12 +110,12 @@ public final class MetricsRegistry: Sendable {
 
     /// Label values escape backslash, double quote and newline.
     package static func escapeLabel(_ v: String) -> String {
-        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        v.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
     }
 
     /// HELP text escapes backslash and newline.
     package static func escapeHelp(_ v: String) -> String {
-        v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+        v.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
     }
 
     package static func number(_ v: Double) -> String {

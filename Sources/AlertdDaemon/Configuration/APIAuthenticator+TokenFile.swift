@@ -40,7 +40,7 @@ extension APIAuthenticator {
                 problems.append("\(name): must be {\"token\": \"…\", \"scopes\": [\(known)]} and nothing else")
                 continue
             }
-            let secretProblem = secret.trimmingCharacters(in: .whitespaces).count < 16 || secret != secret.trimmingCharacters(in: .whitespaces)
+            let secretProblem = secret.trimmingSpaces().count < 16 || secret != secret.trimmingSpaces()
             if secretProblem { problems.append("\(name).token: is shorter than 16 characters or has spaces around it; use e.g. `openssl rand -hex 32`") }
             let scopes = rawScopes.compactMap(APIScope.init(rawValue:))
             if scopes.count != rawScopes.count || scopes.isEmpty {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdDelivery
 import AlertdStore
@@ -23,7 +23,7 @@ extension DaemonConfiguration {
         var config = DaemonConfiguration()
         let top = r.object(root, at: "", allowed: [
             "state_dir", "api", "store", "presenters", "routes", "default_route", "retry", "templates", "limits", "dispatcher",
-            "actions",
+            "actions", "inhibit",
         ]) ?? [:]
         if root as? [String: Any] == nil { throw ConfigurationError(source: source, problems: r.problems) }
 
@@ -77,6 +77,13 @@ extension DaemonConfiguration {
                 config.routes = list.enumerated().compactMap { parseRoute($1, at: "routes[\($0)]", r, requirePresenters: true) }
             } else {
                 r.problem("routes", "must be a list of routes")
+            }
+        }
+        if let inhibit = top["inhibit"] {
+            if let list = inhibit as? [Any] {
+                config.inhibitRules = list.enumerated().compactMap { parseInhibitRule($1, at: "inhibit[\($0)]", r) }
+            } else {
+                r.problem("inhibit", "must be a list of inhibition rules")
             }
         }
         if top["default_route"] != nil {
@@ -168,11 +175,34 @@ extension DaemonConfiguration {
         }
     }
 
+    /// One `inhibit` entry: matchers in Alertmanager's text form, as
+    /// `alertctl silence add` and amtool take them.
+    private static func parseInhibitRule(_ value: Any?, at path: String, _ r: JSONConfigReader) -> InhibitRule? {
+        guard let obj = r.object(value, at: path, allowed: ["source_matchers", "target_matchers", "equal"]) else { return nil }
+        func matchers(_ key: String) -> [LabelMatcher] {
+            guard let list = r.strings(obj, key, at: path) else {
+                if obj[key] == nil { r.problem(r.join(path, key), "is required, e.g. [\"alertname=\\\"NodeDown\\\"\"]") }
+                return []
+            }
+            if list.isEmpty { r.problem(r.join(path, key), "needs at least one matcher") }
+            var out: [LabelMatcher] = []
+            for (i, text) in list.enumerated() {
+                do { out.append(try LabelMatcher(parsing: text)) } catch { r.problem("\(r.join(path, key))[\(i)]", error.message) }
+            }
+            return out
+        }
+        let source = matchers("source_matchers")
+        let target = matchers("target_matchers")
+        let equal = r.strings(obj, "equal", at: path) ?? []
+        guard !source.isEmpty, !target.isEmpty else { return nil }
+        return InhibitRule(sourceMatchers: source, targetMatchers: target, equal: equal)
+    }
+
     private static func parseRoute(_ value: Any?, at path: String, _ r: JSONConfigReader,
                                    requirePresenters: Bool, matchers: Bool = true) -> RouteDefinition? {
         let allowed = matchers ? ["match", "presenters", "continue", "escalate"] : ["presenters"]
         guard let obj = r.object(value, at: path, allowed: allowed) else {
-            if value == nil || value is NSNull { r.problem(path, "must be an object") }
+            if value.map(StrictJSON.isNull) ?? true { r.problem(path, "must be an object") }
             return nil
         }
         guard let presenters = r.strings(obj, "presenters", at: path) else {

@@ -10,6 +10,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var store = StoreSection()
     public var presenters: [PresenterDefinition] = DaemonConfiguration.defaultPresenters
     public var routes: [RouteDefinition] = []
+    /// `inhibit`: open alerts that hold back the deliveries of others.
+    public var inhibitRules: [InhibitRule] = []
     public var defaultRoute = RouteDefinition(presenters: DaemonConfiguration.defaultPresenters.map(\.name))
     public var retry = RetryPolicy()
     /// A template file for `alertctl --template` users and for the API.

@@ -25,12 +25,9 @@ extension AlertDaemon {
     private static func createOrTighten(_ path: String, log: Logger) throws(DaemonError) {
         switch FileStatus.of(path) {
         case .failure(let error) where error == .noSuchFile:
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: Int(stateDirectoryPermissions)])
-            } catch {
+            if case .failure(let error) = Directory.create(path, mode: UInt32(stateDirectoryPermissions)) {
                 throw DaemonError(code: .stateUnwritable,
-                                  message: "Cannot create the state directory \(path): \(error.localizedDescription). Create it or pass --state-dir.")
+                                  message: "Cannot create the state directory \(path): \(error). Create it or pass --state-dir.")
             }
         case .failure(let error):
             throw DaemonError(code: .stateDirectory, message: "Cannot look at the state directory \(path): \(error). Check the path and its parents' permissions.")

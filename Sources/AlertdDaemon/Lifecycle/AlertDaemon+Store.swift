@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdAPI
 import AlertdLogging
 import AlertdPOSIX
@@ -55,7 +55,7 @@ extension AlertDaemon {
                 do { try SQLiteAlertStore.checkCompatible(path: path) } catch { throw DaemonError(error) }
             }
             // SQLite writes its journal next to the database.
-            try checkWritableDirectory((path as NSString).deletingLastPathComponent, role: "store's directory")
+            try checkWritableDirectory(Directory.parent(of: path), role: "store's directory")
             return OpenedStore(store: InMemoryAlertStore(), path: path, lastWriteFailure: { nil }, close: {})
         }
     }
@@ -134,9 +134,8 @@ extension AlertDaemon {
     private static func checkWritableDirectory(_ path: String, role: String) throws(DaemonError) {
         let files = FileManager.default
         let path = path.isEmpty ? "." : path
-        var isDirectory: ObjCBool = false
-        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        if case .success(let status) = FileStatus.of(path) {
+            guard status.kind == .directory else {
                 throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) is not a directory; point state_dir (or --state-dir) at a directory.")
             }
             guard files.isWritableFile(atPath: path) else {
@@ -146,7 +145,7 @@ extension AlertDaemon {
         }
         var ancestor = path
         repeat {
-            ancestor = (ancestor as NSString).deletingLastPathComponent
+            ancestor = Directory.parent(of: ancestor)
             if ancestor.isEmpty { ancestor = "." }
         } while !files.fileExists(atPath: ancestor) && ancestor != "/" && ancestor != "."
         guard files.isWritableFile(atPath: ancestor) else {

@@ -96,7 +96,7 @@ public final class AlertDaemon: Sendable {
 
         let dispatcher = Dispatcher(
             store: store, presenters: presenters, retry: config.retry, links: links, logger: Logger(label: "dispatcher"),
-            claimLease: config.dispatcher.claimLease, onAttempt: { metrics.attempt($0) })
+            claimLease: config.dispatcher.claimLease, inhibitRules: config.inhibitRules, onAttempt: { metrics.attempt($0) })
         self.dispatcher = dispatcher
         // Expiry and escalation queue deliveries: the dispatcher has work.
         let maintenance = MaintenanceService(
@@ -107,9 +107,10 @@ public final class AlertDaemon: Sendable {
                 dispatcher.wake()
             })
         self.maintenance = maintenance
-        // A new alert may bring work now and a deadline sooner than the next one known.
-        intake = AlertIntake(store: store, settings: settings, onAccepted: {
-            dispatcher.wake()
+        // A new alert brings work now, handed over in memory, and may bring a
+        // deadline sooner than the next one known.
+        intake = AlertIntake(store: store, settings: settings, onAccepted: { accepted in
+            dispatcher.accept(accepted)
             maintenance.wake()
         })
         // Another node's commit: new events to stream, maybe work to claim or a deadline sooner.
@@ -235,7 +236,8 @@ public final class AlertDaemon: Sendable {
         if old.store.url != new.store.url || old.store.urlFile != new.store.urlFile || old.store.node != new.store.node {
             warnings.append("store.url, url_file and node change only on restart")
         }
-        await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease)
+        await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
+                                     inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
         authenticator.replace(with: tokens)

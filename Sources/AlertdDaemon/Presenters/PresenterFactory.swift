@@ -26,7 +26,8 @@ public enum PresenterFactory {
         for definition in config.presenters {
             do {
                 let presenter = try definition.configuration.makePresenter(name: definition.name, context: context)
-                entries.append(.init(presenter: presenter, maxConcurrency: definition.maxConcurrency, followUps: definition.followUps))
+                entries.append(.init(presenter: presenter, maxConcurrency: definition.maxConcurrency, followUps: definition.followUps,
+                                      rateLimit: definition.rateLimit))
             } catch {
                 problems.append("presenters.\(definition.name): \(error.message)")
             }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertdLogging
 import AlertdPOSIX
 import AlertdServices

@@ -71,6 +71,6 @@ public struct ActionLinkSigner: Sendable {
     package func token(_ id: AlertID, _ action: ActionKind, _ expires: Int64) -> String {
         let mac = HMACSHA256.authenticate(key: key, message: Array("\(id.rawValue)|\(action.rawValue)|\(expires)".utf8))
         return Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
     }
 }

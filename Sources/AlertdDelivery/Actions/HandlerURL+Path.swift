@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HandlerURL {
     /// RFC 3986's remove_dot_segments over a percent-encoded path, with
@@ -38,7 +38,7 @@ extension HandlerURL {
     }
 
     private static func decodingDots(_ segment: String) -> String {
-        segment.replacingOccurrences(of: "%2e", with: ".", options: .caseInsensitive)
+        segment.replacing(#/%2e/#.ignoresCase(), with: ".")
     }
 
     /// A segment some server may split, or resolve, differently from us.
@@ -46,7 +46,7 @@ extension HandlerURL {
         let lower = segment.lowercased()
         if lower.contains("%2f") || lower.contains("%5c") || lower.contains("%00") || segment.contains("\\") { return true }
         // `..;x` is `..` to servlet containers, which drop path parameters.
-        let withParameters = segment.replacingOccurrences(of: "%3b", with: ";", options: .caseInsensitive)
+        let withParameters = segment.replacing(#/%3b/#.ignoresCase(), with: ";")
         guard withParameters.contains(";") else { return false }
         let beforeParameters = decodingDots(String(withParameters.prefix { $0 != ";" }))
         return beforeParameters == "." || beforeParameters == ".."

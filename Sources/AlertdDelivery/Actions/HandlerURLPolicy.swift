@@ -1,4 +1,5 @@
 import FoundationEssentials
+import AlertModel
 import AlertdCurl
 import AlertModel
 
@@ -34,7 +35,7 @@ public struct HandlerURLPolicy: Sendable, Equatable {
         var entries: [Entry] = []
         var problems: [String] = []
         for (i, raw) in list.enumerated() {
-            let item = raw.trimmingCharacters(in: .whitespaces)
+            let item = raw.trimmingSpaces()
             if item.contains("://") {
                 do {
                     let prefix = try HandlerURL(item)

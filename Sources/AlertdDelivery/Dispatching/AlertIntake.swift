@@ -4,7 +4,8 @@ import AlertModel
 import AlertdStore
 
 /// The way in for new alerts, whoever sends them: picks each alert's
-/// presenters by route, stores it durably, and wakes the dispatcher.
+/// presenters by route, stores it durably, and hands the new deliveries to
+/// the dispatcher.
 public final class AlertIntake: Sendable {
     public struct Settings: Sendable, Equatable {
         public var router: AlertRouter
@@ -32,9 +33,12 @@ public final class AlertIntake: Sendable {
 
     private let store: any AlertStore
     private let settings: Mutex<Settings>
-    private let onAccepted: @Sendable () -> Void
+    private let onAccepted: @Sendable ([AcceptedDelivery]) -> Void
 
-    public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable () -> Void) {
+    /// `onAccepted` hears of the deliveries of every committed batch that
+    /// stored a new alert (not one folded into an open alert), right after
+    /// the commit.
+    public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable ([AcceptedDelivery]) -> Void) {
         self.store = store
         self.settings = Mutex(settings)
         self.onAccepted = onAccepted
@@ -60,7 +64,13 @@ public final class AlertIntake: Sendable {
                                    followUps: settings.followUps.intersection(presenters))
         }
         let results = try await store.submit(submissions)
-        if results.contains(where: { !$0.deduplicated }) { onAccepted() }
+        if results.contains(where: { !$0.deduplicated }) {
+            var accepted: [AcceptedDelivery] = []
+            for (submission, result) in zip(submissions, results) where !result.deduplicated {
+                accepted += submission.deliveries
+            }
+            onAccepted(accepted)
+        }
         return results
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import AlertModel
 import AlertdLogging
 import AlertdServices
@@ -7,9 +8,12 @@ import AlertdStore
 /// Delivers stored alerts: claims due deliveries from the store, hands each
 /// to its presenter, and records the outcome, retrying by the policy.
 ///
-/// The store is the queue. Nothing is held only in memory, so a crash loses
-/// at most the knowledge that an attempt was made; the delivery is claimed
-/// again after restart (at-least-once, with the same delivery id).
+/// The store is the queue. New alerts' deliveries are also handed over in
+/// memory right after their commit (``accept(_:)``), so the dispatcher claims
+/// them without polling for them or reading their alerts back; but nothing is
+/// held only in memory, so a crash loses at most the knowledge that an
+/// attempt was made, and the delivery is claimed again after restart
+/// (at-least-once, with the same delivery id).
 ///
 /// As a ``Service``: `start()` recovers what a crash left in flight, `run()`
 /// loops, a graceful shutdown stops claiming and lets deliveries in flight
@@ -42,6 +46,11 @@ public actor Dispatcher: Service {
     /// then ends the next wait at once.
     private var seen: UInt64 = 0
     private var inFlight: [DeliveryKind: Int] = [:]
+    /// One per rate-limited presenter. Tokens bound how many deliveries are
+    /// claimed, so those over the limit simply stay pending in the store.
+    private var buckets: [DeliveryKind: TokenBucket] = [:]
+    /// The `inhibit` rules, held against each delivery as it is claimed.
+    private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     private var started = false
     private var stopping = false
@@ -49,6 +58,16 @@ public actor Dispatcher: Service {
     /// while alertd was down) or on reload, so only then is it worth the
     /// scan that finds them; the flag stays up until a sweep finds none.
     private var sweepOrphans = true
+    /// Outcomes waiting for the store, and whether a write of them is under way.
+    private var unsettled: [(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?)] = []
+    private var settling = false
+    /// Hand-offs from intake, until `loop` moves them to `handedOff`.
+    private nonisolated let inbox = Mutex<[AcceptedDelivery]>([])
+    private var handedOff = HandOffQueue(limit: 8_192)
+    private var lastPoll = ContinuousClock.now - .seconds(60)
+    /// While hand-offs wait for slots, the store is still polled this often,
+    /// so retries and handler calls are not starved by a stream of new alerts.
+    private static let pollInterval: Duration = .milliseconds(200)
     #if ALERTD_TEST_HOOKS
     /// Set by a test-only fault hook: the loop stops going round.
     private var stalled = false
@@ -64,9 +83,10 @@ public actor Dispatcher: Service {
     public init(
         store: any AlertStore, presenters: PresenterSet, retry: RetryPolicy, links: ActionLinkSigner? = nil,
         logger: Logger = Logger(label: "dispatcher"), idleTick: Duration = .seconds(1), claimLease: Duration = .seconds(60),
-        onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
+        inhibitRules: [InhibitRule] = [], onAttempt: @escaping @Sendable (AttemptReport) -> Void = { _ in }
     ) {
         self.claimLease = claimLease
+        self.inhibitRules = inhibitRules
         self.store = store
         self.links = links
         self.presenters = presenters
@@ -74,17 +94,38 @@ public actor Dispatcher: Service {
         self.log = logger
         self.idleTick = idleTick
         self.onAttempt = onAttempt
+        self.buckets = Self.buckets(for: presenters, keeping: [:])
+    }
+
+    /// A bucket per rate-limited presenter; one whose limit is unchanged
+    /// keeps its tokens across a reload, so a reload is no way round it.
+    private static func buckets(for presenters: PresenterSet, keeping old: [DeliveryKind: TokenBucket]) -> [DeliveryKind: TokenBucket] {
+        var out: [DeliveryKind: TokenBucket] = [:]
+        for (kind, entry) in presenters.entries {
+            guard let limit = entry.rateLimit else { continue }
+            out[kind] = old[kind].flatMap { $0.limit == limit ? $0 : nil } ?? TokenBucket(limit)
+        }
+        return out
     }
 
     /// Tells the dispatcher that new deliveries may be due now.
     public nonisolated func wake() { signal.notify() }
 
+    /// Hands over deliveries the store has just committed, with their alerts.
+    public nonisolated func accept(_ deliveries: [AcceptedDelivery]) {
+        guard !deliveries.isEmpty else { return }
+        inbox.withLock { $0 += deliveries }
+        signal.notify()
+    }
+
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil) {
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) {
         sweepOrphans = true
+        if let inhibitRules { self.inhibitRules = inhibitRules }
         if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
+        self.buckets = Self.buckets(for: presenters, keeping: buckets)
         self.retry = retry
         signal.notify()
     }
@@ -147,24 +188,37 @@ public actor Dispatcher: Service {
             await releaseStaleClaims()
             var claimedAny = false
             do {
-                let capacity = presenters.entries.mapValues { $0.maxConcurrency }
-                    .merging(inFlight) { max, used in max - used }
-                let orphanLimit = sweepOrphans ? 32 : 0
-                let claimed = try await store.claimDueDeliveries(now: Date(), capacity: capacity, orphanLimit: orphanLimit)
-                if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
-                claimedAny = !claimed.isEmpty
-                for c in claimed { start(c) }
+                let tick = ContinuousClock.now
+                claimedAny = try await claimHandedOff(at: tick)
+                if handedOff.isEmpty || ContinuousClock.now - lastPoll >= Self.pollInterval {
+                    lastPoll = .now
+                    let orphanLimit = sweepOrphans ? 32 : 0
+                    let claimed = try await store.claimDueDeliveries(now: Date(), capacity: freeSlots(at: tick), orphanLimit: orphanLimit,
+                                                                     inhibitRules: inhibitRules)
+                    if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
+                    claimedAny = claimedAny || !claimed.isEmpty
+                    for c in claimed {
+                        buckets[c.delivery.kind]?.take(1, at: tick)
+                        start(c)
+                    }
+                }
             } catch {
                 log.error("could not claim deliveries", ["error": "\(error)"])
             }
             if stopping || Task.isCancelled { break }
             if claimedAny { continue }
             let wait: Duration
+            if !handedOff.isEmpty {
+                // Hand-offs wait for a slot (a finished delivery wakes the loop) or a token.
+                seen = await signal.wait(changedFrom: seen, timeout: min(Self.pollInterval, nextToken()))
+                continue
+            }
             do {
                 if let next = try await store.nextDueTime() {
                     let delta = next.timeIntervalSinceNow
-                    // Due now but not claimed means every slot is busy: wait for one to free up.
-                    wait = delta <= 0 ? idleTick : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
+                    // Due now but not claimed means every slot is busy or a rate limit is spent:
+                    // wait for a slot to free up (a wake-up) or the next token.
+                    wait = delta <= 0 ? min(idleTick, nextToken()) : .milliseconds(Int64(min(delta, idleTick.seconds) * 1000) + 1)
                 } else {
                     wait = idleTick
                 }
@@ -173,6 +227,51 @@ public actor Dispatcher: Service {
             }
             seen = await signal.wait(changedFrom: seen, timeout: wait)
         }
+    }
+
+    /// Free slots per presenter kind, within its rate limit.
+    private func freeSlots(at tick: ContinuousClock.Instant) -> [DeliveryKind: Int] {
+        var capacity = presenters.entries.mapValues { $0.maxConcurrency }.merging(inFlight) { max, used in max - used }
+        for kind in buckets.keys { capacity[kind] = min(capacity[kind] ?? 0, buckets[kind]!.available(at: tick)) }
+        return capacity
+    }
+
+    /// Claims what fits of the hand-offs, without reading their alerts back.
+    /// One the store does not give (claimed by a poll meanwhile, or a silence
+    /// is active and the poll must screen it) is left to the poll.
+    /// While inhibition rules apply, every delivery goes through the
+    /// poll's claim, which screens it.
+    private func claimHandedOff(at tick: ContinuousClock.Instant) async throws(StoreError) -> Bool {
+        let arrived = inbox.withLock { inbox in
+            defer { inbox.removeAll() }
+            return inbox
+        }
+        guard inhibitRules.isEmpty else { return false }
+        let dropped = handedOff.append(arrived)
+        if dropped > 0 { log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"]) }
+        guard !handedOff.isEmpty else { return false }
+        let taken = handedOff.take(freeSlots(at: tick))
+        guard !taken.isEmpty else { return false }
+        let claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
+        var alerts: [DeliveryID: Alert] = [:]
+        for d in taken { alerts[d.id] = d.alert }
+        for record in claimed {
+            guard let alert = alerts[record.id] else { continue }
+            buckets[record.kind]?.take(1, at: tick)
+            start(ClaimedDelivery(delivery: record, alert: alert))
+        }
+        return !claimed.isEmpty
+    }
+
+    /// The soonest a spent rate limit frees a token (idleTick when none is spent).
+    private func nextToken() -> Duration {
+        let now = ContinuousClock.now
+        var soonest = idleTick
+        for kind in buckets.keys {
+            let wait = buckets[kind]!.untilNextToken(at: now)
+            if wait > .zero { soonest = min(soonest, wait) }
+        }
+        return soonest
     }
 
     /// Puts back claims that no running delivery holds: one whose outcome
@@ -218,18 +317,14 @@ public actor Dispatcher: Service {
         }
         guard let entry = presenters[d.kind], unusable == nil else {
             let reason = unusable ?? ""
-            let store = self.store
             tasks[d.id] = Task {
-                try? await store.settle([DeliverySettlement(deliveryID: d.id, result: .dead(error: reason))])
-                self.finished(d)
+                self.settled(d, DeliverySettlement(deliveryID: d.id, result: .dead(error: reason)), report: nil)
             }
             inFlight[d.kind, default: 0] += 1
             return
         }
         inFlight[d.kind, default: 0] += 1
         let retry = self.retry
-        let store = self.store
-        let onAttempt = self.onAttempt
         let log = self.log
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
         let actionLinks = d.kind.action == nil && claimed.alert.state == .open
@@ -255,19 +350,42 @@ public actor Dispatcher: Service {
             case .permanentFailure(let reason):
                 result = .dead(error: reason)
             }
-            do {
-                try await store.settle([DeliverySettlement(deliveryID: d.id, result: result, at: now)])
-            } catch {
-                log.error("could not record a delivery outcome; its claim is released and it is retried once the claim lease runs out",
-                          ["delivery.id": d.id.rawValue, "error": "\(error)", "claim_lease": claimLease.alertdDescription])
-            }
-            Self.logOutcome(log, d, result)
-            onAttempt(AttemptReport(
+            self.settled(d, DeliverySettlement(deliveryID: d.id, result: result, at: now), report: AttemptReport(
                 kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
                 settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000)),
                 isFollowUp: followUp != nil))
-            self.finished(d)
         }
+    }
+
+    /// Queues an attempt's outcome for the store. Outcomes are written in
+    /// batches, one write at a time, and what finishes during a write goes in
+    /// the next: one store write for many deliveries, not one each. A
+    /// delivery keeps its slot until its outcome is written.
+    private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
+        unsettled.append((d, settlement, report))
+        guard !settling else { return }
+        settling = true
+        Task { await writeSettlements() }
+    }
+
+    private func writeSettlements() async {
+        while !unsettled.isEmpty {
+            let batch = unsettled
+            unsettled = []
+            do {
+                try await store.settle(batch.map(\.settlement))
+            } catch {
+                log.error("could not record delivery outcomes; their claims are released and they are retried once the claim lease runs out",
+                          ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)",
+                           "claim_lease": claimLease.alertdDescription])
+            }
+            for (d, settlement, report) in batch {
+                Self.logOutcome(log, d, settlement.result)
+                if let report { onAttempt(report) }
+                finished(d)
+            }
+        }
+        settling = false
     }
 
     private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ result: DeliverySettlement.Result) {

@@ -9,11 +9,14 @@ public struct PresenterSet: Sendable {
         public let maxConcurrency: Int
         /// Whether it sends follow-ups (its definition's ``PresenterDefinition/followUps``).
         public let followUps: Bool
+        /// How fast it may be sent to; nil for as fast as it takes them.
+        public let rateLimit: RateLimit?
 
-        public init(presenter: any AlertPresenter, maxConcurrency: Int, followUps: Bool = false) {
+        public init(presenter: any AlertPresenter, maxConcurrency: Int, followUps: Bool = false, rateLimit: RateLimit? = nil) {
             self.presenter = presenter
             self.maxConcurrency = max(1, maxConcurrency)
             self.followUps = followUps
+            self.rateLimit = rateLimit
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdStore
 
@@ -24,8 +24,9 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The wait after failed attempt number `attempt` (1-based), before jitter.
     public func backoff(afterAttempt attempt: Int) -> Duration {
-        let exponent = Double(max(0, attempt - 1))
-        let seconds = initialDelay.seconds * pow(factor, exponent)
+        var seconds = initialDelay.seconds
+        // factor^(attempt-1), stopping once past the cap (no `pow` without C or full Foundation).
+        for _ in 1..<max(1, attempt) where seconds < maxDelay.seconds { seconds *= factor }
         return .milliseconds(Int64(min(seconds, maxDelay.seconds) * 1000))
     }
 

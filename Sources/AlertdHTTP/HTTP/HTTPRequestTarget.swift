@@ -34,6 +34,26 @@ package struct HTTPRequestTarget: Sendable, Equatable {
         return items
     }
 
+    /// `text` as one URL component (a path segment, a query name or value):
+    /// every byte but RFC 3986's unreserved characters as `%XX`.
+    package static func percentEncode(_ text: String) -> String {
+        func unreserved(_ b: UInt8) -> Bool {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+            default: false
+            }
+        }
+        guard !text.utf8.allSatisfy(unreserved) else { return text }
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count * 3)
+        for b in text.utf8 {
+            if unreserved(b) { out.append(b) } else { out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0xF)]] }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Decodes `%XX` escapes (and `+` in query components); invalid UTF-8
     /// becomes U+FFFD.
     package static func percentDecode<C: Collection>(_ bytes: C, plusIsSpace: Bool) -> String where C.Element == UInt8 {

@@ -47,6 +47,8 @@ public enum APIRepresentation {
         /// When the open alert resolves by itself unless re-sent first
         /// (Alertmanager's `endsAt`); absent when it does not.
         public var resolvesAt: Date?
+        /// Re-sends folded into the alert by its dedup key; absent when none was.
+        public var repeats: AlertRepeats?
 
         public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil, silencedBy: [SilenceID]? = nil) {
             id = alert.id
@@ -56,17 +58,19 @@ public enum APIRepresentation {
             spec = alert.spec
             decision = alert.decision
             resolvesAt = alert.state == .open ? alert.resolvesAt : nil
+            repeats = alert.repeats
             self.deliveries = deliveries
             self.silencedBy = silencedBy.flatMap { $0.isEmpty ? nil : $0 }
         }
 
         /// The alert itself, e.g. for ``TerminalRenderer``.
         public var alert: Alert {
-            Alert(id: id, spec: spec, state: state, createdAt: createdAt, updatedAt: updatedAt, decision: decision, resolvesAt: resolvesAt)
+            Alert(id: id, spec: spec, state: state, createdAt: createdAt, updatedAt: updatedAt, decision: decision, resolvesAt: resolvesAt,
+                  repeats: repeats)
         }
 
         package enum CodingKeys: String, CodingKey {
-            case id, state, spec, decision, deliveries
+            case id, state, spec, decision, deliveries, repeats
             case createdAt = "created_at"
             case updatedAt = "updated_at"
             case silencedBy = "silenced_by"

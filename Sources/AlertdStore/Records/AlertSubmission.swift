@@ -15,4 +15,11 @@ public struct AlertSubmission: Sendable, Equatable {
         self.escalation = escalation
         self.followUps = followUps
     }
+
+    /// The deliveries storing it queues: one per presenter of its route.
+    public var deliveries: [AcceptedDelivery] {
+        presenters.enumerated().map { i, presenter in
+            AcceptedDelivery(id: .routed(alert.id, i), kind: .presenter(presenter), alert: alert)
+        }
+    }
 }

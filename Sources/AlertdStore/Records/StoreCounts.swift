@@ -9,8 +9,14 @@ public struct StoreCounts: Sendable, Equatable {
     /// Deliveries a silence ever held back or withheld, each counted once:
     /// a counter over the store's life, not a gauge.
     public var silencedDeliveries: Int = 0
+    /// Pending deliveries by presenter name (handler calls included, as
+    /// `handler:confirm`): the backlog a rate limit, a silence or retries
+    /// leave waiting. Presenters with none are absent.
+    public var pendingByPresenter: [String: Int] = [:]
 
-    public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0, silencedDeliveries: Int = 0) {
+    public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0, silencedDeliveries: Int = 0,
+                pendingByPresenter: [String: Int] = [:]) {
+        self.pendingByPresenter = pendingByPresenter
         self.openAlerts = openAlerts
         self.pending = pending
         self.inFlight = inFlight

@@ -136,6 +136,46 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await slow.maxRunning == 3)
     }
 
+    @Test func handedOffAlertsAreDeliveredOnceEachWithinTheConcurrency() async throws {
+        let store = InMemoryAlertStore()
+        let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(10))
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: slow, maxConcurrency: 3)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let intake = AlertIntake(
+            store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["slow"])), limits: .default),
+            onAccepted: { dispatcher.accept($0) })
+        let run = Task { await dispatcher.run() }
+        var ids: [AlertID] = []
+        for batch in 0..<4 {
+            let specs = try (0..<10).map { try AlertSpec.Builder().title("a\(batch)-\($0)").build().get() }
+            ids += try await intake.submit(specs).map(\.id)
+        }
+        try await waitUntil { await slow.callCount >= 40 }
+        try await waitUntil { let c = await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        let calls = await slow.calls
+        #expect(calls.count == 40)
+        #expect(Set(calls.map(\.alert)) == Set(ids))
+        #expect(calls.allSatisfy { $0.context.attempt == 1 })
+        #expect(await slow.maxRunning <= 3)
+    }
+
+    @Test func theHandOffQueueIsBoundedAndTakesOldestFirstPerKind() throws {
+        let hook = DeliveryKind.presenter("hook"), log = DeliveryKind.presenter("log"), gone = DeliveryKind.presenter("gone")
+        let alert = Alert(spec: try AlertSpec.Builder().title("t").build().get())
+        func d(_ i: Int, _ kind: DeliveryKind) -> AcceptedDelivery { AcceptedDelivery(id: .routed(alert.id, i), kind: kind, alert: alert) }
+        var q = HandOffQueue(limit: 5)
+        #expect(q.append([d(0, hook), d(1, log), d(2, hook), d(3, gone), d(4, hook), d(5, hook)]) == 1)
+        #expect(q.count == 5)
+        // A kind with no slots entry has lost its presenter: dropped, left to the poll.
+        #expect(q.take([hook: 2, log: 0]).map(\.id) == [.routed(alert.id, 0), .routed(alert.id, 2)])
+        #expect(q.count == 2)
+        let rest = q.take([hook: 5, log: 5]).map(\.id)
+        #expect(Set(rest) == [.routed(alert.id, 4), .routed(alert.id, 1)])
+        #expect(q.isEmpty)
+    }
+
     @Test func deliveriesForAnUnconfiguredPresenterBecomeDead() async throws {
         let store = InMemoryAlertStore()
         let dispatcher = Dispatcher(store: store, presenters: PresenterSet([]), retry: fastRetry(), idleTick: .milliseconds(20))

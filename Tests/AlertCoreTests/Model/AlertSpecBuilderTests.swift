@@ -157,7 +157,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
 @Suite struct AlertSpecJSONInputTests {
     static func builder(_ json: String) throws -> AlertSpec.Builder {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let object = try #require(try StrictJSON.parse(json) as? [String: Any])
         return AlertSpec.Builder(jsonObject: object)
     }
 

@@ -9,8 +9,8 @@ import Testing
         return try #require(object["k"] as? String)
     }
 
-    /// `JSONSerialization` alone drops a raw byte-order mark at the start of
-    /// a string or right after an escape; sent escaped, it keeps it.
+    /// A raw byte-order mark inside a string is text like any other, at the
+    /// start of a string, after an escape or escaped itself.
     @Test func aRawByteOrderMarkInAStringIsKeptWhereverItIs() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         #expect(try string(Array(#"{"k":""#.utf8) + bom + Array(#"key"}"#.utf8)) == "\u{FEFF}key")
@@ -30,6 +30,91 @@ import Testing
         }
         // A comma inside a string is text.
         #expect((try? StrictJSON.parse(Data(#"{"a": "x,}"}"#.utf8))) != nil)
+    }
+
+    func failure(_ text: String) -> String? {
+        do {
+            _ = try StrictJSON.parse(text)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func valuesComeBackAsSwiftValues() throws {
+        let object = try #require(try StrictJSON.parse(#"""
+            {"s": "x\"\\\/\b\f\n\r\t\u00e9", "t": true, "f": false, "n": null, "i": -42, "z": -0,
+             "d": 1.5e3, "big": 12345678901234567890, "a": [1, "2", {}], "o": {"k": []}}
+            """#) as? [String: Any])
+        #expect(object["s"] as? String == "x\"\\/\u{8}\u{C}\n\r\té")
+        #expect(object["t"] as? Bool == true && object["f"] as? Bool == false)
+        #expect(StrictJSON.isNull(object["n"]!))
+        #expect(object["i"] as? Int == -42 && object["z"] as? Int == 0)
+        #expect(object["d"] as? Double == 1500)
+        #expect(object["big"] as? Double == 12345678901234567890)
+        #expect((object["a"] as? [Any])?.count == 3)
+        #expect(((object["o"] as? [String: Any])?["k"] as? [Any])?.isEmpty == true)
+        // Booleans are not numbers, and numbers are not booleans.
+        #expect(StrictJSON.number(true) == nil && StrictJSON.wholeNumber(1.5) == nil && StrictJSON.wholeNumber(2e3) == 2000)
+        #expect(!StrictJSON.isBoolean(1) && StrictJSON.isBoolean(false))
+        // Top-level scalars, and a UTF-8 byte-order mark before the text.
+        #expect(try StrictJSON.parse(" 7 ") as? Int == 7)
+        #expect(try StrictJSON.parse(Data([0xEF, 0xBB, 0xBF] + Array(#""x""#.utf8))) as? String == "x")
+    }
+
+    @Test func unicodeEscapesAndSurrogatePairs() throws {
+        #expect(try StrictJSON.parse(#""\ud83d\ude00 \u00E9\u0000""#) as? String == "😀 é\u{0}")
+        #expect(try StrictJSON.parse("\"😀 é\"") as? String == "😀 é")
+        #expect(failure(#"{"k": "\ud800"}"#)
+                == #"The escape \ud800 is a high surrogate without the low surrogate escape after it at line 1, column 8."#)
+        #expect(failure(#"["\ud800\u0041"]"#)
+                == #"The escape \ud800 is a high surrogate without the low surrogate escape after it at line 1, column 3."#)
+        #expect(failure(#"["x\ude00"]"#) == #"The escape \ude00 is a low surrogate without a high surrogate before it at line 1, column 4."#)
+        #expect(failure(#"["\u12"]"#) == #"A \u escape needs four hex digits at line 1, column 3."#)
+        #expect(failure(#"["\x"]"#) == "Invalid escape sequence at line 1, column 3.")
+        #expect(failure("[\"a\tb\"]") == "Unescaped control character in a string at line 1, column 4.")
+        #expect(throws: StrictJSON.Failure.self) { try StrictJSON.parse(Data(Array(#"{"k": "caf"#.utf8) + [0xC3, 0x28, 0x22, 0x7D])) }
+        #expect(throws: StrictJSON.Failure.self) { try StrictJSON.parse(Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }
+    }
+
+    @Test func duplicateKeysWrongTokensAndNumbersAreRefusedWithTheirPosition() {
+        #expect(failure(#"{"a": 1, "a": 2}"#) == #"Duplicate key "a" at line 1, column 10."#)
+        #expect(failure(#"{"a": {"b": 1}, "c": {"b": 2}}"#) == nil)
+        #expect(failure(#"{"a": 01}"#) == "Number with leading zero at line 1, column 7.")
+        #expect(failure(#"{"a": 1.}"#) == "Invalid number at line 1, column 7.")
+        #expect(failure(#"{"a": -}"#) == "Invalid number at line 1, column 7.")
+        #expect(failure(#"{"a": 1e400}"#) == "Number 1e400 is out of range at line 1, column 7.")
+        #expect(failure(#"{"a": tru}"#) == "Invalid value at line 1, column 7.")
+        #expect(failure(#"{"a" 1}"#) == "Expected ':' after a key at line 1, column 6.")
+        #expect(failure(#"{a: 1}"#) == "Expected a key in double quotes at line 1, column 2.")
+        #expect(failure(#"{"a": 1 "b": 2}"#) == "Expected ',' or '}' after a value in an object at line 1, column 9.")
+        #expect(failure("[1 2]") == "Expected ',' or ']' after a value in an array at line 1, column 4.")
+        #expect(failure(#"{"a": 1} x"#) == "Unexpected text after the JSON value at line 1, column 10.")
+        #expect(failure(#"{"a": 1"#) == "Unexpected end of file during JSON parse at line 1, column 8.")
+        #expect(failure("") == "Unexpected end of file during JSON parse at line 1, column 1.")
+        #expect(failure("NaN") == "Invalid value at line 1, column 1.")
+    }
+
+    @Test func nestingIsLimited() {
+        let deepest = String(repeating: "[", count: StrictJSON.maximumDepth) + String(repeating: "]", count: StrictJSON.maximumDepth)
+        #expect(failure(deepest) == nil)
+        let tooDeep = "[" + deepest + "]"
+        #expect(failure(tooDeep) == "Too many nested arrays or objects (at most 512) at line 1, column 513.")
+        let objects = String(repeating: #"{"a":"#, count: 600) + "1" + String(repeating: "}", count: 600)
+        #expect(failure(objects)?.hasPrefix("Too many nested arrays or objects") == true)
+    }
+
+    /// The writer's output reads back as the same value, keys sorted,
+    /// strings escaped as `JSONObject.quoted` escapes them.
+    @Test func theWriterRoundTripsThroughTheReader() throws {
+        let value: [String: Any] = [
+            "b": [1, 2.5, true, JSONNull(), "x/y\u{7F}\u{1}\u{85}é😀"], "a": ["z": Int64(1)], "e": [String: Any](), "l": [Any](),
+        ]
+        let text = JSONObject.text(of: value)
+        #expect(text == #"{"a":{"z":1},"b":[1,2.5,true,null,"x/y\u007f\u0001\u0085é😀"],"e":{},"l":[]}"#)
+        let back = try #require(try StrictJSON.parse(text) as? [String: Any])
+        #expect(JSONObject.text(of: back) == text)
+        #expect(JSONObject.text(of: ["k": ["v"]], pretty: true) == "{\n  \"k\" : [\n    \"v\"\n  ]\n}")
     }
 
     /// Thousands of bad keys cost time in proportion to their number, and the

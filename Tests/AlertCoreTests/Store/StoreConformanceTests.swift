@@ -184,6 +184,45 @@ import Testing
         #expect(done.deliveredAt != nil)
     }
 
+    @Test(arguments: StoreBackend.allCases) func handedOffDeliveriesAreClaimedOnceEitherWay(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let (a, b) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")))
+        let submissions = [AlertSubmission(alert: a, presenters: ["hook", "log"]), AlertSubmission(alert: b, presenters: ["hook"])]
+        _ = try await store.submit(submissions)
+        let ids = submissions.flatMap(\.deliveries).map(\.id)
+        #expect(ids == [.routed(a.id, 0), .routed(a.id, 1), .routed(b.id, 0)])
+        let now = Date()
+        // Not due yet: nothing is claimed.
+        #expect(try await store.claimAccepted(ids, now: a.createdAt.addingTimeInterval(-60)).isEmpty)
+        // The poll got one first: the hand-off claims the others and skips it.
+        let polled = try await store.claimDueDeliveries(now: now, capacity: [.presenter("log"): 1], orphanLimit: 0)
+        #expect(polled.map(\.delivery.id) == [.routed(a.id, 1)])
+        let claimed = try await store.claimAccepted(ids, now: now)
+        #expect(claimed.map(\.id) == [.routed(a.id, 0), .routed(b.id, 0)])
+        #expect(claimed.allSatisfy { $0.state == .inFlight && $0.attempts == 1 })
+        #expect(claimed.map(\.kind) == [.presenter("hook"), .presenter("hook")])
+        // Claimed work is handed out once, by either path.
+        #expect(try await store.claimAccepted(ids, now: now).isEmpty)
+        #expect(try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4, .presenter("log"): 4], orphanLimit: 0).isEmpty)
+        let record = try #require(try await store.record(id: a.id))
+        #expect(record.deliveries.map(\.state) == [.inFlight, .inFlight])
+        #expect(record.deliveries.map(\.attempts) == [1, 1])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func handOffsAreLeftToTheScreeningClaimWhileASilenceIsActive(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        // It matches nothing here; that any silence is active is enough.
+        _ = try await store.saveSilence(try silence(#"alertname="Other""#, from: now.addingTimeInterval(-1), for: 600), replacing: nil, now: now)
+        let a = Alert(spec: try spec("a", labels: ["alertname": "DiskFull"]))
+        let submission = AlertSubmission(alert: a, presenters: ["hook"])
+        _ = try await store.submit([submission])
+        let later = now.addingTimeInterval(1)
+        #expect(try await store.claimAccepted(submission.deliveries.map(\.id), now: later).isEmpty)
+        let polled = try await store.claimDueDeliveries(now: later, capacity: [.presenter("hook"): 1], orphanLimit: 0)
+        #expect(polled.map(\.delivery.id) == [.routed(a.id, 0)])
+    }
+
     @Test(arguments: StoreBackend.allCases) func capacityBoundsClaimsPerPresenterAndOrphansAreReturned(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         for i in 0..<5 {
@@ -258,7 +297,7 @@ import Testing
         #expect(try await store.record(id: oldOpen.id) != nil)  // open: never pruned
         #expect(try await store.record(id: oldUndelivered.id) != nil)  // a delivery still pending
         #expect(try await store.record(id: recentClosed.id) != nil)
-        #expect(try await store.counts() == StoreCounts(openAlerts: 1, pending: 1, inFlight: 0, dead: 0))
+        #expect(try await store.counts() == StoreCounts(openAlerts: 1, pending: 1, inFlight: 0, dead: 0, pendingByPresenter: ["hook": 1]))
         // The newest event survives pruning, so the log's position is never lost.
         let events = try await store.events(after: 0, limit: 100)
         #expect(!events.isEmpty)

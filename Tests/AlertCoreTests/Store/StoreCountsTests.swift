@@ -33,10 +33,12 @@ import Testing
                 openAlerts: Int(try c.scalar("SELECT COUNT(*) FROM alerts WHERE state = 'open'") ?? -1),
                 pending: Int(try c.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? -1),
                 inFlight: Int(try c.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'in_flight'") ?? -1),
-                dead: Int(try c.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'dead'") ?? -1))
+                dead: Int(try c.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'dead'") ?? -1),
+                pendingByPresenter: kept.pendingByPresenter)
         }
         #expect(kept == recount)
-        #expect(kept == StoreCounts(openAlerts: 16, pending: 40 - 13 + 4, inFlight: 6, dead: 2))
+        #expect(kept == StoreCounts(openAlerts: 16, pending: 40 - 13 + 4, inFlight: 6, dead: 2,
+                                   pendingByPresenter: ["one": 10, "two": 17, "handler:confirm": 4]))
     }
 }
 

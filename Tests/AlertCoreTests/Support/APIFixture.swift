@@ -20,7 +20,7 @@ enum APIFixture {
         let intake = AlertIntake(
             store: store,
             settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: [])), limits: .default),
-            onAccepted: {})
+            onAccepted: { _ in })
         return APIRouter.alertd(intake: intake, store: store, onReplay: {}, dispatcherRunning: { true }, links: links,
                                 metrics: metrics, authenticator: authenticator ?? APIAuthenticator(token: token))
     }

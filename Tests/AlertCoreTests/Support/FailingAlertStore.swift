@@ -10,7 +10,7 @@ struct FailingAlertStore: AlertStore {
     func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] { throw error }
     func record(id: AlertID) async throws(StoreError) -> AlertRecord? { throw error }
     func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage { throw error }
-    func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] { throw error }
+    func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int, inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] { throw error }
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) { throw error }
     func nextDueTime() async throws(StoreError) -> Date? { throw error }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }

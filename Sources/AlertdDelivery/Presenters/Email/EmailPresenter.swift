@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdCurl
 
@@ -35,9 +35,9 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
 
         /// `Name <address>` or a bare `address`; nil when it is neither.
         public init?(parsing text: String) {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingSpaces()
             if trimmed.hasSuffix(">"), let open = trimmed.lastIndex(of: "<") {
-                var name = trimmed[..<open].trimmingCharacters(in: .whitespaces)
+                var name = trimmed[..<open].trimmingSpaces()
                 if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") { name = String(name.dropFirst().dropLast()) }
                 self.name = name.isEmpty ? nil : name
                 address = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
@@ -144,7 +144,7 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         head.append("MAIL FROM:<\(from.address)>")
         head += (to + cc).map { "RCPT TO:<\($0.address)>" }
         let message = EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
-        return PresenterPreview(head: head, body: message.replacingOccurrences(of: "\r\n", with: "\n"))
+        return PresenterPreview(head: head, body: message.replacing("\r\n", with: "\n"))
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 import AlertdPOSIX
 
@@ -84,7 +84,7 @@ public struct ExecPresenterConfiguration: PresenterConfiguration {
     /// An argument as a shell would need it written, for showing only.
     static func quoted(_ argument: String) -> String {
         argument.allSatisfy({ $0.isLetter || $0.isNumber || "/-_.=:,+@%".contains($0) }) && !argument.isEmpty
-            ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
     }
 }
 
@@ -167,7 +167,7 @@ public struct ExecPresenter: AlertPresenter {
     /// `: <the last of the output>`, on one line, or nothing when it printed nothing.
     static func quote(_ output: Data, truncated: Bool) -> String {
         let text = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " | ")
+            .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " | ")
         guard !text.isEmpty else { return "" }
         let tail = text.count > maxReasonOutput || truncated ? "…" + String(text.suffix(maxReasonOutput)) : text
         return ": " + tail

@@ -81,7 +81,7 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
                 + details.map { "<p>\(e($0))</p>" }
         } else if let message {
             plain.append(message)
-            html.append("<p>\(e(message).replacingOccurrences(of: "\n", with: "<br>"))</p>")
+            html.append("<p>\(e(message).replacing("\n", with: "<br>"))</p>")
         }
         // A follow-up is the headline and its details alone.
         if d.followUp == nil {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// ntfy (https://ntfy.sh): a JSON publish to the server with a priority

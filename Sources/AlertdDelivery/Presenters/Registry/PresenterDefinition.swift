@@ -10,8 +10,12 @@ public struct PresenterDefinition: Sendable, Equatable {
     /// Whether it is told when an alert it showed closes: its type's
     /// ``FollowUpSupport`` with its `follow_ups` setting.
     public var followUps: Bool
+    /// Its `rate` and `burst`; nil for no limit.
+    public var rateLimit: RateLimit?
 
-    public init(name: String, configuration: any PresenterConfiguration, maxConcurrency: Int? = nil, followUps: Bool? = nil) {
+    public init(name: String, configuration: any PresenterConfiguration, maxConcurrency: Int? = nil, followUps: Bool? = nil,
+                rateLimit: RateLimit? = nil) {
+        self.rateLimit = rateLimit
         self.name = name
         self.configuration = configuration
         self.maxConcurrency = maxConcurrency ?? type(of: configuration).defaultMaxConcurrency
@@ -22,7 +26,7 @@ public struct PresenterDefinition: Sendable, Equatable {
     public var typeName: String { type(of: configuration).typeName }
 
     public static func == (a: PresenterDefinition, b: PresenterDefinition) -> Bool {
-        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.followUps == b.followUps
+        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.followUps == b.followUps && a.rateLimit == b.rateLimit
             && a.configuration.isEqual(to: b.configuration)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import AlertModel
 
 /// What a presenter would send, for a person to read (`alertctl render`):
 /// where it goes and how, then the body. Secrets are placeholders.
@@ -21,9 +22,8 @@ public struct PresenterPreview: Sendable, Equatable {
 
     /// `data` as indented JSON with sorted keys when it is JSON, else as text.
     public static func readable(_ data: Data) -> String {
-        if let object = try? JSONSerialization.jsonObject(with: data),
-           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) {
-            return String(decoding: pretty, as: UTF8.self)
+        if let value = try? StrictJSON.parse(data) {
+            return JSONObject.text(of: value, pretty: true)
         }
         return String(decoding: data, as: UTF8.self)
     }

@@ -53,7 +53,7 @@ public enum PresenterRegistry {
             reader.problem(path + ".type", "unknown presenter type \"\(typeName)\"; one of \(known)")
             return nil
         }
-        guard let object = reader.object(raw, at: path, allowed: ["type", "max_concurrency", "follow_ups"] + type.keys) else { return nil }
+        guard let object = reader.object(raw, at: path, allowed: ["type", "max_concurrency", "follow_ups", "rate", "burst"] + type.keys) else { return nil }
         let concurrency = reader.int(object, "max_concurrency", at: path, range: 1...1_024)
         let followUps = reader.bool(object, "follow_ups", at: path)
         if followUps == true && type.followUps == .unsupported {
@@ -62,6 +62,6 @@ public enum PresenterRegistry {
         // Kept even with problems in its settings, so routes naming it are
         // not also told it does not exist; the problems fail the load.
         return PresenterDefinition(name: name, configuration: type.init(reading: object, at: path, reader), maxConcurrency: concurrency,
-                                   followUps: followUps)
+                                   followUps: followUps, rateLimit: RateLimit.read(object, at: path, reader))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// Internet mail's text encodings (RFC 5322, 2045, 2047), so that what
@@ -46,9 +46,9 @@ public enum MIMEText {
     /// string for ASCII with specials, encoded-words otherwise.
     static func phrase(_ text: String) -> String {
         guard isPlain(text) else { return encodedWords(text).joined(separator: crlf + " ") }
-        let atext = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~ ")
+        let atext = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~ ".unicodeScalars)
         if text.unicodeScalars.allSatisfy(atext.contains) && !text.hasPrefix(" ") && !text.hasSuffix(" ") { return text }
-        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 
     /// Printable ASCII and spaces only, and nothing a decoder could take for
@@ -107,7 +107,7 @@ public enum MIMEText {
     /// soft-broken (`=` CRLF) to at most 76 characters, and `=`, non-ASCII,
     /// control characters and whitespace before a line end are escaped.
     public static func quotedPrintable(_ text: String) -> String {
-        let normalised = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let normalised = text.replacing("\r\n", with: "\n").replacing("\r", with: "\n")
         return normalised.split(separator: "\n", omittingEmptySubsequences: false).map { encodeLine(Array($0.utf8)) }
             .joined(separator: crlf)
     }
@@ -118,7 +118,7 @@ public enum MIMEText {
         for (i, byte) in bytes.enumerated() {
             let last = i == bytes.count - 1
             let literal = (byte >= 33 && byte <= 126 && byte != 61) || ((byte == 32 || byte == 9) && !last)
-            let token = literal ? String(UnicodeScalar(byte)) : String(format: "=%02X", byte)
+            let token = literal ? String(UnicodeScalar(byte)) : "=" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
             // Room for the token, plus the soft break's `=` unless this is the line's end.
             if line.utf8.count + token.utf8.count + (last ? 0 : 1) > bodyWidth {
                 out.append(line + "=")

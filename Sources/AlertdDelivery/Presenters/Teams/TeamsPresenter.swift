@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// Microsoft Teams through a Workflows webhook ("Post to a channel when a
@@ -84,7 +84,7 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
 
     /// The message a workflow posts: one attachment, the card.
     static func message(card: [String: Any]) -> [String: Any] {
-        ["type": "message", "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": NSNull(), "content": card]]]
+        ["type": "message", "attachments": [["contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": JSONNull(), "content": card]]]
     }
 
     /// A follow-up card: the headline, then the comment and alert id, small.

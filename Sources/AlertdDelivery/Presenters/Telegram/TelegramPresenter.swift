@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// Telegram through the Bot API's `sendMessage`: HTML text with the labels,
@@ -40,8 +40,8 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
         switch object["chat_id"] {
         case let id as String where !id.isEmpty:
             chatID = id
-        case let id as NSNumber where !StrictJSON.isBoolean(id) && id.doubleValue == id.doubleValue.rounded():
-            chatID = String(id.int64Value)
+        case let id? where StrictJSON.wholeNumber(id) != nil:
+            chatID = String(StrictJSON.wholeNumber(id)!)
         case nil:
             reader.problem(reader.join(path, "chat_id"), "is required: the chat's id, e.g. \"-1001234567890\", or \"@channelname\"")
         default:

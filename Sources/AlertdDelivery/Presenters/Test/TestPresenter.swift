@@ -1,7 +1,8 @@
 #if ALERTD_TEST_HOOKS
-import Foundation
+import FoundationEssentials
 import Synchronization
 import AlertModel
+import AlertdPOSIX
 
 /// The presenter mock, for tests of the daemon where the sink is not the
 /// subject. It records each presentation as one JSON line in a file and
@@ -64,9 +65,8 @@ public final class TestPresenter: AlertPresenter {
                 "attempt": delivery.attempt, "title": alert.spec.title, "state": alert.state.rawValue,
                 "action_links": Dictionary(uniqueKeysWithValues: delivery.actionLinks.map { ($0.key.rawValue, $0.value) }),
             ].merging(delivery.followUp.map { ["follow_up": $0.outcome.rawValue, "follows_up": $0.original.rawValue, "by": $0.decision.actor] } ?? [:]) { a, _ in a }
-            if let line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]) {
-                lock.withLock { _ in Self.append(line + Data("\n".utf8), to: recordPath) }
-            }
+            let line = Data((JSONObject.text(of: entry) + "\n").utf8)
+            lock.withLock { _ in Self.append(line, to: recordPath) }
         }
         let script = configuration.outcomes
         return Self.outcome(script[min(max(delivery.attempt, 1), script.count) - 1]) ?? .delivered
@@ -84,11 +84,8 @@ public final class TestPresenter: AlertPresenter {
     }
 
     private static func append(_ data: Data, to path: String) {
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        defer { try? handle.close() }
-        _ = try? handle.seekToEnd()
-        try? handle.write(contentsOf: data)
+        guard case .success(let file) = AppendFile.open(path) else { return }
+        _ = file.write(Array(data))
     }
 }
 #endif

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import AlertModel
 import AlertdCurl
 import AlertModel
 
@@ -44,7 +45,7 @@ public struct HTTPServiceAnswers: Sendable {
 
     /// Judges a request that got no answer, its URL cut to the origin.
     public func outcome(for error: HTTPClientError, service: String, url: String) -> PresentationOutcome {
-        let summary = error.summary.replacingOccurrences(of: error.url, with: URLRedaction.origin(url))
+        let summary = error.summary.replacing(error.url, with: URLRedaction.origin(url))
         return HTTPOutcome.judge(error, summary: "\(service): \(summary)")
     }
 
@@ -65,12 +66,12 @@ public struct HTTPServiceAnswers: Sendable {
 
     func errorText(_ body: Data) -> String? {
         let text: String?
-        if let json = try? JSONSerialization.jsonObject(with: body) {
+        if let json = try? StrictJSON.parse(body) {
             text = errorPaths.lazy.compactMap { Self.value(at: $0, in: json).flatMap(Self.describe) }.first
         } else {
             text = String(decoding: body, as: UTF8.self)
         }
-        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        guard let text = text?.trimmingWhitespace(), !text.isEmpty else { return nil }
         let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         return TextLimit.truncate(oneLine, to: Self.maxDetailLength, in: .characters)
     }
@@ -84,13 +85,14 @@ public struct HTTPServiceAnswers: Sendable {
     private static func describe(_ value: Any) -> String? {
         if let s = value as? String { return s }
         if let list = value as? [Any] { return list.compactMap(describe).joined(separator: "; ") }
-        if let n = value as? NSNumber { return n.stringValue }
+        if let n = value as? Int { return String(n) }
+        if let n = value as? Double { return "\(n)" }
         return nil
     }
 
     private static func number(at path: [String], in body: Data) -> Double? {
-        guard let json = try? JSONSerialization.jsonObject(with: body),
-              let n = value(at: path, in: json) as? NSNumber, n.doubleValue >= 0, n.doubleValue.isFinite else { return nil }
-        return n.doubleValue
+        guard let json = try? StrictJSON.parse(body),
+              let n = value(at: path, in: json).flatMap(StrictJSON.number), n >= 0, n.isFinite else { return nil }
+        return n
     }
 }

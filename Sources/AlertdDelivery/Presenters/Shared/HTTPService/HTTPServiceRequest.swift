@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import AlertdHTTP
+import AlertModel
 
 /// The one request a service presenter makes for an attempt: built by the
 /// type from the alert, sent by ``HTTPServicePresenter``, or shown by
@@ -25,9 +26,9 @@ public struct HTTPServiceRequest: Sendable, Equatable {
     }
 
     /// The bytes of a JSON object the types build from strings, numbers,
-    /// booleans, arrays and objects, which `JSONSerialization` always takes.
+    /// booleans, arrays and objects.
     public static func encode(_ json: [String: Any]) -> Data {
-        (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        Data(JSONObject.text(of: json).utf8)
     }
 
     /// `base` (a server's URL, with or without a trailing `/`) and `path`
@@ -39,7 +40,7 @@ public struct HTTPServiceRequest: Sendable, Equatable {
     /// `text` as one path segment: everything but unreserved characters
     /// percent-encoded (a Matrix room id's `!` and `:`, a `/`).
     public static func pathSegment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
+        HTTPRequestTarget.percentEncode(text)
     }
 
     /// The request as `alertctl render` shows it.

@@ -1,0 +1,31 @@
+/// Alertmanager's inhibition rule: while an open alert matches the source
+/// matchers, alerts matching the target matchers that carry the same values
+/// for every `equal` label (a label missing on both counts as equal) are
+/// stored but not delivered. An alert never inhibits itself.
+public struct InhibitRule: Sendable, Equatable {
+    public var sourceMatchers: [LabelMatcher]
+    public var targetMatchers: [LabelMatcher]
+    public var equal: [String]
+
+    public init(sourceMatchers: [LabelMatcher], targetMatchers: [LabelMatcher], equal: [String] = []) {
+        self.sourceMatchers = sourceMatchers
+        self.targetMatchers = targetMatchers
+        self.equal = equal
+    }
+
+    /// Whether an alert with `labels` can inhibit anything under this rule.
+    public func isSource(_ labels: [String: String]) -> Bool { sourceMatchers.allSatisfy { $0.matches(labels) } }
+
+    /// Whether an open source alert with `source` labels holds back a
+    /// target with `target` labels (the caller rules out the alert itself).
+    public func inhibits(_ target: [String: String], by source: [String: String]) -> Bool {
+        targetMatchers.allSatisfy { $0.matches(target) } && isSource(source)
+            && equal.allSatisfy { (target[$0] ?? "") == (source[$0] ?? "") }
+    }
+}
+
+extension SilenceID {
+    /// What a delivery held back by an inhibition records as its holder:
+    /// the source alert, so that closing it releases exactly what it held.
+    public static func inhibition(by source: AlertID) -> SilenceID { SilenceID(rawValue: "inhibit:" + source.rawValue) }
+}

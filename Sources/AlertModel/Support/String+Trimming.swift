@@ -1,0 +1,22 @@
+extension StringProtocol {
+    /// Without spaces and tabs at either end: what Foundation's
+    /// `trimmingCharacters(in: .whitespaces)` gives, without needing full
+    /// Foundation (and ICU) for it.
+    package func trimmingSpaces() -> String {
+        trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+    }
+
+    /// Without whitespace or line breaks at either end, as
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives.
+    package func trimmingWhitespace() -> String {
+        trimming { $0.properties.isWhitespace }
+    }
+
+    private func trimming(_ drop: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = Substring(self).unicodeScalars
+        guard let first = scalars.firstIndex(where: { !drop($0) }), let last = scalars.lastIndex(where: { !drop($0) }) else {
+            return ""
+        }
+        return String(scalars[first...last])
+    }
+}

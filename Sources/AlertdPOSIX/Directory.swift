@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Directories by path, with `mkdir(2)`; the errors are `errno` values, so
+/// a message says why in the C library's words ("Permission denied").
+package enum Directory {
+    /// Creates `path` and any missing parents (`mkdir -p`), each with `mode`
+    /// (less the umask). A directory already there is not an error.
+    package static func create(_ path: String, mode: UInt32) -> Result<Void, Errno> {
+        if mkdir(path, mode_t(mode)) == 0 { return .success(()) }
+        switch errno {
+        case EEXIST:
+            if case .success(let status) = FileStatus.of(path), status.kind == .directory { return .success(()) }
+            return .failure(.fileExists)
+        case ENOENT:
+            let parent = parent(of: path)
+            guard parent != path, !parent.isEmpty else { return .failure(.noSuchFile) }
+            if case .failure(let error) = create(parent, mode: mode) { return .failure(error) }
+            return mkdir(path, mode_t(mode)) == 0 || errno == EEXIST ? .success(()) : .failure(.current)
+        default:
+            return .failure(.current)
+        }
+    }
+
+    /// The directory part of `path`, as `dirname` would give it but with ""
+    /// for a bare name: `/a/b` → `/a`, `/a` → `/`, `a/b/` → `a`, `a` → "".
+    package static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        if slash == trimmed.startIndex { return "/" }
+        var parent = trimmed[..<slash]
+        while parent.count > 1, parent.hasSuffix("/") { parent = parent.dropLast() }
+        return String(parent)
+    }
+}

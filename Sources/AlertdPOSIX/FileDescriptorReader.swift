@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a descriptor to its end with `read(2)`, retrying on `EINTR`: a
+/// pipe on standard input, a secret file.
+package enum FileDescriptorReader {
+    /// Why reading stopped short.
+    package enum Failure: Error, Equatable {
+        /// `read(2)` failed.
+        case failed(Errno)
+        /// There was more than the limit.
+        case tooLarge
+    }
+
+    /// Every byte up to end of input, or a failure once more than `limit`
+    /// bytes have come.
+    package static func readToEnd(_ fd: Int32, limit: Int = .max) -> Result<[UInt8], Failure> {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(.failed(.current))
+            }
+            if n == 0 { return .success(bytes) }
+            bytes += buffer[..<n]
+            guard bytes.count <= limit else { return .failure(.tooLarge) }
+        }
+    }
+}
