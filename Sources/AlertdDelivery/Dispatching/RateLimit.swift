@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// How fast one presenter may be sent to: `rate` deliveries per second on
