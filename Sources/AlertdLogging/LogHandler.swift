@@ -1,10 +1,6 @@
 import AlertModel
+import AlertdPOSIX
 import FoundationEssentials
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where log entries go. Bootstrapped once, in `LoggingSystem`.
 public protocol LogHandler: Sendable {
@@ -39,16 +35,8 @@ public struct StreamLogHandler: LogHandler {
     }
 
     public func log(_ entry: LogEntry) {
-        let line = Self.render(entry, format: format) + "\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buf in
-            var offset = 0
-            while offset < buf.count {
-                let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
-                if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
-                offset += n
-            }
-        }
+        // A log line that cannot be written has nowhere to be reported.
+        _ = FileDescriptorWriter.writeAll(fd, Array((Self.render(entry, format: format) + "\n").utf8))
     }
 
     public static func render(_ entry: LogEntry, format: Format) -> String {

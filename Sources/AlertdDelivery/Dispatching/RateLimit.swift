@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AlertModel
 
 /// How fast one presenter may be sent to: `rate` deliveries per second on
@@ -33,11 +33,11 @@ public struct RateLimit: Sendable, Equatable {
 
     /// A positive number of deliveries per second, or `N/s`, `N/m`, `N/h`.
     static func parse(_ raw: Any) -> Double? {
-        if let n = raw as? NSNumber, !StrictJSON.isBoolean(raw) { return n.doubleValue > 0 && n.doubleValue.isFinite ? n.doubleValue : nil }
+        if let n = StrictJSON.number(raw) { return n > 0 && n.isFinite ? n : nil }
         guard let text = raw as? String else { return nil }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let n = Double(parts[0].trimmingCharacters(in: .whitespaces)), n > 0, n.isFinite else { return nil }
-        switch parts[1].trimmingCharacters(in: .whitespaces) {
+        guard parts.count == 2, let n = Double(parts[0].trimmingSpaces()), n > 0, n.isFinite else { return nil }
+        switch parts[1].trimmingSpaces() {
         case "s": return n
         case "m": return n / 60
         case "h": return n / 3600
