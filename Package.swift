@@ -46,7 +46,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libcrypto too is loaded on first use (see shim.h).
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq too, by the PostgreSQL store only (see shim.h).
+        .systemLibrary(name: "CPostgreSQL", providers: [.apt(["libpq-dev"])]),
 
         // The alert as a value: imports no other target and no C.
         .target(name: "AlertModel"),
