@@ -24,12 +24,20 @@ let testHooks: [SwiftSetting] = [.define("ALERTD_TEST_HOOKS", .when(configuratio
 // symbol table (the static stdlib's link arguments ask for -export-dynamic):
 // no library looks symbols up in the executable, and 8,500 exported Swift
 // symbols made every symbol lookup at load time search them first.
-let releaseLinking: [LinkerSetting] = [
-    .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "--strip-debug", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-         "-Xlinker", "--no-export-dynamic"],
-        .when(configuration: .release)),
-]
+// The functions that start-up and an idle daemon run are laid out first and
+// together (linking/<product>.order, written by scripts/order-symbols.py):
+// the kernel maps code in 64 KB windows around each page that runs, and
+// scattered, that code kept 8 MB of alertd resident.
+func releaseLinking(_ product: String) -> [LinkerSetting] {
+    [
+        .unsafeFlags(
+            ["-use-ld=lld", "-Xlinker", "--strip-debug", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+             "-Xlinker", "--no-export-dynamic",
+             "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linking/\(product).order",
+             "-Xlinker", "--no-warn-symbol-ordering"],
+            .when(configuration: .release)),
+    ]
+}
 
 let package = Package(
     name: "alertd",
@@ -94,11 +102,17 @@ let package = Package(
             name: "AlertdClient",
             dependencies: ["AlertModel", "AlertdHTTP", "AlertdCurl", "AlertdCommandLine", "AlertdPOSIX", "AlertdDelivery", "AlertdLogging"]),
 
-        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon", "AlertdCommandLine", "AlertdPOSIX"], linkerSettings: releaseLinking),
-        .executableTarget(name: "alertctl", dependencies: ["AlertdClient"], linkerSettings: releaseLinking),
+        .executableTarget(name: "alertd", dependencies: ["AlertdDaemon", "AlertdCommandLine", "AlertdPOSIX"], linkerSettings: releaseLinking("alertd")),
+        .executableTarget(name: "alertctl", dependencies: ["AlertdClient"], linkerSettings: releaseLinking("alertctl")),
         .testTarget(
             name: "AlertCoreTests",
             dependencies: ["AlertdDaemon", "AlertdClient", "AlertdServices", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every function in a section of its own in release builds, so the link can
+// order them (see releaseLinking).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+}
