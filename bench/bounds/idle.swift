@@ -12,7 +12,14 @@
 // Nothing else: no routes, store, presenters, log, metrics or maintenance.
 //
 //   swiftc -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-//       -Xlinker --no-export-dynamic -I Sources/CMicroHTTPD -I Sources/CSQLite bench/bounds/idle.swift -o idle
+//       -Xlinker --no-export-dynamic -Xfrontend -function-sections \
+//       -Xlinker --symbol-ordering-file=bench/bounds/idle.order -Xlinker --no-warn-symbol-ordering \
+//       -I Sources/CMicroHTTPD -I Sources/CSQLite bench/bounds/idle.swift -o idle
+//
+// idle.order lists the functions it runs from start to idle, first to last,
+// as scripts/order-symbols.py lists alertd's (callgrind, 2 s after the first
+// health check; functions in large shared sections left out), so its code is
+// laid out as alertd's release is.
 //   idle <port> <state dir>
 //
 // SIGTERM or SIGINT stops it (the default action).
