@@ -88,6 +88,70 @@ struct EmailPresenterTests {
         #expect(text.contains("Expand: run `alertctl confirm \(alert.id)`"))
     }
 
+    /// A delivery whose links are signed per recipient, as the dispatcher makes it.
+    func signing(_ alert: Alert, attempt: Int = 1) -> DeliveryContext {
+        let signer = ActionLinkSigner(key: Array(repeating: 7, count: 32), publicURL: "https://alertd.example")
+        return DeliveryContext(deliveryID: "dlv-2.0", attempt: attempt, links: signer.delivering(alert))
+    }
+
+    @Test func withSignedLinksEachRecipientGetsItsOwnMessageAndARetryOnlyThoseNotReached() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "tempfail@example.com"],
+                               "cc": ["boss@example.com", "ops@example.com"]])
+        let alert = try ServiceFixtures.alert()
+        let first = await p.present(alert, delivery: signing(alert))
+        guard case .retryableFailure(let reason, _) = first else { Issue.record("\(first)"); return }
+        #expect(reason.hasPrefix("email: SMTP 451"))
+        var mails = try smtp.mails()
+        // Each address once, alone in its envelope; the headers still name everyone.
+        #expect(mails.map(\.recipients) == [["ops@example.com"], ["boss@example.com"]])
+        #expect(mails.map { $0.header("message_id") } == ["<dlv-2.0.ops-example.com@example.com>", "<dlv-2.0.boss-example.com@example.com>"])
+        #expect(mails.first?.parsed["to"] as? [String] == ["ops@example.com", "tempfail@example.com"])
+        #expect(mails.first?.parsed["cc"] as? [String] == ["boss@example.com", "ops@example.com"])
+        for (mail, address) in zip(mails, ["ops%40example.com", "boss%40example.com"]) {
+            let text = try #require(mail.parts.first?["content"] as? String)
+            #expect(text.contains("/actions/confirm?expires="), "\(text)")
+            #expect(text.contains("&to=\(address)&token="), "\(text)")
+            let html = try #require(mail.parts.last?["content"] as? String)
+            #expect(html.contains("to=\(address)&amp;token="))
+        }
+
+        // The retry mails only the one that failed, which fails again.
+        let second = await p.present(alert, delivery: signing(alert, attempt: 2))
+        guard case .retryableFailure = second else { Issue.record("\(second)"); return }
+        mails = try smtp.mails()
+        #expect(mails.count == 2)
+
+        // Without signed links (no api.public_url), one message goes to all, as before.
+        let plain = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "dev@example.com"]])
+        #expect(await plain.present(alert, delivery: DeliveryContext(deliveryID: "dlv-3.0", links: nil)) == .delivered)
+        #expect(try smtp.mails().last?.recipients == ["ops@example.com", "dev@example.com"])
+        #expect(try smtp.mails().last?.header("message_id") == "<dlv-3.0@example.com>")
+    }
+
+    @Test func theFollowUpToPerRecipientMailsAnswersEveryCopy() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "dev@example.com"]])
+        let alert = try ServiceFixtures.alert()
+        #expect(await p.present(alert, delivery: signing(alert)) == .delivered)
+        let decision = AlertDecision(outcome: .confirmed, actor: "link", recipient: "dev@example.com")
+        var closed = alert
+        closed.state = .confirmed
+        closed.decision = decision
+        let followUp = DeliveryContext(deliveryID: .followUp(of: "dlv-2.0"), followUp: AlertFollowUp(decision: decision, original: "dlv-2.0"))
+        #expect(await p.present(closed, delivery: followUp) == .delivered)
+        let mails = try smtp.mails()
+        #expect(mails.count == 3)
+        let reply = try #require(mails.last)
+        #expect(reply.recipients == ["ops@example.com", "dev@example.com"])
+        let originals = "<dlv-2.0@example.com> <dlv-2.0.ops-example.com@example.com> <dlv-2.0.dev-example.com@example.com>"
+        #expect(reply.header("in_reply_to")?.split(whereSeparator: \.isWhitespace).joined(separator: " ") == originals)
+        #expect(reply.header("references")?.split(whereSeparator: \.isWhitespace).joined(separator: " ") == originals)
+        #expect(reply.header("subject") == "Re: [CRITICAL] Disk <full> & db1")
+        let text = try #require(reply.parts.first?["content"] as? String)
+        #expect(text.contains("Confirmed via link by dev@example.com"), "\(text)")
+    }
+
     @Test func authenticatesWithThePasswordFromAFileAndNeverSendsItInTheClearByDefault() async throws {
         let smtp = try await SMTPReceiver(login: ("alertd", "s3cret"))
         let dir = TemporaryDirectory()
