@@ -56,7 +56,11 @@ struct ActionLinkRecipientTests {
         let handler = try WebhookReceiver()
         let d = try daemon(smtp: smtp)
         try await d.start()
-        let id = try await d.send(decisionAlert(handler, title: "Deploy 4.2 to prod?"))
+        // Sent as a script would, waiting for the answer.
+        let waiting = Task {
+            try await d.alertctl(["send", "--wait", "--timeout", "60s", "--title", "Deploy 4.2 to prod?",
+                                  "--confirm", "Deploy=\(handler.url)/confirm", "--cancel", "Abort=\(handler.url)/cancel"])
+        }
 
         // Two messages, one per recipient, each naming everyone in its headers but
         // sent to one address, with links signed for that address.
@@ -69,10 +73,12 @@ struct ActionLinkRecipientTests {
         for mail in [alice, bob] {
             #expect(mail.parsed["to"] as? [String] == ["alice@example.com", "bob@example.com"])
         }
-        #expect(alice.header("message_id") == "<\(id).0.alice-example.com@example.com>")
-        #expect(bob.header("message_id") == "<\(id).0.bob-example.com@example.com>")
         let aliceConfirm = try link(alice, "Deploy")
         let bobConfirm = try link(bob, "Deploy")
+        let id = String(bobConfirm.split(separator: "/")[2])
+        #expect(bobConfirm.hasPrefix("/v1/alerts/\(id)/actions/confirm?"))
+        #expect(alice.header("message_id") == "<\(id).0.alice-example.com@example.com>")
+        #expect(bob.header("message_id") == "<\(id).0.bob-example.com@example.com>")
         #expect(aliceConfirm.contains("&to=alice%40example.com&token="))
         #expect(bobConfirm.contains("&to=bob%40example.com&token="))
         #expect(try link(bob, "Abort").contains("/actions/cancel?") && link(bob, "Abort").contains("to=bob%40example.com"))
@@ -122,6 +128,10 @@ struct ActionLinkRecipientTests {
                                                                   "http://localhost/v1/events?since=0"])
         let confirmed = events.stdout.split(separator: "\n").first { $0.hasPrefix("data: ") && $0.contains("\"type\":\"alert.confirmed\"") }
         #expect(confirmed?.contains("\"recipient\":\"bob@example.com\"") == true, "\(events.stdout)")
+
+        let waited = try await waiting.value
+        #expect(waited.exitCode == 0, "\(waited.stderr)")
+        #expect(waited.stdout.contains("confirmed via link by bob@example.com at "), "\(waited.stdout)")
 
         // Alice's own link now finds the alert decided.
         #expect(try await d.request("POST", aliceConfirm, tcp: true).status == 409)
