@@ -63,6 +63,17 @@ import Testing
         #expect(body["link_preview_options"]["is_disabled"].bool == true)
     }
 
+    @Test func signedLinksNameTheChat() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let alert = try ServiceFixtures.alert()
+        let links = ActionLinkSigner(key: Array(repeating: 3, count: 32), publicURL: "https://alertd.example").delivering(alert)
+        #expect(try await presenter(receiver).present(alert, delivery: DeliveryContext(deliveryID: "d.0", links: links)) == .delivered)
+        let got = try #require(receiver.received.first)
+        let keyboard = J(got.json)["reply_markup"]["inline_keyboard"][0]
+        #expect(keyboard[0]["url"].string == links.links(for: "telegram:-1001234567890")[.confirm])
+        #expect(keyboard[0]["url"].string?.contains("&to=telegram%3A-1001234567890&token=") == true)
+    }
+
     @Test func longMessagesFitOnceParsed() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         var labels: [String: String] = [:]
