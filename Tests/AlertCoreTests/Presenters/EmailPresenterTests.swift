@@ -88,18 +88,12 @@ struct EmailPresenterTests {
         #expect(text.contains("Expand: run `alertctl confirm \(alert.id)`"))
     }
 
-    /// A delivery whose links are signed per recipient, as the dispatcher makes it.
-    func signing(_ alert: Alert, attempt: Int = 1) -> DeliveryContext {
-        let signer = ActionLinkSigner(key: Array(repeating: 7, count: 32), publicURL: "https://alertd.example")
-        return DeliveryContext(deliveryID: "dlv-2.0", attempt: attempt, links: signer.delivering(alert))
-    }
-
     @Test func withSignedLinksEachRecipientGetsItsOwnMessageAndARetryOnlyThoseNotReached() async throws {
         let smtp = try await SMTPReceiver()
         let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "tempfail@example.com"],
                                "cc": ["boss@example.com", "ops@example.com"]])
         let alert = try ServiceFixtures.alert()
-        let first = await p.present(alert, delivery: signing(alert))
+        let first = await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert))
         guard case .retryableFailure(let reason, _) = first else { Issue.record("\(first)"); return }
         #expect(reason.hasPrefix("email: SMTP 451"))
         var mails = try smtp.mails()
@@ -117,7 +111,7 @@ struct EmailPresenterTests {
         }
 
         // The retry mails only the one that failed, which fails again.
-        let second = await p.present(alert, delivery: signing(alert, attempt: 2))
+        let second = await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert, attempt: 2))
         guard case .retryableFailure = second else { Issue.record("\(second)"); return }
         mails = try smtp.mails()
         #expect(mails.count == 2)
@@ -133,7 +127,7 @@ struct EmailPresenterTests {
         let smtp = try await SMTPReceiver()
         let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "dev@example.com"]])
         let alert = try ServiceFixtures.alert()
-        #expect(await p.present(alert, delivery: signing(alert)) == .delivered)
+        #expect(await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert)) == .delivered)
         let decision = AlertDecision(outcome: .confirmed, actor: "link", recipient: "dev@example.com")
         var closed = alert
         closed.state = .confirmed

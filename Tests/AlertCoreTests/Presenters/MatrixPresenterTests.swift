@@ -56,11 +56,11 @@ import Testing
     @Test func signedLinksNameTheRoom() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let alert = try ServiceFixtures.alert()
-        let links = ActionLinkSigner(key: Array(repeating: 3, count: 32), publicURL: "https://alertd.example").delivering(alert)
-        #expect(try await presenter(receiver).present(alert, delivery: DeliveryContext(deliveryID: "d.0", links: links)) == .delivered)
+        let delivery = ServiceFixtures.signedDelivery(alert)
+        #expect(try await presenter(receiver).present(alert, delivery: delivery) == .delivered)
         let got = try #require(receiver.received.first)
         let text = try #require(J(got.json)["body"].string)
-        let confirm = try #require(links.links(for: "matrix:!ops:example.org")[.confirm])
+        let confirm = try #require(delivery.addressed(to: "matrix:!ops:example.org").actionLinks[.confirm])
         #expect(text.contains("Expand: \(confirm)"), "\(text)")
         #expect(text.contains("&to=matrix%3A%21ops%3Aexample.org&token="))
     }

@@ -66,11 +66,11 @@ import Testing
     @Test func signedLinksNameTheChat() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let alert = try ServiceFixtures.alert()
-        let links = ActionLinkSigner(key: Array(repeating: 3, count: 32), publicURL: "https://alertd.example").delivering(alert)
-        #expect(try await presenter(receiver).present(alert, delivery: DeliveryContext(deliveryID: "d.0", links: links)) == .delivered)
+        let delivery = ServiceFixtures.signedDelivery(alert)
+        #expect(try await presenter(receiver).present(alert, delivery: delivery) == .delivered)
         let got = try #require(receiver.received.first)
         let keyboard = J(got.json)["reply_markup"]["inline_keyboard"][0]
-        #expect(keyboard[0]["url"].string == links.links(for: "telegram:-1001234567890")[.confirm])
+        #expect(keyboard[0]["url"].string == delivery.addressed(to: "telegram:-1001234567890").actionLinks[.confirm])
         #expect(keyboard[0]["url"].string?.contains("&to=telegram%3A-1001234567890&token=") == true)
     }
 
