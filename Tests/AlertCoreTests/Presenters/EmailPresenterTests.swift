@@ -121,6 +121,13 @@ struct EmailPresenterTests {
         #expect(await plain.present(alert, delivery: DeliveryContext(deliveryID: "dlv-3.0", links: nil)) == .delivered)
         #expect(try smtp.mails().last?.recipients == ["ops@example.com", "dev@example.com"])
         #expect(try smtp.mails().last?.header("message_id") == "<dlv-3.0@example.com>")
+
+        // A lone recipient's links name it; its mail keeps the delivery's own Message-ID.
+        let lone = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])
+        #expect(await lone.present(alert, delivery: ServiceFixtures.signedDelivery(alert, id: "dlv-4.0")) == .delivered)
+        let mail = try #require(try smtp.mails().last)
+        #expect(mail.header("message_id") == "<dlv-4.0@example.com>")
+        #expect((mail.parts.first?["content"] as? String)?.contains("&to=ops%40example.com&token=") == true)
     }
 
     @Test func theFollowUpToPerRecipientMailsAnswersEveryCopy() async throws {

@@ -164,9 +164,10 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
 ///
 /// An alert with action links goes out as one message per recipient (`to`
 /// and `cc`; the headers still name them all), each with links signed for
-/// its address, so a decision by link records who it was sent to. Each has
-/// a `Message-ID` of its own, the same on every retry, and a retry sends
-/// only to the recipients this presenter has not yet seen accepted.
+/// its address, so a decision by link records who it was sent to. With
+/// several recipients each copy has a `Message-ID` of its own, the same on
+/// every retry, and a retry sends only to the recipients this presenter has
+/// not yet seen accepted.
 public struct EmailPresenter: AlertPresenter {
     public let name: String
     public let configuration: EmailPresenterConfiguration
@@ -189,8 +190,11 @@ public struct EmailPresenter: AlertPresenter {
         }
         let done = sent.recipients(of: delivery.deliveryID)
         var failures: [PresentationOutcome] = []
+        // A lone recipient's copy is the one message: it keeps the delivery's own Message-ID.
+        let copies = c.recipients.count > 1
         for address in c.recipients where !done.contains(address) {
-            let message = Self.message(for: alert, delivery: delivery.addressed(to: address), configuration: c, date: now(), recipient: address)
+            let message = Self.message(for: alert, delivery: delivery.addressed(to: address), configuration: c, date: now(),
+                                       copyFor: copies ? address : nil)
             let outcome = await send(message, to: [address])
             if outcome.isDelivered { sent.add(address, to: delivery.deliveryID) } else { failures.append(outcome) }
         }
@@ -237,10 +241,10 @@ public struct EmailPresenter: AlertPresenter {
     // MARK: The message
 
     /// The whole message, CRLF line ends, every line within 78 columns;
-    /// the copy for `recipient` alone when given (its links and
-    /// `Message-ID` its own).
+    /// with `copyFor`, the copy for that one recipient of several, with a
+    /// `Message-ID` of its own (its links are the delivery's).
     static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date,
-                        recipient: String? = nil) -> String {
+                        copyFor recipient: String? = nil) -> String {
         let digest = AlertDigest(alert, delivery: delivery)
         let domain = c.from.address.split(separator: "@").last.map(String.init) ?? "localhost"
         let boundary = "=_alertd_\(Self.token(delivery.deliveryID.rawValue))"
@@ -258,7 +262,7 @@ public struct EmailPresenter: AlertPresenter {
             // The alert's mail was one message, or, when it had action links, one per
             // recipient: name them all, and each mail client threads on the one it has.
             var originals = [Self.messageID(followUp.original, recipient: nil, domain: domain)]
-            if !digest.actions.isEmpty { originals += c.recipients.map { Self.messageID(followUp.original, recipient: $0, domain: domain) } }
+            if !digest.actions.isEmpty && c.recipients.count > 1 { originals += c.recipients.map { Self.messageID(followUp.original, recipient: $0, domain: domain) } }
             let list = originals.joined(separator: "\r\n ")
             headers += ["In-Reply-To: \(list)", "References: \(list)"]
         }
