@@ -63,6 +63,9 @@ public struct ActionLinkSigner: Sendable, Equatable {
         return parts[0] + "?" + query.joined(separator: "&")
     }
 
+    /// The console's page of a group of alerts.
+    public func groupURL(_ group: AlertGroupID) -> String { "\(publicURL)/ui/#/group/\(group.rawValue)" }
+
     /// All links for the alert's actions, naming no recipient.
     public func links(for alert: Alert, now: Date = Date()) -> [ActionKind: String] {
         delivering(alert, now: now).links()

@@ -14,10 +14,21 @@ public protocol AlertPresenter: Sendable {
     /// ever for a type whose configuration declares follow-ups), tells the
     /// destination that the alert, closed now, has closed.
     func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome
+
+    /// Presents one notification about a group of alerts once, and says
+    /// what the destination answered that a later notification of the same
+    /// group can thread under (`delivery.thread` then carries it back).
+    func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome
 }
 
 extension AlertPresenter {
     public var kind: DeliveryKind { .presenter(name) }
+
+    /// A type with no group format of its own shows the group as one
+    /// summary alert, and threads nothing.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        GroupPresentationOutcome(outcome: await present(notification.summaryAlert, delivery: delivery), thread: nil)
+    }
 }
 
 /// What a presenter knows about the attempt it is making.
@@ -38,18 +49,26 @@ public struct DeliveryContext: Sendable, Equatable {
     /// Set when this delivery is a follow-up: how the alert closed, and
     /// which delivery showed it. Nil for the alert itself.
     public var followUp: AlertFollowUp?
+    /// For a group notification after the first: what the destination
+    /// answered to the group's first notification (a Slack `ts`, a Matrix
+    /// `event_id`), to thread under. Nil otherwise.
+    public var thread: String?
 
-    public init(deliveryID: DeliveryID, attempt: Int = 1, actionLinks: [ActionKind: String] = [:], followUp: AlertFollowUp? = nil) {
+    public init(
+        deliveryID: DeliveryID, attempt: Int = 1, actionLinks: [ActionKind: String] = [:], followUp: AlertFollowUp? = nil,
+        thread: String? = nil
+    ) {
         self.deliveryID = deliveryID
         self.attempt = attempt
         self.actionLinks = actionLinks
         self.followUp = followUp
+        self.thread = thread
     }
 
     /// A delivery whose links are signed as `links` makes them, recipient
     /// by recipient on request.
-    public init(deliveryID: DeliveryID, attempt: Int = 1, links: ActionLinks?, followUp: AlertFollowUp? = nil) {
-        self.init(deliveryID: deliveryID, attempt: attempt, actionLinks: links?.links() ?? [:], followUp: followUp)
+    public init(deliveryID: DeliveryID, attempt: Int = 1, links: ActionLinks?, followUp: AlertFollowUp? = nil, thread: String? = nil) {
+        self.init(deliveryID: deliveryID, attempt: attempt, actionLinks: links?.links() ?? [:], followUp: followUp, thread: thread)
         linkSigning = links
     }
 
@@ -65,6 +84,20 @@ public struct DeliveryContext: Sendable, Equatable {
         var addressed = self
         addressed.actionLinks = linkSigning.links(for: recipient)
         return addressed
+    }
+}
+
+/// How one attempt at a group notification went, and what the destination
+/// answered that later notifications of the group can thread under.
+public struct GroupPresentationOutcome: Sendable, Equatable {
+    public var outcome: PresentationOutcome
+    /// A Slack `ts`, a Matrix `event_id`, a mail's `Message-ID`; nil when
+    /// the destination has no threads or the attempt failed.
+    public var thread: String?
+
+    public init(outcome: PresentationOutcome, thread: String? = nil) {
+        self.outcome = outcome
+        self.thread = thread
     }
 }
 

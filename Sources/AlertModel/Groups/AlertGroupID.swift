@@ -1,0 +1,60 @@
+import FoundationEssentials
+
+/// A group's identity: `g-` and 16 hex digits of a 64-bit FNV-1a hash over
+/// its route and the values of its route's `group_by` labels. The same
+/// route and label values always give the same id, on every node and across
+/// restarts, so a group is found again without a lookup table.
+public struct AlertGroupID: Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
+    public let rawValue: String
+
+    /// Accepts `g-` followed by 16 lowercase hex digits; nil otherwise.
+    public init?(_ text: String) {
+        let hex = text.utf8.dropFirst(2)
+        guard text.hasPrefix("g-"), hex.count == 16,
+              hex.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return nil }
+        rawValue = text
+    }
+
+    package init(trusted rawValue: String) { self.rawValue = rawValue }
+
+    /// The group of `route` whose grouping labels have these values.
+    /// Label order does not matter: they are sorted first.
+    public init(route: String, labels: [AlertLabel]) {
+        // NUL cannot occur in a route name or a label (the spec refuses
+        // control characters), so the canonical string is unambiguous.
+        var canonical = route
+        for label in labels.sorted() {
+            canonical += "\u{0}\(label.name)=\(label.value)"
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in canonical.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = Array("0123456789abcdef".utf8)
+        var text = Array("g-".utf8)
+        for shift in stride(from: 60, through: 0, by: -4) {
+            text.append(digits[Int((hash >> UInt64(shift)) & 0xF)])
+        }
+        rawValue = String(decoding: text, as: UTF8.self)
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (a: AlertGroupID, b: AlertGroupID) -> Bool { a.rawValue < b.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let s = try c.decode(String.self)
+        guard let id = AlertGroupID(s) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a group id: \(s)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}
