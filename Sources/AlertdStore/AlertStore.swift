@@ -49,8 +49,11 @@ public protocol DeliveryQueue: Sendable {
     /// in the order of `ids`.
     func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord]
 
-    /// Records how attempts went, each with its event.
-    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError)
+    /// Records how attempts went, each with its event. Returns how many
+    /// deliveries that queued, due now (follow-ups of alerts that closed
+    /// while they were being shown), so the dispatcher knows to look.
+    @discardableResult
+    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int
 
     /// When the next pending delivery is due, if any is pending.
     func nextDueTime() async throws(StoreError) -> Date?
