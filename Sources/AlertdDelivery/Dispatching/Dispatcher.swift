@@ -65,6 +65,22 @@ public actor Dispatcher: Service {
     private nonisolated let inbox = Mutex<[AcceptedDelivery]>([])
     private var handedOff = HandOffQueue(limit: 8_192)
     private var lastPoll = ContinuousClock.now - .seconds(60)
+    /// True while the store holds nothing due that the dispatcher does not
+    /// already have in hand: the last look found nothing due, and nothing
+    /// since put work there past the hand-offs (a wake-up, a hand-off left
+    /// to the poll, a follow-up queued by a settle). Then a round that only
+    /// claims hand-offs skips the poll and the next-due read, two store
+    /// calls per round that found nothing. Retries it settled itself move
+    /// `knownNextDue`; a poll every `idleTick` remains the backstop.
+    private var storeQuiet = false
+    /// The soonest due time the store is known to hold, while `storeQuiet`.
+    private var knownNextDue: Date?
+    /// Counts what made the store not quiet, so a look that began before
+    /// one of them (the loop awaits the store while settles complete) does
+    /// not call the store quiet after it.
+    private var storeChanges: UInt64 = 0
+    /// Set by ``wake()``: something outside put work in the store.
+    private nonisolated let pollRequested = Mutex(true)
     /// While hand-offs wait for slots, the store is still polled this often,
     /// so retries and handler calls are not starved by a stream of new alerts.
     private static let pollInterval: Duration = .milliseconds(200)
@@ -109,7 +125,10 @@ public actor Dispatcher: Service {
     }
 
     /// Tells the dispatcher that new deliveries may be due now.
-    public nonisolated func wake() { signal.notify() }
+    public nonisolated func wake() {
+        pollRequested.withLock { $0 = true }
+        signal.notify()
+    }
 
     /// Hands over deliveries the store has just committed, with their alerts.
     public nonisolated func accept(_ deliveries: [AcceptedDelivery]) {
@@ -122,6 +141,7 @@ public actor Dispatcher: Service {
     /// with the presenter they started with.
     public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) {
         sweepOrphans = true
+        storeChanged()
         if let inhibitRules { self.inhibitRules = inhibitRules }
         if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
@@ -190,8 +210,9 @@ public actor Dispatcher: Service {
             do {
                 let tick = ContinuousClock.now
                 claimedAny = try await claimHandedOff(at: tick)
-                if handedOff.isEmpty || ContinuousClock.now - lastPoll >= Self.pollInterval {
+                if pollNeeded() {
                     lastPoll = .now
+                    storeQuiet = false
                     let orphanLimit = sweepOrphans ? 32 : 0
                     let claimed = try await store.claimDueDeliveries(now: Date(), capacity: freeSlots(at: tick), orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)
@@ -213,8 +234,20 @@ public actor Dispatcher: Service {
                 seen = await signal.wait(changedFrom: seen, timeout: min(Self.pollInterval, nextToken()))
                 continue
             }
+            if storeQuiet {
+                // Nothing in the store to look for before the next due time known, or a wake-up.
+                let untilDue = knownNextDue.map { Duration.milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 1) } ?? idleTick
+                seen = await signal.wait(changedFrom: seen, timeout: min(idleTick, untilDue))
+                continue
+            }
             do {
-                if let next = try await store.nextDueTime() {
+                let changesBefore = storeChanges
+                let next = try await store.nextDueTime()
+                if next.map({ $0 > Date() }) ?? true, storeChanges == changesBefore {
+                    storeQuiet = true
+                    knownNextDue = next
+                }
+                if let next {
                     let delta = next.timeIntervalSinceNow
                     // Due now but not claimed means every slot is busy or a rate limit is spent:
                     // wait for a slot to free up (a wake-up) or the next token.
@@ -227,6 +260,27 @@ public actor Dispatcher: Service {
             }
             seen = await signal.wait(changedFrom: seen, timeout: wait)
         }
+    }
+
+    private func storeChanged() {
+        storeQuiet = false
+        storeChanges &+= 1
+    }
+
+    /// Whether this round must look in the store beyond the hand-offs.
+    private func pollNeeded() -> Bool {
+        let sinceLast = ContinuousClock.now - lastPoll
+        if pollRequested.withLock({ requested in
+            defer { requested = false }
+            return requested
+        }) {
+            return true
+        }
+        // Hand-offs waiting for slots: retries and handler calls get a look this often.
+        if !handedOff.isEmpty { return sinceLast >= Self.pollInterval }
+        guard storeQuiet else { return true }
+        if let due = knownNextDue, due <= Date() { return true }
+        return sinceLast >= idleTick
     }
 
     /// Free slots per presenter kind, within its rate limit.
@@ -246,13 +300,29 @@ public actor Dispatcher: Service {
             defer { inbox.removeAll() }
             return inbox
         }
-        guard inhibitRules.isEmpty else { return false }
+        guard inhibitRules.isEmpty else {
+            if !arrived.isEmpty { storeChanged() }
+            return false
+        }
         let dropped = handedOff.append(arrived)
-        if dropped > 0 { log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"]) }
+        if dropped > 0 {
+            storeChanged()
+            log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"])
+        }
         guard !handedOff.isEmpty else { return false }
+        let waiting = handedOff.count
         let taken = handedOff.take(freeSlots(at: tick))
+        // Those of a presenter no longer configured are dropped, for the poll to settle.
+        if waiting - handedOff.count != taken.count { storeChanged() }
         guard !taken.isEmpty else { return false }
-        let claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
+        let claimed: [DeliveryRecord]
+        do {
+            claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
+        } catch {
+            storeChanged()
+            throw error
+        }
+        if claimed.count != taken.count { storeChanged() }
         var alerts: [DeliveryID: Alert] = [:]
         for d in taken { alerts[d.id] = d.alert }
         for record in claimed {
@@ -282,6 +352,7 @@ public actor Dispatcher: Service {
         let cutoff = Date().addingTimeInterval(-claimLease.seconds)
         do {
             let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: Set(tasks.keys), now: Date())
+            if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
         } catch {
             log.error("could not release stale claims", ["error": "\(error)"])
@@ -380,8 +451,12 @@ public actor Dispatcher: Service {
             let batch = unsettled
             unsettled = []
             do {
-                try await store.settle(batch.map(\.settlement))
+                if try await store.settle(batch.map(\.settlement)) > 0 { storeChanged() }
+                for (_, settlement, _) in batch {
+                    if case .retry(let at, _) = settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
+                }
             } catch {
+                storeChanged()
                 log.error("could not record delivery outcomes; their claims are released and they are retried once the claim lease runs out",
                           ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)",
                            "claim_lease": claimLease.alertdDescription])
