@@ -322,7 +322,11 @@ public actor Dispatcher: Service {
             storeChanged()
             throw error
         }
-        if claimed.count != taken.count { storeChanged() }
+        // One a poll claimed first is running already; any other is left in the store.
+        if claimed.count != taken.count {
+            let given = Set(claimed.map(\.id))
+            if taken.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
+        }
         var alerts: [DeliveryID: Alert] = [:]
         for d in taken { alerts[d.id] = d.alert }
         for record in claimed {
