@@ -161,6 +161,14 @@ struct PostgresStoreTransaction: StoreTransaction {
             """, [.integer(StoreCoding.millis(now)), .text(silence.rawValue)])
         if released.affected > 0 { session.notifyOthers() }
     }
+
+    func releaseInhibited(at now: Date) throws(PostgresError) {
+        let released = try conn.query("""
+            UPDATE deliveries SET next_attempt_at = $1, updated_at = $1
+            WHERE starts_with(silenced_by, $2) AND state = 'pending' AND next_attempt_at > $1
+            """, [.integer(StoreCoding.millis(now)), .text(SilenceID.inhibitionPrefix)])
+        if released.affected > 0 { session.notifyOthers() }
+    }
 }
 
 extension StoreCoding.AlertRow {

@@ -217,4 +217,8 @@ public actor InMemoryAlertStore: AlertStore {
     public func expireSilence(id: SilenceID, now: Date) -> Silence? {
         StoreRules.expireSilence(id, now: now, in: &state)
     }
+
+    public func releaseInhibited(now: Date) {
+        state.releaseInhibited(at: now)
+    }
 }

@@ -48,4 +48,7 @@ package protocol StoreTransaction {
     mutating func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(Failure)
     /// Makes the pending deliveries that `silence` holds due at `now`.
     mutating func release(heldBy silence: SilenceID, at now: Date) throws(Failure)
+    /// Makes every pending delivery an inhibition holds due at `now`, to be
+    /// screened again: the `inhibit` rules changed under them.
+    mutating func releaseInhibited(at now: Date) throws(Failure)
 }

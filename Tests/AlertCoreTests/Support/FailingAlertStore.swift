@@ -28,4 +28,5 @@ struct FailingAlertStore: AlertStore {
     func silence(id: SilenceID) async throws(StoreError) -> Silence? { throw error }
     func silences() async throws(StoreError) -> [Silence] { throw error }
     func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? { throw error }
+    func releaseInhibited(now: Date) async throws(StoreError) { throw error }
 }
