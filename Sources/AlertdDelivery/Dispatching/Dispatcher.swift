@@ -422,7 +422,6 @@ public actor Dispatcher: Service {
                 // Cut off by shutdown: whatever the presenter made of it, the
                 // delivery stays in flight and is delivered again after restart.
                 log.debug("delivery cut off", ["delivery.id": d.id.rawValue, "presenter": d.kind.name])
-                self.freeSlot(of: d)
                 self.finished(d)
                 return
             }
@@ -446,15 +445,10 @@ public actor Dispatcher: Service {
 
     /// Queues an attempt's outcome for the store. Outcomes are written in
     /// batches, one write at a time, and what finishes during a write goes in
-    /// the next: one store write for many deliveries, not one each.
-    ///
-    /// The slot frees now, as the presenter is done with it: its limit is on
-    /// requests to the receiver, and holding it over the write made every
-    /// slot wait for the store twice a round. The delivery stays in `tasks`
-    /// (so its claim is kept) and in flight in the store until the outcome
-    /// is written, so nothing claims it again meanwhile.
+    /// the next: one store write for many deliveries, not one each. A
+    /// delivery keeps its slot until its outcome is written, so a crash
+    /// leaves at most a presenter's slots to be delivered twice.
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
-        freeSlot(of: d)
         unsettled.append((d, settlement, report))
         guard !settling else { return }
         settling = true
@@ -497,14 +491,9 @@ public actor Dispatcher: Service {
         }
     }
 
-    private func freeSlot(of d: DeliveryRecord) {
-        inFlight[d.kind, default: 1] -= 1
-        signal.notify()
-    }
-
-    /// The delivery's outcome is written (or it was cut off): its task and claim are done.
     private func finished(_ d: DeliveryRecord) {
         tasks[d.id] = nil
+        inFlight[d.kind, default: 1] -= 1
         signal.notify()
     }
 }
