@@ -108,5 +108,9 @@ enum PostgresSchema {
         ALTER TABLE alerts ADD COLUMN repeat_count BIGINT NOT NULL DEFAULT 0;
         ALTER TABLE alerts ADD COLUMN last_seen_at BIGINT;
         """,
+        // 4: the recipient of the action link that decided, as SQLite's 10.
+        """
+        ALTER TABLE alerts ADD COLUMN decided_recipient TEXT;
+        """,
     ]
 }

@@ -155,5 +155,10 @@ package enum StoreSchema {
         ALTER TABLE alerts ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE alerts ADD COLUMN last_seen_at INTEGER;
         """,
+        // 10: the address the action link that decided an alert was sent
+        // to, when its presenter knew one (the link signs it).
+        """
+        ALTER TABLE alerts ADD COLUMN decided_recipient TEXT;
+        """,
     ]
 }

@@ -413,10 +413,9 @@ public actor Dispatcher: Service {
         let retry = self.retry
         let log = self.log
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
-        let actionLinks = d.kind.action == nil && claimed.alert.state == .open
-            ? links?.links(for: claimed.alert) ?? [:] : [:]
+        let actionLinks = d.kind.action == nil && claimed.alert.state == .open ? links?.delivering(claimed.alert) : nil
         tasks[d.id] = Task {
-            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks, followUp: followUp)
+            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: actionLinks, followUp: followUp)
             let outcome = await entry.presenter.present(claimed.alert, delivery: context)
             if Task.isCancelled {
                 // Cut off by shutdown: whatever the presenter made of it, the

@@ -121,6 +121,12 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         "\"\(text)\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)"
     }
 
+    /// Every address the mail goes to, `to` then `cc`, each once.
+    var recipients: [String] {
+        var seen = Set<String>()
+        return (to + cc).map(\.address).filter { seen.insert($0).inserted }
+    }
+
     /// A follow-up is a reply to the alert's mail (`In-Reply-To` its
     /// `Message-ID`, subject `Re: …`), so mail clients thread the two.
     public static var followUps: FollowUpSupport { .onByDefault }
@@ -142,7 +148,10 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         if let caFile { head.append("trusting the CAs in \(caFile)") }
         if let username, let password { head.append("AUTH as \(username) with \(password.placeholder)") }
         head.append("MAIL FROM:<\(from.address)>")
-        head += (to + cc).map { "RCPT TO:<\($0.address)>" }
+        head += recipients.map { "RCPT TO:<\($0)>" }
+        if delivery.followUp == nil && ActionKind.allCases.contains(where: { alert.spec.action($0) != nil }) {
+            head.append("with api.public_url set: one message per recipient, each with links signed for its address")
+        }
         let message = EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
         return PresenterPreview(head: head, body: message.replacing("\r\n", with: "\n"))
     }
@@ -152,11 +161,19 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
 /// HTML part, the action links as links, sent once per attempt. Retries of
 /// one delivery carry the same `Message-ID`, so a mail client shows a
 /// retried mail once and a person can tell it is the same.
+///
+/// An alert with action links goes out as one message per recipient (`to`
+/// and `cc`; the headers still name them all), each with links signed for
+/// its address, so a decision by link records who it was sent to. With
+/// several recipients each copy has a `Message-ID` of its own, the same on
+/// every retry, and a retry sends only to the recipients this presenter has
+/// not yet seen accepted.
 public struct EmailPresenter: AlertPresenter {
     public let name: String
     public let configuration: EmailPresenterConfiguration
     private let password: String?
     private let now: @Sendable () -> Date
+    private let sent = EmailSentRecipients()
 
     public init(name: String, configuration: EmailPresenterConfiguration, password: String? = nil,
                 now: @escaping @Sendable () -> Date = { Date() }) {
@@ -168,9 +185,33 @@ public struct EmailPresenter: AlertPresenter {
 
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
         let c = configuration
-        let message = Self.message(for: alert, delivery: delivery, configuration: c, date: now())
+        guard delivery.signsPerRecipient else {
+            return await send(Self.message(for: alert, delivery: delivery, configuration: c, date: now()), to: c.recipients)
+        }
+        let done = sent.recipients(of: delivery.deliveryID)
+        var failures: [PresentationOutcome] = []
+        // A lone recipient's copy is the one message: it keeps the delivery's own Message-ID.
+        let copies = c.recipients.count > 1
+        for address in c.recipients where !done.contains(address) {
+            let message = Self.message(for: alert, delivery: delivery.addressed(to: address), configuration: c, date: now(),
+                                       copyFor: copies ? address : nil)
+            let outcome = await send(message, to: [address])
+            if outcome.isDelivered { sent.add(address, to: delivery.deliveryID) } else { failures.append(outcome) }
+        }
+        guard !failures.isEmpty else {
+            sent.forget(delivery.deliveryID)
+            return .delivered
+        }
+        // Worth another try while any recipient's failure is: those already reached are not mailed again.
+        let reason = failures.compactMap(\.reason).joined(separator: "; ")
+        let retryable = failures.contains { if case .retryableFailure = $0 { true } else { false } }
+        return retryable ? .retryableFailure(reason: reason) : .permanentFailure(reason: reason)
+    }
+
+    private func send(_ message: String, to recipients: [String]) async -> PresentationOutcome {
+        let c = configuration
         let request = SMTPRequest(
-            url: c.url, from: c.from.address, recipients: (c.to + c.cc).map(\.address), message: Data(message.utf8),
+            url: c.url, from: c.from.address, recipients: recipients, message: Data(message.utf8),
             username: c.username, password: password, tls: c.tls, caFile: c.caFile, connectTimeout: c.connectTimeout, timeout: c.timeout)
         do {
             try await SMTPClient.send(request)
@@ -199,12 +240,14 @@ public struct EmailPresenter: AlertPresenter {
 
     // MARK: The message
 
-    /// The whole message, CRLF line ends, every line within 78 columns.
-    static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date) -> String {
+    /// The whole message, CRLF line ends, every line within 78 columns;
+    /// with `copyFor`, the copy for that one recipient of several, with a
+    /// `Message-ID` of its own (its links are the delivery's).
+    static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date,
+                        copyFor recipient: String? = nil) -> String {
         let digest = AlertDigest(alert, delivery: delivery)
         let domain = c.from.address.split(separator: "@").last.map(String.init) ?? "localhost"
-        let id = Self.token(delivery.deliveryID.rawValue)
-        let boundary = "=_alertd_\(id)"
+        let boundary = "=_alertd_\(Self.token(delivery.deliveryID.rawValue))"
         var headers = [
             MIMEText.addresses("From", [(c.from.name, c.from.address)]),
             MIMEText.addresses("To", c.to.map { ($0.name, $0.address) }),
@@ -213,11 +256,15 @@ public struct EmailPresenter: AlertPresenter {
         headers += [
             MIMEText.unstructured("Subject", (digest.followUp == nil ? "" : "Re: ") + digest.heading),
             "Date: \(MIMEText.date(date))",
-            "Message-ID: <\(id)@\(domain)>",
+            "Message-ID: \(Self.messageID(delivery.deliveryID, recipient: recipient, domain: domain))",
         ]
         if let followUp = digest.followUp {
-            let original = "<\(Self.token(followUp.original.rawValue))@\(domain)>"
-            headers += ["In-Reply-To: \(original)", "References: \(original)"]
+            // The alert's mail was one message, or, when it had action links, one per
+            // recipient: name them all, and each mail client threads on the one it has.
+            var originals = [Self.messageID(followUp.original, recipient: nil, domain: domain)]
+            if !digest.actions.isEmpty && c.recipients.count > 1 { originals += c.recipients.map { Self.messageID(followUp.original, recipient: $0, domain: domain) } }
+            let list = originals.joined(separator: "\r\n ")
+            headers += ["In-Reply-To: \(list)", "References: \(list)"]
         }
         headers += [
             "MIME-Version: 1.0",
@@ -236,6 +283,12 @@ public struct EmailPresenter: AlertPresenter {
                 + MIMEText.quotedPrintable(body) + "\r\n"
         }
         return headers.joined(separator: "\r\n") + "\r\n\r\n" + parts.joined() + "--\(boundary)--\r\n"
+    }
+
+    /// `<delivery@domain>`, or `<delivery.recipient@domain>` for the copy
+    /// sent to one recipient: the same on every retry.
+    static func messageID(_ delivery: DeliveryID, recipient: String?, domain: String) -> String {
+        "<\(Self.token(delivery.rawValue + (recipient.map { ".\($0)" } ?? "")))@\(domain)>"
     }
 
     /// Letters, digits, `.`, `-` and `_` of `text`, others as `-`: safe in
