@@ -138,9 +138,10 @@ extension PostgresAlertStore {
         }
     }
 
-    public func nextDueTime() async throws(StoreError) -> Date? {
-        try await pool.run("Reading the delivery queue") { conn throws(PostgresError) in
-            try conn.scalar("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
+    public func nextDueTime(after: Date?) async throws(StoreError) -> Date? {
+        let after = after.map(StoreCoding.millis) ?? Int64.min
+        return try await pool.run("Reading the delivery queue") { conn throws(PostgresError) in
+            try conn.scalar("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND next_attempt_at > $1", [.integer(after)])
         }.map(StoreCoding.date)
     }
 

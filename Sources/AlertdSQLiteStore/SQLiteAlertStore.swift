@@ -431,10 +431,11 @@ public final class SQLiteAlertStore: AlertStore {
         return AlertPage(alerts: alerts, nextCursor: rows.count > limit ? alerts.last?.id : nil)
     }
 
-    public func nextDueTime() async throws(StoreError) -> Date? {
-        try await readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
-            try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
-                .query { $0.optionalInt(0) }.first ?? nil
+    public func nextDueTime(after: Date?) async throws(StoreError) -> Date? {
+        let after = after.map(StoreCoding.millis) ?? Int64.min
+        return try await readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
+            try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND next_attempt_at > ?")
+                .query([.integer(after)]) { $0.optionalInt(0) }.first ?? nil
         }.map(StoreCoding.date)
     }
 

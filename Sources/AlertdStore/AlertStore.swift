@@ -55,8 +55,10 @@ public protocol DeliveryQueue: Sendable {
     @discardableResult
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int
 
-    /// When the next pending delivery is due, if any is pending.
-    func nextDueTime() async throws(StoreError) -> Date?
+    /// When the next pending delivery is due, if any is pending; with
+    /// `after`, the soonest due strictly later than it (what a poll at
+    /// `after` could not have claimed yet).
+    func nextDueTime(after: Date?) async throws(StoreError) -> Date?
 
     /// Makes deliveries a crash left in flight due again. Called once at
     /// start, before the dispatcher runs; returns how many.
@@ -150,3 +152,10 @@ public protocol SilenceStore: Sendable {
 
 /// A backend that offers every part: what the daemon opens.
 public typealias AlertStore = AlertIntakeStore & DecisionStore & DeliveryQueue & AlertQueries & MaintenanceStore & SilenceStore
+
+extension DeliveryQueue {
+    /// When the next pending delivery is due, if any is pending.
+    public func nextDueTime() async throws(StoreError) -> Date? {
+        try await nextDueTime(after: nil)
+    }
+}

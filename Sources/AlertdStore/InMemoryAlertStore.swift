@@ -109,8 +109,9 @@ public actor InMemoryAlertStore: AlertStore {
         return queued
     }
 
-    public func nextDueTime() -> Date? {
-        state.deliveries.values.filter { $0.state == .pending }.compactMap(\.nextAttemptAt).min()
+    public func nextDueTime(after: Date?) -> Date? {
+        state.deliveries.values.filter { $0.state == .pending }.compactMap(\.nextAttemptAt)
+            .filter { due in after.map { due > $0 } ?? true }.min()
     }
 
     public func recoverInFlight(now: Date) -> Int {

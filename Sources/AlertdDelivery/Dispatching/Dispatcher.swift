@@ -224,14 +224,27 @@ public actor Dispatcher: Service {
                 if pollNeeded() {
                     lastPoll = .now
                     storeQuiet = false
+                    let changesBefore = storeChanges
+                    let pollAt = Date()
+                    let capacity = freeSlots(at: tick)
                     let orphanLimit = sweepOrphans ? 32 : 0
-                    let claimed = try await store.claimDueDeliveries(now: Date(), capacity: freeSlots(at: tick), orphanLimit: orphanLimit,
+                    let claimed = try await store.claimDueDeliveries(now: pollAt, capacity: capacity, orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)
                     if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
                     claimedAny = claimedAny || !claimed.isEmpty
                     for c in claimed {
                         buckets[c.delivery.kind]?.take(1, at: tick)
                         start(c)
+                    }
+                    // A poll with room for all that was due took it all; anything due by
+                    // `pollAt` the store holds now came since, as a hand-off. So the
+                    // store is quiet until the soonest due after the poll.
+                    if hadRoom(capacity, orphanLimit: orphanLimit, for: claimed) {
+                        let next = try await store.nextDueTime(after: pollAt)
+                        if storeChanges == changesBefore {
+                            storeQuiet = true
+                            knownNextDue = next
+                        }
                     }
                 }
             } catch {
@@ -292,6 +305,15 @@ public actor Dispatcher: Service {
         guard storeQuiet else { return true }
         if let due = knownNextDue, due <= Date() { return true }
         return sinceLast >= idleTick
+    }
+
+    /// Whether a poll claimed fewer than it had room for, of every kind
+    /// (and of orphans): then nothing due was left behind.
+    private func hadRoom(_ capacity: [DeliveryKind: Int], orphanLimit: Int, for claimed: [ClaimedDelivery]) -> Bool {
+        var taken: [DeliveryKind: Int] = [:]
+        for c in claimed { taken[c.delivery.kind, default: 0] += 1 }
+        let orphans = claimed.filter { capacity[$0.delivery.kind] == nil }.count
+        return capacity.allSatisfy { kind, slots in taken[kind, default: 0] < slots } && (orphanLimit == 0 || orphans < orphanLimit)
     }
 
     /// Free slots per presenter kind, within its rate limit.
