@@ -189,11 +189,12 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// Turns libcurl's verdict into a response or an error.
     package func outcome(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
-        let url = request.redactedURL
         let status = easy?.info(CURLINFO_RESPONSE_CODE) ?? 0
         if code == CURLE_OK || (code == CURLE_WRITE_ERROR && overflowed && request.oversizedResponse == .truncate && status > 0) {
             return .success(HTTPClientResponse(status: status, headers: headers, body: body, bodyTruncated: overflowed))
         }
+        // Only a failure names the URL; redacting it was a cost on every transfer.
+        let url = request.redactedURL
         let detail = String(cString: errorBuffer)
         let curl = CurlError(code, detail: detail)
         switch code {

@@ -111,11 +111,13 @@ extension PostgresAlertStore {
         }
     }
 
-    public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {
-        guard !settlements.isEmpty else { return }
+    @discardableResult
+    public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
+        guard !settlements.isEmpty else { return 0 }
         // A lost outcome means one more attempt with the same delivery id: harmless.
-        try await writer.write(durable: false) { session throws(PostgresError) in
+        return try await writer.write(durable: false) { session throws(PostgresError) -> Int in
             var tx = PostgresStoreTransaction(session: session)
+            var queued = 0
             for s in settlements {
                 let at = StoreCoding.millis(s.at)
                 let id = PostgresValue.text(s.deliveryID.rawValue)
@@ -140,15 +142,17 @@ extension PostgresAlertStore {
                 if let row = result.rows.first {
                     let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
                     try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
-                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) }
+                    if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
                 }
             }
+            return queued
         }
     }
 
-    public func nextDueTime() async throws(StoreError) -> Date? {
-        try await pool.run("Reading the delivery queue") { conn throws(PostgresError) in
-            try conn.scalar("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
+    public func nextDueTime(after: Date?) async throws(StoreError) -> Date? {
+        let after = after.map(StoreCoding.millis) ?? Int64.min
+        return try await pool.run("Reading the delivery queue") { conn throws(PostgresError) in
+            try conn.scalar("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND next_attempt_at > $1", [.integer(after)])
         }.map(StoreCoding.date)
     }
 

@@ -28,6 +28,16 @@ struct PostgresStoreTransaction: StoreTransaction {
         }
     }
 
+    func alertState(_ id: AlertID) throws(PostgresError) -> AlertState? {
+        // Locked as alert(_:) locks it, so a rule reading the state is ordered against a close.
+        guard let text = try conn.query("SELECT state FROM alerts WHERE id = $1 FOR UPDATE", [.text(id.rawValue)])
+            .rows.first?.text(0) else { return nil }
+        guard let state = AlertState(rawValue: text) else {
+            throw PostgresError(sqlState: "XX001", message: "unknown alert state \"\(text)\"", context: "read alert \(id)", connectionLost: false)
+        }
+        return state
+    }
+
     func insert(_ alert: Alert, escalation: Escalation?) throws(PostgresError) {
         let created = StoreCoding.millis(alert.createdAt)
         try conn.query("""

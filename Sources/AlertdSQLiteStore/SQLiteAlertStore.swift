@@ -294,11 +294,13 @@ public final class SQLiteAlertStore: AlertStore {
         }.first
     }
 
-    public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) {
-        guard !settlements.isEmpty else { return }
+    @discardableResult
+    public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
+        guard !settlements.isEmpty else { return 0 }
         // A lost outcome means one more attempt with the same delivery id: harmless.
-        try await writer.write(durable: false) { conn throws(SQLiteError) in
+        return try await writer.write(durable: false) { conn throws(SQLiteError) -> Int in
             var tx = SQLiteStoreTransaction(conn: conn)
+            var queued = 0
             let delivered = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
                 updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind
@@ -326,9 +328,10 @@ public final class SQLiteAlertStore: AlertStore {
                 }
                 if let (alertID, kind) = rows.first {
                     try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
-                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) }
+                    if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
                 }
             }
+            return queued
         }
     }
 
@@ -465,10 +468,11 @@ public final class SQLiteAlertStore: AlertStore {
         return AlertPage(alerts: alerts, nextCursor: rows.count > limit ? alerts.last?.id : nil)
     }
 
-    public func nextDueTime() async throws(StoreError) -> Date? {
-        try await readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
-            try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending'")
-                .query { $0.optionalInt(0) }.first ?? nil
+    public func nextDueTime(after: Date?) async throws(StoreError) -> Date? {
+        let after = after.map(StoreCoding.millis) ?? Int64.min
+        return try await readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
+            try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND next_attempt_at > ?")
+                .query([.integer(after)]) { $0.optionalInt(0) }.first ?? nil
         }.map(StoreCoding.date)
     }
 

@@ -25,6 +25,13 @@ struct SQLiteStoreTransaction: StoreTransaction {
         }
     }
 
+    func alertState(_ id: AlertID) throws(SQLiteError) -> AlertState? {
+        guard let text = try conn.statement("SELECT state FROM alerts WHERE id = ?")
+            .query([.text(id.rawValue)], { $0.text(0) }).first else { return nil }
+        guard let state = AlertState(rawValue: text) else { throw .corrupt("unknown alert state \"\(text)\"", context: "read alert \(id)") }
+        return state
+    }
+
     func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
         try conn.statement("""

@@ -49,11 +49,16 @@ public protocol DeliveryQueue: Sendable {
     /// in the order of `ids`.
     func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord]
 
-    /// Records how attempts went, each with its event.
-    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError)
+    /// Records how attempts went, each with its event. Returns how many
+    /// deliveries that queued, due now (follow-ups of alerts that closed
+    /// while they were being shown), so the dispatcher knows to look.
+    @discardableResult
+    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int
 
-    /// When the next pending delivery is due, if any is pending.
-    func nextDueTime() async throws(StoreError) -> Date?
+    /// When the next pending delivery is due, if any is pending; with
+    /// `after`, the soonest due strictly later than it (what a poll at
+    /// `after` could not have claimed yet).
+    func nextDueTime(after: Date?) async throws(StoreError) -> Date?
 
     /// Makes deliveries a crash left in flight due again. Called once at
     /// start, before the dispatcher runs; returns how many.
@@ -166,4 +171,11 @@ public protocol GroupStore: Sendable {
     /// One group with its members and what each presenter was told; nil
     /// when no such group is open.
     func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord?
+}
+
+extension DeliveryQueue {
+    /// When the next pending delivery is due, if any is pending.
+    public func nextDueTime() async throws(StoreError) -> Date? {
+        try await nextDueTime(after: nil)
+    }
 }

@@ -89,7 +89,9 @@ public actor InMemoryAlertStore: AlertStore {
         return claimed
     }
 
-    public func settle(_ settlements: [DeliverySettlement]) {
+    @discardableResult
+    public func settle(_ settlements: [DeliverySettlement]) -> Int {
+        var queued = 0
         for s in settlements {
             guard var d = state.deliveries[s.deliveryID] else { continue }
             d.updatedAt = s.at
@@ -103,12 +105,14 @@ public actor InMemoryAlertStore: AlertStore {
             }
             state.deliveries[s.deliveryID] = d
             state.append(s.result.eventKind, alert: d.alertID, at: s.at, data: StoreRules.eventData(s, kind: d.kind))
-            if s.result == .delivered { StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &state) }
+            if s.result == .delivered, StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &state) { queued += 1 }
         }
+        return queued
     }
 
-    public func nextDueTime() -> Date? {
-        state.deliveries.values.filter { $0.state == .pending }.compactMap(\.nextAttemptAt).min()
+    public func nextDueTime(after: Date?) -> Date? {
+        state.deliveries.values.filter { $0.state == .pending }.compactMap(\.nextAttemptAt)
+            .filter { due in after.map { due > $0 } ?? true }.min()
     }
 
     public func recoverInFlight(now: Date) -> Int {

@@ -32,6 +32,8 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func alert(_ id: AlertID) -> Alert? { alerts[id] }
 
+    package mutating func alertState(_ id: AlertID) -> AlertState? { alerts[id]?.state }
+
     package mutating func insert(_ alert: Alert, escalation: Escalation?) {
         alerts[alert.id] = alert
         if let escalation {

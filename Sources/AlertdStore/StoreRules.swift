@@ -72,7 +72,7 @@ package enum StoreRules {
     package static func escalate<T: StoreTransaction>(
         _ id: AlertID, to presenters: [String], followingUp followUps: Set<String> = [], at now: Date, in tx: inout T
     ) throws(T.Failure) -> Bool {
-        guard try tx.alert(id)?.state == .open else { return false }
+        guard try tx.alertState(id) == .open else { return false }
         for (i, presenter) in presenters.enumerated() {
             try tx.insert(.pending(.escalated(id, i), alert: id, kind: .presenter(presenter), at: now,
                                    takesFollowUp: followUps.contains(presenter)))
@@ -95,12 +95,15 @@ package enum StoreRules {
     /// overtakes what it follows up.
     /// A group notification's `thread` (what its destination answered)
     /// is kept for the group's later notifications to that presenter.
-    package static func delivered<T: StoreTransaction>(_ id: DeliveryID, at now: Date, thread: String? = nil, in tx: inout T) throws(T.Failure) {
+    /// Returns whether a follow-up was queued.
+    @discardableResult
+    package static func delivered<T: StoreTransaction>(_ id: DeliveryID, at now: Date, thread: String? = nil, in tx: inout T) throws(T.Failure) -> Bool {
         if let thread, id.groupNotification != nil { try threaded(id, thread: thread, in: &tx) }
         guard let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
-              try tx.alert(original.alertID)?.state.isFinal == true,
-              try tx.delivery(.followUp(of: id)) == nil else { return }
+              try tx.alertState(original.alertID)?.isFinal == true,
+              try tx.delivery(.followUp(of: id)) == nil else { return false }
         try tx.insert(.followUp(of: original, at: now))
+        return true
     }
 
     /// The event data of a settled attempt.

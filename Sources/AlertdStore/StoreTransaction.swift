@@ -12,6 +12,9 @@ package protocol StoreTransaction {
     mutating func openAlert(dedupKey: String) throws(Failure) -> AlertID?
     /// The alert as it stands, if it exists.
     mutating func alert(_ id: AlertID) throws(Failure) -> Alert?
+    /// Only the alert's state, if it exists: what a rule that asks no more
+    /// needs, without decoding the spec (every settled delivery asks this).
+    mutating func alertState(_ id: AlertID) throws(Failure) -> AlertState?
     /// Stores a new open alert, with its escalation if its route has one.
     mutating func insert(_ alert: Alert, escalation: Escalation?) throws(Failure)
     /// Writes `alert`'s new state and decision (it was open until now).

@@ -15,7 +15,7 @@ extension JSONObject {
     private static func write(_ value: Any, into out: inout String, pretty: Bool, indent: Int) {
         switch value {
         case let s as String:
-            out += quoted(s)
+            appendQuoted(s, to: &out)
         case let b as Bool:
             out += b ? "true" : "false"
         case let n as Int:
@@ -28,7 +28,7 @@ extension JSONObject {
             for (i, key) in object.keys.sorted().enumerated() {
                 if i > 0 { out += "," }
                 newline(&out, pretty: pretty, indent: indent + 1)
-                out += quoted(key)
+                appendQuoted(key, to: &out)
                 out += pretty ? " : " : ":"
                 write(object[key]!, into: &out, pretty: pretty, indent: indent + 1)
             }

@@ -65,6 +65,22 @@ public actor Dispatcher: Service {
     private nonisolated let inbox = Mutex<[AcceptedDelivery]>([])
     private var handedOff = HandOffQueue(limit: 8_192)
     private var lastPoll = ContinuousClock.now - .seconds(60)
+    /// True while the store holds nothing due that the dispatcher does not
+    /// already have in hand: the last look found nothing due, and nothing
+    /// since put work there past the hand-offs (a wake-up, a hand-off left
+    /// to the poll, a follow-up queued by a settle). Then a round that only
+    /// claims hand-offs skips the poll and the next-due read, two store
+    /// calls per round that found nothing. Retries it settled itself move
+    /// `knownNextDue`; a poll every `idleTick` remains the backstop.
+    private var storeQuiet = false
+    /// The soonest due time the store is known to hold, while `storeQuiet`.
+    private var knownNextDue: Date?
+    /// Counts what made the store not quiet, so a look that began before
+    /// one of them (the loop awaits the store while settles complete) does
+    /// not call the store quiet after it.
+    private var storeChanges: UInt64 = 0
+    /// Set by ``wake()``: something outside put work in the store.
+    private nonisolated let pollRequested = Mutex(true)
     /// While hand-offs wait for slots, the store is still polled this often,
     /// so retries and handler calls are not starved by a stream of new alerts.
     private static let pollInterval: Duration = .milliseconds(200)
@@ -109,7 +125,10 @@ public actor Dispatcher: Service {
     }
 
     /// Tells the dispatcher that new deliveries may be due now.
-    public nonisolated func wake() { signal.notify() }
+    public nonisolated func wake() {
+        pollRequested.withLock { $0 = true }
+        signal.notify()
+    }
 
     /// Hands over deliveries the store has just committed, with their alerts.
     public nonisolated func accept(_ deliveries: [AcceptedDelivery]) {
@@ -124,6 +143,7 @@ public actor Dispatcher: Service {
     /// its targets now, not at the hourly recheck.
     public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) async {
         sweepOrphans = true
+        storeChanged()
         if let inhibitRules, inhibitRules != self.inhibitRules {
             self.inhibitRules = inhibitRules
             do throws(StoreError) {
@@ -131,6 +151,8 @@ public actor Dispatcher: Service {
             } catch {
                 log.error("could not release deliveries held by inhibitions", ["error": "\(error)"])
             }
+            // Released deliveries are due now; a look the loop began meanwhile may have missed them.
+            storeChanged()
         }
         if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
@@ -199,16 +221,30 @@ public actor Dispatcher: Service {
             do {
                 let tick = ContinuousClock.now
                 claimedAny = try await claimHandedOff(at: tick)
-                if handedOff.isEmpty || ContinuousClock.now - lastPoll >= Self.pollInterval {
+                if pollNeeded() {
                     lastPoll = .now
+                    storeQuiet = false
+                    let changesBefore = storeChanges
+                    let pollAt = Date()
+                    let capacity = freeSlots(at: tick)
                     let orphanLimit = sweepOrphans ? 32 : 0
-                    let claimed = try await store.claimDueDeliveries(now: Date(), capacity: freeSlots(at: tick), orphanLimit: orphanLimit,
+                    let claimed = try await store.claimDueDeliveries(now: pollAt, capacity: capacity, orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)
                     if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
                     claimedAny = claimedAny || !claimed.isEmpty
                     for c in claimed {
                         buckets[c.delivery.kind]?.take(1, at: tick)
                         start(c)
+                    }
+                    // A poll with room for all that was due took it all; anything due by
+                    // `pollAt` the store holds now came since, as a hand-off. So the
+                    // store is quiet until the soonest due after the poll.
+                    if hadRoom(capacity, orphanLimit: orphanLimit, for: claimed) {
+                        let next = try await store.nextDueTime(after: pollAt)
+                        if storeChanges == changesBefore {
+                            storeQuiet = true
+                            knownNextDue = next
+                        }
                     }
                 }
             } catch {
@@ -222,8 +258,20 @@ public actor Dispatcher: Service {
                 seen = await signal.wait(changedFrom: seen, timeout: min(Self.pollInterval, nextToken()))
                 continue
             }
+            if storeQuiet {
+                // Nothing in the store to look for before the next due time known, or a wake-up.
+                let untilDue = knownNextDue.map { Duration.milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 1) } ?? idleTick
+                seen = await signal.wait(changedFrom: seen, timeout: min(idleTick, untilDue))
+                continue
+            }
             do {
-                if let next = try await store.nextDueTime() {
+                let changesBefore = storeChanges
+                let next = try await store.nextDueTime()
+                if next.map({ $0 > Date() }) ?? true, storeChanges == changesBefore {
+                    storeQuiet = true
+                    knownNextDue = next
+                }
+                if let next {
                     let delta = next.timeIntervalSinceNow
                     // Due now but not claimed means every slot is busy or a rate limit is spent:
                     // wait for a slot to free up (a wake-up) or the next token.
@@ -236,6 +284,36 @@ public actor Dispatcher: Service {
             }
             seen = await signal.wait(changedFrom: seen, timeout: wait)
         }
+    }
+
+    private func storeChanged() {
+        storeQuiet = false
+        storeChanges &+= 1
+    }
+
+    /// Whether this round must look in the store beyond the hand-offs.
+    private func pollNeeded() -> Bool {
+        let sinceLast = ContinuousClock.now - lastPoll
+        if pollRequested.withLock({ requested in
+            defer { requested = false }
+            return requested
+        }) {
+            return true
+        }
+        // Hand-offs waiting for slots: retries and handler calls get a look this often.
+        if !handedOff.isEmpty { return sinceLast >= Self.pollInterval }
+        guard storeQuiet else { return true }
+        if let due = knownNextDue, due <= Date() { return true }
+        return sinceLast >= idleTick
+    }
+
+    /// Whether a poll claimed fewer than it had room for, of every kind
+    /// (and of orphans): then nothing due was left behind.
+    private func hadRoom(_ capacity: [DeliveryKind: Int], orphanLimit: Int, for claimed: [ClaimedDelivery]) -> Bool {
+        var taken: [DeliveryKind: Int] = [:]
+        for c in claimed { taken[c.delivery.kind, default: 0] += 1 }
+        let orphans = claimed.filter { capacity[$0.delivery.kind] == nil }.count
+        return capacity.allSatisfy { kind, slots in taken[kind, default: 0] < slots } && (orphanLimit == 0 || orphans < orphanLimit)
     }
 
     /// Free slots per presenter kind, within its rate limit.
@@ -255,13 +333,33 @@ public actor Dispatcher: Service {
             defer { inbox.removeAll() }
             return inbox
         }
-        guard inhibitRules.isEmpty else { return false }
+        guard inhibitRules.isEmpty else {
+            if !arrived.isEmpty { storeChanged() }
+            return false
+        }
         let dropped = handedOff.append(arrived)
-        if dropped > 0 { log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"]) }
+        if dropped > 0 {
+            storeChanged()
+            log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"])
+        }
         guard !handedOff.isEmpty else { return false }
+        let waiting = handedOff.count
         let taken = handedOff.take(freeSlots(at: tick))
+        // Those of a presenter no longer configured are dropped, for the poll to settle.
+        if waiting - handedOff.count != taken.count { storeChanged() }
         guard !taken.isEmpty else { return false }
-        let claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
+        let claimed: [DeliveryRecord]
+        do {
+            claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
+        } catch {
+            storeChanged()
+            throw error
+        }
+        // One a poll claimed first is running already; any other is left in the store.
+        if claimed.count != taken.count {
+            let given = Set(claimed.map(\.id))
+            if taken.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
+        }
         var alerts: [DeliveryID: Alert] = [:]
         for d in taken { alerts[d.id] = d.alert }
         for record in claimed {
@@ -291,6 +389,7 @@ public actor Dispatcher: Service {
         let cutoff = Date().addingTimeInterval(-claimLease.seconds)
         do {
             let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: Set(tasks.keys), now: Date())
+            if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
         } catch {
             log.error("could not release stale claims", ["error": "\(error)"])
@@ -388,7 +487,8 @@ public actor Dispatcher: Service {
     /// Queues an attempt's outcome for the store. Outcomes are written in
     /// batches, one write at a time, and what finishes during a write goes in
     /// the next: one store write for many deliveries, not one each. A
-    /// delivery keeps its slot until its outcome is written.
+    /// delivery keeps its slot until its outcome is written, so a crash
+    /// leaves at most a presenter's slots to be delivered twice.
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
         unsettled.append((d, settlement, report))
         guard !settling else { return }
@@ -401,8 +501,12 @@ public actor Dispatcher: Service {
             let batch = unsettled
             unsettled = []
             do {
-                try await store.settle(batch.map(\.settlement))
+                if try await store.settle(batch.map(\.settlement)) > 0 { storeChanged() }
+                for (_, settlement, _) in batch {
+                    if case .retry(let at, _) = settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
+                }
             } catch {
+                storeChanged()
                 log.error("could not record delivery outcomes; their claims are released and they are retried once the claim lease runs out",
                           ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)",
                            "claim_lease": claimLease.alertdDescription])

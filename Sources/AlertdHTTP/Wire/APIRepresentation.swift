@@ -175,6 +175,11 @@ public enum APIRepresentation {
     }
 
     package static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
+        encoding(value, status: status)
+    }
+
+    /// `value` through ``encoder``.
+    package static func encoding<T: Encodable>(_ value: T, status: Int) -> HTTPResponse {
         do {
             return .json(status: status, body: try encoder.encode(value))
         } catch {

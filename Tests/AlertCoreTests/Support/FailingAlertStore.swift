@@ -11,8 +11,8 @@ struct FailingAlertStore: AlertStore {
     func record(id: AlertID) async throws(StoreError) -> AlertRecord? { throw error }
     func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage { throw error }
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int, inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] { throw error }
-    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) { throw error }
-    func nextDueTime() async throws(StoreError) -> Date? { throw error }
+    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int { throw error }
+    func nextDueTime(after: Date?) async throws(StoreError) -> Date? { throw error }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int { throw error }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }

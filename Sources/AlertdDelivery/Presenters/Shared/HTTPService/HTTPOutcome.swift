@@ -7,13 +7,14 @@ import AlertdCurl
 package enum HTTPOutcome {
     /// Judges a status. `target` names where it came from in the reason
     /// (`HTTP 404 from <target>`), `detail` is the service's own word on it.
+    /// `target` is only worked out for a failure: a delivery's usual 2xx
+    /// needs no reason, and redacting the URL for it was a cost per delivery.
     package static func judge(
-        status: Int, target: String, location: String? = nil, detail: String? = nil, retryAfter: Duration? = nil
+        status: Int, target: @autoclosure () -> String, location: String? = nil, detail: String? = nil, retryAfter: Duration? = nil
     ) -> PresentationOutcome {
-        let reason = "HTTP \(status) from \(target)" + (detail.map { ": \($0)" } ?? "")
+        if (200...299).contains(status) { return .delivered }
+        let reason = "HTTP \(status) from \(target())" + (detail.map { ": \($0)" } ?? "")
         switch status {
-        case 200...299:
-            return .delivered
         case 408, 429, 500...599:
             return .retryableFailure(reason: reason, retryAfter: retryAfter)
         case 300...399:

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdHTTP
+
+/// The answers to `POST /v1/alerts` are written by hand when accepted; they
+/// must be the bytes ``APIRepresentation/encoder`` writes, which clients decode.
+@Suite struct SubmissionAnswerEncodingTests {
+    private func bytes(_ response: HTTPResponse) -> Data? {
+        if case .bytes(let data) = response.body { return data }
+        return nil
+    }
+
+    @Test func anAcceptedAnswerIsTheEncodersBytes() throws {
+        let id = AlertID.generate()
+        let items: [APIRepresentation.SubmissionItem] = [
+            .init(id: id, state: .open, deduplicated: false),
+            .init(id: id, state: .open, deduplicated: true),
+            .init(index: 7, id: id, state: .confirmed, deduplicated: false),
+            .init(index: 0),
+        ]
+        for item in items {
+            let response = APIRepresentation.json(item, status: 202)
+            #expect(response.status == 202)
+            #expect(bytes(response) == (try APIRepresentation.encoder.encode(item)))
+            #expect(response.headers.first { $0.name == "Content-Type" }?.value == "application/json")
+        }
+    }
+
+    @Test func aBatchAnswerIsTheEncodersBytesWithOrWithoutErrors() throws {
+        let accepted = (0..<3).map { APIRepresentation.SubmissionItem(index: $0, id: AlertID.generate(), state: .open, deduplicated: $0 == 1) }
+        let rejected = APIRepresentation.SubmissionItem(
+            index: 3, error: .init(code: "invalid_alert", message: "Item \"3\" has no title.\n", details: nil))
+        let batches = [
+            APIRepresentation.BatchResult(accepted: 3, rejected: 0, results: accepted),
+            APIRepresentation.BatchResult(accepted: 3, rejected: 1, results: accepted + [rejected]),
+            APIRepresentation.BatchResult(accepted: 0, rejected: 1, results: [rejected]),
+        ]
+        for batch in batches {
+            let response = APIRepresentation.json(batch, status: 202)
+            #expect(bytes(response) == (try APIRepresentation.encoder.encode(batch)))
+        }
+    }
+}
