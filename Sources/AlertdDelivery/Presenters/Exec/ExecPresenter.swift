@@ -113,6 +113,24 @@ public struct ExecPresenter: AlertPresenter {
         }
         let env = Self.environment(for: alert, delivery: delivery, presenter: name, configured: configuration.environment,
                                    inherited: ProcessInfo.processInfo.environment)
+        return await run(input: input, environment: env)
+    }
+
+    /// A group notification: the webhook's group payload on standard input,
+    /// `ALERTD_EVENT=group` and the group's id and reason in the environment.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        var env = Self.environment(for: notification.summaryAlert, delivery: delivery, presenter: name, configured: configuration.environment,
+                                   inherited: ProcessInfo.processInfo.environment)
+        env["ALERTD_ALERT_ID"] = nil
+        env["ALERTD_EVENT"] = "group"
+        env["ALERTD_GROUP_ID"] = notification.groupID.rawValue
+        env["ALERTD_GROUP_REASON"] = notification.reason.rawValue
+        env["ALERTD_FIRING"] = String(notification.firing.count)
+        let input = WebhookGroupPayload(notification, delivery: delivery).encoded()
+        return GroupPresentationOutcome(outcome: await run(input: input, environment: env))
+    }
+
+    private func run(input: Data, environment env: [String: String]) async -> PresentationOutcome {
         do {
             let result = try await ChildProcess.run(
                 configuration.command, environment: env, input: input, timeout: configuration.timeout, maxOutputBytes: Self.maxOutputBytes)

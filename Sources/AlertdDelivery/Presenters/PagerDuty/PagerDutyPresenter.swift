@@ -9,6 +9,10 @@ import AlertModel
 /// When the alert closes in alertd (resolved, confirmed, cancelled or
 /// expired), its follow-up is a `resolve` event with the same `dedup_key`,
 /// which resolves the PagerDuty alert and, with it, the incident.
+///
+/// A group is one PagerDuty alert too: its id is the `dedup_key`, every
+/// notification but the last a `trigger` (PagerDuty folds them into the
+/// alert's log), and the group's resolution a `resolve`.
 public typealias PagerDutyPresenter = HTTPServicePresenter<PagerDutyPresenterConfiguration>
 
 /// Settings for a `pagerduty` presenter.
@@ -83,5 +87,45 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
             "links": d.linkedActions.map { ["href": $0.link, "text": $0.label] },
         ]
         return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/v2/enqueue"), json: json)
+    }
+
+    /// A group notification: a `trigger` keyed by the group's id (summary
+    /// `[FIRING:N] …`, the listed alerts and counts in the details, the
+    /// console and the listed alerts' action links as links), or, when the
+    /// group has resolved, a `resolve` of that key.
+    public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let g = AlertGroupDigest(notification)
+        let url = HTTPServiceRequest.url(apiURL, "/v2/enqueue")
+        let dedupKey = notification.groupID.rawValue
+        if notification.reason == .resolved {
+            return HTTPServiceRequest(url: url, json: ["routing_key": secrets["routing_key"] ?? "", "event_action": "resolve", "dedup_key": dedupKey])
+        }
+        var details: [String: Any] = [
+            "group_id": dedupKey, "route": notification.route, "reason": notification.reason.rawValue, "counts": g.counts,
+            "firing": g.shown.map { AlertGroupDigest.line($0) } + [g.moreLine].compactMap { $0 },
+            "labels": Dictionary(notification.groupLabels.map { ($0.name, $0.value) }) { a, _ in a },
+        ]
+        if !g.closed.isEmpty { details["closed"] = g.closed.map { AlertGroupDigest.line($0) } + [g.closedMoreLine].compactMap { $0 } }
+        var links: [[String: Any]] = notification.consoleURL.map { [["href": $0, "text": "All alerts of the group in alertd"]] } ?? []
+        for entry in g.shown {
+            links += entry.digest.linkedActions.map { ["href": $0.link, "text": TextLimit.truncate("\($0.label): \(entry.digest.title)", to: 200)] }
+        }
+        // A group spans hosts unless it is grouped by one.
+        let host = notification.groupLabels.first { $0.name == "host" }?.value
+        let json: [String: Any] = [
+            "routing_key": secrets["routing_key"] ?? "",
+            "event_action": "trigger",
+            "dedup_key": dedupKey,
+            "client": "alertd",
+            "payload": [
+                "summary": TextLimit.truncate(g.title, to: Limit.summary),
+                "source": TextLimit.truncate(source ?? host ?? "alertd", to: Limit.source),
+                "severity": notification.severity.on(info: "info", warning: "warning", error: "error", critical: "critical"),
+                "timestamp": UTCTimestamp.iso8601(notification.firing.first?.createdAt ?? Date()),
+                "custom_details": details,
+            ] as [String: Any],
+            "links": links,
+        ]
+        return HTTPServiceRequest(url: url, json: json)
     }
 }

@@ -16,6 +16,10 @@ public protocol HTTPServiceConfiguration: PresenterConfiguration {
     /// The request for one attempt. `secrets` holds the values of
     /// ``secrets`` by key, or their placeholders in a preview.
     func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest
+
+    /// The request for one attempt at a group notification; by default
+    /// the request for its ``AlertGroupNotification/summaryAlert``.
+    func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest
 }
 
 extension HTTPServiceConfiguration {
@@ -26,6 +30,10 @@ extension HTTPServiceConfiguration {
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         HTTPServicePresenter(name: name, configuration: self, secrets: try PresenterSecrets(reading: secrets, in: context),
                              client: context.httpClient)
+    }
+
+    public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        request(for: notification.summaryAlert, delivery: delivery, secrets: secrets)
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
