@@ -201,13 +201,19 @@ start_daemon() {
         D_CMD=$(am_cmd "$cfg" "$D_DIR" "$D_PORT")
         D_HEALTH=$D_BASE/-/ready
     fi
+    launch "$target" "$name" "daemon-$target"
+}
+
+# launch TARGET NAME NOTE: runs D_CMD on D_DIR (logging to NAME.log) and
+# waits for D_HEALTH; sets D_PID.
+launch() {
     mkdir -p "$D_DIR"
-    note "daemon-$target" "$D_CMD"
+    note "$3" "$D_CMD"
     # shellcheck disable=SC2086
-    env -u NOTIFY_SOCKET $D_CMD >>"$RUN/$name.log" 2>&1 &
+    env -u NOTIFY_SOCKET $D_CMD >>"$RUN/$2.log" 2>&1 &
     D_PID=$!
     PIDS+=("$D_PID")
-    wait_http "$D_HEALTH" 60 || die "$target did not become ready; see $RUN/$name.log"
+    wait_http "$D_HEALTH" 60 || die "$1 did not become ready; see $RUN/$2.log"
 }
 
 TARGETS=(alertd alertmanager)
@@ -442,7 +448,7 @@ storm() {
         cat >"$cfg" <<EOF
 {
   "presenters": { "hook": { "type": "webhook", "url": "http://127.0.0.1:$rport/alertd", "max_concurrency": 64 } },
-  "routes": [ { "name": "storm", "match": { "labels": { "alertname": "BenchStorm" } }, "presenters": ["hook"]$group } ],
+  "routes": [ { "match": { "labels": { "alertname": "BenchStorm" } }, "presenters": ["hook"]$group } ],
   "default_route": { "presenters": [] },
   "dispatcher": { "shutdown_grace": "1s" }
 }
@@ -465,13 +471,8 @@ receivers:
 EOF
         cmd=$(am_cmd "$cfg" "$dir" "$port"); health=$base/-/ready
     fi
-    mkdir -p "$dir"
-    note "storm-daemon-$target-$mode" "$cmd"
-    # shellcheck disable=SC2086
-    env -u NOTIFY_SOCKET $cmd >>"$RUN/$name.log" 2>&1 &
-    D_PID=$!
-    PIDS+=("$D_PID")
-    wait_http "$health" 60 || die "$target did not become ready; see $RUN/$name.log"
+    D_DIR=$dir D_CMD=$cmd D_HEALTH=$health
+    launch "$target" "$name" "storm-daemon-$target-$mode"
     note "storm-$target" "$PY bench/load.py storm --base $base --target $target --listen <port> --total $STORM_TOTAL --batch 100 --settle 3"
     timeout 120 "$PY" bench/load.py storm --base "$base" --target "$target" --listen "$rport" --total "$STORM_TOTAL" --batch 100 \
         --settle 3 --timeout 60 | result "$name" || log "storm against $target ($mode) incomplete; see $RES/$name.json"
