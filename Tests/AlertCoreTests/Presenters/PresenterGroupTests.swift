@@ -118,8 +118,8 @@ extension SlackPresenterTests {
         #expect(blocks[0]["text"]["text"].string == "🚨 [FIRING:12] alertname=NodeDown", "the highest severity's look")
         #expect(blocks[1]["text"]["text"].string?.hasPrefix("*12 firing · 3 new*") == true)
         let sections = blocks.filter { $0["type"].string == "section" }.compactMap { $0["text"]["text"].string }
-        #expect(sections.contains("⚠️ *WARNING* Node &lt;n0&gt; &amp; down · :new: new"))
-        #expect(sections.contains("🚨 *CRITICAL* Node &lt;n1&gt; &amp; down · :new: new · repeated 12×"))
+        #expect(sections.contains("⚠️ *WARNING* Node &lt;n0&gt; &amp; down · `instance=n0` · :new: new"))
+        #expect(sections.contains("🚨 *CRITICAL* Node &lt;n1&gt; &amp; down · `instance=n1` · :new: new · repeated 12×"))
         let buttons = blocks.filter { $0["type"].string == "actions" }.flatMap { $0["elements"].array.map(J.init) }
         #expect(buttons.compactMap { $0["url"].string }.count == 4, "both actions of the two alerts with actions")
         #expect(buttons.first?["text"]["text"].string == "Drain")
@@ -262,7 +262,7 @@ extension MatrixPresenterTests {
 
         let body = try #require(J(got[0].json)["body"].string)
         #expect(body.hasPrefix("[FIRING:1000] alertname=NodeDown\n1000 firing · 3 new"))
-        #expect(body.contains("- [CRITICAL] Node <n1> & down (new, repeated 12×)\n  Drain: https://alertd.example/"))
+        #expect(body.contains("- [CRITICAL] Node <n1> & down · instance=n1 (new, repeated 12×)\n  Drain: https://alertd.example/"))
         #expect(body.contains("+990 more firing: \(ServiceFixtures.consoleURL)"))
         #expect(body.contains("more alerts with actions: \(ServiceFixtures.consoleURL)"), "past the event's size, the console")
         let html = try #require(J(got[0].json)["formatted_body"].string)
@@ -326,18 +326,18 @@ extension EmailPresenterTests {
 
         let text = try #require(mails[0].parts.first?["content"] as? String)
         #expect(text.hasPrefix("[FIRING:1000] alertname=NodeDown\n1000 firing · 3 new\n"))
-        #expect(text.contains("- [WARNING] Node <n0> & down (new)\n  Drain: https://alertd.example/v1/alerts/"))
-        #expect(text.contains("- [CRITICAL] Node <n1> & down (new, repeated 12×)\n"))
+        #expect(text.contains("- [WARNING] Node <n0> & down · instance=n0 (new)\n  Drain: https://alertd.example/v1/alerts/"))
+        #expect(text.contains("- [CRITICAL] Node <n1> & down · instance=n1 (new, repeated 12×)\n"))
         #expect(text.contains("+990 more firing: \(ServiceFixtures.consoleURL)"))
         // The nine hidden alerts with actions keep their links.
-        #expect(text.contains("Actions of the alerts not listed:\n- Node <n100> & down: Drain https://alertd.example/v1/alerts/"))
+        #expect(text.contains("Actions of the alerts not listed:\n- Node <n100> & down · instance=n100: Drain https://alertd.example/v1/alerts/"))
         #expect(text.components(separatedBy: "?token=c").count - 1 == 10)
         let html = try #require(mails[0].parts.last?["content"] as? String)
         #expect(html.contains("Node &lt;n0&gt; &amp; down"))
         #expect(html.components(separatedBy: ">Drain</a>").count - 1 == 10)
         let resolved = try #require(mails[2].parts.first?["content"] as? String)
         #expect(resolved.contains("Resolved: every alert of the group has closed."))
-        #expect(resolved.contains("Closed since the last notification:\n- [RESOLVED] Node <n0> & down"))
+        #expect(resolved.contains("Closed since the last notification:\n- [RESOLVED] Node <n0> & down · instance=n0"))
         #expect(resolved.contains("+990 more closed"))
     }
 }

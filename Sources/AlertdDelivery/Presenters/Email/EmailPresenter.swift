@@ -141,13 +141,23 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
+        PresenterPreview(head: envelope, body: EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
+            .replacing("\r\n", with: "\n"))
+    }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        PresenterPreview(head: envelope, body: EmailPresenter.message(for: notification, delivery: delivery, configuration: self, date: Date())
+            .message.replacing("\r\n", with: "\n"))
+    }
+
+    /// The SMTP exchange a preview shows above the message.
+    private var envelope: [String] {
         var head = ["SMTP \(URLRedaction.redactingUserInfo(url)) (TLS: \(url.lowercased().hasPrefix("smtps:") ? "from the start" : tls.rawValue))"]
         if let caFile { head.append("trusting the CAs in \(caFile)") }
         if let username, let password { head.append("AUTH as \(username) with \(password.placeholder)") }
         head.append("MAIL FROM:<\(from.address)>")
         head += (to + cc).map { "RCPT TO:<\($0.address)>" }
-        let message = EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
-        return PresenterPreview(head: head, body: message.replacing("\r\n", with: "\n"))
+        return head
     }
 }
 

@@ -28,7 +28,7 @@ extension AlertGroupDigest {
         tail.append("-- \nalertd, \(footer)")
         let used = (blocks + tail).joined(separator: "\n\n").utf8.count
         let hidden = fitted(budget: limit - used - 200) { e in
-            "- \(e.digest.title): " + e.digest.linkedActions.map { "\($0.label) \($0.link)" }.joined(separator: " · ")
+            "- \(e.digest.title)" + (e.distinctLabels.isEmpty ? "" : " · " + e.distinctLabels) + ": " + e.digest.linkedActions.map { "\($0.label) \($0.link)" }.joined(separator: " · ")
         }
         if !hidden.lines.isEmpty || hidden.left > 0 {
             var lines = hidden.lines.isEmpty ? [] : ["Actions of the alerts not listed:"] + hidden.lines
@@ -49,6 +49,7 @@ extension AlertGroupDigest {
             if entry.isNew { notes.append("<b>new</b>") }
             if let r = entry.repeatsText { notes.append(e(r)) }
             var li = "<li><font color=\"\(entry.style.hexColour)\">\(entry.style.emoji) \(e(entry.style.label))</font> \(e(entry.digest.title))"
+            if !entry.distinctLabels.isEmpty { li += " · <code>\(e(entry.distinctLabels))</code>" }
             if !notes.isEmpty { li += " (" + notes.joined(separator: ", ") + ")" }
             if links {
                 let actions = entry.digest.linkedActions.map { link($0.link, $0.label) }
@@ -73,7 +74,8 @@ extension AlertGroupDigest {
         tail.append("<p><small>alertd, \(e(footer))</small></p>")
         let used = (parts + tail).joined().utf8.count
         let hidden = fitted(budget: limit - used - 300) { entry in
-            "<li>\(e(entry.digest.title)): " + entry.digest.linkedActions.map { link($0.link, $0.label) }.joined(separator: " · ") + "</li>"
+            "<li>\(e(entry.digest.title))" + (entry.distinctLabels.isEmpty ? "" : " · <code>\(e(entry.distinctLabels))</code>") + ": "
+                + entry.digest.linkedActions.map { link($0.link, $0.label) }.joined(separator: " · ") + "</li>"
         }
         if !hidden.lines.isEmpty { parts.append("<p>Actions of the alerts not listed:</p><ul>" + hidden.lines.joined() + "</ul>") }
         if hidden.left > 0 {

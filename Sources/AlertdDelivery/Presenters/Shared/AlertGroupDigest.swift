@@ -14,6 +14,9 @@ public struct AlertGroupDigest: Sendable {
         /// Firing, and not in the presenter's previous notification.
         public var isNew: Bool
         public var repeats: AlertRepeats?
+        /// What tells it from the group's other alerts: its labels but the
+        /// group's own, `instance=n1, job=node`; empty when it has none.
+        public var distinctLabels: String
 
         /// `repeated 12×`, when re-sends were folded into the alert.
         public var repeatsText: String? { repeats.map { "repeated \($0.count)×" } }
@@ -52,9 +55,15 @@ public struct AlertGroupDigest: Sendable {
     }
 
     private static func entry(_ alert: Alert, _ n: AlertGroupNotification) -> Entry {
-        Entry(digest: AlertDigest(alert, links: alert.state == .open ? n.actionLinks[alert.id] ?? [:] : [:]), state: alert.state,
-              isNew: n.newAlertIDs.contains(alert.id), repeats: alert.repeats)
+        let digest = AlertDigest(alert, links: alert.state == .open ? n.actionLinks[alert.id] ?? [:] : [:])
+        let grouped = Set(n.groupLabels.map(\.name))
+        let distinct = digest.labels.filter { !grouped.contains($0.name) }.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+        return Entry(digest: digest, state: alert.state, isNew: n.newAlertIDs.contains(alert.id), repeats: alert.repeats,
+                     distinctLabels: TextLimit.truncate(distinct, to: maxLabelsLength))
     }
+
+    /// The most of an alert's own labels a listed alert shows.
+    static let maxLabelsLength = 200
 
     public var reason: AlertGroupNotification.Reason { notification.reason }
     public var consoleURL: String? { notification.consoleURL }
@@ -93,11 +102,12 @@ public struct AlertGroupDigest: Sendable {
     }
 
     /// An entry's one line of text, for plain-text formats: `[CRITICAL]
-    /// Disk full on db1 (new, repeated 3×)`.
+    /// Disk full · instance=db1 (new, repeated 3×)`.
     public static func line(_ e: Entry) -> String {
         var notes: [String] = []
         if e.isNew { notes.append("new") }
         if let r = e.repeatsText { notes.append(r) }
-        return "[\(e.style.label)] \(e.digest.title)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
+        return "[\(e.style.label)] \(e.digest.title)" + (e.distinctLabels.isEmpty ? "" : " · " + e.distinctLabels)
+            + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
     }
 }

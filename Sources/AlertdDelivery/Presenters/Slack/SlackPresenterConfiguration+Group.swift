@@ -18,6 +18,7 @@ extension SlackPresenterConfiguration {
 
         for (i, entry) in g.shown.enumerated() {
             var line = "\(entry.style.emoji) *\(entry.style.label)* " + TextLimit.truncate(entry.digest.title, to: 500, escape: e)
+            if !entry.distinctLabels.isEmpty { line += " · `\(e(entry.distinctLabels))`" }
             if entry.isNew { line += " · :new: new" }
             if let r = entry.repeatsText { line += " · \(r)" }
             for action in entry.digest.actions where action.link == nil {
@@ -37,7 +38,10 @@ extension SlackPresenterConfiguration {
 
         if !g.closed.isEmpty {
             var lines = ["*Closed since the last notification*"]
-            lines += g.closed.map { "\($0.style.emoji) \($0.style.label.lowercased()): " + TextLimit.truncate($0.digest.title, to: 200, escape: e) }
+            lines += g.closed.map { c in
+                "\(c.style.emoji) \(c.style.label.lowercased()): " + TextLimit.truncate(c.digest.title, to: 200, escape: e)
+                    + (c.distinctLabels.isEmpty ? "" : " · `\(e(c.distinctLabels))`")
+            }
             if let more = g.closedMoreLine { lines.append(more) }
             blocks.append(["type": "section", "text": Self.mrkdwn(TextLimit.truncate(lines.joined(separator: "\n"), to: Limit.text))])
         }
@@ -59,7 +63,9 @@ extension SlackPresenterConfiguration {
         var fitted = 0
         let capacity = (room - 2) * Limit.actionElements
         for (i, entry) in g.hiddenWithLinks.enumerated() {
-            let actions = entry.digest.linkedActions.map { a in (label: "\(a.label): \(entry.digest.title)", link: a.link, kind: a.kind) }
+            // The alert's own labels first: a button's text is cut at 75.
+            let name = (entry.distinctLabels.isEmpty ? "" : entry.distinctLabels + ": ") + entry.digest.title
+            let actions = entry.digest.linkedActions.map { a in (label: "\(a.label) \(name)", link: a.link, kind: a.kind) }
             guard found.count + actions.count <= capacity else { break }
             found += buttons(actions, id: "-h\(i)")
             fitted += 1

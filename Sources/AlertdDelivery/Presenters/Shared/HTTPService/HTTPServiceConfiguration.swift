@@ -39,4 +39,8 @@ extension HTTPServiceConfiguration {
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
         request(for: alert, delivery: delivery, secrets: .placeholders(secrets)).preview
     }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        request(for: notification, delivery: delivery, secrets: .placeholders(secrets)).preview
+    }
 }
