@@ -21,6 +21,7 @@ extension APIRouter {
         var router = APIRouter(authenticator: authenticator, origins: origins, sessions: sessions)
         AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
         DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
+        GroupsAPI(store: store).register(in: &router)
         MetricsAPI(metrics: metrics, store: store, writeFailure: storeWriteFailure).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)
         HealthAPI(store: store, dispatcherRunning: dispatcherRunning, writeFailure: storeWriteFailure).register(in: &router)

@@ -181,7 +181,8 @@ public struct AlertsAPI: Sendable {
               let record = try await APIError.storeCall(await store.record(id: id))
         else { throw .alertNotFound(id: raw) }
         let silencing = try await silencing()
-        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries, silencedBy: silencing(record.alert)))
+        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries, silencedBy: silencing(record.alert),
+                                                                    groups: record.groups))
     }
 
     /// Which active silences hold an alert back, by the same rule the store

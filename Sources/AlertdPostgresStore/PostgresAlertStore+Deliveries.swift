@@ -70,7 +70,18 @@ extension PostgresAlertStore {
                 .compactMap { d in alerts[d.alertID.rawValue].map { (d, $0) } }
         }
         var out: [ClaimedDelivery] = []
-        for (delivery, row) in rows { out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row))) }
+        var snapshots: [DeliveryID: GroupSnapshot] = [:]
+        let grouped = rows.map(\.0.id).filter { $0.groupNotification != nil }
+        if !grouped.isEmpty {
+            let texts = try await pool.run("Reading group notifications") { conn throws(PostgresError) in
+                try conn.query("SELECT id, group_snapshot FROM deliveries WHERE id = ANY($1::text[])", [.textArray(grouped.map(\.rawValue))])
+                    .rows.map { (DeliveryID(rawValue: $0.text(0)), $0.optionalText(1)) }
+            }
+            for (id, text) in texts { snapshots[id] = text.flatMap(GroupSnapshot.decode) }
+        }
+        for (delivery, row) in rows {
+            out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshots[delivery.id]))
+        }
         return out
     }
 
@@ -129,7 +140,7 @@ extension PostgresAlertStore {
                 if let row = result.rows.first {
                     let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
                     try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
-                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, in: &tx) }
+                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) }
                 }
             }
         }
@@ -193,6 +204,46 @@ extension PostgresAlertStore {
             }
             if n > 0 { session.notifyOthers() }
             return n
+        }
+    }
+
+    // MARK: Groups
+
+    /// One node at a time flushes (an advisory try-lock); another finds
+    /// the lock taken and leaves the round to it, and each group's row is
+    /// locked too, against a member closing on another node meanwhile.
+    public func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] {
+        try await writer.write(durable: false) { session throws(PostgresError) in
+            guard try session.tryLock(PostgresSchema.groupLock) else { return [] }
+            let due = try session.conn.query("SELECT id FROM alert_groups WHERE next_due_at <= $1 ORDER BY next_due_at LIMIT $2",
+                                             [.integer(StoreCoding.millis(now)), .integer(Int64(limit))]).rows.map { AlertGroupID(trusted: $0.text(0)) }
+            var tx = PostgresStoreTransaction(session: session)
+            return try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
+        }
+    }
+
+    public func nextGroupDueTime() async throws(StoreError) -> Date? {
+        try await pool.run("Reading group timers") { conn throws(PostgresError) -> Int64? in
+            try conn.scalar("SELECT MIN(next_due_at) FROM alert_groups")
+        }.map(StoreCoding.date)
+    }
+
+    public func groups() async throws(StoreError) -> [AlertGroup] {
+        let rows = try await pool.run("Listing groups") { conn throws(PostgresError) in
+            try conn.query("SELECT \(StoreCoding.groupColumns) FROM alert_groups ORDER BY next_due_at, id").rows.map(StoreCoding.GroupRow.init)
+        }
+        var groups: [AlertGroup] = []
+        for row in rows { groups.append(try StoreCoding.group(row)) }
+        return groups
+    }
+
+    public func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? {
+        try await pool.run("Reading group \(id)") { conn throws(PostgresError) in
+            // Read in a transaction of its own, so the row locks the reads take end with it.
+            try conn.execute("BEGIN READ ONLY")
+            defer { _ = try? conn.execute("ROLLBACK") }
+            var tx = PostgresStoreTransaction(session: PostgresWriteSession(conn: conn))
+            return try StoreRules.groupRecord(id, in: &tx)
         }
     }
 }

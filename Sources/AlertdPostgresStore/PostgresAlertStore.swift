@@ -211,15 +211,17 @@ public final class PostgresAlertStore: AlertStore {
     // MARK: Reads
 
     public func record(id: AlertID) async throws(StoreError) -> AlertRecord? {
-        let (row, deliveries) = try await pool.run("Reading alert \(id)") { conn throws(PostgresError) in
+        let (row, deliveries, groups) = try await pool.run("Reading alert \(id)") { conn throws(PostgresError) in
             let alert = try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = $1", [.text(id.rawValue)])
                 .rows.first.map { StoreCoding.AlertRow($0) }
             let deliveries = try conn.query("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = $1 ORDER BY created_at, id",
                                             [.text(id.rawValue)]).rows.map(StoreCoding.delivery)
-            return (alert, deliveries)
+            let groups = try conn.query("SELECT group_id FROM group_members WHERE alert_id = $1 ORDER BY group_id", [.text(id.rawValue)])
+                .rows.map { AlertGroupID(trusted: $0.text(0)) }
+            return (alert, deliveries, groups)
         }
         guard let row else { return nil }
-        return AlertRecord(alert: try StoreCoding.alert(row), deliveries: deliveries)
+        return AlertRecord(alert: try StoreCoding.alert(row), deliveries: deliveries, groups: groups)
     }
 
     public func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage {
@@ -283,11 +285,12 @@ public final class PostgresAlertStore: AlertStore {
                        (SELECT COUNT(*) FROM deliveries WHERE state = 'pending'),
                        (SELECT COUNT(*) FROM deliveries WHERE state = 'in_flight'),
                        (SELECT COUNT(*) FROM deliveries WHERE state = 'dead'),
-                       (SELECT value FROM counters WHERE name = 'deliveries.silenced_total')
+                       (SELECT value FROM counters WHERE name = 'deliveries.silenced_total'),
+                       (SELECT COUNT(*) FROM alert_groups)
                 """).rows.first
             guard let row else { return StoreCounts() }
             var c = StoreCounts(openAlerts: Int(row.int(0)), pending: Int(row.int(1)), inFlight: Int(row.int(2)), dead: Int(row.int(3)),
-                                silencedDeliveries: Int(row.int(4)))
+                                silencedDeliveries: Int(row.int(4)), openGroups: Int(row.int(5)))
             // Walks the deliveries_next index, which holds only pending deliveries.
             for row in try conn.query("SELECT presenter, COUNT(*) FROM deliveries WHERE state = 'pending' GROUP BY presenter").rows {
                 c.pendingByPresenter[row.text(0)] = Int(row.int(1))

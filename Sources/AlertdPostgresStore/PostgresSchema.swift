@@ -16,6 +16,8 @@ enum PostgresSchema {
     static let maintenanceLock: Int64 = 0x616C_6572_7464_0003
     /// Pruning past the retention.
     static let pruneLock: Int64 = 0x616C_6572_7464_0004
+    /// Flushing groups whose time has come.
+    static let groupLock: Int64 = 0x616C_6572_7464_0005
 
     /// The channel every write that others should know of notifies at
     /// commit: new events, and deliveries due.
@@ -107,6 +109,35 @@ enum PostgresSchema {
         """
         ALTER TABLE alerts ADD COLUMN repeat_count BIGINT NOT NULL DEFAULT 0;
         ALTER TABLE alerts ADD COLUMN last_seen_at BIGINT;
+        """,
+        // 4: groups of alerts, as SQLite's 10.
+        """
+        CREATE TABLE alert_groups (
+            id           TEXT PRIMARY KEY,
+            route        TEXT NOT NULL,
+            labels       TEXT NOT NULL,
+            settings     TEXT NOT NULL,
+            created_at   BIGINT NOT NULL,
+            next_due_at  BIGINT NOT NULL,
+            notified_at  BIGINT
+        );
+        CREATE INDEX alert_groups_due ON alert_groups(next_due_at);
+        CREATE TABLE group_members (
+            group_id  TEXT NOT NULL,
+            alert_id  TEXT NOT NULL,
+            PRIMARY KEY (group_id, alert_id)
+        );
+        CREATE INDEX group_members_alert ON group_members(alert_id);
+        CREATE TABLE group_told (
+            group_id   TEXT NOT NULL,
+            presenter  TEXT NOT NULL,
+            sequence   BIGINT NOT NULL,
+            alerts     TEXT NOT NULL,
+            at         BIGINT NOT NULL,
+            thread     TEXT,
+            PRIMARY KEY (group_id, presenter)
+        );
+        ALTER TABLE deliveries ADD COLUMN group_snapshot TEXT;
         """,
     ]
 }

@@ -151,6 +151,80 @@ struct PostgresStoreTransaction: StoreTransaction {
             """, [.integer(StoreCoding.millis(now)), .text(silence.rawValue)])
         if released.affected > 0 { session.notifyOthers() }
     }
+
+    /// Locks the group's row, so a flush on one node and a member closing
+    /// on another take turns.
+    func group(_ id: AlertGroupID) throws(PostgresError) -> AlertGroup? {
+        guard let row = try conn.query("SELECT \(StoreCoding.groupColumns) FROM alert_groups WHERE id = $1 FOR UPDATE", [.text(id.rawValue)])
+            .rows.first else { return nil }
+        do {
+            return try StoreCoding.group(StoreCoding.GroupRow(row))
+        } catch {
+            throw PostgresError(sqlState: "XX001", message: error.message, context: "read group \(id)", connectionLost: false)
+        }
+    }
+
+    func save(_ g: AlertGroup) throws(PostgresError) {
+        try conn.query("""
+            INSERT INTO alert_groups (id, route, labels, settings, created_at, next_due_at, notified_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (id) DO UPDATE SET route = excluded.route, labels = excluded.labels, settings = excluded.settings,
+                created_at = excluded.created_at, next_due_at = excluded.next_due_at, notified_at = excluded.notified_at
+            """, [.text(g.id.rawValue), .text(g.route), .text(StoreCoding.encodeLabels(g.labels)), .text(StoreCoding.encodeSettings(g.settings)),
+                  .integer(StoreCoding.millis(g.createdAt)), .integer(StoreCoding.millis(g.nextDueAt)),
+                  .optional(g.notifiedAt.map(StoreCoding.millis))])
+    }
+
+    func deleteGroup(_ id: AlertGroupID) throws(PostgresError) {
+        try conn.query("DELETE FROM group_members WHERE group_id = $1", [.text(id.rawValue)])
+        try conn.query("DELETE FROM group_told WHERE group_id = $1", [.text(id.rawValue)])
+        try conn.query("DELETE FROM alert_groups WHERE id = $1", [.text(id.rawValue)])
+    }
+
+    func addMember(_ alert: AlertID, to group: AlertGroupID) throws(PostgresError) {
+        try conn.query("INSERT INTO group_members (group_id, alert_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                       [.text(group.rawValue), .text(alert.rawValue)])
+    }
+
+    func members(of group: AlertGroupID) throws(PostgresError) -> [AlertID] {
+        try conn.query("SELECT alert_id FROM group_members WHERE group_id = $1", [.text(group.rawValue)])
+            .rows.map { AlertID(trusted: $0.text(0)) }
+    }
+
+    func groups(containing alert: AlertID) throws(PostgresError) -> [AlertGroupID] {
+        try conn.query("SELECT group_id FROM group_members WHERE alert_id = $1 ORDER BY group_id", [.text(alert.rawValue)])
+            .rows.map { AlertGroupID(trusted: $0.text(0)) }
+    }
+
+    func told(about group: AlertGroupID) throws(PostgresError) -> [AlertGroupTold] {
+        try conn.query("SELECT presenter, sequence, alerts, at, thread FROM group_told WHERE group_id = $1", [.text(group.rawValue)])
+            .rows.map {
+                AlertGroupTold(presenter: $0.text(0), sequence: Int($0.int(1)), alerts: StoreCoding.decodeAlertIDs($0.text(2)),
+                               at: StoreCoding.date($0.int(3)), thread: $0.optionalText(4))
+            }
+    }
+
+    func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(PostgresError) {
+        try conn.query("""
+            INSERT INTO group_told (group_id, presenter, sequence, alerts, at, thread) VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (group_id, presenter) DO UPDATE SET sequence = excluded.sequence, alerts = excluded.alerts, at = excluded.at,
+                thread = excluded.thread
+            """, [.text(group.rawValue), .text(told.presenter), .integer(Int64(told.sequence)), .text(StoreCoding.encodeAlertIDs(told.alerts)),
+                  .integer(StoreCoding.millis(told.at)), .optional(told.thread)])
+    }
+
+    func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(PostgresError) {
+        try insert(delivery)
+        try conn.query("UPDATE deliveries SET group_snapshot = $1 WHERE id = $2", [.text(snapshot.encoded()), .text(delivery.id.rawValue)])
+    }
+}
+
+extension StoreCoding.GroupRow {
+    /// The columns of ``StoreCoding/groupColumns``.
+    init(_ row: PostgresRow) {
+        self.init(id: row.text(0), route: row.text(1), labels: row.text(2), settings: row.text(3), created: row.int(4),
+                  nextDue: row.int(5), notified: row.optionalInt(6))
+    }
 }
 
 extension StoreCoding.AlertRow {

@@ -208,7 +208,7 @@ public final class SQLiteAlertStore: AlertStore {
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
-        let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
+        let rows: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             var ids: [(id: String, heldBy: String?)] = []
             let due = try conn.statement("""
                 SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
@@ -235,7 +235,7 @@ public final class SQLiteAlertStore: AlertStore {
                 : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
-            var out: [(DeliveryRecord, StoreCoding.AlertRow)] = []
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
                 if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
@@ -252,13 +252,13 @@ public final class SQLiteAlertStore: AlertStore {
                 guard let delivery = try Self.claim(id, now: now, in: conn),
                       let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
                 else { continue }
-                out.append((delivery, a))
+                out.append((delivery, a, try tx.snapshot(delivery.id)))
             }
             return out
         }
         var claimed: [ClaimedDelivery] = []
-        for (delivery, row) in rows {
-            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row)))
+        for (delivery, row, group) in rows {
+            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: group))
         }
         return claimed
     }
@@ -326,7 +326,7 @@ public final class SQLiteAlertStore: AlertStore {
                 }
                 if let (alertID, kind) = rows.first {
                     try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
-                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, in: &tx) }
+                    if s.result == .delivered { try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) }
                 }
             }
         }
@@ -379,6 +379,42 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    // MARK: Groups
+
+    public func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] {
+        // Lost to a power cut, a flush is made again from the same state:
+        // the same notifications, with the same delivery ids.
+        try await writer.write(durable: false) { conn throws(SQLiteError) in
+            let due = try conn.statement("SELECT id FROM alert_groups WHERE next_due_at <= ? ORDER BY next_due_at LIMIT ?")
+                .query([.integer(StoreCoding.millis(now)), .integer(Int64(limit))]) { AlertGroupID(trusted: $0.text(0)) }
+            var tx = SQLiteStoreTransaction(conn: conn)
+            return try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
+        }
+    }
+
+    public func nextGroupDueTime() async throws(StoreError) -> Date? {
+        try await readOnWriter("Reading group timers") { conn throws(SQLiteError) in
+            try conn.statement("SELECT MIN(next_due_at) FROM alert_groups").query { $0.optionalInt(0) }.first ?? nil
+        }.map(StoreCoding.date)
+    }
+
+    public func groups() async throws(StoreError) -> [AlertGroup] {
+        let rows = try await read("Listing groups") { conn throws(SQLiteError) in
+            try conn.statement("SELECT \(StoreCoding.groupColumns) FROM alert_groups ORDER BY next_due_at, id")
+                .query([], SQLiteStoreTransaction.groupRow)
+        }
+        var groups: [AlertGroup] = []
+        for row in rows { groups.append(try StoreCoding.group(row)) }
+        return groups
+    }
+
+    public func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? {
+        try await read("Reading group \(id)") { conn throws(SQLiteError) in
+            var tx = SQLiteStoreTransaction(conn: conn)
+            return try StoreRules.groupRecord(id, in: &tx)
+        }
+    }
+
     // MARK: Reads
 
     public func record(id: AlertID) async throws(StoreError) -> AlertRecord? {
@@ -388,10 +424,11 @@ public final class SQLiteAlertStore: AlertStore {
             let deliveries = try conn.statement("""
                 SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
                 """).query([.text(id.rawValue)], StoreCoding.delivery)
-            return (alert, deliveries)
+            let tx = SQLiteStoreTransaction(conn: conn)
+            return (alert, deliveries, try tx.groups(containing: id))
         }
         guard let row = rows.0 else { return nil }
-        return AlertRecord(alert: try StoreCoding.alert(row), deliveries: rows.1)
+        return AlertRecord(alert: try StoreCoding.alert(row), deliveries: rows.1, groups: rows.2)
     }
 
     public func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage {
@@ -489,6 +526,7 @@ public final class SQLiteAlertStore: AlertStore {
                 default: break
                 }
             }
+            c.openGroups = Int(try conn.scalar("SELECT COUNT(*) FROM alert_groups") ?? 0)
             // Walks the deliveries_due index, which holds only pending deliveries.
             let backlog = "SELECT presenter, COUNT(*) FROM deliveries WHERE state = 'pending' GROUP BY presenter"
             for (name, value) in try conn.statement(backlog).query([], { ($0.text(0), Int($0.int(1))) }) {

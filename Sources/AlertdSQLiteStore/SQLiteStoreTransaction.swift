@@ -90,7 +90,6 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .query([.text(id.rawValue)]) { StoreCoding.SilenceRow($0) }.first.map(StoreCoding.silence) ?? nil
     }
 
-    /// The silences active at `now`, which screen every claim.
     /// Every open alert, for inhibition: few while nothing is on fire.
     func openAlerts() throws(SQLiteError) -> [Alert] {
         let rows = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
@@ -98,6 +97,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
         return rows.compactMap { try? StoreCoding.alert($0) }
     }
 
+    /// The silences active at `now`, which screen every claim.
     func activeSilences(at now: Date) throws(SQLiteError) -> [Silence] {
         let ms = StoreCoding.millis(now)
         return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ? AND starts_at <= ?")
@@ -134,5 +134,79 @@ struct SQLiteStoreTransaction: StoreTransaction {
     func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
         try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
             .run([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])
+    }
+
+    func group(_ id: AlertGroupID) throws(SQLiteError) -> AlertGroup? {
+        guard let row = try conn.statement("SELECT \(StoreCoding.groupColumns) FROM alert_groups WHERE id = ?")
+            .query([.text(id.rawValue)], { Self.groupRow($0) }).first else { return nil }
+        do {
+            return try StoreCoding.group(row)
+        } catch {
+            throw .corrupt(error.message, context: "read group \(id)")
+        }
+    }
+
+    static func groupRow(_ r: SQLiteRow) -> StoreCoding.GroupRow {
+        StoreCoding.GroupRow(id: r.text(0), route: r.text(1), labels: r.text(2), settings: r.text(3), created: r.int(4),
+                             nextDue: r.int(5), notified: r.optionalInt(6))
+    }
+
+    func save(_ g: AlertGroup) throws(SQLiteError) {
+        try conn.statement("""
+            INSERT OR REPLACE INTO alert_groups (id, route, labels, settings, created_at, next_due_at, notified_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).run([.text(g.id.rawValue), .text(g.route), .text(StoreCoding.encodeLabels(g.labels)),
+                      .text(StoreCoding.encodeSettings(g.settings)), .integer(StoreCoding.millis(g.createdAt)),
+                      .integer(StoreCoding.millis(g.nextDueAt)), .optional(g.notifiedAt.map(StoreCoding.millis))])
+    }
+
+    func deleteGroup(_ id: AlertGroupID) throws(SQLiteError) {
+        for table in ["group_members", "group_told"] {
+            try conn.statement("DELETE FROM \(table) WHERE group_id = ?").run([.text(id.rawValue)])
+        }
+        try conn.statement("DELETE FROM alert_groups WHERE id = ?").run([.text(id.rawValue)])
+    }
+
+    func addMember(_ alert: AlertID, to group: AlertGroupID) throws(SQLiteError) {
+        try conn.statement("INSERT OR IGNORE INTO group_members (group_id, alert_id) VALUES (?, ?)")
+            .run([.text(group.rawValue), .text(alert.rawValue)])
+    }
+
+    func members(of group: AlertGroupID) throws(SQLiteError) -> [AlertID] {
+        try conn.statement("SELECT alert_id FROM group_members WHERE group_id = ?")
+            .query([.text(group.rawValue)]) { AlertID(trusted: $0.text(0)) }
+    }
+
+    func groups(containing alert: AlertID) throws(SQLiteError) -> [AlertGroupID] {
+        try conn.statement("SELECT group_id FROM group_members WHERE alert_id = ? ORDER BY group_id")
+            .query([.text(alert.rawValue)]) { AlertGroupID(trusted: $0.text(0)) }
+    }
+
+    func told(about group: AlertGroupID) throws(SQLiteError) -> [AlertGroupTold] {
+        try conn.statement("SELECT presenter, sequence, alerts, at, thread FROM group_told WHERE group_id = ?")
+            .query([.text(group.rawValue)]) {
+                AlertGroupTold(presenter: $0.text(0), sequence: Int($0.int(1)), alerts: StoreCoding.decodeAlertIDs($0.text(2)),
+                               at: StoreCoding.date($0.int(3)), thread: $0.optionalText(4))
+            }
+    }
+
+    func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(SQLiteError) {
+        try conn.statement("""
+            INSERT OR REPLACE INTO group_told (group_id, presenter, sequence, alerts, at, thread) VALUES (?, ?, ?, ?, ?, ?)
+            """).run([.text(group.rawValue), .text(told.presenter), .integer(Int64(told.sequence)),
+                      .text(StoreCoding.encodeAlertIDs(told.alerts)), .integer(StoreCoding.millis(told.at)), .optional(told.thread)])
+    }
+
+    func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(SQLiteError) {
+        try insert(delivery)
+        try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
+            .run([.text(snapshot.encoded()), .text(delivery.id.rawValue)])
+    }
+
+    /// What a claimed group notification says; nil for any other delivery.
+    func snapshot(_ delivery: DeliveryID) throws(SQLiteError) -> GroupSnapshot? {
+        guard delivery.groupNotification != nil else { return nil }
+        return try conn.statement("SELECT group_snapshot FROM deliveries WHERE id = ?")
+            .query([.text(delivery.rawValue)]) { $0.optionalText(0) }.first?.flatMap(GroupSnapshot.decode)
     }
 }

@@ -155,5 +155,36 @@ package enum StoreSchema {
         ALTER TABLE alerts ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE alerts ADD COLUMN last_seen_at INTEGER;
         """,
+        // 10: groups of alerts (a grouped route's `group_by`), their
+        // members, their timers and what each presenter was last told; a
+        // group notification's delivery keeps what it says.
+        """
+        CREATE TABLE alert_groups (
+            id           TEXT PRIMARY KEY,
+            route        TEXT NOT NULL,
+            labels       TEXT NOT NULL,
+            settings     TEXT NOT NULL,
+            created_at   INTEGER NOT NULL,
+            next_due_at  INTEGER NOT NULL,
+            notified_at  INTEGER
+        );
+        CREATE INDEX alert_groups_due ON alert_groups(next_due_at);
+        CREATE TABLE group_members (
+            group_id  TEXT NOT NULL,
+            alert_id  TEXT NOT NULL,
+            PRIMARY KEY (group_id, alert_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX group_members_alert ON group_members(alert_id);
+        CREATE TABLE group_told (
+            group_id   TEXT NOT NULL,
+            presenter  TEXT NOT NULL,
+            sequence   INTEGER NOT NULL,
+            alerts     TEXT NOT NULL,
+            at         INTEGER NOT NULL,
+            thread     TEXT,
+            PRIMARY KEY (group_id, presenter)
+        ) WITHOUT ROWID;
+        ALTER TABLE deliveries ADD COLUMN group_snapshot TEXT;
+        """,
     ]
 }

@@ -141,4 +141,24 @@ public protocol SilenceStore: Sendable {
 }
 
 /// A backend that offers every part: what the daemon opens.
-public typealias AlertStore = AlertIntakeStore & DecisionStore & DeliveryQueue & AlertQueries & MaintenanceStore & SilenceStore
+public typealias AlertStore = AlertIntakeStore & DecisionStore & DeliveryQueue & AlertQueries & MaintenanceStore & SilenceStore & GroupStore
+
+/// Grouping: the timer's work on the groups, and what they show.
+public protocol GroupStore: Sendable {
+    /// Flushes up to `limit` groups whose time has come, oldest due first,
+    /// by ``StoreRules/flush(_:now:silences:inhibitions:in:)``: members an
+    /// active silence or one of `inhibitRules` holds are not listed. Returns
+    /// the notifications queued. On a shared database one node at a time
+    /// does this; the others find nothing due afterwards.
+    func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice]
+
+    /// When the next group is due, if any group is open.
+    func nextGroupDueTime() async throws(StoreError) -> Date?
+
+    /// Every open group, soonest due first.
+    func groups() async throws(StoreError) -> [AlertGroup]
+
+    /// One group with its members and what each presenter was told; nil
+    /// when no such group is open.
+    func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord?
+}

@@ -23,7 +23,8 @@ public actor InMemoryAlertStore: AlertStore {
 
     public func record(id: AlertID) -> AlertRecord? {
         guard let alert = state.alerts[id] else { return nil }
-        return AlertRecord(alert: alert, deliveries: state.deliveries.values.filter { $0.alertID == id }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) })
+        return AlertRecord(alert: alert, deliveries: state.deliveries.values.filter { $0.alertID == id }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) },
+                           groups: state.groups(containing: id))
     }
 
     public func alerts(matching query: AlertQuery) -> AlertPage {
@@ -63,7 +64,7 @@ public actor InMemoryAlertStore: AlertStore {
                 guard orphans < orphanLimit else { continue }
                 orphans += 1
             }
-            out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!))
+            out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!, group: state.snapshots[d.id]))
         }
         return out
     }
@@ -102,7 +103,7 @@ public actor InMemoryAlertStore: AlertStore {
             }
             state.deliveries[s.deliveryID] = d
             state.append(s.result.eventKind, alert: d.alertID, at: s.at, data: StoreRules.eventData(s, kind: d.kind))
-            if s.result == .delivered { StoreRules.delivered(s.deliveryID, at: s.at, in: &state) }
+            if s.result == .delivered { StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &state) }
         }
     }
 
@@ -148,7 +149,8 @@ public actor InMemoryAlertStore: AlertStore {
             inFlight: deliveries.filter { $0.state == .inFlight }.count,
             dead: deliveries.filter { $0.state == .dead }.count,
             silencedDeliveries: state.silencedDeliveries,
-            pendingByPresenter: deliveries.filter { $0.state == .pending }.reduce(into: [:]) { $0[$1.kind.name, default: 0] += 1 })
+            pendingByPresenter: deliveries.filter { $0.state == .pending }.reduce(into: [:]) { $0[$1.kind.name, default: 0] += 1 },
+            openGroups: state.groups.count)
     }
 
     public func runMaintenance(now: Date) -> MaintenanceReport {
@@ -194,6 +196,7 @@ public actor InMemoryAlertStore: AlertStore {
             state.alerts[id] = nil
             state.escalations[id] = nil
             state.deliveries = state.deliveries.filter { $0.value.alertID != id }
+            state.snapshots = state.snapshots.filter { state.deliveries[$0.key] != nil }
         }
         let newest = state.log.last?.sequence
         state.log.removeAll { $0.at < cutoff && $0.sequence != newest }
@@ -214,4 +217,15 @@ public actor InMemoryAlertStore: AlertStore {
     public func expireSilence(id: SilenceID, now: Date) -> Silence? {
         StoreRules.expireSilence(id, now: now, in: &state)
     }
+
+    public func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) -> [GroupNotice] {
+        let due = state.groups.values.filter { $0.nextDueAt <= now }.sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
+        return StoreRules.flush(due.prefix(limit).map(\.id), now: now, inhibitRules: inhibitRules, in: &state)
+    }
+
+    public func nextGroupDueTime() -> Date? { state.groups.values.map(\.nextDueAt).min() }
+
+    public func groups() -> [AlertGroup] { state.groups.values.sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) } }
+
+    public func group(id: AlertGroupID) -> AlertGroupRecord? { StoreRules.groupRecord(id, in: &state) }
 }

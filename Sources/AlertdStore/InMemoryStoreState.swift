@@ -20,6 +20,10 @@ package struct InMemoryStoreState: StoreTransaction {
     var silences: [SilenceID: Silence] = [:]
     /// Deliveries a silence ever held back, each once.
     var silencedDeliveries = 0
+    var groups: [AlertGroupID: AlertGroup] = [:]
+    var members: [AlertGroupID: Set<AlertID>] = [:]
+    var told: [AlertGroupID: [String: AlertGroupTold]] = [:]
+    var snapshots: [DeliveryID: GroupSnapshot] = [:]
     private var nextSequence: Int64 = 1
 
     package mutating func openAlert(dedupKey: String) -> AlertID? {
@@ -85,5 +89,36 @@ package struct InMemoryStoreState: StoreTransaction {
             d.nextAttemptAt = now; d.updatedAt = now
             deliveries[id] = d
         }
+    }
+
+    package mutating func activeSilences(at now: Date) -> [Silence] { silences.values.filter { $0.isActive(at: now) } }
+
+    package mutating func openAlerts() -> [Alert] { alerts.values.filter { $0.state == .open } }
+
+    package mutating func group(_ id: AlertGroupID) -> AlertGroup? { groups[id] }
+
+    package mutating func save(_ group: AlertGroup) { groups[group.id] = group }
+
+    package mutating func deleteGroup(_ id: AlertGroupID) {
+        groups[id] = nil
+        members[id] = nil
+        told[id] = nil
+    }
+
+    package mutating func addMember(_ alert: AlertID, to group: AlertGroupID) { members[group, default: []].insert(alert) }
+
+    package mutating func members(of group: AlertGroupID) -> [AlertID] { Array(members[group] ?? []) }
+
+    package mutating func groups(containing alert: AlertID) -> [AlertGroupID] {
+        members.filter { $0.value.contains(alert) }.map(\.key).sorted()
+    }
+
+    package mutating func told(about group: AlertGroupID) -> [AlertGroupTold] { Array(told[group]?.values ?? [:].values) }
+
+    package mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) { self.told[group, default: [:]][told.presenter] = told }
+
+    package mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) {
+        deliveries[delivery.id] = delivery
+        snapshots[delivery.id] = snapshot
     }
 }

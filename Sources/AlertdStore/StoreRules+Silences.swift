@@ -62,7 +62,8 @@ extension StoreRules {
     /// match), and at that point it is screened again. Once the alert has
     /// closed, a delivery a silence matches or held is withheld for good:
     /// the alert was never shown and is over now. Handler calls carry a
-    /// person's decision and are never held. Returns true when the
+    /// person's decision and are never held, nor are group notifications
+    /// (their flush left out what was silenced). Returns true when the
     /// delivery may be claimed.
     ///
     /// Inhibition rides on the same holding: an open alert that inhibits
@@ -74,7 +75,8 @@ extension StoreRules {
         _ delivery: DeliveryID, kind: DeliveryKind, heldBy: SilenceID?, of alert: Alert, silences active: [Silence],
         inhibitions: Inhibitions = .none, now: Date, in tx: inout T
     ) throws(T.Failure) -> Bool {
-        guard kind.action == nil else { return true }
+        // A group notification lists only what no silence holds, as of its flush.
+        guard kind.action == nil, delivery.groupNotification == nil else { return true }
         let silence = active.silencing(alert.spec.labels, at: now).max { $0.endsAt < $1.endsAt }
         var data = ["delivery_id": delivery.rawValue, "presenter": kind.name]
         if let silence, alert.state == .open {

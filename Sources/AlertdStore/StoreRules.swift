@@ -25,6 +25,7 @@ package enum StoreRules {
             try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt,
                                    takesFollowUp: submission.followUps.contains(presenter)))
         }
+        for membership in submission.groups { try join(alert, membership, in: &tx) }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
     }
@@ -92,7 +93,10 @@ package enum StoreRules {
     /// pending or retrying then, or dead and replayed since), gets its
     /// follow-up now, in the same transaction, so the follow-up never
     /// overtakes what it follows up.
-    package static func delivered<T: StoreTransaction>(_ id: DeliveryID, at now: Date, in tx: inout T) throws(T.Failure) {
+    /// A group notification's `thread` (what its destination answered)
+    /// is kept for the group's later notifications to that presenter.
+    package static func delivered<T: StoreTransaction>(_ id: DeliveryID, at now: Date, thread: String? = nil, in tx: inout T) throws(T.Failure) {
+        if let thread, id.groupNotification != nil { try threaded(id, thread: thread, in: &tx) }
         guard let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
               try tx.alert(original.alertID)?.state.isFinal == true,
               try tx.delivery(.followUp(of: id)) == nil else { return }
@@ -114,6 +118,7 @@ package enum StoreRules {
         try tx.close(closed)
         // What this alert inhibited is screened again now.
         try tx.release(heldBy: .inhibition(by: alert.id), at: decision.at)
+        try memberClosed(alert.id, at: decision.at, in: &tx)
         var handler: DeliveryID?
         if let kind = handlerCall(for: decision, on: alert), let action = kind.action {
             let id = DeliveryID.handler(alert.id, action)

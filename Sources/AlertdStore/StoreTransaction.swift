@@ -45,4 +45,28 @@ package protocol StoreTransaction {
     mutating func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(Failure)
     /// Makes the pending deliveries that `silence` holds due at `now`.
     mutating func release(heldBy silence: SilenceID, at now: Date) throws(Failure)
+
+    /// The silences active at `now`.
+    mutating func activeSilences(at now: Date) throws(Failure) -> [Silence]
+    /// Every open alert, for inhibition.
+    mutating func openAlerts() throws(Failure) -> [Alert]
+
+    /// The group with this id, if it has formed and not ended.
+    mutating func group(_ id: AlertGroupID) throws(Failure) -> AlertGroup?
+    /// Stores a group, over the one with its id if there is one.
+    mutating func save(_ group: AlertGroup) throws(Failure)
+    /// Ends a group: deletes it, its members and what its presenters were told.
+    mutating func deleteGroup(_ id: AlertGroupID) throws(Failure)
+    /// Makes `alert` a member of `group` (once).
+    mutating func addMember(_ alert: AlertID, to group: AlertGroupID) throws(Failure)
+    /// The group's members, in no particular order.
+    mutating func members(of group: AlertGroupID) throws(Failure) -> [AlertID]
+    /// The groups `alert` is a member of.
+    mutating func groups(containing alert: AlertID) throws(Failure) -> [AlertGroupID]
+    /// What each presenter was last told about `group`.
+    mutating func told(about group: AlertGroupID) throws(Failure) -> [AlertGroupTold]
+    /// Records what one presenter was told, over what it was told before.
+    mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(Failure)
+    /// Queues a group notification, due at once, with what it says.
+    mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(Failure)
 }

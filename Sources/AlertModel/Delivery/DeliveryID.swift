@@ -37,3 +37,22 @@ public struct DeliveryID: RawRepresentable, Sendable, Hashable, Comparable, Coda
         try c.encode(rawValue)
     }
 }
+
+extension DeliveryID {
+    /// The `sequence`th notification of `group` (formed at `generation`,
+    /// its creation in milliseconds) to `presenter`:
+    /// `group:g-0123456789abcdef:1733068800000:3:ops-chat`. Retries keep it;
+    /// a group that ends and forms again starts new ids.
+    public static func group(_ group: AlertGroupID, generation: Int64, _ sequence: Int, presenter: String) -> DeliveryID {
+        DeliveryID(rawValue: "group:\(group.rawValue):\(generation):\(sequence):\(presenter)")
+    }
+
+    /// The parts of a group notification's id; nil for any other delivery.
+    public var groupNotification: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String)? {
+        guard rawValue.hasPrefix("group:") else { return nil }
+        let parts = rawValue.split(separator: ":", maxSplits: 4, omittingEmptySubsequences: false)
+        guard parts.count == 5, let group = AlertGroupID(String(parts[1])), let generation = Int64(parts[2]),
+              let sequence = Int(parts[3]) else { return nil }
+        return (group, generation, sequence, String(parts[4]))
+    }
+}

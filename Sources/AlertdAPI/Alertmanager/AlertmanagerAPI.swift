@@ -90,7 +90,7 @@ public struct AlertmanagerAPI: Sendable {
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
             guard filters.allSatisfy({ $0.matches(labels) }) else { continue }
-            let receivers = router.route(alert.spec).presenters
+            let receivers = router.presenters(for: alert.spec)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
             let silencedBy = silences.silencing(alert.spec.labels, at: now).map(\.id.rawValue)
             guard silencedBy.isEmpty ? flags["active"]! : flags["silenced"]! else { continue }

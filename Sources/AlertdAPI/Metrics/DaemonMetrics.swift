@@ -35,6 +35,9 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_store_writable", .gauge,
                    help: "1 while the store takes writes; 0 once one failed for want of disk, permission or I/O, until one works again.")
         r.register("alertd_deliveries_silenced_total", .counter, help: "Deliveries a silence held back, each counted once.")
+        r.register("alertd_groups_open", .gauge, help: "Groups of alerts formed by grouped routes and not yet ended.")
+        r.register("alertd_group_notifications_total", .counter,
+                   help: "Group notifications queued, by presenter and reason (first, changed, reminder, resolved).")
         r.register("alertd_store_commit_batch_size", .histogram, help: "Write jobs per store transaction (group commit).",
                    buckets: Self.batchBuckets)
         r.register("alertd_config_last_reload_successful", .gauge, help: "1 if the last configuration reload worked, else 0.")
@@ -85,6 +88,11 @@ public final class DaemonMetrics: Sendable {
         }
     }
 
+    /// Counts a group notification a flush queued.
+    public func groupNotified(_ notice: GroupNotice) {
+        registry.increment("alertd_group_notifications_total", ["presenter": notice.presenter, "reason": notice.reason.rawValue])
+    }
+
     public func committed(batch size: Int) {
         registry.observe("alertd_store_commit_batch_size", [:], Double(size))
     }
@@ -100,6 +108,7 @@ public final class DaemonMetrics: Sendable {
         registry.set("alertd_store_writable", to: storeWritable ? 1 : 0)
         if let c = counts {
             registry.set("alertd_open_alerts", to: Double(c.openAlerts))
+            registry.set("alertd_groups_open", to: Double(c.openGroups))
             registry.set("alertd_deliveries", ["state": "pending"], to: Double(c.pending))
             registry.set("alertd_deliveries", ["state": "in_flight"], to: Double(c.inFlight))
             registry.set("alertd_deliveries", ["state": "dead"], to: Double(c.dead))

@@ -162,6 +162,18 @@ extension DaemonConfiguration {
             }
         }
         check(defaultRoute, at: "default_route")
+        // A route's name keys its groups: two routes sharing one would share groups.
+        var seen: [String: String] = [:]
+        for (route, path) in zip(routes + [defaultRoute], routes.indices.map { "routes[\($0)]" } + ["default_route"]) {
+            guard let name = route.name else { continue }
+            if let first = seen[name] {
+                problems.append("\(path).name: \"\(name)\" is already the name of \(first); route names must be unique")
+            } else if name.hasPrefix("routes[") || name == "default_route" {
+                problems.append("\(path).name: \"\(name)\" is how unnamed routes are called; choose another")
+            } else {
+                seen[name] = path
+            }
+        }
         return problems
     }
 
@@ -198,9 +210,55 @@ extension DaemonConfiguration {
         return InhibitRule(sourceMatchers: source, targetMatchers: target, equal: equal)
     }
 
+    private static func parseRouteName(_ obj: [String: Any], at path: String, _ r: JSONConfigReader) -> String? {
+        guard let name = r.string(obj, "name", at: path) else { return nil }
+        // A name keys the route's groups and shows in messages: a short, plain word.
+        let plain = name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
+        guard !name.isEmpty, name.count <= 64, plain else {
+            r.problem(path + ".name", "must be 1 to 64 letters, digits, '-', '_' or '.', got \"\(name)\"")
+            return nil
+        }
+        return name
+    }
+
+    /// `group_by` and its timers. The timers mean nothing without `group_by`,
+    /// so one given alone is a mistake worth saying so.
+    private static func parseGrouping(_ obj: [String: Any], at path: String, _ r: JSONConfigReader) -> RouteGrouping? {
+        let wait = r.duration(obj, "group_wait", at: path, allowZero: true)
+        let interval = r.duration(obj, "group_interval", at: path)
+        let repeatInterval = r.duration(obj, "repeat_interval", at: path)
+        guard obj["group_by"] != nil else {
+            for key in ["group_wait", "group_interval", "repeat_interval"] where obj[key] != nil {
+                r.problem("\(path).\(key)", "has no effect without group_by; add \"group_by\" (label names, or [\"...\"] for every label) or remove it")
+            }
+            return nil
+        }
+        guard let names = r.strings(obj, "group_by", at: path) else {
+            if obj["group_by"].map(StrictJSON.isNull) == true { r.problem(path + ".group_by", "must be a list of label names") }
+            return nil
+        }
+        var by: [String]? = []
+        if names.contains("...") {
+            if names.count > 1 { r.problem(path + ".group_by", "\"...\" (every label) stands alone; remove the other names") }
+            by = nil
+        } else {
+            for (i, name) in names.enumerated() {
+                if !AlertSpec.isValidLabelName(name) {
+                    r.problem("\(path).group_by[\(i)]", "\"\(name)\" is not a label name (letters, digits and _, not starting with a digit)")
+                } else if names[..<i].contains(name) {
+                    r.problem("\(path).group_by[\(i)]", "\"\(name)\" is listed twice")
+                }
+            }
+            by = names
+        }
+        return RouteGrouping(by: by, wait: wait ?? AlertGroupSettings.defaultWait, interval: interval ?? AlertGroupSettings.defaultInterval,
+                             repeatInterval: repeatInterval ?? AlertGroupSettings.defaultRepeatInterval)
+    }
+
     private static func parseRoute(_ value: Any?, at path: String, _ r: JSONConfigReader,
                                    requirePresenters: Bool, matchers: Bool = true) -> RouteDefinition? {
-        let allowed = matchers ? ["match", "presenters", "continue", "escalate"] : ["presenters"]
+        let grouping = ["name", "group_by", "group_wait", "group_interval", "repeat_interval"]
+        let allowed = (matchers ? ["match", "presenters", "continue", "escalate"] : ["presenters"]) + grouping
         guard let obj = r.object(value, at: path, allowed: allowed) else {
             if value.map(StrictJSON.isNull) ?? true { r.problem(path, "must be an object") }
             return nil
@@ -212,6 +270,8 @@ extension DaemonConfiguration {
         if requirePresenters && presenters.isEmpty { r.problem(path + ".presenters", "must name at least one presenter") }
         var route = RouteDefinition(presenters: presenters)
         route.continueMatching = r.bool(obj, "continue", at: path) ?? false
+        route.name = parseRouteName(obj, at: path, r)
+        route.grouping = parseGrouping(obj, at: path, r)
         if let e = r.object(obj["escalate"], at: path + ".escalate", allowed: ["after", "presenters"]) {
             let after = r.duration(e, "after", at: path + ".escalate")
             let names = r.strings(e, "presenters", at: path + ".escalate") ?? []

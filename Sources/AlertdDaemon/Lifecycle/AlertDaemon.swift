@@ -36,6 +36,7 @@ public final class AlertDaemon: Sendable {
     package let storeWriteFailure: @Sendable () -> StoreError?
     package let dispatcher: Dispatcher
     package let maintenance: MaintenanceService
+    package let groupTimer: GroupTimer
     package let intake: AlertIntake
     package let apiServers: [APIServerService]
     package let log: Logger
@@ -107,17 +108,25 @@ public final class AlertDaemon: Sendable {
                 dispatcher.wake()
             })
         self.maintenance = maintenance
+        // A flush queues group notifications: the dispatcher has work.
+        let groupTimer = GroupTimer(store: store, inhibitRules: config.inhibitRules, logger: Logger(label: "groups"),
+                                    onNotices: { notices in
+                                        notices.forEach { metrics.groupNotified($0) }
+                                        dispatcher.wake()
+                                    })
+        self.groupTimer = groupTimer
         // A new alert brings work now, handed over in memory, and may bring a
         // deadline sooner than the next one known.
         intake = AlertIntake(store: store, settings: settings, onAccepted: { accepted in
             dispatcher.accept(accepted)
             maintenance.wake()
-        })
+        }, onGrouped: { groupTimer.wake() })
         // Another node's commit: new events to stream, maybe work to claim or a deadline sooner.
         opened.onRemoteChange {
             changes.notify()
             dispatcher.wake()
             maintenance.wake()
+            groupTimer.wake()
         }
 
         let api = APIRouter.alertd(
@@ -149,7 +158,7 @@ public final class AlertDaemon: Sendable {
             },
             statusLine: { [self] in await statusLine() },
             isAlive: { [self] in await isAlive() })
-        return [dispatcher, maintenance] + apiServers + [status]
+        return [dispatcher, maintenance, groupTimer] + apiServers + [status]
     }
 
     /// Closes the store, once every service has stopped.
@@ -239,6 +248,7 @@ public final class AlertDaemon: Sendable {
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
                                      inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
+        await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         intake.update(settings)
         authenticator.replace(with: tokens)
         configuration.withLock { current in

@@ -47,6 +47,9 @@ public struct ActionLinkSigner: Sendable {
         return parts[0] + "?" + query.joined(separator: "&")
     }
 
+    /// The console's page of a group of alerts.
+    public func groupURL(_ group: AlertGroupID) -> String { "\(publicURL)/ui/#/group/\(group.rawValue)" }
+
     /// All links for the alert's actions.
     public func links(for alert: Alert, now: Date = Date()) -> [ActionKind: String] {
         var out: [ActionKind: String] = [:]

@@ -34,11 +34,15 @@ public final class AlertIntake: Sendable {
     private let store: any AlertStore
     private let settings: Mutex<Settings>
     private let onAccepted: @Sendable ([AcceptedDelivery]) -> Void
+    private let onGrouped: @Sendable () -> Void
 
     /// `onAccepted` hears of the deliveries of every committed batch that
     /// stored a new alert (not one folded into an open alert), right after
-    /// the commit.
-    public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable ([AcceptedDelivery]) -> Void) {
+    /// the commit; `onGrouped`, of every one in which an alert joined a
+    /// group (the group timer may have a new group to wait for).
+    public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable ([AcceptedDelivery]) -> Void,
+                onGrouped: @escaping @Sendable () -> Void = {}) {
+        self.onGrouped = onGrouped
         self.store = store
         self.settings = Mutex(settings)
         self.onAccepted = onAccepted
@@ -57,13 +61,14 @@ public final class AlertIntake: Sendable {
         guard !specs.isEmpty else { return [] }
         let settings = current
         let submissions = specs.enumerated().map { i, spec in
-            var (presenters, escalation) = settings.router.route(spec)
-            if let later = escalation?.presenters { escalation?.followUps = settings.followUps.intersection(later) }
+            var plan = settings.router.route(spec)
+            if let later = plan.escalation?.presenters { plan.escalation?.followUps = settings.followUps.intersection(later) }
             return AlertSubmission(alert: Alert(spec: spec, at: date, resolvesAt: i < resolvesAt.count ? resolvesAt[i] : nil),
-                                   presenters: presenters, escalation: escalation,
-                                   followUps: settings.followUps.intersection(presenters))
+                                   presenters: plan.presenters, escalation: plan.escalation,
+                                   followUps: settings.followUps.intersection(plan.presenters), groups: plan.groups)
         }
         let results = try await store.submit(submissions)
+        if submissions.contains(where: { !$0.groups.isEmpty }) { onGrouped() }
         if results.contains(where: { !$0.deduplicated }) {
             var accepted: [AcceptedDelivery] = []
             for (submission, result) in zip(submissions, results) where !result.deduplicated {

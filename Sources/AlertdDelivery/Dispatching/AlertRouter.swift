@@ -12,22 +12,47 @@ public struct AlertRouter: Sendable, Equatable {
         self.defaultRoute = defaultRoute
     }
 
-    /// Presenter names for `spec`, each once, in route order.
-    public func presenters(for spec: AlertSpec) -> [String] { route(spec).presenters }
+    /// Every presenter that hears of `spec`, each once, in route order:
+    /// by a delivery of its own or through a group.
+    public func presenters(for spec: AlertSpec) -> [String] {
+        let plan = route(spec)
+        var all = plan.presenters
+        for group in plan.groups {
+            for name in group.settings.presenters where !all.contains(name) { all.append(name) }
+        }
+        return all
+    }
 
-    /// Presenters for `spec`, and the escalation of the first matching
-    /// route that has one.
-    public func route(_ spec: AlertSpec) -> (presenters: [String], escalation: Escalation?) {
-        var chosen: [String] = []
-        var escalation: Escalation?
+    /// What the routes make of `spec`.
+    public struct Plan: Sendable, Equatable {
+        /// The ungrouped routes' presenters: one delivery each, at once.
+        public var presenters: [String] = []
+        /// The escalation of the first matching route that has one.
+        public var escalation: Escalation?
+        /// The groups of the grouped routes that matched.
+        public var groups: [AlertGroupMembership] = []
+    }
+
+    /// Presenters for `spec` (each once, in route order), the escalation of
+    /// the first matching route that has one, and the groups it joins.
+    public func route(_ spec: AlertSpec) -> Plan {
+        var plan = Plan()
         var matched = false
-        for route in routes where route.matches(spec) {
+        for (i, route) in routes.enumerated() where route.matches(spec) {
             matched = true
-            for name in route.presenters where !chosen.contains(name) { chosen.append(name) }
-            if escalation == nil { escalation = route.escalation }
+            add(route, named: route.name ?? "routes[\(i)]", spec, to: &plan)
+            if plan.escalation == nil { plan.escalation = route.escalation }
             if !route.continueMatching { break }
         }
-        if !matched { chosen = defaultRoute.presenters }
-        return (chosen, escalation)
+        if !matched { add(defaultRoute, named: defaultRoute.name ?? "default_route", spec, to: &plan) }
+        return plan
+    }
+
+    private func add(_ route: RouteDefinition, named name: String, _ spec: AlertSpec, to plan: inout Plan) {
+        if let grouping = route.grouping {
+            plan.groups.append(grouping.membership(of: spec, route: name, presenters: route.presenters))
+        } else {
+            for presenter in route.presenters where !plan.presenters.contains(presenter) { plan.presenters.append(presenter) }
+        }
     }
 }

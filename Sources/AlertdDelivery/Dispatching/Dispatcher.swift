@@ -329,9 +329,27 @@ public actor Dispatcher: Service {
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
         let actionLinks = d.kind.action == nil && claimed.alert.state == .open
             ? links?.links(for: claimed.alert) ?? [:] : [:]
+        let notification = claimed.group.map { snapshot in
+            var n = snapshot.notification
+            if let links {
+                for alert in n.firing where alert.spec.confirm != nil || alert.spec.cancel != nil {
+                    n.actionLinks[alert.id] = links.links(for: alert)
+                }
+                n.consoleURL = links.groupURL(n.groupID)
+            }
+            return n
+        }
         tasks[d.id] = Task {
-            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: actionLinks, followUp: followUp)
-            let outcome = await entry.presenter.present(claimed.alert, delivery: context)
+            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: notification == nil ? actionLinks : [:],
+                                          followUp: followUp, thread: claimed.group?.thread)
+            let outcome: PresentationOutcome
+            var thread: String?
+            if let notification {
+                let group = await entry.presenter.presentGroup(notification, delivery: context)
+                (outcome, thread) = (group.outcome, group.thread)
+            } else {
+                outcome = await entry.presenter.present(claimed.alert, delivery: context)
+            }
             if Task.isCancelled {
                 // Cut off by shutdown: whatever the presenter made of it, the
                 // delivery stays in flight and is delivered again after restart.
@@ -350,7 +368,8 @@ public actor Dispatcher: Service {
             case .permanentFailure(let reason):
                 result = .dead(error: reason)
             }
-            self.settled(d, DeliverySettlement(deliveryID: d.id, result: result, at: now), report: AttemptReport(
+            self.settled(d, DeliverySettlement(deliveryID: d.id, result: result, at: now, thread: result == .delivered ? thread : nil),
+                         report: AttemptReport(
                 kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
                 settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000)),
                 isFollowUp: followUp != nil))

@@ -14,6 +14,10 @@ public struct RouteDefinition: Sendable, Equatable {
     public var continueMatching = false
     /// More presenters for alerts still open after a while.
     public var escalation: Escalation?
+    /// Names the route's groups (`name`); `routes[N]` when unset.
+    public var name: String?
+    /// Set when the route groups its alerts (`group_by`).
+    public var grouping: RouteGrouping?
 
     public init(labels: [String: String] = [:], severities: Set<Severity>? = nil, minSeverity: Severity? = nil,
                 presenters: [String], continueMatching: Bool = false) {

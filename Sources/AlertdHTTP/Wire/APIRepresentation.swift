@@ -49,8 +49,12 @@ public enum APIRepresentation {
         public var resolvesAt: Date?
         /// Re-sends folded into the alert by its dedup key; absent when none was.
         public var repeats: AlertRepeats?
+        /// The open groups the alert is a member of (one per grouped route
+        /// it matched); present in `GET /v1/alerts/{id}` when there are any.
+        public var groups: [AlertGroupID]?
 
-        public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil, silencedBy: [SilenceID]? = nil) {
+        public init(_ alert: Alert, deliveries: [DeliveryRecord]? = nil, silencedBy: [SilenceID]? = nil, groups: [AlertGroupID]? = nil) {
+            self.groups = groups.flatMap { $0.isEmpty ? nil : $0 }
             id = alert.id
             state = alert.state
             createdAt = alert.createdAt
@@ -70,7 +74,7 @@ public enum APIRepresentation {
         }
 
         package enum CodingKeys: String, CodingKey {
-            case id, state, spec, decision, deliveries, repeats
+            case id, state, spec, decision, deliveries, repeats, groups
             case createdAt = "created_at"
             case updatedAt = "updated_at"
             case silencedBy = "silenced_by"

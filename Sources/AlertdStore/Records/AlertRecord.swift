@@ -4,7 +4,10 @@ import AlertModel
 public struct AlertRecord: Sendable, Equatable {
     public var alert: Alert
     public var deliveries: [DeliveryRecord]
-    package init(alert: Alert, deliveries: [DeliveryRecord]) {
+    /// The open groups it is a member of.
+    public var groups: [AlertGroupID]
+    package init(alert: Alert, deliveries: [DeliveryRecord], groups: [AlertGroupID] = []) {
+        self.groups = groups
         self.alert = alert
         self.deliveries = deliveries
     }

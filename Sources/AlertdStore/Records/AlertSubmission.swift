@@ -8,8 +8,13 @@ public struct AlertSubmission: Sendable, Equatable {
     public var escalation: Escalation?
     /// Those of `presenters` told when the alert closes, once they have shown it.
     public var followUps: Set<String>
+    /// The groups its grouped routes put it in; their presenters hear of
+    /// it through the group's notifications, not a delivery of its own.
+    public var groups: [AlertGroupMembership]
 
-    public init(alert: Alert, presenters: [String], escalation: Escalation? = nil, followUps: Set<String> = []) {
+    public init(alert: Alert, presenters: [String], escalation: Escalation? = nil, followUps: Set<String> = [],
+                groups: [AlertGroupMembership] = []) {
+        self.groups = groups
         self.alert = alert
         self.presenters = presenters
         self.escalation = escalation

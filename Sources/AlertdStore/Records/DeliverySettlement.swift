@@ -39,8 +39,12 @@ public struct DeliverySettlement: Sendable, Equatable {
     public var deliveryID: DeliveryID
     public var result: Result
     public var at: Date
+    /// For a delivered group notification: what the destination answered
+    /// that later notifications of the group thread under.
+    public var thread: String?
 
-    public init(deliveryID: DeliveryID, result: Result, at: Date = Date()) {
+    public init(deliveryID: DeliveryID, result: Result, at: Date = Date(), thread: String? = nil) {
+        self.thread = thread
         self.deliveryID = deliveryID
         self.result = result
         self.at = at

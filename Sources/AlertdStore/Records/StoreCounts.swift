@@ -13,9 +13,12 @@ public struct StoreCounts: Sendable, Equatable {
     /// `handler:confirm`): the backlog a rate limit, a silence or retries
     /// leave waiting. Presenters with none are absent.
     public var pendingByPresenter: [String: Int] = [:]
+    /// Groups formed and not yet ended.
+    public var openGroups: Int = 0
 
     public init(openAlerts: Int = 0, pending: Int = 0, inFlight: Int = 0, dead: Int = 0, silencedDeliveries: Int = 0,
-                pendingByPresenter: [String: Int] = [:]) {
+                pendingByPresenter: [String: Int] = [:], openGroups: Int = 0) {
+        self.openGroups = openGroups
         self.pendingByPresenter = pendingByPresenter
         self.openAlerts = openAlerts
         self.pending = pending

@@ -28,4 +28,8 @@ struct FailingAlertStore: AlertStore {
     func silence(id: SilenceID) async throws(StoreError) -> Silence? { throw error }
     func silences() async throws(StoreError) -> [Silence] { throw error }
     func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? { throw error }
+    func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] { throw error }
+    func nextGroupDueTime() async throws(StoreError) -> Date? { throw error }
+    func groups() async throws(StoreError) -> [AlertGroup] { throw error }
+    func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? { throw error }
 }

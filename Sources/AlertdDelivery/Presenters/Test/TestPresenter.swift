@@ -72,6 +72,29 @@ public final class TestPresenter: AlertPresenter {
         return Self.outcome(script[min(max(delivery.attempt, 1), script.count) - 1]) ?? .delivered
     }
 
+    /// Records a group notification with what it says (group, sequence,
+    /// reason, counts, the summary's text, the thread it was given), and
+    /// answers with a thread of its own, as a chat service would.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        if let delay = configuration.delay { try? await Task.sleep(for: delay) }
+        if let recordPath {
+            var entry: [String: Any] = [
+                "presenter": name, "alert_id": notification.summaryAlert.id.rawValue, "delivery_id": delivery.deliveryID.rawValue,
+                "attempt": delivery.attempt, "title": notification.title, "state": notification.summaryAlert.state.rawValue,
+                "group_id": notification.groupID.rawValue, "sequence": notification.sequence, "reason": notification.reason.rawValue,
+                "firing": notification.firing.count, "new": notification.newAlertIDs.count, "closed": notification.closed.count,
+                "message": notification.summaryText,
+                "action_links": Dictionary(uniqueKeysWithValues: notification.actionLinks.map { ($0.key.rawValue, $0.value.count) }),
+            ]
+            if let thread = delivery.thread { entry["thread"] = thread }
+            let line = Data((JSONObject.text(of: entry) + "\n").utf8)
+            lock.withLock { _ in Self.append(line, to: recordPath) }
+        }
+        let script = configuration.outcomes
+        let outcome = Self.outcome(script[min(max(delivery.attempt, 1), script.count) - 1]) ?? .delivered
+        return GroupPresentationOutcome(outcome: outcome, thread: outcome.isDelivered ? "thread-\(notification.groupID)" : nil)
+    }
+
     static func outcome(_ text: String) -> PresentationOutcome? {
         switch text {
         case "delivered": return .delivered

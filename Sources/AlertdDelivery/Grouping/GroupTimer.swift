@@ -1,0 +1,87 @@
+import FoundationEssentials
+import AlertModel
+import AlertdLogging
+import AlertdServices
+import AlertdStore
+
+/// Wakes when the soonest group's time comes (or a new member joins) and
+/// has the store flush the groups that are due: each flush queues the
+/// group notifications it decides on as durable deliveries, which the
+/// dispatcher then sends like any other. The timers live in the store, so
+/// after a restart a notification due meanwhile goes out once, at start.
+public actor GroupTimer: Service {
+    public nonisolated let name = "groups"
+    private let store: any AlertStore
+    private var inhibitRules: [InhibitRule]
+    private let log: Logger
+    private let onNotices: @Sendable ([GroupNotice]) -> Void
+    private let signal = ChangeSignal()
+    private var seen: UInt64 = 0
+    private var stopping = false
+    /// The longest the loop sleeps: a member closing moves a group's time
+    /// closer without a wake-up, and this bounds how late that is seen.
+    private let tick: Duration
+    private static let batch = 200
+
+    /// `onNotices` hears of every flush that queued notifications, so the
+    /// dispatcher can be woken and the notifications counted.
+    public init(store: any AlertStore, inhibitRules: [InhibitRule] = [], logger: Logger = Logger(label: "groups"),
+                tick: Duration = .seconds(1), onNotices: @escaping @Sendable ([GroupNotice]) -> Void = { _ in }) {
+        self.store = store
+        self.inhibitRules = inhibitRules
+        self.log = logger
+        self.tick = tick
+        self.onNotices = onNotices
+    }
+
+    /// A group may have formed, or its time moved closer.
+    public nonisolated func wake() { signal.notify() }
+
+    public func reconfigure(inhibitRules: [InhibitRule]) {
+        self.inhibitRules = inhibitRules
+        signal.notify()
+    }
+
+    public func run() async {
+        await withTaskCancellationHandler {
+            while !stopping && !Task.isCancelled {
+                let full = await round()
+                if stopping || Task.isCancelled { break }
+                if full { continue }
+                seen = await signal.wait(changedFrom: seen, timeout: await nextWait())
+            }
+        } onCancel: {
+            signal.notify()
+        }
+    }
+
+    public func shutdownGracefully() {
+        stopping = true
+        signal.notify()
+    }
+
+    /// Flushes what is due; true when the batch was full (more may be due).
+    private func round() async -> Bool {
+        do {
+            guard let next = try await store.nextGroupDueTime(), next <= Date() else { return false }
+            let notices = try await store.flushDueGroups(now: Date(), inhibitRules: inhibitRules, limit: Self.batch)
+            if !notices.isEmpty { onNotices(notices) }
+            for n in notices {
+                log.info("group notification queued", ["group.id": n.group.rawValue, "presenter": n.presenter, "reason": n.reason.rawValue,
+                                                        "delivery.id": n.delivery.rawValue, "alerts": "\(n.listed)"])
+            }
+            return Set(notices.map(\.group)).count >= Self.batch
+        } catch {
+            log.error("could not flush groups", ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Until the soonest group is due, at most a tick; nothing open, a tick.
+    private func nextWait() async -> Duration {
+        guard let next = try? await store.nextGroupDueTime() else { return tick }
+        let delta = next.timeIntervalSinceNow
+        if delta <= 0 { return .milliseconds(5) }
+        return .milliseconds(Int64(min(delta, tick.seconds) * 1000) + 1)
+    }
+}

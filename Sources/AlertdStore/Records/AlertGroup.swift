@@ -1,0 +1,117 @@
+import FoundationEssentials
+import AlertModel
+
+/// A group of alerts one grouped route collects (Alertmanager's aggregation
+/// group): its key, the route's settings as of the latest member, and its
+/// timer. It ends, and is deleted, once every member has closed and the
+/// presenters told about it have heard so.
+public struct AlertGroup: Sendable, Equatable {
+    public var id: AlertGroupID
+    /// The route's name, or `routes[N]`, `default_route`.
+    public var route: String
+    /// The values of the route's `group_by` labels.
+    public var labels: [AlertLabel]
+    public var settings: AlertGroupSettings
+    public var createdAt: Date
+    /// When the timer service looks at the group next.
+    public var nextDueAt: Date
+    /// When the group's presenters were last notified; nil until the first notification.
+    public var notifiedAt: Date?
+
+    public init(id: AlertGroupID, route: String, labels: [AlertLabel], settings: AlertGroupSettings, createdAt: Date,
+                nextDueAt: Date, notifiedAt: Date? = nil) {
+        self.id = id
+        self.route = route
+        self.labels = labels
+        self.settings = settings
+        self.createdAt = createdAt
+        self.nextDueAt = nextDueAt
+        self.notifiedAt = notifiedAt
+    }
+
+    /// Tells one notification of this group from the same-keyed group that
+    /// formed before it ended: its creation, in milliseconds.
+    public var generation: Int64 { Int64((createdAt.timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+/// What a grouped route says about its groups: who hears of them and when.
+public struct AlertGroupSettings: Sendable, Equatable {
+    public var presenters: [String]
+    /// Before the first notification, to collect what arrives together.
+    public var wait: Duration
+    /// Between notifications about changes.
+    public var interval: Duration
+    /// Between reminders while nothing changes and alerts are still open.
+    public var repeatInterval: Duration
+
+    public static let defaultWait: Duration = .seconds(30)
+    public static let defaultInterval: Duration = .seconds(300)
+    public static let defaultRepeatInterval: Duration = .seconds(4 * 3600)
+
+    public init(presenters: [String], wait: Duration = defaultWait, interval: Duration = defaultInterval,
+                repeatInterval: Duration = defaultRepeatInterval) {
+        self.presenters = presenters
+        self.wait = wait
+        self.interval = interval
+        self.repeatInterval = repeatInterval
+    }
+}
+
+/// An alert joining a group, as its route chose.
+public struct AlertGroupMembership: Sendable, Equatable {
+    public var id: AlertGroupID
+    public var route: String
+    public var labels: [AlertLabel]
+    public var settings: AlertGroupSettings
+
+    public init(route: String, labels: [AlertLabel], settings: AlertGroupSettings) {
+        self.id = AlertGroupID(route: route, labels: labels)
+        self.route = route
+        self.labels = labels.sorted()
+        self.settings = settings
+    }
+}
+
+/// What one presenter was last told about a group.
+public struct AlertGroupTold: Sendable, Equatable {
+    public var presenter: String
+    /// The last notification's ``AlertGroupNotification/sequence``.
+    public var sequence: Int
+    /// The firing alerts it listed.
+    public var alerts: Set<AlertID>
+    public var at: Date
+    /// What the destination answered to the group's first notification, to thread under.
+    public var thread: String?
+
+    public init(presenter: String, sequence: Int, alerts: Set<AlertID>, at: Date, thread: String? = nil) {
+        self.presenter = presenter
+        self.sequence = sequence
+        self.alerts = alerts
+        self.at = at
+        self.thread = thread
+    }
+}
+
+/// A group with its members and what each presenter was told: what
+/// `GET /v1/groups/{id}` shows.
+public struct AlertGroupRecord: Sendable, Equatable {
+    public var group: AlertGroup
+    /// Oldest first.
+    public var members: [Alert]
+    public var told: [AlertGroupTold]
+
+    public init(group: AlertGroup, members: [Alert], told: [AlertGroupTold]) {
+        self.group = group
+        self.members = members
+        self.told = told
+    }
+}
+
+/// One notification a group flush queued, for metrics and logs.
+public struct GroupNotice: Sendable, Equatable {
+    public var group: AlertGroupID
+    public var presenter: String
+    public var reason: AlertGroupNotification.Reason
+    public var delivery: DeliveryID
+    public var listed: Int
+}

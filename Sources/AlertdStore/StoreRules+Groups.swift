@@ -1,0 +1,145 @@
+import FoundationEssentials
+import AlertModel
+
+extension StoreRules {
+    /// An alert joins the group its route keys it into: the group forms
+    /// with its first member, to be looked at `wait` later; a member that
+    /// joins a group already notified brings its next look forward to
+    /// `interval` after that notification (at once, if that has passed).
+    package static func join<T: StoreTransaction>(_ alert: Alert, _ membership: AlertGroupMembership, in tx: inout T) throws(T.Failure) {
+        let now = alert.createdAt
+        if var group = try tx.group(membership.id) {
+            group.settings = membership.settings
+            if let notified = group.notifiedAt {
+                group.nextDueAt = min(group.nextDueAt, max(notified.addingTimeInterval(membership.settings.interval.seconds), now))
+            }
+            try tx.save(group)
+        } else {
+            try tx.save(AlertGroup(id: membership.id, route: membership.route, labels: membership.labels, settings: membership.settings,
+                                   createdAt: now, nextDueAt: now.addingTimeInterval(membership.settings.wait.seconds)))
+        }
+        try tx.addMember(alert.id, to: membership.id)
+    }
+
+    /// A member closed: a group already notified is looked at again
+    /// `interval` after its last notification, to say so (with whatever
+    /// else changed by then). One still in its first wait just waits.
+    package static func memberClosed<T: StoreTransaction>(_ alert: AlertID, at now: Date, in tx: inout T) throws(T.Failure) {
+        for id in try tx.groups(containing: alert) {
+            guard var group = try tx.group(id), let notified = group.notifiedAt else { continue }
+            let due = max(notified.addingTimeInterval(group.settings.interval.seconds), now)
+            guard due < group.nextDueAt else { continue }
+            group.nextDueAt = due
+            try tx.save(group)
+        }
+    }
+
+    /// Looks at a group whose time has come, and queues for each of its
+    /// presenters what it should be told now, if anything (Alertmanager's
+    /// flush): the first notification; a change (alerts joined or closed);
+    /// a reminder once `repeatInterval` passed with nothing changed; or,
+    /// once every member closed, that the group resolved, after which the
+    /// group ends. Silenced and inhibited members are not listed. Each
+    /// notification is a delivery of its own with its content stored, so
+    /// it is retried, rate limited and replayed like any other.
+    package static func flush<T: StoreTransaction>(
+        _ id: AlertGroupID, now: Date, silences: [Silence], inhibitions: Inhibitions, in tx: inout T
+    ) throws(T.Failure) -> [GroupNotice] {
+        guard var group = try tx.group(id), group.nextDueAt <= now else { return [] }
+        var members: [Alert] = []
+        for member in try tx.members(of: id) {
+            if let alert = try tx.alert(member) { members.append(alert) }
+        }
+        members.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let open = members.filter { $0.state == .open }
+        let firing = open.filter { alert in
+            silences.silencing(alert.spec.labels, at: now).isEmpty && inhibitions.source(inhibiting: alert) == nil
+        }
+        let firingIDs = Set(firing.map(\.id))
+        let told = Dictionary(try tx.told(about: id).map { ($0.presenter, $0) }) { a, _ in a }
+        var notices: [GroupNotice] = []
+        for presenter in group.settings.presenters {
+            let previous = told[presenter]
+            let before = previous?.alerts ?? []
+            let closed = members.filter { before.contains($0.id) && $0.state.isFinal }
+            let reason: AlertGroupNotification.Reason
+            if previous == nil {
+                guard !firing.isEmpty else { continue }
+                reason = .first
+            } else if firing.isEmpty {
+                guard !before.isEmpty else { continue }
+                reason = open.isEmpty ? .resolved : .changed
+            } else if firingIDs != before {
+                reason = .changed
+            } else if let previous, now.addingTimeInterval(0.002) >= previous.at.addingTimeInterval(group.settings.repeatInterval.seconds) {
+                // (The slack covers times stored to the millisecond.)
+                reason = .reminder
+            } else {
+                continue
+            }
+            let sequence = (previous?.sequence ?? 0) + 1
+            let notification = AlertGroupNotification(
+                groupID: id, route: group.route, groupLabels: group.labels, sequence: sequence, reason: reason,
+                firing: firing, newAlertIDs: firingIDs.subtracting(before), closed: closed)
+            guard let anchor = firing.first ?? closed.first ?? members.first else { continue }
+            let deliveryID = DeliveryID.group(id, generation: group.generation, sequence, presenter: presenter)
+            try tx.insert(.pending(deliveryID, alert: anchor.id, kind: .presenter(presenter), at: now),
+                          snapshot: GroupSnapshot(notification: notification, thread: previous?.thread))
+            try tx.save(AlertGroupTold(presenter: presenter, sequence: sequence, alerts: firingIDs, at: now, thread: previous?.thread),
+                        about: id)
+            notices.append(GroupNotice(group: id, presenter: presenter, reason: reason, delivery: deliveryID, listed: firing.count))
+        }
+        if open.isEmpty {
+            // Everyone told has been told it resolved: the group is over.
+            try tx.deleteGroup(id)
+            return notices
+        }
+        if !notices.isEmpty { group.notifiedAt = now }
+        // Nothing left to say until a reminder falls due, unless a member
+        // joins or closes first (``join``, ``memberClosed``); members held
+        // by a silence or inhibition are looked at again after `interval`.
+        var next = (group.notifiedAt ?? now).addingTimeInterval(group.settings.repeatInterval.seconds)
+        if firing.count < open.count || group.notifiedAt == nil {
+            next = min(next, now.addingTimeInterval(group.settings.interval.seconds))
+        }
+        group.nextDueAt = max(next, now.addingTimeInterval(0.001))
+        try tx.save(group)
+        return notices
+    }
+
+    /// A group notification was delivered: what its destination answered
+    /// becomes the group's thread for that presenter, if it has none yet.
+    package static func threaded<T: StoreTransaction>(_ delivery: DeliveryID, thread: String, in tx: inout T) throws(T.Failure) {
+        guard let parts = delivery.groupNotification, let group = try tx.group(parts.group), group.generation == parts.generation,
+              var told = try tx.told(about: parts.group).first(where: { $0.presenter == parts.presenter }), told.thread == nil
+        else { return }
+        told.thread = thread
+        try tx.save(told, about: parts.group)
+    }
+}
+
+extension StoreRules {
+    /// ``flush(_:now:silences:inhibitions:in:)`` for each of `due`, with
+    /// the silences and inhibitions in force now, read once.
+    package static func flush<T: StoreTransaction>(
+        _ due: [AlertGroupID], now: Date, inhibitRules: [InhibitRule], in tx: inout T
+    ) throws(T.Failure) -> [GroupNotice] {
+        guard !due.isEmpty else { return [] }
+        let silences = try tx.activeSilences(at: now)
+        let inhibitions = inhibitRules.isEmpty ? Inhibitions.none : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+        var notices: [GroupNotice] = []
+        for id in due { notices += try flush(id, now: now, silences: silences, inhibitions: inhibitions, in: &tx) }
+        return notices
+    }
+
+    /// A group as `GET /v1/groups/{id}` shows it.
+    package static func groupRecord<T: StoreTransaction>(_ id: AlertGroupID, in tx: inout T) throws(T.Failure) -> AlertGroupRecord? {
+        guard let group = try tx.group(id) else { return nil }
+        var members: [Alert] = []
+        for member in try tx.members(of: id) {
+            if let alert = try tx.alert(member) { members.append(alert) }
+        }
+        members.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        return AlertGroupRecord(group: group, members: members, told: try tx.told(about: id).sorted { $0.presenter < $1.presenter })
+    }
+}

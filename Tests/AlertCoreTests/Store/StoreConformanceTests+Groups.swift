@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdStore
+@testable import AlertdSQLiteStore
+
+/// Grouping's rules on every backend: a group forms with its first member
+/// and is flushed `wait` later; changes wait for `interval`, reminders for
+/// `repeatInterval`; the group resolves once, then ends; what each presenter
+/// was told, and its thread, are kept; a notification's content is stored
+/// with its delivery.
+extension StoreConformanceTests {
+    static let groupStart = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func grouped(_ title: String, rack: String = "7", at offset: TimeInterval, wait: Duration = .seconds(30),
+                 interval: Duration = .seconds(300), repeatInterval: Duration = .seconds(3600),
+                 presenters: [String] = ["chat", "pager"]) throws -> AlertSubmission {
+        let spec = try spec(title, labels: ["alertname": "DiskFull", "rack": rack, "instance": title])
+        let membership = AlertGroupMembership(
+            route: "storms", labels: [AlertLabel(name: "alertname", value: "DiskFull"), AlertLabel(name: "rack", value: rack)],
+            settings: AlertGroupSettings(presenters: presenters, wait: wait, interval: interval, repeatInterval: repeatInterval))
+        return AlertSubmission(alert: Alert(spec: spec, at: Self.groupStart.addingTimeInterval(offset)), presenters: [], groups: [membership])
+    }
+
+    func at(_ offset: TimeInterval) -> Date { Self.groupStart.addingTimeInterval(offset) }
+
+    @Test(arguments: StoreBackend.allCases) func aGroupIsNotifiedOnceAfterItsWaitListingEveryMember(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let subs = try (0..<5).map { try grouped("db\($0)", at: Double($0)) }
+        _ = try await store.submit(subs)
+        let id = subs[0].groups[0].id
+        #expect(try await store.record(id: subs[0].alert.id)?.groups == [id])
+        #expect(try await store.record(id: subs[0].alert.id)?.deliveries == [])  // no delivery of its own
+        #expect(try await store.nextGroupDueTime() == at(30))
+        #expect(try await store.counts().openGroups == 1)
+
+        #expect(try await store.flushDueGroups(now: at(29), inhibitRules: [], limit: 10) == [])
+        let notices = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        #expect(notices.map(\.presenter).sorted() == ["chat", "pager"])
+        #expect(notices.allSatisfy { $0.reason == .first && $0.listed == 5 })
+        // Flushing again at the same moment (a restart) sends nothing twice.
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.nextGroupDueTime() == at(3630))
+
+        let claimed = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 5, .presenter("pager"): 5], orphanLimit: 0)
+        #expect(claimed.count == 2)
+        let chat = try #require(claimed.first { $0.delivery.kind == .presenter("chat") })
+        #expect(chat.delivery.id.groupNotification?.group == id)
+        #expect(chat.delivery.id.groupNotification?.sequence == 1)
+        let n = try #require(chat.group?.notification)
+        #expect(n.reason == .first && n.sequence == 1 && n.route == "storms")
+        #expect(n.firing.map(\.id) == subs.map(\.alert.id))
+        #expect(n.newAlertIDs == Set(subs.map(\.alert.id)))
+        #expect(n.groupLabels.map(\.description) == ["alertname=DiskFull", "rack=7"])
+        #expect(chat.group?.thread == nil)
+
+        let record = try #require(try await store.group(id: id))
+        #expect(record.members.count == 5)
+        #expect(record.told.map(\.sequence) == [1, 1])
+        #expect(try await store.groups().map(\.id) == [id])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func changesWaitForTheIntervalAndRemindersForTheRepeatInterval(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), repeatInterval: .seconds(600), presenters: ["chat"])
+        _ = try await store.submit([first])
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        // A member joining soon after waits for the interval after that notification.
+        let late = try grouped("db1", at: 40, interval: .seconds(60), repeatInterval: .seconds(600), presenters: ["chat"])
+        _ = try await store.submit([late])
+        #expect(try await store.nextGroupDueTime() == at(90))
+        #expect(try await store.flushDueGroups(now: at(89), inhibitRules: [], limit: 10) == [])
+        let changed = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        #expect(changed.map(\.reason) == [.changed])
+        #expect(changed.first?.listed == 2)
+        // Nothing changes: a reminder after the repeat interval, not before.
+        #expect(try await store.nextGroupDueTime() == at(690))
+        #expect(try await store.flushDueGroups(now: at(689), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.flushDueGroups(now: at(690), inhibitRules: [], limit: 10).map(\.reason) == [.reminder])
+
+        let claimed = try await store.claimDueDeliveries(now: at(690), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        let bySequence = Dictionary(uniqueKeysWithValues: claimed.compactMap { c in c.group.map { ($0.notification.sequence, $0.notification) } })
+        #expect(bySequence.keys.sorted() == [1, 2, 3])
+        #expect(bySequence[2]?.newAlertIDs == [late.alert.id])
+        #expect(bySequence[3]?.newAlertIDs == [])
+        #expect(bySequence[3]?.firing.count == 2)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aGroupResolvesOnceWhenEveryMemberClosedThenEnds(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let subs = try (0..<3).map { try grouped("db\($0)", at: 0, interval: .seconds(60), presenters: ["chat"]) }
+        _ = try await store.submit(subs)
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        // One closes: a change, listing the closure.
+        _ = try await store.decide(subs[0].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
+        #expect(try await store.nextGroupDueTime() == at(90))
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        for s in subs.dropFirst() { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100))) }
+        let resolved = try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10)
+        #expect(resolved.map(\.reason) == [.resolved])
+        // Over: the group is gone, and nothing more is said.
+        #expect(try await store.nextGroupDueTime() == nil)
+        #expect(try await store.groups() == [])
+        #expect(try await store.counts().openGroups == 0)
+        #expect(try await store.record(id: subs[1].alert.id)?.groups == [])
+
+        let claimed = try await store.claimDueDeliveries(now: at(150), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        let notes = claimed.compactMap(\.group?.notification).sorted { $0.sequence < $1.sequence }
+        #expect(notes.map(\.reason) == [.first, .changed, .resolved])
+        #expect(notes[1].closed.map(\.id) == [subs[0].alert.id])
+        #expect(notes[1].firing.count == 2)
+        #expect(Set(notes[2].closed.map(\.id)) == Set(subs.dropFirst().map(\.alert.id)))
+        #expect(notes[2].firing.isEmpty)
+        #expect(notes[2].summaryAlert.state == .resolved)
+        #expect(notes[2].title.hasPrefix("[RESOLVED]"))
+
+        // The same labels again form a new group, whose notifications have new ids.
+        let again = try grouped("db9", at: 200, presenters: ["chat"])
+        _ = try await store.submit([again])
+        let notices = try await store.flushDueGroups(now: at(230), inhibitRules: [], limit: 10)
+        #expect(notices.map(\.reason) == [.first])
+        #expect(!claimed.map(\.delivery.id).contains(try #require(notices.first?.delivery)))
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aGroupWhoseMembersAllCloseDuringItsWaitSaysNothing(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let s = try grouped("db0", at: 0)
+        _ = try await store.submit([s])
+        _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(5)))
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.groups() == [])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func silencedMembersAreNotListedAndTheNotificationIsNotHeld(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let quiet = try grouped("db0", at: 0, presenters: ["chat"])
+        let loud = try grouped("db1", at: 1, presenters: ["chat"])
+        _ = try await store.submit([quiet, loud])
+        _ = try await store.saveSilence(try silence("instance=\"db0\"", from: at(0)), replacing: nil, now: at(0))
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).first?.listed == 1)
+        // The notification's alert is the group's oldest firing member, which
+        // no silence matches; and a group notification is never held anyway.
+        let claimed = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        #expect(claimed.count == 1)
+        #expect(claimed.first?.group?.notification.firing.map(\.id) == [loud.alert.id])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func whatAPresenterAnsweredIsTheGroupsThreadForLaterNotifications(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let s = try grouped("db0", at: 0, repeatInterval: .seconds(60), presenters: ["chat"])
+        _ = try await store.submit([s])
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        let first = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        let id = try #require(first.first?.delivery.id)
+        try await store.settle([DeliverySettlement(deliveryID: id, result: .delivered, at: at(31), thread: "1700000000.000100")])
+        #expect(try await store.group(id: s.groups[0].id)?.told.first?.thread == "1700000000.000100")
+        _ = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        let reminder = try await store.claimDueDeliveries(now: at(90), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        #expect(reminder.first?.group?.notification.reason == .reminder)
+        #expect(reminder.first?.group?.thread == "1700000000.000100")
+        // A retried delivery sends what was stored, whatever happened since.
+        try await store.settle([DeliverySettlement(deliveryID: try #require(reminder.first?.delivery.id),
+                                                   result: .retry(at: at(95), error: "503"), at: at(91))])
+        _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(92)))
+        let retried = try await store.claimDueDeliveries(now: at(95), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        #expect(retried.first?.group == reminder.first?.group)
+        #expect(retried.first?.group?.notification.firing.first?.state == .open)
+    }
+}
