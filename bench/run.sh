@@ -448,7 +448,7 @@ storm() {
         cat >"$cfg" <<EOF
 {
   "presenters": { "hook": { "type": "webhook", "url": "http://127.0.0.1:$rport/alertd", "max_concurrency": 64 } },
-  "routes": [ { "match": { "labels": { "alertname": "BenchStorm" } }, "presenters": ["hook"]$group } ],
+  "routes": [ { "name": "storm", "match": { "labels": { "alertname": "BenchStorm" } }, "presenters": ["hook"]$group } ],
   "default_route": { "presenters": [] },
   "dispatcher": { "shutdown_grace": "1s" }
 }
