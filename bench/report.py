@@ -427,6 +427,9 @@ def main():
     notes.append("- `group_by: ['...']` makes every Alertmanager alert a group of its own (one goroutine and timer "
                  "each), which is what \"send every alert at once\" asks for, and is heavier than a typical "
                  "`group_by: [alertname]` setup; its memory in (3) reflects that.")
+    notes.append("- In (8) both daemons wait `group_wait` from the group's first alert before notifying: most of the "
+                 "figure is that wait; the rest is posting the alerts and building and sending the one notification. "
+                 "alertd answers each batch after its SQLite commit, Alertmanager from memory.")
     notes.append("- wrk is closed-loop: its p99 is the latency under saturation with "
                  f"{params.get('wrk_connections')} requests in flight, not corrected for coordinated omission.")
 
