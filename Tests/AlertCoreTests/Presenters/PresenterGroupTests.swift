@@ -58,7 +58,7 @@ extension ServiceFixtures {
     }
 
     static func groupDelivery(_ sequence: Int, thread: String? = nil, attempt: Int = 1) -> DeliveryContext {
-        DeliveryContext(deliveryID: DeliveryID(rawValue: "group:\(groupID.rawValue):\(sequence):p"), attempt: attempt, thread: thread)
+        DeliveryContext(deliveryID: .group(groupID, generation: 1_733_068_800_000, sequence, presenter: "p"), attempt: attempt, thread: thread)
     }
 }
 
@@ -302,7 +302,7 @@ extension EmailPresenterTests {
         let smtp = try await SMTPReceiver()
         let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])
         let first = await p.presentGroup(try ServiceFixtures.group(1_000, withActions: { $0 % 100 == 0 }), delivery: ServiceFixtures.groupDelivery(1))
-        let root = "<\(ServiceFixtures.groupID.rawValue).group-\(ServiceFixtures.groupID.rawValue)-1-p@example.com>"
+        let root = "<group-\(ServiceFixtures.groupID.rawValue)-1733068800000-1-p@example.com>"
         #expect(first == GroupPresentationOutcome(outcome: .delivered, thread: root))
         for (n, reason) in [(2, AlertGroupNotification.Reason.reminder), (3, .resolved)] {
             let later = await p.presentGroup(try ServiceFixtures.group(1_000, reason: reason, sequence: n), delivery: ServiceFixtures.groupDelivery(n, thread: root))
@@ -313,6 +313,7 @@ extension EmailPresenterTests {
         #expect(mails[0].header("message_id") == root)
         #expect(mails[0].header("in_reply_to") == "<null>", "no In-Reply-To (the parser's None)")
         #expect(mails[0].header("subject") == "[FIRING:1000] alertname=NodeDown")
+        #expect((mails[0].parsed["max_line"] as? Int ?? 999) <= 78)
         for mail in mails.dropFirst() {
             #expect(mail.header("in_reply_to") == root)
             #expect(mail.header("references") == root)

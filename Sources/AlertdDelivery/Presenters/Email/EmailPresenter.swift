@@ -238,14 +238,15 @@ public struct EmailPresenter: AlertPresenter {
             text: bodies.0, html: bodies.1, boundary: Self.token(delivery.deliveryID.rawValue), configuration: c, date: date)
     }
 
-    /// A group notification's mail and its `Message-ID`: the group's id
-    /// and the delivery's, so retries of one notification are the same mail
-    /// and a group that forms again starts a new thread. With a thread
-    /// (the first's `Message-ID`), a reply to it.
+    /// A group notification's mail and its `Message-ID`, the delivery's id
+    /// (which names the group, when it formed and the notification's
+    /// sequence), so retries of one notification are the same mail and a
+    /// group that forms again starts a new thread. With a thread (the
+    /// first's `Message-ID`), a reply to it.
     static func message(for notification: AlertGroupNotification, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration,
                         date: Date) -> (message: String, messageID: String) {
         let g = AlertGroupDigest(notification)
-        let messageID = "<\(Self.token(notification.groupID.rawValue)).\(Self.token(delivery.deliveryID.rawValue))@\(c.domain)>"
+        let messageID = "<\(Self.token(delivery.deliveryID.rawValue))@\(c.domain)>"
         // Only a well-formed msg-id goes into a header.
         let thread = delivery.thread.flatMap { t in t.hasPrefix("<") && t.hasSuffix(">") && t.allSatisfy { $0.isASCII && !$0.isWhitespace } ? t : nil }
         let extra = ["X-Alertd-Group-ID: \(Self.token(notification.groupID.rawValue))", "X-Alertd-Severity: \(notification.severity.rawValue)"]
