@@ -240,7 +240,7 @@ extension PostgresAlertStore {
     public func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? {
         try await pool.run("Reading group \(id)") { conn throws(PostgresError) in
             // Read in a transaction of its own, so the row locks the reads take end with it.
-            try conn.execute("BEGIN READ ONLY")
+            try conn.execute("BEGIN")
             defer { _ = try? conn.execute("ROLLBACK") }
             var tx = PostgresStoreTransaction(session: PostgresWriteSession(conn: conn))
             return try StoreRules.groupRecord(id, in: &tx)

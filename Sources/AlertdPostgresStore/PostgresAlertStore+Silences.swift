@@ -31,4 +31,10 @@ extension PostgresAlertStore {
             return try StoreRules.expireSilence(id, now: now, in: &tx)
         }
     }
+
+    public func releaseInhibited(now: Date) async throws(StoreError) {
+        try await writer.write { session throws(PostgresError) in
+            try PostgresStoreTransaction(session: session).releaseInhibited(at: now)
+        }
+    }
 }

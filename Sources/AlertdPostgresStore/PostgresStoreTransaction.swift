@@ -152,6 +152,14 @@ struct PostgresStoreTransaction: StoreTransaction {
         if released.affected > 0 { session.notifyOthers() }
     }
 
+    func releaseInhibited(at now: Date) throws(PostgresError) {
+        let released = try conn.query("""
+            UPDATE deliveries SET next_attempt_at = $1, updated_at = $1
+            WHERE starts_with(silenced_by, $2) AND state = 'pending' AND next_attempt_at > $1
+            """, [.integer(StoreCoding.millis(now)), .text(SilenceID.inhibitionPrefix)])
+        if released.affected > 0 { session.notifyOthers() }
+    }
+
     /// Locks the group's row, so a flush on one node and a member closing
     /// on another take turns.
     func group(_ id: AlertGroupID) throws(PostgresError) -> AlertGroup? {

@@ -30,4 +30,10 @@ extension SQLiteAlertStore {
             return try StoreRules.expireSilence(id, now: now, in: &tx)
         }
     }
+
+    public func releaseInhibited(now: Date) async throws(StoreError) {
+        try await writer.write { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction(conn: conn).releaseInhibited(at: now)
+        }
+    }
 }

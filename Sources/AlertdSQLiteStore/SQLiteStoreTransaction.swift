@@ -131,6 +131,14 @@ struct SQLiteStoreTransaction: StoreTransaction {
             """).run([.integer(StoreCoding.millis(now)), .text(silence.rawValue)])
     }
 
+    func releaseInhibited(at now: Date) throws(SQLiteError) {
+        try conn.statement("""
+            UPDATE deliveries SET next_attempt_at = ?1, updated_at = ?1
+            WHERE substr(silenced_by, 1, ?2) = ?3 AND state = 'pending' AND next_attempt_at > ?1
+            """).run([.integer(StoreCoding.millis(now)), .integer(Int64(SilenceID.inhibitionPrefix.utf8.count)),
+                      .text(SilenceID.inhibitionPrefix)])
+    }
+
     func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
         try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
             .run([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])

@@ -138,6 +138,11 @@ public protocol SilenceStore: Sendable {
     /// held back; nil when there is no such silence. An expired silence
     /// stays as it was.
     func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence?
+
+    /// Screens every delivery an inhibition holds again at its next claim:
+    /// what a reload that changes the `inhibit` rules calls, so a removed
+    /// rule lets go of its targets at once rather than at the recheck.
+    func releaseInhibited(now: Date) async throws(StoreError)
 }
 
 /// A backend that offers every part: what the daemon opens.

@@ -228,4 +228,8 @@ public actor InMemoryAlertStore: AlertStore {
     public func groups() -> [AlertGroup] { state.groups.values.sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) } }
 
     public func group(id: AlertGroupID) -> AlertGroupRecord? { StoreRules.groupRecord(id, in: &state) }
+
+    public func releaseInhibited(now: Date) {
+        state.releaseInhibited(at: now)
+    }
 }

@@ -85,7 +85,15 @@ package struct InMemoryStoreState: StoreTransaction {
     }
 
     package mutating func release(heldBy silence: SilenceID, at now: Date) {
-        for (id, var d) in deliveries where d.state == .pending && d.silencedBy == silence && (d.nextAttemptAt ?? now) > now {
+        release(at: now) { $0 == silence }
+    }
+
+    package mutating func releaseInhibited(at now: Date) {
+        release(at: now) { $0?.isInhibition == true }
+    }
+
+    private mutating func release(at now: Date, where holder: (SilenceID?) -> Bool) {
+        for (id, var d) in deliveries where d.state == .pending && holder(d.silencedBy) && (d.nextAttemptAt ?? now) > now {
             d.nextAttemptAt = now; d.updatedAt = now
             deliveries[id] = d
         }

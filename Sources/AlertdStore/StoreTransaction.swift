@@ -69,4 +69,7 @@ package protocol StoreTransaction {
     mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(Failure)
     /// Queues a group notification, due at once, with what it says.
     mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(Failure)
+    /// Makes every pending delivery an inhibition holds due at `now`, to be
+    /// screened again: the `inhibit` rules changed under them.
+    mutating func releaseInhibited(at now: Date) throws(Failure)
 }

@@ -27,5 +27,11 @@ public struct InhibitRule: Sendable, Equatable {
 extension SilenceID {
     /// What a delivery held back by an inhibition records as its holder:
     /// the source alert, so that closing it releases exactly what it held.
-    public static func inhibition(by source: AlertID) -> SilenceID { SilenceID(rawValue: "inhibit:" + source.rawValue) }
+    public static func inhibition(by source: AlertID) -> SilenceID { SilenceID(rawValue: inhibitionPrefix + source.rawValue) }
+
+    /// What every holder ``inhibition(by:)`` makes begins with.
+    public static let inhibitionPrefix = "inhibit:"
+
+    /// Whether this holder is an inhibiting alert rather than a silence.
+    public var isInhibition: Bool { rawValue.hasPrefix(Self.inhibitionPrefix) }
 }

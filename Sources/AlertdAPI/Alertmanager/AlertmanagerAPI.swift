@@ -65,8 +65,9 @@ public struct AlertmanagerAPI: Sendable {
 
     /// alertd's open alerts as Alertmanager shows its own: `filter`
     /// matchers, `active`, `silenced`, `inhibited` and `unprocessed`
-    /// (alertd has no inhibition and processes at once), and `receiver`, a
-    /// regex over the presenters an alert's route picks.
+    /// (alertd processes at once), and `receiver`, a regex over the
+    /// presenters an alert's route picks. An alert an open alert inhibits
+    /// names that alert's fingerprint in `inhibitedBy`, as Alertmanager does.
     package func getAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var flags: [String: Bool] = [:]
         for name in ["active", "silenced", "inhibited", "unprocessed"] {
@@ -84,25 +85,41 @@ public struct AlertmanagerAPI: Sendable {
         }
         let now = Date()
         let silences = try await APIError.storeCall(await store.silences())
-        let router = intake.current.router
+        let settings = intake.current
+        let router = settings.router
+        let open = try await openAlerts()
+        let inhibitions = Inhibitions(rules: settings.inhibitRules, openAlerts: open)
         var out: [AlertmanagerRepresentation.Alert] = []
-        for alert in try await openAlerts() {
+        for alert in open {
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
             guard filters.allSatisfy({ $0.matches(labels) }) else { continue }
             let receivers = router.presenters(for: alert.spec)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
             let silencedBy = silences.silencing(alert.spec.labels, at: now).map(\.id.rawValue)
-            guard silencedBy.isEmpty ? flags["active"]! : flags["silenced"]! else { continue }
+            let inhibitedBy = inhibitions.source(inhibiting: alert).map { [Self.fingerprint($0)] } ?? []
+            let suppressed = !silencedBy.isEmpty || !inhibitedBy.isEmpty
+            // Alertmanager's filter: each flag set to false drops the alerts in that state.
+            if !suppressed && !flags["active"]! || !silencedBy.isEmpty && !flags["silenced"]!
+                || !inhibitedBy.isEmpty && !flags["inhibited"]! { continue }
             var annotations = ["summary": alert.spec.title]
             if let message = alert.spec.message { annotations["description"] = message }
             out.append(AlertmanagerRepresentation.Alert(
                 labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: Self.endsAt(alert),
-                updatedAt: alert.updatedAt, fingerprint: LabelFingerprint(labels).description,
+                updatedAt: alert.updatedAt, fingerprint: Self.fingerprint(alert),
                 receivers: receivers.map { .init(name: $0) },
-                status: .init(state: silencedBy.isEmpty ? .active : .suppressed, silencedBy: silencedBy), generatorURL: generatorURL))
+                status: .init(state: suppressed ? .suppressed : .active, silencedBy: silencedBy, inhibitedBy: inhibitedBy),
+                generatorURL: generatorURL))
         }
         return APIRepresentation.json(out)
+    }
+
+    /// An alert's fingerprint as Alertmanager computes it: over its labels,
+    /// without the generator URL alertd keeps among them.
+    private static func fingerprint(_ alert: Alert) -> String {
+        var labels = alert.spec.labels
+        labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
+        return LabelFingerprint(labels).description
     }
 
     /// Every open alert, page by page, up to a bound that keeps one answer finite.

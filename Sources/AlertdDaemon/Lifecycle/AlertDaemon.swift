@@ -203,7 +203,8 @@ public final class AlertDaemon: Sendable {
         return .init(router: AlertRouter(routes: config.routes, defaultRoute: config.defaultRoute),
                      limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates,
                      handlerPolicy: try PresenterFactory.handlerPolicy(config.actions),
-                     followUps: Set(config.presenters.filter(\.followUps).map(\.name)))
+                     followUps: Set(config.presenters.filter(\.followUps).map(\.name)),
+                     inhibitRules: config.inhibitRules)
     }
 
     /// True while the dispatcher loop goes round and the store answers: what

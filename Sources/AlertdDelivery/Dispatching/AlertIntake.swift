@@ -18,10 +18,15 @@ public final class AlertIntake: Sendable {
         public var handlerPolicy: HandlerURLPolicy
         /// The presenters that are told when an alert they showed closes.
         public var followUps: Set<String>
+        /// The `inhibit` rules, for those who show which alerts they hold
+        /// back (the dispatcher holds deliveries by its own copy).
+        public var inhibitRules: [InhibitRule]
 
         public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000,
                     templates: AlertTemplateLibrary = AlertTemplateLibrary(),
-                    handlerPolicy: HandlerURLPolicy = .publicOnly, followUps: Set<String> = []) {
+                    handlerPolicy: HandlerURLPolicy = .publicOnly, followUps: Set<String> = [],
+                    inhibitRules: [InhibitRule] = []) {
+            self.inhibitRules = inhibitRules
             self.router = router
             self.limits = limits
             self.maxBatch = maxBatch

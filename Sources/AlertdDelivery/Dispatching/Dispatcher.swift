@@ -119,10 +119,19 @@ public actor Dispatcher: Service {
     }
 
     /// Swaps presenters and retry policy; deliveries already in flight finish
-    /// with the presenter they started with.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) {
+    /// with the presenter they started with. Changed `inhibit` rules screen
+    /// every delivery an inhibition holds again: a removed rule lets go of
+    /// its targets now, not at the hourly recheck.
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) async {
         sweepOrphans = true
-        if let inhibitRules { self.inhibitRules = inhibitRules }
+        if let inhibitRules, inhibitRules != self.inhibitRules {
+            self.inhibitRules = inhibitRules
+            do throws(StoreError) {
+                try await store.releaseInhibited(now: Date())
+            } catch {
+                log.error("could not release deliveries held by inhibitions", ["error": "\(error)"])
+            }
+        }
         if let claimLease { self.claimLease = claimLease }
         self.presenters = presenters
         self.buckets = Self.buckets(for: presenters, keeping: buckets)

@@ -21,15 +21,16 @@ public enum AlertmanagerRepresentation {
         }
 
         public struct Status: Codable, Sendable {
-            /// `active`, or `suppressed` while a silence holds it.
+            /// `active`, or `suppressed` while a silence or an inhibiting alert holds it.
             public var state: State
             public var silencedBy: [String]
-            /// alertd has no inhibition; always empty.
-            public var inhibitedBy: [String] = []
+            /// The fingerprints of the open alerts that inhibit it.
+            public var inhibitedBy: [String]
 
-            public init(state: State, silencedBy: [String]) {
+            public init(state: State, silencedBy: [String], inhibitedBy: [String] = []) {
                 self.state = state
                 self.silencedBy = silencedBy
+                self.inhibitedBy = inhibitedBy
             }
         }
 

@@ -25,16 +25,6 @@ import Testing
         return daemon
     }
 
-    /// Polls `condition` until it holds or `timeout` passes.
-    static func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     static func deliveryStates(_ daemon: TestDaemon, _ id: String) async throws -> [String] {
         let deliveries = try await daemon.show(id)["deliveries"] as? [[String: Any]] ?? []
         return deliveries.compactMap { $0["state"] as? String }
@@ -69,7 +59,7 @@ import Testing
 
         // The receiver got it, and `show` reports the delivery as delivered.
         #expect(await receiver.wait { $0.contains { $0.alertID == id } })
-        #expect(try await Self.eventually { try await Self.deliveryStates(daemon, id) == ["delivered"] })
+        #expect(try await eventually { try await Self.deliveryStates(daemon, id) == ["delivered"] })
         let show = try await daemon.alertctl(["show", id])
         #expect(show.exitCode == 0)
         let text = show.stdout
@@ -222,7 +212,7 @@ import Testing
         let daemon = try await Self.daemon(for: receiver)
         let id = try await daemon.send(["title": "Flaky receiver"])
         // 404 is permanent: the delivery dies on the first attempt.
-        #expect(try await Self.eventually { try await Self.deliveryStates(daemon, id) == ["dead"] })
+        #expect(try await eventually { try await Self.deliveryStates(daemon, id) == ["dead"] })
         let dead = try await daemon.alertctl(["show", id])
         #expect(dead.stdout.contains("Deliveries:\n  hook  dead  1 attempt  gave up 20"))
         #expect(dead.stdout.contains("\n        last error: "))
@@ -231,7 +221,7 @@ import Testing
         #expect(replay.exitCode == 0, "\(replay.stderr)")
         #expect(replay.stdout == "replayed 1 delivery\n")
         #expect(await receiver.wait { $0.count == 2 })
-        #expect(try await Self.eventually { try await Self.deliveryStates(daemon, id) == ["delivered"] })
+        #expect(try await eventually { try await Self.deliveryStates(daemon, id) == ["delivered"] })
 
         let nothing = try await daemon.alertctl(["replay", "--dead"])
         #expect(nothing.exitCode == 0)

@@ -180,7 +180,7 @@ import Glibc
         let cancelID = try await toCancel.firstLine()
         #expect(try await daemon.alertctl(["cancel", cancelID, "--comment", "not today"]).exitCode == 0)
         // `--json` prints nothing until the end: find the alert by its dedup key, once it is there.
-        #expect(await AlertctlClientTests.eventually(timeout: .seconds(15)) {
+        #expect(await eventually(.seconds(15)) {
             (try? await daemon.alertctl(["resolve", "--dedup-key", "disk"]).exitCode) == 0
         })
 
@@ -219,7 +219,7 @@ import Glibc
         #expect(watch.stdout.contains("│ Deploy to prod?"))
         #expect(watch.stdout.contains("▸ Deploy   alertctl confirm \(id)"))
         try watch.type("y")
-        #expect(try await AlertctlClientTests.eventually(timeout: .seconds(10)) {
+        #expect(try await eventually(.seconds(10)) {
             try await daemon.show(id)["state"] as? String == "confirmed"
         })
         let decision = try #require(try await daemon.show(id)["decision"] as? [String: Any])
@@ -286,13 +286,13 @@ import Glibc
             }
         }
         defer { reader.cancel() }
-        #expect(await AlertctlClientTests.eventually(timeout: .seconds(10)) {
+        #expect(await eventually(.seconds(10)) {
             seen.withLock { $0.contains { $0.2.rawValue == before } }
         })
         await daemon.kill9()
         try await daemon.start()
         let after = try await daemon.send(["title": "after the restart"])
-        #expect(await AlertctlClientTests.eventually(timeout: .seconds(15)) {
+        #expect(await eventually(.seconds(15)) {
             seen.withLock { $0.contains { $0.1 == "alert.created" && $0.2.rawValue == after } }
         })
         #expect(connections.withLock { $0 } == [false, true])

@@ -57,12 +57,7 @@ actor ScriptedPresenter: AlertPresenter {
     }
 
     func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("condition not met within \(timeout)")
+        if try await !eventually(timeout, every: .milliseconds(10), condition) { Issue.record("condition not met within \(timeout)") }
     }
 
     @Test func retriesWithBackoffUntilDelivered() async throws {

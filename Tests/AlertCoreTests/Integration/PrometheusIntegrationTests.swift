@@ -69,16 +69,6 @@ import Glibc
         return text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
     }
 
-    /// Polls `condition` every 100 ms for up to `timeout`.
-    func eventually(_ timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
-    }
-
     static func rules(firing: Bool) -> String {
         """
         groups:
@@ -147,7 +137,7 @@ import Glibc
         #expect(spec["dedup_key"] as? String == LabelFingerprint(["alertname": "AlwaysFiring", "severity": "critical"]).description)
 
         // Several evaluations and re-sends later: still one alert, one delivery.
-        let resent = try await eventually {
+        let resent = try await eventually(.seconds(30)) {
             try await metric(d, #"alertd_alerts_deduplicated_total{front_door="alertmanager_api"}"#) ?? 0 >= 3
         }
         #expect(resent, "Prometheus did not re-send; its log:\n\(prometheus.log)")
@@ -158,7 +148,7 @@ import Glibc
         // The rule stops firing: Prometheus sends it resolved.
         try Self.rules(firing: false).write(toFile: rulesPath, atomically: true, encoding: .utf8)
         prometheus.signal(SIGHUP)
-        let resolved = try await eventually {
+        let resolved = try await eventually(.seconds(30)) {
             try await alerts(d, "label=alertname=AlwaysFiring").first?["state"] as? String == "resolved"
         }
         #expect(resolved, "not resolved; prometheus log:\n\(prometheus.log)")
@@ -326,7 +316,7 @@ import Glibc
 
         let ended = UTCTimestamp.iso8601(Date())
         #expect(try await ExternalProgram.send("POST", am + "/api/v2/alerts", json: "[\(alert), \"endsAt\": \"\(ended)\"}]").status == 200)
-        let resolved = try await eventually {
+        let resolved = try await eventually(.seconds(30)) {
             try await alerts(d, "label=alertname=DiskFull").first?["state"] as? String == "resolved"
         }
         #expect(resolved, "alertmanager log:\n\(alertmanager.log)")

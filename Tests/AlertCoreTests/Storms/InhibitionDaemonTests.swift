@@ -31,8 +31,7 @@ import Testing
         let closesFirst = try await d.send(["title": "disk full on a", "labels": ["alertname": "DiskFull", "instance": "a"]])
         #expect(await sink.wait { $0.contains { $0.alertID == other } }, "another instance is not inhibited (equal labels differ)")
         // Stored and shown, held under the source.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline, try await delivery(d, held)["silenced_by"] == nil { try await Task.sleep(for: .milliseconds(25)) }
+        _ = try await eventually { try await delivery(d, held)["silenced_by"] != nil }
         let heldDelivery = try await delivery(d, held)
         #expect(heldDelivery["state"] as? String == "pending")
         #expect(heldDelivery["silenced_by"] as? String == "inhibit:\(source)")
@@ -48,6 +47,51 @@ import Testing
         #expect(!sink.entries.contains { $0.alertID == closesFirst })
         #expect(try await delivery(d, closesFirst)["state"] as? String == "silenced")
         #expect(sink.entries.filter { $0.alertID == held }.count == 1)
+    }
+
+    /// Alertmanager's alert list shows who inhibits whom, and a reload that
+    /// changes the rules screens the held deliveries again at once.
+    @Test func alertmanagerShowsInhibitedByAndAReloadReleasesHeldTargets() async throws {
+        let rule: [String: Any] = [
+            "source_matchers": ["alertname=\"SwitchDown\""], "target_matchers": ["alertname=\"NodeDown\""], "equal": ["rack"],
+        ]
+        let presenters = ["sink": ["type": "test", "record": "presented.jsonl"]]
+        let d = try TestDaemon(config: ["presenters": presenters])
+        let sink = TestPresenterLog(d)
+        try await d.start()
+        let source = try await d.send(["title": "switch down", "labels": ["alertname": "SwitchDown", "rack": "7"]])
+        #expect(await sink.wait { $0.contains { $0.alertID == source } })
+
+        // A rule added by reload holds the targets that arrive after it.
+        try await d.reload(["presenters": presenters, "inhibit": [rule]])
+        let held = try await d.send(["title": "node 1 down", "labels": ["alertname": "NodeDown", "rack": "7", "instance": "n1"]])
+        let free = try await d.send(["title": "node 2 down", "labels": ["alertname": "NodeDown", "rack": "8", "instance": "n2"]])
+        #expect(await sink.wait { $0.contains { $0.alertID == free } })
+        _ = try await eventually { try await delivery(d, held)["silenced_by"] != nil }
+        #expect(try await delivery(d, held)["silenced_by"] as? String == "inhibit:\(source)")
+
+        // Alertmanager's view: the target is suppressed and names the source's fingerprint.
+        let listed = try #require(try JSONSerialization.jsonObject(with: try await d.request("GET", "/api/v2/alerts").body) as? [[String: Any]])
+        func entry(_ alertname: String, rack: String) -> [String: Any]? {
+            listed.first { let labels = $0["labels"] as? [String: String]; return labels?["alertname"] == alertname && labels?["rack"] == rack }
+        }
+        let sourceEntry = try #require(entry("SwitchDown", rack: "7"))
+        let heldStatus = try #require(entry("NodeDown", rack: "7")?["status"] as? [String: Any])
+        #expect(heldStatus["state"] as? String == "suppressed")
+        #expect(heldStatus["inhibitedBy"] as? [String] == [try #require(sourceEntry["fingerprint"] as? String)])
+        #expect(heldStatus["silencedBy"] as? [String] == [])
+        let freeStatus = try #require(entry("NodeDown", rack: "8")?["status"] as? [String: Any])
+        #expect(freeStatus["state"] as? String == "active")
+        #expect(freeStatus["inhibitedBy"] as? [String] == [])
+        let onlyInhibited = try JSONSerialization.jsonObject(with: try await d.request("GET", "/api/v2/alerts?inhibited=false").body) as? [[String: Any]]
+        #expect(onlyInhibited?.count == 2, "inhibited=false drops the held alert only")
+
+        // Removing the rule by reload delivers the held target now, not at the hourly recheck.
+        try await d.reload(["presenters": presenters])
+        #expect(await sink.wait(timeout: .seconds(5)) { $0.contains { $0.alertID == held } })
+        #expect(sink.entries.filter { $0.alertID == held }.count == 1)
+        let after = try #require(try JSONSerialization.jsonObject(with: try await d.request("GET", "/api/v2/alerts").body) as? [[String: Any]])
+        #expect(after.allSatisfy { ($0["status"] as? [String: Any])?["state"] as? String == "active" })
     }
 
     @Test func aFoldedResendIsCountedAndShown() async throws {

@@ -32,4 +32,5 @@ struct FailingAlertStore: AlertStore {
     func nextGroupDueTime() async throws(StoreError) -> Date? { throw error }
     func groups() async throws(StoreError) -> [AlertGroup] { throw error }
     func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? { throw error }
+    func releaseInhibited(now: Date) async throws(StoreError) { throw error }
 }
