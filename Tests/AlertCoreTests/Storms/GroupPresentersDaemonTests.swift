@@ -61,10 +61,10 @@ struct GroupPresentersDaemonTests {
 
         // One notification each, after group_wait.
         for receiver in [slack, matrix, hook] { #expect(await receiver.wait(for: 1, timeout: .seconds(15))) }
-        #expect(await Self.wait { (try? smtp.mails().count) ?? 0 >= 1 })
+        #expect(await eventually(.seconds(15)) { (try? smtp.mails().count) ?? 0 >= 1 })
         try await Task.sleep(for: .milliseconds(500))
         #expect(slack.received.count == 1 && matrix.received.count == 1 && hook.received.count == 1)
-        let first = Self.blocks(slack.received[0])
+        let first = SlackPresenterTests.blocks(slack.received[0])
         #expect(first[0]["text"]["text"].string?.contains("[FIRING:200] alertname=NodeDown") == true)
         let buttons = first.filter { $0["type"].string == "actions" }.flatMap { $0["elements"].array.compactMap { J($0)["url"].string } }
         #expect(buttons.count == 2 && buttons.allSatisfy { $0.contains("/actions/confirm") }, "\(buttons)")
@@ -81,10 +81,10 @@ struct GroupPresentersDaemonTests {
 
         // Every alert resolves: one resolution each, in the thread.
         for id in ids { #expect(try await d.request("POST", "/v1/alerts/\(id)/resolve", json: [String: Any]()).status == 200) }
-        #expect(await Self.wait { hook.received.contains { J($0.json)["group"]["reason"].string == "resolved" } })
-        #expect(await Self.wait { slack.received.contains { Self.blocks($0).first?["text"]["text"].string?.contains("[RESOLVED]") == true } })
-        #expect(await Self.wait { matrix.received.contains { J($0.json)["body"].string?.hasPrefix("[RESOLVED]") == true } })
-        #expect(await Self.wait { (try? smtp.mails().contains { $0.header("subject")?.hasPrefix("Re: [RESOLVED]") == true }) == true })
+        #expect(await eventually(.seconds(15)) { hook.received.contains { J($0.json)["group"]["reason"].string == "resolved" } })
+        #expect(await eventually(.seconds(15)) { slack.received.contains { SlackPresenterTests.blocks($0).first?["text"]["text"].string?.contains("[RESOLVED]") == true } })
+        #expect(await eventually(.seconds(15)) { matrix.received.contains { J($0.json)["body"].string?.hasPrefix("[RESOLVED]") == true } })
+        #expect(await eventually(.seconds(15)) { (try? smtp.mails().contains { $0.header("subject")?.hasPrefix("Re: [RESOLVED]") == true }) == true })
 
         for r in slack.received + matrix.received + hook.received { #expect(r.problems.isEmpty, "\(r.problems)") }
         #expect(slack.received.dropFirst().allSatisfy { J($0.json)["thread_ts"].string == SlackPresenterTests.ts })
@@ -101,16 +101,5 @@ struct GroupPresentersDaemonTests {
         let counts = (slack.received.count, matrix.received.count, hook.received.count, mails.count)
         try await Task.sleep(for: .seconds(4))
         #expect((slack.received.count, matrix.received.count, hook.received.count, try smtp.mails().count) == counts)
-    }
-
-    static func blocks(_ got: ServiceReceiver.Received) -> [J] { J(got.json)["attachments"][0]["blocks"].array.map(J.init) }
-
-    static func wait(timeout: Duration = .seconds(15), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
     }
 }
