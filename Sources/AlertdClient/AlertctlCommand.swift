@@ -18,7 +18,7 @@ public struct AlertctlCommand: CLICommand {
         subcommands: [
             ValidateCommand.self, RenderCommand.self, SendCommand.self, ListCommand.self, ShowCommand.self,
             ActionDecisionCommand<ConfirmDecision>.self, ActionDecisionCommand<CancelDecision>.self, ResolveCommand.self, WatchCommand.self, ReplayCommand.self,
-            SilenceCommand.self, CompletionCommand.self,
+            SilenceCommand.self, GroupsCommand.self, CompletionCommand.self,
         ],
         manual: manual)
 

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 extension Duration {
     /// `1.5s`, `250ms`: for messages.
     package var alertdDescription: String {
@@ -18,5 +20,14 @@ extension Duration {
     package var seconds: Double {
         let c = components
         return Double(c.seconds) + Double(c.attoseconds) / 1e18
+    }
+
+    /// How long to sleep for `date` to have come, at most `cap` (a loop
+    /// that sleeps so also wakes now and then to prove it lives): a
+    /// millisecond past it, so that waking finds it due; zero once it has.
+    package static func until(_ date: Date, atMost cap: Duration) -> Duration {
+        let delta = date.timeIntervalSinceNow
+        guard delta > 0 else { return .zero }
+        return .milliseconds(Int64(min(delta, cap.seconds) * 1000) + 1)
     }
 }

@@ -366,6 +366,34 @@ extension ConsoleAssets {
         await draw();
       }
 
+      // One group of alerts (what a group notification's console link opens).
+
+      async function groupPage(id) {
+        const list = el("ul", { class: "cards", id: "group-members" });
+        const head = el("div", { id: "group-head" });
+        put($("view"), el("p", {}, el("a", { href: "#/", text: "← All alerts" })), head, list);
+        const draw = async () => {
+          let g;
+          try {
+            g = await api("GET", "/v1/groups/" + encodeURIComponent(id));
+          } catch (e) {
+            put(head, el("h1", { text: "Group not found" }),
+              el("p", { text: e.status === 404 ? "No open group has the id " + id + "; it ends once all its alerts have closed." : e.message }));
+            put(list);
+            return;
+          }
+          const labels = Object.keys(g.labels).sort().map((k) => k + "=" + g.labels[k]).join(" ");
+          put(head, el("h1", { text: "Group " + (labels || g.route) }),
+            el("p", { class: "meta", text: g.open_alerts + " open of " + g.members.length + " · route " + g.route +
+              " · next due " + time(g.next_due_at) + (g.notified_at ? " · last notified " + time(g.notified_at) : "") }),
+            el("ul", { class: "told" }, (g.told || []).map((t) => el("li", {}, el("strong", { text: t.presenter }),
+              ": notification " + t.sequence + " at " + time(t.at) + ", " + t.alerts + " alerts listed"))));
+          put(list, ...g.members.map((a) => alertCard(a)));
+        };
+        render = () => {};
+        await draw();
+      }
+
       // Silences, through the Alertmanager API alertd serves.
 
       async function silencesPage() {
@@ -421,10 +449,11 @@ extension ConsoleAssets {
         if (!me) return;
         const hash = location.hash || "#/";
         for (const [link, prefix] of [["nav-alerts", "#/"], ["nav-dead", "#/dead"], ["nav-silences", "#/silences"]]) {
-          const current = prefix === "#/" ? (hash === "#/" || hash.startsWith("#/alert/")) : hash.startsWith(prefix);
+          const current = prefix === "#/" ? (hash === "#/" || hash.startsWith("#/alert/") || hash.startsWith("#/group/")) : hash.startsWith(prefix);
           if (current) $(link).setAttribute("aria-current", "page"); else $(link).removeAttribute("aria-current");
         }
         const show = hash.startsWith("#/alert/") ? () => alertPage(decodeURIComponent(hash.slice(8)))
+          : hash.startsWith("#/group/") ? () => groupPage(decodeURIComponent(hash.slice(8)))
           : hash === "#/dead" ? deadPage : hash === "#/silences" ? silencesPage : listPage;
         Promise.resolve(show()).catch((e) => put($("view"), el("p", { class: "error", text: e.message })));
         $("main").focus({ preventScroll: true });

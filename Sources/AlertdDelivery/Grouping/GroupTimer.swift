@@ -80,8 +80,7 @@ public actor GroupTimer: Service {
     /// Until the soonest group is due, at most a tick; nothing open, a tick.
     private func nextWait() async -> Duration {
         guard let next = try? await store.nextGroupDueTime() else { return tick }
-        let delta = next.timeIntervalSinceNow
-        if delta <= 0 { return .milliseconds(5) }
-        return .milliseconds(Int64(min(delta, tick.seconds) * 1000) + 1)
+        // Due yet not flushed (another node holds the lock): soon again, not at once.
+        return max(Duration.until(next, atMost: tick), .milliseconds(100))
     }
 }

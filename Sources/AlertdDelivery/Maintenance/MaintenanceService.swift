@@ -104,8 +104,7 @@ public actor MaintenanceService: Service {
     /// due but untouched (or unreadable) waits a tick rather than spin.
     private func nextWait(afterWork didWork: Bool) async -> Duration {
         guard let next = try? await store.nextMaintenanceTime() else { return tick }
-        let delta = next.timeIntervalSinceNow
-        if delta <= 0 { return didWork ? .zero : tick }
-        return .milliseconds(Int64(min(delta, tick.seconds) * 1000) + 1)
+        let wait = Duration.until(next, atMost: tick)
+        return wait == .zero && !didWork ? tick : wait
     }
 }

@@ -251,6 +251,8 @@ import Testing
                                       them.
               silence                 Hold back the deliveries of matching alerts: add, list
                                       and expire silences.
+              groups                  List the open groups of alerts that grouped routes
+                                      formed.
               completion              Print a shell completion script.
               help                    Show subcommand help information.
 

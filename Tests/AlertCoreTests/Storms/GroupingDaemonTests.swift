@@ -179,6 +179,13 @@ import Glibc
         #expect(Set(notes.compactMap(\.groupID)).count == 10)
         #expect(notes.allSatisfy { $0.reason == "first" && $0.firing == 10 })
         #expect(direct.notes.count == 5)
+        // alertctl lists them: a header and one line per group.
+        let listed = try await d.alertctl(["groups"])
+        #expect(listed.exitCode == 0)
+        let lines = listed.stdout.split(separator: "\n")
+        #expect(lines.count == 11, "\(listed.stdout)")
+        #expect(lines.first?.hasPrefix("ID") == true)
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("g-") && $0.contains("storms") && $0.contains("alertname=DiskFull rack=r") })
     }
 
     @Test func aNewAlertAfterTheFirstNotificationIsOneChangeNoSoonerThanTheGroupInterval() async throws {
