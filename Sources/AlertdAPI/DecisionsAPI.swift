@@ -38,7 +38,10 @@ public struct DecisionsAPI: Sendable {
         }
     }
 
-    package func decide(_ request: APIRequest, id raw: String, _ outcome: AlertState, actor: String? = nil) async throws(APIError) -> HTTPResponse {
+    /// Decides `raw` for the caller, or for `actor` (and the `recipient` a
+    /// signed link names) when a link, not a token, is the credential.
+    package func decide(_ request: APIRequest, id raw: String, _ outcome: AlertState, actor: String? = nil,
+                        recipient: String? = nil) async throws(APIError) -> HTTPResponse {
         guard let id = AlertID(raw) else { throw .alertNotFound(id: raw) }
         var comment: String?
         if !request.http.body.isEmpty {
@@ -53,9 +56,9 @@ public struct DecisionsAPI: Sendable {
             }
         }
         let actor = actor ?? request.caller.name
-        let problems = AlertDecision.textProblems(comment: comment, actor: actor)
+        let problems = AlertDecision.textProblems(comment: comment, actor: actor, recipient: recipient)
         guard problems.isEmpty else { throw .invalidDecision(problems) }
-        let decision = AlertDecision(outcome: outcome, actor: actor, at: Date(), comment: comment)
+        let decision = AlertDecision(outcome: outcome, actor: actor, at: Date(), comment: comment, recipient: recipient)
         switch try await APIError.storeCall(await store.decide(id, decision)) {
         case .notFound:
             throw .alertNotFound(id: raw)
@@ -66,7 +69,7 @@ public struct DecisionsAPI: Sendable {
                 id: alert.id, state: alert.state, decision: alert.decision, handlerDeliveryID: handler?.rawValue))
         case .alreadyDecided(let alert):
             // Not thrown: the answer adds the alert as it stands to the error body.
-            let by = alert.decision.map { " by \($0.actor) at \(Logger.timestamp($0.at))" } ?? ""
+            let by = alert.decision.map { " \($0.byline) at \(Logger.timestamp($0.at))" } ?? ""
             return APIRepresentation.json(APIRepresentation.DecisionConflict(
                 error: .init(code: "already_decided", message: "Alert \(alert.id) is already \(alert.state.rawValue)\(by); the first decision stands.", details: nil),
                 alert: APIRepresentation.DecisionResult(id: alert.id, state: alert.state, decision: alert.decision)), status: 409)
@@ -89,9 +92,10 @@ public struct DecisionsAPI: Sendable {
         return try await decide(forwarded, id: id.rawValue, .resolved)
     }
 
-    /// The alert and action a link names, if its signature and expiry hold.
+    /// The alert, action and recipient (nil for a link that names none) a
+    /// link names, if its signature and expiry hold.
     package func verifiedLink(_ request: HTTPRequest, id raw: String, action rawAction: String) throws(APIError)
-        -> (id: AlertID, action: ActionKind) {
+        -> (id: AlertID, action: ActionKind, recipient: String?) {
         guard let action = ActionKind(rawValue: rawAction) else {
             throw .notFound("Actions are `confirm` and `cancel`.")
         }
@@ -99,22 +103,24 @@ public struct DecisionsAPI: Sendable {
             throw APIError(status: 404, code: "action_links_disabled", message: "Action links are off: set api.public_url in alertd's config.")
         }
         guard let id = AlertID(raw) else { throw Self.invalidLink("The link names no valid alert.") }
-        if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token")) {
+        let recipient = request.queryValue("to")
+        if let refusal = links.refusal(id: id, action: action, expires: request.queryValue("expires"), token: request.queryValue("token"),
+                                       recipient: recipient) {
             throw Self.invalidLink(refusal)
         }
-        return (id, action)
+        return (id, action, recipient)
     }
 
     /// A signed link's check; the decision itself goes through `decide`.
     package func actionLink(_ request: APIRequest, id raw: String, action rawAction: String) async throws(APIError) -> HTTPResponse {
-        let action = try verifiedLink(request.http, id: raw, action: rawAction).action
+        let (_, action, recipient) = try verifiedLink(request.http, id: raw, action: rawAction)
         var plain = request
         plain.http.body = Data()
         // The page's own button posts a form: answer a browser with a page, not JSON.
         let wantsPage = request.http.headers["Accept"]?.contains("text/html") == true
         let status: Int
         do throws(APIError) {
-            let answer = try await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: "link")
+            let answer = try await decide(plain, id: raw, action == .confirm ? .confirmed : .cancelled, actor: Self.linkActor, recipient: recipient)
             guard wantsPage else { return answer }
             status = answer.status
         } catch {
@@ -132,14 +138,14 @@ public struct DecisionsAPI: Sendable {
     /// GET on a link shows what it will do and a button that POSTs: link
     /// previews in chat apps fetch URLs, and a fetch must not decide.
     package func actionPage(_ request: HTTPRequest, id raw: String, action rawAction: String) async throws(APIError) -> HTTPResponse {
-        let (id, action) = try verifiedLink(request, id: raw, action: rawAction)
+        let (id, action, recipient) = try verifiedLink(request, id: raw, action: rawAction)
         guard let record = try await APIError.storeCall(await store.record(id: id)) else { throw .alertNotFound(id: raw) }
         let alert = record.alert
         let label = alert.spec.action(action)?.label ?? action.rawValue
         let html = """
             <!doctype html><html><head><meta charset="utf-8"><title>\(Self.escape(alert.spec.title))</title></head><body>
             <h1>\(Self.escape(alert.spec.title))</h1><p>\(Self.escape(alert.spec.message ?? ""))</p>
-            <p>State: \(alert.state.rawValue)</p>
+            <p>State: \(alert.state.rawValue)</p>\(recipient.map { "\n<p>This link was sent to \(Self.escape($0)); deciding with it records that address.</p>" } ?? "")
             \(alert.state == .open ? "<form method=\"post\"><button type=\"submit\">\(Self.escape(label))</button></form>" : "<p>Already decided.</p>")
             </body></html>
             """
@@ -160,6 +166,9 @@ public struct DecisionsAPI: Sendable {
             "Referrer-Policy": "no-referrer",
         ], body: Data(html.utf8))
     }
+
+    /// The actor a decision by action link records.
+    package static let linkActor = "link"
 
     package static func invalidLink(_ message: String) -> APIError {
         APIError(status: 403, code: "invalid_action_link", message: message)

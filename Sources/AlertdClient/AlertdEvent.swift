@@ -43,7 +43,8 @@ public struct AlertdEvent: Sendable, Equatable {
     /// `alert.resolved`: the decision the event records.
     public var decision: AlertDecision? {
         guard let outcome = kind?.closedState else { return nil }
-        return AlertDecision(outcome: outcome, actor: fields["actor"] ?? "alertd", at: date ?? Date(), comment: fields["comment"])
+        return AlertDecision(outcome: outcome, actor: fields["actor"] ?? "alertd", at: date ?? Date(), comment: fields["comment"],
+                             recipient: fields["recipient"])
     }
 
     /// One JSON object per line for `watch --json`: the data with the

@@ -110,7 +110,11 @@ enum PostgresSchema {
         ALTER TABLE alerts ADD COLUMN repeat_count BIGINT NOT NULL DEFAULT 0;
         ALTER TABLE alerts ADD COLUMN last_seen_at BIGINT;
         """,
-        // 4: groups of alerts, as SQLite's 10.
+        // 4: the recipient of the action link that decided, as SQLite's 10.
+        """
+        ALTER TABLE alerts ADD COLUMN decided_recipient TEXT;
+        """,
+        // 5: groups of alerts, as SQLite's 11.
         """
         CREATE TABLE alert_groups (
             id           TEXT PRIMARY KEY,

@@ -45,9 +45,13 @@ struct PostgresStoreTransaction: StoreTransaction {
     }
 
     func close(_ alert: Alert) throws(PostgresError) {
-        try conn.query("UPDATE alerts SET state = $1, decided_by = $2, decided_at = $3, comment = $4, updated_at = $5 WHERE id = $6", [
+        try conn.query("""
+            UPDATE alerts SET state = $1, decided_by = $2, decided_at = $3, comment = $4, decided_recipient = $5, updated_at = $6
+            WHERE id = $7
+            """, [
             .text(alert.state.rawValue), .optional(alert.decision?.actor), .optional(alert.decision.map { StoreCoding.millis($0.at) }),
-            .optional(alert.decision?.comment), .integer(StoreCoding.millis(alert.updatedAt)), .text(alert.id.rawValue),
+            .optional(alert.decision?.comment), .optional(alert.decision?.recipient), .integer(StoreCoding.millis(alert.updatedAt)),
+            .text(alert.id.rawValue),
         ])
     }
 
@@ -241,7 +245,8 @@ extension StoreCoding.AlertRow {
         self.init(id: row.text(column), spec: row.text(column + 1), state: row.text(column + 2), created: row.int(column + 3),
                   updated: row.int(column + 4), decidedBy: row.optionalText(column + 5), decidedAt: row.optionalInt(column + 6),
                   comment: row.optionalText(column + 7), resolvesAt: row.optionalInt(column + 8),
-                  repeatCount: row.int(column + 9), lastSeenAt: row.optionalInt(column + 10))
+                  repeatCount: row.int(column + 9), lastSeenAt: row.optionalInt(column + 10),
+                  decidedRecipient: row.optionalText(column + 11))
     }
 }
 

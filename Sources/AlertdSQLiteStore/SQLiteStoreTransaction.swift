@@ -44,10 +44,11 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     func close(_ alert: Alert) throws(SQLiteError) {
         try conn.statement("""
-            UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, updated_at = ? WHERE id = ?
+            UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, decided_recipient = ?, updated_at = ? WHERE id = ?
             """).run([
                 .text(alert.state.rawValue), .optional(alert.decision?.actor), .optional(alert.decision.map { StoreCoding.millis($0.at) }),
-                .optional(alert.decision?.comment), .integer(StoreCoding.millis(alert.updatedAt)), .text(alert.id.rawValue),
+                .optional(alert.decision?.comment), .optional(alert.decision?.recipient), .integer(StoreCoding.millis(alert.updatedAt)),
+                .text(alert.id.rawValue),
             ])
     }
 

@@ -8,7 +8,8 @@ extension StoreCoding.AlertRow {
         self.init(id: row.text(column), spec: row.text(column + 1), state: row.text(column + 2), created: row.int(column + 3),
                   updated: row.int(column + 4), decidedBy: row.optionalText(column + 5), decidedAt: row.optionalInt(column + 6),
                   comment: row.optionalText(column + 7), resolvesAt: row.optionalInt(column + 8),
-                  repeatCount: row.int(column + 9), lastSeenAt: row.optionalInt(column + 10))
+                  repeatCount: row.int(column + 9), lastSeenAt: row.optionalInt(column + 10),
+                  decidedRecipient: row.optionalText(column + 11))
     }
 }
 

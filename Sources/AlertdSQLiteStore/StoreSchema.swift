@@ -155,7 +155,12 @@ package enum StoreSchema {
         ALTER TABLE alerts ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE alerts ADD COLUMN last_seen_at INTEGER;
         """,
-        // 10: groups of alerts (a grouped route's `group_by`), their
+        // 10: the address the action link that decided an alert was sent
+        // to, when its presenter knew one (the link signs it).
+        """
+        ALTER TABLE alerts ADD COLUMN decided_recipient TEXT;
+        """,
+        // 11: groups of alerts (a grouped route's `group_by`), their
         // members, their timers and what each presenter was last told; a
         // group notification's delivery keeps what it says.
         """

@@ -15,18 +15,19 @@ package enum StoreCoding {
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// The columns `alert(from:)` reads, in order.
-    package static let alertColumns = "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at, repeat_count, last_seen_at"
+    package static let alertColumns =
+        "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at, repeat_count, last_seen_at, decided_recipient"
 
     /// The raw columns of one alert row, read while the connection is held
     /// and decoded after it is released.
     package struct AlertRow: Sendable {
         package var id: String, spec: String, state: String, created: Int64, updated: Int64
         package var decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?
-        package var repeatCount: Int64, lastSeenAt: Int64?
+        package var repeatCount: Int64, lastSeenAt: Int64?, decidedRecipient: String?
 
         package init(id: String, spec: String, state: String, created: Int64, updated: Int64,
                      decidedBy: String?, decidedAt: Int64?, comment: String?, resolvesAt: Int64?,
-                     repeatCount: Int64, lastSeenAt: Int64?) {
+                     repeatCount: Int64, lastSeenAt: Int64?, decidedRecipient: String?) {
             self.id = id
             self.spec = spec
             self.state = state
@@ -38,6 +39,7 @@ package enum StoreCoding {
             self.resolvesAt = resolvesAt
             self.repeatCount = repeatCount
             self.lastSeenAt = lastSeenAt
+            self.decidedRecipient = decidedRecipient
         }
     }
 
@@ -49,7 +51,7 @@ package enum StoreCoding {
         }
         var decision: AlertDecision?
         if state != .open, let by = row.decidedBy, let at = row.decidedAt {
-            decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment)
+            decision = AlertDecision(outcome: state, actor: by, at: date(at), comment: row.comment, recipient: row.decidedRecipient)
         }
         return Alert(id: id, spec: decoded, state: state, createdAt: date(row.created), updatedAt: date(row.updated), decision: decision,
                      resolvesAt: row.resolvesAt.map(date),

@@ -127,6 +127,7 @@ package enum StoreRules {
         }
         var data = ["actor": decision.actor]
         if let comment = decision.comment { data["comment"] = comment }
+        if let recipient = decision.recipient { data["recipient"] = recipient }
         if let handler { data["handler_delivery_id"] = handler.rawValue }
         // Presenters that showed the alert are told it closed. One still
         // pending or retrying is told once it has shown it (``delivered``);

@@ -35,7 +35,7 @@ public struct AlertFollowUp: Sendable, Equatable {
         case .open: "Reopened"
         }
         switch outcome {
-        case .confirmed, .cancelled: return "\(verb) by \(decision.actor)"
+        case .confirmed, .cancelled: return "\(verb) \(decision.byline)"
         default: return verb
         }
     }

@@ -86,8 +86,9 @@ extension ConsoleAssets {
 
       function decisionText(d) {
         if (!d) return "";
-        let text = d.outcome + (d.outcome === "expired" ? "" : " by " + d.actor) + " at " + time(d.at);
-        return text;
+        // As AlertDecision.byline says it: a link sent to a known address names that address.
+        const by = d.recipient ? " via " + d.actor + " by " + d.recipient : " by " + d.actor;
+        return d.outcome + (d.outcome === "expired" ? "" : by) + " at " + time(d.at);
       }
 
       function setLive(text) { $("live").textContent = text; }

@@ -58,7 +58,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
                 URLQueryItem(name: "alert_id", value: alert.id.rawValue),
                 URLQueryItem(name: "decision", value: decision.outcome.rawValue),
                 URLQueryItem(name: "by", value: decision.actor),
-            ]
+            ] + (decision.recipient.map { [URLQueryItem(name: "recipient", value: $0)] } ?? [])
             url = c?.string ?? url
             payload = nil
             headers.remove("Content-Type")

@@ -336,8 +336,7 @@ public actor Dispatcher: Service {
         let retry = self.retry
         let log = self.log
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
-        let actionLinks = d.kind.action == nil && claimed.alert.state == .open
-            ? links?.links(for: claimed.alert) ?? [:] : [:]
+        let actionLinks = d.kind.action == nil && claimed.alert.state == .open ? links?.delivering(claimed.alert) : nil
         let notification = claimed.group.map { snapshot in
             var n = snapshot.notification
             if let links {
@@ -349,7 +348,8 @@ public actor Dispatcher: Service {
             return n
         }
         tasks[d.id] = Task {
-            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, actionLinks: notification == nil ? actionLinks : [:],
+            // A group notification's links are per listed alert, in the notification.
+            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: notification == nil ? actionLinks : nil,
                                           followUp: followUp, thread: claimed.group?.thread)
             let outcome: PresentationOutcome
             var thread: String?

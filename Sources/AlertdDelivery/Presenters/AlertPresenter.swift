@@ -39,8 +39,13 @@ public struct DeliveryContext: Sendable, Equatable {
     /// 1 for the first try.
     public var attempt: Int
     /// Where a person can decide each action without alertctl, when the
-    /// daemon has signed links to offer.
+    /// daemon has signed links to offer. These name no recipient: a
+    /// presenter that knows the address it sends to asks for
+    /// ``addressed(to:)`` instead, so a decision records that address.
     public var actionLinks: [ActionKind: String]
+    /// What signs `actionLinks` again for one recipient; nil when the links
+    /// are fixed (previews, tests) or there are none.
+    public var linkSigning: ActionLinks?
     /// Set when this delivery is a follow-up: how the alert closed, and
     /// which delivery showed it. Nil for the alert itself.
     public var followUp: AlertFollowUp?
@@ -58,6 +63,27 @@ public struct DeliveryContext: Sendable, Equatable {
         self.actionLinks = actionLinks
         self.followUp = followUp
         self.thread = thread
+    }
+
+    /// A delivery whose links are signed as `links` makes them, recipient
+    /// by recipient on request.
+    public init(deliveryID: DeliveryID, attempt: Int = 1, links: ActionLinks?, followUp: AlertFollowUp? = nil, thread: String? = nil) {
+        self.init(deliveryID: deliveryID, attempt: attempt, actionLinks: links?.links() ?? [:], followUp: followUp, thread: thread)
+        linkSigning = links
+    }
+
+    /// Whether ``addressed(to:)`` gives each recipient links of its own.
+    public var signsPerRecipient: Bool { linkSigning != nil && !actionLinks.isEmpty }
+
+    /// This delivery as sent to `recipient` (an e-mail address, a chat):
+    /// its action links name the recipient inside what they sign, so the
+    /// decision one of them takes records who it was sent to. Unchanged
+    /// when the links cannot be signed again (see ``signsPerRecipient``).
+    public func addressed(to recipient: String) -> DeliveryContext {
+        guard let linkSigning, signsPerRecipient else { return self }
+        var addressed = self
+        addressed.actionLinks = linkSigning.links(for: recipient)
+        return addressed
     }
 }
 

@@ -139,6 +139,10 @@ enum ConsoleBrowserScript {
             raise SystemExit("the decision buttons are still shown on a decided alert")
         shot("alert-decided-1280.png", 1280)
 
+        step("a decision by an action link names the address the link was sent to")
+        driver.get(base + "/ui/#/alert/" + cfg["link_alert"])
+        wait.until(EC.text_to_be_present_in_element((By.ID, "decision"), "confirmed via link by carol@example.com"))
+
         step("a page on another origin cannot make the browser decide")
         target = alertctl("send", "--title", "Restart nginx on web-1?", "--severity", "error", "--label", "host=web-1",
                           "--confirm", "Restart=" + cfg["handler_url"] + "/restart")

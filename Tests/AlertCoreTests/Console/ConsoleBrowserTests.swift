@@ -3,6 +3,7 @@ import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
 @testable import AlertdCurl
+@testable import AlertdDelivery
 @testable import AlertdDaemon
 
 /// The web console in a real browser: Debian's chromium, headless, driven
@@ -42,7 +43,7 @@ import Testing
              "reader": {"token": "\(Self.readerToken)", "scopes": ["read"]}}
             """, to: tokensFile)
         let d = try TestDaemon(config: [
-            "api": ["tokens_file": tokensFile],
+            "api": ["tokens_file": tokensFile, "public_url": "$BASE_URL"],
             "actions": ["allow": ["127.0.0.1"], "timeout": "2s"],
             "presenters": ["log": ["type": "log", "path": "alerts.log"], "flaky": ["type": "webhook", "url": flaky.url]],
             "routes": [["match": ["labels": ["route": "flaky"]], "presenters": ["flaky"]]],
@@ -64,10 +65,17 @@ import Testing
         #expect(await flaky.wait { $0.count == 1 })
         try await waitForDeadDelivery(d, dead)
 
+        // One decided by an action link that was sent to carol, as a mail to her would carry it.
+        let linked = try await d.send(["title": "Roll back db1?", "confirm": ["label": "Roll back", "url": handler.url + "/rollback"]])
+        let key = try #require(try ActionLinkSigner.loadKey(at: d.stateDir + "/action-links.key"))
+        let link = ActionLinkSigner(key: key, publicURL: d.baseURL)
+            .link(try #require(AlertID(linked)), .confirm, expires: Int64(Date().timeIntervalSince1970) + 600, recipient: "carol@example.com")
+        #expect(try await d.request("POST", String(link.dropFirst(d.baseURL.count)), tcp: true).status == 200)
+
         let config: [String: Any] = [
             "base_url": d.baseURL, "socket": d.socketPath, "alertctl": try TestBinaries.alertctl,
             "alice_token": Self.aliceToken, "reader_token": Self.readerToken, "handler_url": handler.url,
-            "dead_alert": dead, "output_dir": Self.outputDirectory, "work_dir": work.path,
+            "dead_alert": dead, "link_alert": linked, "output_dir": Self.outputDirectory, "work_dir": work.path,
         ]
         let script = work.path + "/console_test.py"
         try Data(ConsoleBrowserScript.source.utf8).write(to: URL(fileURLWithPath: script))

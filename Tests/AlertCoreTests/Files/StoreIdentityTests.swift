@@ -75,6 +75,7 @@ import Glibc
         let path = d.stateDir + "/alertd.db"
         try execute(path, """
             DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; ALTER TABLE deliveries DROP COLUMN group_snapshot;
+            ALTER TABLE alerts DROP COLUMN decided_recipient;
             ALTER TABLE alerts DROP COLUMN repeat_count; ALTER TABLE alerts DROP COLUMN last_seen_at;
             DROP INDEX alerts_lapse; ALTER TABLE alerts DROP COLUMN resolves_at; ALTER TABLE alerts DROP COLUMN escalate_follow_ups;
             ALTER TABLE deliveries DROP COLUMN follow_up_of; ALTER TABLE deliveries DROP COLUMN takes_follow_up;

@@ -88,6 +88,71 @@ struct EmailPresenterTests {
         #expect(text.contains("Expand: run `alertctl confirm \(alert.id)`"))
     }
 
+    @Test func withSignedLinksEachRecipientGetsItsOwnMessageAndARetryOnlyThoseNotReached() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "tempfail@example.com"],
+                               "cc": ["boss@example.com", "ops@example.com"]])
+        let alert = try ServiceFixtures.alert()
+        let first = await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert))
+        guard case .retryableFailure(let reason, _) = first else { Issue.record("\(first)"); return }
+        #expect(reason.hasPrefix("email: SMTP 451"))
+        var mails = try smtp.mails()
+        // Each address once, alone in its envelope; the headers still name everyone.
+        #expect(mails.map(\.recipients) == [["ops@example.com"], ["boss@example.com"]])
+        #expect(mails.map { $0.header("message_id") } == ["<dlv-2.0.ops-example.com@example.com>", "<dlv-2.0.boss-example.com@example.com>"])
+        #expect(mails.first?.parsed["to"] as? [String] == ["ops@example.com", "tempfail@example.com"])
+        #expect(mails.first?.parsed["cc"] as? [String] == ["boss@example.com", "ops@example.com"])
+        for (mail, address) in zip(mails, ["ops%40example.com", "boss%40example.com"]) {
+            let text = try #require(mail.parts.first?["content"] as? String)
+            #expect(text.contains("/actions/confirm?expires="), "\(text)")
+            #expect(text.contains("&to=\(address)&token="), "\(text)")
+            let html = try #require(mail.parts.last?["content"] as? String)
+            #expect(html.contains("to=\(address)&amp;token="))
+        }
+
+        // The retry mails only the one that failed, which fails again.
+        let second = await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert, attempt: 2))
+        guard case .retryableFailure = second else { Issue.record("\(second)"); return }
+        mails = try smtp.mails()
+        #expect(mails.count == 2)
+
+        // Without signed links (no api.public_url), one message goes to all, as before.
+        let plain = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "dev@example.com"]])
+        #expect(await plain.present(alert, delivery: DeliveryContext(deliveryID: "dlv-3.0", links: nil)) == .delivered)
+        #expect(try smtp.mails().last?.recipients == ["ops@example.com", "dev@example.com"])
+        #expect(try smtp.mails().last?.header("message_id") == "<dlv-3.0@example.com>")
+
+        // A lone recipient's links name it; its mail keeps the delivery's own Message-ID.
+        let lone = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])
+        #expect(await lone.present(alert, delivery: ServiceFixtures.signedDelivery(alert, id: "dlv-4.0")) == .delivered)
+        let mail = try #require(try smtp.mails().last)
+        #expect(mail.header("message_id") == "<dlv-4.0@example.com>")
+        #expect((mail.parts.first?["content"] as? String)?.contains("&to=ops%40example.com&token=") == true)
+    }
+
+    @Test func theFollowUpToPerRecipientMailsAnswersEveryCopy() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "dev@example.com"]])
+        let alert = try ServiceFixtures.alert()
+        #expect(await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert)) == .delivered)
+        let decision = AlertDecision(outcome: .confirmed, actor: "link", recipient: "dev@example.com")
+        var closed = alert
+        closed.state = .confirmed
+        closed.decision = decision
+        let followUp = DeliveryContext(deliveryID: .followUp(of: "dlv-2.0"), followUp: AlertFollowUp(decision: decision, original: "dlv-2.0"))
+        #expect(await p.present(closed, delivery: followUp) == .delivered)
+        let mails = try smtp.mails()
+        #expect(mails.count == 3)
+        let reply = try #require(mails.last)
+        #expect(reply.recipients == ["ops@example.com", "dev@example.com"])
+        let originals = "<dlv-2.0@example.com> <dlv-2.0.ops-example.com@example.com> <dlv-2.0.dev-example.com@example.com>"
+        #expect(reply.header("in_reply_to")?.split(whereSeparator: \.isWhitespace).joined(separator: " ") == originals)
+        #expect(reply.header("references")?.split(whereSeparator: \.isWhitespace).joined(separator: " ") == originals)
+        #expect(reply.header("subject") == "Re: [CRITICAL] Disk <full> & db1")
+        let text = try #require(reply.parts.first?["content"] as? String)
+        #expect(text.contains("Confirmed via link by dev@example.com"), "\(text)")
+    }
+
     @Test func authenticatesWithThePasswordFromAFileAndNeverSendsItInTheClearByDefault() async throws {
         let smtp = try await SMTPReceiver(login: ("alertd", "s3cret"))
         let dir = TemporaryDirectory()

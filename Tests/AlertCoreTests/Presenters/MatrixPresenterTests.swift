@@ -53,6 +53,18 @@ import Testing
         #expect(html.contains("<a href=\"\(ServiceFixtures.confirmLink.replacingOccurrences(of: "&", with: "&amp;"))\">Expand</a>"))
     }
 
+    @Test func signedLinksNameTheRoom() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let alert = try ServiceFixtures.alert()
+        let delivery = ServiceFixtures.signedDelivery(alert)
+        #expect(try await presenter(receiver).present(alert, delivery: delivery) == .delivered)
+        let got = try #require(receiver.received.first)
+        let text = try #require(J(got.json)["body"].string)
+        let confirm = try #require(delivery.addressed(to: "matrix:!ops:example.org").actionLinks[.confirm])
+        #expect(text.contains("Expand: \(confirm)"), "\(text)")
+        #expect(text.contains("&to=matrix%3A%21ops%3Aexample.org&token="))
+    }
+
     @Test func rateLimitsWaitForRetryAfterMilliseconds() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let target = "matrix (\(receiver.base))"

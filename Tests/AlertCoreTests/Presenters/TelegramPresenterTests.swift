@@ -63,6 +63,17 @@ import Testing
         #expect(body["link_preview_options"]["is_disabled"].bool == true)
     }
 
+    @Test func signedLinksNameTheChat() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let alert = try ServiceFixtures.alert()
+        let delivery = ServiceFixtures.signedDelivery(alert)
+        #expect(try await presenter(receiver).present(alert, delivery: delivery) == .delivered)
+        let got = try #require(receiver.received.first)
+        let keyboard = J(got.json)["reply_markup"]["inline_keyboard"][0]
+        #expect(keyboard[0]["url"].string == delivery.addressed(to: "telegram:-1001234567890").actionLinks[.confirm])
+        #expect(keyboard[0]["url"].string?.contains("&to=telegram%3A-1001234567890&token=") == true)
+    }
+
     @Test func longMessagesFitOnceParsed() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         var labels: [String: String] = [:]

@@ -81,6 +81,34 @@ import Testing
         #expect(try await reopened.claimDueDeliveries(now: silence.endsAt, capacity: [.presenter("hook"): 1], orphanLimit: 0).count == 1)
     }
 
+    @Test func aStoreFromBeforeRecipientsIsMigratedAndKeepsNewRecipientsAcrossReopening() async throws {
+        let path = dir.path + "/v9.db"
+        // A store as alertd left it before decisions had recipients: migrations 1 to 9, one alert decided.
+        let old = Alert(spec: try spec("before"))
+        do {
+            let s = try SQLiteAlertStore(path: path)
+            _ = try await s.submit([AlertSubmission(alert: old, presenters: [])])
+            _ = try await s.decide(old.id, AlertDecision(outcome: .confirmed, actor: "link"))
+            s.close()
+        }
+        let conn = try SQLiteConnection(path: path)
+        try conn.withLock { c throws(SQLiteError) in
+            try c.execute("ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9")
+        }
+        let new = Alert(spec: try spec("after"))
+        do {
+            let s = try SQLiteAlertStore(path: path)
+            #expect(try await s.record(id: old.id)?.alert.decision?.actor == "link")
+            #expect(try await s.record(id: old.id)?.alert.decision?.recipient == nil)
+            _ = try await s.submit([AlertSubmission(alert: new, presenters: [])])
+            _ = try await s.decide(new.id, AlertDecision(outcome: .cancelled, actor: "link", recipient: "alice@example.com"))
+            s.close()
+        }
+        let reopened = try SQLiteAlertStore(path: path)
+        #expect(try await reopened.record(id: new.id)?.alert.decision?.recipient == "alice@example.com")
+        #expect(try await reopened.record(id: old.id)?.alert.decision?.recipient == nil)
+    }
+
     @Test func aStoreFromANewerAlertdIsRefused() async throws {
         let path = dir.path + "/future.db"
         do { _ = try SQLiteAlertStore(path: path) }

@@ -82,6 +82,14 @@ enum ServiceFixtures {
 
     static let delivery = DeliveryContext(deliveryID: "dlv-1.0", attempt: 1, actionLinks: [.confirm: confirmLink, .cancel: cancelLink])
 
+    /// Signs links as a daemon with `api.public_url` does, per recipient on request.
+    static let linkSigner = ActionLinkSigner(key: Array(repeating: 3, count: 32), publicURL: "https://alertd.example")
+
+    /// A delivery of `alert` whose links are signed as the dispatcher signs them.
+    static func signedDelivery(_ alert: Alert, id: DeliveryID = "dlv-2.0", attempt: Int = 1) -> DeliveryContext {
+        DeliveryContext(deliveryID: id, attempt: attempt, links: linkSigner.delivering(alert))
+    }
+
     /// Reads `settings` as alertd reads a presenter's, failing the test on any problem.
     static func configuration<C: PresenterConfiguration>(_ type: C.Type, _ settings: [String: Any]) throws -> C {
         let (config, problems) = read(type, settings)

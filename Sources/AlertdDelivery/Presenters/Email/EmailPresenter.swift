@@ -124,6 +124,12 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         "\"\(text)\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)"
     }
 
+    /// Every address the mail goes to, `to` then `cc`, each once.
+    var recipients: [String] {
+        var seen = Set<String>()
+        return (to + cc).map(\.address).filter { seen.insert($0).inserted }
+    }
+
     /// A follow-up is a reply to the alert's mail (`In-Reply-To` its
     /// `Message-ID`, subject `Re: …`), so mail clients thread the two.
     public static var followUps: FollowUpSupport { .onByDefault }
@@ -141,7 +147,11 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
-        PresenterPreview(head: envelope, body: EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
+        var head = envelope
+        if delivery.followUp == nil && ActionKind.allCases.contains(where: { alert.spec.action($0) != nil }) {
+            head.append("with api.public_url set: one message per recipient, each with links signed for its address")
+        }
+        return PresenterPreview(head: head, body: EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
             .replacing("\r\n", with: "\n"))
     }
 
@@ -156,7 +166,7 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         if let caFile { head.append("trusting the CAs in \(caFile)") }
         if let username, let password { head.append("AUTH as \(username) with \(password.placeholder)") }
         head.append("MAIL FROM:<\(from.address)>")
-        head += (to + cc).map { "RCPT TO:<\($0.address)>" }
+        head += recipients.map { "RCPT TO:<\($0)>" }
         return head
     }
 }
@@ -165,11 +175,19 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
 /// HTML part, the action links as links, sent once per attempt. Retries of
 /// one delivery carry the same `Message-ID`, so a mail client shows a
 /// retried mail once and a person can tell it is the same.
+///
+/// An alert with action links goes out as one message per recipient (`to`
+/// and `cc`; the headers still name them all), each with links signed for
+/// its address, so a decision by link records who it was sent to. With
+/// several recipients each copy has a `Message-ID` of its own, the same on
+/// every retry, and a retry sends only to the recipients this presenter has
+/// not yet seen accepted.
 public struct EmailPresenter: AlertPresenter {
     public let name: String
     public let configuration: EmailPresenterConfiguration
     private let password: String?
     private let now: @Sendable () -> Date
+    private let sent = EmailSentRecipients()
 
     public init(name: String, configuration: EmailPresenterConfiguration, password: String? = nil,
                 now: @escaping @Sendable () -> Date = { Date() }) {
@@ -180,7 +198,28 @@ public struct EmailPresenter: AlertPresenter {
     }
 
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
-        await send(Self.message(for: alert, delivery: delivery, configuration: configuration, date: now()))
+        let c = configuration
+        guard delivery.signsPerRecipient else {
+            return await send(Self.message(for: alert, delivery: delivery, configuration: c, date: now()), to: c.recipients)
+        }
+        let done = sent.recipients(of: delivery.deliveryID)
+        var failures: [PresentationOutcome] = []
+        // A lone recipient's copy is the one message: it keeps the delivery's own Message-ID.
+        let copies = c.recipients.count > 1
+        for address in c.recipients where !done.contains(address) {
+            let message = Self.message(for: alert, delivery: delivery.addressed(to: address), configuration: c, date: now(),
+                                       copyFor: copies ? address : nil)
+            let outcome = await send(message, to: [address])
+            if outcome.isDelivered { sent.add(address, to: delivery.deliveryID) } else { failures.append(outcome) }
+        }
+        guard !failures.isEmpty else {
+            sent.forget(delivery.deliveryID)
+            return .delivered
+        }
+        // Worth another try while any recipient's failure is: those already reached are not mailed again.
+        let reason = failures.compactMap(\.reason).joined(separator: "; ")
+        let retryable = failures.contains { if case .retryableFailure = $0 { true } else { false } }
+        return retryable ? .retryableFailure(reason: reason) : .permanentFailure(reason: reason)
     }
 
     /// A group notification as one mail. The group's first starts a thread
@@ -189,15 +228,15 @@ public struct EmailPresenter: AlertPresenter {
     /// show a group's reminders and resolution under its first mail.
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
         let (message, messageID) = Self.message(for: notification, delivery: delivery, configuration: configuration, date: now())
-        let outcome = await send(message)
+        let outcome = await send(message, to: configuration.recipients)
         guard outcome == .delivered else { return GroupPresentationOutcome(outcome: outcome) }
         return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? messageID)
     }
 
-    private func send(_ message: String) async -> PresentationOutcome {
+    private func send(_ message: String, to recipients: [String]) async -> PresentationOutcome {
         let c = configuration
         let request = SMTPRequest(
-            url: c.url, from: c.from.address, recipients: (c.to + c.cc).map(\.address), message: Data(message.utf8),
+            url: c.url, from: c.from.address, recipients: recipients, message: Data(message.utf8),
             username: c.username, password: password, tls: c.tls, caFile: c.caFile, connectTimeout: c.connectTimeout, timeout: c.timeout)
         do {
             try await SMTPClient.send(request)
@@ -226,15 +265,27 @@ public struct EmailPresenter: AlertPresenter {
 
     // MARK: The message
 
-    /// The whole message, CRLF line ends, every line within 78 columns.
-    static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date) -> String {
+    /// The whole message, CRLF line ends, every line within 78 columns;
+    /// with `copyFor`, the copy for that one recipient of several, with a
+    /// `Message-ID` of its own (its links are the delivery's).
+    static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date,
+                        copyFor recipient: String? = nil) -> String {
         let digest = AlertDigest(alert, delivery: delivery)
         let domain = c.domain
-        let original = digest.followUp.map { "<\(Self.token($0.original.rawValue))@\(domain)>" }
+        var originals: [String] = []
+        if let followUp = digest.followUp {
+            // The alert's mail was one message, or, when it had action links, one per
+            // recipient: name them all, and each mail client threads on the one it has.
+            originals = [Self.messageID(followUp.original, recipient: nil, domain: domain)]
+            if !digest.actions.isEmpty && c.recipients.count > 1 {
+                originals += c.recipients.map { Self.messageID(followUp.original, recipient: $0, domain: domain) }
+            }
+        }
         let bodies = digest.followUp == nil ? (text(digest), html(digest)) : (followUpText(digest), followUpHTML(digest))
         return compose(
-            subject: (digest.followUp == nil ? "" : "Re: ") + digest.heading, messageID: "<\(Self.token(delivery.deliveryID.rawValue))@\(domain)>",
-            inReplyTo: original, extra: ["X-Alertd-Alert-ID: \(Self.token(digest.id))", "X-Alertd-Severity: \(digest.severity.rawValue)"],
+            subject: (digest.followUp == nil ? "" : "Re: ") + digest.heading,
+            messageID: Self.messageID(delivery.deliveryID, recipient: recipient, domain: domain), inReplyTo: originals,
+            extra: ["X-Alertd-Alert-ID: \(Self.token(digest.id))", "X-Alertd-Severity: \(digest.severity.rawValue)"],
             text: bodies.0, html: bodies.1, boundary: Self.token(delivery.deliveryID.rawValue), configuration: c, date: date)
     }
 
@@ -246,7 +297,7 @@ public struct EmailPresenter: AlertPresenter {
     static func message(for notification: AlertGroupNotification, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration,
                         date: Date) -> (message: String, messageID: String) {
         let g = AlertGroupDigest(notification)
-        let messageID = "<\(Self.token(delivery.deliveryID.rawValue))@\(c.domain)>"
+        let messageID = Self.messageID(delivery.deliveryID, recipient: nil, domain: c.domain)
         // Only a well-formed msg-id goes into a header.
         let thread = delivery.thread.flatMap { t in t.hasPrefix("<") && t.hasSuffix(">") && t.allSatisfy { $0.isASCII && !$0.isWhitespace } ? t : nil }
         let extra = ["X-Alertd-Group-ID: \(Self.token(notification.groupID.rawValue))", "X-Alertd-Severity: \(notification.severity.rawValue)"]
@@ -254,7 +305,7 @@ public struct EmailPresenter: AlertPresenter {
             + "<body style=\"font-family:sans-serif\">\n<div style=\"border-left:6px solid \(g.style.hexColour);padding:4px 16px\">\n"
             + g.html(limit: Self.groupBodyBytes) + "\n</div>\n</body></html>\n"
         let message = compose(
-            subject: (thread == nil ? "" : "Re: ") + g.title, messageID: messageID, inReplyTo: thread, extra: extra,
+            subject: (thread == nil ? "" : "Re: ") + g.title, messageID: messageID, inReplyTo: thread.map { [$0] } ?? [], extra: extra,
             text: g.text(limit: Self.groupBodyBytes), html: html, boundary: Self.token(delivery.deliveryID.rawValue), configuration: c, date: date)
         return (message, messageID)
     }
@@ -265,7 +316,7 @@ public struct EmailPresenter: AlertPresenter {
 
     /// Headers, then a multipart/alternative body with a text and an HTML part.
     private static func compose(
-        subject: String, messageID: String, inReplyTo: String?, extra: [String], text: String, html: String, boundary id: String,
+        subject: String, messageID: String, inReplyTo: [String], extra: [String], text: String, html: String, boundary id: String,
         configuration c: EmailPresenterConfiguration, date: Date
     ) -> String {
         let boundary = "=_alertd_\(id)"
@@ -275,7 +326,10 @@ public struct EmailPresenter: AlertPresenter {
         ]
         if !c.cc.isEmpty { headers.append(MIMEText.addresses("Cc", c.cc.map { ($0.name, $0.address) })) }
         headers += [MIMEText.unstructured("Subject", subject), "Date: \(MIMEText.date(date))", "Message-ID: \(messageID)"]
-        if let inReplyTo { headers += ["In-Reply-To: \(inReplyTo)", "References: \(inReplyTo)"] }
+        if !inReplyTo.isEmpty {
+            let list = inReplyTo.joined(separator: "\r\n ")
+            headers += ["In-Reply-To: \(list)", "References: \(list)"]
+        }
         headers += [
             "MIME-Version: 1.0",
             // RFC 3834: out-of-office replies must not answer it.
@@ -290,6 +344,12 @@ public struct EmailPresenter: AlertPresenter {
                 + MIMEText.quotedPrintable(body) + "\r\n"
         }
         return headers.joined(separator: "\r\n") + "\r\n\r\n" + parts.joined() + "--\(boundary)--\r\n"
+    }
+
+    /// `<delivery@domain>`, or `<delivery.recipient@domain>` for the copy
+    /// sent to one recipient: the same on every retry.
+    static func messageID(_ delivery: DeliveryID, recipient: String?, domain: String) -> String {
+        "<\(Self.token(delivery.rawValue + (recipient.map { ".\($0)" } ?? "")))@\(domain)>"
     }
 
     /// Letters, digits, `.`, `-` and `_` of `text`, others as `-`: safe in

@@ -176,6 +176,7 @@ public struct ExecPresenter: AlertPresenter {
         env["ALERTD_EVENT"] = delivery.followUp == nil ? "alert" : "closed"
         if let followUp = delivery.followUp {
             env["ALERTD_DECIDED_BY"] = followUp.decision.actor
+            if let recipient = followUp.decision.recipient { env["ALERTD_DECIDED_RECIPIENT"] = recipient }
             env["ALERTD_FOLLOWS_UP"] = followUp.original.rawValue
         }
         for (kind, link) in delivery.actionLinks { env["ALERTD_\(kind.rawValue.uppercased())_URL"] = link }

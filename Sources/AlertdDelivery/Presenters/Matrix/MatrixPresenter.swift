@@ -69,7 +69,8 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
-        let d = AlertDigest(alert, delivery: delivery)
+        // Links signed for the room: a decision by one records `matrix:<room id>`.
+        let d = AlertDigest(alert, delivery: delivery.addressed(to: "matrix:\(room)"))
         let message = d.message.map { TextLimit.truncate($0, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker) }
         let e = MarkupEscaping.html
         var plain = [d.style.emoji + " " + d.heading]

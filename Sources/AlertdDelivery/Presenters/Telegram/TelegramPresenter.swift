@@ -63,7 +63,8 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
-        let digest = AlertDigest(alert, delivery: delivery)
+        // Links signed for the chat: a decision by one records `telegram:<chat id>`.
+        let digest = AlertDigest(alert, delivery: delivery.addressed(to: "telegram:\(chatID)"))
         let text = digest.followUp != nil ? Self.followUpHTML(digest) : Self.html(digest)
         var json: [String: Any] = [
             "chat_id": chatID, "text": text, "parse_mode": "HTML", "link_preview_options": ["is_disabled": true],

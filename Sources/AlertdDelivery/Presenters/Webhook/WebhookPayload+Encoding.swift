@@ -43,6 +43,7 @@ extension WebhookPayload {
         o.string("comment", c.comment)
         o.string("follows_up", c.followsUp)
         o.string("outcome", c.outcome.rawValue)
+        o.string("recipient", c.recipient)
         return o
     }
 
@@ -54,6 +55,7 @@ extension WebhookPayload {
         o.string("comment", d.comment)
         o.string("outcome", d.outcome.rawValue)
         o.string("reason", d.reason)
+        o.string("recipient", d.recipient)
         return o
     }
 }

@@ -163,6 +163,8 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
         public var at: String
         /// `uid:1000`, `alice` (a named token), `link` (an action link), or `alertd` for expiry.
         public var by: String
+        /// With `by` `link`: the address the link was sent to, when its presenter knew one.
+        public var recipient: String?
         public var comment: String?
 
         public init(_ decision: AlertDecision, action: ActionKind) {
@@ -171,6 +173,7 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
             reason = decision.outcome == .expired ? "expired" : nil
             at = WebhookPayload.timestamp(decision.at)
             by = decision.actor
+            recipient = decision.recipient
             comment = decision.comment
         }
     }
@@ -183,6 +186,8 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
         public var at: String
         /// `uid:1000`, `token`, `action-link`, `alertmanager-api`, or `alertd` for the clock.
         public var by: String
+        /// As ``Decision/recipient``.
+        public var recipient: String?
         public var comment: String?
         /// The delivery that sent the alert (its `webhook-id`).
         public var followsUp: String
@@ -191,12 +196,13 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
             outcome = followUp.outcome
             at = WebhookPayload.timestamp(followUp.decision.at)
             by = followUp.decision.actor
+            recipient = followUp.decision.recipient
             comment = followUp.decision.comment
             followsUp = followUp.original.rawValue
         }
 
         package enum CodingKeys: String, CodingKey {
-            case outcome, at, by, comment
+            case outcome, at, by, recipient, comment
             case followsUp = "follows_up"
         }
     }
