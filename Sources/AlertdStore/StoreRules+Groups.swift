@@ -8,12 +8,14 @@ extension StoreRules {
     /// `interval` after that notification (at once, if that has passed).
     package static func join<T: StoreTransaction>(_ alert: Alert, _ membership: AlertGroupMembership, in tx: inout T) throws(T.Failure) {
         let now = alert.createdAt
-        if var group = try tx.group(membership.id) {
+        if let old = try tx.group(membership.id) {
+            var group = old
             group.settings = membership.settings
             if let notified = group.notifiedAt {
                 group.nextDueAt = min(group.nextDueAt, max(notified.addingTimeInterval(membership.settings.interval.seconds), now))
             }
-            try tx.save(group)
+            // A storm's members mostly change nothing: no write for them.
+            if group != old { try tx.save(group) }
         } else {
             try tx.save(AlertGroup(id: membership.id, route: membership.route, labels: membership.labels, settings: membership.settings,
                                    createdAt: now, nextDueAt: now.addingTimeInterval(membership.settings.wait.seconds)))

@@ -42,18 +42,7 @@ extension PrometheusIntegrationTests {
               - \(rulesPath)
 
             """ + (try docs.snippet("prometheus-alerting", replacements(d)))
-        try config.write(toFile: dir.path + "/prometheus-storm.yml", atomically: true, encoding: .utf8)
-        let prometheus = try ExternalProgram("prometheus", [
-            "--config.file=\(dir.path)/prometheus-storm.yml", "--storage.tsdb.path=\(dir.path)/storm-data",
-            "--web.listen-address=127.0.0.1:\(port)", "--rules.alert.resend-delay=1s",
-        ], logPath: dir.path + "/prometheus-storm.log")
-        do {
-            try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
-        } catch {
-            prometheus.signal(SIGKILL)
-            throw error
-        }
-        return prometheus
+        return try await launchPrometheus(config, port: port, name: "prometheus-storm")
     }
 
     @Test func twoHundredAlertsFromOneRuleLandAsOneGroupedNotification() async throws {

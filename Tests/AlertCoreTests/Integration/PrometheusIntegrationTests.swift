@@ -104,18 +104,24 @@ import Glibc
               - \(rulesPath)
 
             """ + (try docs.snippet("prometheus-alerting", replacements(d)))
-        try config.write(toFile: dir.path + "/prometheus.yml", atomically: true, encoding: .utf8)
+        return (try await launchPrometheus(config, port: port, name: "prometheus"), rulesPath)
+    }
+
+    /// Prometheus on `port` with `config`, its files named `name` in the
+    /// test's directory, re-sending every second; once it is ready.
+    func launchPrometheus(_ config: String, port: UInt16, name: String) async throws -> ExternalProgram {
+        try config.write(toFile: dir.path + "/\(name).yml", atomically: true, encoding: .utf8)
         let prometheus = try ExternalProgram("prometheus", [
-            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/data",
+            "--config.file=\(dir.path)/\(name).yml", "--storage.tsdb.path=\(dir.path)/\(name)-data",
             "--web.listen-address=127.0.0.1:\(port)", "--rules.alert.resend-delay=1s",
-        ], logPath: dir.path + "/prometheus.log")
+        ], logPath: dir.path + "/\(name).log")
         do {
             try await prometheus.waitUntilReady("http://127.0.0.1:\(port)/-/ready")
         } catch {
             prometheus.signal(SIGKILL)
             throw error
         }
-        return (prometheus, rulesPath)
+        return prometheus
     }
 
     @Test func prometheusSendsOneAlertWhateverItsResendsAndResolvesItWhenTheRuleStops() async throws {

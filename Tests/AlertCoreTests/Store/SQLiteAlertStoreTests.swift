@@ -93,7 +93,10 @@ import Testing
         }
         let conn = try SQLiteConnection(path: path)
         try conn.withLock { c throws(SQLiteError) in
-            try c.execute("ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9")
+            try c.execute("""
+                DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; ALTER TABLE deliveries DROP COLUMN group_snapshot;
+                ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9
+                """)
         }
         let new = Alert(spec: try spec("after"))
         do {
