@@ -28,7 +28,10 @@ build: deps
 # The Swift runtime and FoundationEssentials linked in (no full Foundation,
 # so no ICU data): the binaries need no Swift libraries on the target
 # machine, and `alertctl --version` costs ~4 ms of CPU (a script calls it
-# once per alert). libcurl and libcrypto are loaded only when used.
+# once per alert). libcurl, libcrypto and libpq are loaded only when used.
+# The link (Package.swift) lays out first the code that start-up and idling
+# run, from linking/*.order; scripts/order-symbols.py rewrites those lists
+# (under valgrind) after start-up changes.
 RELEASE_FLAGS = -c release --static-swift-stdlib
 
 release: deps

@@ -74,6 +74,23 @@ if [ ! -x "$MINIMAL" ] || [ bench/bounds/minimal.c -nt "$MINIMAL" ]; then
     cc -O2 -Wall bench/bounds/minimal.c $(pkg-config --cflags --libs libmicrohttpd sqlite3 libcurl) -lpthread -o "$MINIMAL"
 fi
 
+# The Swift bounds: an idle alertd without alertd (figure 3) and a program
+# that only prints its version (figure 7), built as the release binaries are.
+IDLE_BOUND=$ROOT/.build/bench/idle
+VERSION_BOUND=$ROOT/.build/bench/version
+SWIFT_BOUND_FLAGS=(-O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
+# The idle bound's code is laid out as alertd's is (bench/bounds/idle.order,
+# made the way scripts/order-symbols.py makes alertd's).
+if [ ! -x "$IDLE_BOUND" ] || [ bench/bounds/idle.swift -nt "$IDLE_BOUND" ] || [ bench/bounds/idle.order -nt "$IDLE_BOUND" ]; then
+    swiftc "${SWIFT_BOUND_FLAGS[@]}" -Xfrontend -function-sections -Xlinker "--symbol-ordering-file=bench/bounds/idle.order" \
+        -Xlinker --no-warn-symbol-ordering -I Sources/CMicroHTTPD -I Sources/CSQLite bench/bounds/idle.swift -o "$IDLE_BOUND" 2>>"$RUN/bounds-build.log" ||
+        die "cannot build bench/bounds/idle.swift; see $RUN/bounds-build.log"
+fi
+if [ ! -x "$VERSION_BOUND" ] || [ bench/bounds/version.swift -nt "$VERSION_BOUND" ]; then
+    swiftc "${SWIFT_BOUND_FLAGS[@]}" bench/bounds/version.swift -o "$VERSION_BOUND" 2>>"$RUN/bounds-build.log" ||
+        die "cannot build bench/bounds/version.swift; see $RUN/bounds-build.log"
+fi
+
 if pids=$(pgrep -x prometheus-alert 2>/dev/null); then
     log "warning: an Alertmanager not started by this run is running (pid $(echo $pids)); it competes for the CPU"
 fi
@@ -290,6 +307,24 @@ e2e() { end_to_end e2e "$1" "$2" 200 e2e --batches "$E2E_BATCHES" --size "$E2E_S
 
 single() { end_to_end single "$1" "$2" 300 single --total "$SINGLE_TOTAL" --connections "$SINGLE_CONNECTIONS"; }
 
+# --- (3) the idle bound -------------------------------------------------------------
+# bench/bounds/idle.swift idles as figure (3) measures alertd: 2 s after its
+# health check answers, on a fresh state dir.
+idle_bound() {
+    local port dir pid
+    port=$(ports 1)
+    dir=$RUN/state-idle-bound
+    mkdir -p "$dir"
+    note "idle-bound" "$IDLE_BOUND $port <state dir>"
+    "$IDLE_BOUND" "$port" "$dir" >>"$RUN/idle-bound.log" 2>&1 &
+    pid=$!
+    PIDS+=("$pid")
+    wait_http "http://127.0.0.1:$port/health" 60 || die "the idle bound did not start; see $RUN/idle-bound.log"
+    sleep 2
+    echo "{\"rss_idle_kb\": $(rss_kb "$pid")}" | result "memory-idle-bound"
+    stop "$pid"
+}
+
 # --- (3) memory and (5) start with a full store -----------------------------------
 # Both store only (no delivery), so the figures are about holding the alerts:
 # alertd's default route names no presenter, Alertmanager's receiver has no
@@ -384,9 +419,9 @@ binaries() {
     for f in alertd alertctl; do
         echo "{\"bytes\": $(stat -c %s "$BIN/$f")}" | result "size-$f"
     done
-    note "version" "hyperfine -N --warmup 3 --runs $HYPERFINE_RUNS '$BIN/alertctl --version' 'curl --version'"
+    note "version" "hyperfine -N --warmup 3 --runs $HYPERFINE_RUNS '$BIN/alertctl --version' 'curl --version' '$VERSION_BOUND --version'"
     timeout 120 hyperfine -N --warmup 3 --runs "$HYPERFINE_RUNS" --export-json "$RES/version.json" \
-        "$BIN/alertctl --version" "curl --version" >"$RUN/version.hyperfine.txt" 2>&1 ||
+        "$BIN/alertctl --version" "curl --version" "$VERSION_BOUND --version" >"$RUN/version.hyperfine.txt" 2>&1 ||
         log "hyperfine of alertctl --version failed; see $RUN/version.hyperfine.txt"
 }
 
@@ -498,6 +533,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     for t in "${LOAD_TARGETS[@]}"; do log "(2b) one per request, $t, round $r"; single "$t" "$r"; done
 done
 for t in "${TARGETS[@]}"; do log "(3)+(5) memory and start, $t"; memory_and_start "$t"; done
+log "(3) idle bound"; idle_bound
 for t in "${TARGETS[@]}"; do log "(4) one CLI call, $t"; cli "$t"; done
 for ((r = 1; r <= ROUNDS; r++)); do
     for t in "${TARGETS[@]}"; do log "(8) storm, $t, round $r"; storm "$t" "$r"; done

@@ -39,7 +39,7 @@ public struct CommandContext: Sendable {
     /// The real process: its environment, stdout, stderr and stdin.
     public static func process() -> CommandContext {
         CommandContext(
-            environment: ProcessInfo.processInfo.environment,
+            environment: CurrentProcess.environment,
             output: { _ = FileDescriptorWriter.standardOutput.write(Array($0.utf8)) },
             errorOutput: { _ = FileDescriptorWriter.standardError.write(Array($0.utf8)) },
             readInput: { (try? FileDescriptorReader.readToEnd(0).get()).map { Data($0) } },

@@ -2,37 +2,54 @@
 /// selected command, and say how to exit. The executables' `main.swift` is
 /// one call to ``main(_:arguments:context:)``.
 public enum CommandLineTool {
+    /// What the arguments ask for once parsed: a command to run, or the exit
+    /// code after help, the version, the man page or a usage error was printed.
+    public enum Start {
+        case exit(ExitCode)
+        case run(any CLICommand)
+    }
+
     /// Parses `arguments` (without the program name) against `root` and runs
     /// what they select. Help, `--version` and the man page go to standard
     /// output with exit 0; usage errors go to standard error with exit 64.
     public static func main(
         _ root: any CLICommand.Type, arguments: [String], context: CommandContext
     ) async -> ExitCode {
+        switch start(root, arguments: arguments, context: context) {
+        case .exit(let code): return code
+        case .run(let command): return await command.run(context)
+        }
+    }
+
+    /// The part of ``main(_:arguments:context:)`` before the command runs.
+    /// Synchronous, so an executable's top-level code answers `--version`,
+    /// help and usage errors before its first `await`: calling the async
+    /// `main` hops to Swift's task pool, whose threads (four, with
+    /// libdispatch's) cost `alertctl --version` more than printing did.
+    public static func start(_ root: any CLICommand.Type, arguments: [String], context: CommandContext) -> Start {
         let outcome: CommandLineParser.Outcome
         do {
             outcome = try CommandLineParser.parse(arguments, root: root)
         } catch {
             context.errorOutput(report(error, root: root))
-            return .usage
+            return .exit(.usage)
         }
         switch outcome {
         case .help(let text), .version(let text):
             context.output(text + "\n")
-            return .success
+            return .exit(.success)
         case .manualPage(let page):
             context.output(page)
-            return .success
+            return .exit(.success)
         case .run(let type, let parsed):
-            let command: any CLICommand
             do {
-                command = try type.init(parsed: parsed)
+                return .run(try type.init(parsed: parsed))
             } catch {
                 var error = error
                 if error.commandPath.isEmpty { error.commandPath = parsed.commandPath }
                 context.errorOutput(report(error, root: root))
-                return .usage
+                return .exit(.usage)
             }
-            return await command.run(context)
         }
     }
 

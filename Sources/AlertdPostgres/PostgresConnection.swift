@@ -44,7 +44,7 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     deinit {
-        if let handle { PQfinish(handle) }
+        if let handle { alertd_pq_finish(handle) }
     }
 
     /// Runs `body` with exclusive use of the connection.
@@ -53,10 +53,10 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Whether the session is up, as libpq last saw it (`PQstatus`). Only inside `withLock`.
-    package var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+    package var isConnected: Bool { handle.map { alertd_pq_status($0) == CONNECTION_OK } ?? false }
 
     /// The socket libpq reads from, for waiting on notifications (`PQsocket`). Only inside `withLock`.
-    package var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+    package var socket: Int32 { handle.map { alertd_pq_socket($0) } ?? -1 }
 
     /// Reconnects if the session was lost, within the backoff. Only inside `withLock`.
     package func ensureConnected() throws(PostgresError) {
@@ -66,23 +66,29 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     private func connect() throws(PostgresError) {
+        // libpq is loaded here, on the first connection, not at start (see CPostgreSQL/shim.h).
+        if let reason = alertd_pq_load() {
+            let error = PostgresError(sqlState: nil, message: String(cString: reason), context: "connect to \(redactedURL)", connectionLost: false)
+            failed(error)
+            throw error
+        }
         if let old = handle {
-            PQfinish(old)
+            alertd_pq_finish(old)
             handle = nil
         }
         let keywords = ["dbname", "connect_timeout", "application_name"]
         let values = [url, "3", "alertd"]
-        let conn = withCStrings(keywords) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
-        guard let conn, PQstatus(conn) == CONNECTION_OK else {
-            let message = conn.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
-            if let conn { PQfinish(conn) }
+        let conn = withCStrings(keywords) { k in withCStrings(values) { v in alertd_pq_connectdb_params(k, v, 1) } }
+        guard let conn, alertd_pq_status(conn) == CONNECTION_OK else {
+            let message = conn.map { Self.trimmed(alertd_pq_error_message($0)) } ?? "out of memory"
+            if let conn { alertd_pq_finish(conn) }
             let error = PostgresError(sqlState: nil, message: message, context: "connect to \(redactedURL)", connectionLost: true)
             failed(error)
             throw error
         }
         // NOTICEs ("relation already exists, skipping") are not errors; libpq
         // would print them on stderr.
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        alertd_pq_set_notice_processor(conn, { _, _ in }, nil)
         handle = conn
         do throws(PostgresError) {
             try onConnect(self)
@@ -103,7 +109,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Runs one or more statements without parameters (`PQexec`). Only inside `withLock`.
     package func execute(_ sql: String) throws(PostgresError) {
         try ensureConnected()
-        let result = PQexec(handle, sql)
+        let result = alertd_pq_exec(handle, sql)
         _ = try consume(result, context: sql)
     }
 
@@ -115,7 +121,7 @@ package final class PostgresConnection: @unchecked Sendable {
         try ensureConnected()
         let texts = parameters.map(\.wire)
         let result = withCStrings(texts) { values in
-            PQexecParams(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
+            alertd_pq_exec_params(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
         }
         return try consume(result, context: sql)
     }
@@ -130,13 +136,13 @@ package final class PostgresConnection: @unchecked Sendable {
     /// inside `withLock`.
     package func notifications() throws(PostgresError) -> [String] {
         try ensureConnected()
-        guard PQconsumeInput(handle) == 1 else {
+        guard alertd_pq_consume_input(handle) == 1 else {
             throw lost("read notifications")
         }
         var channels: [String] = []
-        while let n = PQnotifies(handle) {
+        while let n = alertd_pq_notifies(handle) {
             channels.append(String(cString: n.pointee.relname))
-            PQfreemem(n)
+            alertd_pq_freemem(n)
         }
         return channels
     }
@@ -145,26 +151,26 @@ package final class PostgresConnection: @unchecked Sendable {
     /// ``PostgresError`` with the server's SQLSTATE.
     private func consume(_ result: OpaquePointer?, context: String) throws(PostgresError) -> PostgresResult {
         guard let result else { throw lost(context) }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        defer { alertd_pq_clear(result) }
+        switch alertd_pq_result_status(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            let (rowCount, columnCount) = (PQntuples(result), PQnfields(result))
+            let (rowCount, columnCount) = (alertd_pq_ntuples(result), alertd_pq_nfields(result))
             var rows: [PostgresRow] = []
             rows.reserveCapacity(Int(rowCount))
             for r in 0..<rowCount {
                 var fields: [String?] = []
                 fields.reserveCapacity(Int(columnCount))
                 for c in 0..<columnCount {
-                    fields.append(PQgetisnull(result, r, c) == 1 ? nil : String(cString: PQgetvalue(result, r, c)))
+                    fields.append(alertd_pq_getisnull(result, r, c) == 1 ? nil : String(cString: alertd_pq_getvalue(result, r, c)))
                 }
                 rows.append(PostgresRow(fields: fields))
             }
-            let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+            let affected = Int(String(cString: alertd_pq_cmd_tuples(result))) ?? 0
             return PostgresResult(rows: rows, affected: affected)
         default:
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
-            let message = primary ?? Self.trimmed(PQresultErrorMessage(result))
+            let state = alertd_pq_result_error_field(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let primary = alertd_pq_result_error_field(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let message = primary ?? Self.trimmed(alertd_pq_result_error_message(result))
             let error = PostgresError(sqlState: state, message: message, context: String(context.prefix(200)), connectionLost: !isConnected)
             if error.connectionLost { failed(error) }
             throw error
@@ -172,7 +178,7 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     private func lost(_ context: String) -> PostgresError {
-        let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "not connected"
+        let message = handle.map { Self.trimmed(alertd_pq_error_message($0)) } ?? "not connected"
         let error = PostgresError(sqlState: nil, message: message.isEmpty ? "connection lost" : message,
                                   context: String(context.prefix(200)), connectionLost: true)
         failed(error)

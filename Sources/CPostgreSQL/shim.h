@@ -1,4 +1,118 @@
 #ifndef ALERTD_CPOSTGRESQL_SHIM_H
 #define ALERTD_CPOSTGRESQL_SHIM_H
-#include <libpq-fe.h>
+// Through <postgresql/...>: the header's own includes are found beside it,
+// so no include path (and no pkg-config, whose -lpq would link libpq) is needed.
+#include <postgresql/libpq-fe.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// libpq is loaded on first use with dlopen, not linked. With its TLS,
+// Kerberos, LDAP and SASL libraries it is 14 shared objects, about 2.7 MB
+// resident in every alertd, while only a daemon whose store is PostgreSQL
+// calls it (measured in /proc/<pid>/smaps: an idle SQLite daemon held them
+// all). Swift calls the `alertd_pq_*` functions below, which go through this
+// table; `alertd_pq_load()` fills it once.
+struct alertd_pq_functions {
+    PGconn *(*connectdbParams)(const char *const *, const char *const *, int);
+    void (*finish)(PGconn *);
+    ConnStatusType (*status)(const PGconn *);
+    int (*socket)(const PGconn *);
+    char *(*errorMessage)(const PGconn *);
+    PQnoticeProcessor (*setNoticeProcessor)(PGconn *, PQnoticeProcessor, void *);
+    PGresult *(*exec)(PGconn *, const char *);
+    PGresult *(*execParams)(PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int);
+    int (*consumeInput)(PGconn *);
+    PGnotify *(*notifies)(PGconn *);
+    void (*freemem)(void *);
+    void (*clear)(PGresult *);
+    ExecStatusType (*resultStatus)(const PGresult *);
+    int (*ntuples)(const PGresult *);
+    int (*nfields)(const PGresult *);
+    int (*getisnull)(const PGresult *, int, int);
+    char *(*getvalue)(const PGresult *, int, int);
+    char *(*cmdTuples)(PGresult *);
+    char *(*resultErrorField)(const PGresult *, int);
+    char *(*resultErrorMessage)(const PGresult *);
+};
+
+// Weak, so every Swift file that uses the header shares one table, one once-flag and one outcome.
+__attribute__((weak)) struct alertd_pq_functions alertd_pq_table = {0};
+__attribute__((weak)) pthread_once_t alertd_pq_table_once = PTHREAD_ONCE_INIT;
+__attribute__((weak)) char alertd_pq_load_error[512] = {0};
+
+static inline void alertd_pq_fill(void) {
+    // The runtime library of Debian's libpq5 (the -dev package links it too).
+    void *library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *reason = dlerror();
+        snprintf(alertd_pq_load_error, sizeof alertd_pq_load_error,
+                           "cannot load libpq (%s); install libpq5 (apt-get install libpq5)", reason ? reason : "libpq.so.5");
+        return;
+    }
+    struct alertd_pq_functions *t = &alertd_pq_table;
+#define ALERTD_PQ_SYMBOL(field, name) \
+    if (!(*(void **)&t->field = dlsym(library, name))) { \
+        snprintf(alertd_pq_load_error, sizeof alertd_pq_load_error, \
+                           "cannot load libpq: libpq.so.5 has no %s; alertd needs libpq 10 or later", name); \
+        return; \
+    }
+    ALERTD_PQ_SYMBOL(connectdbParams, "PQconnectdbParams")
+    ALERTD_PQ_SYMBOL(finish, "PQfinish")
+    ALERTD_PQ_SYMBOL(status, "PQstatus")
+    ALERTD_PQ_SYMBOL(socket, "PQsocket")
+    ALERTD_PQ_SYMBOL(errorMessage, "PQerrorMessage")
+    ALERTD_PQ_SYMBOL(setNoticeProcessor, "PQsetNoticeProcessor")
+    ALERTD_PQ_SYMBOL(exec, "PQexec")
+    ALERTD_PQ_SYMBOL(execParams, "PQexecParams")
+    ALERTD_PQ_SYMBOL(consumeInput, "PQconsumeInput")
+    ALERTD_PQ_SYMBOL(notifies, "PQnotifies")
+    ALERTD_PQ_SYMBOL(freemem, "PQfreemem")
+    ALERTD_PQ_SYMBOL(clear, "PQclear")
+    ALERTD_PQ_SYMBOL(resultStatus, "PQresultStatus")
+    ALERTD_PQ_SYMBOL(ntuples, "PQntuples")
+    ALERTD_PQ_SYMBOL(nfields, "PQnfields")
+    ALERTD_PQ_SYMBOL(getisnull, "PQgetisnull")
+    ALERTD_PQ_SYMBOL(getvalue, "PQgetvalue")
+    ALERTD_PQ_SYMBOL(cmdTuples, "PQcmdTuples")
+    ALERTD_PQ_SYMBOL(resultErrorField, "PQresultErrorField")
+    ALERTD_PQ_SYMBOL(resultErrorMessage, "PQresultErrorMessage")
+#undef ALERTD_PQ_SYMBOL
+}
+
+/// Loads libpq once; NULL when it is ready, else why it cannot be used (a
+/// sentence for the operator). Call before any other `alertd_pq_*` function.
+static inline const char *alertd_pq_load(void) {
+    pthread_once(&alertd_pq_table_once, alertd_pq_fill);
+    return alertd_pq_load_error[0] ? alertd_pq_load_error : NULL;
+}
+
+static inline PGconn *alertd_pq_connectdb_params(const char *const *k, const char *const *v, int expand) {
+    return alertd_pq_table.connectdbParams(k, v, expand);
+}
+static inline void alertd_pq_finish(PGconn *c) { alertd_pq_table.finish(c); }
+static inline ConnStatusType alertd_pq_status(const PGconn *c) { return alertd_pq_table.status(c); }
+static inline int alertd_pq_socket(const PGconn *c) { return alertd_pq_table.socket(c); }
+static inline char *alertd_pq_error_message(const PGconn *c) { return alertd_pq_table.errorMessage(c); }
+static inline PQnoticeProcessor alertd_pq_set_notice_processor(PGconn *c, PQnoticeProcessor p, void *arg) {
+    return alertd_pq_table.setNoticeProcessor(c, p, arg);
+}
+static inline PGresult *alertd_pq_exec(PGconn *c, const char *sql) { return alertd_pq_table.exec(c, sql); }
+static inline PGresult *alertd_pq_exec_params(PGconn *c, const char *sql, int n, const Oid *types, const char *const *values,
+                                              const int *lengths, const int *formats, int resultFormat) {
+    return alertd_pq_table.execParams(c, sql, n, types, values, lengths, formats, resultFormat);
+}
+static inline int alertd_pq_consume_input(PGconn *c) { return alertd_pq_table.consumeInput(c); }
+static inline PGnotify *alertd_pq_notifies(PGconn *c) { return alertd_pq_table.notifies(c); }
+static inline void alertd_pq_freemem(void *p) { alertd_pq_table.freemem(p); }
+static inline void alertd_pq_clear(PGresult *r) { alertd_pq_table.clear(r); }
+static inline ExecStatusType alertd_pq_result_status(const PGresult *r) { return alertd_pq_table.resultStatus(r); }
+static inline int alertd_pq_ntuples(const PGresult *r) { return alertd_pq_table.ntuples(r); }
+static inline int alertd_pq_nfields(const PGresult *r) { return alertd_pq_table.nfields(r); }
+static inline int alertd_pq_getisnull(const PGresult *r, int row, int column) { return alertd_pq_table.getisnull(r, row, column); }
+static inline char *alertd_pq_getvalue(const PGresult *r, int row, int column) { return alertd_pq_table.getvalue(r, row, column); }
+static inline char *alertd_pq_cmd_tuples(PGresult *r) { return alertd_pq_table.cmdTuples(r); }
+static inline char *alertd_pq_result_error_field(const PGresult *r, int field) { return alertd_pq_table.resultErrorField(r, field); }
+static inline char *alertd_pq_result_error_message(const PGresult *r) { return alertd_pq_table.resultErrorMessage(r); }
+
 #endif

@@ -2,6 +2,9 @@ import AlertdClient
 import AlertdCommandLine
 import AlertdPOSIX
 
-let code = await CommandLineTool.main(
-    AlertctlCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: .process())
-CurrentProcess.exit(code.rawValue)
+// Parsing, help and --version stay before the first `await` (see CommandLineTool.start).
+let context = CommandContext.process()
+switch CommandLineTool.start(AlertctlCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
+case .exit(let code): CurrentProcess.exit(code.rawValue)
+case .run(let command): CurrentProcess.exit(await command.run(context).rawValue)
+}

@@ -4,9 +4,11 @@ import AlertdPOSIX
 
 // How the process treats signals is decided here and nowhere else: the
 // daemon is handed the ones it acts on as a stream. Taken over before
-// anything starts, so a SIGTERM during startup waits its turn.
+// anything starts, so a SIGTERM during startup waits its turn. Parsing,
+// help and --version stay before the first `await` (see CommandLineTool.start).
 var context = CommandContext.process()
 context.signals = ProcessSignals.stream(AlertDaemon.handledSignals(environment: context.environment))
-let code = await CommandLineTool.main(
-    AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context)
-CurrentProcess.exit(code.rawValue)
+switch CommandLineTool.start(AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
+case .exit(let code): CurrentProcess.exit(code.rawValue)
+case .run(let command): CurrentProcess.exit(await command.run(context).rawValue)
+}
