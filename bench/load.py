@@ -16,10 +16,12 @@ deadline, every loop by a count. Times are CLOCK_MONOTONIC nanoseconds
   fill ...                          figure (3): many alerts in big batches
   confirm ...                       figure (6): confirm, then the handler's arrival
   startwait ... -- CMD...           figure (5): start CMD, time READY=1 and health 200
+  storm ...                         figure (8): 1,000 alerts in one group, its notifications counted
 """
 
 import argparse
 import http.client
+import http.server
 import json
 import os
 import select
@@ -481,6 +483,109 @@ def cmd_startwait(a):
     return 0 if health_ms is not None else 1
 
 
+class StormCounter:
+    """The receiver of figure (8): records, per POST, its arrival
+    (CLOCK_MONOTONIC, when its body is in) and how many alerts it carries:
+    Alertmanager's `alerts`, alertd's `group.firing` (a group notification)
+    or 1 (one alert's delivery)."""
+
+    def __init__(self, port):
+        self.lock = threading.Lock()
+        self.requests = []  # (arrival ns, alerts carried, payload type)
+        counter = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                at = time.monotonic_ns()
+                try:
+                    doc = json.loads(body)
+                except ValueError:
+                    doc = {}
+                if "alerts" in doc:
+                    n, kind = len(doc["alerts"]), "alertmanager"
+                elif doc.get("type") == "group":
+                    n, kind = len(doc["group"]["firing"]), "group"
+                else:
+                    n, kind = 1, doc.get("type", "?")
+                with counter.lock:
+                    counter.requests.append((at, n, kind))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.requests)
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def cmd_storm(a):
+    """Figure (8): `total` alerts of one group (one `alertname`), posted in
+    batches of `batch` on one connection, at a daemon that groups by
+    `alertname` and waits `group_wait` before the first notification. The
+    receiver listens on `listen`; the figure is the time from the first POST
+    to the arrival of the notification that completes the `total` alerts
+    (for a grouping daemon, its first), and how many requests (deliveries)
+    the receiver got until `settle` seconds after that."""
+    counter = StormCounter(a.listen)
+    try:
+        poster = Poster(a.base)
+        bodies = []
+        for b in range(-(-a.total // a.batch)):
+            ids = [f"g{b}-{i}" for i in range(min(a.batch, a.total - b * a.batch))]
+            bodies.append(json.dumps(alerts_body(a.target, ids, "BenchStorm"), separators=(",", ":")).encode())
+        deadline = time.monotonic() + a.timeout
+        first_send = time.monotonic_ns()
+        failures = 0
+        for body in bodies:
+            status, _ = poster.post(alerts_path(a.target), body)
+            failures += 0 if accepted_ok(a.target, status) else 1
+        posted_ns = time.monotonic_ns()
+        poster.close()
+        complete_at = None
+        while time.monotonic() < deadline:
+            got = counter.snapshot()
+            if sum(n for _, n, _ in got) >= a.total or (got and max(n for _, n, _ in got) >= a.total):
+                complete_at = next((at for at, n, _ in got if n >= a.total), None) or max(at for at, _, _ in got)
+                break
+            time.sleep(0.01)
+        if complete_at is not None:
+            time.sleep(a.settle)
+        got = counter.snapshot()
+    finally:
+        counter.close()
+    first_at = min((at for at, _, _ in got), default=None)
+    out = {
+        "alerts": a.total,
+        "batch": a.batch,
+        "failed_batches": failures,
+        "post_ms": round((posted_ns - first_send) / 1e6, 2),
+        "deliveries": len(got),
+        "alerts_delivered": sum(n for _, n, _ in got),
+        "largest_delivery": max((n for _, n, _ in got), default=0),
+        "kinds": sorted({k for _, _, k in got}),
+        "first_delivery_ms": round((first_at - first_send) / 1e6, 2) if first_at else None,
+        "all_delivered_ms": round((complete_at - first_send) / 1e6, 2) if complete_at else None,
+        "settle_seconds": a.settle,
+        "complete": complete_at is not None,
+    }
+    emit(out)
+    return 0 if out["complete"] else 1
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -551,6 +656,14 @@ def main():
     s.add_argument("--arrivals", required=True, help="the handler sink's output file")
     s.add_argument("--timeout", type=float, default=120)
     s.set_defaults(fn=cmd_confirm)
+
+    s = sub.add_parser("storm")
+    target_args(s)
+    s.add_argument("--listen", type=int, required=True, help="the port the daemon's webhook delivers to")
+    s.add_argument("--total", type=int, default=1000)
+    s.add_argument("--batch", type=int, default=100)
+    s.add_argument("--settle", type=float, default=3, help="seconds to keep counting deliveries after the last alert arrived")
+    s.set_defaults(fn=cmd_storm)
 
     s = sub.add_parser("startwait")
     s.add_argument("--health", required=True)

@@ -371,6 +371,35 @@ def main():
     if c:
         details.append(f"- (6) alertd: {c['arrived']}/{c['confirms']} handler calls arrived, max {fmt(c.get('latency_max_ms'))} ms")
 
+    # (8) a storm: 1,000 alerts in one group
+    storm = {t: rounds(run, f"storm-{t}") for t in T}
+    n8 = len(storm["alertd"])
+    stotal8 = int(params.get("storm_total", 1000))
+    wait8 = params.get("storm_wait", "1s")
+    if n8 or storm["alertmanager"]:
+        mm = {t: median([d.get("all_delivered_ms") for d in storm[t]]) for t in T}
+        fig["storm_ms"] = mm
+        rows.append(("(8) storm", f"{stotal8:,} alerts in one group (`group_by` alertname, `group_wait` {wait8}): first POST → "
+                     f"the notification carrying all of them, ms (median of {n8})",
+                     fmt(mm["alertd"]), fmt(mm["alertmanager"]), ratio(mm["alertd"], mm["alertmanager"])))
+        dd = {t: median([d.get("deliveries") for d in storm[t]]) for t in T}
+        rows.append(("(8) storm", f"… deliveries (webhook requests) made for them, counted until 3 s after (median of {n8})",
+                     fmt(dd["alertd"], 0), fmt(dd["alertmanager"], 0), ratio(dd["alertd"], dd["alertmanager"])))
+    ungrouped = rounds(run, "storm-ungrouped-alertd")
+    if ungrouped:
+        u = ungrouped[0]
+        rows.append(("(8) storm", f"… alertd without grouping: deliveries made, and first POST → last of them, ms",
+                     f"{u.get('deliveries', 0):,} in {fmt(u.get('all_delivered_ms'))} ms", "", ""))
+    for t in T:
+        for i, d in enumerate(storm[t], 1):
+            details.append(f"- (8) {t} round {i}: {d.get('deliveries')} deliveries carrying {d.get('alerts_delivered', 0):,} alerts "
+                           f"(the largest {d.get('largest_delivery', 0):,}), the first {fmt(d.get('first_delivery_ms'))} ms "
+                           f"after the first POST, all {stotal8:,} notified after {fmt(d.get('all_delivered_ms'))} ms; "
+                           f"posting took {fmt(d.get('post_ms'))} ms, {d.get('failed_batches', 0)} batches refused")
+    for d in ungrouped:
+        details.append(f"- (8) alertd without grouping: {d.get('deliveries', 0):,} deliveries, the last "
+                       f"{fmt(d.get('all_delivered_ms'))} ms after the first POST")
+
     # (0) the load generators alone
     cw = load(run, "calibrate-wrk")
     cl = load(run, "calibrate-loader")
@@ -403,6 +432,9 @@ def main():
     notes.append("- `group_by: ['...']` makes every Alertmanager alert a group of its own (one goroutine and timer "
                  "each), which is what \"send every alert at once\" asks for, and is heavier than a typical "
                  "`group_by: [alertname]` setup; its memory in (3) reflects that.")
+    notes.append("- In (8) both daemons wait `group_wait` from the group's first alert before notifying: most of the "
+                 "figure is that wait; the rest is posting the alerts and building and sending the one notification. "
+                 "alertd answers each batch after its SQLite commit, Alertmanager from memory.")
     notes.append("- wrk is closed-loop: its p99 is the latency under saturation with "
                  f"{params.get('wrk_connections')} requests in flight, not corrected for coordinated omission.")
 
@@ -482,6 +514,12 @@ def main():
 - **(6) confirm → handler.** alertd only; Alertmanager has no confirm action. {params.get('confirms')} alerts with a `confirm` action whose
   URL is a second sink; after their webhook deliveries land, each is confirmed with `POST /v1/alerts/{{id}}/confirm`,
   one at a time, 20 ms apart; latency = the handler's arrival − the moment the confirm request started.
+- **(8) storm.** `bench/load.py storm`: {params.get('storm_total', 1000)} alerts with one `alertname` posted in batches of 100 on one
+  connection, to a daemon whose route groups by `alertname` with `group_wait` {params.get('storm_wait', '1s')} (`group_interval` 1m,
+  `repeat_interval` 1h, the same on both sides); the webhook receiver is `bench/load.py` itself, which counts the alerts
+  each request carries (Alertmanager's `alerts`, alertd's `group.firing`). Time = first POST → arrival of the
+  notification that carries all the alerts; deliveries = webhook requests received until 3 s after it. alertd
+  without grouping (the same route, no `group_by`) is the same load with one delivery per alert.
 - **(7) binaries.** `stat` of the release binaries (`swift build -c release --static-swift-stdlib`), and
   `hyperfine -N --warmup 3 --runs {params.get('hyperfine_runs')} 'alertctl --version' 'curl --version' 'version --version'`.
 - **Swift bounds** (built by run.sh as the release binaries are: static Swift runtime, lld, packed relocations).

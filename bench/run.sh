@@ -28,7 +28,9 @@ else
     INGEST_SECONDS=10; E2E_BATCHES=100; FILL_TOTAL=100000; HYPERFINE_RUNS=30; CONFIRMS=200
     SINGLE_TOTAL=10000; BIG_TOTAL=1000000
 fi
-ROUNDS=3           # figures (1) and (2): medians of 3 alternating rounds
+ROUNDS=3           # figures (1), (2) and (8): medians of 3 alternating rounds
+STORM_TOTAL=1000   # figure (8): alerts in the one group, in quick mode too
+STORM_WAIT=1s      # figure (8): group_wait on both sides
 E2E_SIZE=100
 SINGLE_CONNECTIONS=4  # figure (2b): one alert per request over a few connections
 BOUND_CONCURRENCY=64  # the C bound's deliveries in flight, as alertd's webhook here
@@ -216,13 +218,19 @@ start_daemon() {
         D_CMD=$(am_cmd "$cfg" "$D_DIR" "$D_PORT")
         D_HEALTH=$D_BASE/-/ready
     fi
+    launch "$target" "$name" "daemon-$target"
+}
+
+# launch TARGET NAME NOTE: runs D_CMD on D_DIR (logging to NAME.log) and
+# waits for D_HEALTH; sets D_PID.
+launch() {
     mkdir -p "$D_DIR"
-    note "daemon-$target" "$D_CMD"
+    note "$3" "$D_CMD"
     # shellcheck disable=SC2086
-    env -u NOTIFY_SOCKET $D_CMD >>"$RUN/$name.log" 2>&1 &
+    env -u NOTIFY_SOCKET $D_CMD >>"$RUN/$2.log" 2>&1 &
     D_PID=$!
     PIDS+=("$D_PID")
-    wait_http "$D_HEALTH" 60 || die "$target did not become ready; see $RUN/$name.log"
+    wait_http "$D_HEALTH" 60 || die "$1 did not become ready; see $RUN/$2.log"
 }
 
 TARGETS=(alertd alertmanager)
@@ -456,6 +464,56 @@ confirm() {
     stop "$h_pid"
 }
 
+# --- (8) a storm: 1,000 alerts in one group ---------------------------------------
+# Both daemons group by alertname and wait STORM_WAIT before the group's first
+# notification; `bench/load.py storm` is the receiver (it counts the alerts
+# each request carries), posts the alerts in batches of 100 and times the
+# first POST to the notification that carries them all. alertd also runs
+# without grouping, for what the storm costs there.
+
+storm() {
+    local target=$1 round=$2 mode=${3:-grouped} name port rport cfg dir cmd base health group=""
+    name=storm-$target-$round
+    [ "$mode" = grouped ] || name=storm-$mode-$target-$round
+    read -r port rport <<<"$(ports 2)"
+    base=http://127.0.0.1:$port
+    if [ "$target" = alertd ]; then
+        cfg=$RUN/$name.alertd.json; dir=$RUN/state-$name
+        [ "$mode" = grouped ] && group=", \"group_by\": [\"alertname\"], \"group_wait\": \"$STORM_WAIT\", \"group_interval\": \"1m\", \"repeat_interval\": \"1h\""
+        cat >"$cfg" <<EOF
+{
+  "presenters": { "hook": { "type": "webhook", "url": "http://127.0.0.1:$rport/alertd", "max_concurrency": 64 } },
+  "routes": [ { "name": "storm", "match": { "labels": { "alertname": "BenchStorm" } }, "presenters": ["hook"]$group } ],
+  "default_route": { "presenters": [] },
+  "dispatcher": { "shutdown_grace": "1s" }
+}
+EOF
+        cmd=$(alertd_cmd "$cfg" "$dir" "$port"); health=$base/v1/health
+    else
+        cfg=$RUN/$name.am.yml; dir=$RUN/am-$name
+        cat >"$cfg" <<EOF
+route:
+  receiver: hook
+  group_by: ['alertname']
+  group_wait: $STORM_WAIT
+  group_interval: 1m
+  repeat_interval: 1h
+receivers:
+  - name: hook
+    webhook_configs:
+      - url: http://127.0.0.1:$rport/am
+        send_resolved: false
+EOF
+        cmd=$(am_cmd "$cfg" "$dir" "$port"); health=$base/-/ready
+    fi
+    D_DIR=$dir D_CMD=$cmd D_HEALTH=$health
+    launch "$target" "$name" "storm-daemon-$target-$mode"
+    note "storm-$target" "$PY bench/load.py storm --base $base --target $target --listen <port> --total $STORM_TOTAL --batch 100 --settle 3"
+    timeout 120 "$PY" bench/load.py storm --base "$base" --target "$target" --listen "$rport" --total "$STORM_TOTAL" --batch 100 \
+        --settle 3 --timeout 60 | result "$name" || log "storm against $target ($mode) incomplete; see $RES/$name.json"
+    stop "$D_PID"
+}
+
 # --- the run ---------------------------------------------------------------------
 
 START=$(date +%s)
@@ -477,6 +535,11 @@ done
 for t in "${TARGETS[@]}"; do log "(3)+(5) memory and start, $t"; memory_and_start "$t"; done
 log "(3) idle bound"; idle_bound
 for t in "${TARGETS[@]}"; do log "(4) one CLI call, $t"; cli "$t"; done
+for ((r = 1; r <= ROUNDS; r++)); do
+    for t in "${TARGETS[@]}"; do log "(8) storm, $t, round $r"; storm "$t" "$r"; done
+done
+log "(8) storm, alertd without grouping"
+storm alertd 1 ungrouped
 log "(6) confirm -> handler, alertd"
 confirm
 log "(7) binaries"
@@ -490,6 +553,6 @@ fi
 
 uptime >"$RUN/uptime-after"
 echo $(($(date +%s) - START)) >"$RUN/seconds"
-echo "ingest_seconds=$INGEST_SECONDS wrk_threads=$WRK_THREADS wrk_connections=$WRK_CONNECTIONS rounds=$ROUNDS e2e_batches=$E2E_BATCHES e2e_size=$E2E_SIZE fill_total=$FILL_TOTAL fill_batch=$FILL_BATCH single_total=$SINGLE_TOTAL single_connections=$SINGLE_CONNECTIONS big_total=$BIG_TOTAL bound_concurrency=$BOUND_CONCURRENCY hyperfine_runs=$HYPERFINE_RUNS confirms=$CONFIRMS starts=$STARTS" >"$RUN/params"
+echo "ingest_seconds=$INGEST_SECONDS wrk_threads=$WRK_THREADS wrk_connections=$WRK_CONNECTIONS rounds=$ROUNDS e2e_batches=$E2E_BATCHES e2e_size=$E2E_SIZE fill_total=$FILL_TOTAL fill_batch=$FILL_BATCH single_total=$SINGLE_TOTAL single_connections=$SINGLE_CONNECTIONS big_total=$BIG_TOTAL storm_total=$STORM_TOTAL storm_wait=$STORM_WAIT bound_concurrency=$BOUND_CONCURRENCY hyperfine_runs=$HYPERFINE_RUNS confirms=$CONFIRMS starts=$STARTS" >"$RUN/params"
 "$PY" bench/report.py --run "$RUN" --out "$OUT"
 log "done in $(($(date +%s) - START)) s; wrote $OUT"

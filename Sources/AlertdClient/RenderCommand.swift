@@ -30,7 +30,11 @@ public struct RenderCommand: CLICommand {
             .flag("dry-run", help: "Print what would be sent, even with a destination."),
             .value("follow-up", valueName: "outcome", help: "Show (or send) the follow-up telling the presenter that the alert closed so.",
                    allowedValues: Self.followUpOutcomes.map(\.rawValue)),
+            .value("group", valueName: "count", help: "Show (or send) a group notification of this many alerts like this one, as a route with group_by sends it."),
         ])
+
+    /// The most alerts `--group` makes.
+    static let maxGroupSize = 10_000
 
     /// How a follow-up can say an alert closed.
     static let followUpOutcomes: [AlertState] = [.resolved, .confirmed, .cancelled, .expired]
@@ -54,6 +58,8 @@ public struct RenderCommand: CLICommand {
     package let width: Int?
     /// With `--follow-up`: the alert closed so, and the follow-up is what is shown.
     package let followUp: AlertState?
+    /// With `--group`: how many alerts the group notification shows.
+    package let groupSize: Int?
 
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         composition = try AlertCompositionOptions(parsed: parsed)
@@ -76,6 +82,16 @@ public struct RenderCommand: CLICommand {
         followUp = parsed.value("follow-up").flatMap(AlertState.init(rawValue:))
         if followUp != nil, PresenterRegistry.type(named: target)?.followUps == .unsupported {
             throw .invalidCombination("'\(target)' presenters send no follow-ups; leave out '--follow-up'.")
+        }
+        if let raw = parsed.value("group") {
+            guard let count = Int(raw), (1...Self.maxGroupSize).contains(count) else {
+                throw .invalidValue(raw, for: parsed.configuration.option(named: "group")!,
+                                    expected: "give how many alerts the group has, 1 to \(Self.maxGroupSize).")
+            }
+            if followUp != nil { throw .invalidCombination("Give '--group' or '--follow-up', not both.") }
+            groupSize = count
+        } else {
+            groupSize = nil
         }
         let destination = ["url", "secret", "secret-file", "config"].filter { parsed.isGiven($0) }
         switch target {
@@ -147,12 +163,9 @@ public struct RenderCommand: CLICommand {
         case .log:
             presenter = LogPresenter(configuration: LogPresenterConfiguration(destination: .standardError, format: logFormat))
         case .preview(let configuration):
-            // Links as a daemon with api.public_url would sign them, so the buttons show (a closed alert has none).
-            let links = followUp != nil ? [:] : Dictionary(uniqueKeysWithValues: ActionKind.allCases.filter { spec.action($0) != nil }.map {
-                ($0, "https://alertd.example/v1/alerts/\(alert.id)/actions/\($0.rawValue)?expires=<expiry>&token=<signature>")
-            })
-            let delivery = DeliveryContext(deliveryID: deliveryID, actionLinks: links, followUp: followUp)
-            guard let preview = configuration.preview(of: alert, delivery: delivery) else {
+            let delivery = DeliveryContext(deliveryID: deliveryID, actionLinks: followUp != nil ? [:] : Self.links(alert), followUp: followUp)
+            let shown = groupSize.map { configuration.preview(of: Self.group(of: alert, count: $0), delivery: DeliveryContext(deliveryID: deliveryID)) }
+            guard let preview = shown ?? configuration.preview(of: alert, delivery: delivery) else {
                 context.errorOutput("error: '\(type(of: configuration).typeName)' cannot show what it would send.\n")
                 return .usage
             }
@@ -178,7 +191,12 @@ public struct RenderCommand: CLICommand {
                 return .usage
             }
         }
-        let outcome = await presenter.present(alert, delivery: DeliveryContext(deliveryID: deliveryID, followUp: followUp))
+        let delivery = DeliveryContext(deliveryID: deliveryID, followUp: followUp)
+        let outcome = if let groupSize {
+            await presenter.presentGroup(Self.group(of: alert, count: groupSize), delivery: delivery).outcome
+        } else {
+            await presenter.present(alert, delivery: delivery)
+        }
         switch outcome {
         case .delivered:
             context.errorOutput("delivered\n")
@@ -187,5 +205,33 @@ public struct RenderCommand: CLICommand {
             context.errorOutput("failed: \(reason)\n")
             return .failure
         }
+    }
+
+    /// Links as a daemon with api.public_url would sign them, so the buttons show.
+    static func links(_ alert: Alert) -> [ActionKind: String] {
+        Dictionary(uniqueKeysWithValues: ActionKind.allCases.filter { alert.spec.action($0) != nil }.map {
+            ($0, "https://alertd.example/v1/alerts/\(alert.id)/actions/\($0.rawValue)?expires=<expiry>&token=<signature>")
+        })
+    }
+
+    /// The first notification of a group of `count` alerts like `alert`,
+    /// a second apart, each with its own `instance` label, grouped by the
+    /// alert's other labels.
+    static func group(of alert: Alert, count: Int) -> AlertGroupNotification {
+        let firing = (0..<count).map { i in
+            var labels = alert.spec.labels
+            labels["instance"] = labels["instance"].map { "\($0)-\(i + 1)" } ?? "\(i + 1)"
+            let s = alert.spec
+            let spec = AlertSpec(title: s.title, message: s.message, severity: s.severity, labels: labels, confirm: s.confirm, cancel: s.cancel,
+                                 dedupKey: nil, expiresAfter: s.expiresAfter)
+            let at = alert.createdAt.addingTimeInterval(Double(i))
+            return Alert(id: .generate(at: at), spec: spec, createdAt: at)
+        }
+        let groupLabels = AlertLabel.sorted(alert.spec.labels.filter { $0.key != "instance" })
+        let id = AlertGroupID(route: "render", labels: groupLabels)
+        return AlertGroupNotification(
+            groupID: id, route: "render", groupLabels: groupLabels, sequence: 1, reason: .first, firing: firing,
+            newAlertIDs: Set(firing.map(\.id)), actionLinks: Dictionary(uniqueKeysWithValues: firing.map { ($0.id, links($0)) }),
+            consoleURL: "https://alertd.example/ui/#/group/\(id.rawValue)")
     }
 }

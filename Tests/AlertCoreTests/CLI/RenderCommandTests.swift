@@ -90,3 +90,46 @@ extension RenderCommandTests {
         #expect(terminal.stderr.contains("'terminal' presenters send no follow-ups"), "\(terminal.stderr)")
     }
 }
+
+extension RenderCommandTests {
+    @Test(arguments: remoteTypes)
+    func everyTypeShowsAGroupNotification(_ type: String) async throws {
+        let r = try await TestBinaries.alertctl(
+            "render", "-t", "Node down", "-s", "critical", "--label", "alertname=NodeDown", "--confirm", "Drain=https://ops.example/drain",
+            "--to", type, "--group", "12")
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        switch type {
+        case "webhook", "exec":
+            #expect(r.stdout.contains(#""type" : "group""#) && r.stdout.contains(#""firing" : 12"#), "\(r.stdout)")
+        case "pagerduty":
+            #expect(r.stdout.contains(#""summary" : "[FIRING:12] alertname=NodeDown""#) && r.stdout.contains(#""dedup_key" : "g-"#), "\(r.stdout)")
+        default:
+            #expect(r.stdout.contains("[FIRING:12] alertname=NodeDown"), "\(type): \(r.stdout)")
+        }
+        switch type {
+        case "slack", "matrix", "email", "webhook", "exec", "pagerduty":
+            // Their own formats: each listed alert's link.
+            #expect(r.stdout.contains("/actions/confirm?"), "\(type): \(r.stdout)")
+        case "pushover":
+            // The summary is cut at 1,024 characters; its link is the group in the console.
+            #expect(r.stdout.contains(#""url_title" : "All 12 alerts of the group""#), "\(r.stdout)")
+        default:
+            // The summary alert: the list as text, "+M more" past ten.
+            #expect(r.stdout.contains("+2 more"), "\(type): \(r.stdout)")
+        }
+    }
+
+    @Test func aGroupIsPresentedHereAndItsSizeChecked() async throws {
+        let terminal = try await TestBinaries.alertctl("render", "-t", "Node down", "--label", "alertname=NodeDown", "--group", "3", "--color", "never")
+        #expect(terminal.exitCode == 0)
+        #expect(terminal.stdout.contains("[FIRING:3] alertname=NodeDown"), "\(terminal.stdout)")
+        for bad in ["0", "10001", "x"] {
+            let r = try await TestBinaries.alertctl("render", "-t", "x", "--group", bad)
+            #expect(r.exitCode == 64, "\(bad)")
+            #expect(r.stderr.contains("give how many alerts the group has, 1 to 10000"), "\(r.stderr)")
+        }
+        let both = try await TestBinaries.alertctl("render", "-t", "x", "--to", "slack", "--group", "2", "--follow-up", "resolved")
+        #expect(both.exitCode == 64)
+        #expect(both.stderr.contains("Give '--group' or '--follow-up', not both."), "\(both.stderr)")
+    }
+}

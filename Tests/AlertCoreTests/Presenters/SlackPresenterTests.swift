@@ -12,48 +12,51 @@ import Testing
 
     /// What Slack checks (https://api.slack.com/reference/block-kit/blocks).
     static func contract(_ request: HTTPRequest) -> [String] {
-        ServiceFixtures.jsonContract(request, path: path) { json in
-            var problems: [String] = []
-            let body = J(json)
-            guard let text = body["text"].string, !text.isEmpty else { return ["`text` is required with blocks"] }
-            if text.utf16.count > 40_000 { problems.append("text longer than 40000") }
-            let attachment = body["attachments"][0]
-            if attachment["color"].string?.range(of: "^#[0-9A-F]{6}$", options: .regularExpression) == nil {
-                problems.append("attachment colour \(attachment["color"].value ?? "none") is not #RRGGBB")
-            }
-            let blocks = attachment["blocks"].array
-            if blocks.isEmpty || blocks.count > 50 { problems.append("\(blocks.count) blocks") }
-            for block in blocks.map(J.init) {
-                switch block["type"].string {
-                case "header":
-                    if block["text"]["type"].string != "plain_text" { problems.append("header text must be plain_text") }
-                    if (block["text"]["text"].string?.utf16.count ?? 0) > 150 { problems.append("header longer than 150") }
-                case "section":
-                    if let t = block["text"]["text"].string, t.utf16.count > 3_000 { problems.append("section text longer than 3000") }
-                    let fields = block["fields"].array
-                    if fields.count > 10 { problems.append("\(fields.count) fields, at most 10") }
-                    for field in fields.map(J.init) where (field["text"].string?.utf16.count ?? 0) > 2_000 {
-                        problems.append("field longer than 2000")
-                    }
-                    if !block["text"].exists && fields.isEmpty { problems.append("a section needs text or fields") }
-                case "context":
-                    if block["elements"].array.isEmpty { problems.append("empty context") }
-                case "actions":
-                    let elements = block["elements"].array.map(J.init)
-                    if elements.isEmpty || elements.count > 25 { problems.append("\(elements.count) action elements") }
-                    for button in elements {
-                        if button["type"].string != "button" { problems.append("not a button") }
-                        if (button["text"]["text"].string?.utf16.count ?? 99) > 75 { problems.append("button text longer than 75") }
-                        if (button["url"].string?.utf16.count ?? 0) > 3_000 { problems.append("button url longer than 3000") }
-                        if let style = button["style"].string, !["primary", "danger"].contains(style) { problems.append("style \(style)") }
-                    }
-                    if Set(elements.compactMap { $0["action_id"].string }).count != elements.count { problems.append("action_ids not unique") }
-                default:
-                    problems.append("unexpected block type \(block["type"].value ?? "none")")
-                }
-            }
-            return problems
+        ServiceFixtures.jsonContract(request, path: path, blockKit)
+    }
+
+    /// A message's text, attachment and blocks against Block Kit's rules.
+    static func blockKit(_ json: [String: Any]) -> [String] {
+        var problems: [String] = []
+        let body = J(json)
+        guard let text = body["text"].string, !text.isEmpty else { return ["`text` is required with blocks"] }
+        if text.utf16.count > 40_000 { problems.append("text longer than 40000") }
+        let attachment = body["attachments"][0]
+        if attachment["color"].string?.range(of: "^#[0-9A-F]{6}$", options: .regularExpression) == nil {
+            problems.append("attachment colour \(attachment["color"].value ?? "none") is not #RRGGBB")
         }
+        let blocks = attachment["blocks"].array
+        if blocks.isEmpty || blocks.count > 50 { problems.append("\(blocks.count) blocks") }
+        for block in blocks.map(J.init) {
+            switch block["type"].string {
+            case "header":
+                if block["text"]["type"].string != "plain_text" { problems.append("header text must be plain_text") }
+                if (block["text"]["text"].string?.utf16.count ?? 0) > 150 { problems.append("header longer than 150") }
+            case "section":
+                if let t = block["text"]["text"].string, t.utf16.count > 3_000 { problems.append("section text longer than 3000") }
+                let fields = block["fields"].array
+                if fields.count > 10 { problems.append("\(fields.count) fields, at most 10") }
+                for field in fields.map(J.init) where (field["text"].string?.utf16.count ?? 0) > 2_000 {
+                    problems.append("field longer than 2000")
+                }
+                if !block["text"].exists && fields.isEmpty { problems.append("a section needs text or fields") }
+            case "context":
+                if block["elements"].array.isEmpty || block["elements"].array.count > 10 { problems.append("\(block["elements"].array.count) context elements") }
+            case "actions":
+                let elements = block["elements"].array.map(J.init)
+                if elements.isEmpty || elements.count > 25 { problems.append("\(elements.count) action elements") }
+                for button in elements {
+                    if button["type"].string != "button" { problems.append("not a button") }
+                    if (button["text"]["text"].string?.utf16.count ?? 99) > 75 { problems.append("button text longer than 75") }
+                    if (button["url"].string?.utf16.count ?? 0) > 3_000 { problems.append("button url longer than 3000") }
+                    if let style = button["style"].string, !["primary", "danger"].contains(style) { problems.append("style \(style)") }
+                }
+                if Set(elements.compactMap { $0["action_id"].string }).count != elements.count { problems.append("action_ids not unique") }
+            default:
+                problems.append("unexpected block type \(block["type"].value ?? "none")")
+            }
+        }
+        return problems
     }
 
     func presenter(_ receiver: ServiceReceiver) throws -> any AlertPresenter {
@@ -139,7 +142,7 @@ import Testing
     @Test func settingsAreCheckedAndTheURLMayComeFromAFile() throws {
         #expect(ServiceFixtures.read(SlackPresenterConfiguration.self, ["url": "https://hooks.slack.com/services/T/B/X"]).1.isEmpty)
         #expect(ServiceFixtures.read(SlackPresenterConfiguration.self, [:]).1
-            == ["presenters.p.url: is required (or url_file): the incoming webhook URL Slack gave"])
+            == ["presenters.p.url: is required (or url_file): the incoming webhook URL Slack gave (or token and channel for a bot)"])
         #expect(ServiceFixtures.read(SlackPresenterConfiguration.self, ["url": "hooks.slack.com/x"]).1
             == ["presenters.p.url: must be a http:// or https:// URL with a host"])
         #expect(ServiceFixtures.read(SlackPresenterConfiguration.self, ["url": "https://a/b", "url_file": "/x"]).1

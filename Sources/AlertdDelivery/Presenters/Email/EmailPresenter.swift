@@ -117,6 +117,9 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
         }
     }
 
+    /// The sender's domain, the right side of every `Message-ID` alertd writes.
+    var domain: String { from.address.split(separator: "@").last.map(String.init) ?? "localhost" }
+
     static func addressProblem(_ text: String) -> String {
         "\"\(text)\" is not an address; write name@example.com or \"Name <name@example.com>\" (ASCII addresses only)"
     }
@@ -144,16 +147,27 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
+        var head = envelope
+        if delivery.followUp == nil && ActionKind.allCases.contains(where: { alert.spec.action($0) != nil }) {
+            head.append("with api.public_url set: one message per recipient, each with links signed for its address")
+        }
+        return PresenterPreview(head: head, body: EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
+            .replacing("\r\n", with: "\n"))
+    }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        PresenterPreview(head: envelope, body: EmailPresenter.message(for: notification, delivery: delivery, configuration: self, date: Date())
+            .message.replacing("\r\n", with: "\n"))
+    }
+
+    /// The SMTP exchange a preview shows above the message.
+    private var envelope: [String] {
         var head = ["SMTP \(URLRedaction.redactingUserInfo(url)) (TLS: \(url.lowercased().hasPrefix("smtps:") ? "from the start" : tls.rawValue))"]
         if let caFile { head.append("trusting the CAs in \(caFile)") }
         if let username, let password { head.append("AUTH as \(username) with \(password.placeholder)") }
         head.append("MAIL FROM:<\(from.address)>")
         head += recipients.map { "RCPT TO:<\($0)>" }
-        if delivery.followUp == nil && ActionKind.allCases.contains(where: { alert.spec.action($0) != nil }) {
-            head.append("with api.public_url set: one message per recipient, each with links signed for its address")
-        }
-        let message = EmailPresenter.message(for: alert, delivery: delivery, configuration: self, date: Date())
-        return PresenterPreview(head: head, body: message.replacing("\r\n", with: "\n"))
+        return head
     }
 }
 
@@ -208,6 +222,17 @@ public struct EmailPresenter: AlertPresenter {
         return retryable ? .retryableFailure(reason: reason) : .permanentFailure(reason: reason)
     }
 
+    /// A group notification as one mail. The group's first starts a thread
+    /// (its `Message-ID` is returned as the thread); later ones answer it
+    /// (`In-Reply-To` and `References`, subject `Re: …`), so mail clients
+    /// show a group's reminders and resolution under its first mail.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        let (message, messageID) = Self.message(for: notification, delivery: delivery, configuration: configuration, date: now())
+        let outcome = await send(message, to: configuration.recipients)
+        guard outcome == .delivered else { return GroupPresentationOutcome(outcome: outcome) }
+        return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? messageID)
+    }
+
     private func send(_ message: String, to recipients: [String]) async -> PresentationOutcome {
         let c = configuration
         let request = SMTPRequest(
@@ -246,39 +271,75 @@ public struct EmailPresenter: AlertPresenter {
     static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date,
                         copyFor recipient: String? = nil) -> String {
         let digest = AlertDigest(alert, delivery: delivery)
-        let domain = c.from.address.split(separator: "@").last.map(String.init) ?? "localhost"
-        let boundary = "=_alertd_\(Self.token(delivery.deliveryID.rawValue))"
+        let domain = c.domain
+        var originals: [String] = []
+        if let followUp = digest.followUp {
+            // The alert's mail was one message, or, when it had action links, one per
+            // recipient: name them all, and each mail client threads on the one it has.
+            originals = [Self.messageID(followUp.original, recipient: nil, domain: domain)]
+            if !digest.actions.isEmpty && c.recipients.count > 1 {
+                originals += c.recipients.map { Self.messageID(followUp.original, recipient: $0, domain: domain) }
+            }
+        }
+        let bodies = digest.followUp == nil ? (text(digest), html(digest)) : (followUpText(digest), followUpHTML(digest))
+        return compose(
+            subject: (digest.followUp == nil ? "" : "Re: ") + digest.heading,
+            messageID: Self.messageID(delivery.deliveryID, recipient: recipient, domain: domain), inReplyTo: originals,
+            extra: ["X-Alertd-Alert-ID: \(Self.token(digest.id))", "X-Alertd-Severity: \(digest.severity.rawValue)"],
+            text: bodies.0, html: bodies.1, boundary: Self.token(delivery.deliveryID.rawValue), configuration: c, date: date)
+    }
+
+    /// A group notification's mail and its `Message-ID`, the delivery's id
+    /// (which names the group, when it formed and the notification's
+    /// sequence), so retries of one notification are the same mail and a
+    /// group that forms again starts a new thread. With a thread (the
+    /// first's `Message-ID`), a reply to it.
+    static func message(for notification: AlertGroupNotification, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration,
+                        date: Date) -> (message: String, messageID: String) {
+        let g = AlertGroupDigest(notification)
+        let messageID = Self.messageID(delivery.deliveryID, recipient: nil, domain: c.domain)
+        // Only a well-formed msg-id goes into a header.
+        let thread = delivery.thread.flatMap { t in t.hasPrefix("<") && t.hasSuffix(">") && t.allSatisfy { $0.isASCII && !$0.isWhitespace } ? t : nil }
+        let extra = ["X-Alertd-Group-ID: \(Self.token(notification.groupID.rawValue))", "X-Alertd-Severity: \(notification.severity.rawValue)"]
+        let html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>\(MarkupEscaping.html(g.title))</title></head>\n"
+            + "<body style=\"font-family:sans-serif\">\n<div style=\"border-left:6px solid \(g.style.hexColour);padding:4px 16px\">\n"
+            + g.html(limit: Self.groupBodyBytes) + "\n</div>\n</body></html>\n"
+        let message = compose(
+            subject: (thread == nil ? "" : "Re: ") + g.title, messageID: messageID, inReplyTo: thread.map { [$0] } ?? [], extra: extra,
+            text: g.text(limit: Self.groupBodyBytes), html: html, boundary: Self.token(delivery.deliveryID.rawValue), configuration: c, date: date)
+        return (message, messageID)
+    }
+
+    /// How much of a group's list one part holds (the links of alerts past
+    /// it point to the console beyond this).
+    static let groupBodyBytes = 512 * 1024
+
+    /// Headers, then a multipart/alternative body with a text and an HTML part.
+    private static func compose(
+        subject: String, messageID: String, inReplyTo: [String], extra: [String], text: String, html: String, boundary id: String,
+        configuration c: EmailPresenterConfiguration, date: Date
+    ) -> String {
+        let boundary = "=_alertd_\(id)"
         var headers = [
             MIMEText.addresses("From", [(c.from.name, c.from.address)]),
             MIMEText.addresses("To", c.to.map { ($0.name, $0.address) }),
         ]
         if !c.cc.isEmpty { headers.append(MIMEText.addresses("Cc", c.cc.map { ($0.name, $0.address) })) }
-        headers += [
-            MIMEText.unstructured("Subject", (digest.followUp == nil ? "" : "Re: ") + digest.heading),
-            "Date: \(MIMEText.date(date))",
-            "Message-ID: \(Self.messageID(delivery.deliveryID, recipient: recipient, domain: domain))",
-        ]
-        if let followUp = digest.followUp {
-            // The alert's mail was one message, or, when it had action links, one per
-            // recipient: name them all, and each mail client threads on the one it has.
-            var originals = [Self.messageID(followUp.original, recipient: nil, domain: domain)]
-            if !digest.actions.isEmpty && c.recipients.count > 1 { originals += c.recipients.map { Self.messageID(followUp.original, recipient: $0, domain: domain) } }
-            let list = originals.joined(separator: "\r\n ")
+        headers += [MIMEText.unstructured("Subject", subject), "Date: \(MIMEText.date(date))", "Message-ID: \(messageID)"]
+        if !inReplyTo.isEmpty {
+            let list = inReplyTo.joined(separator: "\r\n ")
             headers += ["In-Reply-To: \(list)", "References: \(list)"]
         }
         headers += [
             "MIME-Version: 1.0",
             // RFC 3834: out-of-office replies must not answer it.
             "Auto-Submitted: auto-generated",
-            "X-Alertd-Alert-ID: \(Self.token(digest.id))",
-            "X-Alertd-Severity: \(digest.severity.rawValue)",
-            "Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"",
         ]
+        headers += extra
+        headers.append("Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"")
         // Quoted-printable writes every `=` as `=3D`, so the boundary's
         // `=_` can never occur inside a part.
-        let bodies = digest.followUp == nil ? [("text/plain", text(digest)), ("text/html", html(digest))]
-            : [("text/plain", followUpText(digest)), ("text/html", followUpHTML(digest))]
-        let parts = bodies.map { type, body in
+        let parts = [("text/plain", text), ("text/html", html)].map { type, body in
             "--\(boundary)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
                 + MIMEText.quotedPrintable(body) + "\r\n"
         }

@@ -75,7 +75,15 @@ public struct ExecPresenterConfiguration: PresenterConfiguration {
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
         let input = (try? WebhookPayload(alert: alert, delivery: delivery).encoded()) ?? Data()
-        let env = ExecPresenter.environment(for: alert, delivery: delivery, presenter: "render", configured: environment, inherited: [:])
+        return preview(input, ExecPresenter.environment(for: alert, delivery: delivery, presenter: "render", configured: environment, inherited: [:]))
+    }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        preview(WebhookGroupPayload(notification, delivery: delivery).encoded(),
+                ExecPresenter.environment(for: notification, delivery: delivery, presenter: "render", configured: environment, inherited: [:]))
+    }
+
+    private func preview(_ input: Data, _ env: [String: String]) -> PresenterPreview {
         let head = ["exec " + command.map(Self.quoted).joined(separator: " "), "timeout \(timeout.alertdDescription)"]
             + env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return PresenterPreview(head: head, body: PresenterPreview.readable(input))
@@ -113,6 +121,34 @@ public struct ExecPresenter: AlertPresenter {
         }
         let env = Self.environment(for: alert, delivery: delivery, presenter: name, configured: configuration.environment,
                                    inherited: ProcessInfo.processInfo.environment)
+        return await run(input: input, environment: env)
+    }
+
+    /// A group notification: the webhook's group payload on standard input,
+    /// `ALERTD_EVENT=group` and the group's id and reason in the environment.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        let env = Self.environment(for: notification, delivery: delivery, presenter: name, configured: configuration.environment,
+                                   inherited: ProcessInfo.processInfo.environment)
+        let input = WebhookGroupPayload(notification, delivery: delivery).encoded()
+        return GroupPresentationOutcome(outcome: await run(input: input, environment: env))
+    }
+
+    /// A group notification's environment: its summary alert's, with the
+    /// group's id, reason and size in place of an alert's id.
+    static func environment(
+        for notification: AlertGroupNotification, delivery: DeliveryContext, presenter: String, configured: [String: String],
+        inherited: [String: String]
+    ) -> [String: String] {
+        var env = environment(for: notification.summaryAlert, delivery: delivery, presenter: presenter, configured: configured, inherited: inherited)
+        env["ALERTD_ALERT_ID"] = nil
+        env["ALERTD_EVENT"] = "group"
+        env["ALERTD_GROUP_ID"] = notification.groupID.rawValue
+        env["ALERTD_GROUP_REASON"] = notification.reason.rawValue
+        env["ALERTD_FIRING"] = String(notification.firing.count)
+        return env
+    }
+
+    private func run(input: Data, environment env: [String: String]) async -> PresentationOutcome {
         do {
             let result = try await ChildProcess.run(
                 configuration.command, environment: env, input: input, timeout: configuration.timeout, maxOutputBytes: Self.maxOutputBytes)

@@ -4,6 +4,7 @@ import AlertModel
 /// Matrix through the client-server API: an `m.room.message` with a plain
 /// body and an HTML one, sent with the delivery id as transaction id, so a
 /// retried send is the same event to the homeserver, never a second one.
+/// A group's later notifications go in the thread of its first (`m.thread`).
 public typealias MatrixPresenter = HTTPServicePresenter<MatrixPresenterConfiguration>
 
 /// Settings for a `matrix` presenter.
@@ -64,7 +65,7 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     public static var followUps: FollowUpSupport { .onByDefault }
 
     public static var answers: HTTPServiceAnswers {
-        HTTPServiceAnswers(retryHint: .bodyMilliseconds(["retry_after_ms"]), errorPaths: [["error"], ["errcode"]])
+        HTTPServiceAnswers(retryHint: .bodyMilliseconds(["retry_after_ms"]), errorPaths: [["error"], ["errcode"]], threadPath: ["event_id"])
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
@@ -100,10 +101,30 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
                 html.append("<p>\(e(a.label)): <code>alertctl \(a.kind.rawValue) \(e(d.id))</code></p>")
             }
         }
-        let json: [String: Any] = [
-            "msgtype": notice ? "m.notice" : "m.text", "body": plain.joined(separator: "\n\n"),
-            "format": "org.matrix.custom.html", "formatted_body": html.joined(),
+        return send(plain: plain.joined(separator: "\n\n"), html: html.joined(), delivery: delivery, secrets: secrets)
+    }
+
+    /// A group notification: the list as text and HTML. The first starts a
+    /// thread (the homeserver's `event_id` for it is the thread); later ones
+    /// are `m.thread` relations to it, with the reply fallback clients
+    /// without threads show as a reply.
+    public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let g = AlertGroupDigest(notification)
+        var relation: [String: Any]?
+        if let thread = delivery.thread {
+            relation = ["rel_type": "m.thread", "event_id": thread, "is_falling_back": true, "m.in_reply_to": ["event_id": thread]]
+        }
+        return send(plain: g.text(limit: Limit.messageBytes), html: g.html(limit: Limit.messageBytes), relation: relation,
+                    delivery: delivery, secrets: secrets)
+    }
+
+    /// `PUT …/send/m.room.message/{delivery id}` of a message with these bodies.
+    func send(plain: String, html: String, relation: [String: Any]? = nil, delivery: DeliveryContext, secrets: PresenterSecrets)
+        -> HTTPServiceRequest {
+        var json: [String: Any] = [
+            "msgtype": notice ? "m.notice" : "m.text", "body": plain, "format": "org.matrix.custom.html", "formatted_body": html,
         ]
+        if let relation { json["m.relates_to"] = relation }
         let path = "/_matrix/client/v3/rooms/\(HTTPServiceRequest.pathSegment(room))/send/m.room.message/"
             + HTTPServiceRequest.pathSegment(delivery.deliveryID.rawValue)
         return HTTPServiceRequest(method: "PUT", url: HTTPServiceRequest.url(url, path),

@@ -9,6 +9,10 @@ import AlertModel
 /// When the alert closes in alertd (resolved, confirmed, cancelled or
 /// expired), its follow-up is a `resolve` event with the same `dedup_key`,
 /// which resolves the PagerDuty alert and, with it, the incident.
+///
+/// A group is one PagerDuty alert too: its id is the `dedup_key`, every
+/// notification but the last a `trigger` (PagerDuty folds them into the
+/// alert's log), and the group's resolution a `resolve`.
 public typealias PagerDutyPresenter = HTTPServicePresenter<PagerDutyPresenterConfiguration>
 
 /// Settings for a `pagerduty` presenter.
@@ -60,28 +64,64 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)
         let dedupKey = TextLimit.truncate(d.id, to: Limit.dedupKey, marker: "")
-        if d.followUp != nil {
-            // https://developer.pagerduty.com/docs/events-api-v2/resolve-events/: the key and the action alone.
-            let json: [String: Any] = ["routing_key": secrets["routing_key"] ?? "", "event_action": "resolve", "dedup_key": dedupKey]
-            return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/v2/enqueue"), json: json)
-        }
+        if d.followUp != nil { return resolve(dedupKey, secrets: secrets) }
         var details: [String: Any] = ["alert_id": d.id, "labels": alert.spec.labels]
         if let message = d.message { details["message"] = message }
+        return trigger(dedupKey, summary: d.title, source: alert.spec.labels["host"], severity: d.severity, timestamp: d.createdAt,
+                       details: details, links: d.linkedActions.map { ["href": $0.link, "text": $0.label] }, secrets: secrets)
+    }
+
+    /// A group notification: a `trigger` keyed by the group's id (summary
+    /// `[FIRING:N] …`, the listed alerts and counts in the details, the
+    /// console and the listed alerts' action links as links), or, when the
+    /// group has resolved, a `resolve` of that key.
+    public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let g = AlertGroupDigest(notification)
+        let dedupKey = notification.groupID.rawValue
+        if notification.reason == .resolved { return resolve(dedupKey, secrets: secrets) }
+        var details: [String: Any] = [
+            "group_id": dedupKey, "route": notification.route, "reason": notification.reason.rawValue, "counts": g.counts,
+            "firing": g.shown.map { AlertGroupDigest.line($0) } + [g.moreLine].compactMap { $0 },
+            "labels": Dictionary(notification.groupLabels.map { ($0.name, $0.value) }) { a, _ in a },
+        ]
+        if !g.closed.isEmpty { details["closed"] = g.closed.map { AlertGroupDigest.line($0) } + [g.closedMoreLine].compactMap { $0 } }
+        var links: [[String: Any]] = notification.consoleURL.map { [["href": $0, "text": "All alerts of the group in alertd"]] } ?? []
+        for entry in g.shown {
+            links += entry.digest.linkedActions.map { ["href": $0.link, "text": TextLimit.truncate("\($0.label): \(entry.digest.title)", to: 200)] }
+        }
+        // A group spans hosts unless it is grouped by one.
+        let host = notification.groupLabels.first { $0.name == "host" }?.value
+        return trigger(dedupKey, summary: g.title, source: host, severity: notification.severity,
+                       timestamp: UTCTimestamp.iso8601(notification.firing.first?.createdAt ?? Date()), details: details, links: links,
+                       secrets: secrets)
+    }
+
+    /// https://developer.pagerduty.com/docs/events-api-v2/trigger-events/.
+    private func trigger(
+        _ dedupKey: String, summary: String, source fallback: String?, severity: Severity, timestamp: String, details: [String: Any],
+        links: [[String: Any]], secrets: PresenterSecrets
+    ) -> HTTPServiceRequest {
         let json: [String: Any] = [
             "routing_key": secrets["routing_key"] ?? "",
             "event_action": "trigger",
             "dedup_key": dedupKey,
             "client": "alertd",
             "payload": [
-                "summary": TextLimit.truncate(d.title, to: Limit.summary),
-                "source": TextLimit.truncate(source ?? alert.spec.labels["host"] ?? "alertd", to: Limit.source),
+                "summary": TextLimit.truncate(summary, to: Limit.summary),
+                "source": TextLimit.truncate(source ?? fallback ?? "alertd", to: Limit.source),
                 // alertd's severities are PagerDuty's, name for name.
-                "severity": d.severity.on(info: "info", warning: "warning", error: "error", critical: "critical"),
-                "timestamp": d.createdAt,
+                "severity": severity.on(info: "info", warning: "warning", error: "error", critical: "critical"),
+                "timestamp": timestamp,
                 "custom_details": details,
             ] as [String: Any],
-            "links": d.linkedActions.map { ["href": $0.link, "text": $0.label] },
+            "links": links,
         ]
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/v2/enqueue"), json: json)
+    }
+
+    /// https://developer.pagerduty.com/docs/events-api-v2/resolve-events/: the key and the action alone.
+    private func resolve(_ dedupKey: String, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let json: [String: Any] = ["routing_key": secrets["routing_key"] ?? "", "event_action": "resolve", "dedup_key": dedupKey]
         return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/v2/enqueue"), json: json)
     }
 }

@@ -61,6 +61,24 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)
         if d.followUp != nil { return followUpRequest(d, secrets: secrets) }
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/1/messages.json"), json: message(alert, d, secrets: secrets))
+    }
+
+    /// A group notification: its summary alert, whose list a message of
+    /// 1,024 characters cuts short, with the group in the console as the
+    /// message's link, so every alert stays reachable.
+    public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        let summary = notification.summaryAlert
+        var json = message(summary, AlertDigest(summary, delivery: delivery), secrets: secrets)
+        if let console = notification.consoleURL, console.utf16.count <= Limit.url {
+            json["url"] = console
+            json["url_title"] = TextLimit.truncate("All \(notification.firing.count) alerts of the group", to: Limit.urlTitle)
+        }
+        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/1/messages.json"), json: json)
+    }
+
+    /// The message's fields for one alert.
+    func message(_ alert: Alert, _ d: AlertDigest, secrets: PresenterSecrets) -> [String: Any] {
         let e = MarkupEscaping.html
         // Links and labels first: they must survive the cut; the message gets the rest.
         var tail: [String] = []
@@ -87,7 +105,7 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
             json["url_title"] = TextLimit.truncate(confirm.label, to: Limit.urlTitle)
         }
         if let sound { json["sound"] = sound }
-        return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/1/messages.json"), json: json)
+        return json
     }
 
     /// A follow-up: the headline as title, the comment and alert id, quiet.

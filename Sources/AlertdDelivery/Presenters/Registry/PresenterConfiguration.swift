@@ -32,6 +32,10 @@ public protocol PresenterConfiguration: Sendable, Equatable {
     /// that show alerts right here (terminal, log), which render by presenting.
     /// With `delivery.followUp` set, the follow-up (`alert` is closed).
     func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview?
+
+    /// What the presenter would send for a group notification; by default
+    /// what it would send for the notification's summary alert.
+    func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview?
 }
 
 extension PresenterConfiguration {
@@ -43,6 +47,10 @@ extension PresenterConfiguration {
     public static var followUps: FollowUpSupport { .unsupported }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? { nil }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        preview(of: notification.summaryAlert, delivery: delivery)
+    }
 
     /// Equality across configurations of any type.
     public func isEqual(to other: any PresenterConfiguration) -> Bool {

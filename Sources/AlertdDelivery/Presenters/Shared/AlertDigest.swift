@@ -29,6 +29,11 @@ public struct AlertDigest: Sendable {
     public var followUp: AlertFollowUp?
 
     public init(_ alert: Alert, delivery: DeliveryContext) {
+        self.init(alert, links: delivery.actionLinks, followUp: delivery.followUp)
+    }
+
+    /// The alert with these signed action links (one alert of a group).
+    public init(_ alert: Alert, links: [ActionKind: String], followUp: AlertFollowUp? = nil) {
         id = alert.id.rawValue
         title = alert.spec.title
         message = alert.spec.message.flatMap { $0.isEmpty ? nil : $0 }
@@ -36,10 +41,10 @@ public struct AlertDigest: Sendable {
         style = SeverityStyle.of(alert.spec.severity)
         labels = alert.spec.labels.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         actions = ActionKind.allCases.compactMap { kind in
-            alert.spec.action(kind).map { Action(kind: kind, label: $0.label, link: delivery.actionLinks[kind]) }
+            alert.spec.action(kind).map { Action(kind: kind, label: $0.label, link: links[kind]) }
         }
         createdAt = UTCTimestamp.iso8601(alert.createdAt)
-        followUp = delivery.followUp
+        self.followUp = followUp
     }
 
     /// The actions a person can take from the message: those with a link.

@@ -1,22 +1,30 @@
 import FoundationEssentials
 import AlertModel
 
-/// Slack through an incoming webhook: a Block Kit message in an attachment
-/// coloured by severity, with the labels as fields and the action links as
-/// buttons that open them.
+/// Slack, through an incoming webhook or as a bot (the Web API's
+/// `chat.postMessage`): a Block Kit message in an attachment coloured by
+/// severity, with the labels as fields and the action links as buttons
+/// that open them. As a bot, a group's later notifications go in the
+/// thread of its first.
 public typealias SlackPresenter = HTTPServicePresenter<SlackPresenterConfiguration>
 
-/// Settings for a `slack` presenter.
+/// Settings for a `slack` presenter: an incoming webhook,
 ///
 /// ```json
 /// "chat": {"type": "slack", "url_file": "/etc/alertd/slack-webhook"}
 /// ```
 ///
-/// The webhook URL is itself the credential (anyone holding it can post),
-/// so it may come from a file, and reasons name only its origin.
+/// or a bot token and a channel, which can thread:
+///
+/// ```json
+/// "chat": {"type": "slack", "token_file": "/etc/alertd/slack-bot-token", "channel": "C0123456789"}
+/// ```
+///
+/// The webhook URL and the token are credentials (anyone holding them can
+/// post), so they may come from files, and reasons name only the origin.
 public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
     public static let typeName = "slack"
-    public static let keys = PresenterSecret.keys("url") + HTTPServiceSettings.keys
+    public static let keys = PresenterSecret.keys("url") + PresenterSecret.keys("token") + ["channel", "api_url"] + HTTPServiceSettings.keys
     public static var example: [String: Any] { ["url": "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX"] }
 
     /// Block Kit's limits (https://api.slack.com/reference/block-kit/blocks).
@@ -27,10 +35,26 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
         static let field = 2_000
         static let buttonText = 75
         static let buttonURL = 3_000
+        static let blocks = 50
+        static let actionElements = 25
     }
 
-    /// The webhook URL.
+    /// `chat.postMessage` errors worth another try (https://api.slack.com/methods/chat.postMessage#errors):
+    /// Slack's own trouble and its rate limits. Every other error (a bad
+    /// token, a channel the bot is not in) needs a person.
+    static let retryableErrors: Set<String> = [
+        "ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout",
+        "team_added_to_org", "org_login_required",
+    ]
+
+    /// The webhook URL; nil for a bot.
     public var url: PresenterSecret?
+    /// The bot's token (`xoxb-…`); nil for a webhook.
+    public var token: PresenterSecret?
+    /// The channel a bot posts to: its id (`C0123456789`) or `#name`.
+    public var channel: String?
+    /// The Web API's base URL; another only for a stand-in.
+    public var apiURL = "https://slack.com/api"
     public var http = HTTPServiceSettings()
 
     public init(url: PresenterSecret?, http: HTTPServiceSettings = HTTPServiceSettings()) {
@@ -38,24 +62,55 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
         self.http = http
     }
 
+    /// A bot posting to `channel`.
+    public init(token: PresenterSecret, channel: String, apiURL: String = "https://slack.com/api") {
+        self.token = token
+        self.channel = channel
+        self.apiURL = apiURL
+    }
+
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        url = PresenterSecret.read("url", from: object, at: path, reader, required: true, need: "the incoming webhook URL Slack gave")
-        if case .inline(let text)? = url?.source { _ = reader.checkedURL(text, at: reader.join(path, "url")) }
+        let bot = PresenterSecret.keys("token").contains { object[$0] != nil } || object["channel"] != nil
+        if bot {
+            if PresenterSecret.keys("url").contains(where: { object[$0] != nil }) {
+                reader.problem(path, "give url (or url_file) for an incoming webhook, or token (or token_file) and channel for a bot, not both")
+            }
+            token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "the bot's token (xoxb-…), with channel")
+            if let channel = reader.string(object, "channel", at: path) {
+                if channel.isEmpty || channel.contains(where: { $0.isWhitespace }) {
+                    reader.problem(reader.join(path, "channel"), "must be a channel id such as \"C0123456789\" (or \"#name\")")
+                } else {
+                    self.channel = channel
+                }
+            } else if object["channel"] == nil {
+                reader.problem(reader.join(path, "channel"), "is required with token: the channel's id, e.g. \"C0123456789\" (channel details, About)")
+            }
+            apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        } else {
+            url = PresenterSecret.read("url", from: object, at: path, reader, required: true,
+                                       need: "the incoming webhook URL Slack gave (or token and channel for a bot)")
+            if case .inline(let text)? = url?.source { _ = reader.checkedURL(text, at: reader.join(path, "url")) }
+            if object["api_url"] != nil { reader.problem(reader.join(path, "api_url"), "is for a bot (token and channel); remove it") }
+        }
         http = HTTPServiceSettings(reading: object, at: path, reader)
     }
 
-    public var secrets: [PresenterSecret] { url.map { [$0] } ?? [] }
+    public var secrets: [PresenterSecret] { [url, token].compactMap { $0 } }
 
     /// A follow-up is a short message in the thread's colours: "Resolved: …".
     public static var followUps: FollowUpSupport { .onByDefault }
 
-    /// Slack answers in plain text (`invalid_payload`, `no_service`) and
-    /// says how long to back off only in `Retry-After`.
-    public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header) }
+    /// A webhook answers in plain text (`invalid_payload`, `no_service`);
+    /// the Web API with 200 and `{"ok": false, "error": "…"}`, or a 429
+    /// and `Retry-After` when it is rate limited. `ts` names a posted message.
+    public static var answers: HTTPServiceAnswers {
+        HTTPServiceAnswers(retryHint: .header, errorPaths: [["error"]], okFlag: .init(path: ["ok"], retryable: retryableErrors),
+                           threadPath: ["ts"])
+    }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let digest = AlertDigest(alert, delivery: delivery)
-        if digest.followUp != nil { return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.followUp(digest)) }
+        if digest.followUp != nil { return post(Self.followUp(digest), secrets: secrets) }
         var blocks: [[String: Any]] = [
             ["type": "header", "text": Self.plain("\(digest.style.emoji) \(digest.title)", limit: Limit.header)],
         ]
@@ -69,21 +124,45 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
             context += " · `alertctl \(action.kind.rawValue) \(digest.id)` to \(MarkupEscaping.slack(action.label))"
         }
         blocks.append(["type": "context", "elements": [Self.mrkdwn(context)]])
-        let buttons: [[String: Any]] = digest.linkedActions.filter { $0.link.utf16.count <= Limit.buttonURL }.map { action in
-            var button: [String: Any] = [
-                "type": "button", "text": Self.plain(action.label, limit: Limit.buttonText), "url": action.link,
-                "action_id": "alertd-\(action.kind.rawValue)",
-            ]
-            if action.kind == .confirm { button["style"] = "primary" }
-            return button
-        }
+        let buttons = Self.buttons(digest.linkedActions)
         if !buttons.isEmpty { blocks.append(["type": "actions", "elements": buttons]) }
         let json: [String: Any] = [
             // What notifications and clients without blocks show.
             "text": digest.style.emoji + " " + TextLimit.truncate(digest.heading, to: Limit.text - 3, escape: MarkupEscaping.slack),
             "attachments": [["color": digest.style.hexColour, "fallback": TextLimit.truncate(digest.heading, to: Limit.text), "blocks": blocks]],
         ]
-        return HTTPServiceRequest(url: secrets["url"] ?? "", json: json)
+        return post(json, secrets: secrets)
+    }
+
+    /// The message to the webhook, or to `chat.postMessage` in the bot's
+    /// channel (in `thread`'s thread, when given) with its token.
+    func post(_ message: [String: Any], thread: String? = nil, broadcast: Bool = false, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        guard token != nil, let channel else { return HTTPServiceRequest(url: secrets["url"] ?? "", json: message) }
+        var json = message
+        json["channel"] = channel
+        if let thread {
+            json["thread_ts"] = thread
+            if broadcast { json["reply_broadcast"] = true }
+        }
+        var request = HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/chat.postMessage"),
+                                         headers: ["Authorization": "Bearer \(secrets["token"] ?? "")"], json: json)
+        // Without the charset, Slack answers with a `missing_charset` warning.
+        request.headers.set("Content-Type", "application/json; charset=utf-8")
+        return request
+    }
+
+    /// URL buttons for `actions` (Slack takes none longer than its limit),
+    /// the confirm one styled primary; `id` keeps `action_id`s unique
+    /// within one actions block.
+    static func buttons(_ actions: [(label: String, link: String, kind: ActionKind)], id: String = "") -> [[String: Any]] {
+        actions.filter { $0.link.utf16.count <= Limit.buttonURL }.map { action in
+            var button: [String: Any] = [
+                "type": "button", "text": plain(action.label, limit: Limit.buttonText), "url": action.link,
+                "action_id": "alertd-\(action.kind.rawValue)" + id,
+            ]
+            if action.kind == .confirm { button["style"] = "primary" }
+            return button
+        }
     }
 
     /// A follow-up: its headline bold, the comment and the alert's id under it.

@@ -19,7 +19,7 @@ extension WebhookPayload {
         return Data(o.json.utf8)
     }
 
-    private static func json(_ a: AlertBody) -> JSONObject {
+    static func json(_ a: AlertBody) -> JSONObject {
         // Absent values are written as null, so every alert has the same keys.
         var o = JSONObject(absent: .null)
         o.string("id", a.id)

@@ -41,6 +41,16 @@ public struct WebhookPresenter: AlertPresenter {
         } catch {
             return .permanentFailure(reason: "cannot encode alert \(alert.id) as JSON: \(error)")
         }
+        return await post(body, delivery: delivery)
+    }
+
+    /// A group notification as a ``WebhookGroupPayload``, signed the same
+    /// way. A webhook has no threads.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        GroupPresentationOutcome(outcome: await post(WebhookGroupPayload(notification, delivery: delivery).encoded(), delivery: delivery))
+    }
+
+    private func post(_ body: Data, delivery: DeliveryContext) async -> PresentationOutcome {
         let request = HTTPClientRequest(
             url: configuration.url, method: "POST", headers: headers(deliveryID: delivery.deliveryID, body: body), body: body,
             connectTimeout: configuration.connectTimeout, timeout: configuration.timeout,

@@ -80,7 +80,14 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
-        let body = (try? WebhookPayload(alert: alert, delivery: delivery).encoded()) ?? Data()
+        preview((try? WebhookPayload(alert: alert, delivery: delivery).encoded()) ?? Data(), delivery: delivery)
+    }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        preview(WebhookGroupPayload(notification, delivery: delivery).encoded(), delivery: delivery)
+    }
+
+    private func preview(_ body: Data, delivery: DeliveryContext) -> PresenterPreview {
         var own = HTTPHeaders()
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { own.add(name, value) }
         var all = StandardWebhookSigner.requestHeaders(nil, deliveryID: delivery.deliveryID, at: Date(), body: body, base: own)

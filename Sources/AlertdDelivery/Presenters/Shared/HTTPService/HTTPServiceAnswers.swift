@@ -19,23 +19,51 @@ public struct HTTPServiceAnswers: Sendable {
         case bodyMilliseconds([String])
     }
 
+    /// A service that answers a failed call with 200 and says so in its
+    /// JSON body (Slack's Web API: `{"ok": false, "error": "channel_not_found"}`).
+    public struct OKFlag: Sendable {
+        /// Where the body says whether the call worked (`ok`).
+        public var path: [String]
+        /// The error codes (read from `errorPaths`) worth another try;
+        /// every other code is permanent.
+        public var retryable: Set<String>
+
+        public init(path: [String], retryable: Set<String>) {
+            self.path = path
+            self.retryable = retryable
+        }
+    }
+
     public var retryHint: RetryHint
     /// JSON paths of the service's error text, first found wins; a body
     /// that is not JSON is taken as the text itself.
     public var errorPaths: [[String]]
+    /// Set for a service whose 200 may still be a failure.
+    public var okFlag: OKFlag?
+    /// Where a successful answer names what was posted, for a later message
+    /// to thread under (Slack's `ts`, Matrix's `event_id`).
+    public var threadPath: [String]?
 
     /// The most of a service's error text a reason quotes.
     static let maxDetailLength = 200
 
-    public init(retryHint: RetryHint = .header, errorPaths: [[String]] = []) {
+    public init(retryHint: RetryHint = .header, errorPaths: [[String]] = [], okFlag: OKFlag? = nil, threadPath: [String]? = nil) {
         self.retryHint = retryHint
         self.errorPaths = errorPaths
+        self.okFlag = okFlag
+        self.threadPath = threadPath
     }
 
     /// Judges an answer. `service` and the URL's origin name it in the
     /// reason; the rest of the URL is left out, as it may be a credential.
     public func outcome(for response: HTTPClientResponse, service: String, url: String, now: Date) -> PresentationOutcome {
         let ok = (200...299).contains(response.status)
+        if ok, let okFlag, let json = try? StrictJSON.parse(response.body), Self.value(at: okFlag.path, in: json) as? Bool == false {
+            let code = errorText(response.body) ?? "no error code"
+            let reason = "\(Self.target(service: service, url: url)) refused the call: \(code)"
+            return okFlag.retryable.contains(code) ? .retryableFailure(reason: reason, retryAfter: retryAfter(response, now: now))
+                : .permanentFailure(reason: reason)
+        }
         return HTTPOutcome.judge(
             status: response.status, target: Self.target(service: service, url: url),
             location: response.headers["Location"].map(URLRedaction.origin),
@@ -51,6 +79,13 @@ public struct HTTPServiceAnswers: Sendable {
 
     /// `slack (https://hooks.slack.com)`.
     public static func target(service: String, url: String) -> String { "\(service) (\(URLRedaction.origin(url)))" }
+
+    /// What a successful answer names for a later message to thread
+    /// under; nil when the service has no threads or did not say.
+    public func thread(in response: HTTPClientResponse) -> String? {
+        guard let threadPath, (200...299).contains(response.status), let json = try? StrictJSON.parse(response.body) else { return nil }
+        return (Self.value(at: threadPath, in: json) as? String).flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     func retryAfter(_ response: HTTPClientResponse, now: Date) -> Duration? {
         let header = response.headers.retryAfter(relativeTo: now)

@@ -16,6 +16,10 @@ public protocol HTTPServiceConfiguration: PresenterConfiguration {
     /// The request for one attempt. `secrets` holds the values of
     /// ``secrets`` by key, or their placeholders in a preview.
     func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest
+
+    /// The request for one attempt at a group notification; by default
+    /// the request for its ``AlertGroupNotification/summaryAlert``.
+    func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest
 }
 
 extension HTTPServiceConfiguration {
@@ -28,7 +32,15 @@ extension HTTPServiceConfiguration {
                              client: context.httpClient)
     }
 
+    public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
+        request(for: notification.summaryAlert, delivery: delivery, secrets: secrets)
+    }
+
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
         request(for: alert, delivery: delivery, secrets: .placeholders(secrets)).preview
+    }
+
+    public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
+        request(for: notification, delivery: delivery, secrets: .placeholders(secrets)).preview
     }
 }

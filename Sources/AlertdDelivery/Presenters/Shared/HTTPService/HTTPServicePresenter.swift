@@ -28,7 +28,21 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
     }
 
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
-        let built = configuration.request(for: alert, delivery: delivery, secrets: secrets)
+        await send(configuration.request(for: alert, delivery: delivery, secrets: secrets)).outcome
+    }
+
+    /// A group notification in the type's group format. A delivered first
+    /// notification returns what the service named it (Slack's `ts`,
+    /// Matrix's `event_id`) as the thread; a later one keeps the thread it
+    /// was given, so the group's messages stay under its first.
+    public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
+        let (outcome, response) = await send(configuration.request(for: notification, delivery: delivery, secrets: secrets))
+        guard outcome == .delivered else { return GroupPresentationOutcome(outcome: outcome) }
+        return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? response.flatMap(Configuration.answers.thread(in:)))
+    }
+
+    /// Sends one request and judges the answer; the answer too, when there was one.
+    private func send(_ built: HTTPServiceRequest) async -> (outcome: PresentationOutcome, response: HTTPClientResponse?) {
         var headers = built.headers
         headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
         let request = HTTPClientRequest(
@@ -38,9 +52,9 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
         let service = Configuration.typeName
         do {
             let response = try await client.send(request)
-            return Configuration.answers.outcome(for: response, service: service, url: built.url, now: now())
+            return (Configuration.answers.outcome(for: response, service: service, url: built.url, now: now()), response)
         } catch {
-            return Configuration.answers.outcome(for: error, service: service, url: built.url)
+            return (Configuration.answers.outcome(for: error, service: service, url: built.url), nil)
         }
     }
 }
