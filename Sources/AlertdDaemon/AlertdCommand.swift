@@ -93,6 +93,9 @@ public struct AlertdCommand: CLICommand {
             return .success
         }
 
+        // 8 MB at most per heap, a few heaps: kept, not returned and fetched again per request.
+        CurrentProcess.keepFreedMemory(upTo: 8 << 20)
+
         // systemd: sockets passed in (alertd.socket), and the notify socket.
         do {
             let activation = try SocketActivation.fromProcess()

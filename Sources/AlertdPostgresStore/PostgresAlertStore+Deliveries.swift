@@ -90,63 +90,79 @@ extension PostgresAlertStore {
     /// node is claiming right now is passed over (`SKIP LOCKED`); its claim wins.
     public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] {
         guard !ids.isEmpty else { return [] }
-        let nowMs = StoreCoding.millis(now)
         let node = self.node
         return try await writer.write(durable: false) { session throws(PostgresError) in
-            let tx = PostgresStoreTransaction(session: session)
-            guard try tx.activeSilences(at: now).isEmpty else { return [] }
-            let claimed = try session.conn.query("""
-                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
-                WHERE id IN (SELECT id FROM deliveries WHERE id = ANY($3::text[]) AND state = 'pending' AND next_attempt_at <= $1
-                             FOR UPDATE SKIP LOCKED)
-                RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
-                """, [.integer(nowMs), .text(node), .textArray(ids.map(\.rawValue))]).rows.map { row in
-                StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
-                                            attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
-                                            silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
-                                            takesFollowUp: row.bool(9), at: now)
-            }
-            let order = Dictionary(ids.enumerated().map { ($1.rawValue, $0) }, uniquingKeysWith: min)
-            return claimed.sorted { order[$0.id.rawValue, default: 0] < order[$1.id.rawValue, default: 0] }
+            try Self.claimAccepted(ids, now: now, node: node, in: session)
         }
+    }
+
+    public func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+                       now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
+        guard !ids.isEmpty else { return (try await settle(settlements), []) }
+        let node = self.node
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            (try Self.settle(settlements, in: session), try Self.claimAccepted(ids, now: now, node: node, in: session))
+        }
+    }
+
+    private static func claimAccepted(_ ids: [DeliveryID], now: Date, node: String,
+                                      in session: PostgresWriteSession) throws(PostgresError) -> [DeliveryRecord] {
+        let nowMs = StoreCoding.millis(now)
+        let tx = PostgresStoreTransaction(session: session)
+        guard try tx.activeSilences(at: now).isEmpty else { return [] }
+        let claimed = try session.conn.query("""
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
+            WHERE id IN (SELECT id FROM deliveries WHERE id = ANY($3::text[]) AND state = 'pending' AND next_attempt_at <= $1
+                         FOR UPDATE SKIP LOCKED)
+            RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
+            """, [.integer(nowMs), .text(node), .textArray(ids.map(\.rawValue))]).rows.map { row in
+            StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
+                                        attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
+                                        silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
+                                        takesFollowUp: row.bool(9), at: now)
+        }
+        let order = Dictionary(ids.enumerated().map { ($1.rawValue, $0) }, uniquingKeysWith: min)
+        return claimed.sorted { order[$0.id.rawValue, default: 0] < order[$1.id.rawValue, default: 0] }
     }
 
     @discardableResult
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
         guard !settlements.isEmpty else { return 0 }
         // A lost outcome means one more attempt with the same delivery id: harmless.
-        return try await writer.write(durable: false) { session throws(PostgresError) -> Int in
-            var tx = PostgresStoreTransaction(session: session)
-            var queued = 0
-            for s in settlements {
-                let at = StoreCoding.millis(s.at)
-                let id = PostgresValue.text(s.deliveryID.rawValue)
-                let result: PostgresResult
-                switch s.result {
-                case .delivered:
-                    result = try session.conn.query("""
-                        UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = $1,
-                        delivered_at = $1, claimed_by = NULL WHERE id = $2 RETURNING alert_id, presenter, kind
-                        """, [.integer(at), id])
-                case .retry(let next, let e):
-                    result = try session.conn.query("""
-                        UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL
-                        WHERE id = $4 RETURNING alert_id, presenter, kind
-                        """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id])
-                case .dead(let e):
-                    result = try session.conn.query("""
-                        UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL
-                        WHERE id = $3 RETURNING alert_id, presenter, kind
-                        """, [.text(e), .integer(at), id])
-                }
-                if let row = result.rows.first {
-                    let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
-                    try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
-                    if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
-                }
+        return try await writer.write(durable: false) { session throws(PostgresError) -> Int in try Self.settle(settlements, in: session) }
+    }
+
+    private static func settle(_ settlements: [DeliverySettlement], in session: PostgresWriteSession) throws(PostgresError) -> Int {
+        var tx = PostgresStoreTransaction(session: session)
+        var queued = 0
+        for s in settlements {
+            let at = StoreCoding.millis(s.at)
+            let id = PostgresValue.text(s.deliveryID.rawValue)
+            let result: PostgresResult
+            switch s.result {
+            case .delivered:
+                result = try session.conn.query("""
+                    UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = $1,
+                    delivered_at = $1, claimed_by = NULL WHERE id = $2 RETURNING alert_id, presenter, kind
+                    """, [.integer(at), id])
+            case .retry(let next, let e):
+                result = try session.conn.query("""
+                    UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL
+                    WHERE id = $4 RETURNING alert_id, presenter, kind
+                    """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id])
+            case .dead(let e):
+                result = try session.conn.query("""
+                    UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL
+                    WHERE id = $3 RETURNING alert_id, presenter, kind
+                    """, [.text(e), .integer(at), id])
             }
-            return queued
+            if let row = result.rows.first {
+                let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
+                try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
+                if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
+            }
         }
+        return queued
     }
 
     public func nextDueTime(after: Date?) async throws(StoreError) -> Date? {

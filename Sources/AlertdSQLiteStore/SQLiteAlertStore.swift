@@ -265,16 +265,26 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] {
         guard !ids.isEmpty else { return [] }
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in try Self.claimAccepted(ids, now: now, in: conn) }
+    }
+
+    public func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+                       now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
+        guard !ids.isEmpty else { return (try await settle(settlements), []) }
         return try await writer.write(durable: false) { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            guard try tx.activeSilences(at: now).isEmpty else { return [] }
-            var out: [DeliveryRecord] = []
-            out.reserveCapacity(ids.count)
-            for id in ids {
-                if let claimed = try Self.claim(id.rawValue, now: now, dueOnly: true, in: conn) { out.append(claimed) }
-            }
-            return out
+            (try Self.settle(settlements, in: conn), try Self.claimAccepted(ids, now: now, in: conn))
         }
+    }
+
+    private static func claimAccepted(_ ids: [DeliveryID], now: Date, in conn: SQLiteConnection) throws(SQLiteError) -> [DeliveryRecord] {
+        var tx = SQLiteStoreTransaction(conn: conn)
+        guard try tx.activeSilences(at: now).isEmpty else { return [] }
+        var out: [DeliveryRecord] = []
+        out.reserveCapacity(ids.count)
+        for id in ids {
+            if let claimed = try claim(id.rawValue, now: now, dueOnly: true, in: conn) { out.append(claimed) }
+        }
+        return out
     }
 
     /// Marks one pending delivery in flight and counts the attempt; nil when
@@ -298,41 +308,43 @@ public final class SQLiteAlertStore: AlertStore {
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
         guard !settlements.isEmpty else { return 0 }
         // A lost outcome means one more attempt with the same delivery id: harmless.
-        return try await writer.write(durable: false) { conn throws(SQLiteError) -> Int in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            var queued = 0
-            let delivered = try conn.statement("""
-                UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind
-                """)
-            let retry = try conn.statement("""
-                UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
-                WHERE id = ?4 RETURNING alert_id, presenter, kind
-                """)
-            let dead = try conn.statement("""
-                UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
-                WHERE id = ?3 RETURNING alert_id, presenter, kind
-                """)
-            for s in settlements {
-                let at = StoreCoding.millis(s.at)
-                let id = SQLiteValue.text(s.deliveryID.rawValue)
-                let read = { (row: SQLiteRow) in (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))) }
-                let rows: [(AlertID, DeliveryKind)]
-                switch s.result {
-                case .delivered:
-                    rows = try delivered.query([.integer(at), id], read)
-                case .retry(let next, let e):
-                    rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
-                case .dead(let e):
-                    rows = try dead.query([.text(e), .integer(at), id], read)
-                }
-                if let (alertID, kind) = rows.first {
-                    try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
-                    if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
-                }
+        return try await writer.write(durable: false) { conn throws(SQLiteError) -> Int in try Self.settle(settlements, in: conn) }
+    }
+
+    private static func settle(_ settlements: [DeliverySettlement], in conn: SQLiteConnection) throws(SQLiteError) -> Int {
+        var tx = SQLiteStoreTransaction(conn: conn)
+        var queued = 0
+        let delivered = try conn.statement("""
+            UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
+            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind
+            """)
+        let retry = try conn.statement("""
+            UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
+            WHERE id = ?4 RETURNING alert_id, presenter, kind
+            """)
+        let dead = try conn.statement("""
+            UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
+            WHERE id = ?3 RETURNING alert_id, presenter, kind
+            """)
+        for s in settlements {
+            let at = StoreCoding.millis(s.at)
+            let id = SQLiteValue.text(s.deliveryID.rawValue)
+            let read = { (row: SQLiteRow) in (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))) }
+            let rows: [(AlertID, DeliveryKind)]
+            switch s.result {
+            case .delivered:
+                rows = try delivered.query([.integer(at), id], read)
+            case .retry(let next, let e):
+                rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
+            case .dead(let e):
+                rows = try dead.query([.text(e), .integer(at), id], read)
             }
-            return queued
+            if let (alertID, kind) = rows.first {
+                try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
+                if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
+            }
         }
+        return queued
     }
 
     public func recoverInFlight(now: Date) async throws(StoreError) -> Int {

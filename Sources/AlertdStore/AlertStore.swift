@@ -55,6 +55,13 @@ public protocol DeliveryQueue: Sendable {
     @discardableResult
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int
 
+    /// ``settle(_:)`` and then ``claimAccepted(_:now:)`` in one write, so
+    /// the slots the outcomes free change hands in the commit that records
+    /// them: never more claimed and unsettled than before, one trip to the
+    /// store instead of two. Returns what `settle` and `claimAccepted` would.
+    func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+                now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord])
+
     /// When the next pending delivery is due, if any is pending; with
     /// `after`, the soonest due strictly later than it (what a poll at
     /// `after` could not have claimed yet).
@@ -79,6 +86,13 @@ public protocol DeliveryQueue: Sendable {
 extension DeliveryQueue {
     /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
     public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
+
+    /// Two writes, in order: the claims never run ahead of the outcomes.
+    public func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+                       now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
+        let queued = try await settle(settlements)
+        return (queued, try await claimAccepted(ids, now: now))
+    }
 
     /// Claims without inhibition rules.
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int) async throws(StoreError) -> [ClaimedDelivery] {

@@ -116,11 +116,9 @@ public final class AlertDaemon: Sendable {
                                     })
         self.groupTimer = groupTimer
         // A new alert brings work now, handed over in memory, and may bring a
-        // deadline sooner than the next one known.
-        intake = AlertIntake(store: store, settings: settings, onAccepted: { accepted in
-            dispatcher.accept(accepted)
-            maintenance.wake()
-        }, onGrouped: { groupTimer.wake() })
+        // deadline sooner than maintenance's next look.
+        intake = AlertIntake(store: store, settings: settings, onAccepted: { dispatcher.accept($0) },
+                             onGrouped: { groupTimer.wake() }, onDeadline: { maintenance.wake(before: $0) })
         // Another node's commit: new events to stream, maybe work to claim or a deadline sooner.
         opened.onRemoteChange {
             changes.notify()

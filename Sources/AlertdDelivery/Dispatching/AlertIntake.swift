@@ -40,14 +40,19 @@ public final class AlertIntake: Sendable {
     private let settings: Mutex<Settings>
     private let onAccepted: @Sendable ([AcceptedDelivery]) -> Void
     private let onGrouped: @Sendable () -> Void
+    private let onDeadline: @Sendable (Date) -> Void
 
     /// `onAccepted` hears of the deliveries of every committed batch that
     /// stored a new alert (not one folded into an open alert), right after
     /// the commit; `onGrouped`, of every one in which an alert joined a
-    /// group (the group timer may have a new group to wait for).
+    /// group (the group timer may have a new group to wait for);
+    /// `onDeadline`, of the soonest deadline (expiry, `endsAt`, escalation)
+    /// a committed batch carried, so maintenance wakes only when one may
+    /// come before its next look.
     public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable ([AcceptedDelivery]) -> Void,
-                onGrouped: @escaping @Sendable () -> Void = {}) {
+                onGrouped: @escaping @Sendable () -> Void = {}, onDeadline: @escaping @Sendable (Date) -> Void = { _ in }) {
         self.onGrouped = onGrouped
+        self.onDeadline = onDeadline
         self.store = store
         self.settings = Mutex(settings)
         self.onAccepted = onAccepted
@@ -74,6 +79,8 @@ public final class AlertIntake: Sendable {
         }
         let results = try await store.submit(submissions)
         if submissions.contains(where: { !$0.groups.isEmpty }) { onGrouped() }
+        // A re-send moves its open alert's `endsAt` too, so folded ones count.
+        if let soonest = submissions.compactMap(\.deadline).min() { onDeadline(soonest) }
         if results.contains(where: { !$0.deduplicated }) {
             var accepted: [AcceptedDelivery] = []
             for (submission, result) in zip(submissions, results) where !result.deduplicated {

@@ -343,10 +343,7 @@ public actor Dispatcher: Service {
             log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"])
         }
         guard !handedOff.isEmpty else { return false }
-        let waiting = handedOff.count
-        let taken = handedOff.take(freeSlots(at: tick))
-        // Those of a presenter no longer configured are dropped, for the poll to settle.
-        if waiting - handedOff.count != taken.count { storeChanged() }
+        let taken = takeHandOffs(freeSlots(at: tick))
         guard !taken.isEmpty else { return false }
         let claimed: [DeliveryRecord]
         do {
@@ -355,7 +352,22 @@ public actor Dispatcher: Service {
             storeChanged()
             throw error
         }
-        // One a poll claimed first is running already; any other is left in the store.
+        startHandOffs(taken, claimed: claimed, at: tick)
+        return !claimed.isEmpty
+    }
+
+    /// Takes hand-offs for `slots`; those of a presenter no longer
+    /// configured are dropped, for the poll to settle.
+    private func takeHandOffs(_ slots: [DeliveryKind: Int]) -> [AcceptedDelivery] {
+        let waiting = handedOff.count
+        let taken = handedOff.take(slots)
+        if waiting - handedOff.count != taken.count { storeChanged() }
+        return taken
+    }
+
+    /// Starts the hand-offs the store gave as claimed. One a poll claimed
+    /// first is running already; any other is left in the store.
+    private func startHandOffs(_ taken: [AcceptedDelivery], claimed: [DeliveryRecord], at tick: ContinuousClock.Instant) {
         if claimed.count != taken.count {
             let given = Set(claimed.map(\.id))
             if taken.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
@@ -367,7 +379,19 @@ public actor Dispatcher: Service {
             buckets[record.kind]?.take(1, at: tick)
             start(ClaimedDelivery(delivery: record, alert: alert))
         }
-        return !claimed.isEmpty
+    }
+
+    /// Hand-offs for the slots `batch` frees once its outcomes are
+    /// written, within rate limits: claimed in that same write, they take
+    /// the slots over in one commit. Every other kind gets none (a free
+    /// slot is the loop's to fill).
+    private func handOffsForSlots(freedBy batch: [(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?)],
+                                  at tick: ContinuousClock.Instant) -> [AcceptedDelivery] {
+        guard !handedOff.isEmpty, inhibitRules.isEmpty, !stopping, !Task.isCancelled else { return [] }
+        var slots = presenters.entries.mapValues { _ in 0 }
+        for b in batch where slots[b.delivery.kind] != nil { slots[b.delivery.kind]! += 1 }
+        for kind in buckets.keys where slots[kind] != nil { slots[kind] = min(slots[kind]!, buckets[kind]!.available(at: tick)) }
+        return takeHandOffs(slots)
     }
 
     /// The soonest a spent rate limit frees a token (idleTick when none is spent).
@@ -488,7 +512,8 @@ public actor Dispatcher: Service {
     /// batches, one write at a time, and what finishes during a write goes in
     /// the next: one store write for many deliveries, not one each. A
     /// delivery keeps its slot until its outcome is written, so a crash
-    /// leaves at most a presenter's slots to be delivered twice.
+    /// leaves at most a presenter's slots to be delivered twice; hand-offs
+    /// waiting for those slots are claimed in the same write.
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
         unsettled.append((d, settlement, report))
         guard !settling else { return }
@@ -500,8 +525,13 @@ public actor Dispatcher: Service {
         while !unsettled.isEmpty {
             let batch = unsettled
             unsettled = []
+            let tick = ContinuousClock.now
+            let next = handOffsForSlots(freedBy: batch, at: tick)
+            var claimed: [DeliveryRecord] = []
             do {
-                if try await store.settle(batch.map(\.settlement)) > 0 { storeChanged() }
+                let queued: Int
+                (queued, claimed) = try await store.settle(batch.map(\.settlement), thenClaim: next.map(\.id), now: Date())
+                if queued > 0 { storeChanged() }
                 for (_, settlement, _) in batch {
                     if case .retry(let at, _) = settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
                 }
@@ -516,6 +546,7 @@ public actor Dispatcher: Service {
                 if let report { onAttempt(report) }
                 finished(d)
             }
+            startHandOffs(next, claimed: claimed, at: tick)
         }
         settling = false
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import AlertModel
 import AlertdLogging
 import AlertdServices
@@ -44,8 +45,19 @@ public actor MaintenanceService: Service {
         self.onReport = onReport
     }
 
-    /// Tells the service that a deadline may have moved closer (a new alert).
+    /// When the loop looks next, unless woken; `distantFuture` while a
+    /// round runs, so a deadline arriving then is never missed.
+    private nonisolated let nextLook = Mutex(Date.distantFuture)
+
+    /// Tells the service that a deadline may have moved closer (another node's commit).
     public nonisolated func wake() { signal.notify() }
+
+    /// Tells the service of a new deadline; it wakes only if that comes
+    /// before its next look, so a stream of alerts without (or with far)
+    /// deadlines costs it nothing.
+    public nonisolated func wake(before deadline: Date) {
+        if nextLook.withLock({ deadline < $0 }) { signal.notify() }
+    }
 
     /// Takes effect from the next round.
     public func reconfigure(retention: Duration?) {
@@ -58,9 +70,12 @@ public actor MaintenanceService: Service {
     public func run() async {
         await withTaskCancellationHandler {
             while !stopping && !Task.isCancelled {
+                nextLook.withLock { $0 = .distantFuture }
                 let didWork = await round()
                 if stopping || Task.isCancelled { break }
-                seen = await signal.wait(changedFrom: seen, timeout: await nextWait(afterWork: didWork))
+                let wait = await nextWait(afterWork: didWork)
+                nextLook.withLock { $0 = Date().addingTimeInterval(wait.seconds) }
+                seen = await signal.wait(changedFrom: seen, timeout: wait)
             }
         } onCancel: {
             signal.notify()

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import AlertModel
 
 /// An alert on its way into the store, with the presenters its route chose.
@@ -19,6 +20,13 @@ public struct AlertSubmission: Sendable, Equatable {
         self.presenters = presenters
         self.escalation = escalation
         self.followUps = followUps
+    }
+
+    /// The soonest time a clock-driven rule may act on it (expiry, the
+    /// sender's `endsAt`, escalation), if any does.
+    public var deadline: Date? {
+        let escalates = escalation.map { alert.createdAt.addingTimeInterval($0.after.seconds) }
+        return [alert.expiresAt, alert.resolvesAt, escalates].compactMap { $0 }.min()
     }
 
     /// The deliveries storing it queues: one per presenter of its route.

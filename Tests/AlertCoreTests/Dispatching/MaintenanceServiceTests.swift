@@ -26,4 +26,31 @@ import Testing
         await run.value
         #expect(ContinuousClock.now - asked < .seconds(1))
     }
+
+    @Test func aDeadlineSoonerThanTheNextLookWakesItAndALaterOneDoesNot() async throws {
+        let store = InMemoryAlertStore()
+        let reports = Locked<[MaintenanceReport]>([])
+        // A tick far longer than the test: only a wake-up can make it look in time.
+        let maintenance = MaintenanceService(store: store, retention: nil, tick: .seconds(30)) { report in
+            reports.withLock { $0.append(report) }
+        }
+        let run = Task { await maintenance.run() }
+        defer { run.cancel() }
+        // Let the first round find nothing and go to sleep for its tick.
+        try await Task.sleep(for: .milliseconds(200))
+        let spec = try AlertSpec.Builder().title("short-lived").expires(after: .seconds(1)).build().get()
+        let submission = AlertSubmission(alert: Alert(spec: spec), presenters: ["log"])
+        _ = try await store.submit([submission])
+        let deadline = try #require(submission.deadline)
+        // Later than the sleep's end would be: no wake-up, nothing seen.
+        maintenance.wake(before: Date().addingTimeInterval(3_600))
+        try await Task.sleep(for: .milliseconds(1_300))
+        #expect(reports.value.isEmpty)
+        maintenance.wake(before: deadline)
+        let until = ContinuousClock.now + .seconds(5)
+        while reports.value.isEmpty, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(reports.value.first?.expired == [submission.alert.id])
+        await maintenance.shutdownGracefully()
+        await run.value
+    }
 }

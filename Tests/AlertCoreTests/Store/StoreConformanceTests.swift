@@ -209,6 +209,32 @@ import Testing
         #expect(record.deliveries.map(\.attempts) == [1, 1])
     }
 
+    @Test(arguments: StoreBackend.allCases) func outcomesAndTheNextHandOffsAreWrittenTogether(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let (a, b, c) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")), Alert(spec: try spec("c")))
+        let first = AlertSubmission(alert: a, presenters: ["hook"])
+        let rest = [AlertSubmission(alert: b, presenters: ["hook"]), AlertSubmission(alert: c, presenters: ["hook"])]
+        _ = try await store.submit([first] + rest)
+        let now = Date()
+        let running = try await store.claimAccepted(first.deliveries.map(\.id), now: now)
+        #expect(running.map(\.id) == [.routed(a.id, 0)])
+        // c was claimed by a poll meanwhile: the write skips it and claims b.
+        let polled = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 1], orphanLimit: 0)
+        #expect(polled.map(\.delivery.id) == [.routed(b.id, 0)] || polled.map(\.delivery.id) == [.routed(c.id, 0)])
+        let (queued, claimed) = try await store.settle([DeliverySettlement(deliveryID: running[0].id, result: .delivered, at: now)],
+                                                       thenClaim: rest.flatMap(\.deliveries).map(\.id), now: now)
+        #expect(queued == 0)
+        #expect(claimed.count == 1)
+        #expect(claimed.first.map { $0.state == .inFlight && $0.attempts == 1 } == true)
+        #expect(Set(claimed.map(\.id) + polled.map(\.delivery.id)) == [.routed(b.id, 0), .routed(c.id, 0)])
+        #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.state) == [.delivered])
+        // Nothing to claim: the outcome alone is written.
+        let alone = try await store.settle([DeliverySettlement(deliveryID: claimed[0].id, result: .dead(error: "HTTP 404"), at: now)],
+                                           thenClaim: [], now: now)
+        #expect(alone.claimed.isEmpty)
+        #expect(try await store.events(after: 0, limit: 50).map(\.kind).filter { $0 == .deliverySucceeded || $0 == .deliveryDead }.count == 2)
+    }
+
     @Test(arguments: StoreBackend.allCases) func handOffsAreLeftToTheScreeningClaimWhileASilenceIsActive(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let now = Date()
