@@ -198,10 +198,12 @@ public final class PostgresAlertStore: AlertStore {
                 try conn.query("DELETE FROM alerts WHERE id = ANY($1::text[])", [.textArray(ids)])
             }
             // The newest event is kept whatever its age, so `since=now` and
-            // resuming clients still find where the log stands.
+            // resuming clients still find where the log stands. Oldest first
+            // by `at`, so `events_at` serves it and the scan stops at the
+            // limit (see SQLiteAlertStore.pruneEvents).
             try conn.query("""
                 DELETE FROM events WHERE seq IN (
-                    SELECT seq FROM events WHERE at < $1 AND seq < (SELECT MAX(seq) FROM events) ORDER BY seq LIMIT $2)
+                    SELECT seq FROM events WHERE at < $1 AND seq < (SELECT MAX(seq) FROM events) ORDER BY at LIMIT $2)
                 """, [.integer(cutoffMs), .integer(Int64(limit * 8))])
             try conn.query("DELETE FROM silences WHERE ends_at < $1", [.integer(cutoffMs)])
             return ids.count

@@ -194,16 +194,22 @@ public final class SQLiteAlertStore: AlertStore {
                 try deleteDeliveries.run([.text(id)])
                 try deleteAlert.run([.text(id)])
             }
-            // The newest event is kept whatever its age, so `since=now` and
-            // resuming clients still find where the log stands.
-            try conn.statement("""
-                DELETE FROM events WHERE seq IN (
-                    SELECT seq FROM events WHERE at < ? AND seq < (SELECT MAX(seq) FROM events) ORDER BY seq LIMIT ?)
-                """).run([.integer(cutoffMs), .integer(Int64(limit * 8))])
+            try conn.statement(Self.pruneEvents).run([.integer(cutoffMs), .integer(Int64(limit * 8))])
             try conn.statement("DELETE FROM silences WHERE ends_at < ?").run([.integer(cutoffMs)])
             return ids.count
         }
     }
+
+    /// The oldest events before a cutoff, a batch at a time. The newest
+    /// event is kept whatever its age, so `since=now` and resuming clients
+    /// still find where the log stands. Oldest first by `at`, so SQLite
+    /// walks `events_at` and stops at the limit: ordered by `seq`, it walked
+    /// every event when none was old enough (350 ms at 1,000,000 events,
+    /// every minute, holding the write lock that intake waits for).
+    static let pruneEvents = """
+        DELETE FROM events WHERE seq IN (
+            SELECT seq FROM events WHERE at < ? AND seq < (SELECT MAX(seq) FROM events) ORDER BY at LIMIT ?)
+        """
 
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {

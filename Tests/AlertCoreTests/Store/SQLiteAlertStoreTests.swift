@@ -112,6 +112,18 @@ import Testing
         #expect(try await reopened.record(id: old.id)?.alert.decision?.recipient == nil)
     }
 
+    @Test func pruningEventsWalksTheTimeIndexNotTheWholeLog() async throws {
+        let path = dir.path + "/prune.db"
+        do { _ = try SQLiteAlertStore(path: path) }
+        let conn = try SQLiteConnection(path: path)
+        let plan = try conn.withLock { c throws(SQLiteError) in
+            try c.statement("EXPLAIN QUERY PLAN " + SQLiteAlertStore.pruneEvents).query([.integer(0), .integer(8)]) { $0.text(3) }
+        }
+        // A walk of the table by seq costs a read of every event when none is old enough.
+        #expect(plan.contains { $0.contains("events_at") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("(rowid<") || $0.hasPrefix("SCAN events") }, "plan: \(plan)")
+    }
+
     @Test func aStoreFromANewerAlertdIsRefused() async throws {
         let path = dir.path + "/future.db"
         do { _ = try SQLiteAlertStore(path: path) }
