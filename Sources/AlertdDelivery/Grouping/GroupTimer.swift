@@ -15,7 +15,9 @@ public actor GroupTimer: Service {
     private var inhibitRules: [InhibitRule]
     private let log: Logger
     private let onNotices: @Sendable ([GroupNotice]) -> Void
-    private let rounds = RoundLoop()
+    private let signal = ChangeSignal()
+    private var seen: UInt64 = 0
+    private var stopping = false
     /// The longest the loop sleeps: a member closing moves a group's time
     /// closer without a wake-up, and this bounds how late that is seen.
     private let tick: Duration
@@ -33,19 +35,30 @@ public actor GroupTimer: Service {
     }
 
     /// A group may have formed, or its time moved closer.
-    public nonisolated func wake() { rounds.wake() }
+    public nonisolated func wake() { signal.notify() }
 
     public func reconfigure(inhibitRules: [InhibitRule]) {
         self.inhibitRules = inhibitRules
-        rounds.wake()
+        signal.notify()
     }
 
     public func run() async {
-        // A full batch: more may be due at once.
-        await rounds.run { await round() ? .zero : await nextWait() }
+        await withTaskCancellationHandler {
+            while !stopping && !Task.isCancelled {
+                let full = await round()
+                if stopping || Task.isCancelled { break }
+                if full { continue }
+                seen = await signal.wait(changedFrom: seen, timeout: await nextWait())
+            }
+        } onCancel: {
+            signal.notify()
+        }
     }
 
-    public func shutdownGracefully() { rounds.stop() }
+    public func shutdownGracefully() {
+        stopping = true
+        signal.notify()
+    }
 
     /// Flushes what is due; true when the batch was full (more may be due).
     private func round() async -> Bool {
