@@ -15,9 +15,7 @@ public actor GroupTimer: Service {
     private var inhibitRules: [InhibitRule]
     private let log: Logger
     private let onNotices: @Sendable ([GroupNotice]) -> Void
-    private let signal = ChangeSignal()
-    private var seen: UInt64 = 0
-    private var stopping = false
+    private let rounds = RoundLoop()
     /// The longest the loop sleeps: a member closing moves a group's time
     /// closer without a wake-up, and this bounds how late that is seen.
     private let tick: Duration
@@ -35,30 +33,19 @@ public actor GroupTimer: Service {
     }
 
     /// A group may have formed, or its time moved closer.
-    public nonisolated func wake() { signal.notify() }
+    public nonisolated func wake() { rounds.wake() }
 
     public func reconfigure(inhibitRules: [InhibitRule]) {
         self.inhibitRules = inhibitRules
-        signal.notify()
+        rounds.wake()
     }
 
     public func run() async {
-        await withTaskCancellationHandler {
-            while !stopping && !Task.isCancelled {
-                let full = await round()
-                if stopping || Task.isCancelled { break }
-                if full { continue }
-                seen = await signal.wait(changedFrom: seen, timeout: await nextWait())
-            }
-        } onCancel: {
-            signal.notify()
-        }
+        // A full batch: more may be due at once.
+        await rounds.run { await round() ? .zero : await nextWait() }
     }
 
-    public func shutdownGracefully() {
-        stopping = true
-        signal.notify()
-    }
+    public func shutdownGracefully() { rounds.stop() }
 
     /// Flushes what is due; true when the batch was full (more may be due).
     private func round() async -> Bool {

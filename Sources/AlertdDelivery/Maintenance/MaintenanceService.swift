@@ -21,11 +21,7 @@ public actor MaintenanceService: Service {
     private var lastPrune = ContinuousClock.now - .seconds(3600)
     private let log: Logger
     private let onReport: @Sendable (MaintenanceReport) -> Void
-    private let signal = ChangeSignal()
-    /// The signal's generation when the loop last looked: a wake-up since
-    /// then ends the next wait at once.
-    private var seen: UInt64 = 0
-    private var stopping = false
+    private let rounds = RoundLoop()
     /// The longest the loop sleeps, so new alerts' deadlines are seen soon
     /// even without a ``wake()``.
     private let tick: Duration
@@ -50,42 +46,33 @@ public actor MaintenanceService: Service {
     private nonisolated let nextLook = Mutex(Date.distantFuture)
 
     /// Tells the service that a deadline may have moved closer (another node's commit).
-    public nonisolated func wake() { signal.notify() }
+    public nonisolated func wake() { rounds.wake() }
 
     /// Tells the service of a new deadline; it wakes only if that comes
     /// before its next look, so a stream of alerts without (or with far)
     /// deadlines costs it nothing.
     public nonisolated func wake(before deadline: Date) {
-        if nextLook.withLock({ deadline < $0 }) { signal.notify() }
+        if nextLook.withLock({ deadline < $0 }) { rounds.wake() }
     }
 
     /// Takes effect from the next round.
     public func reconfigure(retention: Duration?) {
         self.retention = retention
-        signal.notify()
+        rounds.wake()
     }
 
     /// Runs rounds until asked to stop or cancelled: nothing it does needs
     /// finishing, since an interrupted round is simply done again.
     public func run() async {
-        await withTaskCancellationHandler {
-            while !stopping && !Task.isCancelled {
-                nextLook.withLock { $0 = .distantFuture }
-                let didWork = await round()
-                if stopping || Task.isCancelled { break }
-                let wait = await nextWait(afterWork: didWork)
-                nextLook.withLock { $0 = Date().addingTimeInterval(wait.seconds) }
-                seen = await signal.wait(changedFrom: seen, timeout: wait)
-            }
-        } onCancel: {
-            signal.notify()
+        await rounds.run {
+            nextLook.withLock { $0 = .distantFuture }
+            let wait = await nextWait(afterWork: await round())
+            nextLook.withLock { $0 = Date().addingTimeInterval(wait.seconds) }
+            return wait
         }
     }
 
-    public func shutdownGracefully() {
-        stopping = true
-        signal.notify()
-    }
+    public func shutdownGracefully() { rounds.stop() }
 
     /// One round: prune if it is time, then expire, resolve and escalate what is due.
     /// True when it changed anything.
