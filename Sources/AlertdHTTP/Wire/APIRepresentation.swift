@@ -59,7 +59,7 @@ public enum APIRepresentation {
             state = alert.state
             createdAt = alert.createdAt
             updatedAt = alert.updatedAt
-            spec = alert.spec
+            spec = alert.spec.withoutHandlerCredentials
             decision = alert.decision
             resolvesAt = alert.state == .open ? alert.resolvesAt : nil
             repeats = alert.repeats

@@ -118,6 +118,41 @@ import Glibc
         return c.path + "?" + (c.percentEncodedQuery ?? "")
     }
 
+    /// A handler URL's `user:password@` is used for the call (as HTTP basic
+    /// auth) and shown nowhere: not by the API, not in a presenter's payload,
+    /// not by `alertctl show`, not to the handler itself.
+    @Test func handlerCredentialsAreUsedForTheCallAndShownNowhere() async throws {
+        let handler = try WebhookReceiver()
+        let chat = try WebhookReceiver()
+        let d = try linkingDaemon(chat: chat)
+        try await d.start()
+        let secretURL = handler.url.replacingOccurrences(of: "http://", with: "http://ops:s3cret@") + "/confirm"
+        let shownURL = handler.url.replacingOccurrences(of: "http://", with: "http://***@") + "/confirm"
+        let id = try await d.send(["title": "Deploy?", "confirm": ["label": "Deploy", "url": secretURL]])
+
+        let detail = try await d.request("GET", "/v1/alerts/\(id)")
+        let list = try await d.request("GET", "/v1/alerts")
+        for body in [detail.body, list.body] { #expect(!String(decoding: body, as: UTF8.self).contains("s3cret")) }
+        let spec = try #require(json(detail)["spec"] as? [String: Any])
+        #expect((spec["confirm"] as? [String: Any])?["url"] as? String == shownURL)
+        let shown = try await d.alertctl(["show", id])
+        #expect(shown.exitCode == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains(shownURL) && !shown.stdout.contains("s3cret"), "\(shown.stdout)")
+
+        #expect(await chat.wait { $0.contains { $0.alertID == id } })
+        let payload = try #require(chat.received.first { $0.alertID == id })
+        #expect(!String(decoding: payload.request.body, as: UTF8.self).contains("s3cret"))
+        #expect(((payload.json["alert"] as? [String: Any])?["confirm"] as? [String: Any])?["url"] as? String == shownURL)
+
+        #expect(try await d.request("POST", "/v1/alerts/\(id)/confirm").status == 200)
+        #expect(await handler.wait { $0.count == 1 })
+        let call = try #require(handler.received.first)
+        #expect(call.request.headers["authorization"] == "Basic " + Data("ops:s3cret".utf8).base64EncodedString())
+        #expect(!String(decoding: call.request.body, as: UTF8.self).contains("s3cret"))
+        await handler.stop()
+        await chat.stop()
+    }
+
     @Test func aHundredRacingDecisionsCallOneHandlerOnce() async throws {
         let handler = try WebhookReceiver()
         let d = try daemon()

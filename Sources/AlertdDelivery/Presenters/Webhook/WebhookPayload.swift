@@ -122,7 +122,8 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
     /// One of the alert's actions.
     public struct Action: Sendable, Equatable, Codable {
         public var label: String
-        /// The handler alertd calls when the action is taken.
+        /// The handler alertd calls when the action is taken, without its
+        /// credentials (`https://***@ops.example/x`).
         public var url: String
         public var method: HTTPMethodName
         /// A signed link that takes the decision without alertctl.
@@ -130,7 +131,7 @@ public struct WebhookPayload: Sendable, Equatable, Codable {
 
         public init(_ action: AlertAction, link: String? = nil) {
             label = action.label
-            url = action.url
+            url = action.withoutCredentials.url
             method = action.method
             self.link = link
         }

@@ -1,0 +1,20 @@
+extension AlertSpec {
+    /// The spec as the API shows it and presenters are sent it: each handler
+    /// URL without its user info. Credentials in a handler URL are for the
+    /// handler call alone; whoever may read alerts, or receives them in a
+    /// chat or webhook, must not be able to call the handler in alertd's name.
+    public var withoutHandlerCredentials: AlertSpec {
+        let (confirm, cancel) = (confirm?.withoutCredentials, cancel?.withoutCredentials)
+        guard confirm != self.confirm || cancel != self.cancel else { return self }
+        return AlertSpec(title: title, message: message, severity: severity, labels: labels,
+                         confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expiresAfter)
+    }
+}
+
+extension AlertAction {
+    /// The action with `user:password@` in its URL replaced by `***@`.
+    public var withoutCredentials: AlertAction {
+        let shown = URLRedaction.redactingUserInfo(url)
+        return shown == url ? self : AlertAction(label: label, url: shown, method: method)
+    }
+}
