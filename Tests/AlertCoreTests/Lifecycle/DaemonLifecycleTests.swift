@@ -7,6 +7,7 @@ import Testing
 @testable import AlertdHTTPServer
 @testable import AlertdLogging
 @testable import AlertdDelivery
+@testable import AlertdSQLiteStore
 @testable import AlertdDaemon
 @testable import AlertdClient
 
@@ -106,6 +107,26 @@ import Glibc
         #expect(sinkB.entries.first?.alertID == critical)
         try await Task.sleep(for: .milliseconds(300))
         #expect(sinkA.entries.count == 2)
+    }
+
+    /// After a clean stop the database file holds everything: a copy of
+    /// `alertd.db` alone, as a backup after `systemctl stop` is made, has
+    /// the alerts the daemon acknowledged.
+    @Test func aStoppedDaemonLeavesEverythingInTheDatabaseFile() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        var ids: [String] = []
+        for i in 0..<20 { ids.append(try await d.send(["title": "before the stop \(i)"])) }
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        let wal = (try? FileManager.default.attributesOfItem(atPath: d.stateDir + "/alertd.db-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0, "the WAL still holds \(wal) bytes")
+
+        let copy = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: d.stateDir + "/alertd.db", toPath: copy.path + "/alertd.db")
+        let store = try SQLiteAlertStore(path: copy.path + "/alertd.db")
+        for id in ids { #expect(try await store.record(id: AlertID(trusted: id)) != nil, "\(id) is missing from the copy") }
+        store.close()
     }
 
     @Test func underJournaldLinesCarryPriorityAndNoTimestamp() async throws {
