@@ -143,23 +143,24 @@ extension PostgresAlertStore {
             case .delivered:
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = $1,
-                    delivered_at = $1, claimed_by = NULL WHERE id = $2 RETURNING alert_id, presenter, kind
+                    delivered_at = $1, claimed_by = NULL WHERE id = $2 RETURNING alert_id, presenter, kind, takes_follow_up
                     """, [.integer(at), id])
             case .retry(let next, let e):
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL
-                    WHERE id = $4 RETURNING alert_id, presenter, kind
+                    WHERE id = $4 RETURNING alert_id, presenter, kind, takes_follow_up
                     """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id])
             case .dead(let e):
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL
-                    WHERE id = $3 RETURNING alert_id, presenter, kind
+                    WHERE id = $3 RETURNING alert_id, presenter, kind, takes_follow_up
                     """, [.text(e), .integer(at), id])
             }
             if let row = result.rows.first {
                 let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
                 try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
-                if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
+                if s.result == .delivered,
+                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: row.bool(3), in: &tx) { queued += 1 }
             }
         }
         return queued

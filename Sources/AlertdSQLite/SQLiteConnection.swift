@@ -17,6 +17,7 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// Opens (creating if asked) the database at `path`.
     /// Calls `sqlite3_open_v2`.
     package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        _ = sqliteConfigured
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -78,3 +79,11 @@ package final class SQLiteConnection: @unchecked Sendable {
                     message: String(cString: sqlite3_errmsg(handle)), context: context)
     }
 }
+
+/// Process-wide SQLite settings, made once before the first connection opens
+/// (a global's initialiser runs once, on first use). Nothing alertd reads
+/// needs SQLite's allocation statistics, and keeping them cost a lock per
+/// allocation on every write.
+private let sqliteConfigured: Void = {
+    _ = alertd_sqlite_disable_memstatus()
+}()

@@ -334,21 +334,23 @@ public final class SQLiteAlertStore: AlertStore {
         var queued = 0
         let delivered = try conn.statement("""
             UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind
+            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind, takes_follow_up
             """)
         let retry = try conn.statement("""
             UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
-            WHERE id = ?4 RETURNING alert_id, presenter, kind
+            WHERE id = ?4 RETURNING alert_id, presenter, kind, takes_follow_up
             """)
         let dead = try conn.statement("""
             UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
-            WHERE id = ?3 RETURNING alert_id, presenter, kind
+            WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up
             """)
         for s in settlements {
             let at = StoreCoding.millis(s.at)
             let id = SQLiteValue.text(s.deliveryID.rawValue)
-            let read = { (row: SQLiteRow) in (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))) }
-            let rows: [(AlertID, DeliveryKind)]
+            let read = { (row: SQLiteRow) in
+                (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)), row.int(3) != 0)
+            }
+            let rows: [(AlertID, DeliveryKind, Bool)]
             switch s.result {
             case .delivered:
                 rows = try delivered.query([.integer(at), id], read)
@@ -357,9 +359,10 @@ public final class SQLiteAlertStore: AlertStore {
             case .dead(let e):
                 rows = try dead.query([.text(e), .integer(at), id], read)
             }
-            if let (alertID, kind) = rows.first {
+            if let (alertID, kind, takesFollowUp) = rows.first {
                 try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
-                if s.result == .delivered, try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &tx) { queued += 1 }
+                if s.result == .delivered,
+                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: takesFollowUp, in: &tx) { queued += 1 }
             }
         }
         return queued

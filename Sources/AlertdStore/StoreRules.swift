@@ -95,11 +95,16 @@ package enum StoreRules {
     /// overtakes what it follows up.
     /// A group notification's `thread` (what its destination answered)
     /// is kept for the group's later notifications to that presenter.
-    /// Returns whether a follow-up was queued.
+    /// Returns whether a follow-up was queued. `takesFollowUp` is the
+    /// delivery's own flag when the caller read it with the outcome: false
+    /// spares reading the delivery again, which most outcomes would.
     @discardableResult
-    package static func delivered<T: StoreTransaction>(_ id: DeliveryID, at now: Date, thread: String? = nil, in tx: inout T) throws(T.Failure) -> Bool {
+    package static func delivered<T: StoreTransaction>(
+        _ id: DeliveryID, at now: Date, thread: String? = nil, takesFollowUp: Bool? = nil, in tx: inout T
+    ) throws(T.Failure) -> Bool {
         if let thread, id.groupNotification != nil { try threaded(id, thread: thread, in: &tx) }
-        guard let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
+        guard takesFollowUp != false,
+              let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
               try tx.alertState(original.alertID)?.isFinal == true,
               try tx.delivery(.followUp(of: id)) == nil else { return false }
         try tx.insert(.followUp(of: original, at: now))

@@ -4,4 +4,9 @@
 
 // SQLITE_TRANSIENT is a macro over a cast Swift cannot import.
 static inline sqlite3_destructor_type alertd_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+// sqlite3_config is variadic, which Swift cannot call. Turns off SQLite's
+// allocation statistics, which take a process-wide mutex around every
+// malloc and free (SQLite recommends it off); only before the first open.
+static inline int alertd_sqlite_disable_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 #endif
