@@ -63,7 +63,7 @@ let package = Package(
         // Edges: typed Swift over C.
         .target(name: "AlertdPOSIX", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
-        .target(name: "AlertdPostgres", dependencies: ["CPostgreSQL", "AlertdPOSIX"]),
+        .target(name: "AlertdPostgres", dependencies: ["CPostgreSQL", "AlertdPOSIX", "AlertModel"]),
         .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
         .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),
         .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP", "AlertdPOSIX"]),

@@ -1,4 +1,5 @@
 import CPostgreSQL
+import AlertModel
 import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -80,7 +81,8 @@ package final class PostgresConnection: @unchecked Sendable {
         let values = [url, "3", "alertd"]
         let conn = withCStrings(keywords) { k in withCStrings(values) { v in alertd_pq_connectdb_params(k, v, 1) } }
         guard let conn, alertd_pq_status(conn) == CONNECTION_OK else {
-            let message = conn.map { Self.trimmed(alertd_pq_error_message($0)) } ?? "out of memory"
+            // libpq quotes the parts of a URL it could not read, password included.
+            let message = URLRedaction.hidingPassword(of: url, in: conn.map { Self.trimmed(alertd_pq_error_message($0)) } ?? "out of memory")
             if let conn { alertd_pq_finish(conn) }
             let error = PostgresError(sqlState: nil, message: message, context: "connect to \(redactedURL)", connectionLost: true)
             failed(error)

@@ -52,6 +52,16 @@ public struct Silence: Sendable, Equatable, Codable {
         }
         if createdBy.trimmingSpaces().isEmpty { throw refuse("Say who makes the silence (createdBy; amtool -a).") }
         if comment.trimmingSpaces().isEmpty { throw refuse("Say why in a comment (amtool -c).") }
+        // Silences are printed on other people's terminals (alertctl, amtool):
+        // the same text rules as an alert's, so none can carry an escape.
+        let texts: [(String, String, TextPolicy.Kind)] = [("createdBy", createdBy, .line), ("comment", comment, .multiline)]
+            + matchers.map { ("the value of matcher \($0.name)", $0.value, .line) }
+        for (what, text, kind) in texts {
+            if let refused = TextPolicy.firstRefused(in: text, kind) {
+                throw refuse("\(what) contains \(refused); it must be \(kind == .multiline ? "plain text" : "one line of plain text"). "
+                             + "Remove the character (terminal escapes and direction overrides change what a reader sees).")
+            }
+        }
         if endsAt <= startsAt { throw refuse("The silence ends at or before its start; give an end after the start.") }
         if endsAt <= now { throw refuse("The silence's end is in the past; give an end in the future.") }
     }

@@ -38,18 +38,65 @@ public enum URLRedaction {
     /// parameter (libpq reads one) is hidden the same way.
     public static func redactingPassword(_ url: String) -> String {
         var out = url
-        if let schemeEnd = out.firstRange(of: "://") {
-            let rest = out[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? out.endIndex
-            let authority = out[schemeEnd.upperBound..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                out = String(out[...colon]) + "***" + String(out[at...])
-            }
+        if let password = passwordRange(in: out) {
+            out = String(out[..<password.lowerBound]) + "***" + String(out[password.upperBound...])
         }
         guard let query = out.firstIndex(of: "?") else { return out }
         let parameters = out[out.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { p in
             p.lowercased().hasPrefix("password=") ? "password=***" : String(p)
         }
         return String(out[...query]) + parameters.joined(separator: "&")
+    }
+
+    /// `text` (a message about `url`, such as libpq's when it cannot read
+    /// the URL or log in) with `url`'s password taken out: as written,
+    /// percent-decoded, and each piece of it between `@`, `/`, `?`, `#` and
+    /// `:` of four characters or more, since a parser that misreads the URL
+    /// quotes the piece it took for a host or a user name.
+    public static func hidingPassword(of url: String, in text: String) -> String {
+        var secrets: [String] = []
+        if let range = passwordRange(in: url) { secrets.append(String(url[range])) }
+        if let query = url.firstIndex(of: "?") {
+            for p in url[url.index(after: query)...].split(separator: "&") where p.lowercased().hasPrefix("password=") {
+                secrets.append(String(p.dropFirst("password=".count)))
+            }
+        }
+        for secret in secrets {
+            secrets.append(percentDecoded(secret))
+            secrets += secret.split(whereSeparator: { "@/?#:".contains($0) }).map(String.init)
+        }
+        var out = text
+        // Longest first, so a piece never leaves the rest of its password showing.
+        for secret in Set(secrets).filter({ $0.count >= 4 }).sorted(by: { $0.count > $1.count }) {
+            out = out.replacing(secret, with: "***")
+        }
+        return out
+    }
+
+    /// Where the password in `url`'s user info lies: after the first `:` of
+    /// what comes before the last `@`. Wider than RFC 3986's authority on
+    /// purpose: libpq takes a password with a bare `#`, `?` or `/` in it,
+    /// and such a password must not be shown because the URL is not strict.
+    private static func passwordRange(in url: String) -> Range<String.Index>? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return nil }
+        return rest.index(after: colon)..<at
+    }
+
+    /// `%XX` escapes decoded; text that is not valid UTF-8 afterwards is kept as it was.
+    private static func percentDecoded(_ s: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = s.utf8[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? s
     }
 }

@@ -72,7 +72,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
             return WebhookPresenter.outcome(for: response, url: target.string, now: Date())
         } catch {
             if case .refusedByPolicy(_, let reason) = error { return .permanentFailure(reason: "refused: \(reason)") }
-            return WebhookPresenter.outcome(for: error)
+            return WebhookPresenter.outcome(for: error, url: target.string)
         }
     }
 }

@@ -51,6 +51,25 @@ import Testing
         #expect(URLRedaction.redactingPassword("postgresql://alertd@db/alerts") == "postgresql://alertd@db/alerts")
         #expect(URLRedaction.redactingPassword("postgresql://db/alerts?user=a&password=x&sslmode=require")
                 == "postgresql://db/alerts?user=a&password=***&sslmode=require")
+        // libpq reads a password with a bare #, ? or / in it; so does the redaction.
+        #expect(URLRedaction.redactingPassword("postgresql://alertd:PG#SECRET?pw@127.0.0.1:15432/alertd")
+                == "postgresql://alertd:***@127.0.0.1:15432/alertd")
+        #expect(URLRedaction.redactingPassword("postgresql://alertd:PGSLASH/PASS@db/alerts") == "postgresql://alertd:***@db/alerts")
+        #expect(URLRedaction.redactingPassword("postgresql://alertd:PG@PASS@db/alerts") == "postgresql://alertd:***@db/alerts")
+    }
+
+    /// libpq's messages quote what it could not read of a URL; those quotes
+    /// lose the password, whole, decoded or in pieces.
+    @Test func libpqMessagesLoseThePasswordTheyQuote() {
+        #expect(URLRedaction.hidingPassword(of: "postgresql://u:PG@PASS@127.0.0.1/db",
+                                            in: #"could not translate host name "PASS@127.0.0.1" to address"#)
+                == #"could not translate host name "***@127.0.0.1" to address"#)
+        #expect(URLRedaction.hidingPassword(of: "postgresql://u:PGpct%zzPASS@db/x", in: #"invalid percent-encoded token: "PGpct%zzPASS""#)
+                == #"invalid percent-encoded token: "***""#)
+        #expect(URLRedaction.hidingPassword(of: "postgresql://u:s%40cret99@db/x", in: #"password authentication failed: s@cret99"#)
+                == "password authentication failed: ***")
+        #expect(URLRedaction.hidingPassword(of: "postgresql://db/x?password=hunter22", in: "bad password hunter22") == "bad password ***")
+        #expect(URLRedaction.hidingPassword(of: "postgresql://alertd@db/x", in: "connection refused") == "connection refused")
     }
 
     @Test func emptyConfigIsAWorkingDefault() throws {
@@ -112,6 +131,11 @@ import Testing
         }
         """)
         #expect(p.contains("presenters.chat.url: must be an http or https URL, got \"ftp://x\""))
+        // A URL that is refused is named by its origin: the rest may be a credential.
+        #expect(problems(#"{"presenters": {"w": {"type": "webhook", "url": "http://user:W3PASS@[::1:99999/x?k=W3QSEC"}}}"#)
+                == ["presenters.w.url: must be an http or https URL, got \"http://[::1:99999…\""])
+        #expect(problems(#"{"presenters": {"w": {"type": "webhook", "url": "ftp://user:FTPPASS@files.example/up"}}}"#)
+                == ["presenters.w.url: must be an http or https URL, got \"ftp://files.example…\""])
         #expect(p.contains { $0.hasPrefix("presenters.chat.timeout: `soon` is not a duration") })
         #expect(p.contains { $0.hasPrefix("presenters.x.type: unknown presenter type \"pager\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].presenters[0]: no presenter named \"opz\"") })

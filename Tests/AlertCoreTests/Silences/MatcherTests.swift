@@ -86,6 +86,13 @@ import Testing
                     try silence(["alertname=A"], start: 60, end: 30), try silence(["alertname=A"], start: -60, end: -1)] {
             #expect(throws: SilenceError.self) { try bad.validate(at: now) }
         }
+        // Printed on other people's terminals: no escapes, as in alerts.
+        for bad in [try silence(["alertname=A"], by: "x\u{1B}]0;pwn\u{07}"), try silence(["alertname=A"], comment: "c\u{1B}[2J"),
+                    try silence(["alertname=b\u{1B}[2J"]), try silence(["alertname=A"], by: "eve\u{202E}")] {
+            let error = #expect(throws: SilenceError.self) { try bad.validate(at: now) }
+            #expect(error?.code == .invalidSilence && error?.message.contains("U+") == true, "\(String(describing: error))")
+        }
+        #expect(throws: Never.self) { try silence(["alertname=A"], comment: "two\nlines\tand a tab").validate(at: now) }
         let window = try silence(["alertname=A"], start: 60, end: 120)
         #expect(window.state(at: now) == .pending)
         #expect(window.state(at: now.addingTimeInterval(90)) == .active)

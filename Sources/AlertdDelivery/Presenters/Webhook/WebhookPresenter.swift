@@ -55,11 +55,14 @@ public struct WebhookPresenter: AlertPresenter {
             url: configuration.url, method: "POST", headers: headers(deliveryID: delivery.deliveryID, body: body), body: body,
             connectTimeout: configuration.connectTimeout, timeout: configuration.timeout,
             maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate)
+        // Reasons name the receiver by its origin: a webhook URL's path or
+        // query is often its credential (Mattermost's /hooks/<key>, a
+        // ?token=), and reasons reach read-only API clients and logs.
         do {
             let response = try await client.send(request)
-            return Self.outcome(for: response, url: configuration.url, now: now())
+            return Self.outcome(for: response, url: configuration.url, now: now(), naming: URLRedaction.origin)
         } catch {
-            return Self.outcome(for: error)
+            return Self.outcome(for: error, url: configuration.url, naming: URLRedaction.origin)
         }
     }
 

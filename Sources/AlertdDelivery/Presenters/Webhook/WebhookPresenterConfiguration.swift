@@ -46,7 +46,10 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
             if let u = URLComponents(string: url), ["http", "https"].contains(u.scheme?.lowercased() ?? ""), u.host?.isEmpty == false {
                 self.url = url
             } else {
-                reader.problem(path + ".url", "must be an http or https URL, got \"\(url)\"")
+                // Its origin only: the rest of a webhook URL, and its user info, are often a credential.
+                let origin = URLRedaction.origin(url)
+                let got = !url.contains("://") ? "text with no scheme (such as https://)" : "\"\(origin == url ? url : origin + "…")\""
+                reader.problem(path + ".url", "must be an http or https URL, got \(got)")
             }
         } else if object["url"] == nil {
             reader.problem(path + ".url", "is required for a webhook presenter")
