@@ -33,6 +33,8 @@ public final class HTTPServer: Sendable {
         package let daemon: OpaquePointer
         package let core: Unmanaged<MHDServerCore>
         package let socket: ListeningSocket
+        /// Sweeps the ``ConnectionWatch`` until the server stops.
+        package let sweeper: Task<Void, Never>
     }
 
     public let configuration: HTTPServerConfiguration
@@ -73,17 +75,22 @@ public final class HTTPServer: Sendable {
             case .listeningSocket(let descriptor, let kind):
                 socket = try ListeningSocket.adopt(descriptor: descriptor, kind: kind)
             }
+            let connectionLimit = max(1, configuration.connectionLimit)
+            let watch = ConnectionWatch(
+                timeout: configuration.requestTimeout, timeoutUnderLoad: configuration.requestTimeoutUnderLoad,
+                loadThreshold: connectionLimit - connectionLimit / 4)
             let core = Unmanaged.passRetained(MHDServerCore(
                 handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
-                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes)))
+                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes), watch: watch))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             let daemon = alertd_mhd_start(
                 flags, socket.descriptor,
                 MHDServerCore.accessHandler, core.toOpaque(),
                 MHDServerCore.requestCompleted, core.toOpaque(),
                 MHDServerCore.uriLog, nil,
+                MHDServerCore.connectionNotified, core.toOpaque(),
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
-                UInt32(clamping: max(1, configuration.connectionLimit)),
+                UInt32(clamping: connectionLimit),
                 UInt32(clamping: max(0, configuration.perClientConnectionLimit)),
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
@@ -92,7 +99,13 @@ public final class HTTPServer: Sendable {
                 socket.close()
                 throw .startFailed(reason: "libmicrohttpd rejected the settings (thread pool size \(configuration.threadPoolSize), connection limit \(configuration.connectionLimit)); check them, and the system's thread and file limits")
             }
-            state = .running(Running(daemon: daemon, core: core, socket: socket))
+            let sweeper = Task.detached {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: ConnectionWatch.sweepInterval)
+                    watch.sweep()
+                }
+            }
+            state = .running(Running(daemon: daemon, core: core, socket: socket, sweeper: sweeper))
             bound.withLock { $0 = (socket.port, socket.address) }
         }
     }
@@ -133,6 +146,7 @@ public final class HTTPServer: Sendable {
     /// Wakes every suspended connection (libmicrohttpd aborts the process if
     /// it is stopped with one), stops the daemon, closes the socket.
     private static func tearDown(_ running: Running) {
+        running.sweeper.cancel()
         running.core.takeUnretainedValue().abortAll()
         MHD_stop_daemon(running.daemon)
         running.socket.close()

@@ -32,6 +32,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// reading. A connection waiting for its handler or for the next
     /// chunk of a stream is not idle.
     public var connectionTimeout: Duration = .seconds(10)
+    /// How long a connection may take to send a whole request (its line,
+    /// headers and body), from when it opened or its previous answer was
+    /// sent. One that takes longer is closed however steadily it trickles,
+    /// where ``connectionTimeout`` closes only a silent one. The handler's
+    /// time, and a stream's, do not count.
+    public var requestTimeout: Duration = .seconds(30)
+    /// ``requestTimeout`` while three quarters of ``connectionLimit`` or more
+    /// are open: connections that trickle their requests then make room for
+    /// new clients within this, instead of holding the listener against them.
+    public var requestTimeoutUnderLoad: Duration = .seconds(2)
     /// Request bodies larger than this are answered with 413 `body_too_large`:
     /// at once when `Content-Length` says so, else (a chunked body) once the
     /// body ends: the server reads the rest and drops it, so the client,

@@ -25,13 +25,24 @@ extension MHDServerCore {
             url: url, method: method, version: version, uploadData: uploadData, uploadSize: uploadSize)
     }
 
-    package static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+    package static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
+        let core = cls.map { Unmanaged<MHDServerCore>.fromOpaque($0).takeUnretainedValue() }
+        if let core, let connection { core.watch.requestFinished(connection) }
         guard let conCls, let pointer = conCls.pointee else { return }
         conCls.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         context.close()
-        if let cls {
-            Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue().forget(context)
+        core?.forget(context)
+    }
+
+    /// Connections opening and closing, for the ``ConnectionWatch``.
+    package static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+        guard let cls, let connection else { return }
+        let watch = Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue().watch
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED: watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
+        case .CONNECTION_NOTIFY_CLOSED: watch.closed(connection)
+        default: break
         }
     }
 }

@@ -25,6 +25,8 @@ package final class MHDServerCore: Sendable {
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
+    /// Times each connection's request; see ``ConnectionWatch``.
+    package let watch: ConnectionWatch
     private let flight = Mutex(Flight())
 
     /// How long the rest of an oversized chunked body is read (and dropped)
@@ -32,11 +34,13 @@ package final class MHDServerCore: Sendable {
     package static let overflowDrainTime: Duration = .seconds(10)
 
     package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener,
-                 maxStreamBufferBytes: Int = 256 * 1024) {
+                 maxStreamBufferBytes: Int = 256 * 1024,
+                 watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768)) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
+        self.watch = watch
     }
 
     // MARK: Stopping
@@ -135,6 +139,7 @@ package final class MHDServerCore: Sendable {
                          context: context, connection: connection)
         }
         context.phase = .handling
+        watch.requestStarted(connection)
         let handler = self.handler
         Task {
             context.deliver(await handler(request))

@@ -19,6 +19,7 @@ static inline struct MHD_Daemon *alertd_mhd_start(
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     alertd_mhd_uri_log_callback uri_log, void *uri_log_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, unsigned int connection_limit,
     unsigned int per_ip_connection_limit,
     unsigned int connection_timeout_seconds, size_t connection_memory_limit)
@@ -27,6 +28,7 @@ static inline struct MHD_Daemon *alertd_mhd_start(
                             MHD_OPTION_LISTEN_SOCKET, listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,

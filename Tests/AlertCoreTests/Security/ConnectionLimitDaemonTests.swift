@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AlertdHTTP
 @testable import AlertdHTTPServer
+@testable import AlertdCurl
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +13,11 @@ import Glibc
 /// for 40 s. Now one client address holds at most
 /// `perClientConnectionLimit` connections (the rest are closed as they are
 /// accepted), and a connection that sends no complete request is closed
-/// after `connectionTimeout`.
+/// after `connectionTimeout`. Connections that trickle a request (a header
+/// line every few seconds, from several addresses) held the listener for
+/// as long as they kept it up; now a request must be whole within
+/// `requestTimeout`, and within `requestTimeoutUnderLoad` once most of the
+/// connection limit is in use.
 @Suite(.serialized) struct ConnectionLimitDaemonTests {
     /// Opens up to `count` connections to 127.0.0.1:`port` that send nothing,
     /// within `limit`; each connect waits at most a second.
@@ -71,6 +77,106 @@ import Glibc
         let start = ContinuousClock.now
         #expect(try await d.request("GET", "/v1/health").status == 200)
         #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
+    /// Sends a header line on a copy of `fd` every `interval`, on a thread of
+    /// its own, until the server closes the connection, `limit` passes or
+    /// the returned flag is set. The copy keeps the thread from ever writing
+    /// to a descriptor number a later test reuses.
+    final class StopFlag: Sendable {
+        private let flag = Atomic(false)
+        var isSet: Bool { flag.load(ordering: .relaxed) }
+        func set() { flag.store(true, ordering: .relaxed) }
+    }
+
+    func trickle(_ fd: Int32, every interval: Duration, for limit: Duration) -> StopFlag {
+        let stop = StopFlag()
+        let copy = dup(fd)
+        Thread {
+            defer { close(copy) }
+            let deadline = ContinuousClock.now + limit
+            let line = Array("X-Trickle: 1\r\n".utf8)
+            while ContinuousClock.now < deadline, !stop.isSet {
+                guard line.withUnsafeBytes({ Glibc.send(copy, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0 else { return }
+                usleep(UInt32(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000))
+            }
+        }.start()
+        return stop
+    }
+
+    /// A request whose headers keep coming, never silent long enough for
+    /// the idle timeout, is closed once `requestTimeout` has passed.
+    @Test func aTrickledRequestIsClosedAtTheRequestTimeout() async throws {
+        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
+        configuration.connectionTimeout = .seconds(10)
+        configuration.requestTimeout = .seconds(1)
+        let server = HTTPServer(configuration: configuration) { _ in .text("ok") }
+        try server.start()
+        let socket = try RawSocket(port: try #require(server.port))
+        socket.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        let start = ContinuousClock.now
+        let stop = trickle(socket.fd, every: .milliseconds(200), for: .seconds(8))
+        defer { stop.set() }
+        let (text, closed) = await socket.readToEnd()
+        let took = ContinuousClock.now - start
+        #expect(closed && text.isEmpty, "\(text)")
+        #expect(took >= .milliseconds(900) && took < .seconds(3), "closed after \(took)")
+
+        // A stream that runs past the request timeout is not cut: its request was whole.
+        let streaming = HTTPServer(configuration: configuration) { _ in
+            let (stream, continuation) = AsyncStream<Data>.makeStream()
+            Task {
+                for i in 0..<8 {
+                    continuation.yield(Data("data: \(i)\n\n".utf8))
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+                continuation.finish()
+            }
+            return HTTPResponse(headers: ["Content-Type": "text/event-stream"], stream: stream)
+        }
+        try streaming.start()
+        let response = try await HTTPClient().send(HTTPClientRequest(url: "http://127.0.0.1:\(try #require(streaming.port))/v1/events"))
+        #expect(String(decoding: response.body, as: UTF8.self) == (0..<8).map { "data: \($0)\n\n" }.joined())
+        await streaming.stop()
+        await server.stop()
+    }
+
+    /// The attack, scaled down: every slot held by connections trickling
+    /// their headers. Under that load they get `requestTimeoutUnderLoad`,
+    /// so a new client gets in within about that; before, never.
+    @Test func tricklersMakeRoomForANewClientWhenTheListenerIsFull() async throws {
+        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
+        configuration.connectionLimit = 16
+        configuration.perClientConnectionLimit = 0
+        configuration.connectionTimeout = .seconds(10)
+        configuration.requestTimeoutUnderLoad = .milliseconds(500)
+        let server = HTTPServer(configuration: configuration) { _ in .text("ok") }
+        try server.start()
+        let port = try #require(server.port)
+        var tricklers: [RawSocket] = []
+        var stops: [StopFlag] = []
+        defer { for stop in stops { stop.set() } }
+        for _ in 0..<16 {
+            let socket = try RawSocket(port: port)
+            socket.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            stops.append(trickle(socket.fd, every: .milliseconds(200), for: .seconds(10)))
+            tricklers.append(socket)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+
+        let start = ContinuousClock.now
+        var answer = ""
+        while !answer.hasPrefix("HTTP/1.1 200"), ContinuousClock.now - start < .seconds(5) {
+            if let client = try? RawSocket(port: port) {
+                client.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                answer = await client.readToEnd().text
+            }
+            if !answer.hasPrefix("HTTP/1.1 200") { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "no answer within \(ContinuousClock.now - start): \(answer)")
+        #expect(ContinuousClock.now - start < .seconds(3))
+        withExtendedLifetime(tricklers) {}
+        await server.stop()
     }
 
     /// A connection that starts a request and never finishes it is closed.
