@@ -25,6 +25,20 @@ package enum Directory {
         }
     }
 
+    /// The names in `path`, `.` and `..` left out (`readdir(3)`).
+    package static func entries(of path: String) -> Result<[String], Errno> {
+        guard let dir = opendir(path) else { return .failure(.current) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return .success(names.sorted())
+    }
+
     /// The directory part of `path`, as `dirname` would give it but with ""
     /// for a bare name: `/a/b` → `/a`, `/a` → `/`, `a/b/` → `a`, `a` → "".
     package static func parent(of path: String) -> String {

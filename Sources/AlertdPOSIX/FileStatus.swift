@@ -8,7 +8,8 @@ import Darwin
 /// permission bits and its owner.
 package struct FileStatus: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
-        case regular, directory, other
+        /// `symbolicLink` only from ``link(_:)``, which does not follow one.
+        case regular, directory, symbolicLink, other
     }
 
     package let kind: Kind
@@ -21,6 +22,7 @@ package struct FileStatus: Sendable, Equatable {
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
         default: kind = .other
         }
         permissions = UInt32(st.st_mode) & 0o7777
@@ -33,6 +35,12 @@ package struct FileStatus: Sendable, Equatable {
         return stat(path, &st) == 0 ? .success(FileStatus(st)) : .failure(.current)
     }
 
+    /// `lstat(2)`: the entry `path` names itself, a symbolic link not followed.
+    package static func link(_ path: String) -> Result<FileStatus, Errno> {
+        var st = stat()
+        return lstat(path, &st) == 0 ? .success(FileStatus(st)) : .failure(.current)
+    }
+
     /// `fstat(2)`: the file open on `fd`, so what was checked is what is read.
     package static func of(descriptor fd: Int32) -> Result<FileStatus, Errno> {
         var st = stat()
@@ -41,6 +49,9 @@ package struct FileStatus: Sendable, Equatable {
 
     /// Group or others may write it: someone besides its owner can replace its content.
     package var isWritableByOthers: Bool { permissions & 0o022 != 0 }
+
+    /// Its owner is the user alertd runs as (the effective user id).
+    package var isOwnedByThisProcess: Bool { owner == UInt32(geteuid()) }
 
     /// Every user on the machine may read it.
     package var isReadableByEveryone: Bool { permissions & 0o004 != 0 }

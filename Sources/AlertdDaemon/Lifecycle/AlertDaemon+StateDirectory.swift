@@ -39,6 +39,9 @@ extension AlertDaemon {
             guard excess != 0 else { return }
             let tightened = status.permissions & ~excess
             let modes: Logger.Metadata = ["path": path, "from": status.octal, "to": FileMode.octal(tightened)]
+            // Checked before tightening, so a refused start leaves the mode
+            // as it was and every later start refuses too, until a person looks.
+            if status.isWritableByOthers { try refusePlantedEntries(path, mode: status.octal) }
             guard let error = FileMode.change(path, to: tightened) else {
                 log.warning("tightened the state directory's permissions", modes)
                 return
@@ -49,6 +52,26 @@ extension AlertDaemon {
             }
             log.warning("the state directory is readable by others and alertd cannot tighten it", modes.merging(["error": "\(error)"]) { a, _ in a })
         }
+    }
+
+    /// A directory others could write in may hold what they put there: a
+    /// symbolic link named `alertd.db` or `alerts.log` would have alertd
+    /// write its store or its alerts wherever it points. So before such a
+    /// directory is tightened, every entry must be alertd's user's own, and
+    /// no symbolic link; otherwise alertd does not start until a person has
+    /// looked.
+    private static func refusePlantedEntries(_ path: String, mode: String) throws(DaemonError) {
+        guard case .success(let names) = Directory.entries(of: path) else { return }
+        let planted = names.filter { name in
+            guard case .success(let entry) = FileStatus.link(path + "/" + name) else { return false }
+            return entry.kind == .symbolicLink || !entry.isOwnedByThisProcess
+        }
+        guard !planted.isEmpty else { return }
+        throw DaemonError(
+            code: .stateDirectory,
+            message: "The state directory \(path) may be written by others (mode \(mode)), and holds "
+                + "\(planted.joined(separator: ", ")), which \(planted.count == 1 ? "is a symbolic link or another user's" : "are symbolic links or other users'"). "
+                + "Anyone could have put them there; check them, remove them, and start alertd again.")
     }
 
     private static func lock(_ directory: String) throws(DaemonError) -> LockFile {

@@ -41,6 +41,33 @@ import Glibc
         #expect(d.log.contains("to=0750"))
     }
 
+    /// In a directory others could write, a symbolic link named like one
+    /// of alertd's files would have it write there: alertd tightens such a
+    /// directory and starts only if every entry is its own and none is a link.
+    @Test func plantedLinksInAStateDirectoryOthersCouldWriteStopTheStart() async throws {
+        let d = try TestDaemon()
+        let elsewhere = TemporaryDirectory()
+        let victim = elsewhere.path + "/victim"
+        try Data("untouched\n".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createDirectory(atPath: d.stateDir, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: d.stateDir + "/alerts.log", withDestinationPath: victim)
+        try FileManager.default.createSymbolicLink(atPath: d.stateDir + "/alertd.db", withDestinationPath: elsewhere.path + "/db")
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: d.stateDir)
+        #expect(try await d.startExpectingExit() == 1)
+        #expect(d.log.contains("holds alertd.db, alerts.log, which are symbolic links or other users'"), "\(d.log)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched\n")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.path + "/db"))
+        // Left as it was, so a restart (systemd's Restart=) is refused too.
+        #expect(try permissions(d.stateDir) == 0o777)
+        #expect(try await d.startExpectingExit() == 1)
+
+        // Removed, the directory is alertd's alone and it starts.
+        try FileManager.default.removeItem(atPath: d.stateDir + "/alerts.log")
+        try FileManager.default.removeItem(atPath: d.stateDir + "/alertd.db")
+        try await d.start()
+        #expect(try permissions(d.stateDir) == 0o750)
+    }
+
     @Test func secretFilesOthersCouldReadOrWriteAreRefused() async throws {
         let files = TemporaryDirectory()
         let token = files.path + "/token"
