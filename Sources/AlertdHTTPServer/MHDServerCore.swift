@@ -82,6 +82,13 @@ package final class MHDServerCore: Sendable {
             if let problem = Self.targetProblem(context, url: url, version: version) {
                 return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
             }
+            if Self.contentLengths(connection).count > 1 {
+                // libmicrohttpd reads the body by the first; a proxy in front may
+                // have used another, and the rest would be read as a request of
+                // its own (request smuggling). RFC 9112 §6.3: refuse, and close.
+                return queue(Self.errorResponse(400, "conflicting_content_length", "The request has Content-Length headers that disagree; send one."),
+                             context: context, connection: connection)
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let declared = UInt64(String(cString: length)), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
@@ -268,6 +275,22 @@ package final class MHDServerCore: Sendable {
         }
         guard controls || cut else { return nil }
         return "The request target contains a raw NUL or control byte; percent-encode it (e.g. %00) or leave it out."
+    }
+
+    /// The distinct values of the request's Content-Length headers.
+    private static func contentLengths(_ connection: OpaquePointer) -> Set<String> {
+        var values = Set<String>()
+        withUnsafeMutablePointer(to: &values) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                let name = MHDServerCore.string(key, count: keySize)
+                if name.lowercased() == "content-length" {
+                    cls!.assumingMemoryBound(to: Set<String>.self).pointee
+                        .insert(MHDServerCore.string(value, count: valueSize))
+                }
+                return .YES
+            }, pointer)
+        }
+        return values
     }
 
     private func bodyTooLarge() -> HTTPResponse {

@@ -86,6 +86,9 @@ import Testing
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999\r\n", "", "body_too_large"),
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n", "{}", "unsupported_media_type"),
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n", "{,", "malformed_json"),
+            // Two lengths: a proxy may have read the other, and the rest would be smuggled in as a request.
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 30\r\n",
+             "{}", "conflicting_content_length"),
         ]
         for (head, body, code) in requests {
             let socket = try RawSocket(port: d.port)
