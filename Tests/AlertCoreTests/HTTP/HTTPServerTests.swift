@@ -206,17 +206,7 @@ import Testing
     }
 
     @Test func streamsChunksInOrder() async throws {
-        let (server, base) = try startLoopbackServer { _ in
-            let (stream, continuation) = AsyncStream<Data>.makeStream()
-            Task {
-                for i in 0..<20 {
-                    continuation.yield(Data("data: \(i)\n\n".utf8))
-                    try? await Task.sleep(for: .milliseconds(2))
-                }
-                continuation.finish()
-            }
-            return HTTPResponse(headers: ["Content-Type": "text/event-stream"], stream: stream)
-        }
+        let (server, base) = try startLoopbackServer(handler: countingEventStream(20, every: .milliseconds(2)))
         defer { Task { await server.stop() } }
         let response = try await client.send(HTTPClientRequest(url: base + "/v1/events"))
         #expect(response.status == 200)

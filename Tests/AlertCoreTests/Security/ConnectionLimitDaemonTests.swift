@@ -104,16 +104,27 @@ import Glibc
         return stop
     }
 
-    /// A request whose headers keep coming, never silent long enough for
-    /// the idle timeout, is closed once `requestTimeout` has passed.
-    @Test func aTrickledRequestIsClosedAtTheRequestTimeout() async throws {
+    /// A server answering "ok", set up by `configure`, and a connection to
+    /// it that has sent only the first lines of a request.
+    func incompleteRequest(
+        _ configure: (inout HTTPServerConfiguration) -> Void
+    ) throws -> (server: HTTPServer, socket: RawSocket, configuration: HTTPServerConfiguration) {
         var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
-        configuration.connectionTimeout = .seconds(10)
-        configuration.requestTimeout = .seconds(1)
+        configure(&configuration)
         let server = HTTPServer(configuration: configuration) { _ in .text("ok") }
         try server.start()
         let socket = try RawSocket(port: try #require(server.port))
         socket.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        return (server, socket, configuration)
+    }
+
+    /// A request whose headers keep coming, never silent long enough for
+    /// the idle timeout, is closed once `requestTimeout` has passed.
+    @Test func aTrickledRequestIsClosedAtTheRequestTimeout() async throws {
+        let (server, socket, configuration) = try incompleteRequest {
+            $0.connectionTimeout = .seconds(10)
+            $0.requestTimeout = .seconds(1)
+        }
         let start = ContinuousClock.now
         let stop = trickle(socket.fd, every: .milliseconds(200), for: .seconds(8))
         defer { stop.set() }
@@ -123,17 +134,7 @@ import Glibc
         #expect(took >= .milliseconds(900) && took < .seconds(3), "closed after \(took)")
 
         // A stream that runs past the request timeout is not cut: its request was whole.
-        let streaming = HTTPServer(configuration: configuration) { _ in
-            let (stream, continuation) = AsyncStream<Data>.makeStream()
-            Task {
-                for i in 0..<8 {
-                    continuation.yield(Data("data: \(i)\n\n".utf8))
-                    try? await Task.sleep(for: .milliseconds(250))
-                }
-                continuation.finish()
-            }
-            return HTTPResponse(headers: ["Content-Type": "text/event-stream"], stream: stream)
-        }
+        let streaming = HTTPServer(configuration: configuration, handler: countingEventStream(8, every: .milliseconds(250)))
         try streaming.start()
         let response = try await HTTPClient().send(HTTPClientRequest(url: "http://127.0.0.1:\(try #require(streaming.port))/v1/events"))
         #expect(String(decoding: response.body, as: UTF8.self) == (0..<8).map { "data: \($0)\n\n" }.joined())
@@ -181,12 +182,7 @@ import Glibc
 
     /// A connection that starts a request and never finishes it is closed.
     @Test func anIncompleteRequestIsClosedAfterTheIdleTimeout() async throws {
-        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
-        configuration.connectionTimeout = .seconds(1)
-        let server = HTTPServer(configuration: configuration) { _ in .text("ok") }
-        try server.start()
-        let socket = try RawSocket(port: try #require(server.port))
-        socket.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        let (server, socket, _) = try incompleteRequest { $0.connectionTimeout = .seconds(1) }
         let start = ContinuousClock.now
         let (text, closed) = await socket.readToEnd()
         #expect(closed && text.isEmpty)

@@ -46,6 +46,22 @@ func startLoopbackServer(
     return (server, "http://127.0.0.1:\(server.port ?? 0)")
 }
 
+/// A handler answering with an event stream of `count` events,
+/// `data: 0` to `data: count-1`, one every `interval`.
+func countingEventStream(_ count: Int, every interval: Duration) -> HTTPServer.Handler {
+    { _ in
+        let (stream, continuation) = AsyncStream<Data>.makeStream()
+        Task {
+            for i in 0..<count {
+                continuation.yield(Data("data: \(i)\n\n".utf8))
+                try? await Task.sleep(for: interval)
+            }
+            continuation.finish()
+        }
+        return HTTPResponse(headers: ["Content-Type": "text/event-stream"], stream: stream)
+    }
+}
+
 /// A JSON rendering of a request, so a test client can see what the server saw.
 struct EchoedRequest: Codable, Equatable {
     var method: String
