@@ -419,8 +419,12 @@ binaries() {
     for f in alertd alertctl; do
         echo "{\"bytes\": $(stat -c %s "$BIN/$f")}" | result "size-$f"
     done
-    note "version" "hyperfine -N --warmup 3 --runs $HYPERFINE_RUNS '$BIN/alertctl --version' 'curl --version' '$VERSION_BOUND --version'"
-    timeout 120 hyperfine -N --warmup 3 --runs "$HYPERFINE_RUNS" --export-json "$RES/version.json" \
+    # Ten times the runs of the other CLI figures: a call lasts 3 ms, so 30
+    # runs let one busy second of the machine move the median by 2 ms (the
+    # 23:41 run of 2026-12-01: σ 1.3 ms, range 3.0–10.3 ms), and 300 take 3 s.
+    local runs=$((HYPERFINE_RUNS * 10))
+    note "version" "hyperfine -N --warmup 20 --runs $runs '$BIN/alertctl --version' 'curl --version' '$VERSION_BOUND --version'"
+    timeout 120 hyperfine -N --warmup 20 --runs "$runs" --export-json "$RES/version.json" \
         "$BIN/alertctl --version" "curl --version" "$VERSION_BOUND --version" >"$RUN/version.hyperfine.txt" 2>&1 ||
         log "hyperfine of alertctl --version failed; see $RUN/version.hyperfine.txt"
 }
