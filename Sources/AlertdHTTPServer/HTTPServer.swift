@@ -81,7 +81,8 @@ public final class HTTPServer: Sendable {
                 loadThreshold: connectionLimit - connectionLimit / 4)
             let core = Unmanaged.passRetained(MHDServerCore(
                 handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
-                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes), watch: watch))
+                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
+                maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             let daemon = alertd_mhd_start(
                 flags, socket.descriptor,

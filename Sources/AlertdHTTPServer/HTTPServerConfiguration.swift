@@ -53,6 +53,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// is disconnected rather than buffered for without end; an event
     /// stream client resumes with `Last-Event-ID`.
     public var maxStreamBufferBytes: Int = 256 * 1024
+    /// Streamed responses (event streams) one TCP client address may hold
+    /// open; all clients together may hold half of ``connectionLimit``.
+    /// Streams wait for events by design, so no timeout closes them; past
+    /// these, a new stream is answered 503 `too_many_streams`, and the other
+    /// half of the slots stays for everything else.
+    public var maxStreamsPerClient: Int = 16
     /// Memory per connection for the request line, headers and I/O buffers;
     /// requests whose headers do not fit are refused by the server.
     public var connectionMemoryLimit: Int = 32 * 1024

@@ -15,6 +15,8 @@ package final class MHDServerCore: Sendable {
     private struct Flight {
         package var requests: [ObjectIdentifier: RequestContext] = [:]
         package var streams: [ObjectIdentifier: ResponseStream] = [:]
+        /// The TCP client address of each stream in `streams` (none for a Unix peer).
+        package var streamPeers: [ObjectIdentifier: String] = [:]
         /// Set when stop() begins: responses close their connections and new streams end at once.
         package var stopping = false
         /// Set when stop() stops waiting: no connection may be suspended any more.
@@ -25,6 +27,12 @@ package final class MHDServerCore: Sendable {
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
+    /// Streamed responses open at once, in all and per TCP client address.
+    /// A stream is exempt from the idle and request timeouts (it waits for
+    /// events by design), so without these a client holding a read token
+    /// could fill every connection slot with streams it never reads.
+    package let maxStreams: Int
+    package let maxStreamsPerClient: Int
     /// Times each connection's request; see ``ConnectionWatch``.
     package let watch: ConnectionWatch
     private let flight = Mutex(Flight())
@@ -34,12 +42,14 @@ package final class MHDServerCore: Sendable {
     package static let overflowDrainTime: Duration = .seconds(10)
 
     package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener,
-                 maxStreamBufferBytes: Int = 256 * 1024,
+                 maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768)) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
+        self.maxStreams = max(1, maxStreams)
+        self.maxStreamsPerClient = max(1, maxStreamsPerClient)
         self.watch = watch
     }
 
@@ -221,11 +231,16 @@ package final class MHDServerCore: Sendable {
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .stream(let source):
+            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
+            guard admit(stream, from: connection) else {
+                return queue(Self.errorResponse(503, "too_many_streams",
+                                                "Too many event streams are open, from this address or in all; close one, or retry in a minute."),
+                             context: context, connection: connection)
+            }
             // The kernel's send buffer grows to megabytes for a client that does not
             // read; a stream's own buffer is its bound, so keep the kernel's small.
             var sendBuffer = Int32(clamping: maxStreamBufferBytes / 4)
             _ = setsockopt(alertd_mhd_connection_fd(connection), SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
-            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
             let cls = Unmanaged.passRetained(stream).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
                 let stream = Unmanaged<ResponseStream>.fromOpaque(cls!).takeUnretainedValue()
@@ -235,11 +250,9 @@ package final class MHDServerCore: Sendable {
                 stream.close()
             })
             if mhdResponse != nil {
-                let stopping = flight.withLock { f in
-                    f.streams[ObjectIdentifier(stream)] = stream
-                    return f.stopping
-                }
-                if stopping { stream.finish() } else { stream.start(source) }
+                if flight.withLock({ $0.stopping }) { stream.finish() } else { stream.start(source) }
+            } else {
+                forget(stream)
             }
         }
         guard let mhdResponse else { return .NO }
@@ -256,8 +269,26 @@ package final class MHDServerCore: Sendable {
         return MHD_queue_response(connection, status, mhdResponse)
     }
 
+    /// Registers `stream` if it is within ``maxStreams`` and, for a TCP
+    /// client, ``maxStreamsPerClient``; false when it is not.
+    private func admit(_ stream: ResponseStream, from connection: OpaquePointer) -> Bool {
+        let client: String? = if case .tcp(let address) = peer(of: connection) { address } else { nil }
+        return flight.withLock { f in
+            guard f.streams.count < maxStreams else { return false }
+            if let client {
+                guard f.streamPeers.values.count(where: { $0 == client }) < maxStreamsPerClient else { return false }
+                f.streamPeers[ObjectIdentifier(stream)] = client
+            }
+            f.streams[ObjectIdentifier(stream)] = stream
+            return true
+        }
+    }
+
     package func forget(_ stream: ResponseStream) {
-        flight.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+        flight.withLock { f in
+            f.streams.removeValue(forKey: ObjectIdentifier(stream))
+            f.streamPeers.removeValue(forKey: ObjectIdentifier(stream))
+        }
     }
 
     /// Why the request target cannot be served as sent, or nil. libmicrohttpd

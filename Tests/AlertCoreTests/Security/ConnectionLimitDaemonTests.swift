@@ -180,6 +180,46 @@ import Glibc
         await server.stop()
     }
 
+    /// Streams wait for events by design, so no timeout closes them: a
+    /// client with a read token opened 1,024 from 8 addresses, never read
+    /// them, and locked every other client out. Now one address holds at
+    /// most `maxStreamsPerClient` and all together half the connection
+    /// limit; past that a stream is 503 `too_many_streams`, and the other
+    /// half of the slots still serves everything else.
+    @Test func streamsFromSeveralAddressesLeaveHalfTheSlotsToOthers() async throws {
+        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
+        configuration.connectionLimit = 8
+        configuration.perClientConnectionLimit = 0
+        configuration.maxStreamsPerClient = 2
+        let events = countingEventStream(100, every: .seconds(1))
+        let server = HTTPServer(configuration: configuration) { request in
+            request.path == "/events" ? await events(request) : .text("ok")
+        }
+        try server.start()
+        let port = try #require(server.port)
+        var open: [RawSocket] = []
+        func stream(from source: String) async throws -> String {
+            let socket = try RawSocket(port: port, source: source)
+            socket.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            open.append(socket)
+            return await socket.read { $0.contains("\r\n\r\n") && ($0.hasPrefix("HTTP/1.1 200") || $0.contains("}")) }
+        }
+        for source in ["127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3"] {
+            #expect(try await stream(from: source).hasPrefix("HTTP/1.1 200"))
+        }
+        // A third from one address, and a first from a new one past the total: refused.
+        for source in ["127.0.0.2", "127.0.0.4"] {
+            let refused = try await stream(from: source)
+            #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("too_many_streams"), "\(refused)")
+        }
+        // Everything else is still served.
+        let other = try RawSocket(port: port, source: "127.0.0.5")
+        other.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(await other.readToEnd().text.hasPrefix("HTTP/1.1 200"))
+        withExtendedLifetime(open) {}
+        await server.stop()
+    }
+
     /// A connection that starts a request and never finishes it is closed.
     @Test func anIncompleteRequestIsClosedAfterTheIdleTimeout() async throws {
         let (server, socket, _) = try incompleteRequest { $0.connectionTimeout = .seconds(1) }
