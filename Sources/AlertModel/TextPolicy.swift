@@ -59,6 +59,24 @@ public enum TextPolicy {
         return nil
     }
 
+    /// `text` with each character the policy refuses replaced by U+FFFD: for
+    /// text from outside that is shown rather than refused, such as a
+    /// service's error message in a delivery's `last_error`.
+    public static func replacingRefused(in text: String, _ kind: Kind) -> String {
+        guard firstRefused(in: text, kind) != nil else { return text }
+        var out = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        var iterator = text.unicodeScalars.makeIterator()
+        var current = iterator.next()
+        while let s = current {
+            let next = iterator.next()
+            out.append(reason(s, previous: previous, next: next, kind) == nil ? s : "\u{FFFD}")
+            previous = s
+            current = next
+        }
+        return String(out)
+    }
+
     /// The problem to report for `field`, or nil when the text passes.
     /// `what` names the text in a sentence: "The title", "The value of label `env`".
     public static func problem(field: String, in text: String, _ kind: Kind, what: String) -> AlertSpecError? {

@@ -32,6 +32,22 @@ public enum URLRedaction {
         return String(url[..<schemeEnd.upperBound]) + authority
     }
 
+    /// `text` (what a service answered) with the parts of `url` after its
+    /// origin taken out: the whole path and query, then each path segment
+    /// and query value of six characters or more. A chat service's URL
+    /// path is its credential (a webhook key, a bot token), and an error
+    /// page or a proxy may quote the path it was asked for.
+    public static func hidingPathAndQuery(of url: String, in text: String) -> String {
+        let origin = origin(url)
+        guard url.hasPrefix(origin), url.count > origin.count else { return text }
+        let rest = String(url.dropFirst(origin.count))
+        var secrets = [rest, String(rest.prefix { $0 != "?" && $0 != "#" })]
+        secrets += rest.split(whereSeparator: { "/?#&=".contains($0) }).map(String.init).filter { $0.count >= 6 }
+        var out = text
+        for secret in Set(secrets).sorted(by: { $0.count > $1.count }) { out = out.replacing(secret, with: "***") }
+        return out
+    }
+
     /// `url` with its password, and only that, replaced by `***`, so a log
     /// still says which user connects where: `postgresql://alertd:s3cret@db/alerts`
     /// becomes `postgresql://alertd:***@db/alerts`. A `password=` query

@@ -102,6 +102,21 @@ import Testing
         ])
     }
 
+    /// What the service answers is shown as alertd's own words are: an
+    /// error page that quotes the webhook's path (its token) loses it, and
+    /// terminal escapes and direction overrides become U+FFFD.
+    @Test func anAnswerLosesTheWebhookTokenAndTerminalControls() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [
+            .text(status: 400, "no route for \(Self.path): bad\u{1B}[31mRED\u{1B}]8;;http://evil/\u{07}link \u{202E}evil"),
+        ])
+        let reason = "\(outcomes)"
+        let token = try #require(Self.path.split(separator: "/").last.map(String.init))
+        #expect(!reason.contains(token), "\(reason)")
+        #expect(!reason.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, "\(reason)")
+        #expect(reason.contains("no route for ***: bad\u{FFFD}[31mRED"), "\(reason)")
+    }
+
     @Test func settingsAreChecked() {
         #expect(ServiceFixtures.read(DiscordPresenterConfiguration.self, ["url": "https://discord.com/api/webhooks/1/x"]).1.isEmpty)
         #expect(ServiceFixtures.read(DiscordPresenterConfiguration.self, [:]).1 == ["presenters.p.url: is required (or url_file): the webhook URL Discord gave"])

@@ -59,7 +59,7 @@ public struct HTTPServiceAnswers: Sendable {
     public func outcome(for response: HTTPClientResponse, service: String, url: String, now: Date) -> PresentationOutcome {
         let ok = (200...299).contains(response.status)
         if ok, let okFlag, let json = try? StrictJSON.parse(response.body), Self.value(at: okFlag.path, in: json) as? Bool == false {
-            let code = errorText(response.body) ?? "no error code"
+            let code = errorText(response.body, url: url) ?? "no error code"
             let reason = "\(Self.target(service: service, url: url)) refused the call: \(code)"
             return okFlag.retryable.contains(code) ? .retryableFailure(reason: reason, retryAfter: retryAfter(response, now: now))
                 : .permanentFailure(reason: reason)
@@ -67,7 +67,7 @@ public struct HTTPServiceAnswers: Sendable {
         return HTTPOutcome.judge(
             status: response.status, target: Self.target(service: service, url: url),
             location: response.headers["Location"].map(URLRedaction.origin),
-            detail: ok ? nil : errorText(response.body),
+            detail: ok ? nil : errorText(response.body, url: url),
             retryAfter: ok ? nil : retryAfter(response, now: now))
     }
 
@@ -99,7 +99,11 @@ public struct HTTPServiceAnswers: Sendable {
         }
     }
 
-    func errorText(_ body: Data) -> String? {
+    /// What the service said went wrong, one line, shortened; with nothing
+    /// of `url` past its origin (see ``URLRedaction/hidingPathAndQuery(of:in:)``)
+    /// and no character the text rules refuse, since it is shown in the API,
+    /// events, logs and on terminals as alertd's own words are.
+    func errorText(_ body: Data, url: String) -> String? {
         let text: String?
         if let json = try? StrictJSON.parse(body) {
             text = errorPaths.lazy.compactMap { Self.value(at: $0, in: json).flatMap(Self.describe) }.first
@@ -108,7 +112,8 @@ public struct HTTPServiceAnswers: Sendable {
         }
         guard let text = text?.trimmingWhitespace(), !text.isEmpty else { return nil }
         let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return TextLimit.truncate(oneLine, to: Self.maxDetailLength, in: .characters)
+        let shown = TextPolicy.replacingRefused(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine), .line)
+        return TextLimit.truncate(shown, to: Self.maxDetailLength, in: .characters)
     }
 
     private static func value(at path: [String], in json: Any) -> Any? {
