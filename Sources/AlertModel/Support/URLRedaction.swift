@@ -48,6 +48,18 @@ public enum URLRedaction {
         return out
     }
 
+    /// ``origin(_:)`` for text that did not parse as a URL: whatever comes
+    /// before the last `@` is left out, since in such text a password may
+    /// hold the `/`, `?` or `#` that would otherwise end the authority.
+    /// It may misname the host; it never shows user info.
+    public static func originOfUnparsed(_ text: String) -> String {
+        guard let schemeEnd = text.firstRange(of: "://") else { return "the configured URL" }
+        var rest = text[schemeEnd.upperBound...]
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return String(text[..<schemeEnd.upperBound]) + rest[..<end]
+    }
+
     /// `url` with its password, and only that, replaced by `***`, so a log
     /// still says which user connects where: `postgresql://alertd:s3cret@db/alerts`
     /// becomes `postgresql://alertd:***@db/alerts`. A `password=` query
@@ -67,7 +79,7 @@ public enum URLRedaction {
     /// `text` (a message about `url`, such as libpq's when it cannot read
     /// the URL or log in) with `url`'s password taken out: as written,
     /// percent-decoded, and each piece of it between `@`, `/`, `?`, `#` and
-    /// `:` of four characters or more, since a parser that misreads the URL
+    /// `:` of three characters or more, since a parser that misreads the URL
     /// quotes the piece it took for a host or a user name.
     public static func hidingPassword(of url: String, in text: String) -> String {
         var secrets: [String] = []
@@ -83,10 +95,17 @@ public enum URLRedaction {
         }
         var out = text
         // Longest first, so a piece never leaves the rest of its password showing.
-        for secret in Set(secrets).filter({ $0.count >= 4 }).sorted(by: { $0.count > $1.count }) {
+        for secret in Set(secrets).filter({ $0.count >= 3 }).sorted(by: { $0.count > $1.count }) {
             out = out.replacing(secret, with: "***")
         }
         return out
+    }
+
+    /// Whether `url`'s password holds a bare `/`. libpq ends the host part
+    /// at the first `/`, so it would take what comes before as host and port
+    /// (and quote it in its errors); such a URL never connects.
+    public static func passwordHasBareSlash(_ url: String) -> Bool {
+        passwordRange(in: url).map { url[$0].contains("/") } ?? false
     }
 
     /// Where the password in `url`'s user info lies: after the first `:` of

@@ -55,6 +55,8 @@ import Testing
         #expect(URLRedaction.redactingPassword("postgresql://alertd:PG#SECRET?pw@127.0.0.1:15432/alertd")
                 == "postgresql://alertd:***@127.0.0.1:15432/alertd")
         #expect(URLRedaction.redactingPassword("postgresql://alertd:PGSLASH/PASS@db/alerts") == "postgresql://alertd:***@db/alerts")
+        #expect(URLRedaction.hidingPassword(of: "postgres://alertd:PG2/SEC2@h/db", in: #"invalid integer value "PG2" for connection option "port""#)
+                == #"invalid integer value "***" for connection option "port""#)
         #expect(URLRedaction.redactingPassword("postgresql://alertd:PG@PASS@db/alerts") == "postgresql://alertd:***@db/alerts")
     }
 
@@ -136,6 +138,16 @@ import Testing
                 == ["presenters.w.url: must be an http or https URL, got \"http://[::1:99999…\""])
         #expect(problems(#"{"presenters": {"w": {"type": "webhook", "url": "ftp://user:FTPPASS@files.example/up"}}}"#)
                 == ["presenters.w.url: must be an http or https URL, got \"ftp://files.example…\""])
+        // Even when the password holds what would end the authority.
+        for (url, shown) in [("http://alice:s3cr/et@host:99999/", "http://host:99999…"), ("https://svc:Tok3n?rest@exa mple.com/", "https://exa mple.com…"),
+                             ("http://user:W6P#A?S/S@host/x", "http://host…")] {
+            let p = problems(#"{"presenters": {"w": {"type": "webhook", "url": "\#(url)"}}}"#)
+            #expect(p == ["presenters.w.url: must be an http or https URL, got \"\(shown)\""], "\(p)")
+        }
+        // A store URL whose password holds a bare / would be misread by libpq, password and all.
+        let slash = problems(#"{"store": {"url": "postgres://alertd:PG2/SEC2@127.0.0.1:1/db"}}"#)
+        #expect(slash == ["store.url: the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F"])
+        #expect(problems(#"{"store": {"url": "postgres://alertd:PG2%2FSEC2@127.0.0.1:1/db"}}"#).isEmpty)
         #expect(p.contains { $0.hasPrefix("presenters.chat.timeout: `soon` is not a duration") })
         #expect(p.contains { $0.hasPrefix("presenters.x.type: unknown presenter type \"pager\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].presenters[0]: no presenter named \"opz\"") })

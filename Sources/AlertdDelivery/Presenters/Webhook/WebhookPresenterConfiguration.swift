@@ -47,7 +47,7 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
                 self.url = url
             } else {
                 // Its origin only: the rest of a webhook URL, and its user info, are often a credential.
-                let origin = URLRedaction.origin(url)
+                let origin = URLRedaction.originOfUnparsed(url)
                 let got = !url.contains("://") ? "text with no scheme (such as https://)" : "\"\(origin == url ? url : origin + "…")\""
                 reader.problem(path + ".url", "must be an http or https URL, got \(got)")
             }
