@@ -313,8 +313,8 @@ package final class MHDServerCore: Sendable {
         var values = Set<String>()
         withUnsafeMutablePointer(to: &values) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
-                let name = MHDServerCore.string(key, count: keySize)
-                if name.lowercased() == "content-length" {
+                // Runs for every request: most names are ruled out by their length alone.
+                if keySize == 14, HTTPHeaders.sameName(MHDServerCore.string(key, count: keySize), "Content-Length") {
                     cls!.assumingMemoryBound(to: Set<String>.self).pointee
                         .insert(MHDServerCore.string(value, count: valueSize))
                 }
