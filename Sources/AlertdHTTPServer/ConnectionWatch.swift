@@ -70,10 +70,12 @@ package final class ConnectionWatch: Sendable {
         }
     }
 
-    /// How often the server sweeps: the most an overrun lasts past its allowance.
+    /// How often the server sweeps while connections are open: about the
+    /// most an overrun lasts past its allowance (a second more when the
+    /// first connection after a quiet spell overruns).
     package static let sweepInterval: Duration = .milliseconds(250)
 
-    /// Open connections, for tests.
+    /// Open connections.
     package var count: Int { entries.withLock { $0.count } }
 
     /// Shuts down every connection past its allowance; how many it cut.
