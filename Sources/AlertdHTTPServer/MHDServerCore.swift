@@ -92,15 +92,15 @@ package final class MHDServerCore: Sendable {
             if let problem = Self.targetProblem(context, url: url, version: version) {
                 return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
             }
-            if Self.contentLengths(connection).count > 1 {
+            let lengths = Self.contentLengths(connection)
+            if lengths.count > 1 {
                 // libmicrohttpd reads the body by the first; a proxy in front may
                 // have used another, and the rest would be read as a request of
                 // its own (request smuggling). RFC 9112 §6.3: refuse, and close.
                 return queue(Self.errorResponse(400, "conflicting_content_length", "The request has Content-Length headers that disagree; send one."),
                              context: context, connection: connection)
             }
-            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-               let declared = UInt64(String(cString: length)), declared > UInt64(maxBodyBytes) {
+            if let declared = lengths.first.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
                 return queue(bodyTooLarge(), context: context, connection: connection)
             }

@@ -58,7 +58,11 @@ extension DaemonConfiguration {
             config.store.url = r.string(store, "url", at: "store")
             config.store.urlFile = r.string(store, "url_file", at: "store")
             config.store.node = r.string(store, "node", at: "store")
-            if let url = config.store.url, let problem = StoreSection.urlProblem(url) { r.problem("store.url", problem) }
+            if let url = config.store.url, !StoreSection.isPostgresURL(url) {
+                r.problem("store.url", "must be a PostgreSQL URL such as \"postgresql://alertd@db.example:5432/alertd\", got \"\(URLRedaction.redactingPassword(url))\"")
+            } else if let url = config.store.url, let problem = StoreSection.passwordProblem(url) {
+                r.problem("store.url", problem)
+            }
             if config.store.url != nil && config.store.urlFile != nil { r.problem("store", "give url or url_file, not both") }
             if config.store.isPostgres && store["path"] != nil { r.problem("store", "give path (SQLite) or url (PostgreSQL), not both") }
             if store["retention"] as? String == "forever" {

@@ -152,14 +152,10 @@ extension DaemonConfiguration.StoreSection {
         (url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")) && url.count > "postgres://".count
     }
 
-    /// What is wrong with `url` as a store URL, in words that never quote its password; nil when nothing is.
-    public static func urlProblem(_ url: String) -> String? {
-        if !isPostgresURL(url) {
-            return "must be a PostgreSQL URL such as \"postgresql://alertd@db.example:5432/alertd\", got \"\(URLRedaction.redactingPassword(url))\""
-        }
-        if URLRedaction.passwordHasBareSlash(url) {
-            return "the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F"
-        }
-        return nil
+    /// What is wrong with the password of a PostgreSQL `url`, in words that
+    /// never quote it; nil when nothing is.
+    public static func passwordProblem(_ url: String) -> String? {
+        URLRedaction.passwordHasBareSlash(url)
+            ? "the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F" : nil
     }
 }

@@ -19,6 +19,6 @@ extension WebhookPresenter {
     package static func outcome(
         for error: HTTPClientError, url: String, naming name: (String) -> String = URLRedaction.redactingUserInfo
     ) -> PresentationOutcome {
-        HTTPOutcome.judge(error, summary: error.summary.replacing(error.url, with: name(url)))
+        HTTPOutcome.judge(error, naming: name(url))
     }
 }

@@ -27,6 +27,12 @@ package enum HTTPOutcome {
 
     /// Judges a request that got no answer; `summary` is how the reason
     /// words it (the error's own summary, or one with the URL redacted).
+    /// Judges a request that got no answer, its summary naming the URL as
+    /// `shown` instead (the presenter decides how much of a URL may be seen).
+    package static func judge(_ error: HTTPClientError, naming shown: String, prefix: String = "") -> PresentationOutcome {
+        judge(error, summary: prefix + error.summary.replacing(error.url, with: shown))
+    }
+
     package static func judge(_ error: HTTPClientError, summary: String? = nil) -> PresentationOutcome {
         let reason = summary ?? error.summary
         // TLS failures count as passing: an expired or misissued certificate

@@ -73,8 +73,7 @@ public struct HTTPServiceAnswers: Sendable {
 
     /// Judges a request that got no answer, its URL cut to the origin.
     public func outcome(for error: HTTPClientError, service: String, url: String) -> PresentationOutcome {
-        let summary = error.summary.replacing(error.url, with: URLRedaction.origin(url))
-        return HTTPOutcome.judge(error, summary: "\(service): \(summary)")
+        HTTPOutcome.judge(error, naming: URLRedaction.origin(url), prefix: "\(service): ")
     }
 
     /// `slack (https://hooks.slack.com)`.
