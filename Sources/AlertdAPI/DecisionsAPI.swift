@@ -88,7 +88,7 @@ public struct DecisionsAPI: Sendable {
         var forwarded = request
         var body = JSONObject()
         body.string("comment", comment)
-        forwarded.http.body = Data(body.json.utf8)
+        forwarded.http.body = body.jsonData
         return try await decide(forwarded, id: id.rawValue, .resolved)
     }
 

@@ -23,7 +23,7 @@ extension APIRepresentation {
         o.int("accepted", Int64(batch.accepted))
         o.int("rejected", Int64(batch.rejected))
         o.raw("results", results)
-        return .json(status: status, body: Data(o.json.utf8))
+        return .json(status: status, body: o.jsonData)
     }
 }
 

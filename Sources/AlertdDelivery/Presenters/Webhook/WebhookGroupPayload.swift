@@ -69,7 +69,7 @@ public struct WebhookGroupPayload: Sendable {
         o.object("delivery", d)
         o.string("type", Self.type.rawValue)
         o.int("version", Int64(WebhookPayload.currentVersion))
-        return Data(o.json.utf8)
+        return o.jsonData
     }
 
     private static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }

@@ -16,23 +16,24 @@ extension WebhookPayload {
         o.object("delivery", d)
         o.string("type", type.rawValue)
         o.int("version", Int64(version))
-        return Data(o.json.utf8)
+        return o.jsonData
     }
 
     static func json(_ a: AlertBody) -> JSONObject {
         // Absent values are written as null, so every alert has the same keys.
+        // In key order, which spares the writer a sort.
         var o = JSONObject(absent: .null)
-        o.string("id", a.id)
+        o.object("cancel", a.cancel.map { AlertAction(label: $0.label, url: $0.url, method: $0.method).json(link: $0.link) })
+        o.object("confirm", a.confirm.map { AlertAction(label: $0.label, url: $0.url, method: $0.method).json(link: $0.link) })
         o.string("created_at", timestamp(a.createdAt))
-        o.string("state", a.state.rawValue)
-        o.string("title", a.title)
-        o.string("message", a.message)
-        o.string("severity", a.severity.rawValue)
-        o.strings("labels", a.labels)
         o.string("dedup_key", a.dedupKey)
         o.int("expires_after", a.expiresAfter)
-        o.object("confirm", a.confirm.map { AlertAction(label: $0.label, url: $0.url, method: $0.method).json(link: $0.link) })
-        o.object("cancel", a.cancel.map { AlertAction(label: $0.label, url: $0.url, method: $0.method).json(link: $0.link) })
+        o.string("id", a.id)
+        o.strings("labels", a.labels)
+        o.string("message", a.message)
+        o.string("severity", a.severity.rawValue)
+        o.string("state", a.state.rawValue)
+        o.string("title", a.title)
         return o
     }
 

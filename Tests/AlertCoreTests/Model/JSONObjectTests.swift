@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import AlertModel
+
+/// The hand-written JSON writer: what it escapes, and that keys come out
+/// sorted whatever order they went in.
+@Suite struct JSONObjectTests {
+    @Test func stringsAreEscapedAsJSONRequiresAndControlsAreSpelledOut() {
+        let cases: [(String, String)] = [
+            ("plain text", #""plain text""#),
+            (#"say "hi" \ bye"#, #""say \"hi\" \\ bye""#),
+            ("a\nb\rc\td", #""a\nb\rc\td""#),
+            ("\u{0}\u{1}\u{1F}", #""\u0000\u0001\u001f""#),
+            ("del\u{7F}", #""del\u007f""#),
+            // C1 controls are escaped; the next code points (U+00A0 on) are text.
+            ("\u{80}\u{85}\u{9F}\u{A0}\u{BF}", "\"\\u0080\\u0085\\u009f\u{A0}\u{BF}\""),
+            ("é😀\u{FEFF}\u{202E}", "\"é😀\u{FEFF}\u{202E}\""),
+            ("", #""""#),
+            ("\"", #""\"""#),
+        ]
+        for (input, expected) in cases {
+            #expect(JSONObject.quoted(input) == expected)
+        }
+    }
+
+    /// Long text is passed over eight bytes at a time: an escape at any
+    /// offset, at either end or next to another, is still found.
+    @Test func escapesAreFoundAtEveryOffsetOfLongText() {
+        let pieces = ["a", "Z", " ", "~", "\"", "\\", "\n", "\u{1}", "\u{7F}", "\u{85}", "\u{A0}", "é", "😀"]
+        var rng = SplitMix(seed: 42)
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 40] {
+            for _ in 0..<200 {
+                let text = (0..<length).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
+                #expect(JSONObject.quoted(text) == Self.reference(text), "\(Array(text.unicodeScalars))")
+            }
+        }
+        let long = String(repeating: "x", count: 64)
+        #expect(JSONObject.quoted(long + "\"" + long) == "\"" + long + "\\\"" + long + "\"")
+    }
+
+    /// The escapes scalar by scalar, as the writer defines them.
+    static func reference(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test func keysAreSortedWhateverTheOrderTheyWereAddedIn() throws {
+        var inner = JSONObject(absent: .null)
+        inner.string("z", "last")
+        inner.int("a", 1)
+        inner.string("m", nil)
+        var o = JSONObject()
+        o.object("nested", inner)
+        o.strings("labels", ["b": "2", "a": "1"])
+        o.raw("list", "[1,2]")
+        o.string("absent", nil)
+        o.string("\u{7}key", "v")
+        let expected = #"{"\u0007key":"v","labels":{"a":"1","b":"2"},"list":[1,2],"nested":{"a":1,"m":null,"z":"last"}}"#
+        #expect(o.json == expected)
+        #expect(o.jsonData == Data(expected.utf8))
+        // What it writes is JSON that reads back to the same values.
+        let back = try #require(try JSONSerialization.jsonObject(with: o.jsonData) as? [String: Any])
+        #expect((back["nested"] as? [String: Any])?["z"] as? String == "last")
+        #expect(JSONObject().json == "{}")
+    }
+}
