@@ -254,6 +254,7 @@ public final class SQLiteAlertStore: AlertStore {
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
+            var moves = CounterMoves()
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
                 if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
@@ -267,11 +268,12 @@ public final class SQLiteAlertStore: AlertStore {
                         continue
                     }
                 }
-                guard let delivery = try Self.claim(id, now: now, in: conn),
-                      let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first
-                else { continue }
+                guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
+                moves.claimed()
+                guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
                 out.append((delivery, a, try tx.snapshot(delivery.id)))
             }
+            try moves.write(in: conn)
             return out
         }
         var claimed: [ClaimedDelivery] = []
@@ -302,11 +304,15 @@ public final class SQLiteAlertStore: AlertStore {
         for id in ids {
             if let claimed = try claim(id.rawValue, now: now, dueOnly: true, in: conn) { out.append(claimed) }
         }
+        var moves = CounterMoves()
+        moves.claimed(out.count)
+        try moves.write(in: conn)
         return out
     }
 
     /// Marks one pending delivery in flight and counts the attempt; nil when
-    /// it was not pending (or, with `dueOnly`, not yet due).
+    /// it was not pending (or, with `dueOnly`, not yet due). The caller
+    /// counts the move (``CounterMoves``).
     private static func claim(_ id: String, now: Date, dueOnly: Bool = false, in conn: SQLiteConnection) throws(SQLiteError) -> DeliveryRecord? {
         let nowMs = StoreCoding.millis(now)
         let statement = try conn.statement("""
@@ -332,39 +338,60 @@ public final class SQLiteAlertStore: AlertStore {
     private static func settle(_ settlements: [DeliverySettlement], in conn: SQLiteConnection) throws(SQLiteError) -> Int {
         var tx = SQLiteStoreTransaction(conn: conn)
         var queued = 0
+        // Delivered from in flight, as nearly always, is counted here
+        // (``CounterMoves``); from any other state, the trigger counts it.
+        let deliveredInFlight = try conn.statement("""
+            UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
+            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 AND state = 'in_flight' RETURNING alert_id, presenter, kind, takes_follow_up,
+            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
+            """)
         let delivered = try conn.statement("""
             UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind, takes_follow_up
+            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind, takes_follow_up,
+            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
             """)
         let retry = try conn.statement("""
             UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
-            WHERE id = ?4 RETURNING alert_id, presenter, kind, takes_follow_up
+            WHERE id = ?4 RETURNING alert_id, presenter, kind, takes_follow_up,
+            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
             """)
         let dead = try conn.statement("""
             UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
-            WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up
+            WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up,
+            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
             """)
+        var moves = CounterMoves()
         for s in settlements {
             let at = StoreCoding.millis(s.at)
             let id = SQLiteValue.text(s.deliveryID.rawValue)
+            // The alert's state comes with the row: while it is open, as it
+            // mostly is, no follow-up can be due and nothing more is read.
             let read = { (row: SQLiteRow) in
-                (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)), row.int(3) != 0)
+                (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)), row.int(3) != 0,
+                 row.optionalText(4).flatMap(AlertState.init(rawValue:))?.isFinal ?? true)
             }
-            let rows: [(AlertID, DeliveryKind, Bool)]
+            var rows: [(AlertID, DeliveryKind, Bool, Bool)]
             switch s.result {
             case .delivered:
-                rows = try delivered.query([.integer(at), id], read)
+                rows = try deliveredInFlight.query([.integer(at), id], read)
+                if rows.isEmpty {
+                    rows = try delivered.query([.integer(at), id], read)
+                } else {
+                    moves.delivered()
+                }
             case .retry(let next, let e):
                 rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
             case .dead(let e):
                 rows = try dead.query([.text(e), .integer(at), id], read)
             }
-            if let (alertID, kind, takesFollowUp) = rows.first {
+            if let (alertID, kind, takesFollowUp, alertClosed) = rows.first {
                 try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
                 if s.result == .delivered,
-                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: takesFollowUp, in: &tx) { queued += 1 }
+                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: takesFollowUp && alertClosed,
+                                            in: &tx) { queued += 1 }
             }
         }
+        try moves.write(in: conn)
         return queued
     }
 

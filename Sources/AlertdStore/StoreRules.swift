@@ -95,9 +95,10 @@ package enum StoreRules {
     /// overtakes what it follows up.
     /// A group notification's `thread` (what its destination answered)
     /// is kept for the group's later notifications to that presenter.
-    /// Returns whether a follow-up was queued. `takesFollowUp` is the
-    /// delivery's own flag when the caller read it with the outcome: false
-    /// spares reading the delivery again, which most outcomes would.
+    /// Returns whether a follow-up was queued. `takesFollowUp` is false
+    /// when the caller, with the outcome, read that no follow-up can be due
+    /// (the delivery takes none, or its alert is still open): that spares
+    /// reading the delivery and its alert again, which most outcomes would.
     @discardableResult
     package static func delivered<T: StoreTransaction>(
         _ id: DeliveryID, at now: Date, thread: String? = nil, takesFollowUp: Bool? = nil, in tx: inout T

@@ -25,6 +25,19 @@ import Testing
         try await store.settle(claimed.dropFirst(5).prefix(2).map { DeliverySettlement(deliveryID: $0.delivery.id, result: .dead(error: "x")) })
         for id in ids.prefix(4) { _ = try await store.decide(id, AlertDecision(outcome: .confirmed, actor: "t")) }
         _ = try await store.decide(ids[0], AlertDecision(outcome: .cancelled, actor: "t"))  // loses: no change
+        // The moves the statements count themselves (claimed, delivered from
+        // in flight), next to ones the trigger counts: a retry, a delivered
+        // outcome for a delivery no longer in flight, a recovery.
+        let twos = ids.dropFirst(10).prefix(6).map { DeliveryID.routed($0, 1) }
+        let accepted = try await store.claimAccepted(Array(twos.prefix(3)), now: Date())
+        #expect(accepted.count == 3)
+        let (_, handedOver) = try await store.settle([DeliverySettlement(deliveryID: accepted[0].id, result: .delivered),
+                                                      DeliverySettlement(deliveryID: accepted[1].id, result: .retry(at: Date(), error: "x"))],
+                                                     thenClaim: Array(twos.dropFirst(3)), now: Date())
+        #expect(handedOver.count == 3)
+        try await store.settle([DeliverySettlement(deliveryID: accepted[1].id, result: .delivered),  // pending now
+                                DeliverySettlement(deliveryID: accepted[0].id, result: .delivered)])  // delivered already
+        #expect(try await store.recoverInFlight(now: Date()) > 0)
 
         let kept = try await store.counts()
         let conn = try SQLiteConnection(path: dir.path + "/counts.db", readOnly: true)
@@ -37,8 +50,21 @@ import Testing
                 pendingByPresenter: kept.pendingByPresenter)
         }
         #expect(kept == recount)
-        #expect(kept == StoreCounts(openAlerts: 16, pending: 40 - 13 + 4, inFlight: 6, dead: 2,
-                                   pendingByPresenter: ["one": 10, "two": 17, "handler:confirm": 4]))
+        // Every counter, delivered included, against its rows.
+        let table = try conn.withLock { c throws(SQLiteError) in
+            try c.statement("SELECT name, value FROM counters WHERE name LIKE 'deliveries.%' AND name NOT LIKE 'deliveries.silenced%'")
+                .query([]) { ($0.text(0), $0.int(1)) }
+        }
+        for (name, value) in table {
+            let state = name.dropFirst("deliveries.".count)
+            let rows = try conn.withLock { c throws(SQLiteError) in try c.scalar("SELECT COUNT(*) FROM deliveries WHERE state = '\(state)'") }
+            #expect(value == rows, "\(name)")
+        }
+        // 40 routed, 13 claimed by the poll (5 delivered, 2 dead), 4 handler
+        // calls; then 2 more delivered, and recovery put every claim back.
+        #expect(kept.openAlerts == 16 && kept.inFlight == 0 && kept.dead == 2)
+        #expect(kept.pending == 40 + 4 - 5 - 2 - 2)
+        #expect(kept.pendingByPresenter.values.reduce(0, +) == kept.pending)
     }
 }
 
