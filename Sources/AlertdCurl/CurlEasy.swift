@@ -14,6 +14,12 @@ package final class CurlEasy {
         alertd_curl_easy_cleanup(handle)
     }
 
+    /// Back to libcurl's defaults for another transfer, keeping what
+    /// `curl_easy_init` allocated (cheaper than a new handle per request).
+    package func reset() {
+        alertd_curl_easy_reset(handle)
+    }
+
     /// `curl_easy_setopt` with a `long`.
     package func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
         let rc = alertd_curl_setopt_long(handle, option, value)

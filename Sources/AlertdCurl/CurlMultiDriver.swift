@@ -26,6 +26,9 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// Easy handles of finished transfers, reset, for the next ones.
+    private var spare: [CurlEasy] = []
+    private static let spareLimit = 64
 
     package init?(configuration: HTTPClientConfiguration) {
         CurlGlobal.initialize()
@@ -42,7 +45,10 @@ package final class CurlMultiDriver: @unchecked Sendable {
         let accepted = inbox.withLock { inbox in
             guard !inbox.shuttingDown else { return false }
             inbox.submitted.append(transfer)
-            alertd_curl_multi_wakeup(multi)
+            // One wake-up per batch: the driver empties the inbox after every
+            // wake-up, so a non-empty inbox has one pending already (each
+            // costs a socketpair write and a read on the driver's side).
+            if inbox.submitted.count == 1 { alertd_curl_multi_wakeup(multi) }
             return true
         }
         if !accepted { transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL))) }
@@ -86,6 +92,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
             _ = alertd_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         for transfer in Array(active.values) { drop(transfer) }
+        spare.removeAll()
         inbox.withLock { $0.closed = true }
         alertd_curl_multi_cleanup(multi)
     }
@@ -97,7 +104,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
         }
         let easy: CurlEasy
         do {
-            easy = try transfer.makeEasyHandle()
+            easy = try transfer.makeEasyHandle(reusing: spare.popLast())
         } catch {
             transfer.finish(.failure(error))
             return
@@ -127,7 +134,14 @@ package final class CurlMultiDriver: @unchecked Sendable {
             guard let pointer else { continue }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
-            transfer.finish(transfer.outcome(code))
+            let result = transfer.outcome(code)
+            // Reset before the caller hears, so the handle no longer points
+            // at the transfer's header list and error buffer when it goes.
+            if let easy = transfer.easyHandle, spare.count < Self.spareLimit {
+                easy.reset()
+                spare.append(easy)
+            }
+            transfer.finish(result)
         }
     }
 }

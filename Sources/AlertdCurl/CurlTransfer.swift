@@ -56,9 +56,10 @@ package final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Setup
 
-    /// Makes and configures the easy handle; returns it for `curl_multi_add_handle`.
-    package func makeEasyHandle() throws(HTTPClientError) -> CurlEasy {
-        guard let easy = CurlEasy() else {
+    /// Configures `spare` (a handle a finished transfer left, reset), or a
+    /// new easy handle; returns it for `curl_multi_add_handle`.
+    package func makeEasyHandle(reusing spare: CurlEasy? = nil) throws(HTTPClientError) -> CurlEasy {
+        guard let easy = spare ?? CurlEasy() else {
             throw .other(url: request.redactedURL, curl: CurlError(CURLE_OUT_OF_MEMORY))
         }
         try request.validateHeaders()

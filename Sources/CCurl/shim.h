@@ -16,6 +16,7 @@ struct alertd_curl_functions {
     CURLcode (*global_init)(long);
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
     CURLcode (*easy_perform)(CURL *);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
@@ -54,6 +55,7 @@ static inline void alertd_curl_load(void) {
     ALERTD_CURL_SYMBOL(global_init, "curl_global_init")
     ALERTD_CURL_SYMBOL(easy_init, "curl_easy_init")
     ALERTD_CURL_SYMBOL(easy_cleanup, "curl_easy_cleanup")
+    ALERTD_CURL_SYMBOL(easy_reset, "curl_easy_reset")
     ALERTD_CURL_SYMBOL(easy_perform, "curl_easy_perform")
     ALERTD_CURL_SYMBOL(easy_setopt, "curl_easy_setopt")
     ALERTD_CURL_SYMBOL(easy_getinfo, "curl_easy_getinfo")
@@ -82,6 +84,7 @@ static inline const struct alertd_curl_functions *alertd_curl(void) {
 static inline CURLcode alertd_curl_global_init(long flags) { return alertd_curl()->global_init(flags); }
 static inline CURL *alertd_curl_easy_init(void) { return alertd_curl()->easy_init(); }
 static inline void alertd_curl_easy_cleanup(CURL *h) { alertd_curl()->easy_cleanup(h); }
+static inline void alertd_curl_easy_reset(CURL *h) { alertd_curl()->easy_reset(h); }
 static inline CURLcode alertd_curl_easy_perform(CURL *h) { return alertd_curl()->easy_perform(h); }
 static inline const char *alertd_curl_easy_strerror(CURLcode c) { return alertd_curl()->easy_strerror(c); }
 static inline CURLM *alertd_curl_multi_init(void) { return alertd_curl()->multi_init(); }

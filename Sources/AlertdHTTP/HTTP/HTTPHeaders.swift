@@ -63,6 +63,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison, without allocating lowercased copies.
     package static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var ia = a.utf8.makeIterator()
         var ib = b.utf8.makeIterator()
         while true {

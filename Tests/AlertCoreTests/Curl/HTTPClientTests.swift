@@ -47,6 +47,33 @@ import Testing
         #expect(try EchoedRequest.decode(delete.body).method == "DELETE")
     }
 
+    /// Finished transfers leave their easy handles for the next ones:
+    /// nothing one request set (method, headers, body, socket, timeouts)
+    /// may carry over into the next on the same client.
+    @Test func aRequestTakesNothingFromTheOneBeforeIt() async throws {
+        let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/c.sock"
+        let unixServer = HTTPServer(configuration: .init(listener: .unixSocket(path: path)), handler: EchoedRequest.handler)
+        try unixServer.start()
+        defer { Task { await unixServer.stop() } }
+
+        for round in 0..<3 {
+            let head = try await client.send(HTTPClientRequest(url: base + "/h", method: "HEAD", timeout: .milliseconds(900)))
+            #expect(head.status == 200 && head.body.isEmpty)
+            let posted = try EchoedRequest.decode(try await client.send(HTTPClientRequest(
+                url: base + "/p", method: "POST", headers: ["X-Only-Here": "\(round)", "Content-Type": "text/plain"],
+                body: Data("body \(round)".utf8), unixSocketPath: round == 1 ? path : nil)).body)
+            #expect(posted.method == "POST" && posted.body == "body \(round)")
+            #expect(posted.listener == (round == 1 ? "unix" : "tcp"))
+            let got = try await client.send(HTTPClientRequest(url: base + "/g"))
+            let seen = try EchoedRequest.decode(got.body)
+            #expect(seen.method == "GET" && seen.body.isEmpty && seen.listener == "tcp")
+            #expect(!seen.headers.contains { ["x-only-here", "content-type"].contains($0[0].lowercased()) })
+        }
+    }
+
     @Test func talksOverAUnixSocket() async throws {
         let dir = TemporaryDirectory()
         let path = dir.path + "/c.sock"
