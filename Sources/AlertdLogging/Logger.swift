@@ -42,19 +42,22 @@ public struct Logger: Sendable {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Level, _ message: @autoclosure () -> String, _ metadata: Metadata = [:]) {
+    /// The message and the metadata are only worked out for an entry that
+    /// is kept: debug lines on hot paths cost nothing at the default level.
+    public func log(level: Level, _ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) {
         guard level >= logLevel else { return }
+        let metadata = metadata()
         let merged = self.metadata.isEmpty ? metadata : self.metadata.merging(metadata) { _, new in new }
         LoggingSystem.handler.log(LogEntry(level: level, label: label, message: message(), metadata: merged, date: Date()))
     }
 
-    public func trace(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .trace, message(), metadata) }
-    public func debug(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .debug, message(), metadata) }
-    public func info(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .info, message(), metadata) }
-    public func notice(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .notice, message(), metadata) }
-    public func warning(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .warning, message(), metadata) }
-    public func error(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .error, message(), metadata) }
-    public func critical(_ message: @autoclosure () -> String, _ metadata: Metadata = [:]) { log(level: .critical, message(), metadata) }
+    public func trace(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .trace, message(), metadata()) }
+    public func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .debug, message(), metadata()) }
+    public func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .info, message(), metadata()) }
+    public func notice(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .notice, message(), metadata()) }
+    public func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .warning, message(), metadata()) }
+    public func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .error, message(), metadata()) }
+    public func critical(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> Metadata = [:]) { log(level: .critical, message(), metadata()) }
 
     /// RFC 3339 UTC with milliseconds, for metadata values that are times.
     public static func timestamp(_ date: Date) -> String { UTCTimestamp.iso8601(date) }

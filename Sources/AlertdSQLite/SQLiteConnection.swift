@@ -12,7 +12,7 @@ package final class SQLiteConnection: @unchecked Sendable {
     package let handle: OpaquePointer
     package let path: String
     private let lock = Mutex<Void>(())
-    private var statements: [String: SQLiteStatement] = [:]
+    private var statements: [StatementKey: SQLiteStatement] = [:]
 
     /// Opens (creating if asked) the database at `path`.
     /// Calls `sqlite3_open_v2`.
@@ -57,10 +57,27 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// A cached prepared statement for `sql`. Only call inside `withLock`.
     package func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let s = statements[sql] { return s }
+        let key = StatementKey(sql: sql)
+        if let s = statements[key] { return s }
         let s = try SQLiteStatement(connection: self, sql: sql)
-        statements[sql] = s
+        statements[key] = s
         return s
+    }
+
+    /// A cached statement's text, hashed by its length and ends only: every
+    /// store call looks its statements up, and hashing whole SQL texts each
+    /// time was a measurable share of a write. Equality still compares all.
+    private struct StatementKey: Hashable {
+        let sql: String
+
+        func hash(into hasher: inout Hasher) {
+            var sql = sql
+            sql.withUTF8 { utf8 in
+                hasher.combine(utf8.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8.prefix(32))))
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8.suffix(32))))
+            }
+        }
     }
 
     /// Reads a single integer, e.g. `PRAGMA user_version`.

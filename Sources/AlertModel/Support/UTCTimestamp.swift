@@ -6,8 +6,35 @@ package enum UTCTimestamp {
     /// `2025-06-01T12:00:00.000Z` (RFC 3339, UTC, milliseconds): how alertd
     /// writes times everywhere, in the API, webhooks, logs and events alike.
     package static func iso8601(_ date: Date) -> String {
-        let c = components(date)
-        return "\(c.date)T\(c.time).\(pad(c.millis, 3))Z"
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, millisOfDay) = floorDivide(totalMillis, 86_400_000)
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        guard (0...9999).contains(year) else {
+            let c = components(date)
+            return "\(c.date)T\(c.time).\(pad(c.millis, 3))Z"
+        }
+        // Digit by digit into the string's own storage: this runs for every
+        // webhook body and API answer, where interpolating padded pieces
+        // made a dozen small strings per call.
+        let seconds = Int(millisOfDay / 1000)
+        let fields: [(value: Int, width: Int, after: UInt8)] = [
+            (Int(year), 4, UInt8(ascii: "-")), (Int(month), 2, UInt8(ascii: "-")), (Int(day), 2, UInt8(ascii: "T")),
+            (seconds / 3600, 2, UInt8(ascii: ":")), (seconds / 60 % 60, 2, UInt8(ascii: ":")), (seconds % 60, 2, UInt8(ascii: ".")),
+            (Int(millisOfDay % 1000), 3, UInt8(ascii: "Z")),
+        ]
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var at = 0
+            for field in fields {
+                var value = field.value
+                for i in stride(from: field.width - 1, through: 0, by: -1) {
+                    buffer[at + i] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                buffer[at + field.width] = field.after
+                at += field.width + 1
+            }
+            return at
+        }
     }
 
     /// `2025-06-01 12:00:00 UTC`, for people.

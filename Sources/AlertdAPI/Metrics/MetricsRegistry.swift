@@ -22,6 +22,12 @@ public final class MetricsRegistry: Sendable {
         package var bucketCounts: [UInt64] = []
         package var sum: Double = 0
         package var count: UInt64 = 0
+
+        mutating func record(_ observation: Double, in buckets: [Double]) {
+            for (i, bound) in buckets.enumerated() where observation <= bound { bucketCounts[i] += 1 }
+            sum += observation
+            count += 1
+        }
     }
 
     private let families = Mutex<[String: Family]>([:])
@@ -59,12 +65,9 @@ public final class MetricsRegistry: Sendable {
     /// Records one observation in a histogram.
     public func observe(_ name: String, _ labels: [String: String] = [:], _ value: Double) {
         families.withLock { f in
-            guard let family = f[name] else { return }
-            var s = family.series[labels] ?? Series(bucketCounts: Array(repeating: 0, count: family.buckets.count))
-            for (i, bound) in family.buckets.enumerated() where value <= bound { s.bucketCounts[i] += 1 }
-            s.sum += value
-            s.count += 1
-            f[name]?.series[labels] = s
+            guard let buckets = f[name]?.buckets else { return }
+            // In place: a copy of the series would copy its bucket counts on every observation.
+            f[name]!.series[labels, default: Series(bucketCounts: Array(repeating: 0, count: buckets.count))].record(value, in: buckets)
         }
     }
 

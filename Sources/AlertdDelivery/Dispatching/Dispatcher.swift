@@ -552,7 +552,9 @@ public actor Dispatcher: Service {
     }
 
     private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ result: DeliverySettlement.Result) {
-        let meta: Logger.Metadata = ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name, "attempt": "\(d.attempts)"]
+        var meta: Logger.Metadata {
+            ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name, "attempt": "\(d.attempts)"]
+        }
         switch result {
         case .delivered:
             log.debug("delivered", meta)
