@@ -57,7 +57,7 @@ private struct Validator {
                                 message: "The title is empty: say in a few words what happened, e.g. \"Disk full on db1\"."))
             return nil
         }
-        if title.count > limits.maxTitleLength {
+        if Self.longer(title, than: limits.maxTitleLength) {
             errors.append(.init(field: "title", code: .titleTooLong,
                                 message: "The title has \(title.count) characters; the limit is \(limits.maxTitleLength). Move the details into the message."))
         }
@@ -70,7 +70,7 @@ private struct Validator {
         case .missing: return nil
         case .invalid(let e): errors.append(e); return nil
         case .present(let message):
-            if message.count > limits.maxMessageLength {
+            if Self.longer(message, than: limits.maxMessageLength) {
                 errors.append(.init(field: "message", code: .messageTooLong,
                                     message: "The message has \(message.count) characters; the limit is \(limits.maxMessageLength). Link to the details instead of pasting them."))
             }
@@ -90,18 +90,19 @@ private struct Validator {
         }
         // By name, so problems come out in the same order however the labels were given.
         for entry in entries.sorted(by: { $0.name < $1.name }) {
-            let field = "labels.\(entry.name)"
+            // Named only for a problem: most labels have none.
+            var field: String { "labels.\(entry.name)" }
             if !Validator.isValidLabelName(entry.name) {
                 errors.append(.init(field: field, code: .invalidLabelName,
                                     message: "`\(entry.name)` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`)."))
             } else if entry.name.hasPrefix("__") {
                 errors.append(.init(field: field, code: .reservedLabelName,
                                     message: "Label names starting with `__` are reserved; rename `\(entry.name)`."))
-            } else if entry.name.count > limits.maxLabelNameLength {
+            } else if Self.longer(entry.name, than: limits.maxLabelNameLength) {
                 errors.append(.init(field: field, code: .invalidLabelName,
                                     message: "The label name `\(entry.name.prefix(20))…` has \(entry.name.count) characters; the limit is \(limits.maxLabelNameLength)."))
             }
-            if entry.value.count > limits.maxLabelValueLength {
+            if Self.longer(entry.value, than: limits.maxLabelValueLength) {
                 errors.append(.init(field: field, code: .labelValueTooLong,
                                     message: "The value of label `\(entry.name)` has \(entry.value.count) characters; the limit is \(limits.maxLabelValueLength)."))
             }
@@ -126,7 +127,7 @@ private struct Validator {
             if label.isEmpty {
                 errors.append(.init(field: "\(field).label", code: .emptyActionLabel,
                                     message: "The \(field) action has no label; name what it does, e.g. \"Restart\"."))
-            } else if label.count > limits.maxActionLabelLength {
+            } else if Self.longer(label, than: limits.maxActionLabelLength) {
                 errors.append(.init(field: "\(field).label", code: .actionLabelTooLong,
                                     message: "The \(field) action's label has \(label.count) characters; the limit is \(limits.maxActionLabelLength), so it fits on a button."))
             }
@@ -175,7 +176,7 @@ private struct Validator {
             if key.isEmpty {
                 errors.append(.init(field: "dedup_key", code: .emptyDedupKey,
                                     message: "The dedup key is empty; leave it out or give a key such as `disk-full:db1`."))
-            } else if key.count > limits.maxDedupKeyLength {
+            } else if Self.longer(key, than: limits.maxDedupKeyLength) {
                 errors.append(.init(field: "dedup_key", code: .dedupKeyTooLong,
                                     message: "The dedup key has \(key.count) characters; the limit is \(limits.maxDedupKeyLength)."))
             }
@@ -198,6 +199,13 @@ private struct Validator {
             }
             return d
         }
+    }
+
+    /// Whether `text` has more than `limit` characters. Counting characters
+    /// walks grapheme clusters; a text with no more bytes than the limit
+    /// cannot have more characters, so most texts are never walked.
+    private static func longer(_ text: String, than limit: Int) -> Bool {
+        text.utf8.count > limit && text.count > limit
     }
 
     package static func isValidLabelName(_ name: String) -> Bool {

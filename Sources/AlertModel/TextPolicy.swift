@@ -45,6 +45,9 @@ public enum TextPolicy {
     /// Compared as numbers: the Unicode property tables cost far more, and
     /// this runs over every field of every alert.
     public static func firstRefused(in text: String, _ kind: Kind) -> Refusal? {
+        // Printable ASCII, most text, is never refused: no scalar-by-scalar walk for it.
+        var bytes = text
+        if bytes.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return nil }
         var previous: Unicode.Scalar?
         var iterator = text.unicodeScalars.makeIterator()
         var current = iterator.next()
@@ -79,12 +82,13 @@ public enum TextPolicy {
 
     /// The problem to report for `field`, or nil when the text passes.
     /// `what` names the text in a sentence: "The title", "The value of label `env`".
-    public static func problem(field: String, in text: String, _ kind: Kind, what: String) -> AlertSpecError? {
+    public static func problem(field: @autoclosure () -> String, in text: String, _ kind: Kind, what: @autoclosure () -> String)
+        -> AlertSpecError? {
         guard let refused = firstRefused(in: text, kind) else { return nil }
         let shape = kind == .multiline ? "plain text (newlines and tabs are fine)" : "one line of plain text"
         return AlertSpecError(
-            field: field, code: .controlCharacters,
-            message: "\(what) contains \(refused); it must be \(shape). Remove the character (terminal escapes, "
+            field: field(), code: .controlCharacters,
+            message: "\(what()) contains \(refused); it must be \(shape). Remove the character (terminal escapes, "
                 + "direction overrides and invisible characters change what a reader sees).")
     }
 

@@ -26,6 +26,8 @@ package struct JSONObject: Sendable {
 
     package init(absent: Absent = .omit) {
         self.absent = absent
+        // Room for a small object at once, rather than growing from nothing.
+        bytes.reserveCapacity(128)
     }
 
     package mutating func string(_ key: String, _ value: String?) {
