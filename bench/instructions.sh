@@ -1,0 +1,58 @@
+#!/bin/bash
+# Instructions alertd runs for figure (2)'s load, counted by valgrind's
+# callgrind: exact where CPU time is not. On this shared 2-core VM the CPU
+# time of one build moves by 10-20% from run to run (see bench/analysis.md),
+# more than most single changes buy; the instruction count of the same run
+# moves by about 1% (the batching of claims and outcomes varies), so a change
+# of a few per cent shows in one run of each build. It counts user space only:
+# the kernel's share (sockets, fsync, wake-ups) needs bench/ab.sh.
+#
+#   bash bench/instructions.sh BIN_DIR_A [BIN_DIR_B ...] [-- BATCHES]
+#
+# Each build: a fresh state dir and sink, the daemon under callgrind (about
+# 20x slower), BATCHES (default 20) batches of 100 alerts through
+# `bench/load.py e2e`, then the total and the top functions by inclusive
+# count, kept in .build/bench/instructions-<build>.out for callgrind_annotate.
+# Needs valgrind (apt-get install valgrind).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+PY=${PYTHON:-python3}
+BUILDS=() BATCHES=20
+while [ $# -gt 0 ]; do
+    if [ "$1" = "--" ]; then BATCHES=$2; break; fi
+    BUILDS+=("$1"); shift
+done
+command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+SINK=$ROOT/.build/bench/sink
+if [ ! -x "$SINK" ] || [ bench/sink.c -nt "$SINK" ]; then
+    mkdir -p "$(dirname "$SINK")"
+    cc -O2 -Wall bench/sink.c $(pkg-config --cflags --libs libmicrohttpd) -lpthread -o "$SINK"
+fi
+
+for bin in "${BUILDS[@]}"; do
+    dir=$(mktemp -d /tmp/alertd-instr.XXXXXX)
+    out=$ROOT/.build/bench/instructions-$(basename "$bin").out
+    read -r sp dp < <("$PY" bench/load.py free-ports 2)
+    "$SINK" "$sp" "$dir/arrivals" >/dev/null 2>&1 & sink_pid=$!
+    cat >"$dir/alertd.json" <<J
+{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$sp/alertd", "max_concurrency": 64 } },
+  "default_route": { "presenters": ["sink"] }, "dispatcher": { "shutdown_grace": "1s" } }
+J
+    valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" \
+        "$bin/alertd" --config "$dir/alertd.json" --state-dir "$dir/state" --listen "127.0.0.1:$dp" >"$dir/log" 2>&1 & pid=$!
+    "$PY" bench/load.py wait-http "http://127.0.0.1:$dp/v1/health" --timeout 120 >/dev/null
+    "$PY" bench/load.py wait-http "http://127.0.0.1:$sp/" --timeout 20 >/dev/null
+    # Start-up is not counted: only the load.
+    callgrind_control -z "$pid" >/dev/null 2>&1
+    arrived=$("$PY" bench/load.py e2e --batches "$BATCHES" --size 100 --base "http://127.0.0.1:$dp" --target alertd \
+        --sink "http://127.0.0.1:$sp/" --path /alertd --arrivals "$dir/arrivals" --timeout 600 |
+        "$PY" -c "import json, sys; r = json.load(sys.stdin); print(r['arrived'])") || true
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    kill "$pid" "$sink_pid"; wait "$pid" "$sink_pid" 2>/dev/null || true
+    dump=$(ls "$dir"/cg.out.* | sort | tail -1)
+    cp "$dump" "$out"
+    total=$(callgrind_annotate --threshold=100 "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    echo "$(basename "$bin"): $arrived of $((BATCHES * 100)) arrived, $total instructions, $((total / (BATCHES * 100))) per alert ($out)"
+    rm -rf "$dir"
+done
