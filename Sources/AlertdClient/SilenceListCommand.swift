@@ -50,7 +50,9 @@ public struct SilenceListCommand: CLICommand {
         let rows = silences.map { s -> [String] in
             let when = s.status.state == .pending ? "starts \(UTCTimestamp.readable(s.startsAt))" : "ends \(UTCTimestamp.readable(s.endsAt))"
             let matchers = s.matchers.map { m in (try? m.matcher().description) ?? "\(m.name)?\(m.value)" }.joined(separator: " ")
-            return [s.id, s.status.state.rawValue, when, s.createdBy, matchers, s.comment]
+            // Text from the store as a row of plain text: a silence kept from before
+            // alertd refused control characters in them cannot drive the terminal.
+            return [s.id, s.status.state.rawValue, when, s.createdBy, matchers, s.comment].map(AlertListTable.singleLine)
         }
         let header = ["ID", "STATE", "WHEN", "BY", "MATCHERS", "COMMENT"]
         let widths = (0..<header.count - 1).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
+@testable import AlertdSQLite
 
 /// `alertctl silence` against a real daemon: a silence holds deliveries
 /// back, expiring it lets them go, and silences outlast a restart.
@@ -61,6 +62,26 @@ import Testing
         let all = try await d.alertctl(["silence", "list", "--all", "--json"])
         let silences = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]])
         #expect(silences.map { ($0["status"] as? [String: Any])?["state"] as? String } == ["expired"])
+    }
+
+    /// alertd refuses control characters in silences now, but a store can
+    /// hold one saved before: `silence list` prints it as plain text.
+    @Test func aStoredSilenceCannotDriveTheTerminal() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let add = try await d.alertctl(["silence", "add", "alertname=DiskFull", "--duration", "1h", "--comment", "swap"])
+        #expect(add.exitCode == 0, "\(add.stderr)")
+        await d.kill9()
+        let conn = try SQLiteConnection(path: d.stateDir + "/alertd.db")
+        try conn.withLock { c throws(SQLiteError) in
+            try c.execute("UPDATE silences SET comment = 'swap' || char(27) || '[2J' || char(10) || 'x', created_by = 'bob' || char(7)")
+        }
+        try await d.start()
+        let list = try await d.alertctl(["silence", "list"])
+        #expect(list.exitCode == 0, "\(list.stderr)")
+        #expect(!list.stdout.unicodeScalars.contains { $0.value == 27 || $0.value == 7 })
+        #expect(list.stdout.split(separator: "\n").count == 2)
+        #expect(list.stdout.contains("swap [2J x"))
     }
 
     @Test func refusalsAreUsageErrorsOrAlertdsAnswer() async throws {
