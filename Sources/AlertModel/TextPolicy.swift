@@ -46,8 +46,8 @@ public enum TextPolicy {
     /// this runs over every field of every alert.
     public static func firstRefused(in text: String, _ kind: Kind) -> Refusal? {
         // Printable ASCII, most text, is never refused: no scalar-by-scalar walk for it.
-        var bytes = text
-        if bytes.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return nil }
+        var contiguous = text
+        if contiguous.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return nil }
         var previous: Unicode.Scalar?
         var iterator = text.unicodeScalars.makeIterator()
         var current = iterator.next()
