@@ -1,16 +1,32 @@
+import AlertModel
+
 extension HTTPClientRequest {
     /// Refuses a header that would break the request: a name that is not an
-    /// HTTP token, a value with a line break or NUL (header injection).
+    /// HTTP token, a value with a line break (header injection) or another
+    /// control character but tab.
     package func validateHeaders() throws(HTTPClientError) {
         for field in headers {
-            guard Self.isToken(field.name) else {
-                throw .invalidRequest(url: redactedURL, reason: "header name `\(field.name)` is not a valid token")
-            }
-            var value = field.value
-            guard !value.withUTF8({ $0.contains { $0 == 10 || $0 == 13 || $0 == 0 } }) else {
-                throw .invalidRequest(url: redactedURL, reason: "header `\(field.name)` contains a line break")
+            if let problem = Self.headerProblem(name: field.name, value: field.value) {
+                throw .invalidRequest(url: redactedURL, reason: problem)
             }
         }
+    }
+
+    /// Why a header cannot be sent as given, or nil: its name must be an
+    /// HTTP token, and its value may hold no control character but tab
+    /// (RFC 9110 §5.5; a line break would be header injection). Checked
+    /// again for every request, and by configurations that set headers, so
+    /// a bad one is refused when the config loads, not at the first delivery.
+    public static func headerProblem(name: String, value: String) -> String? {
+        guard isToken(name) else {
+            return "header name \(JSONObject.quoted(name)) is not a valid token (letters, digits and !#$%&'*+-.^_`|~)"
+        }
+        var value = value
+        if let c = value.withUTF8({ $0.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) {
+            let what = c == 10 || c == 13 ? "a line break" : "a control character"
+            return "header `\(name)` contains \(what); only tab is allowed among control characters"
+        }
+        return nil
     }
 
     /// The token characters (RFC 9110 §5.6.2) as a bit per ASCII code:

@@ -123,6 +123,22 @@ import Testing
         #expect(c.dispatcher.shutdownGrace == .seconds(3))
     }
 
+    /// A webhook header that no request could carry is refused with the
+    /// config, not at every delivery to that presenter.
+    @Test func webhookHeadersThatCannotBeSentAreRefusedWithTheConfig() {
+        func headers(_ h: String) -> [String] {
+            problems(#"{"presenters": {"h": {"type": "webhook", "url": "http://127.0.0.1:9/x", "headers": \#(h)}}}"#)
+        }
+        #expect(headers(#"{"X-Team": "ops", "Authorization": "Bearer a\tb"}"#).isEmpty)
+        for bad in [#"{"X-A": "a\r\nX-Evil: 1"}"#, #"{"X-A": "a\nb"}"#, #"{"X-A": "a\u0000b"}"#, #"{"X-A": "a\u0001b"}"#,
+                    #"{"X-A": "a\u007fb"}"#, #"{"": "v"}"#, #"{"Bad Name": "v"}"#, #"{"X\rY": "v"}"#, #"{"Xé": "v"}"#,
+                    #"{"X:Y": "v"}"#] {
+            let p = headers(bad)
+            #expect(p.count == 1 && p.first?.hasPrefix("presenters.h.headers: header") == true, "\(bad): \(p)")
+            #expect(!(p.first ?? "").unicodeScalars.contains { $0.value < 0x20 }, "\(bad): \(p)")
+        }
+    }
+
     @Test func everyProblemIsReportedWithItsPath() {
         let p = problems("""
         {

@@ -239,6 +239,12 @@ import Testing
             try await client.send(HTTPClientRequest(url: "http://127.0.0.1:9/", headers: ["X-A": "b\r\nX-Evil: 1"]))
         }
         #expect(error?.code == "invalid_request")
+        // Nor any other control character but tab (RFC 9110 field values).
+        for value in ["a\u{1}b", "a\u{7F}b", "a\u{0}b"] {
+            await #expect(throws: HTTPClientError.self) {
+                try await client.send(HTTPClientRequest(url: "http://127.0.0.1:9/", headers: ["X-A": value]))
+            }
+        }
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {

@@ -62,7 +62,12 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
         if secret != nil && secretFile != nil { reader.problem(path, "give secret or secret_file, not both") }
         if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
         if let d = reader.duration(object, "timeout", at: path) { timeout = d }
-        if let h = reader.stringMap(object, "headers", at: path) { headers = h }
+        if let h = reader.stringMap(object, "headers", at: path) {
+            headers = h
+            for (name, value) in h.sorted(by: { $0.key < $1.key }) {
+                if let problem = HTTPClientRequest.headerProblem(name: name, value: value) { reader.problem(path + ".headers", problem) }
+            }
+        }
     }
 
     /// A follow-up is a payload of type `closed`, signed the same way.
