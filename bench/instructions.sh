@@ -3,8 +3,9 @@
 # callgrind: exact where CPU time is not. On this shared 2-core VM the CPU
 # time of one build moves by 10-20% from run to run (see bench/analysis.md),
 # more than most single changes buy; the instruction count of the same run
-# moves by about 1% (the batching of claims and outcomes varies), so a change
-# of a few per cent shows in one run of each build. It counts user space only:
+# moves by up to 3% (the batching of claims and outcomes varies), so a change
+# of 5% or more shows in one run of each build; smaller ones need a few runs
+# of each, alternating. It counts user space only:
 # the kernel's share (sockets, fsync, wake-ups) needs bench/ab.sh.
 #
 #   bash bench/instructions.sh BIN_DIR_A [BIN_DIR_B ...] [-- BATCHES]
