@@ -1,6 +1,6 @@
 #!/bin/bash
 # Instructions alertd runs for figure (2)'s load, counted by valgrind's
-# callgrind: exact where CPU time is not. On this shared 2-core VM the CPU
+# callgrind: far steadier than CPU time. On this shared 2-core VM the CPU
 # time of one build moves by 10-20% from run to run (see bench/analysis.md),
 # more than most single changes buy; the instruction count of the same run
 # moves by up to 3% (the batching of claims and outcomes varies), so a change
