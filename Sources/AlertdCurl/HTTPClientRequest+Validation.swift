@@ -17,7 +17,7 @@ extension HTTPClientRequest {
     /// (RFC 9110 §5.5; a line break would be header injection). Checked
     /// again for every request, and by configurations that set headers, so
     /// a bad one is refused when the config loads, not at the first delivery.
-    public static func headerProblem(name: String, value: String) -> String? {
+    package static func headerProblem(name: String, value: String) -> String? {
         guard isToken(name) else {
             return "header name \(JSONObject.quoted(name)) is not a valid token (letters, digits and !#$%&'*+-.^_`|~)"
         }
