@@ -88,17 +88,19 @@ extension PostgresAlertStore {
     /// As ``claimDueDeliveries(now:capacity:orphanLimit:inhibitRules:)``
     /// claims: the claim names this node and starts its lease. A row another
     /// node is claiming right now is passed over (`SKIP LOCKED`); its claim wins.
-    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] {
-        guard !ids.isEmpty else { return [] }
+    public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] {
+        guard !accepted.isEmpty else { return [] }
+        let ids = accepted.map(\.id)
         let node = self.node
         return try await writer.write(durable: false) { session throws(PostgresError) in
             try Self.claimAccepted(ids, now: now, node: node, in: session)
         }
     }
 
-    public func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+    public func settle(_ settlements: [DeliverySettlement], thenClaim accepted: [AcceptedDelivery],
                        now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
-        guard !ids.isEmpty else { return (try await settle(settlements), []) }
+        guard !accepted.isEmpty else { return (try await settle(settlements), []) }
+        let ids = accepted.map(\.id)
         let node = self.node
         return try await writer.write(durable: false) { session throws(PostgresError) in
             (try Self.settle(settlements, in: session), try Self.claimAccepted(ids, now: now, node: node, in: session))

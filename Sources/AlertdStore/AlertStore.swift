@@ -45,9 +45,11 @@ public protocol DeliveryQueue: Sendable {
     /// with its attempt counted; the others (claimed meanwhile, settled) are
     /// skipped. While any silence is active none is claimed, so every one
     /// goes through the claim that screens (as does every one while
-    /// inhibition rules apply: the dispatcher then hands none over). Returns the claimed deliveries,
-    /// in the order of `ids`.
-    func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord]
+    /// inhibition rules apply: the dispatcher then hands none over). A
+    /// backend may also leave to that claim any that has changed since it
+    /// was stored (an attempt made, a silence met). Returns the claimed
+    /// deliveries, in the order given.
+    func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord]
 
     /// Records how attempts went, each with its event. Returns how many
     /// deliveries that queued, due now (follow-ups of alerts that closed
@@ -59,7 +61,7 @@ public protocol DeliveryQueue: Sendable {
     /// the slots the outcomes free change hands in the commit that records
     /// them: never more claimed and unsettled than before, one trip to the
     /// store instead of two. Returns what `settle` and `claimAccepted` would.
-    func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+    func settle(_ settlements: [DeliverySettlement], thenClaim accepted: [AcceptedDelivery],
                 now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord])
 
     /// When the next pending delivery is due, if any is pending; with
@@ -85,13 +87,13 @@ public protocol DeliveryQueue: Sendable {
 
 extension DeliveryQueue {
     /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
-    public func claimAccepted(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
+    public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
 
     /// Two writes, in order: the claims never run ahead of the outcomes.
-    public func settle(_ settlements: [DeliverySettlement], thenClaim ids: [DeliveryID],
+    public func settle(_ settlements: [DeliverySettlement], thenClaim accepted: [AcceptedDelivery],
                        now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
         let queued = try await settle(settlements)
-        return (queued, try await claimAccepted(ids, now: now))
+        return (queued, try await claimAccepted(accepted, now: now))
     }
 
     /// Claims without inhibition rules.

@@ -69,22 +69,18 @@ public actor InMemoryAlertStore: AlertStore {
         return out
     }
 
-    public func claimAccepted(_ ids: [DeliveryID], now: Date) -> [DeliveryRecord] {
+    public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) -> [DeliveryRecord] {
         guard !state.silences.values.contains(where: { $0.isActive(at: now) }) else { return [] }
         var out: [DeliveryRecord] = []
-        for id in ids {
-            guard let d = state.deliveries[id], d.state == .pending, (d.nextAttemptAt ?? .distantFuture) <= now else { continue }
+        for a in accepted {
+            guard let d = state.deliveries[a.id], d.state == .pending, (d.nextAttemptAt ?? .distantFuture) <= now else { continue }
             out.append(markClaimed(d, now: now))
         }
         return out
     }
 
     private func markClaimed(_ d: DeliveryRecord, now: Date) -> DeliveryRecord {
-        var claimed = d
-        claimed.state = .inFlight
-        claimed.attempts += 1
-        claimed.nextAttemptAt = nil
-        claimed.updatedAt = now
+        let claimed = d.claimed(at: now)
         state.deliveries[d.id] = claimed
         return claimed
     }

@@ -21,10 +21,7 @@ package enum StoreRules {
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for (d, presenter) in zip(submission.deliveries, submission.presenters) {
-            try tx.insert(.pending(d.id, alert: alert.id, kind: d.kind, at: alert.createdAt,
-                                   takesFollowUp: submission.followUps.contains(presenter)))
-        }
+        for d in submission.deliveries { try tx.insert(d.record) }
         for membership in submission.groups { try join(alert, membership, in: &tx) }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)

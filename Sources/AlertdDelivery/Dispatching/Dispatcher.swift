@@ -347,7 +347,7 @@ public actor Dispatcher: Service {
         guard !taken.isEmpty else { return false }
         let claimed: [DeliveryRecord]
         do {
-            claimed = try await store.claimAccepted(taken.map(\.id), now: Date())
+            claimed = try await store.claimAccepted(taken, now: Date())
         } catch {
             storeChanged()
             throw error
@@ -450,7 +450,7 @@ public actor Dispatcher: Service {
         guard let entry = presenters[d.kind], unusable == nil else {
             let reason = unusable ?? ""
             tasks[d.id] = Task {
-                self.settled(d, DeliverySettlement(deliveryID: d.id, result: .dead(error: reason)), report: nil)
+                self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
             }
             inFlight[d.kind, default: 0] += 1
             return
@@ -500,7 +500,7 @@ public actor Dispatcher: Service {
             case .permanentFailure(let reason):
                 result = .dead(error: reason)
             }
-            self.settled(d, DeliverySettlement(deliveryID: d.id, result: result, at: now, thread: result == .delivered ? thread : nil),
+            self.settled(d, DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil),
                          report: AttemptReport(
                 kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
                 settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000)),
@@ -530,7 +530,7 @@ public actor Dispatcher: Service {
             var claimed: [DeliveryRecord] = []
             do {
                 let queued: Int
-                (queued, claimed) = try await store.settle(batch.map(\.settlement), thenClaim: next.map(\.id), now: Date())
+                (queued, claimed) = try await store.settle(batch.map(\.settlement), thenClaim: next, now: Date())
                 if queued > 0 { storeChanged() }
                 for (_, settlement, _) in batch {
                     if case .retry(let at, _) = settlement.result { knownNextDue = min(knownNextDue ?? at, at) }

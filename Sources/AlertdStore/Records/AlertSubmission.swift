@@ -32,7 +32,8 @@ public struct AlertSubmission: Sendable, Equatable {
     /// The deliveries storing it queues: one per presenter of its route.
     public var deliveries: [AcceptedDelivery] {
         presenters.enumerated().map { i, presenter in
-            AcceptedDelivery(id: .routed(alert.id, i), kind: .presenter(presenter), alert: alert)
+            AcceptedDelivery(id: .routed(alert.id, i), kind: .presenter(presenter), alert: alert,
+                             takesFollowUp: followUps.contains(presenter))
         }
     }
 }

@@ -42,11 +42,22 @@ public struct DeliverySettlement: Sendable, Equatable {
     /// For a delivered group notification: what the destination answered
     /// that later notifications of the group thread under.
     public var thread: String?
+    /// The delivery as its claim gave it, when the settler holds it (the
+    /// dispatcher always does): what never changes on a delivery (its
+    /// alert, presenter, follow-up flag) need not be read back to record
+    /// the outcome. The store checks it against the row.
+    public var delivery: DeliveryRecord?
 
     public init(deliveryID: DeliveryID, result: Result, at: Date = Date(), thread: String? = nil) {
         self.thread = thread
         self.deliveryID = deliveryID
         self.result = result
         self.at = at
+    }
+
+    /// The outcome of an attempt at `delivery`, as its claim gave it.
+    public init(_ delivery: DeliveryRecord, result: Result, at: Date = Date(), thread: String? = nil) {
+        self.init(deliveryID: delivery.id, result: result, at: at, thread: thread)
+        self.delivery = delivery
     }
 }

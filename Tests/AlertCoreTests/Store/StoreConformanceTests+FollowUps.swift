@@ -13,11 +13,12 @@ import Testing
 extension StoreConformanceTests {
     static let followUpKinds: [DeliveryKind: Int] = [.presenter("hook"): 8, .presenter("log"): 8, .presenter("quiet"): 8, .presenter("pager"): 8]
 
-    /// Claims what is due at `now` and settles each with `result(presenter)`.
+    /// Claims what is due at `now` and settles each with `result(presenter)`,
+    /// as the dispatcher does: with the delivery its claim gave.
     func deliverDue(_ store: any AlertStore, at now: Date = Date(),
                     _ result: (DeliveryRecord) -> DeliverySettlement.Result = { _ in .delivered }) async throws -> [ClaimedDelivery] {
         let claimed = try await store.claimDueDeliveries(now: now, capacity: Self.followUpKinds, orphanLimit: 0)
-        try await store.settle(claimed.map { DeliverySettlement(deliveryID: $0.delivery.id, result: result($0.delivery), at: now) })
+        try await store.settle(claimed.map { DeliverySettlement($0.delivery, result: result($0.delivery), at: now) })
         return claimed
     }
 

@@ -189,24 +189,70 @@ import Testing
         let (a, b) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")))
         let submissions = [AlertSubmission(alert: a, presenters: ["hook", "log"]), AlertSubmission(alert: b, presenters: ["hook"])]
         _ = try await store.submit(submissions)
-        let ids = submissions.flatMap(\.deliveries).map(\.id)
-        #expect(ids == [.routed(a.id, 0), .routed(a.id, 1), .routed(b.id, 0)])
+        let accepted = submissions.flatMap(\.deliveries)
+        #expect(accepted.map(\.id) == [.routed(a.id, 0), .routed(a.id, 1), .routed(b.id, 0)])
         let now = Date()
         // Not due yet: nothing is claimed.
-        #expect(try await store.claimAccepted(ids, now: a.createdAt.addingTimeInterval(-60)).isEmpty)
+        #expect(try await store.claimAccepted(accepted, now: a.createdAt.addingTimeInterval(-60)).isEmpty)
         // The poll got one first: the hand-off claims the others and skips it.
         let polled = try await store.claimDueDeliveries(now: now, capacity: [.presenter("log"): 1], orphanLimit: 0)
         #expect(polled.map(\.delivery.id) == [.routed(a.id, 1)])
-        let claimed = try await store.claimAccepted(ids, now: now)
+        let claimed = try await store.claimAccepted(accepted, now: now)
         #expect(claimed.map(\.id) == [.routed(a.id, 0), .routed(b.id, 0)])
         #expect(claimed.allSatisfy { $0.state == .inFlight && $0.attempts == 1 })
         #expect(claimed.map(\.kind) == [.presenter("hook"), .presenter("hook")])
         // Claimed work is handed out once, by either path.
-        #expect(try await store.claimAccepted(ids, now: now).isEmpty)
+        #expect(try await store.claimAccepted(accepted, now: now).isEmpty)
         #expect(try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4, .presenter("log"): 4], orphanLimit: 0).isEmpty)
         let record = try #require(try await store.record(id: a.id))
         #expect(record.deliveries.map(\.state) == [.inFlight, .inFlight])
         #expect(record.deliveries.map(\.attempts) == [1, 1])
+        // What the claim gave is what the store holds (times to the
+        // millisecond; the row keeps when it fell due, a claim says none).
+        let held = try #require(record.deliveries.first)
+        let given = try #require(claimed.first)
+        #expect([held.id.rawValue, held.alertID.rawValue, held.presenter, held.lastError, held.silencedBy?.rawValue, held.followUpOf?.rawValue]
+                == [given.id.rawValue, given.alertID.rawValue, given.presenter, given.lastError, given.silencedBy?.rawValue, given.followUpOf?.rawValue])
+        #expect((held.kind, held.state, held.attempts, held.takesFollowUp) == (given.kind, given.state, given.attempts, given.takesFollowUp))
+        #expect(abs(held.createdAt.timeIntervalSince(given.createdAt)) < 0.001)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func aHandOffMovedOnSinceItWasStoredIsClaimedAsItNowIs(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let a = Alert(spec: try spec("a"))
+        let submission = AlertSubmission(alert: a, presenters: ["hook"], followUps: ["hook"])
+        _ = try await store.submit([submission])
+        // A poll claimed it and it failed: pending again, with an attempt and an error.
+        let now = Date()
+        let polled = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 1], orphanLimit: 0)
+        try await store.settle([DeliverySettlement(polled[0].delivery, result: .retry(at: now, error: "HTTP 503"), at: now)])
+        // The hand-off's claim either leaves it to the poll or gives it as it now is.
+        let claimed = try await store.claimAccepted(submission.deliveries, now: now.addingTimeInterval(1))
+        let again = claimed.isEmpty
+            ? try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: [.presenter("hook"): 1], orphanLimit: 0).map(\.delivery)
+            : claimed
+        #expect(again.map(\.attempts) == [2])
+        #expect(again.map(\.lastError) == ["HTTP 503"])
+        #expect(again.map(\.takesFollowUp) == [true])
+    }
+
+    @Test(arguments: StoreBackend.allCases) func anOutcomeIsRecordedAgainstTheRowNotWhatTheSettlerBelieves(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let (a, b) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")))
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"]), AlertSubmission(alert: b, presenters: ["log"])])
+        let now = Date()
+        let claimed = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 1, .presenter("log"): 1], orphanLimit: 0)
+        let ofA = try #require(claimed.first { $0.alert.id == a.id }?.delivery)
+        let ofB = try #require(claimed.first { $0.alert.id == b.id }?.delivery)
+        // A settlement for a's delivery carrying b's facts: the event names a and its presenter.
+        var wrong = DeliverySettlement(ofB, result: .delivered, at: now)
+        wrong.deliveryID = ofA.id
+        try await store.settle([wrong])
+        let events = try await store.events(after: 0, limit: 50).filter { $0.kind == .deliverySucceeded }
+        #expect(events.map(\.alertID) == [a.id])
+        #expect(events.map { $0.data["presenter"] } == ["hook"])
+        #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.state) == [.delivered])
+        #expect(try #require(try await store.record(id: b.id)).deliveries.map(\.state) == [.inFlight])
     }
 
     @Test(arguments: StoreBackend.allCases) func outcomesAndTheNextHandOffsAreWrittenTogether(_ backend: StoreBackend) async throws {
@@ -216,13 +262,13 @@ import Testing
         let rest = [AlertSubmission(alert: b, presenters: ["hook"]), AlertSubmission(alert: c, presenters: ["hook"])]
         _ = try await store.submit([first] + rest)
         let now = Date()
-        let running = try await store.claimAccepted(first.deliveries.map(\.id), now: now)
+        let running = try await store.claimAccepted(first.deliveries, now: now)
         #expect(running.map(\.id) == [.routed(a.id, 0)])
         // c was claimed by a poll meanwhile: the write skips it and claims b.
         let polled = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 1], orphanLimit: 0)
         #expect(polled.map(\.delivery.id) == [.routed(b.id, 0)] || polled.map(\.delivery.id) == [.routed(c.id, 0)])
-        let (queued, claimed) = try await store.settle([DeliverySettlement(deliveryID: running[0].id, result: .delivered, at: now)],
-                                                       thenClaim: rest.flatMap(\.deliveries).map(\.id), now: now)
+        let (queued, claimed) = try await store.settle([DeliverySettlement(running[0], result: .delivered, at: now)],
+                                                       thenClaim: rest.flatMap(\.deliveries), now: now)
         #expect(queued == 0)
         #expect(claimed.count == 1)
         #expect(claimed.first.map { $0.state == .inFlight && $0.attempts == 1 } == true)
@@ -244,7 +290,7 @@ import Testing
         let submission = AlertSubmission(alert: a, presenters: ["hook"])
         _ = try await store.submit([submission])
         let later = now.addingTimeInterval(1)
-        #expect(try await store.claimAccepted(submission.deliveries.map(\.id), now: later).isEmpty)
+        #expect(try await store.claimAccepted(submission.deliveries, now: later).isEmpty)
         let polled = try await store.claimDueDeliveries(now: later, capacity: [.presenter("hook"): 1], orphanLimit: 0)
         #expect(polled.map(\.delivery.id) == [.routed(a.id, 0)])
     }

@@ -15,10 +15,12 @@ import Testing
         let dir = TemporaryDirectory()
         let store = try SQLiteAlertStore(path: dir.path + "/counts.db")
         var ids: [AlertID] = []
+        var submissions: [AlertSubmission] = []
         for i in 0..<20 {
             let a = Alert(spec: try AlertSpec.Builder().title("a\(i)").confirm("Go", handler: "https://x.example/go").build().get())
             ids.append(a.id)
-            _ = try await store.submit([AlertSubmission(alert: a, presenters: ["one", "two"])])
+            submissions.append(AlertSubmission(alert: a, presenters: ["one", "two"]))
+            _ = try await store.submit([submissions[i]])
         }
         let claimed = try await store.claimDueDeliveries(now: Date(), capacity: [.presenter("one"): 10, .presenter("two"): 3], orphanLimit: 0)
         try await store.settle(claimed.prefix(5).map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered) })
@@ -28,10 +30,10 @@ import Testing
         // The moves the statements count themselves (claimed, delivered from
         // in flight), next to ones the trigger counts: a retry, a delivered
         // outcome for a delivery no longer in flight, a recovery.
-        let twos = ids.dropFirst(10).prefix(6).map { DeliveryID.routed($0, 1) }
+        let twos = submissions.dropFirst(10).prefix(6).map { $0.deliveries[1] }
         let accepted = try await store.claimAccepted(Array(twos.prefix(3)), now: Date())
         #expect(accepted.count == 3)
-        let (_, handedOver) = try await store.settle([DeliverySettlement(deliveryID: accepted[0].id, result: .delivered),
+        let (_, handedOver) = try await store.settle([DeliverySettlement(accepted[0], result: .delivered),
                                                       DeliverySettlement(deliveryID: accepted[1].id, result: .retry(at: Date(), error: "x"))],
                                                      thenClaim: Array(twos.dropFirst(3)), now: Date())
         #expect(handedOver.count == 3)
