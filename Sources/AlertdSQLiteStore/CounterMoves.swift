@@ -1,23 +1,50 @@
+import AlertModel
 import AlertdSQLite
 
-/// The delivery moves the counter trigger leaves to the statements that
-/// make them (schema migration 12): claimed, pending → in_flight, and
-/// delivered, in_flight → delivered. Counted as the statements run and
-/// written once, inside the same transaction, so a rollback takes them too.
+/// What a transaction changed of the live totals in `counters`: alerts
+/// opened, deliveries added and moved between states. Since schema
+/// migration 13 no trigger counts inserts or delivery moves; the statements
+/// that make them count here as they run, and the sum is written once,
+/// inside the same transaction, so a rollback takes it too. A row trigger
+/// cost SQLite a frame per row; this is two or three updates per batch.
+///
+/// Closing or deleting an alert, deleting a delivery and a silence's first
+/// hold are rare and still counted by triggers.
 struct CounterMoves {
-    private var claims: Int64 = 0
-    private var deliveries: Int64 = 0
+    private var opened: Int64 = 0
+    private var deliveries: [DeliveryState: Int64] = [:]
 
-    mutating func claimed(_ count: Int = 1) { claims += Int64(count) }
-    mutating func delivered(_ count: Int = 1) { deliveries += Int64(count) }
+    /// `count` alerts stored open.
+    mutating func openedAlerts(_ count: Int = 1) { opened += Int64(count) }
 
-    /// Writes the counts; call it once the batch's statements have run.
-    func write(in conn: SQLiteConnection) throws(SQLiteError) {
-        guard claims != 0 || deliveries != 0 else { return }
+    /// `count` deliveries stored in `state`.
+    mutating func added(_ count: Int = 1, to state: DeliveryState) {
+        guard count != 0 else { return }
+        deliveries[state, default: 0] += Int64(count)
+    }
+
+    /// `count` deliveries moved from `old` to `new`.
+    mutating func moved(_ count: Int = 1, from old: DeliveryState, to new: DeliveryState) {
+        guard count != 0, old != new else { return }
+        deliveries[old, default: 0] -= Int64(count)
+        deliveries[new, default: 0] += Int64(count)
+    }
+
+    /// `count` deliveries claimed: pending → in flight.
+    mutating func claimed(_ count: Int = 1) { moved(count, from: .pending, to: .inFlight) }
+
+    /// One delivery delivered from in flight.
+    mutating func delivered() { moved(from: .inFlight, to: .delivered) }
+
+    /// Writes the sums and starts again from zero; call it once the
+    /// transaction's statements have run.
+    mutating func write(in conn: SQLiteConnection) throws(SQLiteError) {
+        guard opened != 0 || !deliveries.isEmpty else { return }
         let add = try conn.statement("UPDATE counters SET value = value + ?1 WHERE name = ?2")
-        for (name, change) in [("deliveries.pending", -claims), ("deliveries.in_flight", claims - deliveries),
-                               ("deliveries.delivered", deliveries)] where change != 0 {
-            try add.run([.integer(change), .text(name)])
+        if opened != 0 { try add.run([.integer(opened), .text("alerts.open")]) }
+        for state in DeliveryState.allCases {
+            if let change = deliveries[state], change != 0 { try add.run([.integer(change), .text("deliveries.\(state.rawValue)")]) }
         }
+        self = CounterMoves()
     }
 }

@@ -6,14 +6,13 @@ import AlertdStore
 extension SQLiteAlertStore {
     public func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) async throws(StoreError) -> SilenceSaveOutcome {
         try await writer.write { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try StoreRules.saveSilence(silence, replacing: id, now: now, in: &tx)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.saveSilence(silence, replacing: id, now: now, in: &tx) }
         }
     }
 
     public func silence(id: SilenceID) async throws(StoreError) -> Silence? {
         try await read("Reading silence \(id)") { conn throws(SQLiteError) in
-            try SQLiteStoreTransaction(conn: conn).silence(id)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try tx.silence(id) }
         }
     }
 
@@ -26,14 +25,13 @@ extension SQLiteAlertStore {
 
     public func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? {
         try await writer.write { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try StoreRules.expireSilence(id, now: now, in: &tx)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.expireSilence(id, now: now, in: &tx) }
         }
     }
 
     public func releaseInhibited(now: Date) async throws(StoreError) {
         try await writer.write { conn throws(SQLiteError) in
-            try SQLiteStoreTransaction(conn: conn).releaseInhibited(at: now)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try tx.releaseInhibited(at: now) }
         }
     }
 }

@@ -141,30 +141,26 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
         try await writer.write { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try StoreRules.submit(submissions, in: &tx)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.submit(submissions, in: &tx) }
         }
     }
 
     public func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? {
         try await read("Looking up a dedup key") { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try tx.openAlert(dedupKey: dedupKey)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try tx.openAlert(dedupKey: dedupKey) }
         }
     }
 
     public func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome {
         try await writer.write { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try StoreRules.decide(id, decision, in: &tx)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.decide(id, decision, in: &tx) }
         }
     }
 
     public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now)
         // Expiry and escalation are recomputed from the alerts after a power cut.
-        return try await writer.write(durable: false) { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
             var report = MaintenanceReport()
             let expiring = try conn.statement("""
                 SELECT id FROM alerts INDEXED BY alerts_expiry
@@ -188,7 +184,7 @@ public final class SQLiteAlertStore: AlertStore {
                 report.escalated.append(id)
             }
             return report
-        }
+        } }
     }
 
     public func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int {
@@ -246,7 +242,7 @@ public final class SQLiteAlertStore: AlertStore {
                     ($0.text(0), $0.optionalText(1))
                 }
             }
-            var tx = SQLiteStoreTransaction(conn: conn)
+            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
             let active = try tx.activeSilences(at: now)
             // Reading the open alerts costs; only rules in force and something to screen need it.
             let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
@@ -254,7 +250,6 @@ public final class SQLiteAlertStore: AlertStore {
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
-            var moves = CounterMoves()
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
                 if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
@@ -269,12 +264,12 @@ public final class SQLiteAlertStore: AlertStore {
                     }
                 }
                 guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
-                moves.claimed()
+                tx.moves.claimed()
                 guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
                 out.append((delivery, a, try tx.snapshot(delivery.id)))
             }
-            try moves.write(in: conn)
             return out
+            }
         }
         var claimed: [ClaimedDelivery] = []
         for (delivery, row, group) in rows {
@@ -302,7 +297,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// `RETURNING` clause cost SQLite a third of the claim. Any other is
     /// left to the poll's claim.
     private static func claimAccepted(_ accepted: [AcceptedDelivery], now: Date, in conn: SQLiteConnection) throws(SQLiteError) -> [DeliveryRecord] {
-        let tx = SQLiteStoreTransaction(conn: conn)
+        try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
         guard try tx.activeSilences(at: now).isEmpty else { return [] }
         let claim = try conn.statement("""
             UPDATE deliveries SET state = 'in_flight', attempts = 1, updated_at = ?1
@@ -317,10 +312,9 @@ public final class SQLiteAlertStore: AlertStore {
                            .integer(a.takesFollowUp ? 1 : 0)])
             if conn.changes == 1 { out.append(a.record.claimed(at: now)) }
         }
-        var moves = CounterMoves()
-        moves.claimed(out.count)
-        try moves.write(in: conn)
+        tx.moves.claimed(out.count)
         return out
+        }
     }
 
     /// Marks one pending delivery in flight and counts the attempt; nil when
@@ -349,11 +343,11 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     private static func settle(_ settlements: [DeliverySettlement], in conn: SQLiteConnection) throws(SQLiteError) -> Int {
-        var tx = SQLiteStoreTransaction(conn: conn)
+        try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
         var queued = 0
-        // Delivered from in flight, as nearly always, is counted here
-        // (``CounterMoves``); from any other state, the trigger counts it.
-        // With the delivery known and no follow-up due (its presenter takes
+        // Delivered from in flight, as nearly always, is known to move from
+        // in flight; any other outcome reads where its delivery stands
+        // first, to count the move (``CounterMoves``). With the delivery known and no follow-up due (its presenter takes
         // none, or the alert is still open), nothing need be read back: a
         // `RETURNING` clause cost SQLite a third of the settle.
         let deliveredKnown = try conn.statement("""
@@ -381,7 +375,7 @@ public final class SQLiteAlertStore: AlertStore {
             WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up,
             (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
             """)
-        var moves = CounterMoves()
+        let stateOf = try conn.statement("SELECT state FROM deliveries WHERE id = ?")
         for s in settlements {
             let at = StoreCoding.millis(s.at)
             let id = SQLiteValue.text(s.deliveryID.rawValue)
@@ -391,26 +385,24 @@ public final class SQLiteAlertStore: AlertStore {
                 (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)), row.int(3) != 0,
                  row.optionalText(4).flatMap(AlertState.init(rawValue:))?.isFinal ?? true)
             }
-            var rows: [(AlertID, DeliveryKind, Bool, Bool)]
-            switch s.result {
-            case .delivered:
+            var rows: [(AlertID, DeliveryKind, Bool, Bool)] = []
+            if s.result == .delivered {
                 if let d = s.delivery {
                     try deliveredKnown.run([.integer(at), id, .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
                                             .integer(d.takesFollowUp ? 1 : 0)])
-                    rows = conn.changes == 1 ? [(d.alertID, d.kind, d.takesFollowUp, false)] : []
-                } else {
-                    rows = []
+                    if conn.changes == 1 { rows = [(d.alertID, d.kind, d.takesFollowUp, false)] }
                 }
                 if rows.isEmpty { rows = try deliveredInFlight.query([.integer(at), id], read) }
-                if rows.isEmpty {
-                    rows = try delivered.query([.integer(at), id], read)
-                } else {
-                    moves.delivered()
+                if !rows.isEmpty { tx.moves.delivered() }
+            }
+            if rows.isEmpty {
+                let old = try stateOf.query([id]) { DeliveryState(rawValue: $0.text(0)) }.first ?? nil
+                switch s.result {
+                case .delivered: rows = try delivered.query([.integer(at), id], read)
+                case .retry(let next, let e): rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
+                case .dead(let e): rows = try dead.query([.text(e), .integer(at), id], read)
                 }
-            case .retry(let next, let e):
-                rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
-            case .dead(let e):
-                rows = try dead.query([.text(e), .integer(at), id], read)
+                if !rows.isEmpty, let old { tx.moves.moved(from: old, to: s.result.state) }
             }
             if let (alertID, kind, takesFollowUp, alertClosed) = rows.first {
                 try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
@@ -419,22 +411,25 @@ public final class SQLiteAlertStore: AlertStore {
                                             in: &tx) { queued += 1 }
             }
         }
-        try moves.write(in: conn)
         return queued
+        }
     }
 
     public func recoverInFlight(now: Date) async throws(StoreError) -> Int {
         try await writer.write(durable: false) { conn throws(SQLiteError) in
-            try conn.statement("UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1 WHERE state = 'in_flight'")
-                .run([.integer(StoreCoding.millis(now))])
-            return conn.changes
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                try conn.statement("UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1 WHERE state = 'in_flight'")
+                    .run([.integer(StoreCoding.millis(now))])
+                tx.moves.moved(conn.changes, from: .inFlight, to: .pending)
+                return conn.changes
+            }
         }
     }
 
     public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
         let (cutoff, nowMs) = (StoreCoding.millis(claimedBefore), StoreCoding.millis(now))
         // Losing a release to a power cut only means doing it again.
-        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
             // The IN term repeats the partial index's own condition, which is
             // how SQLite knows it may use it rather than scan every delivery.
             let stale = try conn.statement("""
@@ -448,12 +443,13 @@ public final class SQLiteAlertStore: AlertStore {
                 try release.run([.integer(nowMs), .text(id.rawValue)])
                 released += conn.changes
             }
+            tx.moves.moved(released, from: .inFlight, to: .pending)
             return released
-        }
+        } }
     }
 
     public func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int {
-        try await writer.write { conn throws(SQLiteError) in
+        try await writer.write { conn throws(SQLiteError) in try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
             let nowMs = StoreCoding.millis(now)
             if let alert {
                 try conn.statement("""
@@ -466,8 +462,9 @@ public final class SQLiteAlertStore: AlertStore {
                     WHERE state = 'dead'
                     """).run([.integer(nowMs)])
             }
+            tx.moves.moved(conn.changes, from: .dead, to: .pending)
             return conn.changes
-        }
+        } }
     }
 
     // MARK: Groups
@@ -478,8 +475,9 @@ public final class SQLiteAlertStore: AlertStore {
         try await writer.write(durable: false) { conn throws(SQLiteError) in
             let due = try conn.statement("SELECT id FROM alert_groups WHERE next_due_at <= ? ORDER BY next_due_at LIMIT ?")
                 .query([.integer(StoreCoding.millis(now)), .integer(Int64(limit))]) { AlertGroupID(trusted: $0.text(0)) }
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
+            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
+            }
         }
     }
 
@@ -501,8 +499,7 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? {
         try await read("Reading group \(id)") { conn throws(SQLiteError) in
-            var tx = SQLiteStoreTransaction(conn: conn)
-            return try StoreRules.groupRecord(id, in: &tx)
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.groupRecord(id, in: &tx) }
         }
     }
 
@@ -515,8 +512,8 @@ public final class SQLiteAlertStore: AlertStore {
             let deliveries = try conn.statement("""
                 SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = ? ORDER BY created_at, id
                 """).query([.text(id.rawValue)], StoreCoding.delivery)
-            let tx = SQLiteStoreTransaction(conn: conn)
-            return (alert, deliveries, try tx.groups(containing: id))
+            let groups = try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try tx.groups(containing: id) }
+            return (alert, deliveries, groups)
         }
         guard let row = rows.0 else { return nil }
         return AlertRecord(alert: try StoreCoding.alert(row), deliveries: rows.1, groups: rows.2)

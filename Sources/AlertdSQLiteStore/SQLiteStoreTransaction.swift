@@ -9,6 +9,22 @@ struct SQLiteStoreTransaction: StoreTransaction {
     typealias Failure = SQLiteError
 
     let conn: SQLiteConnection
+    /// The counter changes of what this transaction wrote, written by ``run(in:_:)``.
+    var moves = CounterMoves()
+
+    private init(conn: SQLiteConnection) {
+        self.conn = conn
+    }
+
+    /// Runs `body` on a transaction over `conn`, then writes its counter
+    /// changes (``CounterMoves``): the one way to make one, so no write
+    /// leaves the counters behind.
+    static func run<T>(in conn: SQLiteConnection, _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        var tx = SQLiteStoreTransaction(conn: conn)
+        let result = try body(&tx)
+        try tx.moves.write(in: conn)
+        return result
+    }
 
     func openAlert(dedupKey: String) throws(SQLiteError) -> AlertID? {
         try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
@@ -32,7 +48,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
         return state
     }
 
-    func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
+    mutating func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
         try conn.statement("""
             INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to,
@@ -47,6 +63,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
                 .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
                 .optional(alert.resolvesAt.map(StoreCoding.millis)),
             ])
+        moves.openedAlerts()
     }
 
     func close(_ alert: Alert) throws(SQLiteError) {
@@ -73,7 +90,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
-    func insert(_ d: DeliveryRecord) throws(SQLiteError) {
+    mutating func insert(_ d: DeliveryRecord) throws(SQLiteError) {
         let at = StoreCoding.millis(d.createdAt)
         try conn.statement("""
             INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at, follow_up_of, takes_follow_up)
@@ -81,6 +98,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
             """).run([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
                       .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at),
                       .optional(d.followUpOf?.rawValue), .integer(d.takesFollowUp ? 1 : 0)])
+        moves.added(to: .pending)
     }
 
     func delivery(_ id: DeliveryID) throws(SQLiteError) -> DeliveryRecord? {
@@ -120,16 +138,18 @@ struct SQLiteStoreTransaction: StoreTransaction {
                       .integer(StoreCoding.millis(s.endsAt)), .text(s.createdBy), .text(s.comment), .integer(StoreCoding.millis(s.updatedAt))])
     }
 
+    /// Screening happens as a pending delivery is claimed: it stays pending.
     func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) throws(SQLiteError) {
         try conn.statement("""
-            UPDATE deliveries SET state = 'pending', next_attempt_at = ?, silenced_by = ?, updated_at = ? WHERE id = ?
+            UPDATE deliveries SET next_attempt_at = ?, silenced_by = ?, updated_at = ? WHERE id = ? AND state = 'pending'
             """).run([.integer(StoreCoding.millis(until)), .text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue)])
     }
 
-    func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(SQLiteError) {
+    mutating func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(SQLiteError) {
         try conn.statement("""
-            UPDATE deliveries SET state = 'silenced', next_attempt_at = NULL, silenced_by = ?, updated_at = ? WHERE id = ?
+            UPDATE deliveries SET state = 'silenced', next_attempt_at = NULL, silenced_by = ?, updated_at = ? WHERE id = ? AND state = 'pending'
             """).run([.text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue)])
+        moves.moved(conn.changes, from: .pending, to: .silenced)
     }
 
     func release(heldBy silence: SilenceID, at now: Date) throws(SQLiteError) {
@@ -213,7 +233,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
                       .text(StoreCoding.encodeAlertIDs(told.alerts)), .integer(StoreCoding.millis(told.at)), .optional(told.thread)])
     }
 
-    func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(SQLiteError) {
+    mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(SQLiteError) {
         try insert(delivery)
         try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
             .run([.text(snapshot.encoded()), .text(delivery.id.rawValue)])

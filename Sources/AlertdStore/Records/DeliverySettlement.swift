@@ -27,6 +27,15 @@ public struct DeliverySettlement: Sendable, Equatable {
             }
         }
 
+        /// The state it leaves the delivery in.
+        public var state: DeliveryState {
+            switch self {
+            case .delivered: .delivered
+            case .retry: .pending
+            case .dead: .dead
+            }
+        }
+
         /// Why the attempt failed, if it did.
         public var error: String? {
             switch self {

@@ -95,7 +95,8 @@ import Testing
         try conn.withLock { c throws(SQLiteError) in
             try c.execute("""
                 DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; ALTER TABLE deliveries DROP COLUMN group_snapshot;
-                ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9
+                ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9;
+                \(StoreSchema.countTriggersBefore13)
                 """)
         }
         let new = Alert(spec: try spec("after"))
