@@ -160,31 +160,33 @@ public final class SQLiteAlertStore: AlertStore {
     public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now)
         // Expiry and escalation are recomputed from the alerts after a power cut.
-        return try await writer.write(durable: false) { conn throws(SQLiteError) in try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-            var report = MaintenanceReport()
-            let expiring = try conn.statement("""
-                SELECT id FROM alerts INDEXED BY alerts_expiry
-                WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
-                """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
-            for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
-            let lapsed = try conn.statement("""
-                SELECT id FROM alerts INDEXED BY alerts_lapse
-                WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ? ORDER BY resolves_at LIMIT 500
-                """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
-            for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
-            let escalating = try conn.statement("""
-                SELECT id, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
-                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
-                ORDER BY escalate_at LIMIT 500
-                """).query([.integer(nowMs)]) {
-                    (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1)), Set($0.optionalText(2).map(StoreCoding.decodeList) ?? []))
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                var report = MaintenanceReport()
+                let expiring = try conn.statement("""
+                    SELECT id FROM alerts INDEXED BY alerts_expiry
+                    WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
+                    """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
+                for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
+                let lapsed = try conn.statement("""
+                    SELECT id FROM alerts INDEXED BY alerts_lapse
+                    WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ? ORDER BY resolves_at LIMIT 500
+                    """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
+                for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
+                let escalating = try conn.statement("""
+                    SELECT id, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
+                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
+                    ORDER BY escalate_at LIMIT 500
+                    """).query([.integer(nowMs)]) {
+                        (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1)), Set($0.optionalText(2).map(StoreCoding.decodeList) ?? []))
+                    }
+                for (id, presenters, followUps) in escalating
+                where try StoreRules.escalate(id, to: presenters, followingUp: followUps, at: now, in: &tx) {
+                    report.escalated.append(id)
                 }
-            for (id, presenters, followUps) in escalating
-            where try StoreRules.escalate(id, to: presenters, followingUp: followUps, at: now, in: &tx) {
-                report.escalated.append(id)
+                return report
             }
-            return report
-        } }
+        }
     }
 
     public func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int {
@@ -235,40 +237,42 @@ public final class SQLiteAlertStore: AlertStore {
                 let known = capacity.keys.map(\.name).sorted()
                 let placeholders = known.isEmpty ? "''" : known.map { _ in "?" }.joined(separator: ",")
                 let orphans = try conn.statement("""
-                    SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?
-                    AND presenter NOT IN (\(placeholders)) LIMIT ?
+                    \(Self.pendingPresenters)
+                    SELECT d.id, d.silenced_by FROM pending_presenters p
+                    JOIN deliveries d ON d.state = 'pending' AND d.presenter = p.name AND d.next_attempt_at <= ?
+                    WHERE p.name IS NOT NULL AND p.name NOT IN (\(placeholders)) LIMIT ?
                     """)
                 ids += try orphans.query([.integer(nowMs)] + known.map(SQLiteValue.text) + [.integer(Int64(orphanLimit))]) {
                     ($0.text(0), $0.optionalText(1))
                 }
             }
             return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-            let active = try tx.activeSilences(at: now)
-            // Reading the open alerts costs; only rules in force and something to screen need it.
-            let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
-                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
-            let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
-            let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
-            var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
-            for (id, heldBy) in ids {
-                // Decoding the alert costs; only a silence in play needs it.
-                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
-                    let rows = try screened.query([.text(id)]) { row in
-                        (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
+                let active = try tx.activeSilences(at: now)
+                // Reading the open alerts costs; only rules in force and something to screen need it.
+                let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
+                    : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+                let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
+                let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
+                var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
+                for (id, heldBy) in ids {
+                    // Decoding the alert costs; only a silence in play needs it.
+                    if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
+                        let rows = try screened.query([.text(id)]) { row in
+                            (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
+                        }
+                        if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
+                           try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
+                                                  silences: active,
+                                                  inhibitions: inhibitions, now: now, in: &tx) {
+                            continue
+                        }
                     }
-                    if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
-                       try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
-                                              silences: active,
-                                              inhibitions: inhibitions, now: now, in: &tx) {
-                        continue
-                    }
+                    guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
+                    tx.moves.claimed()
+                    guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
+                    out.append((delivery, a, try tx.snapshot(delivery.id)))
                 }
-                guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
-                tx.moves.claimed()
-                guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
-                out.append((delivery, a, try tx.snapshot(delivery.id)))
-            }
-            return out
+                return out
             }
         }
         var claimed: [ClaimedDelivery] = []
@@ -298,22 +302,22 @@ public final class SQLiteAlertStore: AlertStore {
     /// left to the poll's claim.
     private static func claimAccepted(_ accepted: [AcceptedDelivery], now: Date, in conn: SQLiteConnection) throws(SQLiteError) -> [DeliveryRecord] {
         try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-        guard try tx.activeSilences(at: now).isEmpty else { return [] }
-        let claim = try conn.statement("""
-            UPDATE deliveries SET state = 'in_flight', attempts = 1, updated_at = ?1
-            WHERE id = ?2 AND state = 'pending' AND next_attempt_at <= ?1 AND attempts = 0 AND last_error IS NULL
-                AND silenced_by IS NULL AND alert_id = ?3 AND presenter = ?4 AND kind = ?5 AND takes_follow_up = ?6
-            """)
-        let nowMs = StoreCoding.millis(now)
-        var out: [DeliveryRecord] = []
-        out.reserveCapacity(accepted.count)
-        for a in accepted {
-            try claim.run([.integer(nowMs), .text(a.id.rawValue), .text(a.alert.id.rawValue), .text(a.kind.name), .text(a.kind.category),
-                           .integer(a.takesFollowUp ? 1 : 0)])
-            if conn.changes == 1 { out.append(a.record.claimed(at: now)) }
-        }
-        tx.moves.claimed(out.count)
-        return out
+            guard try tx.activeSilences(at: now).isEmpty else { return [] }
+            let claim = try conn.statement("""
+                UPDATE deliveries SET state = 'in_flight', attempts = 1, updated_at = ?1
+                WHERE id = ?2 AND state = 'pending' AND next_attempt_at <= ?1 AND attempts = 0 AND last_error IS NULL
+                    AND silenced_by IS NULL AND alert_id = ?3 AND presenter = ?4 AND kind = ?5 AND takes_follow_up = ?6
+                """)
+            let nowMs = StoreCoding.millis(now)
+            var out: [DeliveryRecord] = []
+            out.reserveCapacity(accepted.count)
+            for a in accepted {
+                try claim.run([.integer(nowMs), .text(a.id.rawValue), .text(a.alert.id.rawValue), .text(a.kind.name), .text(a.kind.category),
+                               .integer(a.takesFollowUp ? 1 : 0)])
+                if conn.changes == 1 { out.append(a.record.claimed(at: now)) }
+            }
+            tx.moves.claimed(out.count)
+            return out
         }
     }
 
@@ -344,74 +348,75 @@ public final class SQLiteAlertStore: AlertStore {
 
     private static func settle(_ settlements: [DeliverySettlement], in conn: SQLiteConnection) throws(SQLiteError) -> Int {
         try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-        var queued = 0
-        // Delivered from in flight, as nearly always, is known to move from
-        // in flight; any other outcome reads where its delivery stands
-        // first, to count the move (``CounterMoves``). With the delivery known and no follow-up due (its presenter takes
-        // none, or the alert is still open), nothing need be read back: a
-        // `RETURNING` clause cost SQLite a third of the settle.
-        let deliveredKnown = try conn.statement("""
-            UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = ?1, delivered_at = ?1
-            WHERE id = ?2 AND state = 'in_flight' AND alert_id = ?3 AND presenter = ?4 AND kind = ?5 AND takes_follow_up = ?6
-                AND (takes_follow_up = 0 OR (SELECT state FROM alerts WHERE alerts.id = ?3) = 'open')
-            """)
-        let deliveredInFlight = try conn.statement("""
-            UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 AND state = 'in_flight' RETURNING alert_id, presenter, kind, takes_follow_up,
-            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
-            """)
-        let delivered = try conn.statement("""
-            UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
-            updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind, takes_follow_up,
-            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
-            """)
-        let retry = try conn.statement("""
-            UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
-            WHERE id = ?4 RETURNING alert_id, presenter, kind, takes_follow_up,
-            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
-            """)
-        let dead = try conn.statement("""
-            UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
-            WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up,
-            (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
-            """)
-        let stateOf = try conn.statement("SELECT state FROM deliveries WHERE id = ?")
-        for s in settlements {
-            let at = StoreCoding.millis(s.at)
-            let id = SQLiteValue.text(s.deliveryID.rawValue)
-            // The alert's state comes with the row: while it is open, as it
-            // mostly is, no follow-up can be due and nothing more is read.
-            let read = { (row: SQLiteRow) in
-                (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)), row.int(3) != 0,
-                 row.optionalText(4).flatMap(AlertState.init(rawValue:))?.isFinal ?? true)
-            }
-            var rows: [(AlertID, DeliveryKind, Bool, Bool)] = []
-            if s.result == .delivered {
-                if let d = s.delivery {
-                    try deliveredKnown.run([.integer(at), id, .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
-                                            .integer(d.takesFollowUp ? 1 : 0)])
-                    if conn.changes == 1 { rows = [(d.alertID, d.kind, d.takesFollowUp, false)] }
+            var queued = 0
+            // Delivered from in flight, as nearly always, is known to move from
+            // in flight; any other outcome reads where its delivery stands
+            // first, to count the move (``CounterMoves``). With the delivery
+            // known and no follow-up due (its presenter takes none, or the
+            // alert is still open), nothing need be read back: a `RETURNING`
+            // clause cost SQLite a third of the settle.
+            let deliveredKnown = try conn.statement("""
+                UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = ?1, delivered_at = ?1
+                WHERE id = ?2 AND state = 'in_flight' AND alert_id = ?3 AND presenter = ?4 AND kind = ?5 AND takes_follow_up = ?6
+                    AND (takes_follow_up = 0 OR (SELECT state FROM alerts WHERE alerts.id = ?3) = 'open')
+                """)
+            let deliveredInFlight = try conn.statement("""
+                UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
+                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 AND state = 'in_flight' RETURNING alert_id, presenter, kind, takes_follow_up,
+                (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
+                """)
+            let delivered = try conn.statement("""
+                UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
+                updated_at = ?1, delivered_at = ?1 WHERE id = ?2 RETURNING alert_id, presenter, kind, takes_follow_up,
+                (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
+                """)
+            let retry = try conn.statement("""
+                UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
+                WHERE id = ?4 RETURNING alert_id, presenter, kind, takes_follow_up,
+                (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
+                """)
+            let dead = try conn.statement("""
+                UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
+                WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up,
+                (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
+                """)
+            let stateOf = try conn.statement("SELECT state FROM deliveries WHERE id = ?")
+            for s in settlements {
+                let at = StoreCoding.millis(s.at)
+                let id = SQLiteValue.text(s.deliveryID.rawValue)
+                // The alert's state comes with the row: while it is open, as it
+                // mostly is, no follow-up can be due and nothing more is read.
+                let read = { (row: SQLiteRow) in
+                    (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)), row.int(3) != 0,
+                     row.optionalText(4).flatMap(AlertState.init(rawValue:))?.isFinal ?? true)
                 }
-                if rows.isEmpty { rows = try deliveredInFlight.query([.integer(at), id], read) }
-                if !rows.isEmpty { tx.moves.delivered() }
-            }
-            if rows.isEmpty {
-                let old = try stateOf.query([id]) { DeliveryState(rawValue: $0.text(0)) }.first ?? nil
-                switch s.result {
-                case .delivered: rows = try delivered.query([.integer(at), id], read)
-                case .retry(let next, let e): rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
-                case .dead(let e): rows = try dead.query([.text(e), .integer(at), id], read)
+                var rows: [(AlertID, DeliveryKind, Bool, Bool)] = []
+                if s.result == .delivered {
+                    if let d = s.delivery {
+                        try deliveredKnown.run([.integer(at), id, .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
+                                                .integer(d.takesFollowUp ? 1 : 0)])
+                        if conn.changes == 1 { rows = [(d.alertID, d.kind, d.takesFollowUp, false)] }
+                    }
+                    if rows.isEmpty { rows = try deliveredInFlight.query([.integer(at), id], read) }
+                    if !rows.isEmpty { tx.moves.delivered() }
                 }
-                if !rows.isEmpty, let old { tx.moves.moved(from: old, to: s.result.state) }
+                if rows.isEmpty {
+                    let old = try stateOf.query([id]) { DeliveryState(rawValue: $0.text(0)) }.first ?? nil
+                    switch s.result {
+                    case .delivered: rows = try delivered.query([.integer(at), id], read)
+                    case .retry(let next, let e): rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
+                    case .dead(let e): rows = try dead.query([.text(e), .integer(at), id], read)
+                    }
+                    if !rows.isEmpty, let old { tx.moves.moved(from: old, to: s.result.state) }
+                }
+                if let (alertID, kind, takesFollowUp, alertClosed) = rows.first {
+                    try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
+                    if s.result == .delivered,
+                       try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: takesFollowUp && alertClosed,
+                                                in: &tx) { queued += 1 }
+                }
             }
-            if let (alertID, kind, takesFollowUp, alertClosed) = rows.first {
-                try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
-                if s.result == .delivered,
-                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: takesFollowUp && alertClosed,
-                                            in: &tx) { queued += 1 }
-            }
-        }
-        return queued
+            return queued
         }
     }
 
@@ -429,42 +434,46 @@ public final class SQLiteAlertStore: AlertStore {
     public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
         let (cutoff, nowMs) = (StoreCoding.millis(claimedBefore), StoreCoding.millis(now))
         // Losing a release to a power cut only means doing it again.
-        return try await writer.write(durable: false) { conn throws(SQLiteError) in try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-            // The IN term repeats the partial index's own condition, which is
-            // how SQLite knows it may use it rather than scan every delivery.
-            let stale = try conn.statement("""
-                SELECT id FROM deliveries WHERE state IN ('in_flight', 'dead') AND state = 'in_flight' AND updated_at < ?
-                """).query([.integer(cutoff)]) { DeliveryID(rawValue: $0.text(0)) }
-            let release = try conn.statement("""
-                UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1 WHERE id = ?2 AND state = 'in_flight'
-                """)
-            var released = 0
-            for id in stale where !keeping.contains(id) {
-                try release.run([.integer(nowMs), .text(id.rawValue)])
-                released += conn.changes
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                // The IN term repeats the partial index's own condition, which is
+                // how SQLite knows it may use it rather than scan every delivery.
+                let stale = try conn.statement("""
+                    SELECT id FROM deliveries WHERE state IN ('in_flight', 'dead') AND state = 'in_flight' AND updated_at < ?
+                    """).query([.integer(cutoff)]) { DeliveryID(rawValue: $0.text(0)) }
+                let release = try conn.statement("""
+                    UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1 WHERE id = ?2 AND state = 'in_flight'
+                    """)
+                var released = 0
+                for id in stale where !keeping.contains(id) {
+                    try release.run([.integer(nowMs), .text(id.rawValue)])
+                    released += conn.changes
+                }
+                tx.moves.moved(released, from: .inFlight, to: .pending)
+                return released
             }
-            tx.moves.moved(released, from: .inFlight, to: .pending)
-            return released
-        } }
+        }
     }
 
     public func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int {
-        try await writer.write { conn throws(SQLiteError) in try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-            let nowMs = StoreCoding.millis(now)
-            if let alert {
-                try conn.statement("""
-                    UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1, attempts = 0
-                    WHERE state = 'dead' AND alert_id = ?2
-                    """).run([.integer(nowMs), .text(alert.rawValue)])
-            } else {
-                try conn.statement("""
-                    UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1, attempts = 0
-                    WHERE state = 'dead'
-                    """).run([.integer(nowMs)])
+        try await writer.write { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                let nowMs = StoreCoding.millis(now)
+                if let alert {
+                    try conn.statement("""
+                        UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1, attempts = 0
+                        WHERE state = 'dead' AND alert_id = ?2
+                        """).run([.integer(nowMs), .text(alert.rawValue)])
+                } else {
+                    try conn.statement("""
+                        UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, updated_at = ?1, attempts = 0
+                        WHERE state = 'dead'
+                        """).run([.integer(nowMs)])
+                }
+                tx.moves.moved(conn.changes, from: .dead, to: .pending)
+                return conn.changes
             }
-            tx.moves.moved(conn.changes, from: .dead, to: .pending)
-            return conn.changes
-        } }
+        }
     }
 
     // MARK: Groups
@@ -556,10 +565,29 @@ public final class SQLiteAlertStore: AlertStore {
     public func nextDueTime(after: Date?) async throws(StoreError) -> Date? {
         let after = after.map(StoreCoding.millis) ?? Int64.min
         return try await readOnWriter("Reading the delivery queue") { conn throws(SQLiteError) in
-            try conn.statement("SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND next_attempt_at > ?")
-                .query([.integer(after)]) { $0.optionalInt(0) }.first ?? nil
+            try conn.statement(Self.nextDue).query([.integer(after)]) { $0.optionalInt(0) }.first ?? nil
         }.map(StoreCoding.date)
     }
+
+    /// The presenters with a pending delivery, found by skipping along
+    /// `deliveries_due` (presenter, next_attempt_at) one presenter at a
+    /// time: a few seeks, however many deliveries wait. Since schema 14
+    /// that index also answers "when is anything due": a second index on
+    /// `next_attempt_at` alone cost every new delivery and every claim.
+    static let pendingPresenters = """
+        WITH RECURSIVE pending_presenters(name) AS (
+            SELECT (SELECT MIN(presenter) FROM deliveries WHERE state = 'pending')
+            UNION ALL
+            SELECT (SELECT MIN(presenter) FROM deliveries WHERE state = 'pending' AND presenter > name)
+            FROM pending_presenters WHERE name IS NOT NULL)
+        """
+
+    /// The soonest pending delivery due after `?`: the soonest of each presenter's.
+    static let nextDue = """
+        \(pendingPresenters)
+        SELECT MIN((SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND presenter = name AND next_attempt_at > ?1))
+        FROM pending_presenters WHERE name IS NOT NULL
+        """
 
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
         try await readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in

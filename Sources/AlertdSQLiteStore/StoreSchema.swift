@@ -215,5 +215,11 @@ package enum StoreSchema {
         DROP TRIGGER deliveries_count_insert;
         DROP TRIGGER deliveries_count_update;
         """,
+        // 14: "when is anything due" walks `deliveries_due` a presenter at a
+        // time (`SQLiteAlertStore.nextDue`); this index cost every new
+        // delivery and every claim a write.
+        """
+        DROP INDEX deliveries_next;
+        """,
     ]
 }

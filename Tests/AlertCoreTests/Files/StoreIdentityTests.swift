@@ -82,7 +82,7 @@ import Glibc
             DROP TRIGGER deliveries_count_silenced; DROP INDEX deliveries_silenced; DROP INDEX silences_end; DROP TABLE silences;
             ALTER TABLE deliveries DROP COLUMN silenced_by; DELETE FROM counters WHERE name LIKE 'deliveries.silenced%';
             PRAGMA application_id = 0; PRAGMA user_version = 5;
-            \(StoreSchema.countTriggersBefore13)
+            \(StoreSchema.droppedByLaterMigrations)
             """)
         #expect(try header(path) == (0, 5))
 

@@ -96,7 +96,7 @@ import Testing
             try c.execute("""
                 DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; ALTER TABLE deliveries DROP COLUMN group_snapshot;
                 ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9;
-                \(StoreSchema.countTriggersBefore13)
+                \(StoreSchema.droppedByLaterMigrations)
                 """)
         }
         let new = Alert(spec: try spec("after"))
@@ -111,6 +111,38 @@ import Testing
         let reopened = try SQLiteAlertStore(path: path)
         #expect(try await reopened.record(id: new.id)?.alert.decision?.recipient == "alice@example.com")
         #expect(try await reopened.record(id: old.id)?.alert.decision?.recipient == nil)
+    }
+
+    @Test func whenSomethingIsDueIsFoundBySeeksAlongTheDueIndex() async throws {
+        let path = dir.path + "/due.db"
+        let store = try SQLiteAlertStore(path: path)
+        let now = Date()
+        // Three presenters; the soonest due after `now` is b's second.
+        let due: [(String, TimeInterval)] = [("a", -5), ("a", 30), ("b", -1), ("b", 10), ("c", 60)]
+        for (i, (presenter, offset)) in due.enumerated() {
+            let alert = Alert(spec: try AlertSpec.Builder().title("t\(i)").build().get())
+            _ = try await store.submit([AlertSubmission(alert: alert, presenters: [presenter])])
+            let conn = try SQLiteConnection(path: path)
+            try conn.withLock { c throws(SQLiteError) in
+                try c.statement("UPDATE deliveries SET next_attempt_at = ? WHERE alert_id = ?")
+                    .run([.integer(StoreCoding.millis(now.addingTimeInterval(offset))), .text(alert.id.rawValue)])
+            }
+        }
+        let next = try #require(try await store.nextDueTime(after: now))
+        #expect(abs(next.timeIntervalSince(now) - 10) < 0.01)
+        #expect(try await store.nextDueTime(after: now.addingTimeInterval(60)) == nil)
+        let soonest = try #require(try await store.nextDueTime(after: nil))
+        #expect(abs(soonest.timeIntervalSince(now) + 5) < 0.01)
+        // An orphan (a presenter no longer configured) is found among the known ones.
+        let orphans = try await store.claimDueDeliveries(now: now, capacity: [.presenter("a"): 0, .presenter("c"): 0], orphanLimit: 5)
+        #expect(orphans.map(\.delivery.presenter) == ["b"])
+        let conn = try SQLiteConnection(path: path)
+        let plan = try conn.withLock { c throws(SQLiteError) in
+            try c.statement("EXPLAIN QUERY PLAN " + SQLiteAlertStore.nextDue).query([.integer(0)]) { $0.text(3) }
+        }
+        // Seeks along deliveries_due, never a walk of every pending delivery.
+        #expect(plan.contains { $0.contains("deliveries_due (presenter>?)") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN deliveries") || $0.hasPrefix("SCAN d ") }, "plan: \(plan)")
     }
 
     @Test func pruningEventsWalksTheTimeIndexNotTheWholeLog() async throws {
