@@ -168,11 +168,13 @@ public final class SQLiteAlertStore: AlertStore {
                     WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
                     """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
                 for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
+                try tx.flush()
                 let lapsed = try conn.statement("""
                     SELECT id FROM alerts INDEXED BY alerts_lapse
                     WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ? ORDER BY resolves_at LIMIT 500
                     """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
                 for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
+                try tx.flush()
                 let escalating = try conn.statement("""
                     SELECT id, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
                     WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?

@@ -11,6 +11,23 @@ struct SQLiteStoreTransaction: StoreTransaction {
     let conn: SQLiteConnection
     /// The counter changes of what this transaction wrote, written by ``run(in:_:)``.
     var moves = CounterMoves()
+    /// New alerts, deliveries and events, written together by ``flush()``
+    /// (``RowBatch``): before any other statement of this transaction, so
+    /// everything it does reads and updates them as stored, and at its end.
+    private var alerts = RowBatch(Self.alertRows)
+    private var deliveries = RowBatch(Self.deliveryRows)
+    private var events = RowBatch(Self.eventRows)
+    /// The dedup keys of the alerts in `alerts`, which the table cannot yet answer for.
+    private var heldDedupKeys: [String: AlertID] = [:]
+
+    private static let alertRows = RowBatch.Shape(
+        "INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to, "
+            + "escalate_follow_ups, resolves_at)",
+        row: "(?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 11)
+    private static let deliveryRows = RowBatch.Shape(
+        "INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at, follow_up_of, takes_follow_up)",
+        row: "(?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)", width: 9)
+    private static let eventRows = RowBatch.Shape("INSERT INTO events (type, alert_id, at, data)", row: "(?, ?, ?, ?)", width: 4)
 
     private init(conn: SQLiteConnection) {
         self.conn = conn
@@ -22,16 +39,30 @@ struct SQLiteStoreTransaction: StoreTransaction {
     static func run<T>(in conn: SQLiteConnection, _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         var tx = SQLiteStoreTransaction(conn: conn)
         let result = try body(&tx)
+        try tx.flush()
         try tx.moves.write(in: conn)
         return result
     }
 
+    /// Writes the alerts, deliveries and events held so far, in that order
+    /// (a delivery names its alert). A direct statement on `conn` inside
+    /// ``run(in:_:)`` that reads or changes them calls it first.
+    mutating func flush() throws(SQLiteError) {
+        guard !alerts.isEmpty || !deliveries.isEmpty || !events.isEmpty else { return }
+        try alerts.write(in: conn)
+        try deliveries.write(in: conn)
+        try events.write(in: conn)
+        heldDedupKeys.removeAll()
+    }
+
     func openAlert(dedupKey: String) throws(SQLiteError) -> AlertID? {
-        try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
+        if let held = heldDedupKeys[dedupKey] { return held }
+        return try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
             .query([.text(dedupKey)]) { AlertID(trusted: $0.text(0)) }.first
     }
 
-    func alert(_ id: AlertID) throws(SQLiteError) -> Alert? {
+    mutating func alert(_ id: AlertID) throws(SQLiteError) -> Alert? {
+        try flush()
         guard let row = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             .query([.text(id.rawValue)], { StoreCoding.AlertRow($0) }).first else { return nil }
         do {
@@ -41,7 +72,8 @@ struct SQLiteStoreTransaction: StoreTransaction {
         }
     }
 
-    func alertState(_ id: AlertID) throws(SQLiteError) -> AlertState? {
+    mutating func alertState(_ id: AlertID) throws(SQLiteError) -> AlertState? {
+        try flush()
         guard let text = try conn.statement("SELECT state FROM alerts WHERE id = ?")
             .query([.text(id.rawValue)], { $0.text(0) }).first else { return nil }
         guard let state = AlertState(rawValue: text) else { throw .corrupt("unknown alert state \"\(text)\"", context: "read alert \(id)") }
@@ -50,11 +82,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
-        try conn.statement("""
-            INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to,
-                                escalate_follow_ups, resolves_at)
-            VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).run([
+        alerts.append([
                 .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
                 .optional(alert.spec.dedupKey), .integer(created), .integer(created),
                 .optional(alert.expiresAt.map(StoreCoding.millis)),
@@ -63,10 +91,12 @@ struct SQLiteStoreTransaction: StoreTransaction {
                 .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
                 .optional(alert.resolvesAt.map(StoreCoding.millis)),
             ])
+        if let key = alert.spec.dedupKey { heldDedupKeys[key] = alert.id }
         moves.openedAlerts()
     }
 
-    func close(_ alert: Alert) throws(SQLiteError) {
+    mutating func close(_ alert: Alert) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             UPDATE alerts SET state = ?, decided_by = ?, decided_at = ?, comment = ?, decided_recipient = ?, updated_at = ? WHERE id = ?
             """).run([
@@ -76,61 +106,67 @@ struct SQLiteStoreTransaction: StoreTransaction {
             ])
     }
 
-    func markEscalated(_ alert: AlertID, at: Date) throws(SQLiteError) {
+    mutating func markEscalated(_ alert: AlertID, at: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?").run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
-    func setResolvesAt(_ alert: AlertID, _ at: Date) throws(SQLiteError) {
+    mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("UPDATE alerts SET resolves_at = ? WHERE id = ? AND state = 'open'")
             .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
-    func recordRepeat(_ alert: AlertID, at: Date) throws(SQLiteError) {
+    mutating func recordRepeat(_ alert: AlertID, at: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ? WHERE id = ? AND state = 'open'")
             .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
     mutating func insert(_ d: DeliveryRecord) throws(SQLiteError) {
         let at = StoreCoding.millis(d.createdAt)
-        try conn.statement("""
-            INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at, follow_up_of, takes_follow_up)
-            VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
-            """).run([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
-                      .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at),
-                      .optional(d.followUpOf?.rawValue), .integer(d.takesFollowUp ? 1 : 0)])
+        deliveries.append([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
+                           .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at),
+                           .optional(d.followUpOf?.rawValue), .integer(d.takesFollowUp ? 1 : 0)])
         moves.added(to: .pending)
     }
 
-    func delivery(_ id: DeliveryID) throws(SQLiteError) -> DeliveryRecord? {
-        try conn.statement("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE id = ?")
+    mutating func delivery(_ id: DeliveryID) throws(SQLiteError) -> DeliveryRecord? {
+        try flush()
+        return try conn.statement("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE id = ?")
             .query([.text(id.rawValue)], StoreCoding.delivery).first
     }
 
-    func deliveries(of alert: AlertID) throws(SQLiteError) -> [DeliveryRecord] {
-        try conn.statement("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = ? ORDER BY id")
+    mutating func deliveries(of alert: AlertID) throws(SQLiteError) -> [DeliveryRecord] {
+        try flush()
+        return try conn.statement("SELECT \(StoreCoding.deliveryColumns) FROM deliveries WHERE alert_id = ? ORDER BY id")
             .query([.text(alert.rawValue)], StoreCoding.delivery)
     }
 
-    func silence(_ id: SilenceID) throws(SQLiteError) -> Silence? {
-        try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE id = ?")
+    mutating func silence(_ id: SilenceID) throws(SQLiteError) -> Silence? {
+        try flush()
+        return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE id = ?")
             .query([.text(id.rawValue)]) { StoreCoding.SilenceRow($0) }.first.map(StoreCoding.silence) ?? nil
     }
 
     /// Every open alert, for inhibition: few while nothing is on fire.
-    func openAlerts() throws(SQLiteError) -> [Alert] {
+    mutating func openAlerts() throws(SQLiteError) -> [Alert] {
+        try flush()
         let rows = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
             .query([]) { StoreCoding.AlertRow($0) }
         return rows.compactMap { try? StoreCoding.alert($0) }
     }
 
     /// The silences active at `now`, which screen every claim.
-    func activeSilences(at now: Date) throws(SQLiteError) -> [Silence] {
+    mutating func activeSilences(at now: Date) throws(SQLiteError) -> [Silence] {
+        try flush()
         let ms = StoreCoding.millis(now)
         return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ? AND starts_at <= ?")
             .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
     }
 
-    func save(_ s: Silence) throws(SQLiteError) {
+    mutating func save(_ s: Silence) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             INSERT OR REPLACE INTO silences (id, matchers, starts_at, ends_at, created_by, comment, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -139,27 +175,31 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     /// Screening happens as a pending delivery is claimed: it stays pending.
-    func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) throws(SQLiteError) {
+    mutating func hold(_ delivery: DeliveryID, until: Date, by silence: SilenceID, at now: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             UPDATE deliveries SET next_attempt_at = ?, silenced_by = ?, updated_at = ? WHERE id = ? AND state = 'pending'
             """).run([.integer(StoreCoding.millis(until)), .text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue)])
     }
 
     mutating func withhold(_ delivery: DeliveryID, by silence: SilenceID, at now: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             UPDATE deliveries SET state = 'silenced', next_attempt_at = NULL, silenced_by = ?, updated_at = ? WHERE id = ? AND state = 'pending'
             """).run([.text(silence.rawValue), .integer(StoreCoding.millis(now)), .text(delivery.rawValue)])
         moves.moved(conn.changes, from: .pending, to: .silenced)
     }
 
-    func release(heldBy silence: SilenceID, at now: Date) throws(SQLiteError) {
+    mutating func release(heldBy silence: SilenceID, at now: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             UPDATE deliveries SET next_attempt_at = ?1, updated_at = ?1
             WHERE silenced_by = ?2 AND state = 'pending' AND next_attempt_at > ?1
             """).run([.integer(StoreCoding.millis(now)), .text(silence.rawValue)])
     }
 
-    func releaseInhibited(at now: Date) throws(SQLiteError) {
+    mutating func releaseInhibited(at now: Date) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             UPDATE deliveries SET next_attempt_at = ?1, updated_at = ?1
             WHERE substr(silenced_by, 1, ?2) = ?3 AND state = 'pending' AND next_attempt_at > ?1
@@ -167,12 +207,12 @@ struct SQLiteStoreTransaction: StoreTransaction {
                       .text(SilenceID.inhibitionPrefix)])
     }
 
-    func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
-        try conn.statement("INSERT INTO events (type, alert_id, at, data) VALUES (?, ?, ?, ?)")
-            .run([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])
+    mutating func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
+        events.append([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])
     }
 
-    func group(_ id: AlertGroupID) throws(SQLiteError) -> AlertGroup? {
+    mutating func group(_ id: AlertGroupID) throws(SQLiteError) -> AlertGroup? {
+        try flush()
         guard let row = try conn.statement("SELECT \(StoreCoding.groupColumns) FROM alert_groups WHERE id = ?")
             .query([.text(id.rawValue)], { Self.groupRow($0) }).first else { return nil }
         do {
@@ -187,7 +227,8 @@ struct SQLiteStoreTransaction: StoreTransaction {
                              nextDue: r.int(5), notified: r.optionalInt(6))
     }
 
-    func save(_ g: AlertGroup) throws(SQLiteError) {
+    mutating func save(_ g: AlertGroup) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             INSERT OR REPLACE INTO alert_groups (id, route, labels, settings, created_at, next_due_at, notified_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -196,37 +237,43 @@ struct SQLiteStoreTransaction: StoreTransaction {
                       .integer(StoreCoding.millis(g.nextDueAt)), .optional(g.notifiedAt.map(StoreCoding.millis))])
     }
 
-    func deleteGroup(_ id: AlertGroupID) throws(SQLiteError) {
+    mutating func deleteGroup(_ id: AlertGroupID) throws(SQLiteError) {
+        try flush()
         for table in ["group_members", "group_told"] {
             try conn.statement("DELETE FROM \(table) WHERE group_id = ?").run([.text(id.rawValue)])
         }
         try conn.statement("DELETE FROM alert_groups WHERE id = ?").run([.text(id.rawValue)])
     }
 
-    func addMember(_ alert: AlertID, to group: AlertGroupID) throws(SQLiteError) {
+    mutating func addMember(_ alert: AlertID, to group: AlertGroupID) throws(SQLiteError) {
+        try flush()
         try conn.statement("INSERT OR IGNORE INTO group_members (group_id, alert_id) VALUES (?, ?)")
             .run([.text(group.rawValue), .text(alert.rawValue)])
     }
 
-    func members(of group: AlertGroupID) throws(SQLiteError) -> [AlertID] {
-        try conn.statement("SELECT alert_id FROM group_members WHERE group_id = ?")
+    mutating func members(of group: AlertGroupID) throws(SQLiteError) -> [AlertID] {
+        try flush()
+        return try conn.statement("SELECT alert_id FROM group_members WHERE group_id = ?")
             .query([.text(group.rawValue)]) { AlertID(trusted: $0.text(0)) }
     }
 
-    func groups(containing alert: AlertID) throws(SQLiteError) -> [AlertGroupID] {
-        try conn.statement("SELECT group_id FROM group_members WHERE alert_id = ? ORDER BY group_id")
+    mutating func groups(containing alert: AlertID) throws(SQLiteError) -> [AlertGroupID] {
+        try flush()
+        return try conn.statement("SELECT group_id FROM group_members WHERE alert_id = ? ORDER BY group_id")
             .query([.text(alert.rawValue)]) { AlertGroupID(trusted: $0.text(0)) }
     }
 
-    func told(about group: AlertGroupID) throws(SQLiteError) -> [AlertGroupTold] {
-        try conn.statement("SELECT presenter, sequence, alerts, at, thread FROM group_told WHERE group_id = ?")
+    mutating func told(about group: AlertGroupID) throws(SQLiteError) -> [AlertGroupTold] {
+        try flush()
+        return try conn.statement("SELECT presenter, sequence, alerts, at, thread FROM group_told WHERE group_id = ?")
             .query([.text(group.rawValue)]) {
                 AlertGroupTold(presenter: $0.text(0), sequence: Int($0.int(1)), alerts: StoreCoding.decodeAlertIDs($0.text(2)),
                                at: StoreCoding.date($0.int(3)), thread: $0.optionalText(4))
             }
     }
 
-    func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(SQLiteError) {
+    mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(SQLiteError) {
+        try flush()
         try conn.statement("""
             INSERT OR REPLACE INTO group_told (group_id, presenter, sequence, alerts, at, thread) VALUES (?, ?, ?, ?, ?, ?)
             """).run([.text(group.rawValue), .text(told.presenter), .integer(Int64(told.sequence)),
@@ -235,12 +282,14 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(SQLiteError) {
         try insert(delivery)
+        try flush()
         try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
             .run([.text(snapshot.encoded()), .text(delivery.id.rawValue)])
     }
 
     /// What a claimed group notification says; nil for any other delivery.
-    func snapshot(_ delivery: DeliveryID) throws(SQLiteError) -> GroupSnapshot? {
+    mutating func snapshot(_ delivery: DeliveryID) throws(SQLiteError) -> GroupSnapshot? {
+        try flush()
         guard delivery.groupNotification != nil else { return nil }
         return try conn.statement("SELECT group_snapshot FROM deliveries WHERE id = ?")
             .query([.text(delivery.rawValue)]) { $0.optionalText(0) }.first?.flatMap(GroupSnapshot.decode)
