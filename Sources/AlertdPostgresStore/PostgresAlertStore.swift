@@ -161,13 +161,8 @@ public final class PostgresAlertStore: AlertStore {
                 SELECT id, escalate_to, escalate_follow_ups FROM alerts
                 WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= $1
                 ORDER BY escalate_at LIMIT 500
-                """, [.integer(nowMs)]).rows.map {
-                    (AlertID(trusted: $0.text(0)), StoreCoding.decodeList($0.text(1)), Set($0.optionalText(2).map(StoreCoding.decodeList) ?? []))
-                }
-            for (id, presenters, followUps) in escalating
-            where try StoreRules.escalate(id, to: presenters, followingUp: followUps, at: now, in: &tx) {
-                report.escalated.append(id)
-            }
+                """, [.integer(nowMs)]).rows.map { (id: $0.text(0), presenters: $0.text(1), followUps: $0.optionalText(2)) }
+            report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
             return report
         }
     }

@@ -65,6 +65,21 @@ package enum StoreRules {
         return false
     }
 
+    /// ``escalate(_:to:followingUp:at:in:)`` for each escalation due, as a
+    /// backend reads them: the alert, its `escalate_to` and its
+    /// `escalate_follow_ups` columns. Returns the alerts escalated.
+    package static func escalateDue<T: StoreTransaction>(
+        _ due: [(id: String, presenters: String, followUps: String?)], at now: Date, in tx: inout T
+    ) throws(T.Failure) -> [AlertID] {
+        var escalated: [AlertID] = []
+        for row in due {
+            let id = AlertID(trusted: row.id)
+            let followUps = Set(row.followUps.map(StoreCoding.decodeList) ?? [])
+            if try escalate(id, to: StoreCoding.decodeList(row.presenters), followingUp: followUps, at: now, in: &tx) { escalated.append(id) }
+        }
+        return escalated
+    }
+
     /// Adds the escalation's presenters to a still-open alert, once.
     package static func escalate<T: StoreTransaction>(
         _ id: AlertID, to presenters: [String], followingUp followUps: Set<String> = [], at now: Date, in tx: inout T
