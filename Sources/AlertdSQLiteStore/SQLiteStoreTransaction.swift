@@ -17,8 +17,10 @@ struct SQLiteStoreTransaction: StoreTransaction {
     private var alerts = RowBatch(Self.alertRows)
     private var deliveries = RowBatch(Self.deliveryRows)
     private var events = RowBatch(Self.eventRows)
-    /// The dedup keys of the alerts in `alerts`, which the table cannot yet answer for.
-    private var heldDedupKeys: [String: AlertID] = [:]
+    /// The dedup keys of the alerts in `alerts`, which the table cannot yet
+    /// answer for. Keyed by their bytes, as SQLite compares them: Swift's
+    /// == takes the same text in two Unicode forms as one key.
+    private var heldDedupKeys: [[UInt8]: AlertID] = [:]
 
     private static let alertRows = RowBatch.Shape(
         "INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to, "
@@ -56,7 +58,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     func openAlert(dedupKey: String) throws(SQLiteError) -> AlertID? {
-        if let held = heldDedupKeys[dedupKey] { return held }
+        if let held = heldDedupKeys[Array(dedupKey.utf8)] { return held }
         return try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
             .query([.text(dedupKey)]) { AlertID(trusted: $0.text(0)) }.first
     }
@@ -91,7 +93,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
                 .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
                 .optional(alert.resolvesAt.map(StoreCoding.millis)),
             ])
-        if let key = alert.spec.dedupKey { heldDedupKeys[key] = alert.id }
+        if let key = alert.spec.dedupKey { heldDedupKeys[Array(key.utf8)] = alert.id }
         moves.openedAlerts()
     }
 

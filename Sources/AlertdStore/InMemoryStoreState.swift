@@ -27,7 +27,8 @@ package struct InMemoryStoreState: StoreTransaction {
     private var nextSequence: Int64 = 1
 
     package mutating func openAlert(dedupKey: String) -> AlertID? {
-        alerts.values.first { $0.state == .open && $0.spec.dedupKey == dedupKey }?.id
+        // Byte for byte, as SQL compares: Swift's == takes é and e + ◌́ as one.
+        alerts.values.first { $0.state == .open && $0.spec.dedupKey?.utf8.elementsEqual(dedupKey.utf8) == true }?.id
     }
 
     package mutating func alert(_ id: AlertID) -> Alert? { alerts[id] }

@@ -29,4 +29,20 @@ extension StoreConformanceTests {
         #expect(try await store.record(id: fresh.id)?.alert.repeats == nil)
         #expect(try await store.record(id: first.id)?.alert.repeats?.count == 3)
     }
+
+    /// Keys are compared exactly (docs/API.md): the same text in another
+    /// Unicode form (a Kelvin sign for K, é as e and a combining accent) is
+    /// another key, whether in the same batch as the first or later.
+    @Test(arguments: StoreBackend.allCases) func dedupKeysAreComparedByteForByte(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        for (first, other) in [("temp-K", "temp-\u{212A}"), ("caf\u{E9}", "cafe\u{301}")] {
+            #expect(first == other)  // equal as Swift strings, not as bytes
+            let together = try await store.submit([AlertSubmission(alert: Alert(spec: try spec(dedup: first)), presenters: []),
+                                                   AlertSubmission(alert: Alert(spec: try spec(dedup: other)), presenters: [])])
+            #expect(together.map(\.deduplicated) == [false, false])
+            let later = try await store.submit([AlertSubmission(alert: Alert(spec: try spec(dedup: other)), presenters: [])])
+            #expect(later.map(\.deduplicated) == [true])
+            #expect(later.first?.id == together.last?.id)
+        }
+    }
 }
