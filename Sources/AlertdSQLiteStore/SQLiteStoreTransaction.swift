@@ -35,9 +35,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
         self.conn = conn
     }
 
-    /// Runs `body` on a transaction over `conn`, then writes its counter
-    /// changes (``CounterMoves``): the one way to make one, so no write
-    /// leaves the counters behind.
+    /// Runs `body` on a transaction over `conn`, then writes the rows it
+    /// still holds (``flush()``) and its counter changes (``CounterMoves``):
+    /// the one way to make one, so no write is left behind.
     static func run<T>(in conn: SQLiteConnection, _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         var tx = SQLiteStoreTransaction(conn: conn)
         let result = try body(&tx)
@@ -85,14 +85,14 @@ struct SQLiteStoreTransaction: StoreTransaction {
     mutating func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
         alerts.append([
-                .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
-                .optional(alert.spec.dedupKey), .integer(created), .integer(created),
-                .optional(alert.expiresAt.map(StoreCoding.millis)),
-                .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
-                .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
-                .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
-                .optional(alert.resolvesAt.map(StoreCoding.millis)),
-            ])
+            .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
+            .optional(alert.spec.dedupKey), .integer(created), .integer(created),
+            .optional(alert.expiresAt.map(StoreCoding.millis)),
+            .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
+            .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
+            .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
+            .optional(alert.resolvesAt.map(StoreCoding.millis)),
+        ])
         if let key = alert.spec.dedupKey { heldDedupKeys[Array(key.utf8)] = alert.id }
         moves.openedAlerts()
     }
