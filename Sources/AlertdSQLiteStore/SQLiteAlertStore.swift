@@ -318,17 +318,15 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    /// Marks one pending delivery in flight and counts the attempt; nil when
-    /// it was not pending (or, with `dueOnly`, not yet due). The caller
-    /// counts the move (``CounterMoves``).
-    private static func claim(_ id: String, now: Date, dueOnly: Bool = false, in conn: SQLiteConnection) throws(SQLiteError) -> DeliveryRecord? {
-        let nowMs = StoreCoding.millis(now)
+    /// Marks one pending delivery, found due by the poll, in flight and
+    /// counts the attempt; nil when it was not pending. The caller counts
+    /// the move (``CounterMoves``).
+    private static func claim(_ id: String, now: Date, in conn: SQLiteConnection) throws(SQLiteError) -> DeliveryRecord? {
         let statement = try conn.statement("""
-            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1
-            WHERE id = ?2 AND state = 'pending' AND (?3 = 0 OR next_attempt_at <= ?1)
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1 WHERE id = ?2 AND state = 'pending'
             RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
             """)
-        return try statement.query([.integer(nowMs), .text(id), .integer(dueOnly ? 1 : 0)]) { row in
+        return try statement.query([.integer(StoreCoding.millis(now)), .text(id)]) { row in
             StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
                                         attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
                                         silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
