@@ -3,6 +3,10 @@ import FoundationEssentials
 import Synchronization
 import AlertdHTTP
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each with an
 /// epoll loop, feeding requests to one async handler.
 ///
@@ -84,8 +88,20 @@ public final class HTTPServer: Sendable {
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            // libmicrohttpd closes the socket it is given when it stops (it is
+            // never quiesced, see MHDServerCore.acceptPolicy), so it gets a
+            // duplicate: the listener itself stays ours to close, or, adopted
+            // from systemd, to keep.
+            let daemonSocket = fcntl(socket.descriptor, F_DUPFD_CLOEXEC, 0)
+            guard daemonSocket >= 0 else {
+                let error = errno
+                core.release()
+                socket.close()
+                throw .system(operation: "dup", address: socket.address, errno: error)
+            }
             let daemon = alertd_mhd_start(
-                flags, socket.descriptor,
+                flags, daemonSocket,
+                MHDServerCore.acceptPolicy, core.toOpaque(),
                 MHDServerCore.accessHandler, core.toOpaque(),
                 MHDServerCore.requestCompleted, core.toOpaque(),
                 MHDServerCore.uriLog, nil,
@@ -96,6 +112,8 @@ public final class HTTPServer: Sendable {
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
             guard let daemon else {
+                // Some of libmicrohttpd's failures close the socket it was given, some do not.
+                if fcntl(daemonSocket, F_GETFD) >= 0 { _ = close(daemonSocket) }
                 core.release()
                 socket.close()
                 throw .startFailed(reason: "libmicrohttpd rejected the settings (thread pool size \(configuration.threadPoolSize), connection limit \(configuration.connectionLimit)); check them, and the system's thread and file limits")
@@ -123,9 +141,8 @@ public final class HTTPServer: Sendable {
         }
         guard let running else { return }
         let core = running.core.takeUnretainedValue()
+        // From here new connections are refused (MHDServerCore.acceptPolicy).
         core.beginStopping()
-        // The returned socket stays ours to close, after MHD_stop_daemon.
-        _ = MHD_quiesce_daemon(running.daemon)
         await Self.drain(core, for: configuration.shutdownGracePeriod)
         core.abortAll()
         // The 503s and final chunks just queued still have to reach the wire.
@@ -146,7 +163,8 @@ public final class HTTPServer: Sendable {
     }
 
     /// Wakes every suspended connection (libmicrohttpd aborts the process if
-    /// it is stopped with one), stops the daemon, closes the socket.
+    /// it is stopped with one), stops the daemon (which closes its duplicate
+    /// of the listener), closes the socket.
     private static func tearDown(_ running: Running) {
         running.sweeper.cancel()
         running.core.takeUnretainedValue().abortAll()

@@ -17,6 +17,16 @@ extension MHDServerCore {
         return Unmanaged.passRetained(context).toOpaque()
     }
 
+    /// Refuses every new connection once stop() has begun: libmicrohttpd
+    /// closes it as soon as it is accepted. This stands in for
+    /// `MHD_quiesce_daemon`, which races the epoll worker's own removal of the
+    /// listening socket and aborts the process when it loses (libmicrohttpd
+    /// 0.9.75: "Failed to remove listen FD from epoll set").
+    package static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
+        guard let cls else { return .NO }
+        return Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue().isStopping ? .NO : .YES
+    }
+
     package static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
         guard let cls, let connection, let method, let uploadSize, let context = conCls?.pointee else { return .NO }
         let core = Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue()

@@ -58,6 +58,9 @@ package final class MHDServerCore: Sendable {
     /// Handled requests and streams whose response has not been sent in full.
     package var inFlight: Int { flight.withLock { $0.requests.count + $0.streams.count } }
 
+    /// Whether stop() has begun.
+    package var isStopping: Bool { flight.withLock { $0.stopping } }
+
     /// First step of a graceful stop: ends every open stream.
     package func beginStopping() {
         let streams = flight.withLock { f in

@@ -16,6 +16,7 @@ typedef void *(*alertd_mhd_uri_log_callback)(void *cls, const char *uri, struct 
 /// Starts a daemon on an already-listening socket with the options alertd uses.
 static inline struct MHD_Daemon *alertd_mhd_start(
     unsigned int flags, MHD_socket listen_fd,
+    MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     alertd_mhd_uri_log_callback uri_log, void *uri_log_cls,
@@ -24,7 +25,7 @@ static inline struct MHD_Daemon *alertd_mhd_start(
     unsigned int per_ip_connection_limit,
     unsigned int connection_timeout_seconds, size_t connection_memory_limit)
 {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(flags, 0, accept_policy, accept_policy_cls, handler, handler_cls,
                             MHD_OPTION_LISTEN_SOCKET, listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,

@@ -108,7 +108,7 @@ let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | 
 var daemons: [OpaquePointer] = []
 for fd in [tcp, unixSocket] {
     guard let daemon = alertd_mhd_start(
-        flags, fd, answer, nil, nil, nil, nil, nil, nil, nil, UInt32(config.threads), 1024, 0, 30, 256 * 1024)
+        flags, fd, nil, nil, answer, nil, nil, nil, nil, nil, nil, nil, UInt32(config.threads), 1024, 0, 30, 256 * 1024)
     else { fail("cannot start libmicrohttpd") }
     daemons.append(daemon)
 }

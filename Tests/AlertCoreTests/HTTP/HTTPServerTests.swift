@@ -257,6 +257,56 @@ import Testing
         await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: base + "/after")) }
     }
 
+    @Test func aConnectionOpenedWhileStoppingIsClosedUnserved() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let served = Mutex<[String]>([])
+        let (server, base) = try startLoopbackServer { request in
+            served.withLock { $0.append(request.path) }
+            started.continuation.yield()
+            try? await Task.sleep(for: .milliseconds(600))
+            return .text("finished")
+        }
+        let port = try #require(server.port)
+        let client = self.client
+        let pending = Task { try await client.send(HTTPClientRequest(url: base + "/slow")) }
+        for await _ in started.stream { break }
+        let stopping = Task { await server.stop() }
+        try await Task.sleep(for: .milliseconds(100))
+        // The listener is still open (the slow request holds stop() in its
+        // grace period), so the connect succeeds; the server closes it unread.
+        let late = try RawSocket(port: port)
+        late.send("GET /late HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (text, closedByPeer) = await late.readToEnd()
+        #expect(text.isEmpty && closedByPeer)
+        #expect(try await pending.value.status == 200)
+        await stopping.value
+        #expect(served.withLock { $0 } == ["/slow"])
+    }
+
+    /// libmicrohttpd 0.9.75's `MHD_quiesce_daemon` raced its epoll worker and
+    /// aborted the process ("Failed to remove listen FD from epoll set") when
+    /// it lost; the server no longer quiesces. Many stops with connections
+    /// arriving, and afterwards nothing listens on the port: the duplicate
+    /// descriptor libmicrohttpd is given is closed with the listener.
+    @Test func stopsCleanlyWhileConnectionsArriveAndLeavesNothingListening() async throws {
+        for _ in 0..<60 {
+            let (server, _) = try startLoopbackServer { _ in .text("ok") }
+            let port = try #require(server.port)
+            let knocking = Atomic<Bool>(true)
+            let knocker = Thread {
+                while knocking.load(ordering: .relaxed) {
+                    guard let socket = try? RawSocket(port: port) else { continue }
+                    socket.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                }
+            }
+            knocker.start()
+            try await Task.sleep(for: .milliseconds(5))
+            await server.stop()
+            knocking.store(false, ordering: .relaxed)
+            #expect(throws: POSIXError.self, "port \(port) still accepts connections after stop()") { try RawSocket(port: port) }
+        }
+    }
+
     @Test func stopAnswers503WhenTheGracePeriodRunsOut() async throws {
         let started = AsyncStream<Void>.makeStream()
         let (server, base) = try startLoopbackServer(shutdownGracePeriod: .milliseconds(100)) { _ in

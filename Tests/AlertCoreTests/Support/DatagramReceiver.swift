@@ -34,11 +34,8 @@ final class DatagramReceiver: Sendable {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw POSIXError(.init(rawValue: e) ?? .EIO)
-        }
+        // deinit closes fd when this throws (every stored property is set); closing it here too would close another's.
+        guard rc == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
     }
 
     deinit { close(fd) }

@@ -21,10 +21,12 @@ final class RawSocket {
             let bound = withUnsafePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else {
-                close(fd)
-                throw POSIXError(.init(rawValue: errno) ?? .EIO)
-            }
+            // No close() before these throws: every stored property is set,
+            // so a throw runs deinit, which closes fd. A second close here
+            // once closed whatever descriptor another thread had just been
+            // given that number (libmicrohttpd's epoll set, its listener) and
+            // aborted the test process.
+            guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -33,10 +35,7 @@ final class RawSocket {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
+        guard rc == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
