@@ -18,14 +18,19 @@ package final class SQLiteStatement {
         self.handle = stmt
         self.sql = sql
         self.connection = connection
+        parameterCount = Int(sqlite3_bind_parameter_count(stmt))
     }
+
+    /// How many `?` the statement has: a run that binds them all need not
+    /// clear the last run's values first.
+    private let parameterCount: Int
 
     deinit { sqlite3_finalize(handle) }
 
     /// Binds values to `?` parameters in order, after resetting the statement.
     package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if values.count < parameterCount { sqlite3_clear_bindings(handle) }
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             let rc: Int32
@@ -33,7 +38,15 @@ package final class SQLiteStatement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, alertd_sqlite_transient())
+            case .text(var v):
+                // By length from the string's own UTF-8, not a NUL-terminated copy made for the call.
+                // An empty string may have no address, and a nil pointer would bind NULL.
+                rc = v.withUTF8 { utf8 in
+                    guard let base = utf8.baseAddress, !utf8.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, alertd_sqlite_transient()) }
+                    return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(clamping: utf8.count), alertd_sqlite_transient())
+                    }
+                }
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), alertd_sqlite_transient()) }
             }
@@ -94,7 +107,7 @@ package struct SQLiteRow {
 
     package func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(statement.handle, column) else { return "" }
-        return String(cString: p)
+        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement.handle, column))), as: UTF8.self)
     }
 
     package func optionalText(_ column: Int32) -> String? {

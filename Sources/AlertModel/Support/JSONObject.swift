@@ -28,6 +28,7 @@ package struct JSONObject: Sendable {
         self.absent = absent
         // Room for a small object at once, rather than growing from nothing.
         bytes.reserveCapacity(128)
+        fields.reserveCapacity(16)
     }
 
     package mutating func string(_ key: String, _ value: String?) {
@@ -128,8 +129,12 @@ package struct JSONObject: Sendable {
     private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         guard let base = utf8.baseAddress else { return }
         let raw = UnsafeRawPointer(base)
-        var run = 0
         var i = 0
+        // Most text (every key, most values) is plain ASCII: one scan, one copy.
+        while i + 8 <= utf8.count, isPlainASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+        while i < utf8.count, (0x20..<0x7F).contains(base[i]), base[i] != 0x22, base[i] != 0x5C { i += 1 }
+        if i == utf8.count { return out.append(contentsOf: utf8) }
+        var run = 0
         while i < utf8.count {
             if i + 8 <= utf8.count, isPlainASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
                 i += 8

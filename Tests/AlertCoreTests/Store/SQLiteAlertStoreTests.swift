@@ -26,6 +26,20 @@ import Testing
         return try b.build().get()
     }
 
+    @Test func boundTextKeepsEveryByteAndAnEmptyStringIsNotNull() throws {
+        let conn = try SQLiteConnection(path: dir.path + "/bind.db")
+        let rows = try conn.withLock { c throws(SQLiteError) in
+            try c.execute("CREATE TABLE t(a, b, c)")
+            let insert = try c.statement("INSERT INTO t VALUES (?, ?, ?)")
+            try insert.run([.text(""), .text("a\u{0}b"), .text("caf\u{E9} \u{1F4A5}")])
+            // Fewer values than parameters: the rest are NULL, not the last run's.
+            try insert.run([.text("x")])
+            return try c.statement("SELECT typeof(a), length(CAST(b AS BLOB)), b, c, typeof(b) FROM t ORDER BY rowid")
+                .query { [$0.text(0), String($0.int(1)), $0.text(2), $0.optionalText(3) ?? "nil", $0.text(4)] }
+        }
+        #expect(rows == [["text", "3", "a\u{0}b", "caf\u{E9} \u{1F4A5}", "text"], ["text", "0", "", "nil", "null"]])
+    }
+
     @Test func concurrentSubmissionsShareCommits() async throws {
         let batches = BatchCounter()
         let counted = try SQLiteAlertStore(path: dir.path + "/group.db") { n in batches.add(n) }
