@@ -38,7 +38,7 @@ package struct JSONObject: Sendable {
 
     package mutating func int(_ key: String, _ value: Int64?) {
         guard let value else { return addAbsent(key) }
-        add(key) { $0.append(contentsOf: String(value).utf8) }
+        add(key) { Self.appendDecimal(value, to: &$0) }
     }
 
     package mutating func object(_ key: String, _ value: JSONObject?) {
@@ -50,7 +50,8 @@ package struct JSONObject: Sendable {
     package mutating func strings(_ key: String, _ map: [String: String]?) {
         guard let map else { return addAbsent(key) }
         var o = JSONObject()
-        for (k, v) in map { o.string(k, v) }
+        // In key order, so the writer need not sort what it was given.
+        for (k, v) in map.sorted(by: { $0.key < $1.key }) { o.string(k, v) }
         object(key, o)
     }
 
@@ -170,6 +171,23 @@ package struct JSONObject: Sendable {
         func anyBelow(_ v: UInt64, _ n: UInt64) -> Bool { (v &- ones &* n) & ~v & tops != 0 }
         return w & tops == 0 && !anyBelow(w, 0x20) && !anyBelow(w ^ (ones &* 0x22), 1) && !anyBelow(w ^ (ones &* 0x5C), 1)
             && !anyBelow(w ^ (ones &* 0x7F), 1)
+    }
+
+    /// The decimal digits of `value`, without the String that
+    /// `String(value)` would allocate for every number written.
+    private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, the most a UInt64 has
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[i...])
+        }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

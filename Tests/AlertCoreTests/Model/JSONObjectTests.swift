@@ -69,6 +69,17 @@ import Testing
         }
     }
 
+    @Test func integersAreWrittenAsStringDoes() {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_733_097_600_123, .max, .min, .max - 1, .min + 1]
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<200 { values.append(Int64(bitPattern: rng.next()) >> Int64(rng.next() % 64)) }
+        for value in values {
+            var o = JSONObject()
+            o.int("n", value)
+            #expect(o.json == #"{"n":\#(value)}"#)
+        }
+    }
+
     @Test func keysAreSortedWhateverTheOrderTheyWereAddedIn() throws {
         var inner = JSONObject(absent: .null)
         inner.string("z", "last")
