@@ -61,6 +61,11 @@ package struct JSONObject: Sendable {
         add(key) { $0.append(contentsOf: json.utf8) }
     }
 
+    /// Bytes that are JSON already.
+    package mutating func raw(_ key: String, bytes json: [UInt8]) {
+        add(key) { $0.append(contentsOf: json) }
+    }
+
     private mutating func addAbsent(_ key: String) {
         guard absent == .null else { return }
         add(key) { $0.append(contentsOf: "null".utf8) }
