@@ -39,6 +39,8 @@ public final class AlertIntake: Sendable {
     private let store: any AlertStore
     private let settings: Mutex<Settings>
     private let onAccepted: @Sendable ([AcceptedDelivery]) -> Void
+    private let onSubmitting: @Sendable ([DeliveryKind: Int]) -> Void
+    private let onSubmitted: @Sendable ([DeliveryKind: Int]) -> Void
     private let onGrouped: @Sendable () -> Void
     private let onDeadline: @Sendable (Date) -> Void
 
@@ -48,9 +50,17 @@ public final class AlertIntake: Sendable {
     /// group (the group timer may have a new group to wait for);
     /// `onDeadline`, of the soonest deadline (expiry, `endsAt`, escalation)
     /// a committed batch carried, so maintenance wakes only when one may
-    /// come before its next look.
+    /// come before its next look. `onSubmitting` hears, before each store
+    /// write, how many deliveries of each kind it may hand over, and
+    /// `onSubmitted` the same counts once the write is over and its
+    /// hand-offs (if any) are with `onAccepted`: in between, the rows may be
+    /// committed while their hand-off is still on its way.
     public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable ([AcceptedDelivery]) -> Void,
+                onSubmitting: @escaping @Sendable ([DeliveryKind: Int]) -> Void = { _ in },
+                onSubmitted: @escaping @Sendable ([DeliveryKind: Int]) -> Void = { _ in },
                 onGrouped: @escaping @Sendable () -> Void = {}, onDeadline: @escaping @Sendable (Date) -> Void = { _ in }) {
+        self.onSubmitting = onSubmitting
+        self.onSubmitted = onSubmitted
         self.onGrouped = onGrouped
         self.onDeadline = onDeadline
         self.store = store
@@ -77,6 +87,12 @@ public final class AlertIntake: Sendable {
                                    presenters: plan.presenters, escalation: plan.escalation,
                                    followUps: settings.followUps.intersection(plan.presenters), groups: plan.groups)
         }
+        var expected: [DeliveryKind: Int] = [:]
+        for submission in submissions {
+            for presenter in submission.presenters { expected[.presenter(presenter), default: 0] += 1 }
+        }
+        onSubmitting(expected)
+        defer { onSubmitted(expected) }
         let results = try await store.submit(submissions)
         if submissions.contains(where: { !$0.groups.isEmpty }) { onGrouped() }
         // A re-send moves its open alert's `endsAt` too, so folded ones count.

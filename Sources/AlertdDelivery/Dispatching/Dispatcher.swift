@@ -63,6 +63,11 @@ public actor Dispatcher: Service {
     private var settling = false
     /// Hand-offs from intake, until `loop` moves them to `handedOff`.
     private nonisolated let inbox = Mutex<[AcceptedDelivery]>([])
+    /// Hand-offs on their way, by kind: intake has them in a store write that
+    /// has not reported back. Their rows may be committed already, and a poll
+    /// would claim them the long way (re-reading and decoding each alert)
+    /// just before their hand-off arrived; so a poll leaves them their slots.
+    private nonisolated let inTransit = Mutex<[DeliveryKind: Int]>([:])
     private var handedOff = HandOffQueue(limit: 8_192)
     private var lastPoll = ContinuousClock.now - .seconds(60)
     /// True while the store holds nothing due that the dispatcher does not
@@ -128,6 +133,25 @@ public actor Dispatcher: Service {
     public nonisolated func wake() {
         pollRequested.withLock { $0 = true }
         signal.notify()
+    }
+
+    /// Intake is about to store alerts that may bring deliveries of these
+    /// kinds, to be handed over with ``accept(_:)``.
+    public nonisolated func expectHandOffs(_ kinds: [DeliveryKind: Int]) {
+        guard !kinds.isEmpty else { return }
+        inTransit.withLock { t in for (kind, n) in kinds { t[kind, default: 0] += n } }
+    }
+
+    /// The store write ``expectHandOffs(_:)`` announced is over, and what it
+    /// hands over (if anything) has been given to ``accept(_:)``.
+    public nonisolated func expectedHandOffsArrived(_ kinds: [DeliveryKind: Int]) {
+        guard !kinds.isEmpty else { return }
+        inTransit.withLock { t in
+            for (kind, n) in kinds {
+                let left = t[kind, default: 0] - n
+                t[kind] = left > 0 ? left : nil
+            }
+        }
     }
 
     /// Hands over deliveries the store has just committed, with their alerts.
@@ -226,7 +250,7 @@ public actor Dispatcher: Service {
                     storeQuiet = false
                     let changesBefore = storeChanges
                     let pollAt = Date()
-                    let capacity = freeSlots(at: tick)
+                    let capacity = freeSlots(at: tick).merging(inTransit.withLock { $0 }) { free, coming in max(0, free - coming) }
                     let orphanLimit = sweepOrphans ? 32 : 0
                     let claimed = try await store.claimDueDeliveries(now: pollAt, capacity: capacity, orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)
@@ -300,8 +324,8 @@ public actor Dispatcher: Service {
         }) {
             return true
         }
-        // Hand-offs waiting for slots: retries and handler calls get a look this often.
-        if !handedOff.isEmpty { return sinceLast >= Self.pollInterval }
+        // Hand-offs waiting for slots, or on their way: retries and handler calls get a look this often.
+        if !handedOff.isEmpty || inTransit.withLock({ !$0.isEmpty }) { return sinceLast >= Self.pollInterval }
         guard storeQuiet else { return true }
         if let due = knownNextDue, due <= Date() { return true }
         return sinceLast >= idleTick

@@ -156,6 +156,36 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await slow.maxRunning <= 3)
     }
 
+    @Test func aPollLeavesAHandOffOnItsWayItsSlot() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        // What intake does around its store write: the row is committed
+        // before the hand-off arrives, and a poll meanwhile (a wake-up asks
+        // for one) must not take the slot the hand-off is coming for.
+        let kinds = [DeliveryKind.presenter("hook"): 1]
+        dispatcher.expectHandOffs(kinds)
+        let alert = Alert(spec: try AlertSpec.Builder().title("coming").build().get())
+        let submission = AlertSubmission(alert: alert, presenters: ["hook"])
+        _ = try await store.submit([submission])
+        dispatcher.wake()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await hook.callCount == 0)
+        #expect(await store.counts().pending == 1)
+        dispatcher.accept(submission.deliveries)
+        dispatcher.expectedHandOffsArrived(kinds)
+        try await waitUntil { await store.record(id: alert.id)?.deliveries.first?.state == .delivered }
+        #expect(await hook.callCount == 1)
+        // With nothing on its way, a poll takes what is due again.
+        let later = try await submit(store, presenters: ["hook"], title: "polled")
+        dispatcher.wake()
+        try await waitUntil { await store.record(id: later)?.deliveries.first?.state == .delivered }
+        await dispatcher.shutdownGracefully()
+        await run.value
+    }
+
     @Test func theHandOffQueueIsBoundedAndTakesOldestFirstPerKind() throws {
         let hook = DeliveryKind.presenter("hook"), log = DeliveryKind.presenter("log"), gone = DeliveryKind.presenter("gone")
         let alert = Alert(spec: try AlertSpec.Builder().title("t").build().get())
