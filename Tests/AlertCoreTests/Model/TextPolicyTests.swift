@@ -4,6 +4,20 @@ import Testing
 
 /// The one policy for text people send and other people read.
 @Suite struct TextPolicyTests {
+    @Test func trimmingMatchesFoundation() {
+        let ends = ["", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{2003}", "\u{3000}", "\u{2028}", "x", "é"]
+        for head in ends {
+            for tail in ends {
+                for body in ["", "a", "a b", "\u{1F4A5}", " \t "] {
+                    let s = head + body + tail
+                    #expect(s.trimmingSpaces() == s.trimmingCharacters(in: .whitespaces), "\(Array(s.unicodeScalars))")
+                    #expect(s.trimmingWhitespace() == s.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(s.unicodeScalars))")
+                    #expect(s.dropFirst(0).trimmingSpaces() == s.trimmingSpaces())
+                }
+            }
+        }
+    }
+
     @Test func plainTextInAnyScriptPasses() {
         for text in ["Disk full on db1", "Überlauf auf Host café", "ディスクがいっぱい", "نفاد المساحة", "तैनाती पूरी",
                      // Emoji sequences need the zero-width joiner and variation selectors...
