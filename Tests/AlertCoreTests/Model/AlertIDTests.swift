@@ -5,6 +5,13 @@ import Testing
 @testable import AlertdDelivery
 
 @Suite struct AlertIDTests {
+    @Test func aRoutedDeliveryIDIsTheAlertIDAndThePresentersPlace() {
+        let id = AlertID.generate()
+        #expect(DeliveryID.routed(id, 0).rawValue == "\(id.rawValue).0")
+        #expect(DeliveryID.routed(id, 12).rawValue == "\(id.rawValue).12")
+        #expect(DeliveryID.escalated(id, 1).rawValue == "\(id.rawValue).e1")
+    }
+
     @Test func idsSortByCreationAndAreUnique() {
         let start = Date(timeIntervalSince1970: 1_748_779_200)
         // Its own generator: other tests make ids with today's clock at the same time.
