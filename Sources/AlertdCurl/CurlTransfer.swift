@@ -128,12 +128,13 @@ package final class CurlTransfer: @unchecked Sendable {
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
             // Assembled as bytes: a String per line, then its C copy, cost more than libcurl's own append.
             line.removeAll(keepingCapacity: true)
-            line.append(contentsOf: field.name.utf8)
-            if field.value.isEmpty {
+            var name = field.name, value = field.value
+            name.withUTF8 { line.append(contentsOf: $0) }
+            if value.isEmpty {
                 line.append(UInt8(ascii: ";"))
             } else {
-                line.append(contentsOf: ": ".utf8)
-                line.append(contentsOf: field.value.utf8)
+                line.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                value.withUTF8 { line.append(contentsOf: $0) }
             }
             line.append(0)
             list = line.withUnsafeBufferPointer { bytes in
