@@ -69,13 +69,19 @@ import Glibc
         return text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
     }
 
-    static func rules(firing: Bool) -> String {
-        """
+    /// The test rule: it fires while Prometheus has a target in the
+    /// `switch` job (itself, listed in `switchPath`), and stops once the
+    /// test empties that file. No reload: Prometheus 2.42 forgets its
+    /// Alertmanagers on every reload until discovery hands them back (up to
+    /// 5 s; prometheus/prometheus#13064) and drops what it sends meanwhile,
+    /// the first resolution included, so the clock could lapse the alert
+    /// before a later re-send of the resolution got through.
+    static let rules = """
         groups:
           - name: alertd-test
             rules:
               - alert: AlwaysFiring
-                expr: \(firing ? "vector(1)" : "vector(1) < 0")
+                expr: vector(1) and on() count(up{job="switch"}) > 0
                 labels:
                   severity: critical
                 annotations:
@@ -83,15 +89,22 @@ import Glibc
                   description: The test rule fires while its expression is vector(1).
 
         """
+
+    /// The `switch` job's file_sd file: Prometheus while the rule fires, nothing once it stops.
+    var switchPath: String { dir.path + "/switch.json" }
+
+    func setSwitch(_ port: UInt16?) throws {
+        try (port.map { #"[{"targets": ["127.0.0.1:\#($0)"]}]"# } ?? "[]").write(toFile: switchPath, atomically: true, encoding: .utf8)
     }
 
     /// Prometheus scraping itself with the firing rule, alertd as its
     /// Alertmanager by the page's snippet, re-sending every `resendDelay`
     /// seconds instead of every minute so a test sees several; and its rule file.
-    func startPrometheus(_ d: TestDaemon, resendDelay: Int = 1) async throws -> (ExternalProgram, rulesPath: String) {
+    func startPrometheus(_ d: TestDaemon, resendDelay: Int = 1) async throws -> ExternalProgram {
         let port = try TestDaemon.freePort()
         let rulesPath = dir.path + "/rules.yml"
-        try Self.rules(firing: true).write(toFile: rulesPath, atomically: true, encoding: .utf8)
+        try Self.rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
+        try setSwitch(port)
         let config = """
             global:
               scrape_interval: 1s
@@ -100,11 +113,14 @@ import Glibc
               - job_name: prometheus
                 static_configs:
                   - targets: ["127.0.0.1:\(port)"]
+              - job_name: switch
+                file_sd_configs:
+                  - files: [\(switchPath)]
             rule_files:
               - \(rulesPath)
 
             """ + (try docs.snippet("prometheus-alerting", replacements(d)))
-        return (try await launchPrometheus(config, port: port, name: "prometheus", resendDelay: resendDelay), rulesPath)
+        return try await launchPrometheus(config, port: port, name: "prometheus", resendDelay: resendDelay)
     }
 
     /// Prometheus on `port` with `config`, its files named `name` in the
@@ -129,9 +145,8 @@ import Glibc
         let d = try await daemon(pager: pager)
         let sink = TestPresenterLog(d)
         // Each re-send says the alert ends 4 × 2 s on: Prometheus's resolution
-        // must arrive before then, or the clock resolves it first. With 1 s
-        // the margin was a second or two, and a loaded machine lost the race.
-        let (prometheus, rulesPath) = try await startPrometheus(d, resendDelay: 2)
+        // must arrive before then, or the clock resolves it first.
+        let prometheus = try await startPrometheus(d, resendDelay: 2)
         defer { prometheus.signal(SIGKILL) }
 
         #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
@@ -154,9 +169,11 @@ import Glibc
         #expect(sink.entries.count == 1)
         #expect(try await metric(d, #"alertd_alerts_received_total{front_door="alertmanager_api"}"#) == 1)
 
-        // The rule stops firing: Prometheus sends it resolved.
-        try Self.rules(firing: false).write(toFile: rulesPath, atomically: true, encoding: .utf8)
-        prometheus.signal(SIGHUP)
+        // The rule stops firing (its switch target is gone; Prometheus
+        // re-reads file_sd files by itself): Prometheus sends it resolved.
+        // It re-sent the alert while it fired, so the resolution comes
+        // before the last re-send's endsAt, 4 × 2 s on.
+        try setSwitch(nil)
         let resolved = try await eventually(.seconds(30)) {
             try await alerts(d, "label=alertname=AlwaysFiring").first?["state"] as? String == "resolved"
         }
@@ -177,7 +194,7 @@ import Glibc
         let d = try await daemon(followUps: true, pager: pager)
         let sink = TestPresenterLog(d)
         // Re-sent every second, each saying it ends 4 s on (4 × the larger of resend delay and evaluation interval).
-        let (prometheus, _) = try await startPrometheus(d)
+        let prometheus = try await startPrometheus(d)
         defer { prometheus.signal(SIGKILL) }
         #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
         let first = try #require(try await alerts(d, "label=alertname=AlwaysFiring").first)
