@@ -49,8 +49,9 @@ extension AlertdCommand {
                 .items([
                     ManualPage.Item("SIGTERM, SIGINT", """
                         Shut down gracefully, services in the reverse of their start order. The API stops \
-                        accepting connections first (under socket activation new ones wait in the socket for the \
-                        next start) and open event streams end; then running deliveries may finish. The whole \
+                        accepting connections first (one made while requests already being handled finish is \
+                        closed unanswered; after that, under socket activation, new ones wait in the socket for \
+                        the next start) and open event streams end; then running deliveries may finish. The whole \
                         shutdown takes at most `dispatcher.shutdown_grace`: deliveries still running then are cut \
                         off and retried after the next start, with the same delivery id. A second SIGTERM or \
                         SIGINT cuts them off at once. Then the store is closed and alertd exits 0.
