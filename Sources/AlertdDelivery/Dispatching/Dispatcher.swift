@@ -250,7 +250,8 @@ public actor Dispatcher: Service {
                     storeQuiet = false
                     let changesBefore = storeChanges
                     let pollAt = Date()
-                    let capacity = freeSlots(at: tick).merging(inTransit.withLock { $0 }) { free, coming in max(0, free - coming) }
+                    var capacity = freeSlots(at: tick)
+                    if handOffsInTransit { capacity.merge(inTransit.withLock { $0 }) { free, coming in max(0, free - coming) } }
                     let orphanLimit = sweepOrphans ? 32 : 0
                     let claimed = try await store.claimDueDeliveries(now: pollAt, capacity: capacity, orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)
@@ -315,6 +316,11 @@ public actor Dispatcher: Service {
         storeChanges &+= 1
     }
 
+    /// Whether intake has hand-offs on their way. While inhibition rules
+    /// apply nothing is handed off (the poll screens every delivery), so
+    /// nothing is on its way either.
+    private var handOffsInTransit: Bool { inhibitRules.isEmpty && inTransit.withLock { !$0.isEmpty } }
+
     /// Whether this round must look in the store beyond the hand-offs.
     private func pollNeeded() -> Bool {
         let sinceLast = ContinuousClock.now - lastPoll
@@ -325,7 +331,7 @@ public actor Dispatcher: Service {
             return true
         }
         // Hand-offs waiting for slots, or on their way: retries and handler calls get a look this often.
-        if !handedOff.isEmpty || inTransit.withLock({ !$0.isEmpty }) { return sinceLast >= Self.pollInterval }
+        if !handedOff.isEmpty || handOffsInTransit { return sinceLast >= Self.pollInterval }
         guard storeQuiet else { return true }
         if let due = knownNextDue, due <= Date() { return true }
         return sinceLast >= idleTick
