@@ -3,7 +3,7 @@ extension AlertSpec {
     /// decoded with the ordinary `Decodable` conformance, and a test holds
     /// the two to each other.
     public var canonicalJSON: String {
-        var o = JSONObject()
+        var o = JSONObject(capacity: 512)
         write(to: &o)
         return o.json
     }
@@ -13,8 +13,8 @@ extension AlertSpec {
     /// adds each action's signed decision link.
     /// Fields go in key order, which spares the writer a sort.
     package func write(to object: inout JSONObject, links: [ActionKind: String] = [:]) {
-        object.object("cancel", cancel.map { $0.json(link: links[.cancel]) })
-        object.object("confirm", confirm.map { $0.json(link: links[.confirm]) })
+        object.object("cancel", cancel) { $1.write(to: &$0, link: links[.cancel]) }
+        object.object("confirm", confirm) { $1.write(to: &$0, link: links[.confirm]) }
         object.string("dedup_key", dedupKey)
         object.int("expires_after", expiresAfter?.seconds)
         object.strings("labels", labels)
@@ -25,13 +25,12 @@ extension AlertSpec {
 }
 
 extension AlertAction {
-    /// `{"label": …, "method": …, "url": …}`, with `link` when there is one.
-    package func json(link: String? = nil) -> JSONObject {
-        var o = JSONObject()
+    /// Writes `"label"`, `"method"` and `"url"` into `o`, and `"link"`
+    /// when there is one.
+    package func write(to o: inout JSONObject, link: String? = nil) {
         o.string("label", label)
         o.string("link", link)
         o.string("method", method.rawValue)
         o.string("url", url)
-        return o
     }
 }

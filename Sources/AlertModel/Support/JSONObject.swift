@@ -5,7 +5,7 @@ import FoundationEssentials
 /// place. By hand because it runs for every accepted alert, delivery and
 /// event, where `JSONEncoder` was the largest single cost in profiles;
 /// tests hold each use to its `Codable` reference.
-package struct JSONObject: Sendable {
+package struct JSONObject {
     /// What an absent (nil) value becomes.
     package enum Absent: Sendable {
         /// The key is left out.
@@ -14,103 +14,229 @@ package struct JSONObject: Sendable {
         case null
     }
 
-    /// Each field written as `"key":value` as it is added, back to back in
-    /// one buffer; `fields` says where each one is. Writing straight into
-    /// bytes, not a string per field, is what makes this cheap: it runs for
-    /// every webhook body, stored spec and event.
-    private var bytes: [UInt8] = []
-    private var fields: [(key: String, range: Range<Int>)] = []
-    /// Whether the fields were added in key order, so `write` need not sort.
-    private var inKeyOrder = true
-    private let absent: Absent
+    /// The object's text so far, always whole: `{`, its fields with commas
+    /// between them, `}`. A nested object added with a closure is written
+    /// into this same buffer, so a whole document is one buffer, with no
+    /// buffer per object and no copy of each into its parent.
+    private var buffer: JSONBuffer
+    /// Where each field of every object still being written is, the
+    /// innermost object's last; kept to sort an object written out of order.
+    private var fields: [Field] = []
+    /// The object being written now.
+    private var open: Level
 
-    package init(absent: Absent = .omit) {
-        self.absent = absent
-        // Room for a small object at once, rather than growing from nothing.
-        bytes.reserveCapacity(128)
+    /// A field's place in the text: `"key"` from `start` to `keyEnd`, then
+    /// `:` and the value up to `end`.
+    private struct Field {
+        let start: Int
+        let keyEnd: Int
+        let end: Int
+    }
+
+    /// An object being written: where its `{` is, where its fields begin in
+    /// `fields`, whether they came in key order, and what nil becomes.
+    private struct Level {
+        let start: Int
+        let firstField: Int
+        let absent: Absent
+        var inKeyOrder = true
+        var lastKey = ""
+    }
+
+    /// `capacity`: bytes to reserve at once, rather than growing from nothing.
+    package init(absent: Absent = .omit, capacity: Int = 128) {
+        buffer = JSONBuffer(capacity: capacity)
+        open = Level(start: 0, firstField: 0, absent: absent)
         fields.reserveCapacity(16)
+        buffer.append(Self.openBrace)
+        buffer.append(Self.closeBrace)
     }
 
     package mutating func string(_ key: String, _ value: String?) {
-        guard let value else { return addAbsent(key) }
-        add(key) { Self.appendQuoted(value, to: &$0) }
+        guard var value else { return addAbsent(key) }
+        value.withUTF8 { utf8 in
+            let n = Self.escapedCount(utf8)
+            let (p, start, keyEnd) = beginField(key, room: n + 2)
+            p[0] = Self.quote
+            Self.writeEscaped(utf8, count: n, to: p + 1)
+            p[n + 1] = Self.quote
+            endField(start, keyEnd, written: n + 2)
+        }
     }
 
     package mutating func int(_ key: String, _ value: Int64?) {
         guard let value else { return addAbsent(key) }
-        add(key) { Self.appendDecimal(value, to: &$0) }
+        let (p, start, keyEnd) = beginField(key, room: 20)
+        endField(start, keyEnd, written: Self.writeDecimal(value, to: p))
     }
 
     package mutating func object(_ key: String, _ value: JSONObject?) {
         guard let value else { return addAbsent(key) }
-        add(key) { value.write(into: &$0) }
+        value.withText { raw(key, bytes: $0) }
+    }
+
+    /// A nested object, written by `body` straight into this one's text.
+    package mutating func object(_ key: String, absent: Absent = .omit, _ body: (inout JSONObject) -> Void) {
+        let (p, start, keyEnd) = beginField(key, room: 2)
+        p[0] = Self.openBrace
+        p[1] = Self.closeBrace
+        buffer.count += 2
+        let outer = open
+        open = Level(start: buffer.count - 2, firstField: fields.count, absent: absent)
+        body(&self)
+        if !open.inKeyOrder {
+            // The same bytes in another order: the fields around it stay where they are.
+            let sorted = sortedText(of: open)
+            sorted.withUnsafeBufferPointer { (buffer.base + open.start).update(from: $0.baseAddress!, count: $0.count) }
+        }
+        fields.removeSubrange(open.firstField...)
+        open = outer
+        endField(start, keyEnd, written: 0)
+    }
+
+    /// A nested object from `value` when there is one, else as nil is written.
+    package mutating func object<Value>(_ key: String, _ value: Value?, absent: Absent = .omit,
+                                        _ body: (inout JSONObject, Value) -> Void) {
+        guard let value else { return addAbsent(key) }
+        object(key, absent: absent) { body(&$0, value) }
     }
 
     /// An object of strings, e.g. labels.
     package mutating func strings(_ key: String, _ map: [String: String]?) {
         guard let map else { return addAbsent(key) }
-        var o = JSONObject()
-        // In key order, so the writer need not sort what it was given.
-        for (k, v) in map.sorted(by: { $0.key < $1.key }) { o.string(k, v) }
-        object(key, o)
+        object(key) { o in
+            // In key order, so the writer need not sort what it was given.
+            for (k, v) in map.sorted(by: { $0.key < $1.key }) { o.string(k, v) }
+        }
     }
 
     /// A value that is JSON already.
     package mutating func raw(_ key: String, _ json: String?) {
-        guard let json else { return addAbsent(key) }
-        add(key) { $0.append(contentsOf: json.utf8) }
+        guard var json else { return addAbsent(key) }
+        json.withUTF8 { raw(key, bytes: $0) }
     }
 
     /// Bytes that are JSON already.
     package mutating func raw(_ key: String, bytes json: [UInt8]) {
-        add(key) { $0.append(contentsOf: json) }
+        json.withUnsafeBufferPointer { raw(key, bytes: $0) }
+    }
+
+    private mutating func raw(_ key: String, bytes json: UnsafeBufferPointer<UInt8>) {
+        let (p, start, keyEnd) = beginField(key, room: json.count)
+        if let from = json.baseAddress { p.update(from: from, count: json.count) }
+        endField(start, keyEnd, written: json.count)
     }
 
     private mutating func addAbsent(_ key: String) {
-        guard absent == .null else { return }
-        add(key) { $0.append(contentsOf: "null".utf8) }
+        guard open.absent == .null else { return }
+        raw(key, bytes: Self.null)
     }
 
-    private mutating func add(_ key: String, value: (inout [UInt8]) -> Void) {
-        if let last = fields.last, key < last.key { inKeyOrder = false }
-        let start = bytes.count
-        Self.appendQuoted(key, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        value(&bytes)
-        fields.append((key, start..<bytes.count))
+    /// Opens the object's text for a field, writes `"key":` and makes room
+    /// for `room` bytes of value (and the closing brace); says where the
+    /// value goes (valid until the text grows again), where the field begins
+    /// and where its key ends.
+    private mutating func beginField(_ key: String, room: Int) -> (UnsafeMutablePointer<UInt8>, start: Int, keyEnd: Int) {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+        let hasFields = fields.count > open.firstField
+        if hasFields, open.inKeyOrder, key < open.lastKey { open.inKeyOrder = false }
+        open.lastKey = key
+        var key = key
+        return key.withUTF8 { utf8 in
+            let n = Self.escapedCount(utf8)
+            buffer.count -= 1  // the object's `}`
+            var p = buffer.reserve(n + 4 + room + 1)
+            if hasFields {
+                p[0] = Self.comma
+                p += 1
+                buffer.count += 1
+            }
+            let start = buffer.count
+            p[0] = Self.quote
+            Self.writeEscaped(utf8, count: n, to: p + 1)
+            p[n + 1] = Self.quote
+            p[n + 2] = Self.colon
+            buffer.count += n + 3
+            return (p + n + 3, start, start + n + 2)
+        }
+    }
+
+    /// Closes a field whose value took `written` more bytes, and the object.
+    private mutating func endField(_ start: Int, _ keyEnd: Int, written: Int) {
+        buffer.count += written
+        fields.append(Field(start: start, keyEnd: keyEnd, end: buffer.count))
+        buffer.append(Self.closeBrace)
+    }
+
+    /// The text of the object `level`, its fields in key order.
+    private func sortedText(of level: Level) -> [UInt8] {
+        let text = buffer.bytes()
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count - level.start)
+        out.append(Self.openBrace)
+        let keyed = fields[level.firstField...].map { (key: key(of: $0), field: $0) }
+        for (i, entry) in keyed.sorted(by: { $0.key < $1.key }).enumerated() {
+            if i > 0 { out.append(Self.comma) }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[entry.field.start..<entry.field.end]))
+        }
+        out.append(Self.closeBrace)
+        return out
+    }
+
+    /// A field's key, read back from its escaped text.
+    private func key(of field: Field) -> String {
+        let text = UnsafeBufferPointer(rebasing: buffer.bytes()[(field.start + 1)..<(field.keyEnd - 1)])
+        guard text.contains(Self.backslash) else { return String(decoding: text, as: UTF8.self) }
+        var scalars = String.UnicodeScalarView()
+        var i = 0
+        while i < text.count {
+            guard text[i] == Self.backslash else {
+                // Runs without escapes are copied as they are: whole UTF-8 sequences.
+                var j = i
+                while j < text.count, text[j] != Self.backslash { j += 1 }
+                scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: text[i..<j]), as: UTF8.self).unicodeScalars)
+                i = j
+                continue
+            }
+            switch text[i + 1] {
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                let hex = String(decoding: UnsafeBufferPointer(rebasing: text[(i + 2)..<(i + 6)]), as: UTF8.self)
+                scalars.append(Unicode.Scalar(UInt8(hex, radix: 16)!))
+                i += 4
+            default: scalars.append(Unicode.Scalar(text[i + 1]))
+            }
+            i += 2
+        }
+        return String(scalars)
+    }
+
+    /// Calls `body` with the object's text.
+    private func withText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        open.inKeyOrder ? body(buffer.bytes()) : sortedText(of: open).withUnsafeBufferPointer(body)
     }
 
     /// Appends the object's text to `out`.
     package func write(into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "{"))
-        let ordered = inKeyOrder ? fields : fields.sorted { $0.key < $1.key }
-        for (i, field) in ordered.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: bytes[field.range])
-        }
-        out.append(UInt8(ascii: "}"))
+        withText { out.append(contentsOf: $0) }
     }
 
     /// The object's text as bytes.
-    package var jsonBytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + fields.count + 2)
-        write(into: &out)
-        return out
-    }
+    package var jsonBytes: [UInt8] { withText { Array($0) } }
 
     /// The object's text.
-    package var json: String { String(decoding: jsonBytes, as: UTF8.self) }
+    package var json: String { withText { String(decoding: $0, as: UTF8.self) } }
 
     /// The object's text, for a request or response body.
-    package var jsonData: Data { Data(jsonBytes) }
+    package var jsonData: Data { withText { Data(buffer: $0) } }
 
     /// A JSON string literal: quotes, backslashes and control characters
     /// (C0, DEL and C1) escaped, everything else (U+FEFF and bidi marks
     /// included) kept as sent. Logfmt's quoted values use the same escapes.
     package static func quoted(_ s: String) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count + 2)
         appendQuoted(s, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
@@ -122,49 +248,82 @@ package struct JSONObject: Sendable {
 
     /// ``quoted(_:)``, appended to `out` as UTF-8.
     package static func appendQuoted(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { appendEscaped($0, to: &out) }
-        out.append(UInt8(ascii: "\""))
+        s.withUTF8 { utf8 in
+            let n = escapedCount(utf8)
+            let old = out.count
+            out.append(contentsOf: repeatElement(quote, count: n + 2))
+            out.withUnsafeMutableBufferPointer { writeEscaped(utf8, count: n, to: $0.baseAddress! + old + 1) }
+        }
     }
 
-    /// Copies runs that need no escape whole, and escapes the rest. The C1
-    /// controls, U+0080–U+009F, are the byte pairs C2 80 – C2 9F. Runs of
-    /// printable ASCII, most of any text, are passed over eight bytes at a
-    /// time.
-    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        guard let base = utf8.baseAddress else { return }
+    /// How many bytes `utf8` takes escaped as ``quoted(_:)`` escapes it.
+    /// The C1 controls, U+0080–U+009F, are the byte pairs C2 80 – C2 9F.
+    /// Runs of printable ASCII, most of any text, are passed over eight
+    /// bytes at a time.
+    private static func escapedCount(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = utf8.baseAddress else { return 0 }
         let raw = UnsafeRawPointer(base)
+        let end = utf8.count
+        var n = end
         var i = 0
-        // Most text (every key, most values) is plain ASCII: one scan, one copy.
-        while i + 8 <= utf8.count, isPlainASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
-        while i < utf8.count, (0x20..<0x7F).contains(base[i]), base[i] != 0x22, base[i] != 0x5C { i += 1 }
-        if i == utf8.count { return out.append(contentsOf: utf8) }
-        var run = 0
-        while i < utf8.count {
-            if i + 8 <= utf8.count, isPlainASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                i += 8
-                continue
+        while i + 8 <= end, isPlainASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+        while i < end {
+            let extra = escapeExtra[Int(base[i])]
+            if extra == 0xFF {
+                // C2: a C1 control when 80–9F follows.
+                if i + 1 < end, (0x80...0x9F).contains(base[i + 1]) {
+                    n += 4
+                    i += 1
+                }
+            } else {
+                n += Int(extra)
             }
-            let b = utf8[i]
-            let c1 = b == 0xC2 && i + 1 < utf8.count && (0x80...0x9F).contains(utf8[i + 1])
-            guard b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F || c1 else {
-                i += 1
-                continue
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<i]))
-            switch b {
-            case 0x22: out.append(contentsOf: #"\""#.utf8)
-            case 0x5C: out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            default: appendUnicodeEscape(c1 ? utf8[i + 1] : b, to: &out)
-            }
-            i += c1 ? 2 : 1
-            run = i
+            i += 1
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<utf8.count]))
+        return n
+    }
+
+    /// Per byte, how many more bytes its escape takes; FF for C2, which
+    /// may begin a C1 control.
+    private static let escapeExtra: [UInt8] = (0...255).map { b -> UInt8 in
+        switch b {
+        case 0x22, 0x5C, 0x0A, 0x0D, 0x09: 1
+        case 0..<0x20, 0x7F: 5
+        case 0xC2: 0xFF
+        default: 0
+        }
+    }
+
+    /// Writes `utf8` escaped, `count` bytes as ``escapedCount(_:)`` said, at `p`.
+    private static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, count: Int, to p: UnsafeMutablePointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        // Most text (every key, most values) needs no escape: one copy.
+        guard count != utf8.count else { return p.update(from: base, count: count) }
+        var o = 0
+        var i = 0
+        func put(_ b: UInt8) {
+            p[o] = b
+            o += 1
+        }
+        while i < utf8.count {
+            let b = base[i]
+            let c1 = b == 0xC2 && i + 1 < utf8.count && (0x80...0x9F).contains(base[i + 1])
+            switch b {
+            case quote, backslash: put(backslash); put(b)
+            case 0x0A: put(backslash); put(UInt8(ascii: "n"))
+            case 0x0D: put(backslash); put(UInt8(ascii: "r"))
+            case 0x09: put(backslash); put(UInt8(ascii: "t"))
+            case _ where b < 0x20 || b == 0x7F || c1:
+                let v = c1 ? base[i + 1] : b
+                for e in [backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(v >> 4)], hexDigits[Int(v & 0x0F)]] {
+                    put(e)
+                }
+                if c1 { i += 1 }
+            default: put(b)
+            }
+            i += 1
+        }
     }
 
     /// Whether eight bytes are all printable ASCII other than `"` and `\`
@@ -178,29 +337,36 @@ package struct JSONObject: Sendable {
             && !anyBelow(w ^ (ones &* 0x7F), 1)
     }
 
-    /// The decimal digits of `value`, without the String that
-    /// `String(value)` would allocate for every number written.
-    private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
+    /// Writes the decimal digits of `value` at `p` (room for 20); returns
+    /// how many. No String, as `String(value)` would allocate for every
+    /// number written.
+    private static func writeDecimal(_ value: Int64, to p: UnsafeMutablePointer<UInt8>) -> Int {
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, the most a UInt64 has
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        return withUnsafeMutableBytes(of: &digits) { buffer in
+            var magnitude = value.magnitude
             var i = buffer.count
             repeat {
                 i -= 1
                 buffer[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            out.append(contentsOf: buffer[i...])
+            var o = 0
+            if value < 0 {
+                p[0] = UInt8(ascii: "-")
+                o = 1
+            }
+            let n = buffer.count - i
+            (p + o).update(from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: n)
+            return o + n
         }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// `\u00XX`, lowercase, for a code point below U+0100.
-    private static func appendUnicodeEscape(_ value: UInt8, to out: inout [UInt8]) {
-        out.append(contentsOf: #"\u00"#.utf8)
-        out.append(hexDigits[Int(value >> 4)])
-        out.append(hexDigits[Int(value & 0x0F)])
-    }
+    private static let null: [UInt8] = Array("null".utf8)
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+    private static let comma = UInt8(ascii: ",")
+    private static let colon = UInt8(ascii: ":")
+    private static let openBrace = UInt8(ascii: "{")
+    private static let closeBrace = UInt8(ascii: "}")
 }

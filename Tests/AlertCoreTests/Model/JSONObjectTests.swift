@@ -99,4 +99,61 @@ import Testing
         #expect((back["nested"] as? [String: Any])?["z"] as? String == "last")
         #expect(JSONObject().json == "{}")
     }
+
+    /// Objects written by closures into their parent's buffer come out as
+    /// the same objects written whole: keys sorted at every depth, whichever
+    /// level was given them out of order, with each level's own rule for nil.
+    @Test func nestedObjectsWrittenInPlaceAreSortedAtEveryDepth() {
+        var o = JSONObject(capacity: 4)
+        o.string("m", "middle")
+        o.object("b", absent: .null) { b in
+            b.string("y", nil)
+            b.object("x") { x in
+                x.int("2", 2)
+                x.int("1", 1)
+                x.string("gone", nil)
+            }
+            b.object("w", nil as Int?) { $0.int("never", Int64($1)) }
+            b.object("v", 5) { $0.int("n", Int64($1)) }
+        }
+        o.object("z") { _ in }
+        o.object("a", nil as Int?) { $0.int("n", Int64($1)) }
+        o.strings("labels", ["k2": "v2", "k1": "v1"])
+        #expect(o.json == #"{"b":{"v":{"n":5},"w":null,"x":{"1":1,"2":2},"y":null},"labels":{"k1":"v1","k2":"v2"},"m":"middle","z":{}}"#)
+    }
+
+    /// Random documents, nested and in random key order, against the
+    /// generic writer, which sorts each object's keys as it writes it.
+    @Test func nestedObjectsMatchTheGenericWriter() {
+        var rng = SplitMix(seed: 11)
+        func key() -> String { ["a", "b", "é", "Z", "k\\", "long key with spaces", "\u{1}", ""][Int(rng.next() % 8)] }
+        func fill(_ o: inout JSONObject, depth: Int) -> [String: Any] {
+            var reference: [String: Any] = [:]
+            for _ in 0..<Int(rng.next() % 6) {
+                let k = key()
+                guard reference[k] == nil else { continue }
+                switch rng.next() % 3 {
+                case 0:
+                    let v = "v\(rng.next() % 100)\"\n"
+                    o.string(k, v)
+                    reference[k] = v
+                case 1:
+                    let v = Int64(bitPattern: rng.next()) >> 8
+                    o.int(k, v)
+                    reference[k] = Int(v)
+                default:
+                    guard depth < 4 else { continue }
+                    var inner: [String: Any] = [:]
+                    o.object(k) { inner = fill(&$0, depth: depth + 1) }
+                    reference[k] = inner
+                }
+            }
+            return reference
+        }
+        for _ in 0..<300 {
+            var o = JSONObject(capacity: 1)
+            let reference = fill(&o, depth: 0)
+            #expect(o.json == JSONObject.text(of: reference))
+        }
+    }
 }

@@ -49,7 +49,8 @@ public struct WebhookGroupPayload: Sendable {
         g.string("console_url", n.consoleURL)
         g.object("counts", counts)
         g.raw("firing", Self.array(n.firing.map { alert in
-            var o = WebhookPayload.json(WebhookPayload.AlertBody(alert, links: n.actionLinks[alert.id] ?? [:]))
+            var o = JSONObject(absent: .null)
+            WebhookPayload.write(WebhookPayload.AlertBody(alert, links: n.actionLinks[alert.id] ?? [:]), to: &o)
             o.raw("new", n.newAlertIDs.contains(alert.id) ? "true" : "false")
             o.object("repeats", Self.json(alert.repeats))
             return o.json
@@ -57,7 +58,8 @@ public struct WebhookGroupPayload: Sendable {
         // Oldest first, as `firing` lists them.
         g.raw("new_alert_ids", Self.array(n.firing.filter { n.newAlertIDs.contains($0.id) }.map { JSONObject.quoted($0.id.rawValue) }))
         g.raw("closed", Self.array(n.closed.map { alert in
-            var o = WebhookPayload.json(WebhookPayload.AlertBody(alert))
+            var o = JSONObject(absent: .null)
+            WebhookPayload.write(WebhookPayload.AlertBody(alert), to: &o)
             o.object("repeats", Self.json(alert.repeats))
             return o.json
         }))
