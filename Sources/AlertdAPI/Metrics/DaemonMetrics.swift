@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import AlertModel
 import AlertdDelivery
 import AlertdStore
@@ -73,19 +74,35 @@ public final class DaemonMetrics: Sendable {
     }
 
     public func attempt(_ report: Dispatcher.AttemptReport) {
-        let outcome = report.settlement.name
-        if let action = report.kind.action {
-            registry.increment("alertd_handler_calls_total", ["action": action.rawValue, "outcome": outcome])
-            return
+        let key = AttemptSeriesKey(kind: report.kind, isFollowUp: report.isFollowUp, outcome: report.settlement.name)
+        let series = attemptSeries.withLock { $0[key] } ?? makeAttemptSeries(key)
+        series.count?.increment()
+        series.latency?.observe(report.sinceAccepted.seconds)
+    }
+
+    /// Which series an attempt counts in: one set per presenter or handler,
+    /// kind of attempt and outcome, found once and kept, since every
+    /// delivery makes one.
+    private struct AttemptSeriesKey: Hashable {
+        let kind: DeliveryKind
+        let isFollowUp: Bool
+        let outcome: String
+    }
+
+    private let attemptSeries = Mutex<[AttemptSeriesKey: (count: MetricsSeries?, latency: MetricsSeries?)]>([:])
+
+    private func makeAttemptSeries(_ key: AttemptSeriesKey) -> (count: MetricsSeries?, latency: MetricsSeries?) {
+        let made: (count: MetricsSeries?, latency: MetricsSeries?)
+        if let action = key.kind.action {
+            made = (registry.series("alertd_handler_calls_total", ["action": action.rawValue, "outcome": key.outcome]), nil)
+        } else if key.isFollowUp {
+            made = (registry.series("alertd_follow_ups_total", ["presenter": key.kind.name, "outcome": key.outcome]), nil)
+        } else {
+            made = (registry.series("alertd_deliveries_total", ["presenter": key.kind.name, "outcome": key.outcome]),
+                    key.outcome == "delivered" ? registry.series("alertd_delivery_latency_seconds", ["presenter": key.kind.name]) : nil)
         }
-        if report.isFollowUp {
-            registry.increment("alertd_follow_ups_total", ["presenter": report.kind.name, "outcome": outcome])
-            return
-        }
-        registry.increment("alertd_deliveries_total", ["presenter": report.kind.name, "outcome": outcome])
-        if outcome == "delivered" {
-            registry.observe("alertd_delivery_latency_seconds", ["presenter": report.kind.name], report.sinceAccepted.seconds)
-        }
+        attemptSeries.withLock { $0[key] = made }
+        return made
     }
 
     /// Counts a group notification a flush queued.

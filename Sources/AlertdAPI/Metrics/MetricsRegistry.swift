@@ -14,7 +14,15 @@ public final class MetricsRegistry: Sendable {
         package let help: String
         package let kind: Kind
         package let buckets: [Double]
-        package var series: [[String: String]: Series] = [:]
+        package var series: [[String: String]: MetricsSeries] = [:]
+
+        /// The series with these labels, made if it is new.
+        mutating func series(_ labels: [String: String]) -> MetricsSeries {
+            if let found = series[labels] { return found }
+            let made = MetricsSeries(buckets: buckets)
+            series[labels] = made
+            return made
+        }
     }
 
     package struct Series: Sendable {
@@ -46,29 +54,38 @@ public final class MetricsRegistry: Sendable {
         if added { order.withLock { $0.append(name) } }
     }
 
+    /// The series of a registered metric with these labels, made if it is
+    /// new; nil for a name never registered. A hot path keeps it and updates
+    /// it directly, without finding it by name and labels each time. Not for
+    /// gauges ``replace(_:with:)`` sets: that drops their series.
+    public func series(_ name: String, _ labels: [String: String] = [:]) -> MetricsSeries? {
+        families.withLock { f in f[name]?.series(labels) }
+    }
+
     /// Adds to a counter (or a gauge).
     public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
-        families.withLock { f in f[name]?.series[labels, default: Series()].value += amount }
+        series(name, labels)?.increment(by: amount)
     }
 
     /// Sets a gauge.
     public func set(_ name: String, _ labels: [String: String] = [:], to value: Double) {
-        families.withLock { f in f[name]?.series[labels, default: Series()].value = value }
+        series(name, labels)?.set(to: value)
     }
 
     /// Sets a gauge family to exactly these series, dropping the others: for
     /// gauges read whole from the store, whose label values come and go.
     public func replace(_ name: String, with values: [[String: String]: Double]) {
-        families.withLock { f in f[name]?.series = values.mapValues { Series(value: $0) } }
+        let made = values.mapValues { value in
+            let s = MetricsSeries(buckets: [])
+            s.set(to: value)
+            return s
+        }
+        families.withLock { f in f[name]?.series = made }
     }
 
     /// Records one observation in a histogram.
     public func observe(_ name: String, _ labels: [String: String] = [:], _ value: Double) {
-        families.withLock { f in
-            guard let buckets = f[name]?.buckets else { return }
-            // In place: a copy of the series would copy its bucket counts on every observation.
-            f[name]!.series[labels, default: Series(bucketCounts: Array(repeating: 0, count: buckets.count))].record(value, in: buckets)
-        }
+        series(name, labels)?.observe(value)
     }
 
     /// The exposition text: every family with HELP and TYPE, series sorted.
@@ -79,7 +96,7 @@ public final class MetricsRegistry: Sendable {
         for name in names {
             guard let family = snapshot[name] else { continue }
             out += "# HELP \(name) \(Self.escapeHelp(family.help))\n# TYPE \(name) \(family.kind.rawValue)\n"
-            for (labels, s) in family.series.sorted(by: { Self.key($0.key) < Self.key($1.key) }) {
+            for (labels, s) in family.series.mapValues({ $0.current }).sorted(by: { Self.key($0.key) < Self.key($1.key) }) {
                 switch family.kind {
                 case .counter, .gauge:
                     out += "\(name)\(Self.labelText(labels)) \(Self.number(s.value))\n"
