@@ -169,6 +169,8 @@ extension StrictJSON {
                 depth -= 1
                 return result
             }
+            // Room for a typical alert's keys at once: growing a dictionary rehashes it.
+            result.reserveCapacity(8)
             while true {
                 skipWhitespace()
                 guard offset < bytes.count else { throw endOfInput }

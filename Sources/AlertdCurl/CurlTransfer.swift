@@ -279,29 +279,42 @@ package final class CurlTransfer: @unchecked Sendable {
     }
 
     private func receiveHeader(_ line: UnsafeRawBufferPointer) {
-        var bytes = line[...]
-        while let last = bytes.last, last == 10 || last == 13 { bytes = bytes.dropLast() }
-        guard !bytes.isEmpty else {
+        var end = line.count
+        while end > 0, line[end - 1] == 10 || line[end - 1] == 13 { end -= 1 }
+        guard end > 0 else {
             // The blank line ending a final (not 1xx) response's headers.
             if bodyContinuation != nil, let status = easy?.info(CURLINFO_RESPONSE_CODE), status >= 200 { deliverHead() }
             return
         }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[..<end])
         if bytes.starts(with: "HTTP/".utf8) {
             // A new status line: whatever came before was an interim 1xx response.
             headers = HTTPHeaders()
             return
         }
-        if bytes.first == 32 || bytes.first == 9 {
+        if bytes[0] == 32 || bytes[0] == 9 {
             // An obsolete folded continuation line belongs to the previous field.
             guard var last = headers.fields.last else { return }
-            last.value += " " + String(decoding: bytes, as: UTF8.self).trimmingSpaces()
+            last.value += " " + Self.trimmedText(bytes)
             headers.replaceLast(with: last)
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
-        headers.add(
-            String(decoding: bytes[..<colon], as: UTF8.self),
-            String(decoding: bytes[bytes.index(after: colon)...], as: UTF8.self).trimmingSpaces())
+        // Decoded from the contiguous bytes, not a slice of them: the slow generic path cost most of each line.
+        headers.add(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self),
+                    Self.trimmedText(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...])))
+    }
+
+    /// The text of `bytes` without spaces and tabs at either end, as
+    /// `trimmingSpaces()` gives, trimmed as bytes when both ends are ASCII.
+    private static func trimmedText(_ bytes: UnsafeRawBufferPointer) -> String {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
+        while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        // Other space separators (U+00A0, U+3000…) need the Unicode tables.
+        guard start < end, bytes[start] < 0x80, bytes[end - 1] < 0x80 else { return text.trimmingSpaces() }
+        return text
     }
 
     private func checkPolicy(_ target: HTTPConnectTarget) -> Bool {

@@ -149,6 +149,41 @@ import Testing
         #expect(results.allSatisfy { $0 })
     }
 
+    /// Response header lines are read as sent: values without the spaces
+    /// and tabs (or other space separators) at either end, an empty value
+    /// kept, a folded line joined to the field before it, and the headers
+    /// of an interim 1xx response dropped.
+    @Test func readsResponseHeadersAsSent() async throws {
+        let listener = try SilentListener()
+        let response = "HTTP/1.1 100 Continue\r\nX-Interim: gone\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Spaced: \t padded  value \t\r\nX-Empty:\r\n"
+            + "X-Folded: first\r\n \t second part\r\nX-Wide:\u{A0}nbsp\u{3000}\r\nConnection: close\r\n\r\nok"
+        let fd = listener.fd
+        let served = Thread {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var request: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while !String(decoding: request, as: UTF8.self).contains("\r\n\r\n") {
+                let n = read(connection, &buffer, buffer.count)
+                guard n > 0 else { return }
+                request += buffer[..<n]
+            }
+            let bytes = Array(response.utf8)
+            _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        }
+        served.start()
+        let r = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/"))
+        #expect(r.status == 200)
+        #expect(r.body == Data("ok".utf8))
+        #expect(r.headers["x-spaced"] == "padded  value")
+        #expect(r.headers["x-empty"] == "")
+        #expect(r.headers["x-folded"] == "first second part")
+        #expect(r.headers["x-wide"] == "nbsp")
+        #expect(r.headers["x-interim"] == nil)
+    }
+
     @Test func doesNotFollowRedirects() async throws {
         let recorder = RequestRecorder()
         let (server, base) = try startLoopbackServer { request in
