@@ -85,9 +85,15 @@ extension AlertSpec {
 
         /// Reads a severity name; `source` is how the person gave it (`--severity`).
         public func severity(parsing raw: String, source: String = "severity") -> Builder {
-            if let s = Severity(rawValue: raw.lowercased()) { return severity(s) }
-            return with {
-                $0.severity = .invalid(AlertSpecError(
+            with { $0.parseSeverity(raw, source: source) }
+        }
+
+        /// ``severity(parsing:source:)`` in place, without a copy of the builder.
+        package mutating func parseSeverity(_ raw: String, source: String = "severity") {
+            if let s = Severity(rawValue: raw.lowercased()) {
+                severity = .present(s)
+            } else {
+                severity = .invalid(AlertSpecError(
                     field: "severity", code: .invalidSeverity,
                     message: "`\(source)` is not a severity: `\(raw)`. Use one of: \(Severity.spellings)."))
             }

@@ -15,7 +15,13 @@ extension AlertSpec.Builder {
         func typeError(_ field: String, _ expected: String) -> AlertSpecError {
             AlertSpecError(field: field, code: .invalidType, message: "`\(field)` must be \(expected).")
         }
-        let unknown = jsonObject.keys.filter { AlertSpec.CodingKeys(rawValue: $0) == nil }
+        // Each key read once: known fields in the object's order, and the rest.
+        var known: [(field: AlertSpec.CodingKeys, key: String, raw: Any)] = []
+        known.reserveCapacity(jsonObject.count)
+        var unknown: [String] = []
+        for (key, raw) in jsonObject {
+            if let field = AlertSpec.CodingKeys(rawValue: key) { known.append((field, key, raw)) } else { unknown.append(key) }
+        }
         if !unknown.isEmpty {
             let fields = AlertSpec.CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
             // Only the listed problems get a sentence; the rest are counted.
@@ -24,15 +30,15 @@ extension AlertSpec.Builder {
             }
             b.omittedProblems += max(0, unknown.count - AlertSpecErrors.listLimit)
         }
-        for (key, raw) in jsonObject where !StrictJSON.isNull(raw) {
-            guard let field = AlertSpec.CodingKeys(rawValue: key) else { continue }
+        // Fields set in place: the builder's chained methods copy it whole for each.
+        for (field, key, raw) in known where !StrictJSON.isNull(raw) {
             switch field {
             case .title:
-                if let s = raw as? String { b = b.title(s) } else { b.title = .invalid(typeError(key, "a string")) }
+                b.title = (raw as? String).map { .present($0) } ?? .invalid(typeError(key, "a string"))
             case .message:
-                if let s = raw as? String { b = b.message(s) } else { b.message = .invalid(typeError(key, "a string")) }
+                b.message = (raw as? String).map { .present($0) } ?? .invalid(typeError(key, "a string"))
             case .severity:
-                if let s = raw as? String { b = b.severity(parsing: s, source: key) } else {
+                if let s = raw as? String { b.parseSeverity(s, source: key) } else {
                     b.severity = .invalid(typeError(key, "one of \(Severity.spellings)"))
                 }
             case .labels:
@@ -48,7 +54,7 @@ extension AlertSpec.Builder {
                 let parsed = Self.action(raw, field: key)
                 if field == .confirm { b.confirm = parsed } else { b.cancel = parsed }
             case .dedupKey:
-                if let s = raw as? String { b = b.dedupKey(s) } else { b.dedupKey = .invalid(typeError(key, "a string")) }
+                b.dedupKey = (raw as? String).map { .present($0) } ?? .invalid(typeError(key, "a string"))
             case .expiresAfter:
                 if let s = raw as? String {
                     b = b.expires(parsing: s, source: key)

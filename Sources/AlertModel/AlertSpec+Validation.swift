@@ -88,6 +88,8 @@ private struct Validator {
             // problem under more, at a cost that grows with what is refused anyway.
             return labels
         }
+        // Room for all at once: growing a dictionary rehashes it.
+        labels.reserveCapacity(entries.count)
         // By name, so problems come out in the same order however the labels were given.
         for entry in entries.sorted(by: { $0.name < $1.name }) {
             // Named only for a problem: most labels have none.
@@ -109,11 +111,11 @@ private struct Validator {
             if let problem = TextPolicy.problem(field: field, in: entry.value, .line, what: "The value of label `\(entry.name)`") {
                 errors.append(problem)
             }
-            if labels[entry.name] != nil {
+            // One lookup both stores the value and finds one given before.
+            if labels.updateValue(entry.value, forKey: entry.name) != nil {
                 errors.append(.init(field: field, code: .duplicateLabel,
                                     message: "The label `\(entry.name)` is given more than once; give each label one value."))
             }
-            labels[entry.name] = entry.value
         }
         return labels
     }
