@@ -117,17 +117,19 @@ package final class GroupCommitter: Sendable {
             do throws(SQLiteError) {
                 // FULL fsyncs the WAL at commit; NORMAL leaves that to the next
                 // FULL commit or checkpoint, which then covers these frames too.
+                // Prepared once and kept, as every statement here is: `sqlite3_exec`
+                // parsed these again for every transaction.
                 if synchronousFull.withLock({ $0 }) != durable {
-                    try conn.execute(durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+                    try conn.statement(durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL").run()
                     synchronousFull.withLock { $0 = durable }
                 }
-                try conn.execute("BEGIN IMMEDIATE")
+                try conn.statement("BEGIN IMMEDIATE").run()
             } catch {
                 return error
             }
             do throws(SQLiteError) {
                 for job in jobs { try job.work(conn) }
-                try conn.execute("COMMIT")
+                try conn.statement("COMMIT").run()
                 if conn.totalChanges != changesBefore { wrote = true }
                 return nil
             } catch {
