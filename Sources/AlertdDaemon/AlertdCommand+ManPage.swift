@@ -62,6 +62,11 @@ extension AlertdCommand {
                         restart (alertd logs which were kept). An invalid configuration is logged and the \
                         running one kept. `systemctl reload alertd` sends it.
                         """),
+                    ManualPage.Item("SIGPIPE", """
+                        Ignored: a write to a pipe or socket whose reader has gone (standard error under a log \
+                        collector that restarted, a client that hung up) fails and is handled as an error; it does \
+                        not end alertd. Programs alertd runs start with the default.
+                        """),
                     ManualPage.Item("SIGKILL", """
                         Safe: every acknowledged alert is on disk, and interrupted deliveries are retried on the \
                         next start.

@@ -30,4 +30,12 @@ public enum ProcessSignals {
             }
         }
     }
+
+    /// Makes a write to a pipe or socket whose reader has gone fail with
+    /// `EPIPE` instead of ending the process: stderr under a log collector
+    /// that restarted, or a peer that closed early. Programs alertd starts
+    /// get every signal's default back (``ChildProcess``), this one too.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
 }

@@ -8,6 +8,7 @@ import AlertdPOSIX
 // help and --version stay before the first `await` (see CommandLineTool.start).
 var context = CommandContext.process()
 context.signals = ProcessSignals.stream(AlertDaemon.handledSignals(environment: context.environment))
+ProcessSignals.ignoreBrokenPipes()
 switch CommandLineTool.start(AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
 case .exit(let code): CurrentProcess.exit(code.rawValue)
 case .run(let command): CurrentProcess.exit(await command.run(context).rawValue)

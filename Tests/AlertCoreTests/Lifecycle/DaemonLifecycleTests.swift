@@ -129,6 +129,19 @@ import Glibc
         store.close()
     }
 
+    /// A write to a pipe whose reader has gone (stderr under a log
+    /// collector that restarted, a peer that closed early) fails with
+    /// EPIPE; the signal that would come with it does not end the daemon.
+    @Test func aBrokenPipeDoesNotEndTheDaemon() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        d.signal(SIGPIPE)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!(try await d.send(["title": "still here"])).isEmpty)
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+    }
+
     @Test func underJournaldLinesCarryPriorityAndNoTimestamp() async throws {
         let d = try TestDaemon()
         try await d.start(environment: ["JOURNAL_STREAM": "8:12345"])
