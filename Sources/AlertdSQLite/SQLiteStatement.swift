@@ -28,24 +28,30 @@ package final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds values to `?` parameters in order, after resetting the statement.
-    package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    package func bind(_ values: ArraySlice<SQLiteValue>) throws(SQLiteError) {
         sqlite3_reset(handle)
         if values.count < parameterCount { sqlite3_clear_bindings(handle) }
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
+        for (index, value) in zip(Int32(1)..., values) {
             let rc: Int32
             switch value {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(var v):
+            case .text(let v):
                 // By length from the string's own UTF-8, not a NUL-terminated copy made for the call.
                 // An empty string may have no address, and a nil pointer would bind NULL.
-                rc = v.withUTF8 { utf8 in
-                    guard let base = utf8.baseAddress, !utf8.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, alertd_sqlite_transient()) }
+                let bindUTF8 = { (utf8: UnsafeBufferPointer<UInt8>) -> Int32 in
+                    guard let base = utf8.baseAddress, !utf8.isEmpty else { return sqlite3_bind_text(self.handle, index, "", 0, alertd_sqlite_transient()) }
                     return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(clamping: utf8.count), alertd_sqlite_transient())
+                        sqlite3_bind_text(self.handle, index, $0, Int32(clamping: utf8.count), alertd_sqlite_transient())
                     }
+                }
+                // Read in place where the string's storage allows, with no copy of the string to make it contiguous.
+                if let bound = v.utf8.withContiguousStorageIfAvailable(bindUTF8) {
+                    rc = bound
+                } else {
+                    var copy = v
+                    rc = copy.withUTF8(bindUTF8)
                 }
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), alertd_sqlite_transient()) }
@@ -68,6 +74,11 @@ package final class SQLiteStatement {
 
     /// Runs to completion, discarding rows.
     package func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+        try run(values[...])
+    }
+
+    /// ``run(_:)`` with part of a larger list, bound where it lies.
+    package func run(_ values: ArraySlice<SQLiteValue>) throws(SQLiteError) {
         try bind(values)
         while try step() {}
         sqlite3_reset(handle)
@@ -75,7 +86,7 @@ package final class SQLiteStatement {
 
     /// Runs and maps each row.
     package func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteRow) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
-        try bind(values)
+        try bind(values[...])
         defer { sqlite3_reset(handle) }
         var out: [T] = []
         while try step() { out.append(try row(SQLiteRow(statement: self))) }

@@ -39,7 +39,7 @@ struct RowBatch {
         for (rows, sql) in shape.statements {
             let size = rows * shape.width
             while values.count - start >= size {
-                try conn.statement(sql).run(Array(values[start..<(start + size)]))
+                try conn.statement(sql).run(values[start..<(start + size)])
                 start += size
             }
         }
