@@ -183,34 +183,14 @@ package struct JSONObject {
         return out
     }
 
-    /// A field's key, read back from its escaped text.
+    /// A field's key, read back from its text: as it is when nothing in it
+    /// was escaped, else by the one JSON reader.
     private func key(of field: Field) -> String {
-        let text = UnsafeBufferPointer(rebasing: buffer.bytes()[(field.start + 1)..<(field.keyEnd - 1)])
+        let quoted = UnsafeBufferPointer(rebasing: buffer.bytes()[field.start..<field.keyEnd])
+        let text = UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast())
         guard text.contains(Self.backslash) else { return String(decoding: text, as: UTF8.self) }
-        var scalars = String.UnicodeScalarView()
-        var i = 0
-        while i < text.count {
-            guard text[i] == Self.backslash else {
-                // Runs without escapes are copied as they are: whole UTF-8 sequences.
-                var j = i
-                while j < text.count, text[j] != Self.backslash { j += 1 }
-                scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: text[i..<j]), as: UTF8.self).unicodeScalars)
-                i = j
-                continue
-            }
-            switch text[i + 1] {
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
-            case UInt8(ascii: "u"):
-                let hex = String(decoding: UnsafeBufferPointer(rebasing: text[(i + 2)..<(i + 6)]), as: UTF8.self)
-                scalars.append(Unicode.Scalar(UInt8(hex, radix: 16)!))
-                i += 4
-            default: scalars.append(Unicode.Scalar(text[i + 1]))
-            }
-            i += 2
-        }
-        return String(scalars)
+        // This writer's own escapes: always a valid JSON string.
+        return (try? StrictJSON.parse(UnsafeRawBufferPointer(quoted))) as? String ?? ""
     }
 
     /// Calls `body` with the object's text.
