@@ -211,6 +211,20 @@ extension PostgresAlertStore {
         }
     }
 
+    public func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let (nowMs, node) = (StoreCoding.millis(now), self.node)
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            let n = try session.conn.query("""
+                UPDATE deliveries SET state = 'pending', attempts = GREATEST(attempts - 1, 0), next_attempt_at = $1, updated_at = $1,
+                    claimed_by = NULL
+                WHERE state = 'in_flight' AND claimed_by = $2 AND id = ANY($3::text[])
+                """, [.integer(nowMs), .text(node), .textArray(ids.map(\.rawValue))]).affected
+            if n > 0 { session.notifyOthers() }
+            return n
+        }
+    }
+
     public func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int {
         try await writer.write { session throws(PostgresError) in
             let nowMs = StoreCoding.millis(now)

@@ -126,6 +126,10 @@ struct PostgresStoreTransaction: StoreTransaction {
             .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
     }
 
+    func hasSilence(endingAfter now: Date) throws(PostgresError) -> Bool {
+        try !conn.query("SELECT 1 FROM silences WHERE ends_at > $1 LIMIT 1", [.integer(StoreCoding.millis(now))]).rows.isEmpty
+    }
+
     func save(_ s: Silence) throws(PostgresError) {
         try conn.query("""
             INSERT INTO silences (id, matchers, starts_at, ends_at, created_by, comment, updated_at)

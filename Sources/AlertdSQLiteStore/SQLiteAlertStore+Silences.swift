@@ -6,7 +6,12 @@ import AlertdStore
 extension SQLiteAlertStore {
     public func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) async throws(StoreError) -> SilenceSaveOutcome {
         try await writer.write { conn throws(SQLiteError) in
-            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.saveSilence(silence, replacing: id, now: now, in: &tx) }
+            // Before the silence is written: a claim made at intake after this
+            // sees the silence and makes none; one made before is given back.
+            self.silenceSaves.add(1, ordering: .releasing)
+            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                try StoreRules.saveSilence(silence, replacing: id, now: now, in: &tx)
+            }
         }
     }
 

@@ -13,6 +13,11 @@ public final class SQLiteAlertStore: AlertStore {
     let writer: GroupCommitter
     private let writeConnection: SQLiteConnection
     private let reader: SQLiteConnection
+    /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
+    /// submission's write reads it in order with the saves around it.
+    let silenceSaves = Atomic<UInt64>(0)
+
+    public var silenceEpoch: UInt64 { silenceSaves.load(ordering: .acquiring) }
 
     /// Opens the store at `path`, creating it and running migrations as
     /// needed; a file that is another program's SQLite database is refused
@@ -142,6 +147,14 @@ public final class SQLiteAlertStore: AlertStore {
     public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
         try await writer.write { conn throws(SQLiteError) in
             try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.submit(submissions, in: &tx) }
+        }
+    }
+
+    public func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts {
+        try await writer.write { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                try StoreRules.submit(submissions, claiming: kinds, epoch: self.silenceSaves.load(ordering: .acquiring), now: Date(), in: &tx)
+            }
         }
     }
 
@@ -442,6 +455,25 @@ public final class SQLiteAlertStore: AlertStore {
                 var released = 0
                 for id in stale where !keeping.contains(id) {
                     try release.run([.integer(nowMs), .text(id.rawValue)])
+                    released += conn.changes
+                }
+                tx.moves.moved(released, from: .inFlight, to: .pending)
+                return released
+            }
+        }
+    }
+
+    public func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                let release = try conn.statement("""
+                    UPDATE deliveries SET state = 'pending', attempts = max(attempts - 1, 0), next_attempt_at = ?1, updated_at = ?1
+                    WHERE id = ?2 AND state = 'in_flight'
+                    """)
+                var released = 0
+                for id in ids {
+                    try release.run([.integer(StoreCoding.millis(now)), .text(id.rawValue)])
                     released += conn.changes
                 }
                 tx.moves.moved(released, from: .inFlight, to: .pending)

@@ -27,8 +27,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
             + "escalate_follow_ups, resolves_at)",
         row: "(?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 11)
     private static let deliveryRows = RowBatch.Shape(
-        "INSERT INTO deliveries (id, alert_id, presenter, kind, state, next_attempt_at, created_at, updated_at, follow_up_of, takes_follow_up)",
-        row: "(?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)", width: 9)
+        "INSERT INTO deliveries (id, alert_id, presenter, kind, state, attempts, next_attempt_at, created_at, updated_at, follow_up_of, "
+            + "takes_follow_up)",
+        row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 11)
     private static let eventRows = RowBatch.Shape("INSERT INTO events (type, alert_id, at, data)", row: "(?, ?, ?, ?)", width: 4)
 
     private init(conn: SQLiteConnection) {
@@ -128,9 +129,10 @@ struct SQLiteStoreTransaction: StoreTransaction {
     mutating func insert(_ d: DeliveryRecord) throws(SQLiteError) {
         let at = StoreCoding.millis(d.createdAt)
         deliveries.append([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
-                           .optional(d.nextAttemptAt.map(StoreCoding.millis)), .integer(at), .integer(at),
-                           .optional(d.followUpOf?.rawValue), .integer(d.takesFollowUp ? 1 : 0)])
-        moves.added(to: .pending)
+                           .text(d.state.rawValue), .integer(Int64(d.attempts)), .optional(d.nextAttemptAt.map(StoreCoding.millis)),
+                           .integer(at), .integer(StoreCoding.millis(d.updatedAt)), .optional(d.followUpOf?.rawValue),
+                           .integer(d.takesFollowUp ? 1 : 0)])
+        moves.added(to: d.state)
     }
 
     mutating func delivery(_ id: DeliveryID) throws(SQLiteError) -> DeliveryRecord? {
@@ -165,6 +167,11 @@ struct SQLiteStoreTransaction: StoreTransaction {
         let ms = StoreCoding.millis(now)
         return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ? AND starts_at <= ?")
             .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
+    }
+
+    mutating func hasSilence(endingAfter now: Date) throws(SQLiteError) -> Bool {
+        try flush()
+        return try !conn.statement("SELECT 1 FROM silences WHERE ends_at > ? LIMIT 1").query([.integer(StoreCoding.millis(now))]) { _ in () }.isEmpty
     }
 
     mutating func save(_ s: Silence) throws(SQLiteError) {

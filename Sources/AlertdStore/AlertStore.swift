@@ -15,8 +15,23 @@ public protocol AlertIntakeStore: Sendable {
     /// Results are in the order of `submissions`.
     func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult]
 
+    /// ``submit(_:)``, writing the new deliveries of `kinds` already claimed
+    /// (in flight, their first attempt counted) for the dispatcher they are
+    /// handed to, so it starts them without a claim of its own. Only while
+    /// no silence is active or scheduled: one would have to screen them as
+    /// they are claimed. The result says whether it did, and at which
+    /// ``DeliveryQueue/silenceEpoch``.
+    func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts
+
     /// The open alert holding `dedupKey`, if any.
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID?
+}
+
+extension AlertIntakeStore {
+    /// A backend that does not claim at intake writes every delivery pending.
+    public func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts {
+        SubmittedAlerts(results: try await submit(submissions))
+    }
 }
 
 /// Closing alerts by a person's (or the clock's) decision.
@@ -80,12 +95,27 @@ public protocol DeliveryQueue: Sendable {
     /// Returns how many.
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int
 
+    /// Gives back claims made at intake (``AlertIntakeStore/submit(_:claiming:)``)
+    /// that were never started: each of `ids` still in flight becomes pending
+    /// and due at `now`, its uncounted attempt taken back, for the claim that
+    /// screens. Returns how many.
+    func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int
+
+    /// Moves on each time a silence is saved. A delivery claimed at intake
+    /// at an earlier epoch may be one the new silence holds, so it is given
+    /// back (``releaseClaims(_:now:)``) rather than started. Read without
+    /// waiting: the dispatcher asks before each start.
+    var silenceEpoch: UInt64 { get }
+
     /// Makes dead deliveries pending again: those of one alert, or all of them
     /// when `alert` is nil. Returns how many.
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int
 }
 
 extension DeliveryQueue {
+    /// A backend that never claims at intake has no epoch to move.
+    public var silenceEpoch: UInt64 { 0 }
+
     /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
     public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import AlertModel
 
 /// The store's in-memory twin, for tests of the parts above the store. It
@@ -6,12 +7,19 @@ import AlertModel
 /// conformance suite; it keeps nothing across restarts.
 public actor InMemoryAlertStore: AlertStore {
     private var state = InMemoryStoreState()
+    private nonisolated let silenceSaves = Atomic<UInt64>(0)
 
     public init() {}
 
     public func submit(_ submissions: [AlertSubmission]) -> [SubmissionResult] {
         StoreRules.submit(submissions, in: &state)
     }
+
+    public func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) -> SubmittedAlerts {
+        StoreRules.submit(submissions, claiming: kinds, epoch: silenceEpoch, now: Date(), in: &state)
+    }
+
+    public nonisolated var silenceEpoch: UInt64 { silenceSaves.load(ordering: .acquiring) }
 
     public func openAlert(dedupKey: String) -> AlertID? {
         state.openAlert(dedupKey: dedupKey)
@@ -131,6 +139,17 @@ public actor InMemoryAlertStore: AlertStore {
         return n
     }
 
+    public func releaseClaims(_ ids: [DeliveryID], now: Date) -> Int {
+        var n = 0
+        for id in ids {
+            guard var d = state.deliveries[id], d.state == .inFlight else { continue }
+            d.state = .pending; d.nextAttemptAt = now; d.updatedAt = now; d.attempts = max(d.attempts - 1, 0)
+            state.deliveries[id] = d
+            n += 1
+        }
+        return n
+    }
+
     public func replayDead(alert: AlertID?, now: Date) -> Int {
         var n = 0
         for (id, var d) in state.deliveries where d.state == .dead && (alert == nil || d.alertID == alert) {
@@ -205,7 +224,8 @@ public actor InMemoryAlertStore: AlertStore {
     }
 
     public func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) -> SilenceSaveOutcome {
-        StoreRules.saveSilence(silence, replacing: id, now: now, in: &state)
+        silenceSaves.add(1, ordering: .releasing)
+        return StoreRules.saveSilence(silence, replacing: id, now: now, in: &state)
     }
 
     public func silence(id: SilenceID) -> Silence? { state.silences[id] }

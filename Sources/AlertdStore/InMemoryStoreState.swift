@@ -104,6 +104,8 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func activeSilences(at now: Date) -> [Silence] { silences.values.filter { $0.isActive(at: now) } }
 
+    package mutating func hasSilence(endingAfter now: Date) -> Bool { silences.values.contains { $0.endsAt > now } }
+
     package mutating func openAlerts() -> [Alert] { alerts.values.filter { $0.state == .open } }
 
     package mutating func group(_ id: AlertGroupID) -> AlertGroup? { groups[id] }

@@ -14,6 +14,13 @@ package enum StoreRules {
     /// but one that says when it resolves (a re-send from Prometheus) moves
     /// the open alert's time on to that.
     package static func submit<T: StoreTransaction>(_ submission: AlertSubmission, in tx: inout T) throws(T.Failure) -> SubmissionResult {
+        try submit(submission, claiming: [], epoch: nil, in: &tx)
+    }
+
+    /// ``submit(_:in:)``, its new deliveries of `kinds` written claimed at
+    /// the silence `epoch` (``AcceptedDelivery/claimEpoch``) when there is one.
+    private static func submit<T: StoreTransaction>(_ submission: AlertSubmission, claiming kinds: Set<DeliveryKind>, epoch: UInt64?,
+                                                    in tx: inout T) throws(T.Failure) -> SubmissionResult {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
             if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
@@ -21,7 +28,7 @@ package enum StoreRules {
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for d in submission.deliveries { try tx.insert(d.record) }
+        for d in submission.deliveries(claiming: kinds, epoch: epoch) { try tx.insert(d.record) }
         for membership in submission.groups { try join(alert, membership, in: &tx) }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
@@ -34,6 +41,20 @@ package enum StoreRules {
         results.reserveCapacity(submissions.count)
         for submission in submissions { results.append(try submit(submission, in: &tx)) }
         return results
+    }
+
+    /// ``submit(_:in:)`` for each submission, their new deliveries of
+    /// `kinds` written claimed at the store's silence `epoch`, unless a
+    /// silence is active or scheduled at `now`: the claim that screens must
+    /// see those (``AlertIntakeStore/submit(_:claiming:)``).
+    package static func submit<T: StoreTransaction>(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>, epoch: UInt64,
+                                                    now: Date, in tx: inout T) throws(T.Failure) -> SubmittedAlerts {
+        var claimEpoch: UInt64?
+        if !kinds.isEmpty, try !tx.hasSilence(endingAfter: now) { claimEpoch = epoch }
+        var results: [SubmissionResult] = []
+        results.reserveCapacity(submissions.count)
+        for submission in submissions { results.append(try submit(submission, claiming: kinds, epoch: claimEpoch, in: &tx)) }
+        return SubmittedAlerts(results: results, claimEpoch: claimEpoch)
     }
 
     /// A compare-and-set from `open`: the first decision wins. Past its

@@ -118,7 +118,7 @@ public final class AlertDaemon: Sendable {
         // A new alert brings work now, handed over in memory, and may bring a
         // deadline sooner than maintenance's next look.
         intake = AlertIntake(store: store, settings: settings, onAccepted: { dispatcher.accept($0) },
-                             onSubmitting: { dispatcher.expectHandOffs($0) }, onSubmitted: { dispatcher.expectedHandOffsArrived($0) },
+                             claimKinds: { dispatcher.handOffClaimKinds() }, onSubmitting: { dispatcher.expectHandOffs($0) }, onSubmitted: { dispatcher.expectedHandOffsArrived($0) },
                              onGrouped: { groupTimer.wake() }, onDeadline: { maintenance.wake(before: $0) })
         // Another node's commit: new events to stream, maybe work to claim or a deadline sooner.
         opened.onRemoteChange {

@@ -39,6 +39,7 @@ public final class AlertIntake: Sendable {
     private let store: any AlertStore
     private let settings: Mutex<Settings>
     private let onAccepted: @Sendable ([AcceptedDelivery]) -> Void
+    private let claimKinds: @Sendable () -> Set<DeliveryKind>
     private let onSubmitting: @Sendable ([DeliveryKind: Int]) -> Void
     private let onSubmitted: @Sendable ([DeliveryKind: Int]) -> Void
     private let onGrouped: @Sendable () -> Void
@@ -54,8 +55,12 @@ public final class AlertIntake: Sendable {
     /// write, how many deliveries of each kind it may hand over, and
     /// `onSubmitted` the same counts once the write is over and its
     /// hand-offs (if any) are with `onAccepted`: in between, the rows may be
-    /// committed while their hand-off is still on its way.
+    /// committed while their hand-off is still on its way. `claimKinds` says,
+    /// before each store write, the kinds whose deliveries the receiver of
+    /// `onAccepted` takes as claimed: the store writes those in flight
+    /// (``AlertIntakeStore/submit(_:claiming:)``), sparing a claim each.
     public init(store: any AlertStore, settings: Settings, onAccepted: @escaping @Sendable ([AcceptedDelivery]) -> Void,
+                claimKinds: @escaping @Sendable () -> Set<DeliveryKind> = { [] },
                 onSubmitting: @escaping @Sendable ([DeliveryKind: Int]) -> Void = { _ in },
                 onSubmitted: @escaping @Sendable ([DeliveryKind: Int]) -> Void = { _ in },
                 onGrouped: @escaping @Sendable () -> Void = {}, onDeadline: @escaping @Sendable (Date) -> Void = { _ in }) {
@@ -66,6 +71,7 @@ public final class AlertIntake: Sendable {
         self.store = store
         self.settings = Mutex(settings)
         self.onAccepted = onAccepted
+        self.claimKinds = claimKinds
     }
 
     /// Routes and limits in effect now.
@@ -93,14 +99,17 @@ public final class AlertIntake: Sendable {
         }
         onSubmitting(expected)
         defer { onSubmitted(expected) }
-        let results = try await store.submit(submissions)
+        // The kinds asked for are the kinds the store wrote claimed: read once.
+        let claiming = claimKinds()
+        let stored = try await store.submit(submissions, claiming: claiming)
+        let results = stored.results
         if submissions.contains(where: { !$0.groups.isEmpty }) { onGrouped() }
         // A re-send moves its open alert's `endsAt` too, so folded ones count.
         if let soonest = submissions.compactMap(\.deadline).min() { onDeadline(soonest) }
         if results.contains(where: { !$0.deduplicated }) {
             var accepted: [AcceptedDelivery] = []
             for (submission, result) in zip(submissions, results) where !result.deduplicated {
-                accepted += submission.deliveries
+                accepted += submission.deliveries(claiming: claiming, epoch: stored.claimEpoch)
             }
             onAccepted(accepted)
         }

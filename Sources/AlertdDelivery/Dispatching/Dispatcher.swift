@@ -10,10 +10,13 @@ import AlertdStore
 ///
 /// The store is the queue. New alerts' deliveries are also handed over in
 /// memory right after their commit (``accept(_:)``), so the dispatcher claims
-/// them without polling for them or reading their alerts back; but nothing is
-/// held only in memory, so a crash loses at most the knowledge that an
-/// attempt was made, and the delivery is claimed again after restart
-/// (at-least-once, with the same delivery id).
+/// them without polling for them or reading their alerts back. Those of the
+/// kinds it names (``handOffClaimKinds()``) the store wrote already claimed
+/// for it, so it starts them with no claim at all: in flight in the store
+/// means being sent or waiting here for a slot. Nothing is held only in
+/// memory, so a crash loses at most the knowledge that an attempt was made,
+/// and the delivery is claimed again after restart (at-least-once, with the
+/// same delivery id).
 ///
 /// As a ``Service``: `start()` recovers what a crash left in flight, `run()`
 /// loops, a graceful shutdown stops claiming and lets deliveries in flight
@@ -69,6 +72,15 @@ public actor Dispatcher: Service {
     /// just before their hand-off arrived; so a poll leaves them their slots.
     private nonisolated let inTransit = Mutex<[DeliveryKind: Int]>([:])
     private var handedOff = HandOffQueue(limit: 8_192)
+    /// Hand-offs the store wrote claimed that will not be started here
+    /// (dropped, or a silence saved since): given back to the store by
+    /// ``giveBack()`` before the loop goes on.
+    private var givingBack: [AcceptedDelivery] = []
+    /// Hand-offs the store wrote claimed, taken for a slot and about to
+    /// start once a store write under way is done: held as running ones are.
+    private var starting = Set<DeliveryID>()
+    /// What ``handOffClaimKinds()`` answers.
+    private nonisolated let claimKinds = Mutex<Set<DeliveryKind>>([])
     private var lastPoll = ContinuousClock.now - .seconds(60)
     /// True while the store holds nothing due that the dispatcher does not
     /// already have in hand: the last look found nothing due, and nothing
@@ -154,6 +166,22 @@ public actor Dispatcher: Service {
         }
     }
 
+    /// The kinds whose new deliveries the store may write already claimed
+    /// for this dispatcher (``AlertIntakeStore/submit(_:claiming:)``):
+    /// every presenter without a rate limit (whose hand-offs could wait
+    /// long for tokens), while no `inhibit` rule applies (the claim that
+    /// screens must see each delivery), from the time it has recovered what
+    /// a crash left in flight until it stops.
+    public nonisolated func handOffClaimKinds() -> Set<DeliveryKind> {
+        claimKinds.withLock { $0 }
+    }
+
+    private func updateClaimKinds() {
+        let kinds = started && isRunning && !stopping && inhibitRules.isEmpty
+            ? Set(presenters.entries.compactMap { $0.value.rateLimit == nil ? $0.key : nil }) : []
+        claimKinds.withLock { $0 = kinds }
+    }
+
     /// Hands over deliveries the store has just committed, with their alerts.
     public nonisolated func accept(_ deliveries: [AcceptedDelivery]) {
         guard !deliveries.isEmpty else { return }
@@ -182,6 +210,7 @@ public actor Dispatcher: Service {
         self.presenters = presenters
         self.buckets = Self.buckets(for: presenters, keeping: buckets)
         self.retry = retry
+        updateClaimKinds()
         signal.notify()
     }
 
@@ -212,6 +241,8 @@ public actor Dispatcher: Service {
         } catch {
             log.error("could not recover in-flight deliveries", ["error": "\(error)"])
         }
+        // Only now: the recovery must not take back a claim made for this run.
+        updateClaimKinds()
     }
 
     /// Claims and delivers until asked to stop, then waits for the
@@ -219,9 +250,21 @@ public actor Dispatcher: Service {
     /// dispatcher first if ``start()`` has not.
     public func run() async {
         await start()
-        defer { isRunning = false }
+        defer {
+            isRunning = false
+            updateClaimKinds()
+        }
         await withTaskCancellationHandler {
             await loop()
+            // What waits for a slot goes back to the store as pending; one
+            // still on its way stays in flight there, recovered at the next start.
+            if !Task.isCancelled {
+                givingBack += handedOff.removeAll() + inbox.withLock { inbox in
+                    defer { inbox.removeAll() }
+                    return inbox
+                }
+                await giveBack()
+            }
             await finishInFlight()
         } onCancel: {
             signal.notify()
@@ -231,6 +274,7 @@ public actor Dispatcher: Service {
     /// Stops claiming; ``run()`` returns once the deliveries in flight are done.
     public func shutdownGracefully() {
         stopping = true
+        updateClaimKinds()
         signal.notify()
     }
 
@@ -364,46 +408,100 @@ public actor Dispatcher: Service {
             return inbox
         }
         guard inhibitRules.isEmpty else {
-            if !arrived.isEmpty { storeChanged() }
+            // Every delivery goes through the poll's claim, which screens it.
+            let waiting = handedOff.removeAll()
+            if !arrived.isEmpty || !waiting.isEmpty { storeChanged() }
+            givingBack += arrived + waiting
+            await giveBack()
             return false
         }
         let dropped = handedOff.append(arrived)
-        if dropped > 0 {
+        if !dropped.isEmpty {
             storeChanged()
-            log.debug("hand-offs left to the store's queue", ["count": "\(dropped)"])
+            givingBack += dropped
+            log.debug("hand-offs left to the store's queue", ["count": "\(dropped.count)"])
         }
-        guard !handedOff.isEmpty else { return false }
-        let taken = takeHandOffs(freeSlots(at: tick))
+        let taken = handedOff.isEmpty ? [] : takeHandOffs(freeSlots(at: tick))
+        let (ready, toClaim) = sorted(taken)
+        await giveBack()
         guard !taken.isEmpty else { return false }
-        let claimed: [DeliveryRecord]
-        do {
-            claimed = try await store.claimAccepted(taken, now: Date())
-        } catch {
-            storeChanged()
-            throw error
+        var claimed: [DeliveryRecord] = []
+        if !toClaim.isEmpty {
+            do {
+                claimed = try await store.claimAccepted(toClaim, now: Date())
+            } catch {
+                storeChanged()
+                startHandOffs(ready: ready, toClaim: [], claimed: [], at: tick)
+                throw error
+            }
         }
-        startHandOffs(taken, claimed: claimed, at: tick)
-        return !claimed.isEmpty
+        startHandOffs(ready: ready, toClaim: toClaim, claimed: claimed, at: tick)
+        return !claimed.isEmpty || !ready.isEmpty
+    }
+
+    /// Parts hand-offs into those the store wrote claimed at the silence
+    /// epoch it is at now, started as they are, and those the store must
+    /// claim. One claimed at an earlier epoch may be held by the silence
+    /// saved since: it goes back to the store (``giveBack()``) to be screened.
+    /// The ready ones are `starting` until ``startHandOffs(ready:toClaim:claimed:at:)``.
+    private func sorted(_ taken: [AcceptedDelivery]) -> (ready: [AcceptedDelivery], toClaim: [AcceptedDelivery]) {
+        var ready: [AcceptedDelivery] = []
+        var toClaim: [AcceptedDelivery] = []
+        let epoch = store.silenceEpoch
+        for d in taken {
+            switch d.claimEpoch {
+            case nil: toClaim.append(d)
+            case epoch: ready.append(d)
+            default: givingBack.append(d)
+            }
+        }
+        for d in ready { starting.insert(d.id) }
+        return (ready, toClaim)
+    }
+
+    /// Gives the store back the hand-offs it wrote claimed that will not be
+    /// started here, as pending, for the claim that screens.
+    private func giveBack() async {
+        let ids = givingBack.compactMap { $0.claimEpoch == nil ? nil : $0.id }
+        givingBack = []
+        guard !ids.isEmpty else { return }
+        storeChanged()
+        do {
+            _ = try await store.releaseClaims(ids, now: Date())
+        } catch {
+            log.error("could not give back hand-offs claimed at intake; they are retried once the claim lease runs out",
+                      ["count": "\(ids.count)", "error": "\(error)", "claim_lease": claimLease.alertdDescription])
+        }
     }
 
     /// Takes hand-offs for `slots`; those of a presenter no longer
     /// configured are dropped, for the poll to settle.
     private func takeHandOffs(_ slots: [DeliveryKind: Int]) -> [AcceptedDelivery] {
-        let waiting = handedOff.count
-        let taken = handedOff.take(slots)
-        if waiting - handedOff.count != taken.count { storeChanged() }
+        let (taken, dropped) = handedOff.take(slots)
+        if !dropped.isEmpty {
+            storeChanged()
+            givingBack += dropped
+        }
         return taken
     }
 
-    /// Starts the hand-offs the store gave as claimed. One a poll claimed
-    /// first is running already; any other is left in the store.
-    private func startHandOffs(_ taken: [AcceptedDelivery], claimed: [DeliveryRecord], at tick: ContinuousClock.Instant) {
-        if claimed.count != taken.count {
+    /// Starts the hand-offs the store wrote claimed (`ready`) and those of
+    /// `toClaim` it gave as claimed. One a poll claimed first is running
+    /// already; any other is left in the store.
+    private func startHandOffs(ready: [AcceptedDelivery], toClaim: [AcceptedDelivery], claimed: [DeliveryRecord],
+                               at tick: ContinuousClock.Instant) {
+        for d in ready {
+            starting.remove(d.id)
+            buckets[d.kind]?.take(1, at: tick)
+            start(ClaimedDelivery(delivery: d.record, alert: d.alert))
+        }
+        guard !toClaim.isEmpty else { return }
+        if claimed.count != toClaim.count {
             let given = Set(claimed.map(\.id))
-            if taken.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
+            if toClaim.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
         }
         var alerts: [DeliveryID: Alert] = [:]
-        for d in taken { alerts[d.id] = d.alert }
+        for d in toClaim { alerts[d.id] = d.alert }
         for record in claimed {
             guard let alert = alerts[record.id] else { continue }
             buckets[record.kind]?.take(1, at: tick)
@@ -442,7 +540,10 @@ public actor Dispatcher: Service {
         lastLeaseCheck = .now
         let cutoff = Date().addingTimeInterval(-claimLease.seconds)
         do {
-            let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: Set(tasks.keys), now: Date())
+            // Hand-offs the store wrote claimed are this dispatcher's too while they wait.
+            var keeping = Set(tasks.keys).union(handedOff.ids).union(starting)
+            for d in inbox.withLock({ $0 }) + givingBack { keeping.insert(d.id) }
+            let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, now: Date())
             if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
         } catch {
@@ -556,7 +657,8 @@ public actor Dispatcher: Service {
             let batch = unsettled
             unsettled = []
             let tick = ContinuousClock.now
-            let next = handOffsForSlots(freedBy: batch, at: tick)
+            let (ready, next) = sorted(handOffsForSlots(freedBy: batch, at: tick))
+            await giveBack()
             var claimed: [DeliveryRecord] = []
             do {
                 let queued: Int
@@ -576,7 +678,7 @@ public actor Dispatcher: Service {
                 if let report { onAttempt(report) }
                 finished(d)
             }
-            startHandOffs(next, claimed: claimed, at: tick)
+            startHandOffs(ready: ready, toClaim: next, claimed: claimed, at: tick)
         }
         settling = false
     }

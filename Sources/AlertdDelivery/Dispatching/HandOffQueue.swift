@@ -3,8 +3,9 @@ import AlertdStore
 
 /// Deliveries intake handed to the dispatcher in memory, per kind, oldest
 /// first, waiting for a free slot. Bounded: past `limit` a hand-off is
-/// dropped, which loses nothing, since the store holds every one and the
-/// dispatcher's poll of the store finds it there.
+/// dropped, which loses nothing, since the store holds every one: the
+/// dispatcher's poll finds a pending one there, and one the store wrote
+/// claimed (``AcceptedDelivery/claimEpoch``) is given back to it first.
 struct HandOffQueue {
     private var waiting: [DeliveryKind: [AcceptedDelivery]] = [:]
     /// Per kind, how many at the front of `waiting` were already taken.
@@ -18,24 +19,36 @@ struct HandOffQueue {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Queues what fits; returns how many were dropped for want of room.
-    mutating func append(_ deliveries: [AcceptedDelivery]) -> Int {
+    /// The ids of the hand-offs waiting.
+    var ids: Set<DeliveryID> {
+        var out = Set<DeliveryID>(minimumCapacity: count)
+        for (kind, items) in waiting { for d in items[heads[kind, default: 0]...] { out.insert(d.id) } }
+        return out
+    }
+
+    /// Queues what fits; returns those dropped for want of room.
+    mutating func append(_ deliveries: [AcceptedDelivery]) -> ArraySlice<AcceptedDelivery> {
         let room = max(0, limit - count)
         for d in deliveries.prefix(room) { waiting[d.kind, default: []].append(d) }
         count += min(room, deliveries.count)
-        return max(0, deliveries.count - room)
+        return deliveries.dropFirst(room)
     }
 
     /// Takes up to `slots[kind]` of each kind, oldest first. A kind with no
     /// entry in `slots` has no presenter any more: its hand-offs are
-    /// dropped, and the poll settles them.
-    mutating func take(_ slots: [DeliveryKind: Int]) -> [AcceptedDelivery] {
+    /// dropped (returned as `dropped`), and the poll settles them.
+    mutating func take(_ slots: [DeliveryKind: Int]) -> (taken: [AcceptedDelivery], dropped: [AcceptedDelivery]) {
         var out: [AcceptedDelivery] = []
+        var dropped: [AcceptedDelivery] = []
         for (kind, items) in waiting {
             let head = heads[kind, default: 0]
             let left = items.count - head
             let n = slots[kind].map { min(max(0, $0), left) } ?? left
-            if slots[kind] != nil { out += items[head..<(head + n)] }
+            if slots[kind] != nil {
+                out += items[head..<(head + n)]
+            } else {
+                dropped += items[head...]
+            }
             count -= n
             if n == left {
                 waiting[kind] = nil
@@ -48,6 +61,16 @@ struct HandOffQueue {
                 heads[kind] = head + n
             }
         }
+        return (out, dropped)
+    }
+
+    /// Empties the queue; returns what waited.
+    mutating func removeAll() -> [AcceptedDelivery] {
+        var out: [AcceptedDelivery] = []
+        for (kind, items) in waiting { out += items[heads[kind, default: 0]...] }
+        waiting = [:]
+        heads = [:]
+        count = 0
         return out
     }
 }

@@ -30,10 +30,15 @@ public struct AlertSubmission: Sendable, Equatable {
     }
 
     /// The deliveries storing it queues: one per presenter of its route.
-    public var deliveries: [AcceptedDelivery] {
+    public var deliveries: [AcceptedDelivery] { deliveries(claiming: [], epoch: nil) }
+
+    /// ``deliveries``, those of `kinds` claimed at intake at the silence
+    /// `epoch` (none when it is nil).
+    public func deliveries(claiming kinds: Set<DeliveryKind>, epoch: UInt64?) -> [AcceptedDelivery] {
         presenters.enumerated().map { i, presenter in
-            AcceptedDelivery(id: .routed(alert.id, i), kind: .presenter(presenter), alert: alert,
-                             takesFollowUp: followUps.contains(presenter))
+            let kind = DeliveryKind.presenter(presenter)
+            return AcceptedDelivery(id: .routed(alert.id, i), kind: kind, alert: alert, takesFollowUp: followUps.contains(presenter),
+                                    claimEpoch: epoch.flatMap { kinds.contains(kind) ? $0 : nil })
         }
     }
 }

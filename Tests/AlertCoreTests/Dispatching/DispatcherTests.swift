@@ -138,8 +138,9 @@ actor ScriptedPresenter: AlertPresenter {
                                     retry: fastRetry(), idleTick: .milliseconds(20))
         let intake = AlertIntake(
             store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["slow"])), limits: .default),
-            onAccepted: { dispatcher.accept($0) })
+            onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
         let run = Task { await dispatcher.run() }
+        try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
         var ids: [AlertID] = []
         for batch in 0..<4 {
             let specs = try (0..<10).map { try AlertSpec.Builder().title("a\(batch)-\($0)").build().get() }
@@ -186,19 +187,84 @@ actor ScriptedPresenter: AlertPresenter {
         await run.value
     }
 
+    @Test func aHandOffStoredClaimedStartsAsItIsUnlessASilenceWasSavedSince() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let intake = AlertIntake(
+            store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["hook"])), limits: .default),
+            onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        // Not before it has recovered what a crash left in flight.
+        #expect(dispatcher.handOffClaimKinds().isEmpty)
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
+        #expect(dispatcher.handOffClaimKinds() == [.presenter("hook")])
+        // Stored in flight, started with no claim of its own, delivered at its first attempt.
+        let first = try await intake.submit([try AlertSpec.Builder().title("first").build().get()])[0].id
+        try await waitUntil { await store.record(id: first)?.deliveries.first?.state == .delivered }
+        #expect(await store.record(id: first)?.deliveries.first?.attempts == 1)
+        // Stored claimed while the loop is wedged; a silence saved before it starts holds it.
+        await dispatcher.setStalledForTesting(true)
+        try await Task.sleep(for: .milliseconds(100))
+        let second = try await intake.submit([try AlertSpec.Builder().title("second").label("team", "db").build().get()])[0].id
+        #expect(await store.record(id: second)?.deliveries.first?.state == .inFlight)
+        let now = Date()
+        _ = await store.saveSilence(Silence(matchers: [try LabelMatcher(parsing: "team=db")], startsAt: now, endsAt: now.addingTimeInterval(3600),
+                                            createdBy: "alice", comment: "db work"), replacing: nil, now: now)
+        await dispatcher.setStalledForTesting(false)
+        try await waitUntil { await store.record(id: second)?.deliveries.first?.silencedBy != nil }
+        let held = try #require(await store.record(id: second)?.deliveries.first)
+        #expect(held.state == .pending)
+        #expect(held.attempts == 0)
+        #expect(await hook.callCount == 1)
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(dispatcher.handOffClaimKinds().isEmpty)
+    }
+
+    @Test func handOffsWaitingForASlotGoBackToTheStoreAtAGracefulStop() async throws {
+        let store = InMemoryAlertStore()
+        let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(300))
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: slow, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let intake = AlertIntake(
+            store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["slow"])), limits: .default),
+            onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
+        let ids = try await intake.submit(try (0..<3).map { try AlertSpec.Builder().title("a\($0)").build().get() }).map(\.id)
+        try await waitUntil { await slow.callCount == 1 }
+        // One running, two stored claimed and waiting here for its slot.
+        #expect(await store.counts().inFlight == 3)
+        await dispatcher.shutdownGracefully()
+        await run.value
+        var states: [String?] = []
+        for id in ids { states.append(await store.record(id: id)?.deliveries.first.map { "\($0.state.rawValue)/\($0.attempts)" }) }
+        #expect(states.filter { $0 == "delivered/1" }.count == 1)
+        #expect(states.filter { $0 == "pending/0" }.count == 2)
+    }
+
     @Test func theHandOffQueueIsBoundedAndTakesOldestFirstPerKind() throws {
         let hook = DeliveryKind.presenter("hook"), log = DeliveryKind.presenter("log"), gone = DeliveryKind.presenter("gone")
         let alert = Alert(spec: try AlertSpec.Builder().title("t").build().get())
         func d(_ i: Int, _ kind: DeliveryKind) -> AcceptedDelivery { AcceptedDelivery(id: .routed(alert.id, i), kind: kind, alert: alert) }
         var q = HandOffQueue(limit: 5)
-        #expect(q.append([d(0, hook), d(1, log), d(2, hook), d(3, gone), d(4, hook), d(5, hook)]) == 1)
+        #expect(q.append([d(0, hook), d(1, log), d(2, hook), d(3, gone), d(4, hook), d(5, hook)]).map(\.id) == [.routed(alert.id, 5)])
         #expect(q.count == 5)
+        #expect(q.ids == Set([0, 1, 2, 3, 4].map { DeliveryID.routed(alert.id, $0) }))
         // A kind with no slots entry has lost its presenter: dropped, left to the poll.
-        #expect(q.take([hook: 2, log: 0]).map(\.id) == [.routed(alert.id, 0), .routed(alert.id, 2)])
+        let first = q.take([hook: 2, log: 0])
+        #expect(first.taken.map(\.id) == [.routed(alert.id, 0), .routed(alert.id, 2)])
+        #expect(first.dropped.map(\.id) == [.routed(alert.id, 3)])
         #expect(q.count == 2)
-        let rest = q.take([hook: 5, log: 5]).map(\.id)
+        #expect(q.ids == [.routed(alert.id, 4), .routed(alert.id, 1)])
+        let rest = q.take([hook: 5, log: 5]).taken.map(\.id)
         #expect(Set(rest) == [.routed(alert.id, 4), .routed(alert.id, 1)])
         #expect(q.isEmpty)
+        #expect(q.append([d(6, hook), d(7, log)]).isEmpty)
+        #expect(Set(q.removeAll().map(\.id)) == [.routed(alert.id, 6), .routed(alert.id, 7)])
+        #expect(q.isEmpty && q.ids.isEmpty)
     }
 
     @Test func deliveriesForAnUnconfiguredPresenterBecomeDead() async throws {

@@ -217,6 +217,54 @@ import Testing
         #expect(abs(held.createdAt.timeIntervalSince(given.createdAt)) < 0.001)
     }
 
+    @Test(arguments: StoreBackend.allCases) func deliveriesOfTheKindsAskedForAreStoredClaimedWhileNoSilenceIsInForce(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let hook = DeliveryKind.presenter("hook")
+        let (a, b) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")))
+        let first = AlertSubmission(alert: a, presenters: ["hook", "log"])
+        let stored = try await store.submit([first, AlertSubmission(alert: b, presenters: ["hook"])], claiming: [hook])
+        #expect(stored.results.map(\.id) == [a.id, b.id])
+        guard let epoch = stored.claimEpoch else {
+            // A backend may not claim at intake: then every delivery is pending.
+            #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.state) == [.pending, .pending])
+            return
+        }
+        #expect(epoch == store.silenceEpoch)
+        // As the hand-off says: hook's in flight with its attempt counted, log's pending.
+        let handOffs = first.deliveries(claiming: [hook], epoch: epoch)
+        #expect(handOffs.map(\.claimEpoch) == [epoch, nil])
+        let held = try #require(try await store.record(id: a.id)).deliveries
+        #expect(held.map(\.state) == handOffs.map(\.record.state))
+        #expect(held.map(\.state) == [.inFlight, .pending])
+        #expect(held.map(\.attempts) == [1, 0])
+        var counts = try await store.counts()
+        #expect((counts.inFlight, counts.pending) == (2, 1))
+        // Claimed already: neither claim hands it out again.
+        #expect(try await store.claimAccepted(handOffs, now: Date()).map(\.id) == [.routed(a.id, 1)])
+        #expect(try await store.claimDueDeliveries(now: Date(), capacity: [hook: 8], orphanLimit: 0).isEmpty)
+        // Its outcome is written as a claimed one's.
+        try await store.settle([DeliverySettlement(handOffs[0].record, result: .delivered, at: Date())])
+        #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.state) == [.delivered, .inFlight])
+        // Given back unstarted: pending and due, the attempt taken back, claimed once more by the poll.
+        #expect(try await store.releaseClaims([.routed(b.id, 0), .routed(a.id, 0)], now: Date()) == 1)
+        #expect(try #require(try await store.record(id: b.id)).deliveries.map { [$0.state.rawValue, "\($0.attempts)"] } == [["pending", "0"]])
+        let polled = try await store.claimDueDeliveries(now: Date(), capacity: [hook: 8], orphanLimit: 0)
+        #expect(polled.map(\.delivery.id) == [.routed(b.id, 0)])
+        #expect(polled.map(\.delivery.attempts) == [1])
+        counts = try await store.counts()
+        #expect((counts.inFlight, counts.pending) == (2, 0))
+        // A silence saved moves the epoch; while one is in force, or only
+        // scheduled, nothing is stored claimed.
+        let later = Date().addingTimeInterval(600)
+        _ = try await store.saveSilence(Silence(matchers: [try LabelMatcher(parsing: "team=db")], startsAt: later,
+                                                endsAt: later.addingTimeInterval(60), createdBy: "alice", comment: "later"),
+                                        replacing: nil, now: Date())
+        #expect(store.silenceEpoch != epoch)
+        let c = Alert(spec: try spec("c"))
+        #expect(try await store.submit([AlertSubmission(alert: c, presenters: ["hook"])], claiming: [hook]).claimEpoch == nil)
+        #expect(try #require(try await store.record(id: c.id)).deliveries.map(\.state) == [.pending])
+    }
+
     @Test(arguments: StoreBackend.allCases) func aHandOffMovedOnSinceItWasStoredIsClaimedAsItNowIs(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let a = Alert(spec: try spec("a"))

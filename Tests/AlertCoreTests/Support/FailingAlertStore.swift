@@ -15,6 +15,7 @@ struct FailingAlertStore: AlertStore {
     func nextDueTime(after: Date?) async throws(StoreError) -> Date? { throw error }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int { throw error }
+    func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { throw error }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }
     func counts() async throws(StoreError) -> StoreCounts { throw error }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }
