@@ -30,7 +30,10 @@ public protocol AlertIntakeStore: Sendable {
 extension AlertIntakeStore {
     /// A backend that does not claim at intake writes every delivery pending.
     public func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts {
-        SubmittedAlerts(results: try await submit(submissions))
+        let results = try await submit(submissions)
+        var deliveries: [AcceptedDelivery] = []
+        for (submission, result) in zip(submissions, results) where !result.deduplicated { deliveries += submission.deliveries }
+        return SubmittedAlerts(results: results, deliveries: deliveries)
     }
 }
 

@@ -14,13 +14,15 @@ package enum StoreRules {
     /// but one that says when it resolves (a re-send from Prometheus) moves
     /// the open alert's time on to that.
     package static func submit<T: StoreTransaction>(_ submission: AlertSubmission, in tx: inout T) throws(T.Failure) -> SubmissionResult {
-        try submit(submission, claiming: [], epoch: nil, in: &tx)
+        var stored: [AcceptedDelivery] = []
+        return try submit(submission, claiming: [], epoch: nil, storing: &stored, in: &tx)
     }
 
     /// ``submit(_:in:)``, its new deliveries of `kinds` written claimed at
-    /// the silence `epoch` (``AcceptedDelivery/claimEpoch``) when there is one.
+    /// the silence `epoch` (``AcceptedDelivery/claimEpoch``) when there is
+    /// one, and added to `stored`.
     private static func submit<T: StoreTransaction>(_ submission: AlertSubmission, claiming kinds: Set<DeliveryKind>, epoch: UInt64?,
-                                                    in tx: inout T) throws(T.Failure) -> SubmissionResult {
+                                                    storing stored: inout [AcceptedDelivery], in tx: inout T) throws(T.Failure) -> SubmissionResult {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
             if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
@@ -28,7 +30,9 @@ package enum StoreRules {
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)
-        for d in submission.deliveries(claiming: kinds, epoch: epoch) { try tx.insert(d.record) }
+        let deliveries = submission.deliveries(claiming: kinds, epoch: epoch)
+        for d in deliveries { try tx.insert(d.record) }
+        stored += deliveries
         for membership in submission.groups { try join(alert, membership, in: &tx) }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
@@ -53,8 +57,11 @@ package enum StoreRules {
         if !kinds.isEmpty, try !tx.hasSilence(endingAfter: now) { claimEpoch = epoch }
         var results: [SubmissionResult] = []
         results.reserveCapacity(submissions.count)
-        for submission in submissions { results.append(try submit(submission, claiming: kinds, epoch: claimEpoch, in: &tx)) }
-        return SubmittedAlerts(results: results, claimEpoch: claimEpoch)
+        var stored: [AcceptedDelivery] = []
+        for submission in submissions {
+            results.append(try submit(submission, claiming: kinds, epoch: claimEpoch, storing: &stored, in: &tx))
+        }
+        return SubmittedAlerts(results: results, deliveries: stored, claimEpoch: claimEpoch)
     }
 
     /// A compare-and-set from `open`: the first decision wins. Past its

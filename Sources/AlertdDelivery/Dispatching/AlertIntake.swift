@@ -99,20 +99,12 @@ public final class AlertIntake: Sendable {
         }
         onSubmitting(expected)
         defer { onSubmitted(expected) }
-        // The kinds asked for are the kinds the store wrote claimed: read once.
-        let claiming = claimKinds()
-        let stored = try await store.submit(submissions, claiming: claiming)
+        let stored = try await store.submit(submissions, claiming: claimKinds())
         let results = stored.results
         if submissions.contains(where: { !$0.groups.isEmpty }) { onGrouped() }
         // A re-send moves its open alert's `endsAt` too, so folded ones count.
         if let soonest = submissions.compactMap(\.deadline).min() { onDeadline(soonest) }
-        if results.contains(where: { !$0.deduplicated }) {
-            var accepted: [AcceptedDelivery] = []
-            for (submission, result) in zip(submissions, results) where !result.deduplicated {
-                accepted += submission.deliveries(claiming: claiming, epoch: stored.claimEpoch)
-            }
-            onAccepted(accepted)
-        }
+        if results.contains(where: { !$0.deduplicated }) { onAccepted(stored.deliveries) }
         return results
     }
 }

@@ -49,6 +49,8 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     }
 
     public mutating func remove(_ name: String) {
+        // Mostly there is none to remove: a look costs less than a rewrite.
+        guard fields.contains(where: { Self.sameName($0.name, name) }) else { return }
         fields.removeAll { Self.sameName($0.name, name) }
     }
 

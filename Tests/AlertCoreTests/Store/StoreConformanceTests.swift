@@ -221,9 +221,14 @@ import Testing
         let store = try backend.make(in: dir)
         let hook = DeliveryKind.presenter("hook")
         let (a, b) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")))
-        let first = AlertSubmission(alert: a, presenters: ["hook", "log"])
-        let stored = try await store.submit([first, AlertSubmission(alert: b, presenters: ["hook"])], claiming: [hook])
-        #expect(stored.results.map(\.id) == [a.id, b.id])
+        let (d, again) = (Alert(spec: try spec("d", dedup: "k")), Alert(spec: try spec("d", dedup: "k")))
+        let stored = try await store.submit([AlertSubmission(alert: a, presenters: ["hook", "log"]), AlertSubmission(alert: b, presenters: ["hook"]),
+                                             AlertSubmission(alert: d, presenters: ["hook"]), AlertSubmission(alert: again, presenters: ["hook"])],
+                                            claiming: [hook])
+        #expect(stored.results.map(\.id) == [a.id, b.id, d.id, d.id])
+        // What it stored, for the hand-off: none for the alert folded into an open one.
+        #expect(stored.deliveries.map(\.id) == [.routed(a.id, 0), .routed(a.id, 1), .routed(b.id, 0), .routed(d.id, 0)])
+        #expect(stored.deliveries.map(\.kind) == [hook, .presenter("log"), hook, hook])
         guard let epoch = stored.claimEpoch else {
             // A backend may not claim at intake: then every delivery is pending.
             #expect(try #require(try await store.record(id: a.id)).deliveries.map(\.state) == [.pending, .pending])
@@ -231,14 +236,14 @@ import Testing
         }
         #expect(epoch == store.silenceEpoch)
         // As the hand-off says: hook's in flight with its attempt counted, log's pending.
-        let handOffs = first.deliveries(claiming: [hook], epoch: epoch)
-        #expect(handOffs.map(\.claimEpoch) == [epoch, nil])
+        let handOffs = Array(stored.deliveries.prefix(2))
+        #expect(stored.deliveries.map(\.claimEpoch) == [epoch, nil, epoch, epoch])
         let held = try #require(try await store.record(id: a.id)).deliveries
         #expect(held.map(\.state) == handOffs.map(\.record.state))
         #expect(held.map(\.state) == [.inFlight, .pending])
         #expect(held.map(\.attempts) == [1, 0])
         var counts = try await store.counts()
-        #expect((counts.inFlight, counts.pending) == (2, 1))
+        #expect((counts.inFlight, counts.pending) == (3, 1))
         // Claimed already: neither claim hands it out again.
         #expect(try await store.claimAccepted(handOffs, now: Date()).map(\.id) == [.routed(a.id, 1)])
         #expect(try await store.claimDueDeliveries(now: Date(), capacity: [hook: 8], orphanLimit: 0).isEmpty)
@@ -252,7 +257,7 @@ import Testing
         #expect(polled.map(\.delivery.id) == [.routed(b.id, 0)])
         #expect(polled.map(\.delivery.attempts) == [1])
         counts = try await store.counts()
-        #expect((counts.inFlight, counts.pending) == (2, 0))
+        #expect((counts.inFlight, counts.pending) == (3, 0))
         // A silence saved moves the epoch; while one is in force, or only
         // scheduled, nothing is stored claimed.
         let later = Date().addingTimeInterval(600)

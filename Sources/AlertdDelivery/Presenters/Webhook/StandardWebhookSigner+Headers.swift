@@ -12,7 +12,7 @@ extension StandardWebhookSigner {
     ) -> HTTPHeaders {
         var headers = base
         headers.set("Content-Type", "application/json")
-        headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        headers.set("User-Agent", AlertdVersion.userAgent)
         let timestamp = Int64(date.timeIntervalSince1970)
         if let signer {
             for field in signer.headers(id: deliveryID.rawValue, timestamp: timestamp, body: body) { headers.set(field.name, field.value) }

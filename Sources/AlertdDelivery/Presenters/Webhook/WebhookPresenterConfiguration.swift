@@ -99,7 +99,7 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
         var own = HTTPHeaders()
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { own.add(name, value) }
         var all = StandardWebhookSigner.requestHeaders(nil, deliveryID: delivery.deliveryID, at: Date(), body: body, base: own)
-        all.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        all.set("User-Agent", AlertdVersion.userAgent)
         if let secret = [secret.map { _ in PresenterSecret(key: "secret", source: .inline("")) },
                          secretFile.map { PresenterSecret(key: "secret", source: .file($0)) }].compactMap({ $0 }).first {
             all.set("webhook-signature", "v1,<HMAC-SHA256 with \(secret.placeholder)>")

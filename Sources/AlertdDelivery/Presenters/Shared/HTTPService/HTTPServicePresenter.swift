@@ -44,7 +44,7 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
     /// Sends one request and judges the answer; the answer too, when there was one.
     private func send(_ built: HTTPServiceRequest) async -> (outcome: PresentationOutcome, response: HTTPClientResponse?) {
         var headers = built.headers
-        headers.set("User-Agent", "alertd/\(AlertdVersion.current)")
+        headers.set("User-Agent", AlertdVersion.userAgent)
         let request = HTTPClientRequest(
             url: built.url, method: built.method, headers: headers, body: built.body,
             connectTimeout: configuration.http.connectTimeout, timeout: configuration.http.timeout,
