@@ -80,16 +80,16 @@ private struct Validator {
     }
 
     package mutating func labels(_ entries: [AlertSpec.Builder.LabelEntry]) -> [String: String] {
-        var labels: [String: String] = [:]
         if entries.count > limits.maxLabels {
             errors.append(.init(field: "labels", code: .tooManyLabels,
                                 message: "The alert has \(entries.count) labels; the limit is \(limits.maxLabels). Keep the labels you route and group on, and move the rest into the message."))
             // Checking each of thousands of labels would only bury this one
             // problem under more, at a cost that grows with what is refused anyway.
-            return labels
+            return [:]
         }
-        // Room for all at once: growing a dictionary rehashes it.
-        labels.reserveCapacity(entries.count)
+        // Room for all at once: growing a dictionary rehashes it. Made with
+        // its room: `reserveCapacity` looks metadata up at run time each time.
+        var labels = [String: String](minimumCapacity: entries.count)
         // By name, so problems come out in the same order however the labels were given.
         for entry in entries.sorted(by: { $0.name < $1.name }) {
             // Named only for a problem: most labels have none.

@@ -162,15 +162,16 @@ extension StrictJSON {
         mutating func object() throws(Failure) -> [String: Any] {
             try nest(at: offset)
             offset += 1
-            var result: [String: Any] = [:]
             skipWhitespace()
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
                 offset += 1
                 depth -= 1
-                return result
+                return [:]
             }
             // Room for a typical alert's keys at once: growing a dictionary rehashes it.
-            result.reserveCapacity(8)
+            // Made with its room: `reserveCapacity` on an empty one is a generic
+            // call that looks the storage's metadata up at run time each time.
+            var result = [String: Any](minimumCapacity: 8)
             while true {
                 skipWhitespace()
                 guard offset < bytes.count else { throw endOfInput }
