@@ -88,7 +88,7 @@ let package = Package(
             swiftSettings: testHooks),
 
         // Routes and handlers; knows nothing of libmicrohttpd.
-        .target(name: "AlertdAPI", dependencies: ["AlertdDelivery", "AlertdStore", "AlertdHTTP", "AlertdLogging", "AlertdCrypto"]),
+        .target(name: "AlertdAPI", dependencies: ["AlertdDelivery", "AlertdStore", "AlertdHTTP", "AlertdLogging", "AlertdCrypto", "AlertdServices"]),
 
         // The composition root: configuration, services, lifecycle.
         .target(

@@ -1,6 +1,7 @@
 import AlertdDelivery
 import AlertdStore
 import AlertModel
+import AlertdServices
 
 extension APIRouter {
     /// Every endpoint `alertd` serves, wired as the daemon wires them. The

@@ -3,6 +3,7 @@ import AlertdHTTP
 import AlertdLogging
 import AlertdStore
 import AlertModel
+import AlertdServices
 
 /// `GET /v1/events`: Server-Sent Events from the store's event log. Every
 /// event has the log's sequence number as its SSE id, so a client that

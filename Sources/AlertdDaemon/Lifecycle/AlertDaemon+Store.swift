@@ -6,6 +6,7 @@ import AlertdPostgresStore
 import AlertdSQLiteStore
 import AlertdStore
 import AlertModel
+import AlertdServices
 
 extension AlertDaemon {
     /// The store the daemon runs on, and how to close it once every service
