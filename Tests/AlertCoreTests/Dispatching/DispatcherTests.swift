@@ -56,6 +56,18 @@ actor ScriptedPresenter: AlertPresenter {
         return alert.id
     }
 
+    /// A dispatcher over an in-memory store and the intake that hands it
+    /// what it stores, wired as the daemon wires them.
+    func handingOff(to presenter: ScriptedPresenter, maxConcurrency: Int) -> (InMemoryAlertStore, Dispatcher, AlertIntake) {
+        let store = InMemoryAlertStore()
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: presenter, maxConcurrency: maxConcurrency)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let route = AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: [presenter.name]))
+        let intake = AlertIntake(store: store, settings: .init(router: route, limits: .default),
+                                 onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        return (store, dispatcher, intake)
+    }
+
     func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
         if try await !eventually(timeout, every: .milliseconds(10), condition) { Issue.record("condition not met within \(timeout)") }
     }
@@ -132,13 +144,8 @@ actor ScriptedPresenter: AlertPresenter {
     }
 
     @Test func handedOffAlertsAreDeliveredOnceEachWithinTheConcurrency() async throws {
-        let store = InMemoryAlertStore()
         let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(10))
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: slow, maxConcurrency: 3)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20))
-        let intake = AlertIntake(
-            store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["slow"])), limits: .default),
-            onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        let (store, dispatcher, intake) = handingOff(to: slow, maxConcurrency: 3)
         let run = Task { await dispatcher.run() }
         try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
         var ids: [AlertID] = []
@@ -188,13 +195,8 @@ actor ScriptedPresenter: AlertPresenter {
     }
 
     @Test func aHandOffStoredClaimedStartsAsItIsUnlessASilenceWasSavedSince() async throws {
-        let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook")
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20))
-        let intake = AlertIntake(
-            store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["hook"])), limits: .default),
-            onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        let (store, dispatcher, intake) = handingOff(to: hook, maxConcurrency: 4)
         // Not before it has recovered what a crash left in flight.
         #expect(dispatcher.handOffClaimKinds().isEmpty)
         let run = Task { await dispatcher.run() }
@@ -224,13 +226,8 @@ actor ScriptedPresenter: AlertPresenter {
     }
 
     @Test func handOffsWaitingForASlotGoBackToTheStoreAtAGracefulStop() async throws {
-        let store = InMemoryAlertStore()
         let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(300))
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: slow, maxConcurrency: 1)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20))
-        let intake = AlertIntake(
-            store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["slow"])), limits: .default),
-            onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        let (store, dispatcher, intake) = handingOff(to: slow, maxConcurrency: 1)
         let run = Task { await dispatcher.run() }
         try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
         let ids = try await intake.submit(try (0..<3).map { try AlertSpec.Builder().title("a\($0)").build().get() }).map(\.id)
