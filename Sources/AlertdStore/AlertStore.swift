@@ -19,8 +19,9 @@ public protocol AlertIntakeStore: Sendable {
     /// (in flight, their first attempt counted) for the dispatcher they are
     /// handed to, so it starts them without a claim of its own. Only while
     /// no silence is active or scheduled: one would have to screen them as
-    /// they are claimed. The result says whether it did, and at which
-    /// ``DeliveryQueue/silenceEpoch``.
+    /// they are claimed. The result holds the new alerts' deliveries as
+    /// stored, for the hand-off, and says whether it claimed them and at
+    /// which ``DeliveryQueue/silenceEpoch``.
     func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts
 
     /// The open alert holding `dedupKey`, if any.
