@@ -492,7 +492,7 @@ public actor Dispatcher: Service {
                                at tick: ContinuousClock.Instant) {
         for d in ready {
             starting.remove(d.id)
-            buckets[d.kind]?.take(1, at: tick)
+            if !buckets.isEmpty { buckets[d.kind]?.take(1, at: tick) }
             start(ClaimedDelivery(delivery: d.record, alert: d.alert))
         }
         guard !toClaim.isEmpty else { return }
@@ -517,7 +517,8 @@ public actor Dispatcher: Service {
                                   at tick: ContinuousClock.Instant) -> [AcceptedDelivery] {
         guard !handedOff.isEmpty, inhibitRules.isEmpty, !stopping, !Task.isCancelled else { return [] }
         var slots = presenters.entries.mapValues { _ in 0 }
-        for b in batch where slots[b.delivery.kind] != nil { slots[b.delivery.kind]! += 1 }
+        // By index: a loop over the batch would copy each outcome whole.
+        for i in batch.indices { slots[batch[i].delivery.kind]? += 1 }
         for kind in buckets.keys where slots[kind] != nil { slots[kind] = min(slots[kind]!, buckets[kind]!.available(at: tick)) }
         return takeHandOffs(slots)
     }
@@ -569,16 +570,17 @@ public actor Dispatcher: Service {
     private func start(_ claimed: ClaimedDelivery) {
         let d = claimed.delivery
         let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
-        let unusable: String? = if presenters[d.kind] == nil {
+        let configured = presenters[d.kind]
+        let unusable: String? = if configured == nil {
             // Its presenter was removed from the config: nothing can deliver it.
             "presenter \"\(d.presenter)\" is not configured"
-        } else if d.followUpOf != nil && (followUp == nil || presenters[d.kind]?.followUps != true) {
+        } else if d.followUpOf != nil && (followUp == nil || configured?.followUps != true) {
             // Its presenter was reconfigured since: a type without follow-ups would send the alert again.
             "presenter \"\(d.presenter)\" no longer sends follow-ups"
         } else {
             nil
         }
-        guard let entry = presenters[d.kind], unusable == nil else {
+        guard let entry = configured, unusable == nil else {
             let reason = unusable ?? ""
             tasks[d.id] = Task {
                 self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
