@@ -9,18 +9,35 @@ package enum StoreRules {
     /// The actor recorded when the clock, not a person, closes an alert.
     package static let clockActor = "alertd"
 
-    /// Stores a new alert with a delivery per presenter, or folds it into
-    /// the open alert with the same dedup key: a repeat creates nothing,
-    /// but one that says when it resolves (a re-send from Prometheus) moves
-    /// the open alert's time on to that.
-    package static func submit<T: StoreTransaction>(_ submission: AlertSubmission, in tx: inout T) throws(T.Failure) -> SubmissionResult {
-        var stored: [AcceptedDelivery] = []
-        return try submit(submission, claiming: [], epoch: nil, storing: &stored, in: &tx)
+    /// Stores each submission, in order, in one transaction: a new alert
+    /// with a delivery per presenter, or one folded into the open alert with
+    /// the same dedup key (also one earlier in the batch). A repeat creates
+    /// nothing, but one that says when it resolves (a re-send from
+    /// Prometheus) moves the open alert's time on to that.
+    package static func submit<T: StoreTransaction>(_ submissions: [AlertSubmission], in tx: inout T) throws(T.Failure) -> [SubmissionResult] {
+        try submit(submissions, claiming: [], epoch: 0, now: Date(), in: &tx).results
     }
 
-    /// ``submit(_:in:)``, its new deliveries of `kinds` written claimed at
-    /// the silence `epoch` (``AcceptedDelivery/claimEpoch``) when there is
-    /// one, and added to `stored`.
+    /// ``submit(_:in:)``, the new deliveries of `kinds` written claimed at
+    /// the store's silence `epoch`, unless a silence is active or scheduled
+    /// at `now`: the claim that screens must see those
+    /// (``AlertIntakeStore/submit(_:claiming:)``).
+    package static func submit<T: StoreTransaction>(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>, epoch: UInt64,
+                                                    now: Date, in tx: inout T) throws(T.Failure) -> SubmittedAlerts {
+        var claimEpoch: UInt64?
+        if !kinds.isEmpty, try !tx.hasSilence(endingAfter: now) { claimEpoch = epoch }
+        var results: [SubmissionResult] = []
+        results.reserveCapacity(submissions.count)
+        var stored: [AcceptedDelivery] = []
+        for submission in submissions {
+            results.append(try submit(submission, claiming: kinds, epoch: claimEpoch, storing: &stored, in: &tx))
+        }
+        return SubmittedAlerts(results: results, deliveries: stored, claimEpoch: claimEpoch)
+    }
+
+    /// One submission of ``submit(_:claiming:epoch:now:in:)``: its new
+    /// deliveries of `kinds` written claimed at the silence `epoch`
+    /// (``AcceptedDelivery/claimEpoch``) when there is one, and added to `stored`.
     private static func submit<T: StoreTransaction>(_ submission: AlertSubmission, claiming kinds: Set<DeliveryKind>, epoch: UInt64?,
                                                     storing stored: inout [AcceptedDelivery], in tx: inout T) throws(T.Failure) -> SubmissionResult {
         let alert = submission.alert
@@ -36,32 +53,6 @@ package enum StoreRules {
         for membership in submission.groups { try join(alert, membership, in: &tx) }
         try tx.append(.alertCreated, alert: alert.id, at: alert.createdAt, data: [:])
         return SubmissionResult(id: alert.id, state: .open, deduplicated: false)
-    }
-
-    /// ``submit(_:in:)`` for each submission, in order, in one transaction:
-    /// a dedup key repeated within the batch folds into its first alert.
-    package static func submit<T: StoreTransaction>(_ submissions: [AlertSubmission], in tx: inout T) throws(T.Failure) -> [SubmissionResult] {
-        var results: [SubmissionResult] = []
-        results.reserveCapacity(submissions.count)
-        for submission in submissions { results.append(try submit(submission, in: &tx)) }
-        return results
-    }
-
-    /// ``submit(_:in:)`` for each submission, their new deliveries of
-    /// `kinds` written claimed at the store's silence `epoch`, unless a
-    /// silence is active or scheduled at `now`: the claim that screens must
-    /// see those (``AlertIntakeStore/submit(_:claiming:)``).
-    package static func submit<T: StoreTransaction>(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>, epoch: UInt64,
-                                                    now: Date, in tx: inout T) throws(T.Failure) -> SubmittedAlerts {
-        var claimEpoch: UInt64?
-        if !kinds.isEmpty, try !tx.hasSilence(endingAfter: now) { claimEpoch = epoch }
-        var results: [SubmissionResult] = []
-        results.reserveCapacity(submissions.count)
-        var stored: [AcceptedDelivery] = []
-        for submission in submissions {
-            results.append(try submit(submission, claiming: kinds, epoch: claimEpoch, storing: &stored, in: &tx))
-        }
-        return SubmittedAlerts(results: results, deliveries: stored, claimEpoch: claimEpoch)
     }
 
     /// A compare-and-set from `open`: the first decision wins. Past its
