@@ -1,26 +1,102 @@
 import FoundationEssentials
 
 extension AlertSpec.Builder {
-    /// Fills a builder from a decoded JSON object (as ``StrictJSON``
-    /// gives it), recording a problem per wrong field instead of stopping at
-    /// the first, so an API caller learns everything wrong in one reply.
+    /// Fills a builder from the JSON object that `reader` is at, straight
+    /// from the bytes (no dictionary or `Any` for the fields it knows),
+    /// recording a problem per wrong field instead of stopping at the
+    /// first, so an API caller learns everything wrong in one reply.
     /// Unknown keys are problems too: a typo such as `severty` must not be
-    /// silently dropped.
+    /// silently dropped. Keys in `passing` are the caller's, not alert
+    /// fields: their values come back as read, in `passed`. A body that is
+    /// not JSON throws, whatever was read before. The reader must be at an
+    /// object (`peek()` is `{`).
     ///
     /// The builder is changed in place rather than through its chaining
     /// setters: each of those copies the builder, which over thousands of
     /// keys made reading a body take time in the square of its size.
-    public init(jsonObject: [String: Any]) {
+    package static func reading(_ reader: inout StrictJSON.Reader, passing: [String] = []) throws(StrictJSON.Failure)
+        -> (builder: AlertSpec.Builder, passed: [String: Any]) {
+        let first = try reader.peek()
+        precondition(first == UInt8(ascii: "{"), "AlertSpec.Builder.reading: the reader is not at an object")
+        precondition(passing.count <= 16, "AlertSpec.Builder.reading: at most 16 passed keys")
         var b = AlertSpec.Builder()
+        var passed: [String: Any] = [:]
         func typeError(_ field: String, _ expected: String) -> AlertSpecError {
             AlertSpecError(field: field, code: .invalidType, message: "`\(field)` must be \(expected).")
         }
-        // Each key read once: known fields in the object's order, and the rest.
-        var known: [(field: AlertSpec.CodingKeys, key: String, raw: Any)] = []
-        known.reserveCapacity(jsonObject.count)
+        // The keys seen, to refuse one given twice: a bit for each field and
+        // passed key, and the unknown ones, which are rare, in a set.
+        var seen: UInt32 = 0
+        var unknownKeys = StrictJSON.KeySet()
         var unknown: [String] = []
-        for (key, raw) in jsonObject {
-            if let field = AlertSpec.CodingKeys(rawValue: key) { known.append((field, key, raw)) } else { unknown.append(key) }
+        // Unknown keys are listed first, and they are only all known at the
+        // end: what the fields themselves record waits until then.
+        var recorded: [AlertSpecError] = []
+        try reader.members { key, r throws(StrictJSON.Failure) in
+            let passedIndex = passing.firstIndex(of: key)
+            let field = passedIndex == nil ? AlertSpec.CodingKeys(rawValue: key) : nil
+            let bit: UInt32 = if let passedIndex { 1 << (16 + passedIndex) } else if let field { 1 << field.position } else { 0 }
+            guard bit == 0 ? unknownKeys.insert(key) : seen & bit == 0 else {
+                _ = try r.value()
+                return false
+            }
+            seen |= bit
+            if passedIndex != nil {
+                passed[key] = try r.value()
+                return true
+            }
+            guard let field else {
+                _ = try r.value()
+                unknown.append(key)
+                return true
+            }
+            // `null` is the field left out.
+            if try r.peek() == UInt8(ascii: "n") {
+                _ = try r.value()
+                return true
+            }
+            switch field {
+            case .title:
+                b.title = try r.stringValue().map { .present($0) } ?? .invalid(typeError(key, "a string"))
+            case .message:
+                b.message = try r.stringValue().map { .present($0) } ?? .invalid(typeError(key, "a string"))
+            case .severity:
+                if let s = try r.stringValue() { b.parseSeverity(s, source: key) } else {
+                    b.severity = .invalid(typeError(key, "one of \(Severity.spellings)"))
+                }
+            case .labels:
+                guard try r.peek() == UInt8(ascii: "{") else {
+                    _ = try r.value()
+                    recorded.append(typeError(key, "an object of string values"))
+                    break
+                }
+                // In the object's order: `build()` sorts them once it knows their number is within the limit.
+                var names = StrictJSON.KeySet()
+                try r.members { name, lr throws(StrictJSON.Failure) in
+                    guard names.insert(name) else {
+                        _ = try lr.value()
+                        return false
+                    }
+                    if let v = try lr.stringValue() { b.labels.append(LabelEntry(name: name, value: v)) } else {
+                        recorded.append(typeError("labels.\(name)", "a string"))
+                    }
+                    return true
+                }
+            case .confirm, .cancel:
+                let parsed = Self.action(try r.value(), field: key)
+                if field == .confirm { b.confirm = parsed } else { b.cancel = parsed }
+            case .dedupKey:
+                b.dedupKey = try r.stringValue().map { .present($0) } ?? .invalid(typeError(key, "a string"))
+            case .expiresAfter:
+                if try r.peek() == UInt8(ascii: "\"") {
+                    b = b.expires(parsing: try r.string(), source: key)
+                } else if let n = StrictJSON.wholeNumber(try r.value()), n >= 0, n < 9_000_000_000_000_000 {
+                    b = b.expires(after: .seconds(Int64(n)))
+                } else {
+                    b.expiresAfter = .invalid(typeError(key, "a whole number of seconds or a duration such as \"30m\""))
+                }
+            }
+            return true
         }
         if !unknown.isEmpty {
             let fields = AlertSpec.CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
@@ -30,42 +106,24 @@ extension AlertSpec.Builder {
             }
             b.omittedProblems += max(0, unknown.count - AlertSpecErrors.listLimit)
         }
-        // Fields set in place: the builder's chained methods copy it whole for each.
-        for (field, key, raw) in known where !StrictJSON.isNull(raw) {
-            switch field {
-            case .title:
-                b.title = (raw as? String).map { .present($0) } ?? .invalid(typeError(key, "a string"))
-            case .message:
-                b.message = (raw as? String).map { .present($0) } ?? .invalid(typeError(key, "a string"))
-            case .severity:
-                if let s = raw as? String { b.parseSeverity(s, source: key) } else {
-                    b.severity = .invalid(typeError(key, "one of \(Severity.spellings)"))
-                }
-            case .labels:
-                guard let dict = raw as? [String: Any] else { b.record(typeError(key, "an object of string values")); break }
-                // In the object's order: `build()` sorts them once it knows their number is within the limit.
-                b.labels.reserveCapacity(dict.count)
-                for (name, value) in dict {
-                    if let v = value as? String { b.labels.append(LabelEntry(name: name, value: v)) } else {
-                        b.record(typeError("labels.\(name)", "a string"))
-                    }
-                }
-            case .confirm, .cancel:
-                let parsed = Self.action(raw, field: key)
-                if field == .confirm { b.confirm = parsed } else { b.cancel = parsed }
-            case .dedupKey:
-                b.dedupKey = (raw as? String).map { .present($0) } ?? .invalid(typeError(key, "a string"))
-            case .expiresAfter:
-                if let s = raw as? String {
-                    b = b.expires(parsing: s, source: key)
-                } else if let n = StrictJSON.wholeNumber(raw), n >= 0, n < 9_000_000_000_000_000 {
-                    b = b.expires(after: .seconds(Int64(n)))
-                } else {
-                    b.expiresAfter = .invalid(typeError(key, "a whole number of seconds or a duration such as \"30m\""))
-                }
+        for problem in recorded { b.record(problem) }
+        return (b, passed)
+    }
+
+    /// Reads a builder from one JSON text holding an alert object, as
+    /// ``reading(_:passing:)`` does.
+    package init(json text: String) throws(StrictJSON.Failure) {
+        var text = text
+        let result: Result<AlertSpec.Builder, StrictJSON.Failure> = text.withUTF8 { utf8 in
+            Result { () throws(StrictJSON.Failure) -> AlertSpec.Builder in
+                var reader = StrictJSON.Reader(bytes: UnsafeRawBufferPointer(utf8))
+                guard try reader.peek() == UInt8(ascii: "{") else { throw StrictJSON.Failure(description: "An alert must be a JSON object.") }
+                let builder = try Self.reading(&reader).builder
+                try reader.end()
+                return builder
             }
         }
-        self = b
+        self = try result.get()
     }
 
     private static func action(_ raw: Any, field: String) -> PartialValue<AlertAction> {
@@ -95,5 +153,21 @@ extension AlertSpec.Builder {
             method = parsed
         }
         return .present(AlertAction(label: label, url: url, method: method))
+    }
+}
+
+extension AlertSpec.CodingKeys {
+    /// The field's place among the fields, for a bit of its own.
+    fileprivate var position: Int {
+        switch self {
+        case .title: 0
+        case .message: 1
+        case .severity: 2
+        case .labels: 3
+        case .confirm: 4
+        case .cancel: 5
+        case .dedupKey: 6
+        case .expiresAfter: 7
+        }
     }
 }

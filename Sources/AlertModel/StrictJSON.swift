@@ -87,6 +87,29 @@ package enum StrictJSON {
     }
 }
 
+extension StrictJSON {
+    /// The keys of one object read so far, to refuse a repeated one: a list
+    /// while there are few (an alert's fields, its labels), which is
+    /// cheaper than hashing each, and a set once there are many, so a body
+    /// of thousands of keys is not read in the square of its size.
+    struct KeySet {
+        private var few: [String] = []
+        private var many: Set<String>?
+
+        /// Adds `key`; false when it was there already.
+        mutating func insert(_ key: String) -> Bool {
+            if many != nil { return many!.insert(key).inserted }
+            if few.contains(key) { return false }
+            few.append(key)
+            if few.count > 16 {
+                many = Set(few)
+                few = []
+            }
+            return true
+        }
+    }
+}
+
 /// JSON `null` in a value read by ``StrictJSON``, and written as `null` by
 /// ``JSONObject/text(of:pretty:)``.
 package struct JSONNull: Sendable, Hashable {
@@ -95,12 +118,15 @@ package struct JSONNull: Sendable, Hashable {
 
 extension StrictJSON {
     /// A recursive-descent reader over the bytes; `offset` is the next byte.
-    private struct Reader {
+    /// ``parse(_:)`` reads a whole value with it; a caller that knows what
+    /// a body holds (``AlertSpec/Builder/reading(_:passing:)``) reads it
+    /// member by member, with no dictionary or `Any` in between.
+    package struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offset = 0
         var depth = 0
 
-        init(bytes: UnsafeRawBufferPointer) {
+        package init(bytes: UnsafeRawBufferPointer) {
             self.bytes = bytes
             // A UTF-8 byte-order mark before the text is allowed (RFC 8259 §8.1).
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
@@ -114,9 +140,28 @@ extension StrictJSON {
 
         mutating func document() throws(Failure) -> Any {
             let value = try self.value()
+            try end()
+            return value
+        }
+
+        /// Refuses anything but whitespace after the value just read.
+        package mutating func end() throws(Failure) {
             skipWhitespace()
             if offset < bytes.count { throw failure("Unexpected text after the JSON value", at: offset) }
-            return value
+        }
+
+        /// The first byte of the next value, which is not read yet.
+        package mutating func peek() throws(Failure) -> UInt8 {
+            skipWhitespace()
+            guard offset < bytes.count else { throw endOfInput }
+            return bytes[offset]
+        }
+
+        /// The next value if it is a string; any other value is read past, and nil.
+        mutating func stringValue() throws(Failure) -> String? {
+            if try peek() == UInt8(ascii: "\"") { return try string() }
+            _ = try value()
+            return nil
         }
 
         mutating func skipWhitespace() {
@@ -128,7 +173,7 @@ extension StrictJSON {
             }
         }
 
-        mutating func value() throws(Failure) -> Any {
+        package mutating func value() throws(Failure) -> Any {
             skipWhitespace()
             guard offset < bytes.count else { throw endOfInput }
             switch bytes[offset] {
@@ -160,18 +205,26 @@ extension StrictJSON {
         }
 
         mutating func object() throws(Failure) -> [String: Any] {
+            // Room for a typical alert's keys at once: growing a dictionary rehashes it.
+            // Made with its room: `reserveCapacity` on an empty one is a generic
+            // call that looks the storage's metadata up at run time each time.
+            var result = [String: Any](minimumCapacity: 8)
+            try members { key, reader throws(Failure) in result.updateValue(try reader.value(), forKey: key) == nil }
+            return result
+        }
+
+        /// Reads the object at `offset` a member at a time: `body` reads the
+        /// member's value from the reader and says whether its key is new;
+        /// a key seen before is refused, once its value has been read.
+        mutating func members(_ body: (String, inout Reader) throws(Failure) -> Bool) throws(Failure) {
             try nest(at: offset)
             offset += 1
             skipWhitespace()
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
                 offset += 1
                 depth -= 1
-                return [:]
+                return
             }
-            // Room for a typical alert's keys at once: growing a dictionary rehashes it.
-            // Made with its room: `reserveCapacity` on an empty one is a generic
-            // call that looks the storage's metadata up at run time each time.
-            var result = [String: Any](minimumCapacity: 8)
             while true {
                 skipWhitespace()
                 guard offset < bytes.count else { throw endOfInput }
@@ -184,27 +237,33 @@ extension StrictJSON {
                 guard offset < bytes.count else { throw endOfInput }
                 guard bytes[offset] == UInt8(ascii: ":") else { throw failure("Expected ':' after a key", at: offset) }
                 offset += 1
-                let value = try self.value()
-                if result.updateValue(value, forKey: key) != nil {
+                guard try body(key, &self) else {
                     throw failure("Duplicate key \(JSONObject.quoted(key))", at: keyStart)
                 }
-                if try closes(UInt8(ascii: "}"), in: "an object") { return result }
+                if try closes(UInt8(ascii: "}"), in: "an object") { return }
             }
         }
 
         mutating func array() throws(Failure) -> [Any] {
+            var result: [Any] = []
+            try elements { reader throws(Failure) in result.append(try reader.value()) }
+            return result
+        }
+
+        /// Reads the array at `offset` an element at a time: `body` reads
+        /// each element from the reader.
+        package mutating func elements(_ body: (inout Reader) throws(Failure) -> Void) throws(Failure) {
             try nest(at: offset)
             offset += 1
-            var result: [Any] = []
             skipWhitespace()
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
                 offset += 1
                 depth -= 1
-                return result
+                return
             }
             while true {
-                result.append(try value())
-                if try closes(UInt8(ascii: "]"), in: "an array") { return result }
+                try body(&self)
+                if try closes(UInt8(ascii: "]"), in: "an array") { return }
             }
         }
 

@@ -39,47 +39,74 @@ public struct AlertsAPI: Sendable {
 
     // MARK: POST /v1/alerts
 
+    /// What a submission's body held, each alert object read into a spec
+    /// or its problems as the body was read.
+    private enum SubmissionBody {
+        case one(Result<AlertSpec, AlertSpecErrors>)
+        /// An array's items; nil for one that is not an object.
+        case many([Result<AlertSpec, AlertSpecErrors>?])
+        case neither
+    }
+
     /// One alert object, or an array of them. Each is checked by the same
     /// builder alertctl uses; the answer comes only after the store committed.
     package func submit(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let settings = intake.current
-        let root = try APIRequestBody.json(request)
-        if let object = root as? [String: Any] {
-            switch Self.spec(from: object, settings) {
-            case .failure(let errors):
-                throw .invalidAlert(errors)
-            case .success(let spec):
-                let result = try await APIError.storeCall(await intake.submit([spec])[0])
-                metrics.accepted([result])
-                return APIRepresentation.json(
-                    APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
+        let body = try APIRequestBody.read(request) { reader throws(StrictJSON.Failure) -> SubmissionBody in
+            switch try reader.peek() {
+            case UInt8(ascii: "{"):
+                return .one(try Self.spec(reading: &reader, settings))
+            case UInt8(ascii: "["):
+                var items: [Result<AlertSpec, AlertSpecErrors>?] = []
+                try reader.elements { item throws(StrictJSON.Failure) in
+                    if try item.peek() == UInt8(ascii: "{") {
+                        items.append(try Self.spec(reading: &item, settings))
+                    } else {
+                        _ = try item.value()
+                        items.append(nil)
+                    }
+                }
+                return .many(items)
+            default:
+                _ = try reader.value()
+                return .neither
             }
         }
-        guard let array = root as? [Any] else {
+        let read: [Result<AlertSpec, AlertSpecErrors>?]
+        switch body {
+        case .one(.failure(let errors)):
+            throw .invalidAlert(errors)
+        case .one(.success(let spec)):
+            let result = try await APIError.storeCall(await intake.submit([spec])[0])
+            metrics.accepted([result])
+            return APIRepresentation.json(
+                APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
+        case .neither:
             throw .invalidBody("The body must be an alert object or an array of alert objects.")
+        case .many(let items):
+            read = items
         }
         let maxBatch = settings.maxBatch
-        guard array.count <= maxBatch else {
+        guard read.count <= maxBatch else {
             throw APIError(status: 413, code: "batch_too_large",
-                           message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
+                           message: "The array holds \(read.count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
         }
-        guard !array.isEmpty else {
+        guard !read.isEmpty else {
             throw APIError(status: 400, code: "empty_batch", message: "The array is empty; send at least one alert.")
         }
-        var items = [APIRepresentation.SubmissionItem?](repeating: nil, count: array.count)
+        var items = [APIRepresentation.SubmissionItem?](repeating: nil, count: read.count)
         var specs: [(Int, AlertSpec)] = []
         // The whole batch lists about as many problems as ten alerts may: past
         // that, each item lists its first and counts the rest, so a body of
         // small bad items cannot make an answer many times its size.
         var listable = 10 * AlertSpecErrors.listLimit
-        for (i, element) in array.enumerated() {
-            guard let object = element as? [String: Any] else {
+        for (i, element) in read.enumerated() {
+            switch element {
+            case nil:
                 items[i] = .init(index: i, error: .init(code: "invalid_body", message: "Item \(i) is not an alert object.", details: nil))
-                continue
-            }
-            switch Self.spec(from: object, settings) {
-            case .success(let spec): specs.append((i, spec))
-            case .failure(let errors):
+            case .success(let spec)?:
+                specs.append((i, spec))
+            case .failure(let errors)?:
                 let listed = errors.listing(first: listable)
                 listable -= listed.errors.count
                 items[i] = .init(index: i, error: HTTPErrorBody(invalidAlert: listed).error)
@@ -100,15 +127,15 @@ public struct AlertsAPI: Sendable {
             status: accepted > 0 ? 202 : 422)
     }
 
-    /// One alert object through the builder, then the handler URL policy. An object may name a
-    /// configured template (`"template"`) with `"values"` for its
-    /// placeholders; its own fields win over the template's, as options do
-    /// over `alertctl --template`.
-    package static func spec(from object: [String: Any], _ settings: AlertIntake.Settings) -> Result<AlertSpec, AlertSpecErrors> {
-        var fields = object
-        let templateName = fields.removeValue(forKey: "template")
-        let rawValues = fields.removeValue(forKey: "values")
-        var builder = AlertSpec.Builder(jsonObject: fields)
+    /// The alert object at `reader` through the builder, then the handler URL
+    /// policy. An object may name a configured template (`"template"`) with
+    /// `"values"` for its placeholders; its own fields win over the
+    /// template's, as options do over `alertctl --template`.
+    private static func spec(reading reader: inout StrictJSON.Reader, _ settings: AlertIntake.Settings) throws(StrictJSON.Failure)
+        -> Result<AlertSpec, AlertSpecErrors> {
+        var (builder, passed) = try AlertSpec.Builder.reading(&reader, passing: ["template", "values"])
+        let templateName = passed["template"]
+        let rawValues = passed["values"]
         if let templateName {
             let values = rawValues as? [String: String]
             if rawValues != nil && values == nil {

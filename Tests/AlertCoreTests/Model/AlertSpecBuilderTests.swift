@@ -157,8 +157,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
 @Suite struct AlertSpecJSONInputTests {
     static func builder(_ json: String) throws -> AlertSpec.Builder {
-        let object = try #require(try StrictJSON.parse(json) as? [String: Any])
-        return AlertSpec.Builder(jsonObject: object)
+        try AlertSpec.Builder(json: json)
     }
 
     @Test func reportsWrongTypesPerField() throws {
@@ -211,5 +210,34 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+/// The builder read straight from JSON text, as the API reads a body.
+@Suite struct AlertSpecJSONReadingTests {
+    @Test func unknownKeysAreListedBeforeWhatTheFieldsFound() throws {
+        let errors = try #require(try AlertSpec.Builder(json: #"{"labels": {"env": 1}, "title": "t", "zeta": 1, "alpha": 2}"#)
+            .build().failure)
+        #expect(errors.errors.map(\.field) == ["alpha", "zeta", "labels.env"])
+    }
+
+    @Test func passedKeysComeBackAsReadAndAreNotFields() throws {
+        let text = #"{"title": "t", "template": "disk", "values": {"host": "db1"}}"#
+        var text2 = text
+        let (builder, passed) = try text2.withUTF8 { utf8 in
+            var reader = StrictJSON.Reader(bytes: UnsafeRawBufferPointer(utf8))
+            return try AlertSpec.Builder.reading(&reader, passing: ["template", "values"])
+        }
+        #expect(passed["template"] as? String == "disk")
+        #expect(passed["values"] as? [String: String] == ["host": "db1"])
+        #expect(try builder.build().get().title == "t")
+        // Without passing them they are unknown fields.
+        let errors = try #require(try AlertSpec.Builder(json: text).build().failure)
+        #expect(Set(errors.errors.filter { $0.code == .unknownField }.map(\.field)) == ["template", "values"])
+    }
+
+    @Test func onlyAnObjectIsAnAlert() {
+        #expect(throws: StrictJSON.Failure.self) { try AlertSpec.Builder(json: #"["title"]"#) }
+        #expect(throws: StrictJSON.Failure.self) { try AlertSpec.Builder(json: #"{"title": "t"} 1"#) }
     }
 }
