@@ -92,12 +92,14 @@ extension StrictJSON {
     /// while there are few (an alert's fields, its labels), which is
     /// cheaper than hashing each, and a set once there are many, so a body
     /// of thousands of keys is not read in the square of its size.
-    struct KeySet {
+    package struct KeySet {
         private var few: [String] = []
         private var many: Set<String>?
 
+        package init() {}
+
         /// Adds `key`; false when it was there already.
-        mutating func insert(_ key: String) -> Bool {
+        package mutating func insert(_ key: String) -> Bool {
             if many != nil { return many!.insert(key).inserted }
             if few.contains(key) { return false }
             few.append(key)
@@ -158,7 +160,7 @@ extension StrictJSON {
         }
 
         /// The next value if it is a string; any other value is read past, and nil.
-        mutating func stringValue() throws(Failure) -> String? {
+        package mutating func stringValue() throws(Failure) -> String? {
             if try peek() == UInt8(ascii: "\"") { return try string() }
             _ = try value()
             return nil
@@ -216,7 +218,7 @@ extension StrictJSON {
         /// Reads the object at `offset` a member at a time: `body` reads the
         /// member's value from the reader and says whether its key is new;
         /// a key seen before is refused, once its value has been read.
-        mutating func members(_ body: (String, inout Reader) throws(Failure) -> Bool) throws(Failure) {
+        package mutating func members(_ body: (String, inout Reader) throws(Failure) -> Bool) throws(Failure) {
             try nest(at: offset)
             offset += 1
             skipWhitespace()

@@ -49,15 +49,15 @@ public struct AlertmanagerAPI: Sendable {
     /// An array of postable alerts. Valid ones are taken even when others
     /// are not; the answer is then a 400 naming those refused.
     package func postAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        guard let array = try APIRequestBody.json(request) as? [Any] else {
+        guard let items = try APIRequestBody.read(request, AlertmanagerIntake.read) else {
             throw .invalidBody("The body must be a JSON array of alerts, each with labels, annotations, startsAt, endsAt and generatorURL.")
         }
         let maxBatch = intake.current.maxBatch
-        guard array.count <= maxBatch else {
+        guard items.count <= maxBatch else {
             throw APIError(status: 413, code: "batch_too_large",
-                           message: "The array holds \(array.count) alerts; the limit is \(maxBatch). Send them in smaller batches.")
+                           message: "The array holds \(items.count) alerts; the limit is \(maxBatch). Send them in smaller batches.")
         }
-        _ = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI).take(json: array)
+        _ = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI).take(read: items)
         return HTTPResponse(status: 200)
     }
 

@@ -46,40 +46,107 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         "{" + labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ", ") + "}"
     }
 
-    /// Reads one alert from decoded JSON; unknown keys are ignored, as
-    /// Alertmanager ignores them. The error says what is wrong with it.
-    package init(json value: Any) throws(AlertmanagerAlert.Problem) {
-        guard let object = value as? [String: Any] else { throw Problem("is not an object") }
-        func strings(_ key: String) throws(Problem) -> [String: String]? {
-            guard let raw = object[key], !StrictJSON.isNull(raw) else { return nil }
-            guard let dict = raw as? [String: Any] else { throw Problem("has `\(key)` that is not an object of strings") }
+    /// Reads one alert (one element of an array) from `reader`; unknown
+    /// keys are ignored, as Alertmanager ignores them. What is wrong with
+    /// the alert comes back as its problem, the first in the order labels,
+    /// annotations, startsAt, endsAt, generatorURL, status; a body that is
+    /// not JSON throws.
+    package static func reading(_ reader: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> Result<AlertmanagerAlert, Problem> {
+        guard try reader.peek() == UInt8(ascii: "{") else {
+            _ = try reader.value()
+            return .failure(Problem("is not an object"))
+        }
+        var keys = StrictJSON.KeySet()
+        var labels: Result<[String: String]?, Problem> = .success(nil)
+        var annotations: Result<[String: String]?, Problem> = .success(nil)
+        var startsAt: Result<Date?, Problem> = .success(nil)
+        var endsAt: Result<Date?, Problem> = .success(nil)
+        var generatorURL: Result<String?, Problem> = .success(nil)
+        var status: Result<Status?, Problem> = .success(nil)
+        try reader.members { key, r throws(StrictJSON.Failure) in
+            guard keys.insert(key) else {
+                _ = try r.value()
+                return false
+            }
+            switch key {
+            case "labels": labels = try strings(&r, key)
+            case "annotations": annotations = try strings(&r, key)
+            case "startsAt": startsAt = try time(&r, key)
+            case "endsAt": endsAt = try time(&r, key)
+            case "generatorURL":
+                if try r.peek() == UInt8(ascii: "n") {
+                    _ = try r.value()
+                } else if let s = try r.stringValue() {
+                    generatorURL = .success(s.isEmpty ? nil : s)
+                } else {
+                    generatorURL = .failure(Problem("has `generatorURL` that is not a string"))
+                }
+            case "status":
+                if try r.peek() == UInt8(ascii: "n") {
+                    _ = try r.value()
+                } else if let s = try r.stringValue(), let given = Status(rawValue: s) {
+                    status = .success(given)
+                } else {
+                    status = .failure(Problem("has `status` that is neither firing nor resolved"))
+                }
+            default:
+                _ = try r.value()
+            }
+            return true
+        }
+        do throws(Problem) {
+            guard let labels = try labels.get(), !labels.isEmpty else {
+                throw Problem("has no labels; an alert needs at least one, such as alertname")
+            }
+            return .success(AlertmanagerAlert(labels: labels, annotations: try annotations.get() ?? [:], startsAt: try startsAt.get(),
+                                              endsAt: try endsAt.get(), generatorURL: try generatorURL.get(), status: try status.get()))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// An object of strings (`labels`, `annotations`); nil for null.
+    private static func strings(_ r: inout StrictJSON.Reader, _ key: String) throws(StrictJSON.Failure) -> Result<[String: String]?, Problem> {
+        switch try r.peek() {
+        case UInt8(ascii: "n"):
+            _ = try r.value()
+            return .success(nil)
+        case UInt8(ascii: "{"):
             var out: [String: String] = [:]
-            for (name, v) in dict {
-                guard let s = v as? String else { throw Problem("has `\(key).\(name)` that is not a string") }
-                out[name] = s
+            // Names whose value is not a string, so a repeat of one is still seen.
+            var others = Set<String>()
+            var problem: Problem?
+            try r.members { name, v throws(StrictJSON.Failure) in
+                guard out[name] == nil, !others.contains(name) else {
+                    _ = try v.value()
+                    return false
+                }
+                if let s = try v.stringValue() {
+                    out[name] = s
+                } else {
+                    others.insert(name)
+                    problem = problem ?? Problem("has `\(key).\(name)` that is not a string")
+                }
+                return true
             }
-            return out
+            if let problem { return .failure(problem) }
+            return .success(out)
+        default:
+            _ = try r.value()
+            return .failure(Problem("has `\(key)` that is not an object of strings"))
         }
-        func time(_ key: String) throws(Problem) -> Date? {
-            guard let raw = object[key], !StrictJSON.isNull(raw) else { return nil }
-            guard let s = raw as? String, let date = RFC3339.parse(s) else {
-                throw Problem("has `\(key)` that is not an RFC 3339 time such as 2026-05-05T12:00:00Z")
-            }
-            return RFC3339.isUnset(date) ? nil : date
+    }
+
+    /// An RFC 3339 time; nil for null, or for Go's zero time (unset).
+    private static func time(_ r: inout StrictJSON.Reader, _ key: String) throws(StrictJSON.Failure) -> Result<Date?, Problem> {
+        if try r.peek() == UInt8(ascii: "n") {
+            _ = try r.value()
+            return .success(nil)
         }
-        guard let labels = try strings("labels"), !labels.isEmpty else { throw Problem("has no labels; an alert needs at least one, such as alertname") }
-        self.labels = labels
-        annotations = try strings("annotations") ?? [:]
-        startsAt = try time("startsAt")
-        endsAt = try time("endsAt")
-        if let url = object["generatorURL"], !StrictJSON.isNull(url) {
-            guard let s = url as? String else { throw Problem("has `generatorURL` that is not a string") }
-            generatorURL = s.isEmpty ? nil : s
+        guard let s = try r.stringValue(), let date = RFC3339.parse(s) else {
+            return .failure(Problem("has `\(key)` that is not an RFC 3339 time such as 2026-05-05T12:00:00Z"))
         }
-        if let raw = object["status"], !StrictJSON.isNull(raw) {
-            guard let s = raw as? String, let status = Status(rawValue: s) else { throw Problem("has `status` that is neither firing nor resolved") }
-            self.status = status
-        }
+        return .success(RFC3339.isUnset(date) ? nil : date)
     }
 
     /// Why an alert could not be read.
@@ -100,10 +167,11 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         let fallback = labels["alertname"] ?? "Alert \(fingerprint)"
         var title = Self.fitted(annotations["summary"] ?? fallback, keepingNewlines: false, limit: limits.maxTitleLength)
         if title.isEmpty { title = Self.fitted(fallback, keepingNewlines: false, limit: limits.maxTitleLength) }
+        // Set in place: each chained setter copies the builder whole.
         var builder = AlertSpec.Builder()
-            .title(title)
-            .severity(Severity(alertmanagerLabel: labels["severity"]))
-            .dedupKey(fingerprint.description)
+        builder.title = .present(title)
+        builder.severity = .present(Severity(alertmanagerLabel: labels["severity"]))
+        builder.dedupKey = .present(fingerprint.description)
         var labels = self.labels
         if let generatorURL, labels[Self.generatorURLLabel] == nil, generatorURL.count <= limits.maxLabelValueLength {
             labels[Self.generatorURLLabel] = generatorURL
@@ -114,13 +182,21 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         let others = annotations.filter { $0.key != "summary" && $0.key != "description" }.sorted { $0.key < $1.key }
         if !others.isEmpty { parts.append(others.map { "\($0.key): \($0.value)" }.joined(separator: "\n")) }
         let message = Self.fitted(parts.joined(separator: "\n\n"), keepingNewlines: true, limit: limits.maxMessageLength)
-        if !message.isEmpty { builder = builder.message(message) }
+        if !message.isEmpty { builder.message = .present(message) }
         return builder.build(limits: limits)
     }
 
     /// `text` without control characters (but newlines and tabs, when
     /// kept), trimmed, and cut to `limit` characters with an ellipsis.
     private static func fitted(_ text: String, keepingNewlines: Bool, limit: Int) -> String {
+        // The usual text, printable ASCII with nothing to trim and within the
+        // limit, is already fitted: no scalar-by-scalar copy for it.
+        var text = text
+        let plain = text.withUTF8 { utf8 in
+            guard let first = utf8.first, let last = utf8.last, first > 0x20, last > 0x20, utf8.count <= limit else { return false }
+            return utf8.allSatisfy { (0x20...0x7E).contains($0) || (keepingNewlines && ($0 == 0x0A || $0 == 0x09)) }
+        }
+        if plain { return text }
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
             switch s.value {
@@ -133,3 +209,6 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         return clean.count <= limit ? clean : String(clean.prefix(max(0, limit - 1))) + "…"
     }
 }
+
+/// One element of an array of alerts as read: the alert, or what is wrong with it.
+package typealias AlertmanagerAlertItem = Result<AlertmanagerAlert, AlertmanagerAlert.Problem>

@@ -25,21 +25,33 @@ package struct AlertmanagerIntake: Sendable {
         package var problems: [String] = []
     }
 
-    /// Reads each element of a JSON array as an alert and takes them all. A
-    /// batch with a refused alert is answered with the refusal, naming each;
-    /// the others are taken all the same, as Alertmanager does.
-    package func take(json array: [Any]) async throws(APIError) -> Outcome {
+    /// Reads each element of a JSON array at `reader` as an alert; nil when
+    /// the value there is not an array.
+    package static func read(_ reader: inout StrictJSON.Reader) throws(StrictJSON.Failure)
+        -> [AlertmanagerAlertItem]? {
+        guard try reader.peek() == UInt8(ascii: "[") else {
+            _ = try reader.value()
+            return nil
+        }
+        var items: [AlertmanagerAlertItem] = []
+        try reader.elements { item throws(StrictJSON.Failure) in items.append(try AlertmanagerAlert.reading(&item)) }
+        return items
+    }
+
+    /// Takes the alerts read from an array, in order. A batch with a
+    /// refused alert is answered with the refusal, naming each; the others
+    /// are taken all the same, as Alertmanager does.
+    package func take(read items: [AlertmanagerAlertItem]) async throws(APIError) -> Outcome {
         var alerts: [AlertmanagerAlert] = []
         var problems: [String] = []
-        for (i, element) in array.enumerated() {
-            do throws(AlertmanagerAlert.Problem) {
-                alerts.append(try AlertmanagerAlert(json: element))
-            } catch {
-                problems.append("alert \(i) \(error.message)")
+        for (i, item) in items.enumerated() {
+            switch item {
+            case .success(let alert): alerts.append(alert)
+            case .failure(let problem): problems.append("alert \(i) \(problem.message)")
             }
         }
         let outcome = try await take(alerts, problems: problems)
-        guard outcome.problems.isEmpty else { throw Self.refusal(outcome, of: array.count) }
+        guard outcome.problems.isEmpty else { throw Self.refusal(outcome, of: items.count) }
         return outcome
     }
 

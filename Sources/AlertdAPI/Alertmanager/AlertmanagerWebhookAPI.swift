@@ -38,15 +38,37 @@ public struct AlertmanagerWebhookAPI: Sendable {
     }
 
     package func ingest(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        guard let payload = try APIRequestBody.json(request) as? [String: Any] else {
+        // The alerts are read as the body is; whether they count is decided after.
+        let read = try APIRequestBody.read(request) { reader throws(StrictJSON.Failure) -> (version: Any?, alerts: [AlertmanagerAlertItem]?)? in
+            guard try reader.peek() == UInt8(ascii: "{") else {
+                _ = try reader.value()
+                return nil
+            }
+            var keys = StrictJSON.KeySet()
+            var payload: (version: Any?, alerts: [AlertmanagerAlertItem]?) = (nil, nil)
+            try reader.members { key, r throws(StrictJSON.Failure) in
+                guard keys.insert(key) else {
+                    _ = try r.value()
+                    return false
+                }
+                switch key {
+                case "version": payload.version = try r.value()
+                case "alerts": payload.alerts = try AlertmanagerIntake.read(&r)
+                default: _ = try r.value()
+                }
+                return true
+            }
+            return payload
+        }
+        guard let payload = read else {
             throw .invalidBody("The body must be an Alertmanager webhook payload: an object with `version` \"4\" and `alerts`.")
         }
-        guard let version = payload["version"] as? String, version == "4" else {
+        guard let version = payload.version as? String, version == "4" else {
             throw APIError(status: 400, code: "unsupported_webhook_version",
-                           message: "Only Alertmanager's webhook payload version \"4\" is understood; got \(payload["version"].map { "`\($0)`" } ?? "none").")
+                           message: "Only Alertmanager's webhook payload version \"4\" is understood; got \(payload.version.map { "`\($0)`" } ?? "none").")
         }
-        guard let array = payload["alerts"] as? [Any] else { throw .invalidBody("`alerts` must be an array of alerts.") }
-        let outcome = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerWebhook).take(json: array)
+        guard let alerts = payload.alerts else { throw .invalidBody("`alerts` must be an array of alerts.") }
+        let outcome = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerWebhook).take(read: alerts)
         return APIRepresentation.json(Result(created: outcome.created, deduplicated: outcome.deduplicated, resolved: outcome.resolved))
     }
 }

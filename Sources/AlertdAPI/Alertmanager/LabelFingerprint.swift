@@ -14,7 +14,8 @@ package struct LabelFingerprint: Sendable, Hashable, CustomStringConvertible {
                 hash &*= 1_099_511_628_211
             }
         }
-        for name in labels.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        // Byte order, as Go sorts strings; compared in place, not copied to arrays.
+        for name in labels.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             add(name.utf8)
             add(CollectionOfOne(0xFF))
             add(labels[name]!.utf8)

@@ -225,6 +225,68 @@ import Testing
         #expect(await router.handle(tcp("/api/v2/status")).status == 401)
     }
 
+    /// Alerts are read from the body as it is parsed: each problem is still
+    /// the first in field order, and a key given twice is still malformed.
+    @Test func eachAlertsProblemIsNamedAsItWasReadFromTheBody() async throws {
+        let cases = [
+            (#"[{"labels": "x"}]"#, "alert 0 has `labels` that is not an object of strings"),
+            (#"[{"labels": {"a": "1", "b": 2}}]"#, "alert 0 has `labels.b` that is not a string"),
+            (#"[{"labels": null}]"#, "alert 0 has no labels"),
+            (#"[{"annotations": 1, "labels": {"a": "1"}}]"#, "alert 0 has `annotations` that is not an object of strings"),
+            // Labels come first whatever the body's order.
+            (#"[{"startsAt": "soon", "labels": {}}]"#, "alert 0 has no labels"),
+            (#"[{"labels": {"a": "1"}, "endsAt": "soon", "startsAt": "later"}]"#, "alert 0 has `startsAt` that is not an RFC 3339 time"),
+            (#"[{"labels": {"a": "1"}, "generatorURL": 5}]"#, "alert 0 has `generatorURL` that is not a string"),
+            (#"[{"labels": {"a": "1"}, "status": "pending"}]"#, "alert 0 has `status` that is neither firing nor resolved"),
+            (#"[{"labels": {"a": "1"}}, "x"]"#, "alert 1 is not an object"),
+        ]
+        for (body, expected) in cases {
+            let r = await post("/api/v2/alerts", body)
+            #expect(r.status == 400, "\(body)")
+            #expect(message(r)?.contains(expected) == true, "\(body): \(message(r) ?? "")")
+        }
+        for body in [#"[{"labels": {"a": "1"}, "labels": {"a": "1"}}]"#, #"[{"labels": {"a": "1", "a": 2}}]"#,
+                     #"[{"labels": {"a": 2, "a": "1"}}]"#, #"[{"labels": {"a": "1"}, "receiver": 1, "receiver": 2}]"#] {
+            let text = message(await post("/api/v2/alerts", body)) ?? ""
+            #expect(text.contains("Duplicate key"), "\(body): \(text)")
+        }
+        // Unknown keys and nulls are nothing. Of the refused batches only the
+        // good alert beside the one that was not an object was taken.
+        #expect(await post("/api/v2/alerts", #"[{"labels": {"alertname": "Kept"}, "receiver": {"x": [1]}, "endsAt": null, "status": null}]"#)
+            .status == 200)
+        let stored = try await openAlerts().map(\.spec.labels)
+        #expect(stored.count == 2 && stored.contains(["a": "1"]) && stored.contains(["alertname": "Kept"]), "\(stored)")
+    }
+
+    /// Title and message are fitted, not refused: plain text as it came,
+    /// anything else trimmed, cleaned and cut.
+    @Test func titlesAndMessagesAreFittedPlainOrNot() async throws {
+        let long = String(repeating: "x", count: 300)
+        let body = """
+            [{"labels": {"alertname": "A", "n": "1"}, "annotations": {"summary": "Disk full on db1", "description": "line one\\nline two\\ttabbed"}},
+             {"labels": {"alertname": "B", "n": "2"}, "annotations": {"summary": "  padded\\u0007bell  ", "description": "\\u001b[31mred"}},
+             {"labels": {"alertname": "C", "n": "3"}, "annotations": {"summary": "\(long)"}}]
+            """
+        #expect(await post("/api/v2/alerts", body).status == 200)
+        let byName = Dictionary(try await openAlerts().map { ($0.spec.labels["alertname"] ?? "", $0.spec) }, uniquingKeysWith: { a, _ in a })
+        #expect(byName["A"]?.title == "Disk full on db1")
+        #expect(byName["A"]?.message == "line one\nline two\ttabbed")
+        #expect(byName["B"]?.title == "padded bell")
+        #expect(byName["B"]?.message == "[31mred")
+        let cut = try #require(byName["C"]?.title)
+        #expect(cut.count == AlertSpecLimits().maxTitleLength && cut.hasSuffix("…"))
+    }
+
+    @Test func theWebhookPayloadsVersionIsCheckedBeforeItsAlerts() async throws {
+        let r = await post("/v1/ingest/alertmanager", #"{"alerts": [{"labels": {}}], "version": "3"}"#)
+        #expect(APIFixture.errorCode(r) == "unsupported_webhook_version")
+        let missing = await post("/v1/ingest/alertmanager", #"{"version": "4", "alerts": null}"#)
+        #expect(APIFixture.errorCode(missing) == "invalid_body")
+        let repeated = await post("/v1/ingest/alertmanager", #"{"version": "4", "version": "4", "alerts": []}"#)
+        #expect(APIFixture.errorCode(repeated) == "malformed_json")
+        #expect(try await openAlerts().isEmpty)
+    }
+
     @Test func timesReadAsGoWritesThem() throws {
         #expect(RFC3339.parse("1970-01-01T00:00:00Z") == Date(timeIntervalSince1970: 0))
         #expect(RFC3339.parse("2026-05-05T12:00:00.5+02:00") == Date(timeIntervalSince1970: 1_777_975_200.5))
