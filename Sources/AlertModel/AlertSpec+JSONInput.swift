@@ -113,17 +113,10 @@ extension AlertSpec.Builder {
     /// Reads a builder from one JSON text holding an alert object, as
     /// ``reading(_:passing:)`` does.
     package init(json text: String) throws(StrictJSON.Failure) {
-        var text = text
-        let result: Result<AlertSpec.Builder, StrictJSON.Failure> = text.withUTF8 { utf8 in
-            Result { () throws(StrictJSON.Failure) -> AlertSpec.Builder in
-                var reader = StrictJSON.Reader(bytes: UnsafeRawBufferPointer(utf8))
-                guard try reader.peek() == UInt8(ascii: "{") else { throw StrictJSON.Failure(description: "An alert must be a JSON object.") }
-                let builder = try Self.reading(&reader).builder
-                try reader.end()
-                return builder
-            }
+        self = try StrictJSON.read(text) { reader throws(StrictJSON.Failure) in
+            guard try reader.peek() == UInt8(ascii: "{") else { throw StrictJSON.Failure(description: "An alert must be a JSON object.") }
+            return try Self.reading(&reader).builder
         }
-        self = try result.get()
     }
 
     private static func action(_ raw: Any, field: String) -> PartialValue<AlertAction> {

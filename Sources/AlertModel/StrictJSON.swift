@@ -26,25 +26,43 @@ package enum StrictJSON {
 
     /// Parses `data`; see the type's description for what comes back.
     package static func parse(_ data: Data) throws(Failure) -> Any {
-        let result: Result<Any, Failure> = data.withUnsafeBytes { bytes in
-            Result { () throws(Failure) -> Any in try parse(bytes) }
-        }
-        return try result.get()
+        try read(data) { reader throws(Failure) in try reader.value() }
     }
 
     /// Parses the UTF-8 of `text`.
     package static func parse(_ text: String) throws(Failure) -> Any {
-        var text = text
-        let result: Result<Any, Failure> = text.withUTF8 { bytes in
-            Result { () throws(Failure) -> Any in try parse(UnsafeRawBufferPointer(bytes)) }
-        }
-        return try result.get()
+        try read(text) { reader throws(Failure) in try reader.value() }
     }
 
     /// Parses the bytes of one JSON text.
     package static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Any {
+        try read(bytes) { reader throws(Failure) in try reader.value() }
+    }
+
+    /// The one JSON text in `bytes`, read by `body`, which reads its value
+    /// from the reader as it likes; nothing but whitespace may follow it.
+    package static func read<T>(_ bytes: UnsafeRawBufferPointer, _ body: (inout Reader) throws(Failure) -> T) throws(Failure) -> T {
         var reader = Reader(bytes: bytes)
-        return try reader.document()
+        let value = try body(&reader)
+        try reader.end()
+        return value
+    }
+
+    /// ``read(_:_:)`` over `data`.
+    package static func read<T>(_ data: Data, _ body: (inout Reader) throws(Failure) -> T) throws(Failure) -> T {
+        let result: Result<T, Failure> = data.withUnsafeBytes { bytes in
+            Result { () throws(Failure) -> T in try read(bytes, body) }
+        }
+        return try result.get()
+    }
+
+    /// ``read(_:_:)`` over the UTF-8 of `text`.
+    package static func read<T>(_ text: String, _ body: (inout Reader) throws(Failure) -> T) throws(Failure) -> T {
+        var text = text
+        let result: Result<T, Failure> = text.withUTF8 { utf8 in
+            Result { () throws(Failure) -> T in try read(UnsafeRawBufferPointer(utf8), body) }
+        }
+        return try result.get()
     }
 
     /// True for JSON `null`.
@@ -140,14 +158,8 @@ extension StrictJSON {
 
         var endOfInput: Failure { failure("Unexpected end of file during JSON parse", at: bytes.count) }
 
-        mutating func document() throws(Failure) -> Any {
-            let value = try self.value()
-            try end()
-            return value
-        }
-
         /// Refuses anything but whitespace after the value just read.
-        package mutating func end() throws(Failure) {
+        mutating func end() throws(Failure) {
             skipWhitespace()
             if offset < bytes.count { throw failure("Unexpected text after the JSON value", at: offset) }
         }

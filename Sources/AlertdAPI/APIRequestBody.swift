@@ -10,9 +10,8 @@ package enum APIRequestBody {
         try read(request) { reader throws(StrictJSON.Failure) in try reader.value() }
     }
 
-    /// The body read by `body`, which reads one JSON value from the reader
-    /// (the reader then checks nothing follows it), refused as ``json(_:)``
-    /// refuses one.
+    /// The body read by `body`, which reads its one JSON value from the
+    /// reader (``StrictJSON/read(_:_:)``), refused as ``json(_:)`` refuses one.
     package static func read<T>(_ request: HTTPRequest, _ body: (inout StrictJSON.Reader) throws(StrictJSON.Failure) -> T) throws(APIError) -> T {
         let type = mediaType(request)
         guard type == "application/json" else {
@@ -20,17 +19,9 @@ package enum APIRequestBody {
                 status: 415, code: "unsupported_media_type",
                 message: "Send the body as JSON with `Content-Type: application/json`\(type.map { "; got `\($0)`" } ?? "").")
         }
-        let result: Result<T, StrictJSON.Failure> = request.body.withUnsafeBytes { bytes in
-            Result { () throws(StrictJSON.Failure) -> T in
-                var reader = StrictJSON.Reader(bytes: bytes)
-                let value = try body(&reader)
-                try reader.end()
-                return value
-            }
-        }
-        switch result {
-        case .success(let value): return value
-        case .failure(let error):
+        do {
+            return try StrictJSON.read(request.body, body)
+        } catch {
             throw APIError(status: 400, code: "malformed_json", message: "The body is not valid JSON: \(error.description)")
         }
     }
