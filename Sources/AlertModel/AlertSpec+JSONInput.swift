@@ -51,10 +51,7 @@ extension AlertSpec.Builder {
                 return true
             }
             // `null` is the field left out.
-            if try r.peek() == UInt8(ascii: "n") {
-                _ = try r.value()
-                return true
-            }
+            if try r.skipNull() { return true }
             switch field {
             case .title:
                 b.title = try r.stringValue().map { .present($0) } ?? .invalid(typeError(key, "a string"))
@@ -71,16 +68,10 @@ extension AlertSpec.Builder {
                     break
                 }
                 // In the object's order: `build()` sorts them once it knows their number is within the limit.
-                var names = StrictJSON.KeySet()
-                try r.members { name, lr throws(StrictJSON.Failure) in
-                    guard names.insert(name) else {
-                        _ = try lr.value()
-                        return false
-                    }
+                try r.uniqueMembers { name, lr throws(StrictJSON.Failure) in
                     if let v = try lr.stringValue() { b.labels.append(LabelEntry(name: name, value: v)) } else {
                         recorded.append(typeError("labels.\(name)", "a string"))
                     }
-                    return true
                 }
             case .confirm, .cancel:
                 let parsed = Self.action(try r.value(), field: key)

@@ -110,14 +110,12 @@ extension StrictJSON {
     /// while there are few (an alert's fields, its labels), which is
     /// cheaper than hashing each, and a set once there are many, so a body
     /// of thousands of keys is not read in the square of its size.
-    package struct KeySet {
+    struct KeySet {
         private var few: [String] = []
         private var many: Set<String>?
 
-        package init() {}
-
         /// Adds `key`; false when it was there already.
-        package mutating func insert(_ key: String) -> Bool {
+        mutating func insert(_ key: String) -> Bool {
             if many != nil { return many!.insert(key).inserted }
             if few.contains(key) { return false }
             few.append(key)
@@ -169,6 +167,13 @@ extension StrictJSON {
             skipWhitespace()
             guard offset < bytes.count else { throw endOfInput }
             return bytes[offset]
+        }
+
+        /// Reads past the next value if it is `null`, and says whether it was.
+        package mutating func skipNull() throws(Failure) -> Bool {
+            guard try peek() == UInt8(ascii: "n") else { return false }
+            _ = try value()
+            return true
         }
 
         /// The next value if it is a string; any other value is read past, and nil.
@@ -255,6 +260,20 @@ extension StrictJSON {
                     throw failure("Duplicate key \(JSONObject.quoted(key))", at: keyStart)
                 }
                 if try closes(UInt8(ascii: "}"), in: "an object") { return }
+            }
+        }
+
+        /// ``members(_:)`` for a caller that needs no record of the keys:
+        /// the reader refuses a repeated one itself.
+        package mutating func uniqueMembers(_ body: (String, inout Reader) throws(Failure) -> Void) throws(Failure) {
+            var keys = KeySet()
+            try members { key, reader throws(Failure) in
+                guard keys.insert(key) else {
+                    _ = try reader.value()
+                    return false
+                }
+                try body(key, &reader)
+                return true
             }
         }
 

@@ -56,34 +56,29 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             _ = try reader.value()
             return .failure(Problem("is not an object"))
         }
-        var keys = StrictJSON.KeySet()
         var labels: Result<[String: String]?, Problem> = .success(nil)
         var annotations: Result<[String: String]?, Problem> = .success(nil)
         var startsAt: Result<Date?, Problem> = .success(nil)
         var endsAt: Result<Date?, Problem> = .success(nil)
         var generatorURL: Result<String?, Problem> = .success(nil)
         var status: Result<Status?, Problem> = .success(nil)
-        try reader.members { key, r throws(StrictJSON.Failure) in
-            guard keys.insert(key) else {
-                _ = try r.value()
-                return false
-            }
+        try reader.uniqueMembers { key, r throws(StrictJSON.Failure) in
             switch key {
             case "labels": labels = try strings(&r, key)
             case "annotations": annotations = try strings(&r, key)
             case "startsAt": startsAt = try time(&r, key)
             case "endsAt": endsAt = try time(&r, key)
             case "generatorURL":
-                if try r.peek() == UInt8(ascii: "n") {
-                    _ = try r.value()
+                if try r.skipNull() {
+                    break
                 } else if let s = try r.stringValue() {
                     generatorURL = .success(s.isEmpty ? nil : s)
                 } else {
                     generatorURL = .failure(Problem("has `generatorURL` that is not a string"))
                 }
             case "status":
-                if try r.peek() == UInt8(ascii: "n") {
-                    _ = try r.value()
+                if try r.skipNull() {
+                    break
                 } else if let s = try r.stringValue(), let given = Status(rawValue: s) {
                     status = .success(given)
                 } else {
@@ -92,7 +87,6 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             default:
                 _ = try r.value()
             }
-            return true
         }
         do throws(Problem) {
             guard let labels = try labels.get(), !labels.isEmpty else {
@@ -107,27 +101,17 @@ package struct AlertmanagerAlert: Sendable, Equatable {
 
     /// An object of strings (`labels`, `annotations`); nil for null.
     private static func strings(_ r: inout StrictJSON.Reader, _ key: String) throws(StrictJSON.Failure) -> Result<[String: String]?, Problem> {
+        if try r.skipNull() { return .success(nil) }
         switch try r.peek() {
-        case UInt8(ascii: "n"):
-            _ = try r.value()
-            return .success(nil)
         case UInt8(ascii: "{"):
             var out: [String: String] = [:]
-            // Names whose value is not a string, so a repeat of one is still seen.
-            var others = Set<String>()
             var problem: Problem?
-            try r.members { name, v throws(StrictJSON.Failure) in
-                guard out[name] == nil, !others.contains(name) else {
-                    _ = try v.value()
-                    return false
-                }
+            try r.uniqueMembers { name, v throws(StrictJSON.Failure) in
                 if let s = try v.stringValue() {
                     out[name] = s
                 } else {
-                    others.insert(name)
                     problem = problem ?? Problem("has `\(key).\(name)` that is not a string")
                 }
-                return true
             }
             if let problem { return .failure(problem) }
             return .success(out)
@@ -139,10 +123,7 @@ package struct AlertmanagerAlert: Sendable, Equatable {
 
     /// An RFC 3339 time; nil for null, or for Go's zero time (unset).
     private static func time(_ r: inout StrictJSON.Reader, _ key: String) throws(StrictJSON.Failure) -> Result<Date?, Problem> {
-        if try r.peek() == UInt8(ascii: "n") {
-            _ = try r.value()
-            return .success(nil)
-        }
+        if try r.skipNull() { return .success(nil) }
         guard let s = try r.stringValue(), let date = RFC3339.parse(s) else {
             return .failure(Problem("has `\(key)` that is not an RFC 3339 time such as 2026-05-05T12:00:00Z"))
         }

@@ -44,19 +44,13 @@ public struct AlertmanagerWebhookAPI: Sendable {
                 _ = try reader.value()
                 return nil
             }
-            var keys = StrictJSON.KeySet()
             var payload: (version: Any?, alerts: [AlertmanagerAlertItem]?) = (nil, nil)
-            try reader.members { key, r throws(StrictJSON.Failure) in
-                guard keys.insert(key) else {
-                    _ = try r.value()
-                    return false
-                }
+            try reader.uniqueMembers { key, r throws(StrictJSON.Failure) in
                 switch key {
                 case "version": payload.version = try r.value()
                 case "alerts": payload.alerts = try AlertmanagerIntake.read(&r)
                 default: _ = try r.value()
                 }
-                return true
             }
             return payload
         }
