@@ -48,7 +48,17 @@ public actor Dispatcher: Service {
     /// The signal's generation when the loop last looked: a wake-up since
     /// then ends the next wait at once.
     private var seen: UInt64 = 0
+    /// Attempts running, by kind: each holds one of its presenter's slots.
     private var inFlight: [DeliveryKind: Int] = [:]
+    /// Attempts over whose outcome is not written yet, by kind. The slot is
+    /// free again as soon as the attempt is over, so sending goes on while
+    /// the store writes; past a presenter's slots of them, new attempts wait
+    /// for the write.
+    private var awaitingWrite: [DeliveryKind: Int] = [:]
+    /// Hand-offs taken for a slot and not started yet (the store claims
+    /// them, or a store write under way must end first): they hold their
+    /// slots, so a slot freed meanwhile is not given twice.
+    private var reserved: [DeliveryKind: Int] = [:]
     /// One per rate-limited presenter. Tokens bound how many deliveries are
     /// claimed, so those over the limit simply stay pending in the store.
     private var buckets: [DeliveryKind: TokenBucket] = [:]
@@ -64,6 +74,9 @@ public actor Dispatcher: Service {
     /// Outcomes waiting for the store, and whether a write of them is under way.
     private var unsettled: [(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?)] = []
     private var settling = false
+    /// Hand-offs taken for a freed slot that the store must claim: claimed
+    /// in the next write of outcomes.
+    private var claimNext: [AcceptedDelivery] = []
     /// Hand-offs from intake, until `loop` moves them to `handedOff`.
     private nonisolated let inbox = Mutex<[AcceptedDelivery]>([])
     /// Hand-offs on their way, by kind: intake has them in a store write that
@@ -227,8 +240,9 @@ public actor Dispatcher: Service {
     private var claimLease: Duration
     private var lastLeaseCheck = ContinuousClock.now
 
-    /// Number of deliveries in flight right now.
-    public var inFlightCount: Int { inFlight.values.reduce(0, +) }
+    /// Number of deliveries in flight right now: being sent, or sent with
+    /// the outcome not yet written.
+    public var inFlightCount: Int { inFlight.values.reduce(0, +) + awaitingWrite.values.reduce(0, +) }
 
     /// Puts back what a crash left in flight, so it is claimed again.
     public func start() async {
@@ -390,11 +404,21 @@ public actor Dispatcher: Service {
         return capacity.allSatisfy { kind, slots in taken[kind, default: 0] < slots } && (orphanLimit == 0 || orphans < orphanLimit)
     }
 
-    /// Free slots per presenter kind, within its rate limit.
+    /// Free slots per presenter kind, within its rate limit. A slot is free
+    /// once its attempt is over, unless more outcomes than the presenter has
+    /// slots still wait to be written.
     private func freeSlots(at tick: ContinuousClock.Instant) -> [DeliveryKind: Int] {
-        var capacity = presenters.entries.mapValues { $0.maxConcurrency }.merging(inFlight) { max, used in max - used }
-        for kind in buckets.keys { capacity[kind] = min(capacity[kind] ?? 0, buckets[kind]!.available(at: tick)) }
+        var capacity: [DeliveryKind: Int] = [:]
+        for (kind, entry) in presenters.entries { capacity[kind] = freeSlots(of: kind, entry, at: tick) }
         return capacity
+    }
+
+    private func freeSlots(of kind: DeliveryKind, _ entry: PresenterSet.Entry, at tick: ContinuousClock.Instant) -> Int {
+        let max = entry.maxConcurrency
+        let held = reserved[kind, default: 0]
+        let free = max - inFlight[kind, default: 0] - held - Swift.max(0, awaitingWrite[kind, default: 0] - max)
+        guard !buckets.isEmpty, let tokens = buckets[kind]?.available(at: tick) else { return free }
+        return Swift.min(free, tokens - held)
     }
 
     /// Claims what fits of the hand-offs, without reading their alerts back.
@@ -431,7 +455,7 @@ public actor Dispatcher: Service {
                 claimed = try await store.claimAccepted(toClaim, now: Date())
             } catch {
                 storeChanged()
-                startHandOffs(ready: ready, toClaim: [], claimed: [], at: tick)
+                startHandOffs(ready: ready, toClaim: toClaim, claimed: [], at: tick)
                 throw error
             }
         }
@@ -444,7 +468,7 @@ public actor Dispatcher: Service {
     /// claim. One claimed at an earlier epoch may be held by the silence
     /// saved since: it goes back to the store (``giveBack()``) to be screened.
     /// The ready ones are `starting` until ``startHandOffs(ready:toClaim:claimed:at:)``.
-    private func sorted(_ taken: [AcceptedDelivery]) -> (ready: [AcceptedDelivery], toClaim: [AcceptedDelivery]) {
+    private func sorted(_ taken: some Sequence<AcceptedDelivery>) -> (ready: [AcceptedDelivery], toClaim: [AcceptedDelivery]) {
         var ready: [AcceptedDelivery] = []
         var toClaim: [AcceptedDelivery] = []
         let epoch = store.silenceEpoch
@@ -456,6 +480,8 @@ public actor Dispatcher: Service {
             }
         }
         for d in ready { starting.insert(d.id) }
+        for d in ready { reserved[d.kind, default: 0] += 1 }
+        for d in toClaim { reserved[d.kind, default: 0] += 1 }
         return (ready, toClaim)
     }
 
@@ -487,15 +513,18 @@ public actor Dispatcher: Service {
 
     /// Starts the hand-offs the store wrote claimed (`ready`) and those of
     /// `toClaim` it gave as claimed. One a poll claimed first is running
-    /// already; any other is left in the store.
+    /// already; any other is left in the store. Each gives up the slot
+    /// ``sorted(_:)`` reserved for it; a started one holds it as running.
     private func startHandOffs(ready: [AcceptedDelivery], toClaim: [AcceptedDelivery], claimed: [DeliveryRecord],
                                at tick: ContinuousClock.Instant) {
         for d in ready {
             starting.remove(d.id)
+            reserved[d.kind, default: 1] -= 1
             if !buckets.isEmpty { buckets[d.kind]?.take(1, at: tick) }
             start(ClaimedDelivery(delivery: d.record, alert: d.alert))
         }
         guard !toClaim.isEmpty else { return }
+        for d in toClaim { reserved[d.kind, default: 1] -= 1 }
         if claimed.count != toClaim.count {
             let given = Set(claimed.map(\.id))
             if toClaim.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
@@ -507,20 +536,6 @@ public actor Dispatcher: Service {
             buckets[record.kind]?.take(1, at: tick)
             start(ClaimedDelivery(delivery: record, alert: alert))
         }
-    }
-
-    /// Hand-offs for the slots `batch` frees once its outcomes are
-    /// written, within rate limits: claimed in that same write, they take
-    /// the slots over in one commit. Every other kind gets none (a free
-    /// slot is the loop's to fill).
-    private func handOffsForSlots(freedBy batch: [(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?)],
-                                  at tick: ContinuousClock.Instant) -> [AcceptedDelivery] {
-        guard !handedOff.isEmpty, inhibitRules.isEmpty, !stopping, !Task.isCancelled else { return [] }
-        var slots = presenters.entries.mapValues { _ in 0 }
-        // By index: a loop over the batch would copy each outcome whole.
-        for i in batch.indices { slots[batch[i].delivery.kind]? += 1 }
-        for kind in buckets.keys where slots[kind] != nil { slots[kind] = min(slots[kind]!, buckets[kind]!.available(at: tick)) }
-        return takeHandOffs(slots)
     }
 
     /// The soonest a spent rate limit frees a token (idleTick when none is spent).
@@ -619,7 +634,7 @@ public actor Dispatcher: Service {
                 // Cut off by shutdown: whatever the presenter made of it, the
                 // delivery stays in flight and is delivered again after restart.
                 log.debug("delivery cut off", ["delivery.id": d.id.rawValue, "presenter": d.kind.name])
-                self.finished(d)
+                self.cutOff(d)
                 return
             }
             let now = Date()
@@ -643,23 +658,42 @@ public actor Dispatcher: Service {
 
     /// Queues an attempt's outcome for the store. Outcomes are written in
     /// batches, one write at a time, and what finishes during a write goes in
-    /// the next: one store write for many deliveries, not one each. A
-    /// delivery keeps its slot until its outcome is written, so a crash
-    /// leaves at most a presenter's slots to be delivered twice; hand-offs
-    /// waiting for those slots are claimed in the same write.
+    /// the next: one store write for many deliveries, not one each. The
+    /// attempt's slot is free at once (``refill(_:at:)``): waiting for the
+    /// write held every slot idle while the store wrote, or committed a
+    /// batch of new alerts. A crash between the attempt and the write means
+    /// the delivery is made again, so a crash leaves at most twice a
+    /// presenter's slots to be delivered twice (``freeSlots(at:)``).
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
         unsettled.append((d, settlement, report))
+        inFlight[d.kind, default: 1] -= 1
+        awaitingWrite[d.kind, default: 0] += 1
+        refill(d.kind, at: .now)
         guard !settling else { return }
         settling = true
         Task { await writeSettlements() }
+    }
+
+    /// Fills the slots of `kind` free now from its hand-offs, within rate
+    /// limits: those the store wrote claimed start now, the others are
+    /// claimed in the next write of outcomes (one is pending when this runs).
+    /// A free slot of any other kind is the loop's to fill.
+    private func refill(_ kind: DeliveryKind, at tick: ContinuousClock.Instant) {
+        guard !handedOff.isEmpty, inhibitRules.isEmpty, !stopping, !Task.isCancelled, let entry = presenters[kind] else { return }
+        let free = freeSlots(of: kind, entry, at: tick)
+        guard free > 0 else { return }
+        let (ready, toClaim) = sorted(handedOff.take(free, of: kind))
+        claimNext += toClaim
+        startHandOffs(ready: ready, toClaim: [], claimed: [], at: tick)
     }
 
     private func writeSettlements() async {
         while !unsettled.isEmpty {
             let batch = unsettled
             unsettled = []
+            let next = claimNext
+            claimNext = []
             let tick = ContinuousClock.now
-            let (ready, next) = sorted(handOffsForSlots(freedBy: batch, at: tick))
             await giveBack()
             var claimed: [DeliveryRecord] = []
             do {
@@ -680,7 +714,7 @@ public actor Dispatcher: Service {
                 if let report { onAttempt(report) }
                 finished(d)
             }
-            startHandOffs(ready: ready, toClaim: next, claimed: claimed, at: tick)
+            startHandOffs(ready: [], toClaim: next, claimed: claimed, at: tick)
         }
         settling = false
     }
@@ -699,7 +733,15 @@ public actor Dispatcher: Service {
         }
     }
 
+    /// The attempt's outcome is written (or could not be): the delivery is done here.
     private func finished(_ d: DeliveryRecord) {
+        tasks[d.id] = nil
+        awaitingWrite[d.kind, default: 1] -= 1
+        signal.notify()
+    }
+
+    /// An attempt cut off by shutdown, with no outcome to write.
+    private func cutOff(_ d: DeliveryRecord) {
         tasks[d.id] = nil
         inFlight[d.kind, default: 1] -= 1
         signal.notify()

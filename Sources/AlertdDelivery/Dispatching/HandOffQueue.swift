@@ -40,28 +40,34 @@ struct HandOffQueue {
     mutating func take(_ slots: [DeliveryKind: Int]) -> (taken: [AcceptedDelivery], dropped: [AcceptedDelivery]) {
         var out: [AcceptedDelivery] = []
         var dropped: [AcceptedDelivery] = []
-        for (kind, items) in waiting {
-            let head = heads[kind, default: 0]
-            let left = items.count - head
-            let n = slots[kind].map { min(max(0, $0), left) } ?? left
-            if slots[kind] != nil {
-                out += items[head..<(head + n)]
+        for kind in Array(waiting.keys) {
+            if let n = slots[kind] {
+                out += take(n, of: kind)
             } else {
-                dropped += items[head...]
-            }
-            count -= n
-            if n == left {
-                waiting[kind] = nil
-                heads[kind] = nil
-            } else if head + n > 4_096 {
-                // Drop the taken front now and then, not on every take.
-                waiting[kind] = Array(items[(head + n)...])
-                heads[kind] = 0
-            } else {
-                heads[kind] = head + n
+                dropped += take(Int.max, of: kind)
             }
         }
         return (out, dropped)
+    }
+
+    /// Takes up to `n` of `kind`, oldest first.
+    mutating func take(_ n: Int, of kind: DeliveryKind) -> ArraySlice<AcceptedDelivery> {
+        guard let items = waiting[kind] else { return [] }
+        let head = heads[kind, default: 0]
+        let left = items.count - head
+        let n = min(max(0, n), left)
+        count -= n
+        if n == left {
+            waiting[kind] = nil
+            heads[kind] = nil
+        } else if head + n > 4_096 {
+            // Drop the taken front now and then, not on every take.
+            waiting[kind] = Array(items[(head + n)...])
+            heads[kind] = 0
+        } else {
+            heads[kind] = head + n
+        }
+        return items[head..<(head + n)]
     }
 
     /// Empties the queue; returns what waited.

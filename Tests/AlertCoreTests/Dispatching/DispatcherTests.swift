@@ -164,6 +164,66 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await slow.maxRunning <= 3)
     }
 
+    @Test func aSlotIsFreeOnceItsAttemptEndsButAtMostTwiceTheSlotsWaitForTheirOutcomesToBeWritten() async throws {
+        let hook = ScriptedPresenter(name: "hook")
+        let store = HeldSettleStore()
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 2)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let route = AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["hook"]))
+        let intake = AlertIntake(store: store, settings: .init(router: route, limits: .default),
+                                 onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
+        let specs = try (0..<10).map { try AlertSpec.Builder().title("a\($0)").build().get() }
+        let ids = try await intake.submit(specs).map(\.id)
+        // With the store not writing outcomes, sending goes on in the slots
+        // the first attempts freed, and stops at twice the slots: those a
+        // crash now would send again.
+        try await waitUntil { await hook.callCount == 4 }
+        #expect(store.settleCalls.load(ordering: .relaxed) >= 1)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await hook.callCount == 4)
+        #expect(await dispatcher.inFlightCount == 4)
+        store.release()
+        try await waitUntil { await hook.callCount == 10 }
+        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(Set(await hook.calls.map(\.alert)) == Set(ids))
+        #expect(await hook.maxRunning <= 2)
+        #expect(await dispatcher.inFlightCount == 0)
+    }
+
+    @Test func handOffsClaimedWithTheNextOutcomesHoldTheirSlotsWhileTheWriteWaits() async throws {
+        // Slow enough that attempts are still running when the write ends.
+        let hook = ScriptedPresenter(name: "hook", delay: .milliseconds(200))
+        let store = HeldSettleStore()
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 2)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let route = AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["hook"]))
+        // Nothing written claimed at intake: each hand-off is claimed by the dispatcher.
+        let intake = AlertIntake(store: store, settings: .init(router: route, limits: .default),
+                                 onAccepted: { dispatcher.accept($0) }, claimKinds: { [] })
+        let run = Task { await dispatcher.run() }
+        let specs = try (0..<10).map { try AlertSpec.Builder().title("a\($0)").build().get() }
+        let ids = try await intake.submit(specs).map(\.id)
+        // The first two end while their outcomes cannot be written. The
+        // hand-offs taken for their slots wait for that write to claim
+        // them, holding the slots; a poll may claim others meanwhile, but
+        // no more than twice the slots are sent before outcomes are written.
+        try await waitUntil { await hook.callCount >= 2 && store.settleCalls.load(ordering: .relaxed) >= 1 }
+        try await Task.sleep(for: .milliseconds(100))
+        let whileHeld = await hook.calls.map(\.alert)
+        #expect(whileHeld.count <= 4, "started while the write waited: \(whileHeld)")
+        store.release()
+        try await waitUntil { await hook.callCount == 10 }
+        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(Set(await hook.calls.map(\.alert)) == Set(ids))
+        #expect(await hook.maxRunning <= 2)
+    }
+
     @Test func aPollLeavesAHandOffOnItsWayItsSlot() async throws {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook")

@@ -116,9 +116,10 @@ import Glibc
             if !settled { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(settled, "\(survivor.log.suffix(2000))")
-        // At-least-once: only what the dead node had in flight (at most its 8 slots) comes twice, with the same webhook-id.
+        // At-least-once: only what the dead node had in flight comes twice, with the same webhook-id:
+        // at most twice its 8 slots, those being sent and those sent whose outcome was not yet written.
         let twice = deliveries(receiver).filter { $0.value > 1 }
-        #expect(twice.count <= 8, "duplicates: \(twice)")
+        #expect(twice.count <= 16, "duplicates: \(twice)")
         #expect(twice.values.allSatisfy { $0 == 2 })
         // The dead node's claims were taken back when their lease ran out,
         // and made again by the survivor under the same webhook-id.

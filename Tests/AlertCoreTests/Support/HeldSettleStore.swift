@@ -1,0 +1,63 @@
+import Foundation
+import Synchronization
+@testable import AlertModel
+@testable import AlertdStore
+
+/// An in-memory store whose writes of delivery outcomes wait while `held`:
+/// what the dispatcher does while the store is slow to record outcomes.
+final class HeldSettleStore: AlertStore {
+    let inner = InMemoryAlertStore()
+    let held = Mutex(true)
+    /// Outcome writes begun, held or not.
+    let settleCalls = Atomic<Int>(0)
+
+    func release() { held.withLock { $0 = false } }
+
+    func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
+        settleCalls.add(1, ordering: .relaxed)
+        while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+        return await inner.settle(settlements)
+    }
+
+    func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] { await inner.submit(submissions) }
+    func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts {
+        try await inner.submit(submissions, claiming: kinds)
+    }
+    var silenceEpoch: UInt64 { inner.silenceEpoch }
+    func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] {
+        try await inner.claimAccepted(accepted, now: now)
+    }
+    func record(id: AlertID) async throws(StoreError) -> AlertRecord? { await inner.record(id: id) }
+    func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage { await inner.alerts(matching: query) }
+    func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int, inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
+        try await inner.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: orphanLimit, inhibitRules: inhibitRules)
+    }
+    func nextDueTime(after: Date?) async throws(StoreError) -> Date? { try await inner.nextDueTime(after: after) }
+    func recoverInFlight(now: Date) async throws(StoreError) -> Int { try await inner.recoverInFlight(now: now) }
+    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+        try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
+    }
+    func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { try await inner.releaseClaims(ids, now: now) }
+    func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { try await inner.replayDead(alert: alert, now: now) }
+    func counts() async throws(StoreError) -> StoreCounts { try await inner.counts() }
+    func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { await inner.decide(id, decision) }
+    func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { await inner.openAlert(dedupKey: dedupKey) }
+    func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport { try await inner.runMaintenance(now: now) }
+    func nextMaintenanceTime() async throws(StoreError) -> Date? { try await inner.nextMaintenanceTime() }
+    func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] { try await inner.events(after: sequence, limit: limit) }
+    func lastEventSequence() async throws(StoreError) -> Int64 { try await inner.lastEventSequence() }
+    func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int { try await inner.prune(closedBefore: cutoff, limit: limit) }
+    func saveSilence(_ silence: Silence, replacing id: SilenceID?, now: Date) async throws(StoreError) -> SilenceSaveOutcome {
+        try await inner.saveSilence(silence, replacing: id, now: now)
+    }
+    func silence(id: SilenceID) async throws(StoreError) -> Silence? { try await inner.silence(id: id) }
+    func silences() async throws(StoreError) -> [Silence] { try await inner.silences() }
+    func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? { try await inner.expireSilence(id: id, now: now) }
+    func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] {
+        try await inner.flushDueGroups(now: now, inhibitRules: inhibitRules, limit: limit)
+    }
+    func nextGroupDueTime() async throws(StoreError) -> Date? { try await inner.nextGroupDueTime() }
+    func groups() async throws(StoreError) -> [AlertGroup] { try await inner.groups() }
+    func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? { try await inner.group(id: id) }
+    func releaseInhibited(now: Date) async throws(StoreError) { try await inner.releaseInhibited(now: now) }
+}
