@@ -60,12 +60,35 @@ actor ScriptedPresenter: AlertPresenter {
     /// what it stores, wired as the daemon wires them.
     func handingOff(to presenter: ScriptedPresenter, maxConcurrency: Int) -> (InMemoryAlertStore, Dispatcher, AlertIntake) {
         let store = InMemoryAlertStore()
+        let (dispatcher, intake) = handingOff(to: presenter, maxConcurrency: maxConcurrency, over: store)
+        return (store, dispatcher, intake)
+    }
+
+    /// The same over `store`; with `claimAtIntake` false the store writes
+    /// nothing claimed at intake, so the dispatcher claims each hand-off.
+    func handingOff(to presenter: ScriptedPresenter, maxConcurrency: Int, over store: some AlertStore,
+                    claimAtIntake: Bool = true) -> (Dispatcher, AlertIntake) {
         let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: presenter, maxConcurrency: maxConcurrency)]),
                                     retry: fastRetry(), idleTick: .milliseconds(20))
         let route = AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: [presenter.name]))
         let intake = AlertIntake(store: store, settings: .init(router: route, limits: .default),
-                                 onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
-        return (store, dispatcher, intake)
+                                 onAccepted: { dispatcher.accept($0) },
+                                 claimKinds: { claimAtIntake ? dispatcher.handOffClaimKinds() : [] })
+        return (dispatcher, intake)
+    }
+
+    /// Lets `store` write outcomes again, then checks that every alert of
+    /// `ids` was sent once, never more than `maxConcurrency` at a time.
+    func releaseAndFinish(_ store: HeldSettleStore, _ dispatcher: Dispatcher, _ run: Task<Void, Never>, sentBy hook: ScriptedPresenter,
+                          ids: [AlertID], maxConcurrency: Int) async throws {
+        store.release()
+        try await waitUntil { await hook.callCount == ids.count }
+        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(Set(await hook.calls.map(\.alert)) == Set(ids))
+        #expect(await hook.maxRunning <= maxConcurrency)
+        #expect(await dispatcher.inFlightCount == 0)
     }
 
     func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
@@ -167,11 +190,7 @@ actor ScriptedPresenter: AlertPresenter {
     @Test func aSlotIsFreeOnceItsAttemptEndsButAtMostTwiceTheSlotsWaitForTheirOutcomesToBeWritten() async throws {
         let hook = ScriptedPresenter(name: "hook")
         let store = HeldSettleStore()
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 2)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20))
-        let route = AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["hook"]))
-        let intake = AlertIntake(store: store, settings: .init(router: route, limits: .default),
-                                 onAccepted: { dispatcher.accept($0) }, claimKinds: { dispatcher.handOffClaimKinds() })
+        let (dispatcher, intake) = handingOff(to: hook, maxConcurrency: 2, over: store)
         let run = Task { await dispatcher.run() }
         try await waitUntil { !dispatcher.handOffClaimKinds().isEmpty }
         let specs = try (0..<10).map { try AlertSpec.Builder().title("a\($0)").build().get() }
@@ -184,26 +203,14 @@ actor ScriptedPresenter: AlertPresenter {
         try await Task.sleep(for: .milliseconds(200))
         #expect(await hook.callCount == 4)
         #expect(await dispatcher.inFlightCount == 4)
-        store.release()
-        try await waitUntil { await hook.callCount == 10 }
-        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
-        await dispatcher.shutdownGracefully()
-        await run.value
-        #expect(Set(await hook.calls.map(\.alert)) == Set(ids))
-        #expect(await hook.maxRunning <= 2)
-        #expect(await dispatcher.inFlightCount == 0)
+        try await releaseAndFinish(store, dispatcher, run, sentBy: hook, ids: ids, maxConcurrency: 2)
     }
 
     @Test func handOffsClaimedWithTheNextOutcomesHoldTheirSlotsWhileTheWriteWaits() async throws {
         // Slow enough that attempts are still running when the write ends.
         let hook = ScriptedPresenter(name: "hook", delay: .milliseconds(200))
         let store = HeldSettleStore()
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 2)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20))
-        let route = AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["hook"]))
-        // Nothing written claimed at intake: each hand-off is claimed by the dispatcher.
-        let intake = AlertIntake(store: store, settings: .init(router: route, limits: .default),
-                                 onAccepted: { dispatcher.accept($0) }, claimKinds: { [] })
+        let (dispatcher, intake) = handingOff(to: hook, maxConcurrency: 2, over: store, claimAtIntake: false)
         let run = Task { await dispatcher.run() }
         let specs = try (0..<10).map { try AlertSpec.Builder().title("a\($0)").build().get() }
         let ids = try await intake.submit(specs).map(\.id)
@@ -215,13 +222,7 @@ actor ScriptedPresenter: AlertPresenter {
         try await Task.sleep(for: .milliseconds(100))
         let whileHeld = await hook.calls.map(\.alert)
         #expect(whileHeld.count <= 4, "started while the write waited: \(whileHeld)")
-        store.release()
-        try await waitUntil { await hook.callCount == 10 }
-        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
-        await dispatcher.shutdownGracefully()
-        await run.value
-        #expect(Set(await hook.calls.map(\.alert)) == Set(ids))
-        #expect(await hook.maxRunning <= 2)
+        try await releaseAndFinish(store, dispatcher, run, sentBy: hook, ids: ids, maxConcurrency: 2)
     }
 
     @Test func aPollLeavesAHandOffOnItsWayItsSlot() async throws {
