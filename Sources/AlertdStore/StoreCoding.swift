@@ -113,7 +113,7 @@ package enum StoreCoding {
     /// A flat object of strings, keys sorted; for event data.
     package static func json(_ fields: [String: String]) -> String {
         var o = JSONObject()
-        for (key, value) in fields { o.string(key, value) }
+        o.strings(fields)
         return o.json
     }
 

@@ -104,10 +104,13 @@ package struct JSONObject {
     /// An object of strings, e.g. labels.
     package mutating func strings(_ key: String, _ map: [String: String]?) {
         guard let map else { return addAbsent(key) }
-        object(key) { o in
-            // In key order, so the writer need not sort what it was given.
-            for (k, v) in map.sorted(by: { $0.key < $1.key }) { o.string(k, v) }
-        }
+        object(key) { $0.strings(map) }
+    }
+
+    /// The fields of `map`, strings, in this object.
+    package mutating func strings(_ map: [String: String]) {
+        // In key order, so the writer need not sort what it was given.
+        for (k, v) in map.sorted(by: { $0.key < $1.key }) { string(k, v) }
     }
 
     /// A value that is JSON already.

@@ -100,6 +100,22 @@ import Testing
         #expect(JSONObject().json == "{}")
     }
 
+    /// Whether keys came in order is told from their bytes when both are
+    /// plain ASCII, else from their Strings: either way the text is the
+    /// same as for the keys given in String order.
+    @Test func keysOfEveryKindComeOutInStringOrderFromAnyOrder() {
+        let keys = ["ab", "abc", "a", "B", "a\"b", "a\\b", "é", "ü", "z", "Ω", "a b", "tab\t"]
+        var sorted = JSONObject()
+        for key in keys.sorted() { sorted.string(key, key) }
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<50 {
+            let order = round == 0 ? Array(keys.sorted().reversed()) : keys.shuffled(using: &generator)
+            var o = JSONObject()
+            for key in order { o.string(key, key) }
+            #expect(o.json == sorted.json, "added in the order \(order)")
+        }
+    }
+
     /// Objects written by closures into their parent's buffer come out as
     /// the same objects written whole: keys sorted at every depth, whichever
     /// level was given them out of order, with each level's own rule for nil.
