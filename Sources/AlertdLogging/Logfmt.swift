@@ -7,7 +7,8 @@ public enum Logfmt {
     /// control character, escaping inside the quotes so the line stays one line.
     public static func value(_ value: String) -> String {
         let needsQuotes = value.isEmpty || value.unicodeScalars.contains {
-            $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.properties.generalCategory == .control
+            // Unicode's control characters (Cc) are exactly these two ranges: no table lookup.
+            $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
         }
         // Inside the quotes, the escapes are JSON's, which logfmt readers accept.
         return needsQuotes ? JSONObject.quoted(value) : value

@@ -6,5 +6,5 @@ import AlertdPOSIX
 let context = CommandContext.process()
 switch CommandLineTool.start(AlertctlCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
 case .exit(let code): CurrentProcess.exit(code.rawValue)
-case .run(let command): CurrentProcess.exit(await command.run(context).rawValue)
+case .run(let command): CurrentProcess.exit(running: { await command.run(context).rawValue })
 }

@@ -11,5 +11,7 @@ context.signals = ProcessSignals.stream(AlertDaemon.handledSignals(environment: 
 ProcessSignals.ignoreBrokenPipes()
 switch CommandLineTool.start(AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
 case .exit(let code): CurrentProcess.exit(code.rawValue)
-case .run(let command): CurrentProcess.exit(await command.run(context).rawValue)
+case .run(let command):
+    let context = context
+    CurrentProcess.exit(running: { await command.run(context).rawValue })
 }

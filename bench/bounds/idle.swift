@@ -2,7 +2,7 @@
 // figure (3)'s idle RSS. It holds what an idle alertd cannot do without, on
 // the same libraries, built the way alertd's release is (static Swift
 // runtime and FoundationEssentials, lld, packed relocations):
-//   - the Swift runtime, async main and the task pool (one task asleep);
+//   - the Swift runtime and the task pool (one task asleep);
 //   - FoundationEssentials (a JSON config decoded at start, as alertd reads one);
 //   - libmicrohttpd, as alertd starts it: two daemons (TCP and a Unix socket
 //     in the state dir), each an epoll thread pool of 2 with suspend/resume;
@@ -113,7 +113,11 @@ for fd in [tcp, unixSocket] {
     daemons.append(daemon)
 }
 
-// The task pool: one task asleep, as alertd's services wait.
+// The task pool: one task asleep, as alertd's services wait. The main thread
+// waits for signals, as alertd's does (CurrentProcess.exit(running:)).
 print("idle ready at \(Date()) on \(config.listen)")
 fflush(stdout)
-try await Task.sleep(for: .seconds(86_400 * 365))
+Task.detached { try? await Task.sleep(for: .seconds(86_400 * 365)) }
+var noSignalsBlocked = sigset_t()
+sigemptyset(&noSignalsBlocked)
+while true { sigsuspend(&noSignalsBlocked) }

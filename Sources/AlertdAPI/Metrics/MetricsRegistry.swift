@@ -113,10 +113,18 @@ public final class MetricsRegistry: Sendable {
         return out
     }
 
+    /// Prometheus's rule, `[a-zA-Z_:][a-zA-Z0-9_:]*`, checked on the bytes:
+    /// Unicode's letter tables are large, and a start-up that reads them keeps them resident.
     package static func isValidName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first.isASCII,
-              first.properties.isAlphabetic || first == "_" || first == ":" else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == ":") }
+        func allowed(_ byte: UInt8, digits: Bool) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: ":"): true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits
+            default: false
+            }
+        }
+        guard let first = name.utf8.first, allowed(first, digits: false) else { return false }
+        return name.utf8.allSatisfy { allowed($0, digits: true) }
     }
 
     package static func key(_ labels: [String: String]) -> String {

@@ -169,6 +169,14 @@ struct ExpositionParser {
         #expect(families["demo_latency_seconds"]?.samples.first { $0.name == "demo_latency_seconds_sum" }?.value == 5.05)
     }
 
+    @Test(arguments: [
+        ("alertd_alerts_total", true), ("_x", true), (":ns:rule", true), ("a9_Z", true),
+        ("", false), ("9lives", false), ("has-dash", false), ("has space", false), ("ünïcode", false), ("ª", false),
+    ])
+    func metricNamesFollowPrometheusRule(_ name: String, _ valid: Bool) {
+        #expect(MetricsRegistry.isValidName(name) == valid)
+    }
+
     @Test func theDaemonsMetricsParseAndCountWhatHappened() async throws {
         let d = try TestDaemon(config: ["presenters": ["hook": ["type": "test", "record": "presented.jsonl", "outcomes": ["retry", "delivered"]]]])
         let sink = TestPresenterLog(d)

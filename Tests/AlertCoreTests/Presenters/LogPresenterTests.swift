@@ -43,7 +43,7 @@ import Testing
     @Test(arguments: [
         ("plain", "plain"), ("", #""""#), ("a b", #""a b""#), ("k=v", #""k=v""#), (#"say "hi""#, #""say \"hi\"""#),
         (#"back\slash"#, #""back\\slash""#), ("two\nlines\r\tend", #""two\nlines\r\tend""#), ("bell\u{7}", #""bell\u0007""#),
-        ("ünïcode", "ünïcode"),
+        ("ünïcode", "ünïcode"), ("del\u{7F}", #""del\u007f""#), ("nel\u{85}", #""nel\u0085""#), ("nbsp\u{A0}", "nbsp\u{A0}"),
     ])
     func quotesLogfmtValues(_ raw: String, _ quoted: String) {
         #expect(Logfmt.value(raw) == quoted)
