@@ -127,6 +127,27 @@ import Testing
         #expect(fcntl(listener.fd, F_GETFD) >= 0)
     }
 
+    @Test func aStartLibmicrohttpdRefusesClosesTheDuplicateAndKeepsTheAdoptedDescriptor() throws {
+        // /dev/null is no socket, and epoll cannot watch it: libmicrohttpd refuses
+        // it after the server handed it a duplicate.
+        let adopted = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        try #require(adopted >= 0)
+        defer { close(adopted) }
+        // (libmicrohttpd itself leaves its epoll descriptor open when it refuses;
+        // alertd exits when its server cannot start.)
+        func nullDescriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "/dev/null"
+            }
+        }
+        let before = try nullDescriptors()
+        let server = HTTPServer(configuration: .init(listener: .listeningSocket(descriptor: adopted, kind: .tcp)), handler: EchoedRequest.handler)
+        let error = #expect(throws: HTTPServerError.self) { try server.start() }
+        #expect(error?.code == "start_failed")
+        #expect(try nullDescriptors() == before)
+        #expect(fcntl(adopted, F_GETFD) >= 0)
+    }
+
     @Test func answers413BeforeReadingAnOversizedDeclaredBody() async throws {
         let (server, _) = try startLoopbackServer(maxBodyBytes: 1024, handler: EchoedRequest.handler)
         defer { Task { await server.stop() } }
