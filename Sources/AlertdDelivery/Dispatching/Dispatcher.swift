@@ -474,14 +474,17 @@ public actor Dispatcher: Service {
         let epoch = store.silenceEpoch
         for d in taken {
             switch d.claimEpoch {
-            case nil: toClaim.append(d)
-            case epoch: ready.append(d)
-            default: givingBack.append(d)
+            case nil:
+                toClaim.append(d)
+            case epoch:
+                ready.append(d)
+                starting.insert(d.id)
+            default:
+                givingBack.append(d)
+                continue
             }
+            reserved[d.kind, default: 0] += 1
         }
-        for d in ready { starting.insert(d.id) }
-        for d in ready { reserved[d.kind, default: 0] += 1 }
-        for d in toClaim { reserved[d.kind, default: 0] += 1 }
         return (ready, toClaim)
     }
 
