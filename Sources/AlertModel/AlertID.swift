@@ -67,23 +67,32 @@ package final class UUIDv7Generator: Sendable {
             }
             return (s.millis, s.counter)
         }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<6 { bytes[i] = UInt8((millis >> (8 * (5 - UInt64(i)))) & 0xFF) }
-        bytes[6] = 0x70 | UInt8(counter >> 8)
-        bytes[7] = UInt8(counter & 0xFF)
         var rng = SystemRandomNumberGenerator()
-        let tail = rng.next() as UInt64
-        for i in 8..<16 { bytes[i] = UInt8((tail >> (8 * UInt64(i - 8))) & 0xFF) }
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        // Formatted by hand: this runs once per accepted alert.
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (i, b) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(b >> 4)])
-            text.append(digits[Int(b & 0x0F)])
+        let random = rng.next() as UInt64
+        // Bytes 8-15 are random but for the variant's two bits (RFC 9562: 10).
+        let tail = random & ~0xC0 | 0x80
+        func byte(_ i: Int) -> UInt8 {
+            switch i {
+            case 0..<6: UInt8(truncatingIfNeeded: millis >> (8 * UInt64(5 - i)))
+            case 6: 0x70 | UInt8(truncatingIfNeeded: counter >> 8)
+            case 7: UInt8(truncatingIfNeeded: counter)
+            default: UInt8(truncatingIfNeeded: tail >> (8 * UInt64(i - 8)))
+            }
         }
-        return String(decoding: text, as: UTF8.self)
+        func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble }
+        // Written straight into the string: this runs once per accepted alert.
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var n = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    text[n] = UInt8(ascii: "-")
+                    n += 1
+                }
+                text[n] = hex(byte(i) >> 4)
+                text[n + 1] = hex(byte(i) & 0x0F)
+                n += 2
+            }
+            return n
+        }
     }
 }
