@@ -2,6 +2,7 @@ import CMicroHTTPD
 import FoundationEssentials
 import Synchronization
 import AlertdHTTP
+import AlertdPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -115,7 +116,9 @@ public final class HTTPServer: Sendable {
                 // Some of libmicrohttpd's failures close the socket it was given, some do
                 // not. Once closed, its number may already name a file another thread
                 // opened: it is closed here only while it is still the listener's duplicate.
-                if Self.isSameOpenFile(daemonSocket, socket.descriptor) { _ = close(daemonSocket) }
+                if case .success(let duplicate) = FileStatus.of(descriptor: daemonSocket),
+                   case .success(let listener) = FileStatus.of(descriptor: socket.descriptor),
+                   duplicate.identity == listener.identity { _ = close(daemonSocket) }
                 core.release()
                 socket.close()
                 throw .startFailed(reason: "libmicrohttpd rejected the settings (thread pool size \(configuration.threadPoolSize), connection limit \(configuration.connectionLimit)); check them, and the system's thread and file limits")
@@ -150,13 +153,6 @@ public final class HTTPServer: Sendable {
         // The 503s and final chunks just queued still have to reach the wire.
         await Self.drain(core, for: Self.abortDrainLimit)
         Self.tearDown(running)
-    }
-
-    /// Whether two descriptors name the same open file (a socket and its `dup`).
-    private static func isSameOpenFile(_ a: Int32, _ b: Int32) -> Bool {
-        var first = stat(), second = stat()
-        guard fstat(a, &first) == 0, fstat(b, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 
     /// How long stop() waits for the answers it forced to be sent.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import AlertdHTTP
+import AlertdPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ package struct ListeningSocket: Sendable {
     package let owned: Bool
     /// The socket file to remove on close, with its identity at creation so a
     /// file someone else put there since is left alone.
-    package let unixPath: (path: String, device: UInt64, inode: UInt64)?
+    package let unixPath: (path: String, identity: FileStatus.Identity)?
 
     /// Human-readable, for error messages.
     package let address: String
@@ -85,8 +86,7 @@ package struct ListeningSocket: Sendable {
             unlink(path)
             throw .system(operation: "chmod", address: path, errno: e)
         }
-        var st = stat()
-        guard stat(path, &st) == 0, listen(fd, SOMAXCONN) == 0 else {
+        guard case .success(let status) = FileStatus.of(path), listen(fd, SOMAXCONN) == 0 else {
             let e = errno
             _ = Glibc.close(fd)
             unlink(path)
@@ -94,7 +94,7 @@ package struct ListeningSocket: Sendable {
         }
         return ListeningSocket(
             descriptor: fd, kind: .unixSocket, port: nil, owned: true,
-            unixPath: (path, UInt64(st.st_dev), UInt64(st.st_ino)), address: path)
+            unixPath: (path, status.identity), address: path)
     }
 
     package static func adopt(descriptor: Int32, kind: HTTPRequest.Listener) throws(HTTPServerError) -> ListeningSocket {
@@ -114,8 +114,7 @@ package struct ListeningSocket: Sendable {
     package func close() {
         if owned { _ = Glibc.close(descriptor) }
         if let unixPath {
-            var st = stat()
-            if lstat(unixPath.path, &st) == 0, UInt64(st.st_dev) == unixPath.device, UInt64(st.st_ino) == unixPath.inode {
+            if case .success(let entry) = FileStatus.link(unixPath.path), entry.identity == unixPath.identity {
                 unlink(unixPath.path)
             }
         }

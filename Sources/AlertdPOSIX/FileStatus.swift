@@ -4,14 +4,23 @@ import Glibc
 import Darwin
 #endif
 
-/// What `stat(2)` says about a file that alertd decides on: its type, its
-/// permission bits and its owner.
+/// What `stat(2)` says about a file that alertd decides on: which file it
+/// is, its type, its permission bits and its owner.
 package struct FileStatus: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
         /// `symbolicLink` only from ``link(_:)``, which does not follow one.
         case regular, directory, symbolicLink, other
     }
 
+    /// Which file it is (device and inode): the same through every name and
+    /// descriptor of it, so a path or a descriptor number reused for another
+    /// file since is told apart.
+    package struct Identity: Sendable, Hashable {
+        package let device: UInt64
+        package let inode: UInt64
+    }
+
+    package let identity: Identity
     package let kind: Kind
     /// The permission bits alone, e.g. `0o640`.
     package let permissions: UInt32
@@ -19,6 +28,7 @@ package struct FileStatus: Sendable, Equatable {
     package let owner: UInt32
 
     private init(_ st: stat) {
+        identity = Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory
