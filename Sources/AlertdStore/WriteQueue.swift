@@ -7,23 +7,27 @@ import Synchronization
 /// until there is work, takes it in batches, and is stopped by ``close()``
 /// once everything queued is done. Each backend's writer owns one and runs
 /// the transactions its own way.
-package final class WriteQueue<Context, Failure: Error>: Sendable {
+///
+/// Public, where the rest of the store's plumbing is `package`: this
+/// toolchain specializes `@inlinable` code in another module only when it is
+/// public (measured: `package` left every call generic).
+public final class WriteQueue<Context, Failure: Error>: Sendable {
     /// A unit of work inside a batch's transaction. It may run more than
     /// once (a batch that fails is retried job by job), so it must only
     /// touch the database.
-    package struct Job: Sendable {
-        package let work: @Sendable (Context) throws(Failure) -> Void
+    public struct Job: Sendable {
+        public let work: @Sendable (Context) throws(Failure) -> Void
         /// Whether the caller's answer promises the change survives a power
         /// (or database server) loss; a batch waits for the disk only when
         /// one of its jobs needs that.
-        package let durable: Bool
+        public let durable: Bool
         /// Writes to disk whatever the data, so its commit proves the store
         /// writable even though no row changed (a probe).
-        package let provesWritability: Bool
-        package let finish: @Sendable (Failure?) -> Void
+        public let provesWritability: Bool
+        public let finish: @Sendable (Failure?) -> Void
 
-        package init(work: @escaping @Sendable (Context) throws(Failure) -> Void, durable: Bool, provesWritability: Bool = false,
-                     finish: @escaping @Sendable (Failure?) -> Void) {
+        public init(work: @escaping @Sendable (Context) throws(Failure) -> Void, durable: Bool, provesWritability: Bool = false,
+                    finish: @escaping @Sendable (Failure?) -> Void) {
             self.work = work
             self.durable = durable
             self.provesWritability = provesWritability
@@ -31,20 +35,27 @@ package final class WriteQueue<Context, Failure: Error>: Sendable {
         }
     }
 
-    private struct State {
-        var jobs: [Job] = []
-        var closed = false
+    // `submit` and `take` run for every write, and are inlinable so each
+    // backend's writer gets them specialized for its own types: run
+    // generically, each call looked up the metadata of `Result`, `Mutex`,
+    // the continuation and the job at run time, about 12 k instructions a
+    // write.
+    @usableFromInline struct State {
+        @usableFromInline var jobs: [Job] = []
+        @usableFromInline var closed = false
+        @usableFromInline init() {}
     }
 
-    private let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
+    @usableFromInline let state = Mutex(State())
+    @usableFromInline let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
 
-    package init() {}
+    public init() {}
 
     /// Queues `work` and returns its result once the writer has run it and
     /// called its `finish`; nil when the queue is closed.
-    package func submit<T: Sendable>(durable: Bool, _ work: @escaping @Sendable (Context) throws(Failure) -> T) async -> Result<T, Failure>? {
+    @inlinable
+    public func submit<T: Sendable>(durable: Bool, _ work: @escaping @Sendable (Context) throws(Failure) -> T) async -> Result<T, Failure>? {
         await withCheckedContinuation { continuation in
             let box = Mutex<T?>(nil)
             let job = Job(
@@ -82,7 +93,8 @@ package final class WriteQueue<Context, Failure: Error>: Sendable {
     /// For the writer: up to `limit` queued jobs, oldest first, and whether
     /// the queue is closed with nothing left (then the writer ends, calling
     /// ``writerStopped()``).
-    package func take(limit: Int) -> (jobs: [Job], finished: Bool) {
+    @inlinable
+    public func take(limit: Int) -> (jobs: [Job], finished: Bool) {
         state.withLock { s in
             let n = min(s.jobs.count, limit)
             let taken = Array(s.jobs.prefix(n))
