@@ -27,7 +27,24 @@ package enum APIRequestBody {
     }
 
     /// `Content-Type` without its parameters, lowercased: `application/json`.
+    /// The first part between semicolons that is not empty, trimmed of
+    /// spaces and tabs; nil when there is none.
     package static func mediaType(_ request: HTTPRequest) -> String? {
-        request.headers["Content-Type"]?.split(separator: ";").first?.trimmingSpaces().lowercased()
+        guard var value = request.headers["Content-Type"] else { return nil }
+        // As bytes when ASCII, as a Content-Type is: split into Characters,
+        // it cost 7 k instructions, and every request with a body asks twice.
+        guard value.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return value.split(separator: ";").first?.trimmingSpaces().lowercased()
+        }
+        return value.withUTF8 { utf8 -> String? in
+            var start = 0
+            while start < utf8.count {
+                var end = start
+                while end < utf8.count, utf8[end] != UInt8(ascii: ";") { end += 1 }
+                if end > start { return utf8[start..<end].trimmingSpaces().lowercasedASCII }
+                start = end + 1
+            }
+            return nil
+        }
     }
 }

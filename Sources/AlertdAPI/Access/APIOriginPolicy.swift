@@ -121,6 +121,29 @@ public struct APIOriginPolicy: Sendable {
     /// The host of a `Host` header (`name`, `name:port`, `[v6]:port`),
     /// lowercased, without brackets or a trailing dot.
     static func hostName(_ header: String) -> String {
+        var header = header
+        // As bytes when ASCII, as host names on the wire are: by Characters,
+        // this cost 6 k instructions on every request over TCP.
+        guard header.utf8.allSatisfy({ $0 < 0x80 }) else { return unicodeHostName(header) }
+        return header.withUTF8 { utf8 in
+            var value = utf8[...].trimmingSpaces()
+            if value.first == UInt8(ascii: "["), let close = value.firstIndex(of: UInt8(ascii: "]")) {
+                value = value[(value.startIndex + 1)..<close]
+            } else if let colon = value.lastIndex(of: UInt8(ascii: ":")), !value[..<colon].contains(UInt8(ascii: ":")) {
+                value = value[..<colon]
+            }
+            // As `bare` does.
+            if value.count >= 2, value.first == UInt8(ascii: "["), value.last == UInt8(ascii: "]") {
+                value = value.dropFirst().dropLast()
+            }
+            while value.last == UInt8(ascii: ".") { value = value.dropLast() }
+            return value.lowercasedASCII
+        }
+    }
+
+    /// ``hostName(_:)`` by Characters: for a header that is not ASCII, and
+    /// the reference the byte reading is tested against.
+    static func unicodeHostName(_ header: String) -> String {
         var value = Substring(header.trimmingSpaces().lowercased())
         if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
             value = value[value.index(after: value.startIndex)..<close]
