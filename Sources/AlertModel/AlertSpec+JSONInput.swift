@@ -68,6 +68,8 @@ extension AlertSpec.Builder {
                     break
                 }
                 // In the object's order: `build()` sorts them once it knows their number is within the limit.
+                // Room for a typical label set at once, not a doubling per label.
+                b.labels.reserveCapacity(b.labels.count + 8)
                 try r.uniqueMembers { name, lr throws(StrictJSON.Failure) in
                     if let v = try lr.stringValue() { b.labels.append(LabelEntry(name: name, value: v)) } else {
                         recorded.append(typeError("labels.\(name)", "a string"))

@@ -118,6 +118,8 @@ extension StrictJSON {
         mutating func insert(_ key: String) -> Bool {
             if many != nil { return many!.insert(key).inserted }
             if few.contains(key) { return false }
+            // Room for all the list holds at once, not a doubling per key.
+            if few.isEmpty { few.reserveCapacity(17) }
             few.append(key)
             if few.count > 16 {
                 many = Set(few)

@@ -290,6 +290,7 @@ package final class CurlTransfer: @unchecked Sendable {
         if bytes.starts(with: "HTTP/".utf8) {
             // A new status line: whatever came before was an interim 1xx response.
             headers = HTTPHeaders()
+            headers.reserveCapacity(8)
             return
         }
         if bytes[0] == 32 || bytes[0] == 9 {

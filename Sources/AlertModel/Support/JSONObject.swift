@@ -19,9 +19,6 @@ package struct JSONObject {
     /// into this same buffer, so a whole document is one buffer, with no
     /// buffer per object and no copy of each into its parent.
     private var buffer: JSONBuffer
-    /// Where each field of every object still being written is, the
-    /// innermost object's last; kept to sort an object written out of order.
-    private var fields: [Field] = []
     /// The object being written now.
     private var open: Level
 
@@ -33,11 +30,13 @@ package struct JSONObject {
         let end: Int
     }
 
-    /// An object being written: where its `{` is, where its fields begin in
-    /// `fields`, whether they came in key order, and what nil becomes.
+    /// An object being written: where its `{` is, whether its fields came in
+    /// key order, and what nil becomes. Where each field is gets read back
+    /// from the text only for an object that must be sorted
+    /// (``fields(of:)``): nearly every object is written in key order, and
+    /// keeping the places as they were written cost an array per document.
     private struct Level {
         let start: Int
-        let firstField: Int
         let absent: Absent
         var inKeyOrder = true
         var lastKey = ""
@@ -46,8 +45,7 @@ package struct JSONObject {
     /// `capacity`: bytes to reserve at once, rather than growing from nothing.
     package init(absent: Absent = .omit, capacity: Int = 128) {
         buffer = JSONBuffer(capacity: capacity)
-        open = Level(start: 0, firstField: 0, absent: absent)
-        fields.reserveCapacity(16)
+        open = Level(start: 0, absent: absent)
         buffer.append(Self.openBrace)
         buffer.append(Self.closeBrace)
     }
@@ -56,18 +54,18 @@ package struct JSONObject {
         guard var value else { return addAbsent(key) }
         value.withUTF8 { utf8 in
             let n = Self.escapedCount(utf8)
-            let (p, start, keyEnd) = beginField(key, room: n + 2)
+            let p = beginField(key, room: n + 2)
             p[0] = Self.quote
             Self.writeEscaped(utf8, count: n, to: p + 1)
             p[n + 1] = Self.quote
-            endField(start, keyEnd, written: n + 2)
+            endField(written: n + 2)
         }
     }
 
     package mutating func int(_ key: String, _ value: Int64?) {
         guard let value else { return addAbsent(key) }
-        let (p, start, keyEnd) = beginField(key, room: 20)
-        endField(start, keyEnd, written: Self.writeDecimal(value, to: p))
+        let p = beginField(key, room: 20)
+        endField(written: Self.writeDecimal(value, to: p))
     }
 
     package mutating func object(_ key: String, _ value: JSONObject?) {
@@ -77,21 +75,20 @@ package struct JSONObject {
 
     /// A nested object, written by `body` straight into this one's text.
     package mutating func object(_ key: String, absent: Absent = .omit, _ body: (inout JSONObject) -> Void) {
-        let (p, start, keyEnd) = beginField(key, room: 2)
+        let p = beginField(key, room: 2)
         p[0] = Self.openBrace
         p[1] = Self.closeBrace
         buffer.count += 2
         let outer = open
-        open = Level(start: buffer.count - 2, firstField: fields.count, absent: absent)
+        open = Level(start: buffer.count - 2, absent: absent)
         body(&self)
         if !open.inKeyOrder {
             // The same bytes in another order: the fields around it stay where they are.
             let sorted = sortedText(of: open)
             sorted.withUnsafeBufferPointer { (buffer.base + open.start).update(from: $0.baseAddress!, count: $0.count) }
         }
-        fields.removeSubrange(open.firstField...)
         open = outer
-        endField(start, keyEnd, written: 0)
+        endField(written: 0)
     }
 
     /// A nested object from `value` when there is one, else as nil is written.
@@ -125,9 +122,9 @@ package struct JSONObject {
     }
 
     private mutating func raw(_ key: String, bytes json: UnsafeBufferPointer<UInt8>) {
-        let (p, start, keyEnd) = beginField(key, room: json.count)
+        let p = beginField(key, room: json.count)
         if let from = json.baseAddress { p.update(from: from, count: json.count) }
-        endField(start, keyEnd, written: json.count)
+        endField(written: json.count)
     }
 
     private mutating func addAbsent(_ key: String) {
@@ -137,11 +134,11 @@ package struct JSONObject {
 
     /// Opens the object's text for a field, writes `"key":` and makes room
     /// for `room` bytes of value (and the closing brace); says where the
-    /// value goes (valid until the text grows again), where the field begins
-    /// and where its key ends.
-    private mutating func beginField(_ key: String, room: Int) -> (UnsafeMutablePointer<UInt8>, start: Int, keyEnd: Int) {
+    /// value goes (valid until the text grows again).
+    private mutating func beginField(_ key: String, room: Int) -> UnsafeMutablePointer<UInt8> {
         if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
-        let hasFields = fields.count > open.firstField
+        // More than the open object's `{}` so far.
+        let hasFields = buffer.count - open.start > 2
         if hasFields, open.inKeyOrder, key < open.lastKey { open.inKeyOrder = false }
         open.lastKey = key
         var key = key
@@ -154,20 +151,18 @@ package struct JSONObject {
                 p += 1
                 buffer.count += 1
             }
-            let start = buffer.count
             p[0] = Self.quote
             Self.writeEscaped(utf8, count: n, to: p + 1)
             p[n + 1] = Self.quote
             p[n + 2] = Self.colon
             buffer.count += n + 3
-            return (p + n + 3, start, start + n + 2)
+            return p + n + 3
         }
     }
 
     /// Closes a field whose value took `written` more bytes, and the object.
-    private mutating func endField(_ start: Int, _ keyEnd: Int, written: Int) {
+    private mutating func endField(written: Int) {
         buffer.count += written
-        fields.append(Field(start: start, keyEnd: keyEnd, end: buffer.count))
         buffer.append(Self.closeBrace)
     }
 
@@ -177,13 +172,50 @@ package struct JSONObject {
         var out: [UInt8] = []
         out.reserveCapacity(buffer.count - level.start)
         out.append(Self.openBrace)
-        let keyed = fields[level.firstField...].map { (key: key(of: $0), field: $0) }
+        let keyed = fields(of: level).map { (key: key(of: $0), field: $0) }
         for (i, entry) in keyed.sorted(by: { $0.key < $1.key }).enumerated() {
             if i > 0 { out.append(Self.comma) }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: text[entry.field.start..<entry.field.end]))
         }
         out.append(Self.closeBrace)
         return out
+    }
+
+    /// Where each field of the object `level` is, read back from the text
+    /// this writer made: between its braces, fields apart by commas, each a
+    /// quoted key, a colon and a value that ends at the next comma outside
+    /// any string, object or array (a raw value may hold spaces; they are
+    /// passed over like anything else).
+    private func fields(of level: Level) -> [Field] {
+        let text = buffer.bytes()
+        let end = buffer.count - 1  // the object's `}`
+        var out: [Field] = []
+        var i = level.start + 1
+        while i < end {
+            if text[i] == Self.comma { i += 1 }
+            let start = i
+            let keyEnd = Self.afterString(text, at: i)
+            i = keyEnd + 1  // past the colon
+            var depth = 0
+            while i < end, depth > 0 || text[i] != Self.comma {
+                switch text[i] {
+                case Self.quote: i = Self.afterString(text, at: i) - 1
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                default: break
+                }
+                i += 1
+            }
+            out.append(Field(start: start, keyEnd: keyEnd, end: i))
+        }
+        return out
+    }
+
+    /// Just past the string whose opening quote is at `i`.
+    private static func afterString(_ text: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+        var j = i + 1
+        while text[j] != quote { j += text[j] == backslash ? 2 : 1 }
+        return j + 1
     }
 
     /// A field's key, read back from its text: as it is when nothing in it

@@ -54,6 +54,13 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         fields.removeAll { Self.sameName($0.name, name) }
     }
 
+    /// Makes room for `count` fields in all, so headers built a field at a
+    /// time (every request alertd sends, every response it reads) take one
+    /// allocation rather than one per doubling.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Rewrites the last field; for header continuation lines.
     package mutating func replaceLast(with field: Field) {
         guard !fields.isEmpty else { return }

@@ -100,6 +100,22 @@ import Testing
         #expect(JSONObject().json == "{}")
     }
 
+    /// An object written out of order is sorted by reading its fields back
+    /// from its text: commas, braces and brackets inside strings, and spaces
+    /// in raw values, must not end a field.
+    @Test func fieldsWithDelimitersInsideSurviveSorting() {
+        var o = JSONObject()
+        o.raw("z", #" [ {"a": "},]\"{"}, [1, 2] ] "#)
+        o.string("y", #"a,"b"}]{[\"#)
+        o.raw("x", #"{"k":"v,}"}"#)
+        o.object("w") { w in
+            w.string("q", "},{")
+            w.raw("p", "[]")
+        }
+        o.int("a", 1)
+        #expect(o.json == #"{"a":1,"w":{"p":[],"q":"},{"},"x":{"k":"v,}"},"y":"a,\"b\"}]{[\\","z": [ {"a": "},]\"{"}, [1, 2] ] }"#)
+    }
+
     /// Whether keys came in order is told from their bytes when both are
     /// plain ASCII, else from their Strings: either way the text is the
     /// same as for the keys given in String order.

@@ -11,6 +11,7 @@ extension StandardWebhookSigner {
         _ signer: StandardWebhookSigner?, deliveryID: DeliveryID, at date: Date, body: Data, base: HTTPHeaders = HTTPHeaders()
     ) -> HTTPHeaders {
         var headers = base
+        headers.reserveCapacity(base.count + 5)
         headers.set("Content-Type", "application/json")
         headers.set("User-Agent", AlertdVersion.userAgent)
         let timestamp = Int64(date.timeIntervalSince1970)
