@@ -48,17 +48,9 @@ public actor Dispatcher: Service {
     /// The signal's generation when the loop last looked: a wake-up since
     /// then ends the next wait at once.
     private var seen: UInt64 = 0
-    /// Attempts running, by kind: each holds one of its presenter's slots.
-    private var inFlight: [DeliveryKind: Int] = [:]
-    /// Attempts over whose outcome is not written yet, by kind. The slot is
-    /// free again as soon as the attempt is over, so sending goes on while
-    /// the store writes; past a presenter's slots of them, new attempts wait
-    /// for the write.
-    private var awaitingWrite: [DeliveryKind: Int] = [:]
-    /// Hand-offs taken for a slot and not started yet (the store claims
-    /// them, or a store write under way must end first): they hold their
-    /// slots, so a slot freed meanwhile is not given twice.
-    private var reserved: [DeliveryKind: Int] = [:]
+    /// What holds each presenter kind's slots (``Slots``): one look-up a
+    /// move, where a dictionary per count cost three.
+    private var slots: [DeliveryKind: Slots] = [:]
     /// One per rate-limited presenter. Tokens bound how many deliveries are
     /// claimed, so those over the limit simply stay pending in the store.
     private var buckets: [DeliveryKind: TokenBucket] = [:]
@@ -242,7 +234,7 @@ public actor Dispatcher: Service {
 
     /// Number of deliveries in flight right now: being sent, or sent with
     /// the outcome not yet written.
-    public var inFlightCount: Int { inFlight.values.reduce(0, +) + awaitingWrite.values.reduce(0, +) }
+    public var inFlightCount: Int { slots.values.reduce(0) { $0 + $1.running + $1.awaitingWrite } }
 
     /// Puts back what a crash left in flight, so it is claimed again.
     public func start() async {
@@ -415,10 +407,10 @@ public actor Dispatcher: Service {
 
     private func freeSlots(of kind: DeliveryKind, _ entry: PresenterSet.Entry, at tick: ContinuousClock.Instant) -> Int {
         let max = entry.maxConcurrency
-        let held = reserved[kind, default: 0]
-        let free = max - inFlight[kind, default: 0] - held - Swift.max(0, awaitingWrite[kind, default: 0] - max)
+        let held = slots[kind] ?? Slots()
+        let free = max - held.taken(of: max)
         guard !buckets.isEmpty, let tokens = buckets[kind]?.available(at: tick) else { return free }
-        return Swift.min(free, tokens - held)
+        return Swift.min(free, tokens - held.reserved)
     }
 
     /// Claims what fits of the hand-offs, without reading their alerts back.
@@ -483,7 +475,7 @@ public actor Dispatcher: Service {
                 givingBack.append(d)
                 continue
             }
-            reserved[d.kind, default: 0] += 1
+            slots[d.kind, default: Slots()].reserved += 1
         }
         return (ready, toClaim)
     }
@@ -522,12 +514,12 @@ public actor Dispatcher: Service {
                                at tick: ContinuousClock.Instant) {
         for d in ready {
             starting.remove(d.id)
-            reserved[d.kind, default: 1] -= 1
+            slots[d.kind, default: Slots()].release(\.reserved)
             if !buckets.isEmpty { buckets[d.kind]?.take(1, at: tick) }
             start(ClaimedDelivery(delivery: d.record, alert: d.alert))
         }
         guard !toClaim.isEmpty else { return }
-        for d in toClaim { reserved[d.kind, default: 1] -= 1 }
+        for d in toClaim { slots[d.kind, default: Slots()].release(\.reserved) }
         if claimed.count != toClaim.count {
             let given = Set(claimed.map(\.id))
             if toClaim.contains(where: { !given.contains($0.id) && tasks[$0.id] == nil }) { storeChanged() }
@@ -603,10 +595,10 @@ public actor Dispatcher: Service {
             tasks[d.id] = Task {
                 self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
             }
-            inFlight[d.kind, default: 0] += 1
+            slots[d.kind, default: Slots()].running += 1
             return
         }
-        inFlight[d.kind, default: 0] += 1
+        slots[d.kind, default: Slots()].running += 1
         let retry = self.retry
         let log = self.log
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
@@ -669,8 +661,7 @@ public actor Dispatcher: Service {
     /// presenter's slots to be delivered twice (``freeSlots(at:)``).
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
         unsettled.append((d, settlement, report))
-        inFlight[d.kind, default: 1] -= 1
-        awaitingWrite[d.kind, default: 0] += 1
+        slots[d.kind, default: Slots()].settled()
         refill(d.kind, at: .now)
         guard !settling else { return }
         settling = true
@@ -739,14 +730,14 @@ public actor Dispatcher: Service {
     /// The attempt's outcome is written (or could not be): the delivery is done here.
     private func finished(_ d: DeliveryRecord) {
         tasks[d.id] = nil
-        awaitingWrite[d.kind, default: 1] -= 1
+        slots[d.kind, default: Slots()].release(\.awaitingWrite)
         signal.notify()
     }
 
     /// An attempt cut off by shutdown, with no outcome to write.
     private func cutOff(_ d: DeliveryRecord) {
         tasks[d.id] = nil
-        inFlight[d.kind, default: 1] -= 1
+        slots[d.kind, default: Slots()].release(\.running)
         signal.notify()
     }
 }
