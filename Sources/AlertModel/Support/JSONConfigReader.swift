@@ -1,5 +1,4 @@
 import FoundationEssentials
-import AlertModel
 
 /// Reads a ``StrictJSON`` tree strictly: unknown keys and wrong types are
 /// problems, recorded with their path, and reading carries on so that every

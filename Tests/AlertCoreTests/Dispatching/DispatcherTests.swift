@@ -325,6 +325,26 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(q.isEmpty && q.ids.isEmpty)
     }
 
+    /// Taken a few at a time past the point where the line drops its taken
+    /// front, hand-offs still come out oldest first, each once.
+    @Test func theHandOffQueueKeepsItsOrderAcrossDroppingItsFront() throws {
+        let hook = DeliveryKind.presenter("hook"), log = DeliveryKind.presenter("log")
+        let alert = Alert(spec: try AlertSpec.Builder().title("t").build().get())
+        var q = HandOffQueue(limit: 8_192)
+        let all = (0..<6_000).map { AcceptedDelivery(id: .routed(alert.id, $0), kind: $0 % 3 == 0 ? log : hook, alert: alert) }
+        #expect(q.append(all).isEmpty)
+        var taken: [AcceptedDelivery] = []
+        while !q.isEmpty {
+            let before = q.count
+            let batch = q.take(3, of: hook) + q.take(1, of: log)
+            #expect(q.count == before - batch.count)
+            taken += batch
+        }
+        #expect(taken.filter { $0.kind == hook }.map(\.id) == all.filter { $0.kind == hook }.map(\.id))
+        #expect(taken.filter { $0.kind == log }.map(\.id) == all.filter { $0.kind == log }.map(\.id))
+        #expect(q.take(1, of: hook).isEmpty && q.ids.isEmpty)
+    }
+
     @Test func deliveriesForAnUnconfiguredPresenterBecomeDead() async throws {
         let store = InMemoryAlertStore()
         let dispatcher = Dispatcher(store: store, presenters: PresenterSet([]), retry: fastRetry(), idleTick: .milliseconds(20))
