@@ -169,6 +169,7 @@ package final class MHDServerCore: Sendable {
 
     private func makeRequest(_ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>) -> HTTPRequest {
         var headers = HTTPHeaders()
+        headers.reserveCapacity(16)
         withUnsafeMutablePointer(to: &headers) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 let headers = cls!.assumingMemoryBound(to: HTTPHeaders.self)

@@ -106,8 +106,27 @@ package struct JSONObject {
 
     /// The fields of `map`, strings, in this object.
     package mutating func strings(_ map: [String: String]) {
-        // In key order, so the writer need not sort what it was given.
-        for (k, v) in map.sorted(by: { $0.key < $1.key }) { string(k, v) }
+        // In key order, so the writer need not sort what it was given. A
+        // few, as most maps are (labels, event data), are sorted on the
+        // stack: a sorted copy cost an array and 1 k instructions a map.
+        guard map.count > 1 else { return map.forEach { string($0.key, $0.value) } }
+        guard map.count <= 16 else { return map.sorted(by: { $0.key < $1.key }).forEach { string($0.key, $0.value) } }
+        withUnsafeTemporaryAllocation(of: (key: String, value: String).self, capacity: map.count) { pairs in
+            guard let base = pairs.baseAddress else { return }
+            var n = 0
+            for pair in map {
+                // Insertion: the larger keys move up one, into the free slot.
+                var slot = n
+                while slot > 0, pair.key < base[slot - 1].key {
+                    (base + slot).moveInitialize(from: base + slot - 1, count: 1)
+                    slot -= 1
+                }
+                (base + slot).initialize(to: pair)
+                n += 1
+            }
+            for i in 0..<n { string(base[i].key, base[i].value) }
+            base.deinitialize(count: n)
+        }
     }
 
     /// A value that is JSON already.

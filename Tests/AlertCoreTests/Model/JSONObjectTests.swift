@@ -116,6 +116,25 @@ import Testing
         #expect(o.json == #"{"a":1,"w":{"p":[],"q":"},{"},"x":{"k":"v,}"},"y":"a,\"b\"}]{[\\","z": [ {"a": "},]\"{"}, [1, 2] ] }"#)
     }
 
+    /// A map of strings comes out in key order at every size: those sorted
+    /// on the stack (up to 16) and those sorted as a copy.
+    @Test func mapsOfEverySizeComeOutInKeyOrder() {
+        var rng = SplitMix(seed: 5)
+        let names = ["a", "B", "é", "z", "a b", "k\\", "Ω", "", "ab", "abc", "\u{1}", "zz", "m", "n", "o", "p", "q", "r", "s", "t"]
+        for size in 0...names.count {
+            for _ in 0..<5 {
+                var map: [String: String] = [:]
+                var pool = names
+                for _ in 0..<size { map[pool.remove(at: Int(rng.next() % UInt64(pool.count)))] = "v\(rng.next() % 10)" }
+                var o = JSONObject()
+                o.strings(map)
+                var reference = JSONObject()
+                for key in map.keys.sorted() { reference.string(key, map[key]) }
+                #expect(o.json == reference.json, "\(size) keys")
+            }
+        }
+    }
+
     /// Whether keys came in order is told from their bytes when both are
     /// plain ASCII, else from their Strings: either way the text is the
     /// same as for the keys given in String order.
