@@ -203,9 +203,27 @@ package final class MHDServerCore: Sendable {
     }
 
     private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
-        // On the stack: this runs twice for every request over TCP, and a
-        // zeroed array of NI_MAXHOST each time was 2 k instructions.
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(NI_MAXHOST)) { host -> String? in
+        // This runs twice for every request over TCP. IPv4 is written here:
+        // getnameinfo formats it with sprintf, 1.8 k instructions a time.
+        if address.pointee.sa_family == sa_family_t(AF_INET), length >= socklen_t(MemoryLayout<sockaddr_in>.size) {
+            let octets = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            return withUnsafeBytes(of: octets) { octets in
+                // Digits written by hand: interpolating four numbers cost as much as getnameinfo.
+                String(unsafeUninitializedCapacity: 15) { out in
+                    var n = 0
+                    for (i, octet) in octets.enumerated() {
+                        if i > 0 { out[n] = UInt8(ascii: "."); n += 1 }
+                        if octet >= 100 { out[n] = UInt8(ascii: "0") + octet / 100; n += 1 }
+                        if octet >= 10 { out[n] = UInt8(ascii: "0") + octet / 10 % 10; n += 1 }
+                        out[n] = UInt8(ascii: "0") + octet % 10
+                        n += 1
+                    }
+                    return n
+                }
+            }
+        }
+        // Anything else on the stack: a zeroed array of NI_MAXHOST each time was 2 k instructions.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(NI_MAXHOST)) { host -> String? in
             guard let base = host.baseAddress, getnameinfo(address, length, base, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
                 return nil
             }

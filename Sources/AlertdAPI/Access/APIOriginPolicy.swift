@@ -124,8 +124,8 @@ public struct APIOriginPolicy: Sendable {
         var header = header
         // As bytes when ASCII, as host names on the wire are: by Characters,
         // this cost 6 k instructions on every request over TCP.
-        guard header.utf8.allSatisfy({ $0 < 0x80 }) else { return unicodeHostName(header) }
-        return header.withUTF8 { utf8 in
+        let ascii = header.withUTF8 { utf8 -> String? in
+            guard utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
             var value = utf8[...].trimmingSpaces()
             if value.first == UInt8(ascii: "["), let close = value.firstIndex(of: UInt8(ascii: "]")) {
                 value = value[(value.startIndex + 1)..<close]
@@ -139,6 +139,7 @@ public struct APIOriginPolicy: Sendable {
             while value.last == UInt8(ascii: ".") { value = value.dropLast() }
             return value.lowercasedASCII
         }
+        return ascii ?? unicodeHostName(header)
     }
 
     /// ``hostName(_:)`` by Characters: for a header that is not ASCII, and

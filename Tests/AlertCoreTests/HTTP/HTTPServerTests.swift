@@ -38,6 +38,20 @@ import Testing
         #expect(echoed.listener == "tcp")
     }
 
+    /// Both ends of a TCP request are named in dotted decimal, every octet
+    /// as written (Linux answers on all of 127/8).
+    @Test func namesBothEndsOfATCPConnection() async throws {
+        for host in ["127.0.0.1", "127.0.10.200", "127.255.99.9"] {
+            let server = HTTPServer(configuration: .init(listener: .tcp(host: host, port: 0)), handler: EchoedRequest.handler)
+            try server.start()
+            let response = try await client.send(HTTPClientRequest(url: "http://\(host):\(server.port ?? 0)/"))
+            await server.stop()
+            let echoed = try EchoedRequest.decode(response.body)
+            #expect(echoed.localAddress == host)
+            #expect(echoed.peer.hasPrefix("tcp:127."), "peer \(echoed.peer)")
+        }
+    }
+
     @Test func servesAUnixSocketWithPeerCredentialsAndMode() async throws {
         let dir = TemporaryDirectory()
         let path = dir.path + "/api.sock"

@@ -72,6 +72,7 @@ struct EchoedRequest: Codable, Equatable {
     var body: String
     var peer: String
     var listener: String
+    var localAddress: String?
 
     init(_ r: HTTPRequest) {
         method = r.method
@@ -85,6 +86,7 @@ struct EchoedRequest: Codable, Equatable {
         case .tcp(let address): peer = "tcp:\(address)"
         }
         listener = r.listener == .tcp ? "tcp" : "unix"
+        localAddress = r.localAddress
     }
 
     static let handler: HTTPServer.Handler = { request in
