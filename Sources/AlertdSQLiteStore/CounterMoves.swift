@@ -12,22 +12,48 @@ import AlertdSQLite
 /// hold are rare and still counted by triggers.
 struct CounterMoves {
     private var opened: Int64 = 0
-    private var deliveries: [DeliveryState: Int64] = [:]
+    /// The net change per delivery state, a field each: a dictionary keyed
+    /// by the state hashed its raw string at every move, several a write.
+    private var netPending: Int64 = 0
+    private var netInFlight: Int64 = 0
+    private var netDelivered: Int64 = 0
+    private var netDead: Int64 = 0
+    private var netSilenced: Int64 = 0
+
+    private subscript(state: DeliveryState) -> Int64 {
+        get {
+            switch state {
+            case .pending: netPending
+            case .inFlight: netInFlight
+            case .delivered: netDelivered
+            case .dead: netDead
+            case .silenced: netSilenced
+            }
+        }
+        set {
+            switch state {
+            case .pending: netPending = newValue
+            case .inFlight: netInFlight = newValue
+            case .delivered: netDelivered = newValue
+            case .dead: netDead = newValue
+            case .silenced: netSilenced = newValue
+            }
+        }
+    }
 
     /// `count` alerts stored open.
     mutating func openedAlerts(_ count: Int = 1) { opened += Int64(count) }
 
     /// `count` deliveries stored in `state`.
     mutating func added(_ count: Int = 1, to state: DeliveryState) {
-        guard count != 0 else { return }
-        deliveries[state, default: 0] += Int64(count)
+        self[state] += Int64(count)
     }
 
     /// `count` deliveries moved from `old` to `new`.
     mutating func moved(_ count: Int = 1, from old: DeliveryState, to new: DeliveryState) {
-        guard count != 0, old != new else { return }
-        deliveries[old, default: 0] -= Int64(count)
-        deliveries[new, default: 0] += Int64(count)
+        guard old != new else { return }
+        self[old] -= Int64(count)
+        self[new] += Int64(count)
     }
 
     /// `count` deliveries claimed: pending → in flight.
@@ -39,11 +65,11 @@ struct CounterMoves {
     /// Writes the sums and starts again from zero; call it once the
     /// transaction's statements have run.
     mutating func write(in conn: SQLiteConnection) throws(SQLiteError) {
-        guard opened != 0 || !deliveries.isEmpty else { return }
+        guard opened != 0 || netPending != 0 || netInFlight != 0 || netDelivered != 0 || netDead != 0 || netSilenced != 0 else { return }
         let add = try conn.statement("UPDATE counters SET value = value + ?1 WHERE name = ?2")
         if opened != 0 { try add.run([.integer(opened), .text("alerts.open")]) }
-        for state in DeliveryState.allCases {
-            if let change = deliveries[state], change != 0 { try add.run([.integer(change), .text("deliveries.\(state.rawValue)")]) }
+        for state in DeliveryState.allCases where self[state] != 0 {
+            try add.run([.integer(self[state]), .text("deliveries.\(state.rawValue)")])
         }
         self = CounterMoves()
     }
