@@ -10,10 +10,12 @@
 
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
 
-# as_pg CMD...: runs CMD as the cluster's owner (nobody when we are root).
-as_pg() {
-    if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; else "$@"; fi
-}
+# The prefix that runs a command as the cluster's owner (nobody when we are
+# root). A prefix, not a function: a function run in the background is a
+# subshell, so $! would be that shell's pid and stopping it left the server
+# running (every `make bench` before this left a PostgreSQL behind).
+PG_AS=()
+[ "$(id -u)" -eq 0 ] && PG_AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 
 # start_postgres: sets PG_PORT, PG_PID, PG_DIR.
 start_postgres() {
@@ -21,9 +23,9 @@ start_postgres() {
     PG_DIR=$(mktemp -d /tmp/alertd-bench-pg.XXXXXX)
     PG_PORT=$(ports 1)
     [ "$(id -u)" -eq 0 ] && chown nobody:nogroup "$PG_DIR"
-    as_pg env LC_ALL=C "$PG_BIN/initdb" -D "$PG_DIR/data" -U alertd --auth=trust -E UTF8 --no-instructions >"$RUN/pg-initdb.log" 2>&1 ||
+    "${PG_AS[@]}" env LC_ALL=C "$PG_BIN/initdb" -D "$PG_DIR/data" -U alertd --auth=trust -E UTF8 --no-instructions >"$RUN/pg-initdb.log" 2>&1 ||
         die "initdb failed; see $RUN/pg-initdb.log"
-    as_pg env LC_ALL=C "$PG_BIN/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -k "$PG_DIR" -c listen_addresses=127.0.0.1 \
+    "${PG_AS[@]}" env LC_ALL=C "$PG_BIN/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -k "$PG_DIR" -c listen_addresses=127.0.0.1 \
         -c max_connections=100 >>"$RUN/pg.log" 2>&1 &
     PG_PID=$!
     PIDS+=("$PG_PID")
@@ -134,6 +136,8 @@ postgres_figures() {
             done
         done
     done
+    # SIGINT is PostgreSQL's fast shutdown; stop then waits for it to end.
+    kill -INT "$PG_PID" 2>/dev/null || true
     stop "$PG_PID"
     rm -rf "$PG_DIR"
 }
