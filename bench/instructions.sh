@@ -9,11 +9,15 @@
 # the kernel's share (sockets, fsync, wake-ups) needs bench/ab.sh.
 #
 #   bash bench/instructions.sh BIN_DIR_A [BIN_DIR_B ...] [-- BATCHES]
+#   LOAD=single bash bench/instructions.sh ...   (one alert per request)
 #
 # Each build: a fresh state dir and sink, the daemon under callgrind (about
 # 20x slower), BATCHES (default 20) batches of 100 alerts through
 # `bench/load.py e2e`, then the total and the top functions by inclusive
 # count, kept in .build/bench/instructions-<build>.out for callgrind_annotate.
+# With LOAD=single the same number of alerts is posted one per request over
+# 16 connections (`bench/load.py single`), the shape of ingest and (2b), and
+# the count is per request (kept as instructions-<build>-single.out).
 # Needs valgrind (apt-get install valgrind).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +37,9 @@ fi
 
 for bin in "${BUILDS[@]}"; do
     dir=$(mktemp -d /tmp/alertd-instr.XXXXXX)
-    out=$ROOT/.build/bench/instructions-$(basename "$bin").out
+    suffix=""
+    [ "${LOAD:-e2e}" = single ] && suffix=-single
+    out=$ROOT/.build/bench/instructions-$(basename "$bin")$suffix.out
     read -r sp dp < <("$PY" bench/load.py free-ports 2)
     "$SINK" "$sp" "$dir/warm" >/dev/null 2>&1 & sink_pid=$!
     cat >"$dir/alertd.json" <<J
@@ -53,7 +59,12 @@ J
     "$SINK" "$sp" "$dir/arrivals" >/dev/null 2>&1 & sink_pid=$!
     "$PY" bench/load.py wait-http "http://127.0.0.1:$sp/" --timeout 20 >/dev/null
     callgrind_control -z "$pid" >/dev/null 2>&1
-    arrived=$("$PY" bench/load.py e2e --batches "$BATCHES" --size 100 --base "http://127.0.0.1:$dp" --target alertd \
+    if [ "${LOAD:-e2e}" = single ]; then
+        shape=(single --total $((BATCHES * 100)) --connections 16)
+    else
+        shape=(e2e --batches "$BATCHES" --size 100)
+    fi
+    arrived=$("$PY" bench/load.py "${shape[@]}" --base "http://127.0.0.1:$dp" --target alertd \
         --sink "http://127.0.0.1:$sp/" --path /alertd --arrivals "$dir/arrivals" --timeout 600 |
         "$PY" -c "import json, sys; r = json.load(sys.stdin); print(r['arrived'])") || true
     callgrind_control -d "$pid" >/dev/null 2>&1
