@@ -33,18 +33,18 @@ package enum APIRequestBody {
         guard var value = request.headers["Content-Type"] else { return nil }
         // As bytes when ASCII, as a Content-Type is: split into Characters,
         // it cost 7 k instructions, and every request with a body asks twice.
-        // `.none` when not ASCII; `.some(nil)` when ASCII with no type.
-        let ascii = value.withUTF8 { utf8 -> String?? in
-            guard utf8.allSatisfy({ $0 < 0x80 }) else { return .none }
+        guard value.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) else {
+            return value.split(separator: ";").first?.trimmingSpaces().lowercased()
+        }
+        return value.withUTF8 { utf8 -> String? in
             var start = 0
             while start < utf8.count {
                 var end = start
                 while end < utf8.count, utf8[end] != UInt8(ascii: ";") { end += 1 }
-                if end > start { return .some(utf8[start..<end].trimmingSpaces().lowercasedASCII) }
+                if end > start { return utf8[start..<end].trimmingSpaces().lowercasedASCII }
                 start = end + 1
             }
-            return .some(nil)
+            return nil
         }
-        return ascii ?? value.split(separator: ";").first?.trimmingSpaces().lowercased()
     }
 }
