@@ -7,36 +7,77 @@ import FoundationEssentials
 /// ``AlertSpec/Builder``, whose `build()` checks every field at once.
 public struct AlertSpec: Sendable, Equatable, Hashable {
     /// A one-line headline. Required.
-    public let title: String
+    public var title: String { fields.title }
     /// Free text, may span lines.
-    public let message: String?
+    public var message: String? { fields.message }
     /// Defaults to `.info`.
-    public let severity: Severity
+    public var severity: Severity { fields.severity }
     /// Prometheus-style labels used for routing and grouping.
-    public let labels: [String: String]
+    public var labels: [String: String] { fields.labels }
     /// The "yes" action, if any.
-    public let confirm: AlertAction?
+    public var confirm: AlertAction? { fields.confirm }
     /// The "no" action, if any. Also called when the alert expires.
-    public let cancel: AlertAction?
+    public var cancel: AlertAction? { fields.cancel }
     /// While an alert with this key is open, a new one with the same key is
     /// folded into it instead of being delivered again.
-    public let dedupKey: String?
+    public var dedupKey: String? { fields.dedupKey }
     /// How long the alert stays open before it expires on its own.
-    public let expiresAfter: AlertDuration?
+    public var expiresAfter: AlertDuration? { fields.expiresAfter }
+
+    /// The values, in one box that never changes: a spec travels in every
+    /// copy of its alert (intake, hand-off, claim, delivery), and copying a
+    /// box is one retain where the dozen strings and the dictionary were a
+    /// dozen.
+    private let fields: Fields
+
+    private final class Fields: Sendable {
+        let title: String
+        let message: String?
+        let severity: Severity
+        let labels: [String: String]
+        let confirm: AlertAction?
+        let cancel: AlertAction?
+        let dedupKey: String?
+        let expiresAfter: AlertDuration?
+
+        init(title: String, message: String?, severity: Severity, labels: [String: String],
+             confirm: AlertAction?, cancel: AlertAction?, dedupKey: String?, expiresAfter: AlertDuration?) {
+            self.title = title
+            self.message = message
+            self.severity = severity
+            self.labels = labels
+            self.confirm = confirm
+            self.cancel = cancel
+            self.dedupKey = dedupKey
+            self.expiresAfter = expiresAfter
+        }
+    }
 
     /// Only the builder calls this, after validation.
     package init(
         title: String, message: String?, severity: Severity, labels: [String: String],
         confirm: AlertAction?, cancel: AlertAction?, dedupKey: String?, expiresAfter: AlertDuration?
     ) {
-        self.title = title
-        self.message = message
-        self.severity = severity
-        self.labels = labels
-        self.confirm = confirm
-        self.cancel = cancel
-        self.dedupKey = dedupKey
-        self.expiresAfter = expiresAfter
+        fields = Fields(title: title, message: message, severity: severity, labels: labels,
+                        confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expiresAfter)
+    }
+
+    /// Equal values, as a struct of the same fields would compare.
+    public static func == (a: AlertSpec, b: AlertSpec) -> Bool {
+        a.fields === b.fields
+            || (a.title == b.title && a.message == b.message && a.severity == b.severity && a.labels == b.labels
+                && a.confirm == b.confirm && a.cancel == b.cancel && a.dedupKey == b.dedupKey && a.expiresAfter == b.expiresAfter)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(title)
+        hasher.combine(message)
+        hasher.combine(severity)
+        hasher.combine(labels)
+        hasher.combine(confirm)
+        hasher.combine(cancel)
+        hasher.combine(dedupKey)
+        hasher.combine(expiresAfter)
     }
 
     /// The action of the given kind.

@@ -64,8 +64,16 @@ public actor Dispatcher: Service {
     /// scan that finds them; the flag stays up until a sweep finds none.
     private var sweepOrphans = true
     /// Outcomes waiting for the store, and whether a write of them is under way.
-    private var unsettled: [(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?)] = []
+    private var unsettled: [Unsettled] = []
     private var settling = false
+    /// An attempt over, its outcome not yet written. A struct, not a tuple:
+    /// the runtime copied a tuple of these field by field through its
+    /// generic witnesses.
+    private struct Unsettled {
+        let delivery: DeliveryRecord
+        let settlement: DeliverySettlement
+        let report: AttemptReport?
+    }
     /// Hand-offs taken for a freed slot that the store must claim: claimed
     /// in the next write of outcomes.
     private var claimNext: [AcceptedDelivery] = []
@@ -660,7 +668,7 @@ public actor Dispatcher: Service {
     /// the delivery is made again, so a crash leaves at most twice a
     /// presenter's slots to be delivered twice (``freeSlots(at:)``).
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
-        unsettled.append((d, settlement, report))
+        unsettled.append(Unsettled(delivery: d, settlement: settlement, report: report))
         slots[d.kind, default: Slots()].settled()
         refill(d.kind, at: .now)
         guard !settling else { return }
@@ -692,10 +700,10 @@ public actor Dispatcher: Service {
             var claimed: [DeliveryRecord] = []
             do {
                 let queued: Int
-                (queued, claimed) = try await store.settle(batch.map(\.settlement), thenClaim: next, now: Date())
+                (queued, claimed) = try await store.settle(batch.map { $0.settlement }, thenClaim: next, now: Date())
                 if queued > 0 { storeChanged() }
-                for (_, settlement, _) in batch {
-                    if case .retry(let at, _) = settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
+                for u in batch {
+                    if case .retry(let at, _) = u.settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
                 }
             } catch {
                 storeChanged()
@@ -703,10 +711,10 @@ public actor Dispatcher: Service {
                           ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)",
                            "claim_lease": claimLease.alertdDescription])
             }
-            for (d, settlement, report) in batch {
-                Self.logOutcome(log, d, settlement.result)
-                if let report { onAttempt(report) }
-                finished(d)
+            for u in batch {
+                Self.logOutcome(log, u.delivery, u.settlement.result)
+                if let report = u.report { onAttempt(report) }
+                finished(u.delivery)
             }
             startHandOffs(ready: [], toClaim: next, claimed: claimed, at: tick)
         }

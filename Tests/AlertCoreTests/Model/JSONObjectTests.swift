@@ -139,7 +139,8 @@ import Testing
     /// plain ASCII, else from their Strings: either way the text is the
     /// same as for the keys given in String order.
     @Test func keysOfEveryKindComeOutInStringOrderFromAnyOrder() {
-        let keys = ["ab", "abc", "a", "B", "a\"b", "a\\b", "é", "ü", "z", "Ω", "a b", "tab\t"]
+        // The Kelvin sign is "K" to String: bytes alone would put "\u{212A}a" after "Kb".
+        let keys = ["ab", "abc", "a", "B", "a\"b", "a\\b", "é", "ü", "z", "Ω", "a b", "tab\t", "\u{212A}a", "Kb", "e\u{301}x", "ex"]
         var sorted = JSONObject()
         for key in keys.sorted() { sorted.string(key, key) }
         var generator = SystemRandomNumberGenerator()
