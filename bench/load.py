@@ -519,7 +519,14 @@ class StormCounter:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            # alertd opens up to its presenter's 64 connections at once. With
+            # socketserver's backlog of 5 some handshakes were dropped, and
+            # their requests sat unanswered until alertd's 10 s timeout and
+            # retry: the figure measured the receiver, not the daemon.
+            request_queue_size = 128
+
+        self.server = Server(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
