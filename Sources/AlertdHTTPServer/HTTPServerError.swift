@@ -23,6 +23,9 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     case system(operation: String, address: String, errno: Int32)
     /// libmicrohttpd refused to start with this configuration.
     case startFailed(reason: String)
+    /// A descriptor handed over (by systemd's socket activation) is not a
+    /// stream socket that listens; `reason` says what it is instead.
+    case notAListeningSocket(address: String, reason: String)
 
     /// A stable machine-readable code.
     public var code: String {
@@ -36,6 +39,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
         case .alreadyStarted: "already_started"
         case .system: "system_error"
         case .startFailed: "start_failed"
+        case .notAListeningSocket: "not_a_listening_socket"
         }
     }
 
@@ -60,6 +64,8 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
             "Cannot listen on \(a): \(op) failed: \(Errno(e).description) (errno \(e))."
         case .startFailed(let reason):
             "The HTTP server could not start: \(reason)."
+        case .notAListeningSocket(let a, let reason):
+            "Cannot listen on \(a): \(reason). Check what passes it (a systemd socket unit needs ListenStream=)."
         }
     }
 

@@ -99,6 +99,7 @@ package struct ListeningSocket: Sendable {
 
     package static func adopt(descriptor: Int32, kind: HTTPRequest.Listener) throws(HTTPServerError) -> ListeningSocket {
         let address = "socket descriptor \(descriptor)"
+        if let reason = notListeningReason(descriptor) { throw .notAListeningSocket(address: address, reason: reason) }
         let flags = fcntl(descriptor, F_GETFL)
         guard flags >= 0 else { throw .system(operation: "fcntl", address: address, errno: errno) }
         // Several worker threads share the socket; a blocking accept() would stall one of them.
@@ -108,6 +109,25 @@ package struct ListeningSocket: Sendable {
         return ListeningSocket(
             descriptor: descriptor, kind: kind, port: kind == .tcp ? boundPort(descriptor) : nil,
             owned: false, unixPath: nil, address: address)
+    }
+
+    /// Why `descriptor` cannot be listened on, when it is not a stream
+    /// socket that listens; nil when it is. libmicrohttpd refuses some such
+    /// descriptors with no reason given, and takes others (a socket that
+    /// does not listen) to serve nothing.
+    private static func notListeningReason(_ descriptor: Int32) -> String? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &value, &length) == 0 else {
+            let e = errno
+            return e == ENOTSOCK ? "it is not a socket" : "its kind cannot be read: \(Errno(e).description)"
+        }
+        guard value == Int32(SOCK_STREAM.rawValue) else { return "it is a socket, but not a stream socket" }
+        length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value != 0 else {
+            return "it is a stream socket that does not listen"
+        }
+        return nil
     }
 
     /// Closes the socket if it is ours and removes its file if it is still the one we made.

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import AlertModel
-import AlertdHTTP
 
 extension HTTPErrorBody {
     /// `invalid_alert`, with every problem the builder found as a detail.

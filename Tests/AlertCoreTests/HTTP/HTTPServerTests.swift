@@ -141,14 +141,12 @@ import Testing
         #expect(fcntl(listener.fd, F_GETFD) >= 0)
     }
 
-    @Test func aStartLibmicrohttpdRefusesClosesTheDuplicateAndKeepsTheAdoptedDescriptor() throws {
-        // /dev/null is no socket, and epoll cannot watch it: libmicrohttpd refuses
-        // it after the server handed it a duplicate.
+    @Test func anAdoptedDescriptorThatIsNoSocketIsRefusedByNameAndKept() throws {
+        // /dev/null is no socket (libmicrohttpd, handed it, refused it with no
+        // reason given, and the error blamed the settings).
         let adopted = open("/dev/null", O_RDONLY | O_CLOEXEC)
         try #require(adopted >= 0)
         defer { close(adopted) }
-        // (libmicrohttpd itself leaves its epoll descriptor open when it refuses;
-        // alertd exits when its server cannot start.)
         func nullDescriptors() throws -> Int {
             try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count {
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "/dev/null"
@@ -157,9 +155,23 @@ import Testing
         let before = try nullDescriptors()
         let server = HTTPServer(configuration: .init(listener: .listeningSocket(descriptor: adopted, kind: .tcp)), handler: EchoedRequest.handler)
         let error = #expect(throws: HTTPServerError.self) { try server.start() }
-        #expect(error?.code == "start_failed")
+        #expect(error == .notAListeningSocket(address: "socket descriptor \(adopted)", reason: "it is not a socket"))
         #expect(try nullDescriptors() == before)
         #expect(fcntl(adopted, F_GETFD) >= 0)
+    }
+
+    @Test func anAdoptedSocketThatDoesNotListenIsNamedAsSuch() throws {
+        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let unlistened = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(udp >= 0 && unlistened >= 0)
+        defer { close(udp); close(unlistened) }
+        for (descriptor, reason) in [(udp, "it is a socket, but not a stream socket"), (unlistened, "it is a stream socket that does not listen")] {
+            let server = HTTPServer(configuration: .init(listener: .listeningSocket(descriptor: descriptor, kind: .tcp)), handler: EchoedRequest.handler)
+            let error = #expect(throws: HTTPServerError.self) { try server.start() }
+            #expect(error == .notAListeningSocket(address: "socket descriptor \(descriptor)", reason: reason))
+            #expect(error?.code == "not_a_listening_socket")
+            #expect(fcntl(descriptor, F_GETFD) >= 0)
+        }
     }
 
     @Test func answers413BeforeReadingAnOversizedDeclaredBody() async throws {
