@@ -7,22 +7,22 @@ import FoundationEssentials
 /// ``AlertSpec/Builder``, whose `build()` checks every field at once.
 public struct AlertSpec: Sendable, Equatable, Hashable {
     /// A one-line headline. Required.
-    public var title: String { fields.title }
+    public var title: String { fields.values.title }
     /// Free text, may span lines.
-    public var message: String? { fields.message }
+    public var message: String? { fields.values.message }
     /// Defaults to `.info`.
-    public var severity: Severity { fields.severity }
+    public var severity: Severity { fields.values.severity }
     /// Prometheus-style labels used for routing and grouping.
-    public var labels: [String: String] { fields.labels }
+    public var labels: [String: String] { fields.values.labels }
     /// The "yes" action, if any.
-    public var confirm: AlertAction? { fields.confirm }
+    public var confirm: AlertAction? { fields.values.confirm }
     /// The "no" action, if any. Also called when the alert expires.
-    public var cancel: AlertAction? { fields.cancel }
+    public var cancel: AlertAction? { fields.values.cancel }
     /// While an alert with this key is open, a new one with the same key is
     /// folded into it instead of being delivered again.
-    public var dedupKey: String? { fields.dedupKey }
+    public var dedupKey: String? { fields.values.dedupKey }
     /// How long the alert stays open before it expires on its own.
-    public var expiresAfter: AlertDuration? { fields.expiresAfter }
+    public var expiresAfter: AlertDuration? { fields.values.expiresAfter }
 
     /// The values, in one box that never changes: a spec travels in every
     /// copy of its alert (intake, hand-off, claim, delivery), and copying a
@@ -31,6 +31,12 @@ public struct AlertSpec: Sendable, Equatable, Hashable {
     private let fields: Fields
 
     private final class Fields: Sendable {
+        let values: Values
+
+        init(_ values: Values) { self.values = values }
+    }
+
+    private struct Values: Sendable, Hashable {
         let title: String
         let message: String?
         let severity: Severity
@@ -39,18 +45,6 @@ public struct AlertSpec: Sendable, Equatable, Hashable {
         let cancel: AlertAction?
         let dedupKey: String?
         let expiresAfter: AlertDuration?
-
-        init(title: String, message: String?, severity: Severity, labels: [String: String],
-             confirm: AlertAction?, cancel: AlertAction?, dedupKey: String?, expiresAfter: AlertDuration?) {
-            self.title = title
-            self.message = message
-            self.severity = severity
-            self.labels = labels
-            self.confirm = confirm
-            self.cancel = cancel
-            self.dedupKey = dedupKey
-            self.expiresAfter = expiresAfter
-        }
     }
 
     /// Only the builder calls this, after validation.
@@ -58,27 +52,15 @@ public struct AlertSpec: Sendable, Equatable, Hashable {
         title: String, message: String?, severity: Severity, labels: [String: String],
         confirm: AlertAction?, cancel: AlertAction?, dedupKey: String?, expiresAfter: AlertDuration?
     ) {
-        fields = Fields(title: title, message: message, severity: severity, labels: labels,
-                        confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expiresAfter)
+        fields = Fields(Values(title: title, message: message, severity: severity, labels: labels,
+                               confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expiresAfter))
     }
 
-    /// Equal values, as a struct of the same fields would compare.
     public static func == (a: AlertSpec, b: AlertSpec) -> Bool {
-        a.fields === b.fields
-            || (a.title == b.title && a.message == b.message && a.severity == b.severity && a.labels == b.labels
-                && a.confirm == b.confirm && a.cancel == b.cancel && a.dedupKey == b.dedupKey && a.expiresAfter == b.expiresAfter)
+        a.fields === b.fields || a.fields.values == b.fields.values
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(title)
-        hasher.combine(message)
-        hasher.combine(severity)
-        hasher.combine(labels)
-        hasher.combine(confirm)
-        hasher.combine(cancel)
-        hasher.combine(dedupKey)
-        hasher.combine(expiresAfter)
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields.values) }
 
     /// The action of the given kind.
     public func action(_ kind: ActionKind) -> AlertAction? {
