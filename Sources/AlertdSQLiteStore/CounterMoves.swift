@@ -65,7 +65,7 @@ struct CounterMoves {
     /// Writes the sums and starts again from zero; call it once the
     /// transaction's statements have run.
     mutating func write(in conn: SQLiteConnection) throws(SQLiteError) {
-        guard opened != 0 || netPending != 0 || netInFlight != 0 || netDelivered != 0 || netDead != 0 || netSilenced != 0 else { return }
+        guard opened != 0 || DeliveryState.allCases.contains(where: { self[$0] != 0 }) else { return }
         let add = try conn.statement("UPDATE counters SET value = value + ?1 WHERE name = ?2")
         if opened != 0 { try add.run([.integer(opened), .text("alerts.open")]) }
         for state in DeliveryState.allCases where self[state] != 0 {
