@@ -27,14 +27,15 @@ let testHooks: [SwiftSetting] = [.define("ALERTD_TEST_HOOKS", .when(configuratio
 // The functions that start-up and an idle daemon run are laid out first and
 // together (linking/<product>.order, written by scripts/order-symbols.py):
 // the kernel maps code in 64 KB windows around each page that runs, and
-// scattered, that code kept 8 MB of alertd resident.
+// scattered, that code kept 8 MB of alertd resident. The functions the list
+// cannot name, having no symbol, go before them (linking/unnamed.lds).
 func releaseLinking(_ product: String) -> [LinkerSetting] {
     [
         .unsafeFlags(
             ["-use-ld=lld", "-Xlinker", "--strip-debug", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
              "-Xlinker", "--no-export-dynamic",
              "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linking/\(product).order",
-             "-Xlinker", "--no-warn-symbol-ordering"],
+             "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/linking/unnamed.lds"],
             .when(configuration: .release)),
     ]
 }
@@ -112,7 +113,14 @@ let package = Package(
 )
 
 // Every function in a section of its own in release builds, so the link can
-// order them (see releaseLinking).
+// order them (see releaseLinking). Without LLVM's function merging: it makes
+// local functions of one name in many objects (`objectdestroyTm`), and the
+// order list cannot name one of them without moving all (some lie in the
+// static stdlib's shared sections), so start-up code they held stayed
+// scattered. The cost is 95 KB of binary.
 for target in package.targets where target.type == .regular || target.type == .executable {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags(["-Xfrontend", "-function-sections", "-Xfrontend", "-disable-llvm-merge-functions-pass"],
+                     .when(configuration: .release)),
+    ]
 }

@@ -1,3 +1,4 @@
+import AlertModel
 import AlertdHTTP
 import AlertdStore
 
@@ -36,6 +37,20 @@ public struct HealthAPI: Sendable {
         package var pendingDeliveries: Int?
         package var deadDeliveries: Int?
 
+        /// What ``APIRepresentation/encoder`` writes, by hand: probes ask
+        /// every few seconds, and an idle daemon need not page in `JSONEncoder`.
+        package var jsonObject: JSONObject {
+            var o = JSONObject()
+            o.int("dead_deliveries", deadDeliveries.map(Int64.init))
+            o.string("dispatcher", dispatcher)
+            o.int("open_alerts", openAlerts.map(Int64.init))
+            o.int("pending_deliveries", pendingDeliveries.map(Int64.init))
+            o.string("reason", reason)
+            o.string("status", status)
+            o.string("store", store)
+            return o
+        }
+
         package enum CodingKeys: String, CodingKey {
             case status, store, dispatcher, reason
             case openAlerts = "open_alerts"
@@ -55,10 +70,11 @@ public struct HealthAPI: Sendable {
         let running = await dispatcherRunning()
         if !running { reasons.append("The dispatcher has stopped; nothing is delivered. Restart alertd.") }
         let status = counts == nil || !running ? "unavailable" : unwritable != nil ? "degraded" : "ok"
-        return APIRepresentation.json(Health(
+        let health = Health(
             status: status, store: counts == nil ? "unavailable" : unwritable != nil ? "unwritable" : "ok",
             dispatcher: running ? "running" : "stopped", reason: reasons.isEmpty ? nil : reasons.joined(separator: " "),
             openAlerts: counts?.openAlerts, pendingDeliveries: counts.map { $0.pending + $0.inFlight },
-            deadDeliveries: counts?.dead), status: status == "ok" ? 200 : 503)
+            deadDeliveries: counts?.dead)
+        return .json(status: status == "ok" ? 200 : 503, body: health.jsonObject.jsonData)
     }
 }

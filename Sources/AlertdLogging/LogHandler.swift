@@ -30,7 +30,7 @@ public struct StreamLogHandler: LogHandler {
 
     /// `journal` when stderr is connected to journald (`JOURNAL_STREAM` is
     /// set), `human` otherwise.
-    public static func automaticFormat(environment: [String: String] = ProcessInfo.processInfo.environment) -> Format {
+    public static func automaticFormat(environment: [String: String] = CurrentProcess.environment) -> Format {
         environment["JOURNAL_STREAM"].map { !$0.isEmpty } == true ? .journal : .human
     }
 

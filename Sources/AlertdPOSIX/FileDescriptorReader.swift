@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Reads a descriptor to its end with `read(2)`, retrying on `EINTR`: a
-/// pipe on standard input, a secret file.
+/// pipe on standard input, a secret file, the config file.
 package enum FileDescriptorReader {
     /// Why reading stopped short.
     package enum Failure: Error, Equatable {
@@ -30,5 +30,14 @@ package enum FileDescriptorReader {
             bytes += buffer[..<n]
             guard bytes.count <= limit else { return .failure(.tooLarge) }
         }
+    }
+
+    /// Every byte of the file at `path`. Failing to open it is `.failed`
+    /// too, with the reason `open(2)` gave.
+    package static func readFile(_ path: String, limit: Int = .max) -> Result<[UInt8], Failure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(.failed(.current)) }
+        defer { close(fd) }
+        return readToEnd(fd, limit: limit)
     }
 }

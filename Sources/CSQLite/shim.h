@@ -9,4 +9,10 @@ static inline sqlite3_destructor_type alertd_sqlite_transient(void) { return SQL
 // allocation statistics, which take a process-wide mutex around every
 // malloc and free (SQLite recommends it off); only before the first open.
 static inline int alertd_sqlite_disable_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
+// No page-cache memory set aside when a connection opens: SQLite's default
+// takes 20 pages (about 88 KB) per connection at once and writes into every
+// one, resident though an idle or small store never fills them. Pages are
+// allocated one by one as the cache grows instead; a busy cache reuses its own.
+static inline int alertd_sqlite_no_initial_page_cache(void) { return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0); }
 #endif

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import AlertdHTTPServer
+import AlertdPOSIX
 
 extension DaemonConfiguration {
     /// The listeners the API serves, Unix socket first: each activated
@@ -8,7 +9,7 @@ extension DaemonConfiguration {
     /// is served even with `api.listen` unset: enabling the socket unit is
     /// the operator's choice.
     public func apiListeners(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = CurrentProcess.environment
     ) -> [HTTPServerConfiguration.Listener] {
         var listeners: [HTTPServerConfiguration.Listener] = []
         if let fd = api.activatedListeners.unixSocket {

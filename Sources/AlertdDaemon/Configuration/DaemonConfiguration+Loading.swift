@@ -1,15 +1,18 @@
 import FoundationEssentials
 import AlertModel
 import AlertdDelivery
+import AlertdPOSIX
 import AlertdStore
 
 extension DaemonConfiguration {
     /// Reads and validates a config file. Every problem is reported at once.
     public static func load(from path: String, stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // read(2), not FileManager: a start need not page in FileManager's
+        // code (kept resident in an idle daemon) to read one file.
+        guard case .success(let bytes) = FileDescriptorReader.readFile(path) else {
             throw ConfigurationError(source: path, problems: ["cannot read the file (does it exist, and may this user read it?)"])
         }
-        return try parse(data, source: path, stateDirectory: stateDirectory)
+        return try parse(Data(bytes), source: path, stateDirectory: stateDirectory)
     }
 
     /// Parses config JSON. Unknown keys are errors: a typo must not silently

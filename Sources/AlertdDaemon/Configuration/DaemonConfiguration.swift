@@ -1,6 +1,7 @@
 import FoundationEssentials
 import AlertModel
 import AlertdDelivery
+import AlertdPOSIX
 import AlertdStore
 
 /// Everything `alertd` is told by its config file and command line. Every
@@ -22,7 +23,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Where state lives: the database, the action-link key.
     public var stateDirectory: String
 
-    public init(stateDirectory: String = AlertdPaths.defaultStateDirectory()) {
+    public init(stateDirectory: String = AlertdPaths.defaultStateDirectory(environment: CurrentProcess.environment)) {
         self.stateDirectory = stateDirectory
     }
 
@@ -124,7 +125,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The socket path in effect: configured, or `$RUNTIME_DIRECTORY/alertd.sock`,
     /// or `alertd.sock` in the state directory.
-    public func resolvedSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func resolvedSocketPath(environment: [String: String] = CurrentProcess.environment) -> String {
         if let p = api.socketPath { return p }
         return AlertdPaths.defaultSocketPath(stateDirectory: stateDirectory, environment: environment)
     }

@@ -23,7 +23,7 @@ extension AlertDaemon {
     /// fails; the rest have been stopped and the store closed by then.
     public func run(
         signals: AsyncStream<ProcessSignal>, notifier: SystemdNotifier,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = CurrentProcess.environment,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async throws(DaemonError) {
         let group = ServiceGroup(

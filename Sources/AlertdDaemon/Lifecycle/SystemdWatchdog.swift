@@ -17,7 +17,7 @@ public struct SystemdWatchdog: Sendable {
 
     /// Nil when the watchdog is off (`$WATCHDOG_USEC` unset, or meant for another pid).
     public init?(
-        notifier: SystemdNotifier, environment: [String: String] = ProcessInfo.processInfo.environment,
+        notifier: SystemdNotifier, environment: [String: String] = CurrentProcess.environment,
         pid: Int32 = CurrentProcess.id, logger: Logger = Logger(label: "watchdog"),
         probe: @escaping @Sendable () async -> Bool
     ) {

@@ -140,7 +140,7 @@ public struct SocketActivation: Sendable, Equatable {
     /// children never see them.
     public static func fromProcess() throws(SocketActivationError) -> SocketActivation {
         defer { for name in environmentNames { unsetenv(name) } }
-        return try parse(environment: ProcessInfo.processInfo.environment, firstDescriptor: 3, pid: getpid())
+        return try parse(environment: CurrentProcess.environment, firstDescriptor: 3, pid: getpid())
     }
 
     /// The socket's address family, or `.other(-1)` when it is not a socket.

@@ -32,7 +32,7 @@ public struct SystemdNotifier: Sendable {
     public let configurationProblem: SystemdNotifierError?
 
     /// Reads `$NOTIFY_SOCKET` from `environment`; pass a dictionary to test.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = CurrentProcess.environment) {
         guard let raw = environment["NOTIFY_SOCKET"], !raw.isEmpty else {
             destination = nil
             configurationProblem = nil
@@ -123,7 +123,7 @@ public struct SystemdNotifier: Sendable {
     /// when set, must name this process: the variables may be inherited by a
     /// child that is not the service's main process.
     public static func watchdogInterval(
-        environment: [String: String] = ProcessInfo.processInfo.environment, pid: Int32 = getpid()
+        environment: [String: String] = CurrentProcess.environment, pid: Int32 = getpid()
     ) -> Duration? {
         guard let raw = environment["WATCHDOG_USEC"], let usec = UInt64(raw), usec > 0 else { return nil }
         if let pidText = environment["WATCHDOG_PID"], !pidText.isEmpty {

@@ -2,9 +2,11 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
+@testable import AlertdAPI
 
-/// The answers to `POST /v1/alerts` are written by hand when accepted; they
-/// must be the bytes ``APIRepresentation/encoder`` writes, which clients decode.
+/// The answers to `POST /v1/alerts` are written by hand when accepted, and
+/// `GET /v1/health`'s always; they must be the bytes
+/// ``APIRepresentation/encoder`` writes, which clients decode.
 @Suite struct SubmissionAnswerEncodingTests {
     private func bytes(_ response: HTTPResponse) -> Data? {
         if case .bytes(let data) = response.body { return data }
@@ -39,6 +41,19 @@ import Testing
         for batch in batches {
             let response = APIRepresentation.json(batch, status: 202)
             #expect(bytes(response) == (try APIRepresentation.encoder.encode(batch)))
+        }
+    }
+
+    @Test func aHealthAnswerIsTheEncodersBytes() throws {
+        let answers = [
+            HealthAPI.Health(status: "ok", store: "ok", dispatcher: "running", openAlerts: 3, pendingDeliveries: 0, deadDeliveries: 12),
+            HealthAPI.Health(status: "unavailable", store: "unavailable", dispatcher: "stopped",
+                             reason: "The store could not be read: \"/var/lib/alertd/alertd.db\" is locked.\nRestart alertd."),
+            HealthAPI.Health(status: "degraded", store: "unwritable", dispatcher: "running",
+                             reason: "Disk full: écrire à /srv \u{1}\t done", openAlerts: 0, pendingDeliveries: 7, deadDeliveries: 0),
+        ]
+        for health in answers {
+            #expect(health.jsonObject.jsonData == (try APIRepresentation.encoder.encode(health)))
         }
     }
 }

@@ -25,6 +25,25 @@ import Testing
         }
     }
 
+    /// A file read whole from its path; a path that is missing or a
+    /// directory is refused by name, with nothing parsed.
+    @Test func aConfigFileIsReadFromItsPathOrRefused() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/alertd.json"
+        try Data(#"{"state_dir": "/srv/alertd", "retry": {"max_attempts": 3}}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let loaded = try DaemonConfiguration.load(from: file)
+        #expect(loaded.stateDirectory == "/srv/alertd")
+        #expect(loaded.retry.maxAttempts == 3)
+        #expect(try DaemonConfiguration.load(from: file, stateDirectory: "/elsewhere").stateDirectory == "/elsewhere")
+        for unreadable in [dir + "/missing.json", dir] {
+            #expect(throws: ConfigurationError(source: unreadable, problems: ["cannot read the file (does it exist, and may this user read it?)"])) {
+                try DaemonConfiguration.load(from: unreadable)
+            }
+        }
+    }
+
     @Test func aPostgreSQLStoreIsAURLOrAURLFileNeverBesideAPath() throws {
         let c = try parse(#"{"store": {"url": "postgresql://alertd@db.example:5432/alerts", "node": "a"}}"#)
         #expect(c.store.isPostgres)
