@@ -58,8 +58,7 @@ public struct AlertdCommand: CLICommand {
         if let configPath {
             config = try DaemonConfiguration.load(from: configPath, stateDirectory: stateDir)
         } else {
-            config = DaemonConfiguration()
-            if let stateDir { config.stateDirectory = stateDir }
+            config = stateDir.map(DaemonConfiguration.init(stateDirectory:)) ?? DaemonConfiguration()
         }
         if let socket { config.api.socketPath = socket }
         if let listen { config.api.listen = listen }

@@ -23,14 +23,15 @@ extension DaemonConfiguration {
             throw ConfigurationError(source: source, problems: ["not valid JSON: \(error.description)"])
         }
         let r = JSONConfigReader()
-        var config = DaemonConfiguration()
         let top = r.object(root, at: "", allowed: [
             "state_dir", "api", "store", "presenters", "routes", "default_route", "retry", "templates", "limits", "dispatcher",
             "actions", "inhibit",
         ]) ?? [:]
         if root as? [String: Any] == nil { throw ConfigurationError(source: source, problems: r.problems) }
 
-        if let dir = stateDirectory ?? r.string(top, "state_dir", at: "") { config.stateDirectory = dir }
+        // The default (the working directory's) only when nothing names one.
+        var config = (stateDirectory ?? r.string(top, "state_dir", at: "")).map(DaemonConfiguration.init(stateDirectory:))
+            ?? DaemonConfiguration()
         if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "tokens_file", "threads", "public_url"]) {
             config.api.socketPath = r.string(api, "socket", at: "api")
             if let mode = r.string(api, "socket_mode", at: "api") {

@@ -37,6 +37,11 @@ import Testing
         #expect(loaded.stateDirectory == "/srv/alertd")
         #expect(loaded.retry.maxAttempts == 3)
         #expect(try DaemonConfiguration.load(from: file, stateDirectory: "/elsewhere").stateDirectory == "/elsewhere")
+        // Named nowhere: the default, `$STATE_DIRECTORY` or the working directory's.
+        let unnamed = try DaemonConfiguration.parse(Data(#"{"retry": {"max_attempts": 3}}"#.utf8))
+        #expect(unnamed.stateDirectory == AlertdPaths.defaultStateDirectory(environment: ProcessInfo.processInfo.environment))
+        #expect(unnamed.retry.maxAttempts == 3)
+        #expect(throws: ConfigurationError.self) { try DaemonConfiguration.parse(Data(#"{"state_dir": 5}"#.utf8)) }
         for unreadable in [dir + "/missing.json", dir] {
             #expect(throws: ConfigurationError(source: unreadable, problems: ["cannot read the file (does it exist, and may this user read it?)"])) {
                 try DaemonConfiguration.load(from: unreadable)
