@@ -34,10 +34,10 @@ package enum FileDescriptorReader {
 
     /// Every byte of the file at `path`. Failing to open it is `.failed`
     /// too, with the reason `open(2)` gave.
-    package static func readFile(_ path: String, limit: Int = .max) -> Result<[UInt8], Failure> {
+    package static func readFile(_ path: String) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(.failed(.current)) }
         defer { close(fd) }
-        return readToEnd(fd, limit: limit)
+        return readToEnd(fd)
     }
 }
