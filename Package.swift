@@ -28,14 +28,14 @@ let testHooks: [SwiftSetting] = [.define("ALERTD_TEST_HOOKS", .when(configuratio
 // together (linking/<product>.order, written by scripts/order-symbols.py):
 // the kernel maps code in 64 KB windows around each page that runs, and
 // scattered, that code kept 8 MB of alertd resident. The functions the list
-// cannot name, having no symbol, go before them (linking/unnamed.lds).
+// cannot name or move go before them (linking/front.lds).
 func releaseLinking(_ product: String) -> [LinkerSetting] {
     [
         .unsafeFlags(
             ["-use-ld=lld", "-Xlinker", "--strip-debug", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
              "-Xlinker", "--no-export-dynamic",
              "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linking/\(product).order",
-             "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/linking/unnamed.lds"],
+             "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/linking/front.lds"],
             .when(configuration: .release)),
     ]
 }

@@ -80,10 +80,11 @@ IDLE_BOUND=$ROOT/.build/bench/idle
 VERSION_BOUND=$ROOT/.build/bench/version
 SWIFT_BOUND_FLAGS=(-O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
 # The idle bound's code is laid out as alertd's is (bench/bounds/idle.order,
-# made the way scripts/order-symbols.py makes alertd's).
-if [ ! -x "$IDLE_BOUND" ] || [ bench/bounds/idle.swift -nt "$IDLE_BOUND" ] || [ bench/bounds/idle.order -nt "$IDLE_BOUND" ]; then
+# made the way scripts/order-symbols.py makes alertd's, and linking/front.lds).
+if [ ! -x "$IDLE_BOUND" ] || [ bench/bounds/idle.swift -nt "$IDLE_BOUND" ] || [ bench/bounds/idle.order -nt "$IDLE_BOUND" ] ||
+    [ linking/front.lds -nt "$IDLE_BOUND" ]; then
     swiftc "${SWIFT_BOUND_FLAGS[@]}" -Xfrontend -function-sections -Xlinker "--symbol-ordering-file=bench/bounds/idle.order" \
-        -Xlinker --no-warn-symbol-ordering -I Sources/CMicroHTTPD -I Sources/CSQLite bench/bounds/idle.swift -o "$IDLE_BOUND" 2>>"$RUN/bounds-build.log" ||
+        -Xlinker --no-warn-symbol-ordering -Xlinker -T -Xlinker linking/front.lds -I Sources/CMicroHTTPD -I Sources/CSQLite bench/bounds/idle.swift -o "$IDLE_BOUND" 2>>"$RUN/bounds-build.log" ||
         die "cannot build bench/bounds/idle.swift; see $RUN/bounds-build.log"
 fi
 if [ ! -x "$VERSION_BOUND" ] || [ bench/bounds/version.swift -nt "$VERSION_BOUND" ]; then

@@ -35,6 +35,12 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, ".build")
+# Functions that run only when two threads want the same thing at once: a
+# lock, a dispatch_once, the same generic metadata. callgrind runs one thread
+# at a time, so it never sees them, yet a real start contends in most runs,
+# and each such function then kept a 64 KB window of code resident.
+CONTENDED = re.compile(r"_MutexHandleV9_lockSlow|_MutexHandleV11_unlockSlow|AtomicWaitQueue|awaitSatisfyingState"
+                       r"|^_dispatch_once_wait\.cold\.\d+$")
 # A section bigger than this without function sections is not moved.
 SHARED_SECTION_LIMIT = 64 * 1024
 
@@ -60,6 +66,13 @@ def link_map(product, bin_dir, work):
     subprocess.run(args + ["-Xlinker", "-Map=" + path], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return path
+
+
+def contended(binary):
+    """The binary's functions that match CONTENDED, in address order."""
+    nm = subprocess.run(["nm", "-n", binary], check=True, capture_output=True, text=True).stdout
+    return [p[2] for p in (line.split() for line in nm.splitlines())
+            if len(p) == 3 and p[1] in "tTwW" and CONTENDED.search(p[2])]
 
 
 def shared_section_symbols(map_path):
@@ -169,10 +182,11 @@ def main():
         for f in files if product == "alertctl" else [files]:
             names += executed([f] if isinstance(f, str) else f, product)
         shared = shared_section_symbols(link_map(product, bin_dir, work))
-        kept = [n for n in dict.fromkeys(names) if n not in shared]
+        listed = list(dict.fromkeys(names + contended(os.path.join(bin_dir, product))))
+        kept = [n for n in listed if n not in shared]
         with open(os.path.join(ROOT, "linking", product + ".order"), "w") as out:
             out.write("\n".join(kept) + "\n")
-        print(f"linking/{product}.order: {len(kept)} functions ({len(names) - len(kept)} left out: in shared sections)")
+        print(f"linking/{product}.order: {len(kept)} functions ({len(listed) - len(kept)} left out: in shared sections)")
         # SwiftPM does not see the list change: remove the binary so the next build links it again.
         os.remove(os.path.join(bin_dir, product))
 
