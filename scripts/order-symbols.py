@@ -37,8 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, ".build")
 # Functions that run only when two threads want the same thing at once: a
 # lock, a dispatch_once, the same generic metadata. callgrind runs one thread
-# at a time, so it never sees them, yet a real start contends in most runs,
-# and each such function then kept a 64 KB window of code resident.
+# at a time, so it never sees them, yet real starts often contend (a Mutex in
+# five of six), and each such function then kept a 64 KB window resident.
 CONTENDED = re.compile(r"_MutexHandleV9_lockSlow|_MutexHandleV11_unlockSlow|AtomicWaitQueue|awaitSatisfyingState"
                        r"|^_dispatch_once_wait\.cold\.\d+$")
 # A section bigger than this without function sections is not moved.
