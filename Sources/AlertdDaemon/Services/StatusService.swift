@@ -39,10 +39,14 @@ package actor StatusService: Service {
 
     package func start() async {
         log.notice("alertd ready", readyMetadata())
-        guard notifier.isEnabled else { return }
-        do throws(SystemdNotifierError) { try notifier.ready(status: await statusLine()) } catch {
-            log.warning("cannot notify the service manager", ["error": error.message])
+        if notifier.isEnabled {
+            do throws(SystemdNotifierError) { try notifier.ready(status: await statusLine()) } catch {
+                log.warning("cannot notify the service manager", ["error": error.message])
+            }
         }
+        // Starting is over; the code and tables only it read need not stay
+        // mapped. A procfs read and a madvise per library: no wait on a disk.
+        CurrentProcess.releaseStartupPages()
     }
 
     package func run() async {

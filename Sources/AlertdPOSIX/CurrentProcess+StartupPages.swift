@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CurrentProcess {
+    /// Takes out of this process's page tables every page of its executable
+    /// and shared libraries that the file still holds byte for byte: the
+    /// private, read-only, file-backed mappings that no write ever touched
+    /// (code, symbol tables, constants). Returns the kilobytes they held.
+    ///
+    /// Starting touches far more of these than running does. The dynamic
+    /// linker reads every library's symbol tables once to bind it; GnuTLS
+    /// sets itself up for a libmicrohttpd that never speaks TLS; the
+    /// configuration, the migrations and the first store reads run once. On
+    /// an idle daemon those pages were about 5 MB of its 13 MB resident set.
+    /// The pages stay in the page cache: what runs again faults back in
+    /// without reading the disk, and the rest is the first cache the kernel
+    /// reclaims, where a mapped page of code is the last.
+    ///
+    /// `MADV_DONTNEED` on such a mapping loses nothing. A mapping with any
+    /// anonymous page is left alone: that page was written (relocations
+    /// under RELRO, a breakpoint) and would go back to the file's bytes.
+    @discardableResult
+    public static func releaseStartupPages() -> Int {
+        guard case .success(let smaps) = FileDescriptorReader.readFile("/proc/self/smaps") else { return 0 }
+        var released = 0
+        for mapping in ReadOnlyMapping.parse(smaps) where mapping.isFileBacked && mapping.anonymousKB == 0 {
+            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
+                released += mapping.residentKB
+            }
+        }
+        return released
+    }
+}

@@ -1,0 +1,50 @@
+/// A private mapping that is not writable (`r-xp` or `r--p`), as
+/// `/proc/self/smaps` describes it: what
+/// ``CurrentProcess/releaseStartupPages()`` may take back.
+package struct ReadOnlyMapping: Equatable, Sendable {
+    package var start: UInt
+    package var end: UInt
+    /// Mapped from a file (a path and an inode), not `[vdso]` or anonymous memory.
+    package var isFileBacked: Bool
+    /// `Rss`: kilobytes resident.
+    package var residentKB = 0
+    /// `Anonymous`: kilobytes written since mapping, which the file no longer holds.
+    package var anonymousKB = 0
+
+    package init(start: UInt, end: UInt, isFileBacked: Bool, residentKB: Int = 0, anonymousKB: Int = 0) {
+        self.start = start
+        self.end = end
+        self.isFileBacked = isFileBacked
+        self.residentKB = residentKB
+        self.anonymousKB = anonymousKB
+    }
+
+    /// The `r-xp` and `r--p` mappings in `smaps`, each with its `Rss` and
+    /// `Anonymous` lines; every other mapping is skipped.
+    package static func parse(_ smaps: [UInt8]) -> [ReadOnlyMapping] {
+        var result: [ReadOnlyMapping] = []
+        var current: ReadOnlyMapping?
+        for line in smaps.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+            guard let first = fields.first else { continue }
+            if first.hasSuffix(":") {
+                // A line about the mapping above: "Rss:   1234 kB".
+                guard fields.count >= 2, let kB = Int(fields[1]) else { continue }
+                if first == "Rss:" { current?.residentKB = kB }
+                if first == "Anonymous:" { current?.anonymousKB = kB }
+                continue
+            }
+            // A mapping: "start-end perms offset dev inode [path]".
+            if let done = current { result.append(done) }
+            current = nil
+            let bounds = first.split(separator: "-")
+            guard fields.count >= 5, fields[1] == "r-xp" || fields[1] == "r--p", bounds.count == 2,
+                  let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), start < end
+            else { continue }
+            let fileBacked = fields.count >= 6 && fields[5].hasPrefix("/") && fields[4] != "0"
+            current = ReadOnlyMapping(start: start, end: end, isFileBacked: fileBacked)
+        }
+        if let done = current { result.append(done) }
+        return result
+    }
+}

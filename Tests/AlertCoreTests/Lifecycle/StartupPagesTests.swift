@@ -1,0 +1,89 @@
+import AlertdPOSIX
+import FoundationEssentials
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `CurrentProcess.releaseStartupPages()` unmaps what the files still hold
+/// and nothing that was written: relocated tables under RELRO must survive.
+@Suite(.serialized) struct StartupPagesTests {
+    @Test func parsesTheReadOnlyPrivateMappingsOfSmaps() {
+        let smaps = """
+            55d0c0000000-55d0c0010000 r--p 00000000 fd:01 1234                       /usr/sbin/alertd
+            Size:                 64 kB
+            Rss:                  12 kB
+            Anonymous:             0 kB
+            55d0c0010000-55d0c0020000 r-xp 00010000 fd:01 1234                       /usr/sbin/alertd
+            Rss:                  64 kB
+            Anonymous:             0 kB
+            VmFlags: rd ex mr mw me
+            55d0c0020000-55d0c0030000 r--p 00020000 fd:01 1234                       /usr/sbin/alertd
+            Rss:                  16 kB
+            Anonymous:             8 kB
+            55d0c0030000-55d0c0040000 rw-p 00030000 fd:01 1234                       /usr/sbin/alertd
+            Rss:                  64 kB
+            Anonymous:            64 kB
+            7ffd1c000000-7ffd1c002000 r-xp 00000000 00:00 0                          [vdso]
+            Rss:                   8 kB
+            Anonymous:             0 kB
+            7f0000000000-7f0000001000 r--p 00000000 00:00 0 
+            Rss:                   4 kB
+            """
+        #expect(ReadOnlyMapping.parse(Array(smaps.utf8)) == [
+            ReadOnlyMapping(start: 0x55d0c0000000, end: 0x55d0c0010000, isFileBacked: true, residentKB: 12),
+            ReadOnlyMapping(start: 0x55d0c0010000, end: 0x55d0c0020000, isFileBacked: true, residentKB: 64),
+            ReadOnlyMapping(start: 0x55d0c0020000, end: 0x55d0c0030000, isFileBacked: true, residentKB: 16, anonymousKB: 8),
+            ReadOnlyMapping(start: 0x7ffd1c000000, end: 0x7ffd1c002000, isFileBacked: false, residentKB: 8),
+            ReadOnlyMapping(start: 0x7f0000000000, end: 0x7f0000001000, isFileBacked: false, residentKB: 4),
+        ])
+    }
+
+    /// Two private read-only mappings of a file, both read: one never
+    /// written, one written and made read-only again as the dynamic linker
+    /// does with RELRO. The first leaves the resident set and reads the
+    /// same; the second keeps its pages and the byte written.
+    @Test func releasesCleanMappingsAndKeepsWrittenOnes() throws {
+        let dir = TemporaryDirectory()
+        let size = 16 * 4096
+        let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let path = dir.path + "/mapped"
+        try Data(content).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+
+        let clean = try #require(mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0))
+        let written = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0))
+        try #require(clean != MAP_FAILED && written != MAP_FAILED)
+        defer { munmap(clean, size); munmap(written, size) }
+        written.storeBytes(of: 0xA5, toByteOffset: 4096 + 7, as: UInt8.self)
+        try #require(mprotect(written, size, PROT_READ) == 0)
+        var sum = 0
+        for offset in stride(from: 0, to: size, by: 4096) {
+            sum &+= Int(clean.load(fromByteOffset: offset + 1, as: UInt8.self))
+            sum &+= Int(written.load(fromByteOffset: offset + 1, as: UInt8.self))
+        }
+        #expect(sum != 0)
+        #expect(resident(clean) == size / 1024)
+        let writtenBefore = try #require(resident(written))
+
+        #expect(CurrentProcess.releaseStartupPages() >= size / 1024)
+
+        #expect(resident(clean) == 0)
+        #expect(resident(written) == writtenBefore)
+        #expect(written.load(fromByteOffset: 4096 + 7, as: UInt8.self) == 0xA5)
+        #expect(Array(UnsafeRawBufferPointer(start: clean, count: size)) == content)
+        var expected = content
+        expected[4096 + 7] = 0xA5
+        #expect(Array(UnsafeRawBufferPointer(start: written, count: size)) == expected)
+    }
+
+    /// The `Rss` of the mapping that starts at `address`, in kB.
+    private func resident(_ address: UnsafeMutableRawPointer) -> Int? {
+        // procfs files say they are empty to stat(2): read to the end instead.
+        guard case .success(let smaps) = FileDescriptorReader.readFile("/proc/self/smaps") else { return nil }
+        let start = UInt(bitPattern: address)
+        return ReadOnlyMapping.parse(smaps).first { $0.start == start }?.residentKB
+    }
+}
