@@ -22,9 +22,10 @@ extension CurrentProcess {
     /// under RELRO, a breakpoint) and would go back to the file's bytes.
     @discardableResult
     public static func releaseStartupPages() -> Int {
-        guard case .success(let smaps) = FileDescriptorReader.readFile("/proc/self/smaps") else { return 0 }
+        var parser = ReadOnlyMapping.Parser()
+        guard case .success = FileDescriptorReader.forEachLine(ofFile: "/proc/self/smaps", { parser.add($0) }) else { return 0 }
         var released = 0
-        for mapping in ReadOnlyMapping.parse(smaps) where mapping.isFileBacked && mapping.anonymousKB == 0 {
+        for mapping in parser.finish() where mapping.isFileBacked && mapping.anonymousKB == 0 {
             if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
                 released += mapping.residentKB
             }

@@ -32,6 +32,34 @@ package enum FileDescriptorReader {
         }
     }
 
+    /// Calls `body` with each line of the file at `path`, without its
+    /// newline, reading 16 KB at a time: a long file is never held whole,
+    /// so the heap does not grow to its size and keep that.
+    package static func forEachLine(ofFile path: String, _ body: (ArraySlice<UInt8>) -> Void) -> Result<Void, Failure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(.failed(.current)) }
+        defer { close(fd) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(.failed(.current))
+            }
+            if n == 0 { break }
+            pending += buffer[..<n]
+            var lineStart = pending.startIndex
+            while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                body(pending[lineStart..<newline])
+                lineStart = newline + 1
+            }
+            pending.removeSubrange(..<lineStart)
+        }
+        if !pending.isEmpty { body(pending[...]) }
+        return .success(())
+    }
+
     /// Every byte of the file at `path`. Failing to open it is `.failed`
     /// too, with the reason `open(2)` gave.
     package static func readFile(_ path: String) -> Result<[UInt8], Failure> {

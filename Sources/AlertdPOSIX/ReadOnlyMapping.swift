@@ -22,29 +22,45 @@ package struct ReadOnlyMapping: Equatable, Sendable {
     /// The `r-xp` and `r--p` mappings in `smaps`, each with its `Rss` and
     /// `Anonymous` lines; every other mapping is skipped.
     package static func parse(_ smaps: [UInt8]) -> [ReadOnlyMapping] {
-        var result: [ReadOnlyMapping] = []
-        var current: ReadOnlyMapping?
-        for line in smaps.split(separator: UInt8(ascii: "\n")) {
+        var parser = Parser()
+        for line in smaps.split(separator: UInt8(ascii: "\n")) { parser.add(line) }
+        return parser.finish()
+    }
+
+    /// ``parse(_:)`` a line at a time, for a reader that never holds the whole text.
+    package struct Parser {
+        private var mappings: [ReadOnlyMapping] = []
+        private var current: ReadOnlyMapping?
+
+        package init() {}
+
+        /// One line of `smaps`, without its newline.
+        package mutating func add(_ line: ArraySlice<UInt8>) {
             let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
-            guard let first = fields.first else { continue }
+            guard let first = fields.first else { return }
             if first.hasSuffix(":") {
                 // A line about the mapping above: "Rss:   1234 kB".
-                guard fields.count >= 2, let kB = Int(fields[1]) else { continue }
+                guard fields.count >= 2, let kB = Int(fields[1]) else { return }
                 if first == "Rss:" { current?.residentKB = kB }
                 if first == "Anonymous:" { current?.anonymousKB = kB }
-                continue
+                return
             }
             // A mapping: "start-end perms offset dev inode [path]".
-            if let done = current { result.append(done) }
+            if let done = current { mappings.append(done) }
             current = nil
             let bounds = first.split(separator: "-")
             guard fields.count >= 5, fields[1] == "r-xp" || fields[1] == "r--p", bounds.count == 2,
                   let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), start < end
-            else { continue }
+            else { return }
             let fileBacked = fields.count >= 6 && fields[5].hasPrefix("/") && fields[4] != "0"
             current = ReadOnlyMapping(start: start, end: end, isFileBacked: fileBacked)
         }
-        if let done = current { result.append(done) }
-        return result
+
+        /// The mappings read, the last one included.
+        package mutating func finish() -> [ReadOnlyMapping] {
+            if let done = current { mappings.append(done) }
+            current = nil
+            return mappings
+        }
     }
 }

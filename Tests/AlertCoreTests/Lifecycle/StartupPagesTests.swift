@@ -39,6 +39,20 @@ import Glibc
         ])
     }
 
+    /// Lines cut by the 16 KB reads come out whole; the last needs no newline.
+    @Test func readsLinesAcrossReads() throws {
+        let dir = TemporaryDirectory()
+        let lines = (0..<3000).map { String(repeating: "x", count: $0 % 37) + "\($0)" }
+        let path = dir.path + "/lines"
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        var read: [String] = []
+        let result = FileDescriptorReader.forEachLine(ofFile: path) { read.append(String(decoding: $0, as: UTF8.self)) }
+        #expect((try? result.get()) != nil)
+        #expect(read == lines)
+        let missing = FileDescriptorReader.forEachLine(ofFile: dir.path + "/missing") { _ in }
+        #expect(throws: FileDescriptorReader.Failure.failed(.noSuchFile)) { try missing.get() }
+    }
+
     /// Two private read-only mappings of a file, both read: one never
     /// written, one written and made read-only again as the dynamic linker
     /// does with RELRO. The first leaves the resident set and reads the
