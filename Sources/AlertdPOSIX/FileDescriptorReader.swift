@@ -19,16 +19,14 @@ package enum FileDescriptorReader {
     /// bytes have come.
     package static func readToEnd(_ fd: Int32, limit: Int = .max) -> Result<[UInt8], Failure> {
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(.failed(.current))
-            }
-            if n == 0 { return .success(bytes) }
-            bytes += buffer[..<n]
-            guard bytes.count <= limit else { return .failure(.tooLarge) }
+        let result = forEachChunk(fd) { chunk in
+            bytes += chunk
+            return bytes.count <= limit
+        }
+        switch result {
+        case .success(true): return .success(bytes)
+        case .success(false): return .failure(.tooLarge)
+        case .failure(let failure): return .failure(failure)
         }
     }
 
@@ -40,6 +38,24 @@ package enum FileDescriptorReader {
         guard fd >= 0 else { return .failure(.failed(.current)) }
         defer { close(fd) }
         var pending: [UInt8] = []
+        let result = forEachChunk(fd) { chunk in
+            pending += chunk
+            var lineStart = pending.startIndex
+            while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                body(pending[lineStart..<newline])
+                lineStart = newline + 1
+            }
+            pending.removeSubrange(..<lineStart)
+            return true
+        }
+        if !pending.isEmpty { body(pending[...]) }
+        return result.map { _ in () }
+    }
+
+    /// `read(2)` into a 16 KB buffer until end of input, retrying on `EINTR`,
+    /// handing each chunk to `body` while it returns true. True when the end
+    /// was reached, false when `body` stopped first.
+    private static func forEachChunk(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Bool) -> Result<Bool, Failure> {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let n = read(fd, &buffer, buffer.count)
@@ -47,17 +63,9 @@ package enum FileDescriptorReader {
                 if errno == EINTR { continue }
                 return .failure(.failed(.current))
             }
-            if n == 0 { break }
-            pending += buffer[..<n]
-            var lineStart = pending.startIndex
-            while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-                body(pending[lineStart..<newline])
-                lineStart = newline + 1
-            }
-            pending.removeSubrange(..<lineStart)
+            if n == 0 { return .success(true) }
+            guard body(buffer[..<n]) else { return .success(false) }
         }
-        if !pending.isEmpty { body(pending[...]) }
-        return .success(())
     }
 
     /// Every byte of the file at `path`. Failing to open it is `.failed`
