@@ -13,6 +13,8 @@ package final class SQLiteConnection: @unchecked Sendable {
     package let path: String
     private let lock = Mutex<Void>(())
     private var statements: [StatementKey: SQLiteStatement] = [:]
+    /// What ``onCommit(checkpointingAt:_:)`` gave, kept alive for SQLite's callback.
+    private var walHook: WALHook?
 
     /// Opens (creating if asked) the database at `path`.
     /// Calls `sqlite3_open_v2`.
@@ -93,6 +95,35 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// Rows changed since the connection opened (`sqlite3_total_changes64`).
     package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// After each commit that wrote the WAL, `body` hears how many frames
+    /// the WAL now holds (`sqlite3_wal_hook`), on the committing thread. It
+    /// takes the place of `wal_autocheckpoint`: this connection checkpoints
+    /// by itself (`PASSIVE`, as the automatic one does) only once the WAL
+    /// holds `frames`, for when whatever `body` tells has fallen behind.
+    /// Call before the connection is shared.
+    package func onCommit(checkpointingAt frames: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let hook = WALHook(checkpointAt: Int32(clamping: frames), body: body)
+        walHook = hook
+        sqlite3_wal_hook(handle, { context, db, name, frames in
+            let hook = Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue()
+            if frames >= hook.checkpointAt {
+                sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            }
+            hook.body(Int(frames))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    private final class WALHook: Sendable {
+        let checkpointAt: Int32
+        let body: @Sendable (Int) -> Void
+
+        init(checkpointAt: Int32, body: @escaping @Sendable (Int) -> Void) {
+            self.checkpointAt = checkpointAt
+            self.body = body
+        }
+    }
 
     package func error(_ rc: Int32, context: String) -> SQLiteError {
         SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle),

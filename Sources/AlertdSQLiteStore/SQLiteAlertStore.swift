@@ -13,6 +13,7 @@ public final class SQLiteAlertStore: AlertStore {
     let writer: GroupCommitter
     private let writeConnection: SQLiteConnection
     private let reader: SQLiteConnection
+    private let checkpointer: WALCheckpointer
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.
     let silenceSaves = Atomic<UInt64>(0)
@@ -26,10 +27,17 @@ public final class SQLiteAlertStore: AlertStore {
     /// rather than at the first alert. `onCommit` sees the size of every
     /// committed batch (for metrics); `onWriteFailureChange` hears when
     /// writes start failing for want of disk, permission or I/O (with why)
-    /// and when they work again (nil).
+    /// and when they work again (nil). A thread of the store's own copies
+    /// the WAL into the file whenever it holds `checkpointFrames` pages
+    /// (16 MB by default). Measured with wrk, one alert per request and 128
+    /// in flight: p99 9.0–9.4 ms, against 10.5–10.9 ms with SQLite's own
+    /// checkpoint at the same size, run inside a commit on the writer's
+    /// thread; 1,000 pages gave 8.8 ms but 7% fewer alerts a second, the
+    /// same pages copied more often.
     public init(
         path: String, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
-        onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
+        onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in },
+        checkpointFrames: Int = 4_000
     ) throws(StoreError) {
         self.path = path
         do throws(SQLiteError) {
@@ -43,15 +51,9 @@ public final class SQLiteAlertStore: AlertStore {
                 try conn.execute("PRAGMA journal_mode=WAL")
                 try conn.execute("PRAGMA synchronous=FULL")
                 try conn.execute("PRAGMA foreign_keys=ON")
-                // The checkpoint runs on the writer's thread, between two
-                // commits, and every commit waits for it. 10,000 alerts posted
-                // in batches of 100 and delivered write 37 MB of WAL: at 16 MB
-                // they met a checkpoint and were all delivered 7% later than
-                // at 64 MB, which takes them without one; and a page written
-                // again and again is copied once. The file is cut back to
-                // 64 MB when the WAL restarts, should a long read have let it
-                // grow past.
-                try conn.execute("PRAGMA wal_autocheckpoint=16000")
+                // Checkpoints are the checkpointer's (below). Should one let
+                // the WAL grow past 64 MB (a long read), the file is cut back
+                // when the WAL starts over.
                 try conn.execute("PRAGMA journal_size_limit=67108864")
             }
         } catch {
@@ -62,6 +64,15 @@ public final class SQLiteAlertStore: AlertStore {
             reader = try SQLiteConnection(path: path, readOnly: true)
         } catch {
             throw StoreError.from(error, doing: "Opening the store at \(path) for reading")
+        }
+        // Last of what can fail: its thread would outlive a failed init.
+        do throws(SQLiteError) {
+            checkpointer = try WALCheckpointer(path: path, wakeAt: checkpointFrames)
+        } catch {
+            throw StoreError.from(error, doing: "Opening the store at \(path) for checkpoints")
+        }
+        writeConnection.onCommit(checkpointingAt: max(WALCheckpointer.writerCheckpointsAt, 4 * checkpointFrames)) { [checkpointer] frames in
+            checkpointer.walHolds(frames)
         }
         writer = GroupCommitter(
             connection: writeConnection, probe: { conn throws(SQLiteError) in try conn.execute(StoreSchema.stamp) },
@@ -81,6 +92,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// `systemctl stop`) missed them.
     public func close() {
         writer.close()
+        checkpointer.stop()
         writeConnection.withLock { conn in
             // Fails only while a read is under way (none is, once the daemon's
             // services have stopped); the WAL then stays, as after a crash,
@@ -89,7 +101,10 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    deinit { writer.close() }
+    deinit {
+        writer.close()
+        checkpointer.stop()
+    }
 
     /// What opening `path` would refuse, found without writing to it:
     /// another program's database, or one from a newer alertd. For

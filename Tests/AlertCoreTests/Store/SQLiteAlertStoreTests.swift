@@ -56,6 +56,23 @@ import Testing
         #expect(try await counted.counts().pending == 400)
     }
 
+    /// The store's own checkpointer copies the WAL into the database file
+    /// while the store stays open; no commit does (the writer's fallback is
+    /// at 16,000 frames, far above what this writes).
+    @Test func theCheckpointerMovesTheWALIntoTheFileWhileOpen() async throws {
+        let path = dir.path + "/checkpoint.db"
+        let checkpointed = try SQLiteAlertStore(path: path, checkpointFrames: 50)
+        defer { checkpointed.close() }
+        func size(_ file: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0 }
+        let before = size(path)
+        for batch in 0..<20 {
+            let alerts = try (0..<50).map { AlertSubmission(alert: Alert(spec: try spec("c\(batch)-\($0)")), presenters: ["log"]) }
+            _ = try await checkpointed.submit(alerts)
+        }
+        let grew = await eventually(.seconds(5)) { size(path) > before + 100_000 }
+        #expect(grew, "alertd.db stayed at \(size(path)) bytes (\(before) at open); the WAL holds \(size(path + "-wal"))")
+    }
+
     @Test func inFlightDeliveriesAreRecoveredAfterReopening() async throws {
         let path = dir.path + "/crash.db"
         let alert = Alert(spec: try spec())
