@@ -30,10 +30,9 @@ public final class SQLiteAlertStore: AlertStore {
     /// and when they work again (nil). A thread of the store's own copies
     /// the WAL into the file whenever it holds `checkpointFrames` pages
     /// (16 MB by default). Measured with wrk, one alert per request and 128
-    /// in flight: p99 9.0–9.4 ms, against 10.5–10.9 ms with SQLite's own
+    /// in flight: p99 9.0–10.3 ms, against 9.7–10.9 ms with SQLite's own
     /// checkpoint at the same size, run inside a commit on the writer's
-    /// thread; 1,000 pages gave 8.8 ms but 7% fewer alerts a second, the
-    /// same pages copied more often.
+    /// thread, and 18–19.5 ms with that at 64 MB (bench/analysis.md).
     public init(
         path: String, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
         onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in },
