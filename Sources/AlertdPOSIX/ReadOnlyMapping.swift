@@ -19,15 +19,8 @@ package struct ReadOnlyMapping: Equatable, Sendable {
         self.anonymousKB = anonymousKB
     }
 
-    /// The `r-xp` and `r--p` mappings in `smaps`, each with its `Rss` and
-    /// `Anonymous` lines; every other mapping is skipped.
-    package static func parse(_ smaps: [UInt8]) -> [ReadOnlyMapping] {
-        var parser = Parser()
-        for line in smaps.split(separator: UInt8(ascii: "\n")) { parser.add(line) }
-        return parser.finish()
-    }
-
-    /// ``parse(_:)`` a line at a time, for a reader that never holds the whole text.
+    /// Reads `smaps` a line at a time: the `r-xp` and `r--p` mappings, each
+    /// with its `Rss` and `Anonymous` lines; every other mapping is skipped.
     package struct Parser {
         private var mappings: [ReadOnlyMapping] = []
         private var current: ReadOnlyMapping?

@@ -127,3 +127,12 @@ import Glibc
         return ReadOnlyMapping.parse(smaps).first { $0.start == start }?.residentKB
     }
 }
+
+extension ReadOnlyMapping {
+    /// The mappings of a whole `smaps` text, through the daemon's parser.
+    static func parse(_ smaps: [UInt8]) -> [ReadOnlyMapping] {
+        var parser = Parser()
+        for line in smaps.split(separator: UInt8(ascii: "\n")) { parser.add(line) }
+        return parser.finish()
+    }
+}
