@@ -2,11 +2,12 @@ import CCurl
 import FoundationEssentials
 import Synchronization
 
-/// An HTTP client on libcurl: one multi handle on one thread carries every
-/// request of this client concurrently and reuses connections between them.
-/// The pool is per client, so requests that must not share connections
-/// (the operator's webhooks and URLs from alert submitters) use separate
-/// clients.
+/// An HTTP client on libcurl: a multi handle on a thread of its own carries
+/// requests concurrently and reuses connections between them. A client may
+/// have several (``HTTPClientConfiguration/threads``), each with its own
+/// connections, and deals its requests out to them in turn. The pool is per
+/// client, so requests that must not share connections (the operator's
+/// webhooks and URLs from alert submitters) use separate clients.
 ///
 /// ```swift
 /// let response = try await HTTPClient.shared.send(
@@ -19,16 +20,18 @@ public final class HTTPClient: Sendable {
     private let configuration: HTTPClientConfiguration
     /// Started by the first request, not before: until then no libcurl is
     /// loaded and no driver thread runs (an idle daemon, an alertctl that
-    /// talks to a local alertd without libcurl). The outer optional is "not
-    /// started yet", the inner one a driver libcurl could not make.
-    private let driver = Mutex<CurlMultiDriver??>(nil)
+    /// talks to a local alertd without libcurl). nil is "not started yet",
+    /// empty is drivers libcurl could not make.
+    private let drivers = Mutex<[CurlMultiDriver]?>(nil)
+    /// Which driver the next request goes to.
+    private let turn = Atomic<UInt>(0)
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
         self.configuration = configuration
     }
 
     deinit {
-        driver.withLock { $0??.shutdown() }
+        drivers.withLock { $0?.forEach { $0.shutdown() } }
     }
 
     /// Sends one request and waits for the whole response. Cancelling the
@@ -76,16 +79,20 @@ public final class HTTPClient: Sendable {
         return HTTPClientStreamingResponse(status: response.status, headers: response.headers, body: body)
     }
 
-    /// The multi driver, or the error a request gets when libcurl could not start one.
+    /// The multi driver whose turn it is, or the error a request gets when
+    /// libcurl could not start one.
     private func multiDriver(for request: HTTPClientRequest) throws(HTTPClientError) -> CurlMultiDriver {
-        let started = driver.withLock { driver in
-            if driver == nil { driver = .some(CurlMultiDriver(configuration: configuration)) }
-            return driver!
+        let started = drivers.withLock { drivers in
+            if drivers == nil {
+                let share = configuration.perThread
+                drivers = (0..<share.threads).compactMap { _ in CurlMultiDriver(configuration: share) }
+            }
+            return drivers!
         }
-        guard let driver = started else {
+        guard !started.isEmpty else {
             throw .other(url: request.redactedURL, curl: CurlError(CURLE_FAILED_INIT, detail: "curl_multi_init failed; the system is out of memory"))
         }
-        return driver
+        return started[Int(turn.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(started.count))]
     }
 
     /// Aborts a transfer whose caller went away.

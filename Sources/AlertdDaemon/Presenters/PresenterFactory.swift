@@ -8,9 +8,15 @@ import AlertdPOSIX
 /// handlers. Everything that can be wrong with a presenter's settings is
 /// found here, before the daemon binds a socket.
 public enum PresenterFactory {
-    /// One shared client for every webhook: its multi handle reuses
-    /// connections across presenters and deliveries.
-    static let httpClient = HTTPClient()
+    /// One shared client for every webhook: its multi handles reuse
+    /// connections across presenters and deliveries. One per core, up to
+    /// four: with one, its thread was the busiest in the daemon and held
+    /// deliveries back while another core had room (bench/analysis.md).
+    static let httpClient: HTTPClient = {
+        var configuration = HTTPClientConfiguration()
+        configuration.threads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        return HTTPClient(configuration: configuration)
+    }()
 
     /// Handler calls get a client, and so a connection pool, of their own:
     /// their URLs come from alert submitters, and must never ride a

@@ -301,4 +301,48 @@ import Testing
         let response = try await HTTPClient.shared.send(HTTPClientRequest(url: base + "/"))
         #expect(String(decoding: response.body, as: UTF8.self) == "hi")
     }
+
+    /// Requests are dealt out to the client's threads in turn, and each
+    /// thread keeps its own connection alive: four requests one after
+    /// another go out on two connections with two threads, on one with one.
+    @Test(arguments: [1, 2])
+    func dealsRequestsOutToItsThreads(threads: Int) async throws {
+        let (server, base) = try startLoopbackServer { _ in .text("ok") }
+        defer { Task { await server.stop() } }
+        var configuration = HTTPClientConfiguration()
+        configuration.threads = threads
+        let client = HTTPClient(configuration: configuration)
+        // The prereq callback sees every request's connection, new or reused, by its local port.
+        let ports = Mutex<[Int]>([])
+        let policy = HTTPConnectPolicy { target in
+            if target.localPort > 0 { ports.withLock { $0.append(target.localPort) } }
+            return .allow
+        }
+        for i in 0..<4 {
+            #expect(try await client.send(HTTPClientRequest(url: base + "/\(i)", connectPolicy: policy)).status == 200)
+        }
+        let seen = ports.withLock { $0 }
+        #expect(seen.count == 4)
+        #expect(Set(seen).count == threads)
+        if threads == 2 { #expect(seen[0] == seen[2] && seen[1] == seen[3]) }
+    }
+
+    /// The connection limits hold for the client as a whole: each thread
+    /// gets its share, rounded up; no limit stays no limit.
+    @Test func sharesItsLimitsOutBetweenItsThreads() {
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerHost = 5
+        configuration.maxConnections = 0
+        configuration.idleConnectionCache = 64
+        configuration.threads = 2
+        let share = configuration.perThread
+        #expect(share.threads == 2)
+        #expect(share.maxConnectionsPerHost == 3)
+        #expect(share.maxConnections == 0)
+        #expect(share.idleConnectionCache == 32)
+        configuration.threads = 0
+        configuration.idleConnectionCache = 0
+        #expect(configuration.perThread.threads == 1)
+        #expect(configuration.perThread.idleConnectionCache == 1)
+    }
 }
