@@ -327,8 +327,9 @@ import Testing
         if threads == 2 { #expect(seen[0] == seen[2] && seen[1] == seen[3]) }
     }
 
-    /// The connection limits hold for the client as a whole: each thread
-    /// gets its share, rounded up; no limit stays no limit.
+    /// The limits on open connections hold for the client as a whole: each
+    /// thread gets its share, rounded up; no limit stays no limit. Each
+    /// thread keeps the whole idle cache.
     @Test func sharesItsLimitsOutBetweenItsThreads() {
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = 5
@@ -339,10 +340,43 @@ import Testing
         #expect(share.threads == 2)
         #expect(share.maxConnectionsPerHost == 3)
         #expect(share.maxConnections == 0)
-        #expect(share.idleConnectionCache == 32)
+        #expect(share.idleConnectionCache == 64)
         configuration.threads = 0
-        configuration.idleConnectionCache = 0
         #expect(configuration.perThread.threads == 1)
-        #expect(configuration.perThread.idleConnectionCache == 1)
+    }
+
+    /// More requests at once than the idle cache holds, through two threads
+    /// (12 each, the cache 16): every connection is kept and used again,
+    /// none opened for the second round. With half the cache each, a thread
+    /// closed what it could not keep.
+    @Test func keepsItsConnectionsWithSeveralThreads() async throws {
+        let (server, base) = try startLoopbackServer { _ in
+            try? await Task.sleep(for: .milliseconds(20))
+            return .text("ok")
+        }
+        defer { Task { await server.stop() } }
+        var configuration = HTTPClientConfiguration()
+        configuration.threads = 2
+        configuration.idleConnectionCache = 16
+        let client = HTTPClient(configuration: configuration)
+        let ports = Mutex<[Int]>([])
+        let policy = HTTPConnectPolicy { target in
+            if target.localPort > 0 { ports.withLock { $0.append(target.localPort) } }
+            return .allow
+        }
+        func round() async throws -> Set<Int> {
+            ports.withLock { $0.removeAll() }
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<24 {
+                    group.addTask { try await client.send(HTTPClientRequest(url: base + "/\(i)", connectPolicy: policy)).status }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            return Set(ports.withLock { $0 })
+        }
+        let first = try await round()
+        let second = try await round()
+        #expect(first.count == 24)
+        #expect(second.isSubset(of: first), "the second round opened \(second.subtracting(first).count) new connections")
     }
 }
