@@ -621,7 +621,11 @@ public actor Dispatcher: Service {
             }
             return n
         }
-        tasks[d.id] = Task {
+        // Detached: the attempt starts on the global executor and comes to the
+        // actor only with its outcome. Inheriting the actor made every start
+        // wait its turn behind hand-offs and outcomes, then hop off again at
+        // once to the presenter: one more job on the busiest executor.
+        tasks[d.id] = Task.detached { [self] in
             // A group notification's links are per listed alert, in the notification.
             let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: notification == nil ? actionLinks : nil,
                                           followUp: followUp, thread: claimed.group?.thread)
@@ -637,7 +641,7 @@ public actor Dispatcher: Service {
                 // Cut off by shutdown: whatever the presenter made of it, the
                 // delivery stays in flight and is delivered again after restart.
                 log.debug("delivery cut off", ["delivery.id": d.id.rawValue, "presenter": d.kind.name])
-                self.cutOff(d)
+                await self.cutOff(d)
                 return
             }
             let now = Date()
@@ -651,7 +655,7 @@ public actor Dispatcher: Service {
             case .permanentFailure(let reason):
                 result = .dead(error: reason)
             }
-            self.settled(d, DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil),
+            await self.settled(d, DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil),
                          report: AttemptReport(
                 kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
                 settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000)),
