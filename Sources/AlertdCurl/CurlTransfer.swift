@@ -84,6 +84,12 @@ package final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         try easy.set(CURLOPT_PRIVATE, pointer: me)
         if let path = request.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
+        if let size = request.receiveBufferSize {
+            // A hint: libcurl refuses a new size while it still holds a buffer
+            // (a reused handle whose last transfer ended early keeps its own),
+            // and then reads into that one.
+            _ = alertd_curl_setopt_long(easy.handle, CURLOPT_BUFFERSIZE, size)
+        }
         if let idle = request.idleTimeout {
             // Less than one byte a second for that long counts as a dead connection.
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)

@@ -38,13 +38,24 @@ public struct HTTPClientRequest: Sendable {
     /// with a limit of one byte a second); nil waits as long as `timeout`.
     /// For streams that stay open and send keep-alives.
     public var idleTimeout: Duration?
+    /// libcurl's receive buffer in bytes (`CURLOPT_BUFFERSIZE`, at least
+    /// 1,024); nil keeps libcurl's 16 kB. A hint: a reused handle that still
+    /// holds a buffer reads into that one. libcurl allocates the buffer for
+    /// every transfer; callers whose answers are a status and a few words
+    /// (deliveries) take ``smallReceiveBuffer``, which the allocator serves
+    /// from its per-thread cache, and hold 1 kB per request in flight rather
+    /// than 16, at a `recv` per kilobyte of answer.
+    public var receiveBufferSize: Int?
+
+    /// The smallest receive buffer libcurl takes, for small answers.
+    public static let smallReceiveBuffer = 1024
 
     public init(
         url: String, method: String = "GET", headers: HTTPHeaders = [:], body: Data? = nil,
         connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(30),
         unixSocketPath: String? = nil, maxResponseBytes: Int = 64 * 1024,
         oversizedResponse: OversizedResponse = .fail, connectPolicy: HTTPConnectPolicy? = nil,
-        idleTimeout: Duration? = nil
+        idleTimeout: Duration? = nil, receiveBufferSize: Int? = nil
     ) {
         self.url = url
         self.method = method
@@ -57,5 +68,6 @@ public struct HTTPClientRequest: Sendable {
         self.oversizedResponse = oversizedResponse
         self.connectPolicy = connectPolicy
         self.idleTimeout = idleTimeout
+        self.receiveBufferSize = receiveBufferSize
     }
 }

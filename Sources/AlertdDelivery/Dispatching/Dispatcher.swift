@@ -621,21 +621,23 @@ public actor Dispatcher: Service {
             }
             return n
         }
+        // A group notification's links are per listed alert, in the notification.
+        let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: notification == nil ? actionLinks : nil,
+                                      followUp: followUp, thread: claimed.group?.thread)
+        let alert = claimed.alert
+        let isFollowUp = followUp != nil
         // Detached: the attempt starts on the global executor and comes to the
         // actor only with its outcome. Inheriting the actor made every start
         // wait its turn behind hand-offs and outcomes, then hop off again at
         // once to the presenter: one more job on the busiest executor.
         tasks[d.id] = Task.detached { [self] in
-            // A group notification's links are per listed alert, in the notification.
-            let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: notification == nil ? actionLinks : nil,
-                                          followUp: followUp, thread: claimed.group?.thread)
             let outcome: PresentationOutcome
             var thread: String?
             if let notification {
                 let group = await entry.presenter.presentGroup(notification, delivery: context)
                 (outcome, thread) = (group.outcome, group.thread)
             } else {
-                outcome = await entry.presenter.present(claimed.alert, delivery: context)
+                outcome = await entry.presenter.present(alert, delivery: context)
             }
             if Task.isCancelled {
                 // Cut off by shutdown: whatever the presenter made of it, the
@@ -644,23 +646,34 @@ public actor Dispatcher: Service {
                 await self.cutOff(d)
                 return
             }
-            let now = Date()
-            let result: DeliverySettlement.Result
-            switch outcome {
-            case .delivered:
-                result = .delivered
-            case .retryableFailure(let reason, let after):
-                result = retry.settle(reason: reason, retryable: true, retryAfter: after, attempt: d.attempts,
-                                      createdAt: d.createdAt, now: now)
-            case .permanentFailure(let reason):
-                result = .dead(error: reason)
-            }
-            await self.settled(d, DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil),
-                         report: AttemptReport(
-                kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
-                settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(claimed.alert.createdAt) * 1000)),
-                isFollowUp: followUp != nil))
+            let (settlement, report) = Self.judged(d, outcome, thread: thread, retry: retry, acceptedAt: alert.createdAt,
+                                                   isFollowUp: isFollowUp)
+            await self.settled(d, settlement, report: report)
         }
+    }
+
+    /// What an attempt's outcome makes of its delivery, and the report of it.
+    /// Outside the attempt's task, as is its context: what the task holds
+    /// across its wait is allocated for every attempt, and with these in it
+    /// that was two allocations of 4.4 kB and 1.1 kB, past the allocator's
+    /// per-thread cache, where it is now one of 1.5 kB.
+    private nonisolated static func judged(_ d: DeliveryRecord, _ outcome: PresentationOutcome, thread: String?, retry: RetryPolicy,
+                                           acceptedAt: Date, isFollowUp: Bool) -> (DeliverySettlement, AttemptReport) {
+        let now = Date()
+        let result: DeliverySettlement.Result
+        switch outcome {
+        case .delivered:
+            result = .delivered
+        case .retryableFailure(let reason, let after):
+            result = retry.settle(reason: reason, retryable: true, retryAfter: after, attempt: d.attempts,
+                                  createdAt: d.createdAt, now: now)
+        case .permanentFailure(let reason):
+            result = .dead(error: reason)
+        }
+        return (DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil),
+                AttemptReport(kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
+                              settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(acceptedAt) * 1000)),
+                              isFollowUp: isFollowUp))
     }
 
     /// Queues an attempt's outcome for the store. Outcomes are written in

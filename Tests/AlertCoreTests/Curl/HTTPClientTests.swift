@@ -132,6 +132,30 @@ import Testing
         #expect(!roomy.bodyTruncated)
     }
 
+    /// Deliveries read answers a kilobyte at a time: a longer one still
+    /// comes whole and in order, and the cap still cuts it where it says.
+    @Test func aSmallReceiveBufferReadsAnAnswerInPieces() async throws {
+        let sent = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
+        let (server, base) = try startLoopbackServer { _ in HTTPResponse(body: sent) }
+        defer { Task { await server.stop() } }
+
+        let whole = try await client.send(HTTPClientRequest(url: base + "/", receiveBufferSize: HTTPClientRequest.smallReceiveBuffer))
+        #expect(whole.body == sent)
+        #expect(!whole.bodyTruncated)
+
+        let capped = try await client.send(HTTPClientRequest(
+            url: base + "/", maxResponseBytes: 2_500, oversizedResponse: .truncate, receiveBufferSize: HTTPClientRequest.smallReceiveBuffer))
+        #expect(capped.body == sent.prefix(2_500))
+        #expect(capped.bodyTruncated)
+
+        // A handle whose transfer failed before it began keeps libcurl's
+        // buffer, and libcurl refuses a new size then: the request on it
+        // still goes out.
+        _ = try? await client.send(HTTPClientRequest(url: ""))
+        let after = try await client.send(HTTPClientRequest(url: base + "/", receiveBufferSize: HTTPClientRequest.smallReceiveBuffer))
+        #expect(after.body == sent)
+    }
+
     @Test func runsManyRequestsAtOnce() async throws {
         let (server, base) = try startLoopbackServer { request in .text(request.path) }
         defer { Task { await server.stop() } }

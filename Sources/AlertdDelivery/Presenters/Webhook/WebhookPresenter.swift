@@ -54,7 +54,8 @@ public struct WebhookPresenter: AlertPresenter {
         let request = HTTPClientRequest(
             url: configuration.url, method: "POST", headers: headers(deliveryID: delivery.deliveryID, body: body), body: body,
             connectTimeout: configuration.connectTimeout, timeout: configuration.timeout,
-            maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate)
+            maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate,
+            receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
         // Reasons name the receiver by its origin: a webhook URL's path or
         // query is often its credential (Mattermost's /hooks/<key>, a
         // ?token=), and reasons reach read-only API clients and logs.

@@ -48,7 +48,8 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
         let request = HTTPClientRequest(
             url: built.url, method: built.method, headers: headers, body: built.body,
             connectTimeout: configuration.http.connectTimeout, timeout: configuration.http.timeout,
-            maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate)
+            maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate,
+            receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
         let service = Configuration.typeName
         do {
             let response = try await client.send(request)
