@@ -58,15 +58,27 @@ package final class ConnectionWatch: Sendable {
 
     /// The connection's request is whole and with the handler.
     package func requestStarted(_ connection: OpaquePointer) {
-        entries.withLock { $0[Self.key(connection)]?.busy = true }
+        update(connection) { $0.busy = true }
     }
 
     /// The connection's answer was sent; the time for its next request starts.
     package func requestFinished(_ connection: OpaquePointer, at now: ContinuousClock.Instant = .now) {
+        update(connection) { entry in
+            entry.busy = false
+            entry.since = now
+        }
+    }
+
+    /// Changes a connection's entry by reading it out and storing it back:
+    /// changing it in place (`entries[key]?.busy = true`) went through three
+    /// nested modify accessors whose frames were heap-allocated, a dozen
+    /// allocations a request on the server's thread.
+    private func update(_ connection: OpaquePointer, _ change: (inout Entry) -> Void) {
+        let key = Self.key(connection)
         entries.withLock { e in
-            let key = Self.key(connection)
-            e[key]?.busy = false
-            e[key]?.since = now
+            guard var entry = e[key] else { return }
+            change(&entry)
+            e.updateValue(entry, forKey: key)
         }
     }
 

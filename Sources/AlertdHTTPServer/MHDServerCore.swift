@@ -95,15 +95,15 @@ package final class MHDServerCore: Sendable {
             if let problem = Self.targetProblem(context, url: url, version: version) {
                 return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
             }
-            let lengths = Self.contentLengths(connection)
-            if lengths.count > 1 {
+            let length = Self.contentLength(connection)
+            if length.conflicting {
                 // libmicrohttpd reads the body by the first; a proxy in front may
                 // have used another, and the rest would be read as a request of
                 // its own (request smuggling). RFC 9112 §6.3: refuse, and close.
                 return queue(Self.errorResponse(400, "conflicting_content_length", "The request has Content-Length headers that disagree; send one."),
                              context: context, connection: connection)
             }
-            if let declared = lengths.first.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
+            if let declared = length.value.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
                 return queue(bodyTooLarge(), context: context, connection: connection)
             }
@@ -287,7 +287,9 @@ package final class MHDServerCore: Sendable {
         for field in response.headers {
             // libmicrohttpd frames the body itself and refuses these; a handler setting them is harmless.
             if HTTPHeaders.sameName(field.name, "Content-Length") || HTTPHeaders.sameName(field.name, "Transfer-Encoding") { continue }
-            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+            // Through `withCString`: passing a String as the C argument copied
+            // a short one (a name like Content-Type) to the heap first.
+            _ = field.name.withCString { name in field.value.withCString { MHD_add_response_header(mhdResponse, name, $0) } }
         }
         if flight.withLock({ $0.stopping }) {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
@@ -335,20 +337,27 @@ package final class MHDServerCore: Sendable {
         return "The request target contains a raw NUL or control byte; percent-encode it (e.g. %00) or leave it out."
     }
 
-    /// The distinct values of the request's Content-Length headers.
-    private static func contentLengths(_ connection: OpaquePointer) -> Set<String> {
-        var values = Set<String>()
-        withUnsafeMutablePointer(to: &values) { pointer in
+    /// The request's Content-Length, and whether another Content-Length
+    /// header disagrees with it. Kept as one value and a flag, not a set of
+    /// them: a set cost an allocation on the server's thread every request.
+    private static func contentLength(_ connection: OpaquePointer) -> (value: String?, conflicting: Bool) {
+        var found: (value: String?, conflicting: Bool) = (nil, false)
+        withUnsafeMutablePointer(to: &found) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 // Runs for every request: most names are ruled out by their length alone.
                 if keySize == 14, HTTPHeaders.sameName(MHDServerCore.string(key, count: keySize), "Content-Length") {
-                    cls!.assumingMemoryBound(to: Set<String>.self).pointee
-                        .insert(MHDServerCore.string(value, count: valueSize))
+                    let found = cls!.assumingMemoryBound(to: (value: String?, conflicting: Bool).self)
+                    let value = MHDServerCore.string(value, count: valueSize)
+                    if let first = found.pointee.value {
+                        if first != value { found.pointee.conflicting = true }
+                    } else {
+                        found.pointee.value = value
+                    }
                 }
                 return .YES
             }, pointer)
         }
-        return values
+        return found
     }
 
     private func bodyTooLarge() -> HTTPResponse {
