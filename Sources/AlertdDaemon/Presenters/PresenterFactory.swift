@@ -14,7 +14,7 @@ public enum PresenterFactory {
     /// deliveries back while another core had room (bench/analysis.md).
     static let httpClient: HTTPClient = {
         var configuration = HTTPClientConfiguration()
-        configuration.threads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        configuration.threads = min(4, ProcessInfo.processInfo.activeProcessorCount)
         return HTTPClient(configuration: configuration)
     }()
 

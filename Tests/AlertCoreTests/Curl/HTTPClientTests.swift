@@ -336,16 +336,11 @@ import Testing
         var configuration = HTTPClientConfiguration()
         configuration.threads = threads
         let client = HTTPClient(configuration: configuration)
-        // The prereq callback sees every request's connection, new or reused, by its local port.
-        let ports = Mutex<[Int]>([])
-        let policy = HTTPConnectPolicy { target in
-            if target.localPort > 0 { ports.withLock { $0.append(target.localPort) } }
-            return .allow
-        }
+        let ports = LocalPorts()
         for i in 0..<4 {
-            #expect(try await client.send(HTTPClientRequest(url: base + "/\(i)", connectPolicy: policy)).status == 200)
+            #expect(try await client.send(HTTPClientRequest(url: base + "/\(i)", connectPolicy: ports.policy)).status == 200)
         }
-        let seen = ports.withLock { $0 }
+        let seen = ports.taken()
         #expect(seen.count == 4)
         #expect(Set(seen).count == threads)
         if threads == 2 { #expect(seen[0] == seen[2] && seen[1] == seen[3]) }
@@ -383,24 +378,42 @@ import Testing
         configuration.threads = 2
         configuration.idleConnectionCache = 16
         let client = HTTPClient(configuration: configuration)
-        let ports = Mutex<[Int]>([])
-        let policy = HTTPConnectPolicy { target in
-            if target.localPort > 0 { ports.withLock { $0.append(target.localPort) } }
-            return .allow
-        }
+        let ports = LocalPorts()
         func round() async throws -> Set<Int> {
-            ports.withLock { $0.removeAll() }
+            _ = ports.taken()
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for i in 0..<24 {
-                    group.addTask { try await client.send(HTTPClientRequest(url: base + "/\(i)", connectPolicy: policy)).status }
+                    group.addTask { try await client.send(HTTPClientRequest(url: base + "/\(i)", connectPolicy: ports.policy)).status }
                 }
                 for try await status in group { #expect(status == 200) }
             }
-            return Set(ports.withLock { $0 })
+            return Set(ports.taken())
         }
         let first = try await round()
         let second = try await round()
         #expect(first.count == 24)
         #expect(second.isSubset(of: first), "the second round opened \(second.subtracting(first).count) new connections")
+    }
+}
+
+/// The local port of every request's connection, new or reused, as the
+/// prereq callback of a connect policy sees it: which connection each
+/// request went out on.
+private final class LocalPorts: Sendable {
+    private let ports = Mutex<[Int]>([])
+
+    var policy: HTTPConnectPolicy {
+        HTTPConnectPolicy { [self] target in
+            if target.localPort > 0 { ports.withLock { $0.append(target.localPort) } }
+            return .allow
+        }
+    }
+
+    /// The ports seen since the last call, in order.
+    func taken() -> [Int] {
+        ports.withLock { ports in
+            defer { ports.removeAll() }
+            return ports
+        }
     }
 }
