@@ -29,7 +29,7 @@ work=$(mktemp -d /tmp/alertd-idle.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 port=$("$PY" bench/load.py free-ports 1)
 cat >"$work/alertd.json" <<J
-{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:9/alertd", "max_concurrency": 64 } },
+{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:9/alertd" } },
   "default_route": { "presenters": [] }, "dispatcher": { "shutdown_grace": "1s" } }
 J
 

@@ -52,7 +52,7 @@ pg_node() {
     cat >"$cfg" <<JSON
 {
   $store
-  "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$2/alertd", "max_concurrency": 64 } },
+  "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$2/alertd" } },
   "default_route": { "presenters": ["sink"] },
   "dispatcher": { "shutdown_grace": "1s" }
 }

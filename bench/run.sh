@@ -163,7 +163,7 @@ alertd_config() {
     [ "${STORE_ONLY:-0}" = 1 ] && route=""
     cat >"$1" <<EOF
 {
-  "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$2/alertd", "max_concurrency": 64 } },
+  "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$2/alertd" } },
   "default_route": { "presenters": [$route] },
   "dispatcher": { "shutdown_grace": "1s" }$allow
 }
@@ -487,7 +487,7 @@ storm() {
         [ "$mode" = grouped ] && group=", \"group_by\": [\"alertname\"], \"group_wait\": \"$STORM_WAIT\", \"group_interval\": \"1m\", \"repeat_interval\": \"1h\""
         cat >"$cfg" <<EOF
 {
-  "presenters": { "hook": { "type": "webhook", "url": "http://127.0.0.1:$rport/alertd", "max_concurrency": 64 } },
+  "presenters": { "hook": { "type": "webhook", "url": "http://127.0.0.1:$rport/alertd" } },
   "routes": [ { "name": "storm", "match": { "labels": { "alertname": "BenchStorm" } }, "presenters": ["hook"]$group } ],
   "default_route": { "presenters": [] },
   "dispatcher": { "shutdown_grace": "1s" }

@@ -37,7 +37,11 @@ public struct WebhookPresenterConfiguration: Sendable, Equatable {
 extension WebhookPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "webhook"
     public static let keys = ["url", "secret", "secret_file", "connect_timeout", "timeout", "headers"]
-    public static let defaultMaxConcurrency = 16
+    /// 64 in flight: a burst of deliveries to one receiver took half as long
+    /// again with 16, and cost more CPU per delivery, since each attempt's
+    /// turn through the dispatcher and the client then waits on the last
+    /// (bench/analysis.md). A receiver that wants fewer sets it.
+    public static let defaultMaxConcurrency = 64
     public static var example: [String: Any] { ["url": "https://receiver.example/alertd"] }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
