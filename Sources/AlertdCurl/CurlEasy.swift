@@ -4,6 +4,8 @@ import CCurl
 /// Not `Sendable`: it lives and dies on the multi driver's thread.
 package final class CurlEasy {
     package let handle: UnsafeMutableRawPointer
+    /// What the handle's shared options are set for; nil when new or reset.
+    var profile: CurlTransfer.Profile?
 
     package init?() {
         guard let handle = alertd_curl_easy_init() else { return nil }

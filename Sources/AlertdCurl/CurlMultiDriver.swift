@@ -26,7 +26,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
-    /// Easy handles of finished transfers, reset, for the next ones.
+    /// Easy handles of finished transfers, released, for the next ones.
     private var spare: [CurlEasy] = []
     private static let spareLimit = 64
 
@@ -135,10 +135,10 @@ package final class CurlMultiDriver: @unchecked Sendable {
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
             let result = transfer.outcome(code)
-            // Reset before the caller hears, so the handle no longer points
+            // Released before the caller hears, so the handle no longer points
             // at the transfer's header list and error buffer when it goes.
             if let easy = transfer.easyHandle, spare.count < Self.spareLimit {
-                easy.reset()
+                transfer.release(easy)
                 spare.append(easy)
             }
             transfer.finish(result)

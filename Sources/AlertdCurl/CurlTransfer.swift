@@ -56,7 +56,7 @@ package final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Setup
 
-    /// Configures `spare` (a handle a finished transfer left, reset), or a
+    /// Configures `spare` (a handle a finished transfer released), or a
     /// new easy handle; returns it for `curl_multi_add_handle`.
     package func makeEasyHandle(reusing spare: CurlEasy? = nil) throws(HTTPClientError) -> CurlEasy {
         guard let easy = spare ?? CurlEasy() else {
@@ -74,84 +74,109 @@ package final class CurlTransfer: @unchecked Sendable {
 
     private func configure(_ easy: CurlEasy) throws(CurlError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
+        let profile = Profile(request)
+        if easy.profile != profile {
+            if easy.profile != nil { easy.reset() }
+            easy.profile = nil
+            try configureProfile(easy, profile)
+            easy.profile = profile
+        }
         try easy.set(CURLOPT_URL, request.url)
-        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        // Threads and signals do not mix; timeouts use the multi loop, not SIGALRM.
-        try easy.set(CURLOPT_NOSIGNAL, 1)
-        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
-        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeout.milliseconds))
-        try easy.set(CURLOPT_TIMEOUT_MS, max(1, request.timeout.milliseconds))
         try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         try easy.set(CURLOPT_PRIVATE, pointer: me)
-        if let path = request.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
-        if let size = request.receiveBufferSize {
-            // A hint: libcurl refuses a new size while it still holds a buffer
-            // (a reused handle whose last transfer ended early keeps its own),
-            // and then reads into that one.
-            _ = alertd_curl_setopt_long(easy.handle, CURLOPT_BUFFERSIZE, size)
-        }
-        if let idle = request.idleTimeout {
-            // Less than one byte a second for that long counts as a dead connection.
-            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000))
-        }
-
-        _ = alertd_curl_setopt_write(easy.handle, Self.writeCallback)
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
-        _ = alertd_curl_setopt_header(easy.handle, Self.headerCallback)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
-        if request.connectPolicy != nil { try confine(easy, me) }
-
-        let method = request.method.uppercased()
-        switch method {
-        case "GET" where request.body == nil:
-            try easy.set(CURLOPT_HTTPGET, 1)
-        case "HEAD":
-            try easy.set(CURLOPT_NOBODY, 1)
-        default:
-            if method == "POST" {
-                try easy.set(CURLOPT_POST, 1)
+        if profile.confined { try confine(easy, me) }
+        if profile.method != "HEAD", profile.method == "POST" || profile.hasBody {
+            let data = request.body ?? Data()
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: data.count)
+            // COPYPOSTFIELDS: libcurl keeps its own copy, so `data` may go.
+            if data.isEmpty {
+                try easy.set(CURLOPT_COPYPOSTFIELDS, "")
             } else {
-                try easy.set(CURLOPT_CUSTOMREQUEST, method)
-            }
-            if method == "POST" || request.body != nil {
-                let data = request.body ?? Data()
-                try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: data.count)
-                // COPYPOSTFIELDS: libcurl keeps its own copy, so `data` may go.
-                if data.isEmpty {
-                    try easy.set(CURLOPT_COPYPOSTFIELDS, "")
-                } else {
-                    let rc = data.withUnsafeBytes { alertd_curl_setopt_ptr(easy.handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
-                    guard rc == CURLE_OK else { throw CurlError(rc) }
-                }
+                let rc = data.withUnsafeBytes { alertd_curl_setopt_ptr(easy.handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                guard rc == CURLE_OK else { throw CurlError(rc) }
             }
         }
 
         var list: UnsafeMutablePointer<curl_slist>?
         defer { headerList = list }
-        var line: [UInt8] = []
         for field in request.headers {
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
-            // Assembled as bytes: a String per line, then its C copy, cost more than libcurl's own append.
-            line.removeAll(keepingCapacity: true)
+            // Assembled as bytes on the stack: a String per line, then its C copy, cost more than
+            // libcurl's own append, and an array's appends a third of it.
             var name = field.name, value = field.value
-            name.withUTF8 { line.append(contentsOf: $0) }
-            if value.isEmpty {
-                line.append(UInt8(ascii: ";"))
-            } else {
-                line.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
-                value.withUTF8 { line.append(contentsOf: $0) }
-            }
-            line.append(0)
-            list = line.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { alertd_curl_slist_append(list, $0.baseAddress) }
+            name.withUTF8 { name in
+                value.withUTF8 { value in
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + value.count + 3) { line in
+                        var end = line.initialize(fromContentsOf: name)
+                        if value.isEmpty {
+                            line[end] = UInt8(ascii: ";")
+                            end += 1
+                        } else {
+                            line[end] = UInt8(ascii: ":")
+                            line[end + 1] = UInt8(ascii: " ")
+                            end = UnsafeMutableBufferPointer(rebasing: line[(end + 2)...]).initialize(fromContentsOf: value) + end + 2
+                        }
+                        line[end] = 0
+                        list = line.withMemoryRebound(to: CChar.self) { alertd_curl_slist_append(list, $0.baseAddress) }
+                    }
+                }
             }
         }
         // libcurl would wait up to a second for "100 Continue" on larger bodies, and
         // label every body as a form; neither is wanted unless asked for.
         if !request.headers.contains("Expect") { list = alertd_curl_slist_append(list, "Expect:") }
         if request.body != nil, !request.headers.contains("Content-Type") { list = alertd_curl_slist_append(list, "Content-Type:") }
-        if let list { try easy.set(CURLOPT_HTTPHEADER, pointer: list) }
+        // Set even when empty: a reused handle must not keep the last request's list.
+        try easy.set(CURLOPT_HTTPHEADER, pointer: list)
+    }
+
+    /// The options of `profile`, on a handle new or reset.
+    private func configureProfile(_ easy: CurlEasy, _ profile: Profile) throws(CurlError) {
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // Threads and signals do not mix; timeouts use the multi loop, not SIGALRM.
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, profile.connectTimeoutMilliseconds)
+        try easy.set(CURLOPT_TIMEOUT_MS, profile.timeoutMilliseconds)
+        if let path = profile.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
+        if let size = profile.receiveBufferSize {
+            // A hint: libcurl refuses a new size while it still holds a buffer
+            // (a reused handle whose last transfer ended early keeps its own),
+            // and then reads into that one.
+            _ = alertd_curl_setopt_long(easy.handle, CURLOPT_BUFFERSIZE, size)
+        }
+        if let idle = profile.idleTimeout {
+            // Less than one byte a second for that long counts as a dead connection.
+            try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000))
+        }
+        _ = alertd_curl_setopt_write(easy.handle, Self.writeCallback)
+        _ = alertd_curl_setopt_header(easy.handle, Self.headerCallback)
+        switch profile.method {
+        case "GET" where !profile.hasBody:
+            try easy.set(CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            try easy.set(CURLOPT_NOBODY, 1)
+        case "POST":
+            try easy.set(CURLOPT_POST, 1)
+        default:
+            try easy.set(CURLOPT_CUSTOMREQUEST, profile.method)
+        }
+    }
+
+    /// Leaves `easy` pointing at nothing of this transfer's, for the next
+    /// one: its error buffer and header list go with the transfer. A
+    /// confined handle's callbacks point at it too, so that one is reset.
+    package func release(_ easy: CurlEasy) {
+        if easy.profile?.confined ?? true {
+            easy.reset()
+            easy.profile = nil
+            return
+        }
+        _ = alertd_curl_setopt_ptr(easy.handle, CURLOPT_ERRORBUFFER, nil)
+        _ = alertd_curl_setopt_ptr(easy.handle, CURLOPT_HTTPHEADER, nil)
     }
 
     /// Makes a policy-checked request go exactly where, and as, it was checked.

@@ -49,7 +49,9 @@ import Testing
 
     /// Finished transfers leave their easy handles for the next ones:
     /// nothing one request set (method, headers, body, socket, timeouts)
-    /// may carry over into the next on the same client.
+    /// may carry over into the next on the same client. A request like the
+    /// one before it keeps the handle's shared options and sets only its
+    /// own (`CurlTransfer.Profile`), so both kinds of turn are taken here.
     @Test func aRequestTakesNothingFromTheOneBeforeIt() async throws {
         let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
         defer { Task { await server.stop() } }
@@ -67,6 +69,12 @@ import Testing
                 body: Data("body \(round)".utf8), unixSocketPath: round == 1 ? path : nil)).body)
             #expect(posted.method == "POST" && posted.body == "body \(round)")
             #expect(posted.listener == (round == 1 ? "unix" : "tcp"))
+            // The same kind of request again, the method spelled otherwise.
+            let again = try EchoedRequest.decode(try await client.send(HTTPClientRequest(
+                url: base + "/q", method: "post", body: Data("again \(round)".utf8), unixSocketPath: round == 1 ? path : nil)).body)
+            #expect(again.method == "POST" && again.body == "again \(round)" && again.path == "/q")
+            #expect(again.listener == (round == 1 ? "unix" : "tcp"))
+            #expect(!again.headers.contains { ["x-only-here", "content-type"].contains($0[0].lowercased()) })
             let got = try await client.send(HTTPClientRequest(url: base + "/g"))
             let seen = try EchoedRequest.decode(got.body)
             #expect(seen.method == "GET" && seen.body.isEmpty && seen.listener == "tcp")

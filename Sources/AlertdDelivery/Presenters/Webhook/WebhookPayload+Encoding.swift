@@ -9,8 +9,9 @@ extension WebhookPayload {
         // One buffer for the whole body, sized for a typical alert's.
         var o = JSONObject(capacity: 1_024)
         o.object("alert", absent: .null) { Self.write(alert, to: &$0) }
-        o.object("closed", closed) { Self.write($1, to: &$0) }
-        o.object("decision", decision) { Self.write($1, to: &$0) }
+        // `if let`, not `object(_:_:_:)`: its generic code runs unspecialized here.
+        if let closed { o.object("closed") { Self.write(closed, to: &$0) } } else { o.absent("closed") }
+        if let decision { o.object("decision") { Self.write(decision, to: &$0) } } else { o.absent("decision") }
         o.object("delivery") { d in
             d.int("attempt", Int64(delivery.attempt))
             d.string("id", delivery.id)
@@ -24,8 +25,8 @@ extension WebhookPayload {
     /// as null, so every alert has the same keys. In key order, which spares
     /// the writer a sort.
     static func write(_ a: AlertBody, to o: inout JSONObject) {
-        o.object("cancel", a.cancel) { AlertAction(label: $1.label, url: $1.url, method: $1.method).write(to: &$0, link: $1.link) }
-        o.object("confirm", a.confirm) { AlertAction(label: $1.label, url: $1.url, method: $1.method).write(to: &$0, link: $1.link) }
+        write("cancel", a.cancel, to: &o)
+        write("confirm", a.confirm, to: &o)
         o.string("created_at", timestamp(a.createdAt))
         o.string("dedup_key", a.dedupKey)
         o.int("expires_after", a.expiresAfter)
@@ -35,6 +36,11 @@ extension WebhookPayload {
         o.string("severity", a.severity.rawValue)
         o.string("state", a.state.rawValue)
         o.string("title", a.title)
+    }
+
+    private static func write(_ key: String, _ action: Action?, to o: inout JSONObject) {
+        guard let action else { return o.absent(key) }
+        o.object(key) { AlertAction(label: action.label, url: action.url, method: action.method).write(to: &$0, link: action.link) }
     }
 
     private static func write(_ c: Closed, to o: inout JSONObject) {
