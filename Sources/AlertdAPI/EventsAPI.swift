@@ -114,7 +114,7 @@ public struct EventsAPI: Sendable {
         data["at"] = Logger.timestamp(event.at)
         data["type"] = event.kind.rawValue
         var json = JSONObject()
-        for (key, value) in data { json.string(key, value) }
+        json.strings(data)
         return Data("id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: \(json.json)\n\n".utf8)
     }
 }

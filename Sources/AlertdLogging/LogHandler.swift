@@ -48,7 +48,7 @@ public struct StreamLogHandler: LogHandler {
             fields["logger"] = entry.label
             fields["msg"] = entry.message
             var json = JSONObject()
-            for (key, value) in fields { json.string(key, value) }
+            json.strings(fields)
             return json.json
         case .journal:
             return "<\(entry.level.syslogPriority)>\(entry.label): \(entry.message)\(Logfmt.pairs(entry.metadata))"
