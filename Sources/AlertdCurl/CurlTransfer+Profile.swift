@@ -17,6 +17,9 @@ extension CurlTransfer {
         /// handle is reset after every request.
         let confined: Bool
 
+        /// Whether the request's body goes out through `CURLOPT_COPYPOSTFIELDS`.
+        var postsFields: Bool { method != "HEAD" && (method == "POST" || hasBody) }
+
         init(_ request: HTTPClientRequest) {
             // Methods come upper case nearly always: `uppercased()` made a new String each time.
             let method = request.method

@@ -87,7 +87,7 @@ package final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
         if profile.confined { try confine(easy, me) }
-        if profile.method != "HEAD", profile.method == "POST" || profile.hasBody {
+        if profile.postsFields {
             let data = request.body ?? Data()
             try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: data.count)
             // COPYPOSTFIELDS: libcurl keeps its own copy, so `data` may go.
@@ -169,14 +169,20 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Leaves `easy` pointing at nothing of this transfer's, for the next
     /// one: its error buffer and header list go with the transfer. A
     /// confined handle's callbacks point at it too, so that one is reset.
+    /// libcurl's copy of the body is let go as well: a spare handle would
+    /// hold it until its next request, up to a group notification's worth
+    /// for each of the spares.
     package func release(_ easy: CurlEasy) {
-        if easy.profile?.confined ?? true {
+        guard let profile = easy.profile, !profile.confined else {
             easy.reset()
             easy.profile = nil
             return
         }
         _ = alertd_curl_setopt_ptr(easy.handle, CURLOPT_ERRORBUFFER, nil)
         _ = alertd_curl_setopt_ptr(easy.handle, CURLOPT_HTTPHEADER, nil)
+        // Setting the fields without a copy frees the copy; only where the
+        // profile posts, since it also makes the handle's method POST.
+        if profile.postsFields { _ = alertd_curl_setopt_ptr(easy.handle, CURLOPT_POSTFIELDS, nil) }
     }
 
     /// Makes a policy-checked request go exactly where, and as, it was checked.

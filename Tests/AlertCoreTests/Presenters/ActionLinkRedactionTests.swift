@@ -79,9 +79,35 @@ import Testing
         // Wide enough that a link is never wrapped across lines.
         try await d.start(environment: ["COLUMNS": "400"], standardOutput: tty.replica)
         let id = try await d.send(Self.question)
-        for token in try await tokens(TestPresenterLog(d), id) {
-            #expect(await tty.wait(for: "token=\(token)"), "terminal output:\n\(tty.output)")
+        let sink = TestPresenterLog(d)
+        _ = try await tokens(sink, id)
+        // Each delivery signs its links when it starts, valid for the link
+        // lifetime from then: the terminal's and the sink's carry the same
+        // token when they started within the same second, and another
+        // expiry, so another token, when a second ticked between them.
+        for link in try #require(sink.entries.first { $0.alertID == id }).actionLinks.values {
+            let given = try #require(URLComponents(string: link))
+            let path = given.path
+            #expect(await tty.wait(for: path + "?expires="), "terminal output:\n\(tty.output)")
+            let shown = try #require(Self.shownLink(tty.output, path: path), "terminal output:\n\(tty.output)")
+            let expires = given.queryItems?.first { $0.name == "expires" }?.value
+            let token = given.queryItems?.first { $0.name == "token" }?.value
+            if shown.expires == expires {
+                #expect(shown.token == token)
+            } else {
+                #expect(shown.token.count == token?.count && shown.token != ActionLinkSigner.redactedToken)
+            }
         }
         #expect(!tty.output.contains("token=REDACTED"))
+    }
+
+    /// The expiry and token of the link for `path` in a terminal's output.
+    static func shownLink(_ output: String, path: String) -> (expires: String, token: String)? {
+        guard let start = output.range(of: path + "?expires=") else { return nil }
+        let rest = output[start.upperBound...]
+        let expires = rest.prefix { $0.isNumber }
+        guard rest.dropFirst(expires.count).hasPrefix("&token=") else { return nil }
+        let token = rest.dropFirst(expires.count + "&token=".count).prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        return (String(expires), String(token))
     }
 }
