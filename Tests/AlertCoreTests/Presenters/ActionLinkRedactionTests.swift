@@ -88,7 +88,9 @@ import Testing
         for link in try #require(sink.entries.first { $0.alertID == id }).actionLinks.values {
             let given = try #require(URLComponents(string: link))
             let path = given.path
+            // The box's last line: the link above it is whole by then.
             #expect(await tty.wait(for: path + "?expires="), "terminal output:\n\(tty.output)")
+            #expect(await tty.wait(for: "╰"), "terminal output:\n\(tty.output)")
             let shown = try #require(Self.shownLink(tty.output, path: path), "terminal output:\n\(tty.output)")
             let expires = given.queryItems?.first { $0.name == "expires" }?.value
             let token = given.queryItems?.first { $0.name == "token" }?.value
