@@ -8,24 +8,31 @@ package struct LabelFingerprint: Sendable, Hashable, CustomStringConvertible {
 
     package init(_ labels: [String: String]) {
         var hash: UInt64 = 14_695_981_039_346_656_037
-        func add<S: Sequence<UInt8>>(_ bytes: S) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 1_099_511_628_211
+        // Over each string's own UTF-8 storage: a generic byte sequence ran
+        // at about 30 instructions a byte, 4.4 k for an alert of four labels.
+        func add(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
             }
+            hash = (hash ^ 0xFF) &* 1_099_511_628_211
         }
-        // Byte order, as Go sorts strings; compared in place, not copied to arrays.
-        for name in labels.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            add(name.utf8)
-            add(CollectionOfOne(0xFF))
-            add(labels[name]!.utf8)
-            add(CollectionOfOne(0xFF))
+        // Byte order, as Go sorts strings. The pairs are sorted, so no value
+        // is looked up again by its name.
+        for (name, value) in labels.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            add(name)
+            add(value)
         }
         value = hash
     }
 
     package var description: String {
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        String(unsafeUninitializedCapacity: 16) { out in
+            for i in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * i)) & 0x0F
+                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            }
+            return 16
+        }
     }
 }
