@@ -242,15 +242,18 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    /// The oldest events before a cutoff, a batch at a time. The newest
-    /// event is kept whatever its age, so `since=now` and resuming clients
-    /// still find where the log stands. Oldest first by `at`, so SQLite
-    /// walks `events_at` and stops at the limit: ordered by `seq`, it walked
+    /// Of the `limit` oldest events by `seq`, those before a cutoff. `seq`
+    /// follows time, so these are the oldest by `at` but for a clock set
+    /// back, whose events wait for a later batch. The read is a batch,
+    /// whatever the log's size: with the cutoff inside the walk, it read
     /// every event when none was old enough (350 ms at 1,000,000 events,
-    /// every minute, holding the write lock that intake waits for).
+    /// every minute, holding the write lock that intake waits for), and an
+    /// index on `at` to avoid that cost every event a second b-tree write.
+    /// The newest event is kept whatever its age, so `since=now` and
+    /// resuming clients still find where the log stands.
     static let pruneEvents = """
-        DELETE FROM events WHERE seq IN (
-            SELECT seq FROM events WHERE at < ? AND seq < (SELECT MAX(seq) FROM events) ORDER BY at LIMIT ?)
+        DELETE FROM events WHERE at < ?1 AND seq IN (
+            SELECT seq FROM events WHERE seq < (SELECT MAX(seq) FROM events) ORDER BY seq LIMIT ?2)
         """
 
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,

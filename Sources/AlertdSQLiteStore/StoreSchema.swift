@@ -221,5 +221,11 @@ package enum StoreSchema {
         """
         DROP INDEX deliveries_next;
         """,
+        // 15: pruning reads the oldest events by `seq`
+        // (`SQLiteAlertStore.pruneEvents`); this index cost every event a
+        // second b-tree to write, and every commit one more WAL frame.
+        """
+        DROP INDEX IF EXISTS events_at;
+        """,
     ]
 }
