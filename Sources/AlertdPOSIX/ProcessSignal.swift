@@ -42,8 +42,19 @@ public enum CurrentProcess {
     /// load, for nothing. The main thread waits for signals instead, as
     /// `dispatch_main` leaves it once unwound. Nothing may run on the main
     /// actor: its queue is never drained.
+    ///
+    /// The process ends with `_exit` once stdio is flushed: `main` has closed
+    /// what needed closing, and the other threads (the task pool, libcurl's
+    /// drivers, the store's threads) are still alive, so `exit`'s handlers
+    /// and the libraries' destructors would tear down state they may be
+    /// using. They did: the daemon died of SIGSEGV after "alertd stopped" in
+    /// 4 of 25 runs of `ShutdownGraceTests` on a loaded machine.
     public static func exit(running main: @escaping @Sendable () async -> Int32) -> Never {
-        Task.detached { exit(await main()) }
+        Task.detached {
+            let status = await main()
+            fflush(nil)
+            _exit(status)
+        }
         var none = sigset_t()
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, nil)
