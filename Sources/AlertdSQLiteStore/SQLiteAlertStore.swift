@@ -247,8 +247,8 @@ public final class SQLiteAlertStore: AlertStore {
     /// back, whose events wait for a later batch. The read is a batch,
     /// whatever the log's size: with the cutoff inside the walk, it read
     /// every event when none was old enough (350 ms at 1,000,000 events,
-    /// every minute, holding the write lock that intake waits for), and an
-    /// index on `at` to avoid that cost every event a second b-tree write.
+    /// every minute, holding the write lock that intake waits for), and the
+    /// index on `at` that avoided it cost every event a second b-tree write.
     /// The newest event is kept whatever its age, so `since=now` and
     /// resuming clients still find where the log stands.
     static let pruneEvents = """
