@@ -5,8 +5,9 @@ import AlertdSQLite
 /// opened, deliveries added and moved between states. Since schema
 /// migration 13 no trigger counts inserts or delivery moves; the statements
 /// that make them count here as they run, and the sum is written once,
-/// inside the same transaction, so a rollback takes it too. A row trigger
-/// cost SQLite a frame per row; this is two or three updates per batch.
+/// inside the same transaction, so a rollback takes it too: once per
+/// group-commit batch on the writer (``CounterLedger``). A row trigger cost
+/// SQLite a frame per row; this is two or three updates per batch.
 ///
 /// Closing or deleting an alert, deleting a delivery and a silence's first
 /// hold are rare and still counted by triggers.
@@ -61,6 +62,12 @@ struct CounterMoves {
 
     /// One delivery delivered from in flight.
     mutating func delivered() { moved(from: .inFlight, to: .delivered) }
+
+    /// Adds another transaction's changes (``CounterLedger``).
+    mutating func add(_ other: CounterMoves) {
+        opened += other.opened
+        for state in DeliveryState.allCases { self[state] += other[state] }
+    }
 
     /// Writes the sums and starts again from zero; call it once the
     /// transaction's statements have run.

@@ -128,7 +128,9 @@ package final class GroupCommitter: Sendable {
                 return error
             }
             do throws(SQLiteError) {
-                for job in jobs { try job.work(conn) }
+                let ledger = CounterLedger()
+                try Self.run(jobs, on: conn, counting: ledger)
+                try ledger.write(in: conn)
                 try conn.statement("COMMIT").run()
                 if conn.totalChanges != changesBefore { wrote = true }
                 return nil
@@ -150,5 +152,19 @@ package final class GroupCommitter: Sendable {
             return
         }
         for job in jobs { runBatch([job]) }
+    }
+
+    /// Runs the batch's jobs with `ledger` bound as ``CounterLedger/current``.
+    private static func run(_ jobs: [Job], on conn: SQLiteConnection, counting ledger: CounterLedger) throws(SQLiteError) {
+        // Caught inside: `withValue` rethrows untyped.
+        var failure: SQLiteError?
+        CounterLedger.$current.withValue(ledger) {
+            do throws(SQLiteError) {
+                for job in jobs { try job.work(conn) }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 }

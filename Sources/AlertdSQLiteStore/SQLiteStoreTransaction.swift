@@ -37,13 +37,18 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     /// Runs `body` on a transaction over `conn`, then writes the rows it
-    /// still holds (``flush()``) and its counter changes (``CounterMoves``):
-    /// the one way to make one, so no write is left behind.
+    /// still holds (``flush()``) and its counter changes (``CounterMoves``),
+    /// or, inside a group-commit batch, leaves those to the batch's
+    /// ``CounterLedger``: the one way to make one, so no write is left behind.
     static func run<T>(in conn: SQLiteConnection, _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         var tx = SQLiteStoreTransaction(conn: conn)
         let result = try body(&tx)
         try tx.flush()
-        try tx.moves.write(in: conn)
+        if let ledger = CounterLedger.current {
+            ledger.add(tx.moves)
+        } else {
+            try tx.moves.write(in: conn)
+        }
         return result
     }
 

@@ -89,6 +89,52 @@ import Testing
         #expect(table.count == 5)
         #expect(kept.pendingByPresenter.values.reduce(0, +) == kept.pending)
     }
+
+    /// Counters are written once per group-commit batch, summed over its
+    /// jobs (`CounterLedger`). Submissions of one alert each, queued while
+    /// another connection holds the write lock so that they commit many to
+    /// a batch; then a burst with one submission repeating an alert id, so
+    /// that its batch fails, is rolled back and runs again job by job. The
+    /// counters hold what was stored: every batch's sum, none of a failed
+    /// job's, and nothing twice.
+    @Test func countersSummedOverABatchCountWhatItsCommitKept() async throws {
+        let dir = TemporaryDirectory()
+        let batches = BatchCounter()
+        let store = try SQLiteAlertStore(path: dir.path + "/batched.db") { n in batches.add(n) }
+        let conn = try SQLiteConnection(path: dir.path + "/batched.db")
+        func burst(_ submissions: [AlertSubmission]) async throws -> Int {
+            try conn.withLock { c throws(SQLiteError) in try c.execute("BEGIN IMMEDIATE") }
+            return await withTaskGroup(of: Bool.self) { group in
+                for s in submissions { group.addTask { (try? await store.submit([s])) != nil } }
+                try? await Task.sleep(for: .milliseconds(300))
+                try? conn.withLock { c throws(SQLiteError) in try c.execute("COMMIT") }
+                return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+        }
+        func check() async throws {
+            let (openRows, pendingRows) = try conn.withLock { c throws(SQLiteError) in
+                (Int(try c.scalar("SELECT COUNT(*) FROM alerts WHERE state = 'open'") ?? -1),
+                 Int(try c.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'pending'") ?? -1))
+            }
+            let kept = try await store.counts()
+            #expect(kept.openAlerts == openRows)
+            #expect(kept.pending == pendingRows)
+        }
+        let alerts = try (0..<240).map { Alert(spec: try AlertSpec.Builder().title("b\($0)").build().get()) }
+        let submissions = alerts.enumerated().map { i, a in AlertSubmission(alert: a, presenters: i % 2 == 0 ? ["one"] : ["one", "two"]) }
+
+        #expect(try await burst(Array(submissions.prefix(120))) == 120)
+        let (commits, jobs) = batches.totals
+        #expect(jobs == 120 && commits < 20, "\(commits) commits for \(jobs) jobs")
+        try await check()
+
+        // The repeat fails on the alert's primary key whichever of the two runs second.
+        #expect(try await burst(Array(submissions.dropFirst(120)) + [submissions[200]]) == 120)
+        #expect(batches.totals.1 == 240)
+        try await check()
+        #expect(try await store.counts().openAlerts == 240)
+        #expect(try await store.counts().pending == 360)
+    }
 }
 
 @Suite struct RetentionConfigurationTests {
