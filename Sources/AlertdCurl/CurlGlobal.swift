@@ -1,5 +1,9 @@
 import CCurl
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// libcurl's process-wide setup, which must run once before any other
 /// libcurl call, by whichever client comes first.
 enum CurlGlobal {
@@ -8,4 +12,15 @@ enum CurlGlobal {
     }()
 
     static func initialize() { done }
+
+    /// Whether alertd's environment names a proxy, or hosts to keep from
+    /// one, for the schemes ``HTTPClient`` speaks (libcurl takes an empty
+    /// one as none). libcurl reads these variables again for every transfer
+    /// that sets no proxy of its own, five `getenv` walks each; nothing in
+    /// alertd changes its environment, so one look at start says what every
+    /// one of those walks would find.
+    static let environmentNamesProxy: Bool = {
+        let names = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+        return names.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
+    }()
 }

@@ -141,6 +141,10 @@ package final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, profile.connectTimeoutMilliseconds)
         try easy.set(CURLOPT_TIMEOUT_MS, profile.timeoutMilliseconds)
         if let path = profile.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
+        // With no proxy in the environment, saying so spares libcurl its
+        // look there on every transfer; one named still applies (a confined
+        // request refuses it in ``confine(_:_:)``).
+        if !CurlGlobal.environmentNamesProxy { try easy.set(CURLOPT_NOPROXY, "*") }
         if let size = profile.receiveBufferSize {
             // A hint: libcurl refuses a new size while it still holds a buffer
             // (a reused handle whose last transfer ended early keeps its own),

@@ -127,6 +127,33 @@ import Glibc
         for r in [proxy, allowed, inner] { await r.stop() }
     }
 
+    /// The other half of the rule: an operator's webhook still goes through
+    /// the proxy alertd's environment names, and without one goes straight
+    /// (libcurl is told once at start whether the environment names any).
+    @Test func webhookPresentersGoThroughTheEnvironmentsProxy() async throws {
+        let proxy = try WebhookReceiver()
+        let target = try WebhookReceiver()
+        let viaProxy = try TestDaemon(config: ["presenters": ["relay": ["type": "webhook", "url": target.url]]])
+        var environment = ["http_proxy": "http://127.0.0.1:\(proxy.port)"]
+        for name in ["HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] { environment[name] = "" }
+        try await viaProxy.start(environment: environment)
+        let proxied = try await viaProxy.send(["title": "Through the proxy"])
+        #expect(await proxy.wait { $0.contains { $0.alertID == proxied } })
+        // A proxy is asked for the whole URL; the receiver never sees the request.
+        #expect(proxy.received.first { $0.alertID == proxied }?.request.headers["Host"] == "127.0.0.1:\(target.port)")
+        #expect(target.received.isEmpty)
+
+        // Every variable empty, which libcurl reads as unset: the path that tells libcurl so at start.
+        let direct = try TestDaemon(config: ["presenters": ["relay": ["type": "webhook", "url": target.url]]])
+        var none: [String: String] = [:]
+        for name in environment.keys { none[name] = "" }
+        try await direct.start(environment: none)
+        let straight = try await direct.send(["title": "Straight there"])
+        #expect(await target.wait { $0.contains { $0.alertID == straight } })
+        #expect(!proxy.received.contains { $0.alertID == straight })
+        for r in [proxy, target] { await r.stop() }
+    }
+
     // MARK: 3. Dot segments
 
     @Test func dotSegmentsCannotLeaveAnAllowedPrefix() async throws {
