@@ -59,10 +59,27 @@ package final class GroupCommitter: Sendable {
     /// harmless (claims and outcomes of deliveries, which are retried):
     /// such a batch commits without an fsync. A process crash loses
     /// neither kind; WAL mode keeps both consistent.
+    ///
+    /// `sharingRows`: the new rows of `work`'s transactions join the
+    /// batch's ``PendingRows``, written at its end. Only for work that reads
+    /// and changes alerts, deliveries and events through
+    /// ``SQLiteStoreTransaction`` or by the ids of rows committed before it
+    /// (a delivery the dispatcher got back from an earlier write): another
+    /// job's rows may still be held. Other work finds every row of the jobs
+    /// before it written.
     package func write<T: Sendable>(
-        durable: Bool = true, _ work: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+        durable: Bool = true, sharingRows: Bool = false, _ work: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
     ) async throws(StoreError) -> T {
-        switch await queue.submit(durable: durable, work) {
+        let result: Result<T, SQLiteError>?
+        if sharingRows {
+            result = await queue.submit(durable: durable, work)
+        } else {
+            result = await queue.submit(durable: durable) { conn throws(SQLiteError) -> T in
+                try PendingRows.current?.write(in: conn)
+                return try Self.withoutBatchRows(conn, work)
+            }
+        }
+        switch result {
         case .none: throw StoreError(code: .closed, message: "The store is closing and takes no more writes.")
         case .success(let value): return value
         case .failure(let error): throw StoreError.from(error, doing: "Writing to the store")
@@ -129,7 +146,9 @@ package final class GroupCommitter: Sendable {
             }
             do throws(SQLiteError) {
                 let ledger = CounterLedger()
-                try Self.run(jobs, on: conn, counting: ledger)
+                let rows = PendingRows()
+                try Self.run(jobs, on: conn, counting: ledger, holding: rows)
+                try rows.write(in: conn)
                 try ledger.write(in: conn)
                 try conn.statement("COMMIT").run()
                 if conn.totalChanges != changesBefore { wrote = true }
@@ -154,17 +173,28 @@ package final class GroupCommitter: Sendable {
         for job in jobs { runBatch([job]) }
     }
 
-    /// Runs the batch's jobs with `ledger` bound as ``CounterLedger/current``.
-    private static func run(_ jobs: [Job], on conn: SQLiteConnection, counting ledger: CounterLedger) throws(SQLiteError) {
+    /// Runs the batch's jobs with `ledger` bound as ``CounterLedger/current``
+    /// and `rows` as ``PendingRows/current``.
+    private static func run(_ jobs: [Job], on conn: SQLiteConnection, counting ledger: CounterLedger,
+                            holding rows: PendingRows) throws(SQLiteError) {
         // Caught inside: `withValue` rethrows untyped.
         var failure: SQLiteError?
         CounterLedger.$current.withValue(ledger) {
-            do throws(SQLiteError) {
-                for job in jobs { try job.work(conn) }
-            } catch {
-                failure = error
+            PendingRows.$current.withValue(rows) {
+                do throws(SQLiteError) {
+                    for job in jobs { try job.work(conn) }
+                } catch {
+                    failure = error
+                }
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Runs `body` with no batch rows bound: its transactions hold their own.
+    private static func withoutBatchRows<T>(_ conn: SQLiteConnection, _ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        // Carried out as a value: `withValue` rethrows untyped.
+        let result = PendingRows.$current.withValue(nil) { Result { () throws(SQLiteError) -> T in try body(conn) } }
+        return try result.get()
     }
 }

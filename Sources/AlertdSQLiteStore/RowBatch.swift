@@ -1,7 +1,8 @@
 import AlertdSQLite
 
-/// Rows for one table, held until the transaction's next read or its end
-/// and then written with multi-row `INSERT`s. Each statement SQLite runs
+/// Rows for one table, held (``PendingRows``) until a statement must see
+/// them or the transaction, or its group-commit batch, ends, and then
+/// written with multi-row `INSERT`s. Each statement SQLite runs
 /// costs it a fixed setup (a cursor on the table and on each index, the
 /// program's start): for a delivery row that was as much as the row itself
 /// (31.6 k instructions a row one at a time, 18.4 k a hundred at a time).

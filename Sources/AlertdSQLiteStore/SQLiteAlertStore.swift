@@ -167,13 +167,14 @@ public final class SQLiteAlertStore: AlertStore {
     // MARK: Writes
 
     public func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] {
-        try await writer.write { conn throws(SQLiteError) in
+        // Intake goes through the transaction alone: its rows may wait for the batch's end.
+        try await writer.write(sharingRows: true) { conn throws(SQLiteError) in
             try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.submit(submissions, in: &tx) }
         }
     }
 
     public func submit(_ submissions: [AlertSubmission], claiming kinds: Set<DeliveryKind>) async throws(StoreError) -> SubmittedAlerts {
-        try await writer.write { conn throws(SQLiteError) in
+        try await writer.write(sharingRows: true) { conn throws(SQLiteError) in
             try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
                 try StoreRules.submit(submissions, claiming: kinds, epoch: self.silenceSaves.load(ordering: .acquiring), now: Date(), in: &tx)
             }
@@ -325,7 +326,7 @@ public final class SQLiteAlertStore: AlertStore {
     public func settle(_ settlements: [DeliverySettlement], thenClaim accepted: [AcceptedDelivery],
                        now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
         guard !accepted.isEmpty else { return (try await settle(settlements), []) }
-        return try await writer.write(durable: false) { conn throws(SQLiteError) in
+        return try await writer.write(durable: false, sharingRows: true) { conn throws(SQLiteError) in
             (try Self.settle(settlements, in: conn), try Self.claimAccepted(accepted, now: now, in: conn))
         }
     }
@@ -376,7 +377,9 @@ public final class SQLiteAlertStore: AlertStore {
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
         guard !settlements.isEmpty else { return 0 }
         // A lost outcome means one more attempt with the same delivery id: harmless.
-        return try await writer.write(durable: false) { conn throws(SQLiteError) -> Int in try Self.settle(settlements, in: conn) }
+        // Outcomes and claims name deliveries an earlier write committed, so
+        // rows other jobs of the batch still hold are none of theirs.
+        return try await writer.write(durable: false, sharingRows: true) { conn throws(SQLiteError) -> Int in try Self.settle(settlements, in: conn) }
     }
 
     private static func settle(_ settlements: [DeliverySettlement], in conn: SQLiteConnection) throws(SQLiteError) -> Int {

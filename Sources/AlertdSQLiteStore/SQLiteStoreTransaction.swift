@@ -11,39 +11,30 @@ struct SQLiteStoreTransaction: StoreTransaction {
     let conn: SQLiteConnection
     /// The counter changes of what this transaction wrote, written by ``run(in:_:)``.
     var moves = CounterMoves()
-    /// New alerts, deliveries and events, written together by ``flush()``
-    /// (``RowBatch``): before any other statement of this transaction, so
-    /// everything it does reads and updates them as stored, and at its end.
-    private var alerts = RowBatch(Self.alertRows)
-    private var deliveries = RowBatch(Self.deliveryRows)
-    private var events = RowBatch(Self.eventRows)
-    /// The dedup keys of the alerts in `alerts`, which the table cannot yet
-    /// answer for. Keyed by their bytes, as SQLite compares them: Swift's
-    /// == takes the same text in two Unicode forms as one key.
-    private var heldDedupKeys: [[UInt8]: AlertID] = [:]
-
-    private static let alertRows = RowBatch.Shape(
-        "INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to, "
-            + "escalate_follow_ups, resolves_at)",
-        row: "(?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 11)
-    private static let deliveryRows = RowBatch.Shape(
-        "INSERT INTO deliveries (id, alert_id, presenter, kind, state, attempts, next_attempt_at, created_at, updated_at, follow_up_of, "
-            + "takes_follow_up)",
-        row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", width: 11)
-    private static let eventRows = RowBatch.Shape("INSERT INTO events (type, alert_id, at, data)", row: "(?, ?, ?, ?)", width: 4)
+    /// New alerts, deliveries and events, written by ``flush()`` before any
+    /// other statement of this transaction that reads or changes them, so
+    /// everything it does sees them as stored: its own, or the group-commit
+    /// batch's (``PendingRows``).
+    private let rows: PendingRows
+    /// Whether `rows` are this transaction's, to write at its end.
+    private let ownsRows: Bool
 
     private init(conn: SQLiteConnection) {
         self.conn = conn
+        let batch = PendingRows.current
+        rows = batch ?? PendingRows()
+        ownsRows = batch == nil
     }
 
     /// Runs `body` on a transaction over `conn`, then writes the rows it
     /// still holds (``flush()``) and its counter changes (``CounterMoves``),
     /// or, inside a group-commit batch, leaves those to the batch's
-    /// ``CounterLedger``: the one way to make one, so no write is left behind.
+    /// ``PendingRows`` and ``CounterLedger``: the one way to make one, so no
+    /// write is left behind.
     static func run<T>(in conn: SQLiteConnection, _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         var tx = SQLiteStoreTransaction(conn: conn)
         let result = try body(&tx)
-        try tx.flush()
+        if tx.ownsRows { try tx.flush() }
         if let ledger = CounterLedger.current {
             ledger.add(tx.moves)
         } else {
@@ -52,19 +43,15 @@ struct SQLiteStoreTransaction: StoreTransaction {
         return result
     }
 
-    /// Writes the alerts, deliveries and events held so far, in that order
-    /// (a delivery names its alert). A direct statement on `conn` inside
-    /// ``run(in:_:)`` that reads or changes them calls it first.
+    /// Writes the alerts, deliveries and events held so far. A direct
+    /// statement on `conn` inside ``run(in:_:)`` that reads or changes them
+    /// calls it first.
     mutating func flush() throws(SQLiteError) {
-        guard !alerts.isEmpty || !deliveries.isEmpty || !events.isEmpty else { return }
-        try alerts.write(in: conn)
-        try deliveries.write(in: conn)
-        try events.write(in: conn)
-        heldDedupKeys.removeAll()
+        try rows.write(in: conn)
     }
 
     func openAlert(dedupKey: String) throws(SQLiteError) -> AlertID? {
-        if let held = heldDedupKeys[Array(dedupKey.utf8)] { return held }
+        if let held = rows.alert(dedupKey: dedupKey) { return held }
         return try conn.statement("SELECT id FROM alerts WHERE dedup_key = ? AND state = 'open'")
             .query([.text(dedupKey)]) { AlertID(trusted: $0.text(0)) }.first
     }
@@ -90,7 +77,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
-        alerts.append([
+        rows.addAlert([
             .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
             .optional(alert.spec.dedupKey), .integer(created), .integer(created),
             .optional(alert.expiresAt.map(StoreCoding.millis)),
@@ -98,8 +85,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
             .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
             .optional(alert.resolvesAt.map(StoreCoding.millis)),
-        ])
-        if let key = alert.spec.dedupKey { heldDedupKeys[Array(key.utf8)] = alert.id }
+        ], id: alert.id, dedupKey: alert.spec.dedupKey)
         moves.openedAlerts()
     }
 
@@ -133,7 +119,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func insert(_ d: DeliveryRecord) throws(SQLiteError) {
         let at = StoreCoding.millis(d.createdAt)
-        deliveries.append([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
+        rows.addDelivery([.text(d.id.rawValue), .text(d.alertID.rawValue), .text(d.kind.name), .text(d.kind.category),
                            .text(d.state.rawValue), .integer(Int64(d.attempts)), .optional(d.nextAttemptAt.map(StoreCoding.millis)),
                            .integer(at), .integer(StoreCoding.millis(d.updatedAt)), .optional(d.followUpOf?.rawValue),
                            .integer(d.takesFollowUp ? 1 : 0)])
@@ -166,17 +152,16 @@ struct SQLiteStoreTransaction: StoreTransaction {
         return rows.compactMap { try? StoreCoding.alert($0) }
     }
 
-    /// The silences active at `now`, which screen every claim.
+    /// The silences active at `now`, which screen every claim. Silences
+    /// only, so no held row need be written first (nor in ``hasSilence(endingAfter:)``).
     mutating func activeSilences(at now: Date) throws(SQLiteError) -> [Silence] {
-        try flush()
         let ms = StoreCoding.millis(now)
         return try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ? AND starts_at <= ?")
             .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
     }
 
     mutating func hasSilence(endingAfter now: Date) throws(SQLiteError) -> Bool {
-        try flush()
-        return try !conn.statement("SELECT 1 FROM silences WHERE ends_at > ? LIMIT 1").query([.integer(StoreCoding.millis(now))]) { _ in () }.isEmpty
+        try !conn.statement("SELECT 1 FROM silences WHERE ends_at > ? LIMIT 1").query([.integer(StoreCoding.millis(now))]) { _ in () }.isEmpty
     }
 
     mutating func save(_ s: Silence) throws(SQLiteError) {
@@ -222,7 +207,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     mutating func append(_ kind: EventKind, alert: AlertID, at: Date, data: [String: String]) throws(SQLiteError) {
-        events.append([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])
+        rows.addEvent([.text(kind.rawValue), .text(alert.rawValue), .integer(StoreCoding.millis(at)), data.isEmpty ? .null : .text(StoreCoding.json(data))])
     }
 
     mutating func group(_ id: AlertGroupID) throws(SQLiteError) -> AlertGroup? {
