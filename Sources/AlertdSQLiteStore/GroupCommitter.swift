@@ -92,6 +92,9 @@ package final class GroupCommitter: Sendable {
     /// constraint) say nothing about the disk and leave it as it was.
     package var lastWriteFailure: StoreError? { writeFailure.error }
 
+    /// Jobs queued behind the batch being written (for tests).
+    package var waitingJobs: Int { queue.waiting }
+
     /// Finishes queued work, then stops the thread. Later writes fail with `.closed`.
     package func close() {
         queue.close()

@@ -105,6 +105,10 @@ public final class WriteQueue<Context, Failure: Error>: Sendable {
         }
     }
 
+    /// Jobs queued and not yet taken by the writer: lets a test know its
+    /// jobs wait in the order it queued them, without guessing with sleeps.
+    package var waiting: Int { state.withLock { $0.jobs.count } }
+
     /// For the writer, as it ends: lets ``close()`` return.
     package func writerStopped() { stopped.signal() }
 

@@ -36,19 +36,31 @@ import Testing
         }
 
         // Another connection holds the write lock: the writer takes the
-        // first job and waits on it, and the rest queue, in order, for one batch.
+        // first job and waits on it, and the rest queue, in order, for one
+        // batch. Each job is queued before the next is started.
+        func queued(_ n: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while store.writer.waitingJobs < n {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("\(n) jobs never queued: \(store.writer.waitingJobs)")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
         try blocker.withLock { c throws(SQLiteError) in try c.execute("BEGIN IMMEDIATE") }
         let alone = submit(other)
+        // The idle writer takes it as soon as it is queued, and waits in BEGIN.
         try await Task.sleep(for: .milliseconds(200))
         let submitted = submit(first)
-        try await Task.sleep(for: .milliseconds(100))
+        try await queued(1)
         let repeated = submit(again)
-        try await Task.sleep(for: .milliseconds(100))
+        try await queued(2)
         let plain = submit(second)
-        try await Task.sleep(for: .milliseconds(100))
+        try await queued(3)
         // Not intake: it reads the alert with a statement of its own.
         let decided = Task { try await store.decide(second.id, AlertDecision(outcome: .confirmed, actor: "t")) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await queued(4)
         try blocker.withLock { c throws(SQLiteError) in try c.execute("COMMIT") }
 
         _ = try await alone.value
