@@ -17,8 +17,8 @@ enum CurlGlobal {
     /// one, for the schemes ``HTTPClient`` speaks (libcurl takes an empty
     /// one as none). libcurl reads these variables again for every transfer
     /// that sets no proxy of its own, five `getenv` walks each; nothing in
-    /// alertd changes its environment, so one look at start says what every
-    /// one of those walks would find.
+    /// alertd changes these variables, so one look, at the first transfer,
+    /// says what every one of those walks would find.
     static let environmentNamesProxy: Bool = {
         let names = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
         return names.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
