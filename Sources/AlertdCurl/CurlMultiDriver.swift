@@ -13,8 +13,9 @@ import Glibc
 ///
 /// `@unchecked Sendable` is safe because the multi handle and `active` are
 /// used only on the driver thread, except `curl_multi_wakeup`, which libcurl
-/// documents as callable from any thread and which is only called under the
-/// inbox lock while `closed` is false, i.e. before the handle is cleaned up.
+/// documents as callable from any thread and which is only called while
+/// `wakers` counts the caller and `ended` is false: the driver sets `ended`
+/// and waits for `wakers` to reach zero before it cleans the handle up.
 package final class CurlMultiDriver: @unchecked Sendable {
     private struct Inbox {
         package var submitted: [CurlTransfer] = []
@@ -25,6 +26,11 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
+    /// Wake-ups are made outside the inbox lock: made under it, their
+    /// socketpair write kept the driver thread, which takes the lock every
+    /// round, spinning on it. These two keep them off a cleaned-up handle.
+    private let wakers = Atomic<Int>(0)
+    private let ended = Atomic<Bool>(false)
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
     /// Easy handles of finished transfers, released, for the next ones.
     private var spare: [CurlEasy] = []
@@ -42,34 +48,42 @@ package final class CurlMultiDriver: @unchecked Sendable {
 
     /// Queues a transfer; it completes through its continuation.
     package func submit(_ transfer: CurlTransfer) {
-        let accepted = inbox.withLock { inbox in
-            guard !inbox.shuttingDown else { return false }
+        let (accepted, wake) = inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return (false, false) }
             inbox.submitted.append(transfer)
             // One wake-up per batch: the driver empties the inbox after every
             // wake-up, so a non-empty inbox has one pending already (each
             // costs a socketpair write and a read on the driver's side).
-            if inbox.submitted.count == 1 { alertd_curl_multi_wakeup(multi) }
-            return true
+            return (true, inbox.submitted.count == 1)
         }
+        if wake { wakeUp() }
         if !accepted { transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL))) }
     }
 
     /// Asks the driver to drop a transfer; it completes as cancelled.
     package func cancel(_ transfer: CurlTransfer) {
-        inbox.withLock { inbox in
-            guard !inbox.closed else { return }
+        let queued = inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
             inbox.cancelled.append(transfer)
-            alertd_curl_multi_wakeup(multi)
+            return true
         }
+        if queued { wakeUp() }
     }
 
     /// Ends the driver thread; transfers still running complete as cancelled.
     package func shutdown() {
-        inbox.withLock { inbox in
-            guard !inbox.shuttingDown else { return }
+        let first = inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return false }
             inbox.shuttingDown = true
-            alertd_curl_multi_wakeup(multi)
+            return true
         }
+        if first { wakeUp() }
+    }
+
+    private func wakeUp() {
+        wakers.add(1, ordering: .sequentiallyConsistent)
+        if !ended.load(ordering: .sequentiallyConsistent) { alertd_curl_multi_wakeup(multi) }
+        wakers.subtract(1, ordering: .sequentiallyConsistent)
     }
 
     // MARK: The driver thread
@@ -94,6 +108,10 @@ package final class CurlMultiDriver: @unchecked Sendable {
         for transfer in Array(active.values) { drop(transfer) }
         spare.removeAll()
         inbox.withLock { $0.closed = true }
+        // A caller that counted itself before this saw `ended` false and may
+        // be waking the handle now; one that counts itself later sees it true.
+        ended.store(true, ordering: .sequentiallyConsistent)
+        while wakers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         alertd_curl_multi_cleanup(multi)
     }
 

@@ -45,13 +45,21 @@ extension MHDServerCore {
         core?.forget(context)
     }
 
-    /// Connections opening and closing, for the ``ConnectionWatch``.
-    package static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+    /// Connections opening and closing, for the ``ConnectionWatch``; each
+    /// carries its ``ConnectionAddresses`` as its socket context meanwhile.
+    package static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
         guard let cls, let connection else { return }
         let watch = Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue().watch
         switch event {
-        case .CONNECTION_NOTIFY_STARTED: watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
-        case .CONNECTION_NOTIFY_CLOSED: watch.closed(connection)
+        case .CONNECTION_NOTIFY_STARTED:
+            socketContext?.pointee = Unmanaged.passRetained(ConnectionAddresses()).toOpaque()
+            watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
+        case .CONNECTION_NOTIFY_CLOSED:
+            watch.closed(connection)
+            if let socketContext, let addresses = socketContext.pointee {
+                socketContext.pointee = nil
+                Unmanaged<ConnectionAddresses>.fromOpaque(addresses).release()
+            }
         default: break
         }
     }

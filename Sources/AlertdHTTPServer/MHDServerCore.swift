@@ -179,9 +179,21 @@ package final class MHDServerCore: Sendable {
                 return .YES
             }, pointer)
         }
+        let addresses = addresses(of: connection)
         return HTTPRequest(
             method: String(cString: method), target: context.target, headers: headers, body: context.body,
-            peer: peer(of: connection), listener: listener, localAddress: localAddress(of: connection))
+            peer: addresses.peer, listener: listener, localAddress: addresses.local)
+    }
+
+    /// Both ends of the request's connection, found at its first request.
+    private func addresses(of connection: OpaquePointer) -> (peer: HTTPRequest.Peer, local: String?) {
+        guard let pointer = alertd_mhd_socket_context(connection) else { return (peer(of: connection), localAddress(of: connection)) }
+        let known = Unmanaged<ConnectionAddresses>.fromOpaque(pointer).takeUnretainedValue()
+        if let peer = known.peer { return (peer, known.local) }
+        let found = (peer: peer(of: connection), local: localAddress(of: connection))
+        known.peer = found.peer
+        known.local = found.local
+        return found
     }
 
     /// The address the TCP client connected to, as `getsockname` tells it;
@@ -203,7 +215,7 @@ package final class MHDServerCore: Sendable {
     }
 
     private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
-        // This runs twice for every request over TCP. IPv4 is written here:
+        // This runs twice for every TCP connection. IPv4 is written here:
         // getnameinfo formats it with sprintf, 1.8 k instructions a time.
         if address.pointee.sa_family == sa_family_t(AF_INET), length >= socklen_t(MemoryLayout<sockaddr_in>.size) {
             let octets = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }

@@ -52,6 +52,13 @@ static inline const struct sockaddr *alertd_mhd_client_address(struct MHD_Connec
     return info ? info->client_addr : NULL;
 }
 
+/// What the connection-notify callback keeps for the connection, or NULL.
+static inline void *alertd_mhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
 /// SO_PEERCRED of a Unix-domain socket. `struct ucred` needs _GNU_SOURCE, so a
 /// layout-identical local struct is used instead. Returns 0 on success.
 static inline int alertd_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid)
