@@ -5,10 +5,10 @@ import Foundation
 final class RawSocket {
     let fd: Int32
 
-    /// Connects to `host`:`port`, from `source` (another loopback
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback
     /// address, to look like another client) and with a receive buffer of
     /// `receiveBuffer` bytes (a small one makes a slow reader) when given.
-    init(port: UInt16, host: String = "127.0.0.1", source: String? = nil, receiveBuffer: Int32? = nil) throws {
+    init(port: UInt16, source: String? = nil, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         if var size = receiveBuffer {
@@ -31,7 +31,7 @@ final class RawSocket {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr(host)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
