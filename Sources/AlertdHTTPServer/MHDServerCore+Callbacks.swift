@@ -49,13 +49,13 @@ extension MHDServerCore {
     /// carries its ``ConnectionAddresses`` as its socket context meanwhile.
     package static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
         guard let cls, let connection else { return }
-        let watch = Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue().watch
+        let core = Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue()
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
-            socketContext?.pointee = Unmanaged.passRetained(ConnectionAddresses()).toOpaque()
-            watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
+            socketContext?.pointee = Unmanaged.passRetained(core.addresses(of: connection)).toOpaque()
+            core.watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
         case .CONNECTION_NOTIFY_CLOSED:
-            watch.closed(connection)
+            core.watch.closed(connection)
             if let socketContext, let addresses = socketContext.pointee {
                 socketContext.pointee = nil
                 Unmanaged<ConnectionAddresses>.fromOpaque(addresses).release()

@@ -179,21 +179,16 @@ package final class MHDServerCore: Sendable {
                 return .YES
             }, pointer)
         }
-        let addresses = addresses(of: connection)
+        let addresses = alertd_mhd_socket_context(connection).map { Unmanaged<ConnectionAddresses>.fromOpaque($0).takeUnretainedValue() }
+            ?? addresses(of: connection)
         return HTTPRequest(
             method: String(cString: method), target: context.target, headers: headers, body: context.body,
             peer: addresses.peer, listener: listener, localAddress: addresses.local)
     }
 
-    /// Both ends of the request's connection, found at its first request.
-    private func addresses(of connection: OpaquePointer) -> (peer: HTTPRequest.Peer, local: String?) {
-        guard let pointer = alertd_mhd_socket_context(connection) else { return (peer(of: connection), localAddress(of: connection)) }
-        let known = Unmanaged<ConnectionAddresses>.fromOpaque(pointer).takeUnretainedValue()
-        if let peer = known.peer { return (peer, known.local) }
-        let found = (peer: peer(of: connection), local: localAddress(of: connection))
-        known.peer = found.peer
-        known.local = found.local
-        return found
+    /// Both ends of a connection, as the kernel names them.
+    func addresses(of connection: OpaquePointer) -> ConnectionAddresses {
+        ConnectionAddresses(peer: peer(of: connection), local: localAddress(of: connection))
     }
 
     /// The address the TCP client connected to, as `getsockname` tells it;
