@@ -16,6 +16,33 @@ extension Duration {
         return overflow ? (seconds < 0 ? .min : .max) : ms.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000)).partialValue
     }
 
+    /// The longest duration alertd takes from outside, from its
+    /// configuration or from a peer's hint (`Retry-After`, a service's
+    /// `retry_after`): a century. Longer only says "not soon", and the
+    /// bound keeps every sum and conversion made of it far from
+    /// overflowing, whatever number was written.
+    package static let century: Duration = .seconds(100 * 365 * 86_400)
+
+    /// A wait a peer asked for, in seconds: nil when it is not a number,
+    /// zero when negative, at most ``century``.
+    package static func peerHint(seconds: Double) -> Duration? {
+        peerHint(milliseconds: seconds * 1000)
+    }
+
+    /// A wait a peer asked for, in milliseconds (rounded up); as
+    /// ``peerHint(seconds:)``.
+    package static func peerHint(milliseconds: Double) -> Duration? {
+        guard !milliseconds.isNaN else { return nil }
+        guard milliseconds < Double(century.milliseconds) else { return century }
+        return milliseconds > 0 ? .milliseconds(Int64(milliseconds.rounded(.up))) : .zero
+    }
+
+    /// Whole seconds, rounded up, saturating: for messages.
+    package var wholeSecondsRoundedUp: Int64 {
+        let (seconds, attoseconds) = components
+        return attoseconds > 0 && seconds < .max ? seconds + 1 : seconds
+    }
+
     /// The duration as fractional seconds.
     package var seconds: Double {
         let c = components

@@ -64,16 +64,25 @@ public final class JSONConfigReader {
     /// A duration such as `"1s"`, `"10m"` or a number of seconds.
     public func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false) -> Duration? {
         guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
+        let read: Duration
         if let s = v as? String {
-            if let d = Self.parseDuration(s), allowZero || d > .zero { return d }
-            problem(join(path, key), "`\(s)` is not a duration; write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
+            guard let d = Self.parseDuration(s), allowZero || d > .zero else {
+                problem(join(path, key), "`\(s)` is not a duration; write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
+                return nil
+            }
+            read = d
+        } else if let n = StrictJSON.number(v), n >= 0, allowZero || n > 0 {
+            // Compared before converting: 1e300 seconds is no Int64 of milliseconds.
+            read = n * 1000 <= Double(Duration.century.milliseconds) ? .milliseconds(Int64((n * 1000).rounded())) : Duration.century + .seconds(1)
+        } else {
+            problem(join(path, key), "must be a duration such as \"1s\" or \"10m\"")
             return nil
         }
-        if let n = StrictJSON.number(v), n >= 0, allowZero || n > 0 {
-            return .milliseconds(Int64((n * 1000).rounded()))
+        guard read <= Duration.century else {
+            problem(join(path, key), "must be at most 100 years (36500d)")
+            return nil
         }
-        problem(join(path, key), "must be a duration such as \"1s\" or \"10m\"")
-        return nil
+        return read
     }
 
     public func strings(_ obj: [String: Any], _ key: String, at path: String) -> [String]? {

@@ -51,10 +51,10 @@ public struct RetryPolicy: Sendable, Equatable {
         }
         let next = now.addingTimeInterval(delay)
         guard next.timeIntervalSince(createdAt) > maxAge.seconds else { return .retry(at: next, error: reason) }
-        let maxAgeText = AlertDuration(seconds: Int64(maxAge.seconds)).description
+        let maxAgeText = AlertDuration(seconds: maxAge.components.seconds).description
         if let retryAfter, now.timeIntervalSince(createdAt) + initialDelay.seconds <= maxAge.seconds {
             // Only the receiver's wait goes past max_age; say so, not "too old".
-            let asked = AlertDuration(seconds: Int64(retryAfter.seconds.rounded(.up))).description
+            let asked = AlertDuration(seconds: retryAfter.wholeSecondsRoundedUp).description
             return .dead(error: "\(reason) (gave up: the receiver asked to retry after \(asked), past retry.max_age of \(maxAgeText))")
         }
         let age = AlertDuration(seconds: Int64(now.timeIntervalSince(createdAt))).description

@@ -8,11 +8,11 @@ extension HTTPHeaders {
     public func retryAfter(relativeTo now: Date = Date()) -> Duration? {
         guard let raw = self["Retry-After"]?.trimmingSpaces(), !raw.isEmpty else { return nil }
         if raw.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            return Int64(raw).map { .seconds($0) }
+            // More digits than Int64 holds still mean "not soon", not "no hint".
+            return Double(raw).flatMap(Duration.peerHint(seconds:))
         }
         guard let date = Self.httpDate(raw, now: now) else { return nil }
-        let seconds = date.timeIntervalSince(now)
-        return seconds > 0 ? .seconds(Int64(seconds.rounded(.up))) : .zero
+        return Duration.peerHint(seconds: date.timeIntervalSince(now).rounded(.up))
     }
 
     /// Reads IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and the obsolete

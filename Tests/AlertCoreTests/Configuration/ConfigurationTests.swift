@@ -188,6 +188,11 @@ import Testing
         let slash = problems(#"{"store": {"url": "postgres://alertd:PG2/SEC2@127.0.0.1:1/db"}}"#)
         #expect(slash == ["store.url: the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F"])
         #expect(problems(#"{"store": {"url": "postgres://alertd:PG2%2FSEC2@127.0.0.1:1/db"}}"#).isEmpty)
+        // A duration no clock can hold is refused by name; 1e300 once crashed the check.
+        for value in ["1e300", "\"9223372036854775807s\"", "\"36501d\""] {
+            #expect(problems(#"{"retry": {"max_age": \#(value)}}"#) == ["retry.max_age: must be at most 100 years (36500d)"], "\(value)")
+        }
+        #expect(problems(#"{"retry": {"max_age": "36500d", "max_delay": 3153600000}}"#).isEmpty)
         #expect(p.contains { $0.hasPrefix("presenters.chat.timeout: `soon` is not a duration") })
         #expect(p.contains { $0.hasPrefix("presenters.x.type: unknown presenter type \"pager\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].presenters[0]: no presenter named \"opz\"") })

@@ -432,6 +432,39 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(oldWhy.hasPrefix("500 (gave up: the next retry would fall past retry.max_age of 1h"))
     }
 
+    /// A receiver's `Retry-After: 9223372036854775807` crashed the daemon
+    /// where the give-up message rounded it to Int64, and again at every
+    /// restart while the delivery stayed pending.
+    @Test func aWaitOfAnyLengthIsSaidAndNotOverflowed() {
+        var policy = RetryPolicy()
+        policy.maxAge = .seconds(3600)
+        let created = Date()
+        for wait in [Duration.seconds(Int64.max), .seconds(Int64.max) + .milliseconds(500), Duration.century] {
+            let r = policy.settle(reason: "503", retryable: true, retryAfter: wait, attempt: 1, createdAt: created, now: created)
+            guard case .dead(let why) = r else { Issue.record("expected dead: \(r)"); return }
+            #expect(why.hasPrefix("503 (gave up: the receiver asked to retry after "), "\(why)")
+        }
+        #expect((Duration.seconds(Int64.max) + .milliseconds(1)).wholeSecondsRoundedUp == Int64.max)
+        #expect(Duration.milliseconds(1_001).wholeSecondsRoundedUp == 2)
+    }
+
+    /// What a peer writes is bounded when read: a century at most, never negative.
+    @Test func aPeersHintIsBoundedWhenRead() {
+        #expect(Duration.peerHint(seconds: 1.5) == .milliseconds(1_500))
+        #expect(Duration.peerHint(milliseconds: 2_500) == .milliseconds(2_500))
+        #expect(Duration.peerHint(seconds: -3) == .zero)
+        #expect(Duration.peerHint(seconds: .nan) == nil)
+        for huge in [1e300, Double.infinity, 9_223_372_036_854_775_807, Duration.century.seconds + 1] {
+            #expect(Duration.peerHint(seconds: huge) == .century, "\(huge)")
+            #expect(Duration.peerHint(milliseconds: huge * 1000) == .century, "\(huge)")
+        }
+        let now = Date(timeIntervalSince1970: 784_111_777)
+        #expect((["Retry-After": "9223372036854775807"] as HTTPHeaders).retryAfter(relativeTo: now) == .century)
+        #expect((["Retry-After": "99999999999999999999999999"] as HTTPHeaders).retryAfter(relativeTo: now) == .century)
+        #expect((["Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"] as HTTPHeaders).retryAfter(relativeTo: now) == .century)
+        #expect((["Retry-After": "120"] as HTTPHeaders).retryAfter(relativeTo: now) == .seconds(120))
+    }
+
     @Test func routerTakesFirstMatchUnlessContinue() throws {
         let router = AlertRouter(
             routes: [

@@ -45,6 +45,29 @@ import Glibc
         return alert
     }
 
+    /// A handler answering `503` with `Retry-After: 9223372036854775807`
+    /// crashed the daemon where it gave up (the wait rounded to Int64), and
+    /// again after every restart while the call stayed pending: anyone who
+    /// may send an alert names its handler, so anyone could keep alertd down.
+    @Test func aHandlersEndlessRetryAfterEndsTheCallNotTheDaemon() async throws {
+        let (server, base) = try startLoopbackServer { _ in
+            HTTPResponse(status: 503, headers: ["Retry-After": "9223372036854775807"], body: Data("busy".utf8))
+        }
+        let d = try daemon()
+        try await d.start()
+        let id = try await d.send(["title": "endless", "confirm": ["label": "Go", "url": base + "/hook"]])
+        #expect(try await d.request("POST", "/v1/alerts/\(id)/confirm").status == 200)
+        var delivery: [String: Any] = [:]
+        let ended = try await eventually(.seconds(10)) {
+            delivery = (try await d.show(id)["deliveries"] as? [[String: Any]] ?? []).first { $0["presenter"] as? String == "handler:confirm" } ?? [:]
+            return delivery["state"] as? String == "dead"
+        }
+        #expect(ended, "\(delivery)")
+        #expect((delivery["last_error"] as? String)?.contains("the receiver asked to retry after 36500d") == true, "\(delivery)")
+        #expect(try await d.request("GET", "/v1/health").status == 200)
+        await server.stop()
+    }
+
     @Test func eachWayOfConfirmingCallsTheHandlerOnceAndLaterDecisionsGet409() async throws {
         let handler = try WebhookReceiver()
         let chat = try WebhookReceiver()

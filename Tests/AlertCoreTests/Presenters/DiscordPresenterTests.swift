@@ -102,6 +102,16 @@ import Testing
         ])
     }
 
+    /// `{"retry_after": 1e300}` crashed the daemon converting it to a duration.
+    @Test func anEndlessWaitIsACenturyNotACrash() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let target = "discord (\(receiver.base))"
+        let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [
+            ServiceFixtures.json(429, #"{"message": "You are being rate limited.", "retry_after": 1e300, "global": false}"#),
+        ])
+        #expect(outcomes == [.retryableFailure(reason: "HTTP 429 from \(target): You are being rate limited.", retryAfter: .century)])
+    }
+
     /// What the service answers is shown as alertd's own words are: an
     /// error page that quotes the webhook's path (its token) loses it, and
     /// terminal escapes and direction overrides become U+FFFD.

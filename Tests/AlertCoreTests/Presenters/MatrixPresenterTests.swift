@@ -81,6 +81,16 @@ import Testing
         #expect(J(receiver.received.first?.json)["msgtype"].string == "m.notice")
     }
 
+    /// `{"retry_after_ms": 1e300}` crashed the daemon converting it to a duration.
+    @Test func anEndlessWaitIsACenturyNotACrash() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let target = "matrix (\(receiver.base))"
+        let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [
+            ServiceFixtures.json(429, #"{"errcode": "M_LIMIT_EXCEEDED", "error": "Too many requests", "retry_after_ms": 1e300}"#),
+        ])
+        #expect(outcomes == [.retryableFailure(reason: "HTTP 429 from \(target): Too many requests", retryAfter: .century)])
+    }
+
     @Test func settingsAreChecked() {
         let read = { (s: [String: Any]) in ServiceFixtures.read(MatrixPresenterConfiguration.self, s).1 }
         #expect(read(["url": "https://m.example", "room": "!a:m.example", "token": "t"]).isEmpty)

@@ -92,9 +92,9 @@ public struct HTTPServiceAnswers: Sendable {
         case .header:
             return header
         case .bodySeconds(let path):
-            return Self.number(at: path, in: response.body).map { .milliseconds(Int64(($0 * 1000).rounded(.up))) } ?? header
+            return Self.number(at: path, in: response.body).flatMap(Duration.peerHint(seconds:)) ?? header
         case .bodyMilliseconds(let path):
-            return Self.number(at: path, in: response.body).map { .milliseconds(Int64($0.rounded(.up))) } ?? header
+            return Self.number(at: path, in: response.body).flatMap(Duration.peerHint(milliseconds:)) ?? header
         }
     }
 
