@@ -56,23 +56,48 @@ public struct APIRouter: Sendable {
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        // Split as bytes: split into Characters, the path cost 5 k instructions a request.
-        let parts = request.path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
-        // Literal segments win over parameters, so `/v1/alerts/replay` could never be read as an id.
-        let sameLength = parts.count < routesBySegments.count ? routesBySegments[parts.count] : []
-        let candidates = sameLength.compactMap { i -> (Route, [String: String], Int)? in
-            guard let (params, literals) = Self.match(routes[i].segments, parts) else { return nil }
-            return (routes[i], params, literals)
-        }.sorted { $0.2 > $1.2 }
+        let candidates = candidates(for: request)
         do {
-            return try await route(request, candidates)
+            let (route, params, caller) = try admit(request, candidates)
+            return try await route.handler(APIRequest(http: request, parameters: params, caller: caller))
         } catch {
             // A path's routes share a style: even its 401 and 405 speak it.
             return error.response(in: candidates.first?.0.errors ?? .alertd)
         }
     }
 
-    private func route(_ request: HTTPRequest, _ candidates: [(Route, [String: String], Int)]) async throws(APIError) -> HTTPResponse {
+    /// What ``handle(_:)`` would answer `head` without reading its body:
+    /// its 401, 403, 404, 405 or 421; nil when its route would run. For
+    /// ``HTTPServer/Screen``, so a TCP caller without the token cannot make
+    /// the daemon hold a body of up to `limits.max_body_bytes` first. With
+    /// no token configured, or on the Unix socket, every caller is let in
+    /// and there is nothing to screen.
+    public func screen(_ head: HTTPRequest) -> HTTPResponse? {
+        guard head.listener == .tcp, !authenticator.isOpen else { return nil }
+        let candidates = candidates(for: head)
+        do {
+            _ = try admit(head, candidates)
+            return nil
+        } catch {
+            return error.response(in: candidates.first?.0.errors ?? .alertd)
+        }
+    }
+
+    /// The routes whose pattern `request`'s path fits, most literal first.
+    private func candidates(for request: HTTPRequest) -> [(Route, [String: String], Int)] {
+        // Split as bytes: split into Characters, the path cost 5 k instructions a request.
+        let parts = request.path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
+        // Literal segments win over parameters, so `/v1/alerts/replay` could never be read as an id.
+        let sameLength = parts.count < routesBySegments.count ? routesBySegments[parts.count] : []
+        return sameLength.compactMap { i -> (Route, [String: String], Int)? in
+            guard let (params, literals) = Self.match(routes[i].segments, parts) else { return nil }
+            return (routes[i], params, literals)
+        }.sorted { $0.2 > $1.2 }
+    }
+
+    /// Everything asked of a request before its route runs, all of it from
+    /// its head: the route, its parameters and who is calling.
+    private func admit(_ request: HTTPRequest, _ candidates: [(Route, [String: String], Int)]) throws(APIError) -> (Route, [String: String], APICaller) {
         do throws(APIError) {
             try origins.checkHost(request)
         } catch {
@@ -82,7 +107,7 @@ public struct APIRouter: Sendable {
         if let (route, params, _) = candidates.first(where: { Self.serves($0.0, request.method) }) {
             let caller = try authorize(request, route.access)
             try origins.checkBrowser(request, access: route.access)
-            return try await route.handler(APIRequest(http: request, parameters: params, caller: caller))
+            return (route, params, caller)
         }
         // Only a path that belongs to open routes alone may tell an anonymous
         // caller it exists: anything else, unknown paths included, needs a token first.

@@ -27,6 +27,12 @@ import Glibc
 public final class HTTPServer: Sendable {
     /// Answers one request. It cannot fail: errors are responses too.
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Looks at a request whose head is in and whose body is still to come
+    /// (its `body` is empty) and returns the answer it gets without its body
+    /// being read, or nil to read it. So a caller without credentials cannot
+    /// make the server hold megabytes per connection first. It runs on the
+    /// server's own thread: it must not block.
+    public typealias Screen = @Sendable (HTTPRequest) -> HTTPResponse?
 
     private enum State {
         case idle
@@ -44,12 +50,14 @@ public final class HTTPServer: Sendable {
 
     public let configuration: HTTPServerConfiguration
     private let handler: Handler
+    private let screen: Screen?
     private let state = Mutex(State.idle)
     /// Where the server listens, set by `start()`: the bound TCP port, or the socket path.
     private let bound = Mutex<(port: UInt16?, address: String)?>(nil)
 
-    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: @escaping Handler) {
+    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), screen: Screen? = nil, handler: @escaping Handler) {
         self.configuration = configuration
+        self.screen = screen
         self.handler = handler
     }
 
@@ -85,7 +93,7 @@ public final class HTTPServer: Sendable {
                 timeout: configuration.requestTimeout, timeoutUnderLoad: configuration.requestTimeoutUnderLoad,
                 loadThreshold: connectionLimit - connectionLimit / 4)
             let core = Unmanaged.passRetained(MHDServerCore(
-                handler: handler, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
+                handler: handler, screen: screen, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue

@@ -24,6 +24,7 @@ package final class MHDServerCore: Sendable {
     }
 
     package let handler: HTTPServer.Handler
+    package let screen: HTTPServer.Screen?
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
@@ -41,10 +42,11 @@ package final class MHDServerCore: Sendable {
     /// so its sender gets the 413; a body still coming after this is cut off.
     package static let overflowDrainTime: Duration = .seconds(10)
 
-    package init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int, listener: HTTPRequest.Listener,
+    package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768)) {
         self.handler = handler
+        self.screen = screen
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
@@ -95,17 +97,17 @@ package final class MHDServerCore: Sendable {
             if let problem = Self.targetProblem(context, url: url, version: version) {
                 return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
             }
-            let length = Self.contentLength(connection)
-            if length.conflicting {
-                // libmicrohttpd reads the body by the first; a proxy in front may
-                // have used another, and the rest would be read as a request of
-                // its own (request smuggling). RFC 9112 §6.3: refuse, and close.
-                return queue(Self.errorResponse(400, "conflicting_content_length", "The request has Content-Length headers that disagree; send one."),
-                             context: context, connection: connection)
+            let framing = RequestFraming(connection)
+            if let problem = framing.problem {
+                return queue(Self.errorResponse(problem.status, problem.code, problem.message), context: context, connection: connection)
             }
-            if let declared = length.value.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
+            if let declared = framing.contentLength.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
                 return queue(bodyTooLarge(), context: context, connection: connection)
+            }
+            let bodyComing = framing.hasTransferEncoding || (framing.contentLength.map { $0 != "0" } ?? false)
+            if bodyComing, let screen, let answer = screen(makeRequest(context, connection: connection, method: method)) {
+                return queue(answer, context: context, connection: connection)
             }
             return .YES
 
@@ -342,29 +344,6 @@ package final class MHDServerCore: Sendable {
         }
         guard controls || cut else { return nil }
         return "The request target contains a raw NUL or control byte; percent-encode it (e.g. %00) or leave it out."
-    }
-
-    /// The request's Content-Length, and whether another Content-Length
-    /// header disagrees with it. Kept as one value and a flag, not a set of
-    /// them: a set cost an allocation on the server's thread every request.
-    private static func contentLength(_ connection: OpaquePointer) -> (value: String?, conflicting: Bool) {
-        var found: (value: String?, conflicting: Bool) = (nil, false)
-        withUnsafeMutablePointer(to: &found) { pointer in
-            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
-                // Runs for every request: most names are ruled out by their length alone.
-                if keySize == 14, HTTPHeaders.sameName(MHDServerCore.string(key, count: keySize), "Content-Length") {
-                    let found = cls!.assumingMemoryBound(to: (value: String?, conflicting: Bool).self)
-                    let value = MHDServerCore.string(value, count: valueSize)
-                    if let first = found.pointee.value {
-                        if first != value { found.pointee.conflicting = true }
-                    } else {
-                        found.pointee.value = value
-                    }
-                }
-                return .YES
-            }, pointer)
-        }
-        return found
     }
 
     private func bodyTooLarge() -> HTTPResponse {

@@ -140,7 +140,7 @@ public final class AlertDaemon: Sendable {
             var c = HTTPServerConfiguration(listener: listener)
             c.threadPoolSize = config.api.threads
             c.maxBodyBytes = config.limits.maxBodyBytes
-            return APIServerService(server: HTTPServer(configuration: c, handler: handler))
+            return APIServerService(server: HTTPServer(configuration: c, screen: { api.screen($0) }, handler: handler))
         }
     }
 

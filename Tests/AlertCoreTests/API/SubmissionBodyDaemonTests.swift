@@ -23,6 +23,24 @@ import Testing
         return ((try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["alerts"] as? [Any])?.count ?? -1
     }
 
+    /// API.md's invalid-alert example is what the daemon answers: its
+    /// messages had drifted from the ones alertd writes.
+    @Test func theGuidesInvalidAlertExampleIsTheDaemonsAnswer() async throws {
+        let docs = try DocSnippets("docs/API.md")
+        let request = try docs.snippet("invalid-alert-request")
+        let start = try #require(request.range(of: "-d '")?.upperBound)
+        let end = try #require(request[start...].firstIndex(of: "'"))
+        // The shell passes the page's `\n` and `\u001b` on as JSON escapes.
+        let d = try TestDaemon()
+        try await d.start()
+        let answer = try await post(d, String(request[start..<end]))
+        #expect(answer.status == 422)
+        let documented = try #require(try JSONSerialization.jsonObject(with: Data(docs.snippet("invalid-alert-answer").utf8)) as? [String: Any])
+        let said = try #require(answer.json["error"] as? [String: Any])
+        let shown = try #require(documented["error"] as? [String: Any])
+        #expect(NSDictionary(dictionary: said).isEqual(to: shown), "the daemon answers \(said)")
+    }
+
     @Test func aKeyGivenTwiceAnywhereInAnAlertIsMalformed() async throws {
         let d = try TestDaemon()
         try await d.start()

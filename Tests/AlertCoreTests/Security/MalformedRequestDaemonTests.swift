@@ -89,6 +89,18 @@ import Testing
             // Two lengths: a proxy may have read the other, and the rest would be smuggled in as a request.
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 30\r\n",
              "{}", "conflicting_content_length"),
+            // Both framings: a proxy going by Content-Length would read the rest as another request.
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n",
+             "2\r\n{}\r\n0\r\n\r\n", "conflicting_content_length"),
+            // A coding libmicrohttpd cannot frame: it waited 10 s for a body.
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n",
+             "2\r\n{}\r\n0\r\n\r\n", "unsupported_transfer_encoding"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: identity\r\n",
+             "{}", "unsupported_transfer_encoding"),
+            // `Name :` was read as another field, so the body went by Content-Length.
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\nContent-Length: 2\r\n",
+             "{}", "invalid_header"),
+            ("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n", "", "invalid_header"),
         ]
         for (head, body, code) in requests {
             let socket = try RawSocket(port: d.port)
@@ -97,5 +109,21 @@ import Testing
             #expect(reply.contains("Content-Type: application/json"), "\(head.prefix(30)): \(self.head(reply))")
             #expect(errorCode(reply) == code, "\(head.prefix(30)): \(reply)")
         }
+    }
+
+    /// A request with both framings is answered alone and its connection
+    /// closed: what follows it is not read as a request of its own.
+    @Test func aRequestWithBothFramingsEndsItsConnection() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let socket = try RawSocket(port: d.port)
+        socket.send("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                    + "Content-Length: 4\r\n\r\n11\r\n{\"title\":\"smug\"}\r\n0\r\n\r\nGET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let (reply, closed) = await socket.readToEnd()
+        #expect(closed)
+        #expect(head(reply) == "HTTP/1.1 400 Bad Request", "\(reply)")
+        #expect(reply.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer only: \(reply)")
+        let listed = try JSONSerialization.jsonObject(with: try await d.request("GET", "/v1/alerts").body) as? [String: Any]
+        #expect((listed?["alerts"] as? [Any])?.isEmpty == true, "\(String(describing: listed))")
     }
 }

@@ -1,0 +1,113 @@
+import CMicroHTTPD
+
+/// What a request's header fields say about how to read it, found in one
+/// pass over them when its head is in and before any of its body is read.
+///
+/// The problems it names are the ones RFC 9112 tells a server to refuse,
+/// because a proxy in front may read the same bytes another way (request
+/// smuggling) and libmicrohttpd 0.9.75 lets them through: two `Host`
+/// fields, `Content-Length` together with `Transfer-Encoding`, a transfer
+/// coding other than `chunked` (it would wait for a body it cannot frame), a
+/// field name with a space or separator in it (`Transfer-Encoding :` was
+/// read as some other field), and a NUL or CR inside a value.
+struct RequestFraming {
+    /// The first `Content-Length` value, as sent.
+    var contentLength: String?
+    /// Whether another `Content-Length` disagrees with the first.
+    var conflictingLengths = false
+    /// Whether the request has a `Transfer-Encoding` field at all.
+    var hasTransferEncoding = false
+    /// Whether every `Transfer-Encoding` it has is exactly `chunked`.
+    var onlyChunked = true
+    var hosts = 0
+    var malformedName = false
+    var malformedValue = false
+
+    /// Reads the fields of `connection`'s request.
+    init(_ connection: OpaquePointer) {
+        withUnsafeMutablePointer(to: &self) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                let framing = cls!.assumingMemoryBound(to: RequestFraming.self)
+                framing.pointee.read(
+                    name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
+                    value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+                return .YES
+            }, pointer)
+        }
+    }
+
+    init() {}
+
+    /// Takes one field into account. Runs for every field of every request,
+    /// so most names are ruled out by their length before any comparison.
+    mutating func read(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        if !name.allSatisfy(Self.isTokenByte) || name.isEmpty { malformedName = true }
+        if value.contains(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) { malformedValue = true }
+        switch name.count {
+        case 4 where Self.same(name, "host"):
+            hosts += 1
+        case 14 where Self.same(name, "content-length"):
+            let text = String(decoding: value, as: UTF8.self)
+            if let first = contentLength {
+                if first != text { conflictingLengths = true }
+            } else {
+                contentLength = text
+            }
+        case 17 where Self.same(name, "transfer-encoding"):
+            hasTransferEncoding = true
+            if !Self.same(Self.trimmed(value), "chunked") { onlyChunked = false }
+        default:
+            break
+        }
+    }
+
+    /// The answer the request gets instead of being read, or nil when it may be read.
+    var problem: (status: Int, code: String, message: String)? {
+        if malformedName {
+            return (status: 400, code: "invalid_header", message: "A header field name contains a space or a character names may not have (as in `Name : value`); send it as `Name: value`.")
+        }
+        if malformedValue {
+            return (status: 400, code: "invalid_header", message: "A header field value contains a NUL, CR or LF byte; send values without them.")
+        }
+        if hosts > 1 {
+            return (status: 400, code: "invalid_header", message: "The request has more than one Host header; send one.")
+        }
+        if conflictingLengths {
+            // libmicrohttpd reads the body by the first; a proxy in front may
+            // have used another, and the rest would be read as a request of
+            // its own (request smuggling). RFC 9112 §6.3: refuse, and close.
+            return (status: 400, code: "conflicting_content_length", message: "The request has Content-Length headers that disagree; send one.")
+        }
+        if hasTransferEncoding && contentLength != nil {
+            return (status: 400, code: "conflicting_content_length", message: "The request has both Transfer-Encoding and Content-Length; send one of them.")
+        }
+        if hasTransferEncoding && !onlyChunked {
+            return (status: 501, code: "unsupported_transfer_encoding", message: "The only transfer coding alertd reads is `chunked`; send the body with Content-Length or as chunked.")
+        }
+        return nil
+    }
+
+    /// RFC 9110 §5.6.2's `tchar`: what a field name is made of.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// Whether `bytes` are `lowercase` in any case (ASCII).
+    private static func same(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return zip(bytes, expected).allSatisfy { ($0 | 0x20) == $1 }
+    }
+
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    }
+}
