@@ -130,8 +130,9 @@ extension AlertSpec {
         }
 
         private static func parseAction(_ raw: String, field: String, source: String) -> PartialValue<AlertAction> {
-            // The label may not contain '=', the URL may (query strings), so split on the first.
-            guard let eq = raw.firstIndex(of: "=") else {
+            // The label may not contain '=', the URL may (query strings), so split on the first;
+            // a "label" holding "://" is a URL given without one (`https://h/x?a=b`).
+            guard let eq = raw.firstIndex(of: "="), !raw[..<eq].contains("://") else {
                 return .invalid(AlertSpecError(
                     field: field, code: .invalidAction,
                     message: "`\(source)` needs the form Label=URL, e.g. \"Restart=https://ops.example/restart\"; got `\(raw)`."))

@@ -6,7 +6,10 @@ extension AlertSpec.Builder {
         var errors = problems
         var check = Validator(limits: limits)
 
-        let title = check.title(self.title)
+        // A template that could not be read or found was to give the title:
+        // its own problem says what to fix, "needs a title" would mislead.
+        let templateFailed = problems.contains { $0.field == "template" || $0.field == "templates" }
+        let title = templateFailed && self.title == .missing ? nil : check.title(self.title)
         let message = check.message(self.message)
         let severity: Severity
         switch self.severity {
@@ -59,7 +62,7 @@ private struct Validator {
         }
         if Self.longer(title, than: limits.maxTitleLength) {
             errors.append(.init(field: "title", code: .titleTooLong,
-                                message: "The title has \(title.count) characters; the limit is \(limits.maxTitleLength). Move the details into the message."))
+                                message: "The title has \(title.unicodeScalars.count) characters; the limit is \(limits.maxTitleLength). Move the details into the message."))
         }
         if let problem = TextPolicy.problem(field: "title", in: title, .line, what: "The title") { errors.append(problem) }
         return title
@@ -72,7 +75,7 @@ private struct Validator {
         case .present(let message):
             if Self.longer(message, than: limits.maxMessageLength) {
                 errors.append(.init(field: "message", code: .messageTooLong,
-                                    message: "The message has \(message.count) characters; the limit is \(limits.maxMessageLength). Link to the details instead of pasting them."))
+                                    message: "The message has \(message.unicodeScalars.count) characters; the limit is \(limits.maxMessageLength). Link to the details instead of pasting them."))
             }
             if let problem = TextPolicy.problem(field: "message", in: message, .multiline, what: "The message") { errors.append(problem) }
             return message.isEmpty ? nil : message
@@ -102,11 +105,11 @@ private struct Validator {
                                     message: "Label names starting with `__` are reserved; rename `\(entry.name)`."))
             } else if Self.longer(entry.name, than: limits.maxLabelNameLength) {
                 errors.append(.init(field: field, code: .invalidLabelName,
-                                    message: "The label name `\(entry.name.prefix(20))…` has \(entry.name.count) characters; the limit is \(limits.maxLabelNameLength)."))
+                                    message: "The label name `\(entry.name.prefix(20))…` has \(entry.name.unicodeScalars.count) characters; the limit is \(limits.maxLabelNameLength)."))
             }
             if Self.longer(entry.value, than: limits.maxLabelValueLength) {
                 errors.append(.init(field: field, code: .labelValueTooLong,
-                                    message: "The value of label `\(entry.name)` has \(entry.value.count) characters; the limit is \(limits.maxLabelValueLength)."))
+                                    message: "The value of label `\(entry.name)` has \(entry.value.unicodeScalars.count) characters; the limit is \(limits.maxLabelValueLength)."))
             }
             if let problem = TextPolicy.problem(field: field, in: entry.value, .line, what: "The value of label `\(entry.name)`") {
                 errors.append(problem)
@@ -131,7 +134,7 @@ private struct Validator {
                                     message: "The \(field) action has no label; name what it does, e.g. \"Restart\"."))
             } else if Self.longer(label, than: limits.maxActionLabelLength) {
                 errors.append(.init(field: "\(field).label", code: .actionLabelTooLong,
-                                    message: "The \(field) action's label has \(label.count) characters; the limit is \(limits.maxActionLabelLength), so it fits on a button."))
+                                    message: "The \(field) action's label has \(label.unicodeScalars.count) characters; the limit is \(limits.maxActionLabelLength), so it fits on a button."))
             }
             if let problem = TextPolicy.problem(field: "\(field).label", in: label, .line, what: "The \(field) action's label") {
                 errors.append(problem)
@@ -180,7 +183,7 @@ private struct Validator {
                                     message: "The dedup key is empty; leave it out or give a key such as `disk-full:db1`."))
             } else if Self.longer(key, than: limits.maxDedupKeyLength) {
                 errors.append(.init(field: "dedup_key", code: .dedupKeyTooLong,
-                                    message: "The dedup key has \(key.count) characters; the limit is \(limits.maxDedupKeyLength)."))
+                                    message: "The dedup key has \(key.unicodeScalars.count) characters; the limit is \(limits.maxDedupKeyLength)."))
             }
             if let problem = TextPolicy.problem(field: "dedup_key", in: key, .identifier, what: "The dedup key") { errors.append(problem) }
             return key
@@ -206,8 +209,11 @@ private struct Validator {
     /// Whether `text` has more than `limit` characters. Counting characters
     /// walks grapheme clusters; a text with no more bytes than the limit
     /// cannot have more characters, so most texts are never walked.
+    /// Lengths are Unicode scalars, not Characters: one Character can hold
+    /// any number of combining marks (`a` and 100,000 U+0301 is one), so a
+    /// limit by Characters bounds nothing.
     private static func longer(_ text: String, than limit: Int) -> Bool {
-        text.utf8.count > limit && text.count > limit
+        text.utf8.count > limit && text.unicodeScalars.count > limit
     }
 
     package static func isValidLabelName(_ name: String) -> Bool {

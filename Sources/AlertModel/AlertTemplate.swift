@@ -61,8 +61,11 @@ public struct AlertTemplate: Sendable, Equatable {
         if !b.severity.isGiven, let severity { b = b.severity(parsing: sub(severity), source: "template \(name): severity") }
         let given = Set(b.labels.map(\.name))
         for (k, v) in labels.sorted(by: { $0.key < $1.key }) where !given.contains(k) { b = b.label(k, sub(v)) }
-        if !b.confirm.isGiven, let confirm { b = b.confirm(sub(confirm.label), handler: sub(confirm.url), method: confirm.method) }
-        if !b.cancel.isGiven, let cancel { b = b.cancel(sub(cancel.label), handler: sub(cancel.url), method: cancel.method) }
+        // In a URL a value is data, percent-encoded: `x&y=1#/../other` must
+        // not add query parameters or move the handler's path.
+        func subURL(_ text: String) -> String { Self.substitute(text, values: values.mapValues(Self.percentEncoded)) }
+        if !b.confirm.isGiven, let confirm { b = b.confirm(sub(confirm.label), handler: subURL(confirm.url), method: confirm.method) }
+        if !b.cancel.isGiven, let cancel { b = b.cancel(sub(cancel.label), handler: subURL(cancel.url), method: cancel.method) }
         if !b.dedupKey.isGiven, let dedupKey { b = b.dedupKey(sub(dedupKey)) }
         if !b.expiresAfter.isGiven, let expiresAfter { b = b.expires(parsing: sub(expiresAfter), source: "template \(name): expires_after") }
         return b
@@ -100,6 +103,24 @@ public struct AlertTemplate: Sendable, Equatable {
             }
         }
         return names
+    }
+
+    /// `value` with every byte but RFC 3986's unreserved ones
+    /// (`A-Z a-z 0-9 - . _ ~`) written as `%XX`.
+    package static func percentEncoded(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Replaces each `{name}` with its value in one pass, so a value that

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import AlertModel
 import AlertdHTTP
 
@@ -65,7 +66,7 @@ package enum AlertDetailView {
         }
         if let deliveries = alert.deliveries {
             lines.append("")
-            lines += deliveryLines(deliveries)
+            lines += deliveryLines(deliveries, groups: alert.groups ?? [])
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -74,12 +75,27 @@ package enum AlertDetailView {
         "\(action.label) -> \(action.method.rawValue) \(action.url)"
     }
 
-    package static func deliveryLines(_ deliveries: [DeliveryRecord]) -> [String] {
-        guard !deliveries.isEmpty else { return ["Deliveries: none (no presenter's route matched)"] }
+    /// The deliveries as a table; `groups` are the alert's open groups, whose
+    /// notifications tell of it when a grouped route gave it none of its own.
+    package static func deliveryLines(_ deliveries: [DeliveryRecord], groups: [AlertGroupID] = [], now: Date = Date()) -> [String] {
+        guard !deliveries.isEmpty else {
+            guard groups.isEmpty else {
+                let names = groups.map(\.rawValue).joined(separator: ", ")
+                return ["Deliveries: none of its own; it is told of in the notifications of group \(names) ('alertctl groups')"]
+            }
+            return ["Deliveries: none (no presenter's route matched)"]
+        }
         let rows = deliveries.map { d -> [String] in
             var when = ""
             if let at = d.deliveredAt, d.state == .delivered {
                 when = "delivered \(UTCTimestamp.readable(at))"
+            } else if let holder = d.silencedBy, d.state == .pending, let at = d.nextAttemptAt, at > now {
+                // Held, not failing: say by what, and when it is looked at again.
+                when = holder.isInhibition
+                    ? "held: inhibited by alert \(holder.rawValue.dropFirst(SilenceID.inhibitionPrefix.count)); checked again \(UTCTimestamp.readable(at))"
+                    : "held by silence \(holder.rawValue); checked again \(UTCTimestamp.readable(at))"
+            } else if let holder = d.silencedBy, d.state == .silenced {
+                when = "withheld by silence \(holder.rawValue)"
             } else if let at = d.nextAttemptAt, d.state == .pending {
                 when = "next attempt \(UTCTimestamp.readable(at))"
             } else if d.state == .dead {

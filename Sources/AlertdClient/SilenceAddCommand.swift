@@ -2,6 +2,7 @@ import FoundationEssentials
 import AlertModel
 import AlertdCommandLine
 import AlertdHTTP
+import AlertdPOSIX
 
 /// `alertctl silence add`: creates a silence from matchers, as `amtool
 /// silence add` does, and prints its id.
@@ -23,7 +24,7 @@ public struct SilenceAddCommand: CLICommand {
             .value("duration", short: "d", valueName: "duration", help: "How long it lasts from its start, e.g. 2h or 30m.", default: "1h"),
             .value("start", valueName: "time", help: "When it starts, as RFC 3339 (2026-05-05T22:00:00Z); defaults to now."),
             .value("end", valueName: "time", help: "When it ends, as RFC 3339; instead of --duration."),
-            .value("author", short: "a", valueName: "name", help: "Who makes it; defaults to $USER."),
+            .value("author", short: "a", valueName: "name", help: "Who makes it; defaults to $USER, else your login name."),
             .value("comment", short: "c", valueName: "text", help: "Why; required."),
             .flag("json", help: "Print alertd's answer ({\"silenceID\": \"<id>\"}) as JSON on standard output."),
         ] + AlertdConnectionOptions.options,
@@ -84,7 +85,7 @@ public struct SilenceAddCommand: CLICommand {
         let startsAt = start ?? Date()
         let silence = AlertmanagerRepresentation.PostableSilence(
             matchers: matchers, startsAt: startsAt, endsAt: end ?? startsAt.addingTimeInterval(TimeInterval(duration.seconds)),
-            createdBy: author ?? context.environment["USER"] ?? "alertctl", comment: comment)
+            createdBy: author ?? context.environment["USER"] ?? CurrentProcess.userName ?? "alertctl", comment: comment)
         let id: String
         do {
             id = try await client.addSilence(silence)

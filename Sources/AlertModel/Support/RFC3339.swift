@@ -40,7 +40,8 @@ package enum RFC3339 {
         var offset = 0
         if b[i] == 90 || b[i] == 122 {
             i += 1
-        } else if b[i] == 43 || b[i] == 45, let h = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 58, let m = digits(i + 4, 2) {
+        } else if b[i] == 43 || b[i] == 45, let h = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 58, let m = digits(i + 4, 2),
+                  h < 24, m < 60 {
             offset = (h * 3600 + m * 60) * (b[i] == 45 ? -1 : 1)
             i += 6
         } else {
@@ -48,6 +49,8 @@ package enum RFC3339 {
         }
         guard i == b.count else { return nil }
         let days = UTCTimestamp.daysSinceEpoch(year: year, month: month, day: day)
+        // A day past its month's end (`02-30`) would be read as a day of the next.
+        guard UTCTimestamp.civil(daysSinceEpoch: Int64(days)).month == Int64(month) else { return nil }
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
         return Date(timeIntervalSince1970: seconds)
     }

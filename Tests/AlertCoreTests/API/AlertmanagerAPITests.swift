@@ -291,7 +291,11 @@ import Testing
         #expect(RFC3339.parse("1970-01-01T00:00:00Z") == Date(timeIntervalSince1970: 0))
         #expect(RFC3339.parse("2026-05-05T12:00:00.5+02:00") == Date(timeIntervalSince1970: 1_777_975_200.5))
         #expect(RFC3339.parse("0001-01-01T00:00:00Z").map(RFC3339.isUnset) == true)
-        for bad in ["2026-05-05", "2026-05-05T12:00:00", "2026-13-05T12:00:00Z", "2026-05-05T12:00:00.Z", "x"] {
+        #expect(RFC3339.parse("2028-02-29T23:59:59-23:59") != nil)
+        // Days past the month's end and offsets past a day were read as other times.
+        for bad in ["2026-05-05", "2026-05-05T12:00:00", "2026-13-05T12:00:00Z", "2026-05-05T12:00:00.Z", "x",
+                    "2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-05-05T12:00:00+99:99",
+                    "2026-05-05T12:00:00+24:00", "2026-05-05T12:00:00-00:60"] {
             #expect(RFC3339.parse(bad) == nil, "\(bad)")
         }
         #expect(LabelFingerprint([:]).description == "cbf29ce484222325")

@@ -30,6 +30,17 @@ import Testing
         for (line, prefix) in zip(lines, prefixes) { #expect(line.hasPrefix(prefix)) }
     }
 
+    /// A URL with a query and no label was split at the query's `=`:
+    /// "`b` is not a valid URL".
+    @Test func aURLWithoutALabelIsAskedForItsLabel() async {
+        let (code, capture) = await validate(["-t", "x", "--confirm", "https://ops.example/h?a=b"])
+        #expect(code == .dataError)
+        #expect(capture.errorOutput.hasPrefix("error: confirm: `--confirm` needs the form Label=URL, e.g. \"Restart=https://ops.example/restart\"; got `https://ops.example/h?a=b`."),
+                "\(capture.errorOutput)")
+        let (labelled, _) = await validate(["-t", "x", "--confirm", "Go=https://ops.example/h?a=b"])
+        #expect(labelled == .success)
+    }
+
     @Test func unreadableStandardInputIsReported() async {
         let (code, capture) = await validate(["-t", "x", "-m", "-"])
         #expect(code == .dataError)
@@ -53,6 +64,17 @@ import Testing
         let (code, capture) = await validate(["--template", "disk", "--set", "host=db1", "-t", "x"], environment: ["ALERTD_TEMPLATES": ""])
         #expect(code == .dataError)
         #expect(capture.errorOutput == "error: template: `--template disk` needs a template file: give `--templates FILE` or set ALERTD_TEMPLATES. [unknown_template]\n")
+    }
+
+    @Test func aTemplateThatCannotBeReadIsTheOnlyProblemNamed() async {
+        let (code, capture) = await validate(["--template", "disk", "--templates", "/nonexistent/t.json"])
+        #expect(code == .dataError)
+        #expect(capture.errorOutput.hasPrefix("error: templates: /nonexistent/t.json: "), "\(capture.errorOutput)")
+        #expect(!capture.errorOutput.contains("missing_title"), "\(capture.errorOutput)")
+        // Without a template, a missing title is still said.
+        let (plain, untitled) = await validate(["-m", "no title"])
+        #expect(plain == .dataError)
+        #expect(untitled.errorOutput.contains("[missing_title]"))
     }
 
     @Test func optionsMapOntoTheBuilder() throws {

@@ -44,6 +44,11 @@ import Testing
         let shown = try await d.show(held)
         #expect(shown["silenced_by"] as? [String] == [id])
         #expect((shown["deliveries"] as? [[String: Any]])?.first?["silenced_by"] as? String == id)
+        // `show` says what holds it, not a next attempt as if it had failed.
+        let show = try await d.alertctl(["show", held])
+        let heldRow = try #require(show.stdout.split(separator: "\n").first { $0.contains("sink") })
+        #expect(heldRow.contains("held by silence \(id); checked again "), "\(show.stdout)")
+        #expect(!heldRow.contains("next attempt"))
 
         // Silences outlast a restart, and still hold.
         await d.kill9()

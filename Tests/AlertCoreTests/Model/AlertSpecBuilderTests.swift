@@ -28,6 +28,8 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(code: .missingTitle, builder: .init()),
         ErrorCase(code: .missingTitle, builder: .init().title("   ")),
         ErrorCase(code: .titleTooLong, builder: .init().title(String(repeating: "a", count: 201))),
+        // One Character of 100,000 combining marks: counted by scalars, far over.
+        ErrorCase(code: .titleTooLong, builder: .init().title("a" + String(repeating: "\u{0301}", count: 100_000))),
         ErrorCase(code: .controlCharacters, builder: .init().title("red \u{1B}[31m")),
         ErrorCase(code: .controlCharacters, builder: .init().title("x").message("a\u{7}b")),
         ErrorCase(code: .messageTooLong, builder: .init().title("x").message(String(repeating: "m", count: 8_193))),

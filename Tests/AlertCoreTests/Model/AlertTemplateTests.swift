@@ -30,6 +30,18 @@ import Testing
         #expect(Self.disk.placeholders == ["host", "mount", "pct", "severity", "ttl"])
     }
 
+    /// A value put into a handler URL is data: `x&y=1#/../other` added a
+    /// query parameter and a fragment to the handler the template named.
+    @Test func valuesInAHandlerURLArePercentEncoded() throws {
+        var values = Self.values
+        values["host"] = "x&y=1#/../other é"
+        let spec = try Self.disk.fill(.init(), values: values).build().get()
+        #expect(spec.confirm?.url == "https://ops.example/expand?host=x%26y%3D1%23%2F..%2Fother%20%C3%A9")
+        // Everywhere else the value is the text as typed.
+        #expect(spec.title == "Disk full on x&y=1#/../other é")
+        #expect(AlertTemplate.percentEncoded("A-z_0.9~") == "A-z_0.9~")
+    }
+
     @Test func explicitFieldsWin() throws {
         let explicit = AlertSpec.Builder().title("Mine").severity(.warning).label("team", "db").expires(after: .hours(1))
         let spec = try Self.disk.fill(explicit, values: Self.values).build().get()

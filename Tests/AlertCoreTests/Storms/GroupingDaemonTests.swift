@@ -89,6 +89,19 @@ import Glibc
         try JSONSerialization.jsonObject(with: try await d.request("GET", path).body) as? [String: Any] ?? [:]
     }
 
+    /// A grouped alert has no delivery of its own: `show` named that "no
+    /// presenter's route matched", though its route did.
+    @Test func showSaysAGroupedAlertIsToldOfByItsGroup() async throws {
+        let d = try TestDaemon(config: Self.config(wait: "1h"))
+        try await d.start()
+        let id = try await d.send(["title": "Disk full on db1", "labels": ["alertname": "DiskFull", "rack": "r0"]])
+        let group = try #require((try await d.show(id)["groups"] as? [String])?.first)
+        let show = try await d.alertctl(["show", id])
+        #expect(show.stdout.contains("Deliveries: none of its own; it is told of in the notifications of group \(group) ('alertctl groups')"), "\(show.stdout)")
+        let loose = try await d.send(["title": "unrouted"])
+        #expect(try await d.alertctl(["show", loose]).stdout.contains("Deliveries:\n  direct"))
+    }
+
     @Test func aThousandAlertsMakeOneNotificationPerPresenterThenRemindersThenOneResolution() async throws {
         let d = try TestDaemon(config: Self.config(wait: "1s", interval: "1s", repeatInterval: "2s"))
         try await d.start()
