@@ -61,14 +61,16 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
     /// Follows every empty step from `pc` (splits, jumps, anchors that hold
     /// at `position`), adding the instructions that consume or match.
     private func add(_ pc: Int, at position: Int, of count: Int, to list: inout ThreadList) {
-        var stack = [pc]
-        while let pc = stack.popLast() {
+        // The list's own stack: one allocation per match, not one per thread.
+        list.stack.append(pc)
+        defer { list.stack.removeAll(keepingCapacity: true) }
+        while let pc = list.stack.popLast() {
             guard list.mark(pc) else { continue }
             switch program[pc] {
-            case .split(let a, let b): stack.append(b); stack.append(a)
-            case .jump(let to): stack.append(to)
-            case .assertStart: if position == 0 { stack.append(pc + 1) }
-            case .assertEnd: if position == count { stack.append(pc + 1) }
+            case .split(let a, let b): list.stack.append(b); list.stack.append(a)
+            case .jump(let to): list.stack.append(to)
+            case .assertStart: if position == 0 { list.stack.append(pc + 1) }
+            case .assertEnd: if position == count { list.stack.append(pc + 1) }
             case .scalar, .any, .set, .match: list.pcs.append(pc)
             }
         }
@@ -106,6 +108,8 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
     /// The threads alive at one position, each instruction at most once.
     private struct ThreadList {
         var pcs: [Int] = []
+        /// Work space for ``MatcherRegex/add(_:at:of:to:)``.
+        var stack: [Int] = []
         private var marks: [UInt32]
         private var generation: UInt32 = 1
 
