@@ -70,7 +70,16 @@ extension StoreRules {
                 reason = .first
             } else if firing.isEmpty {
                 guard !before.isEmpty else { continue }
-                reason = open.isEmpty ? .resolved : .changed
+                if open.isEmpty {
+                    reason = .resolved
+                } else if !closed.isEmpty {
+                    reason = .changed
+                } else {
+                    // Every member still open is silenced or inhibited: nothing
+                    // to say (as Alertmanager sends nothing), and what this
+                    // presenter was told stands, so their return is no news.
+                    continue
+                }
             } else if firingIDs != before {
                 reason = .changed
             } else if let previous, now.addingTimeInterval(0.002) >= previous.at.addingTimeInterval(group.settings.repeatInterval.seconds) {

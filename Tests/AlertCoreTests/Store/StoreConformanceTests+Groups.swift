@@ -145,6 +145,29 @@ extension StoreConformanceTests {
         #expect(claimed.first?.group?.notification.firing.map(\.id) == [loud.alert.id])
     }
 
+    /// Once every open member was held by a silence or an inhibition, the
+    /// group's presenters were sent an empty "changed", and when the hold
+    /// ended the same members were announced as new.
+    @Test(arguments: StoreBackend.allCases) func membersAllHeldAreNoNewsAndNeitherIsTheirReturn(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let subs = try (0..<2).map { try grouped("db\($0)", at: Double($0), interval: .seconds(60), repeatInterval: .seconds(600), presenters: ["chat"]) }
+        _ = try await store.submit(subs)
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.reason) == [.first])
+        _ = try await store.saveSilence(try silence("alertname=\"DiskFull\"", from: at(40), for: 900), replacing: nil, now: at(40))
+        // Due for a reminder with every member silenced: nothing is sent.
+        #expect(try await store.flushDueGroups(now: at(630), inhibitRules: [], limit: 10) == [])
+        // The silence over, the members that were told are still the ones told:
+        // the reminder that is due, never a "changed" that calls them new.
+        let reminder = try await store.flushDueGroups(now: at(945), inhibitRules: [], limit: 10)
+        #expect(reminder.map(\.reason) == [.reminder], "\(reminder)")
+        #expect(reminder.first?.listed == 2)
+        // A member that closes while the rest are held is still said.
+        _ = try await store.saveSilence(try silence("instance=\"db1\"", from: at(1_010), for: 900), replacing: nil, now: at(1_010))
+        _ = try await store.decide(subs[0].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(1_020)))
+        let changed = try await store.flushDueGroups(now: at(1_100), inhibitRules: [], limit: 10)
+        #expect(changed.map(\.reason) == [.changed], "\(changed)")
+    }
+
     @Test(arguments: StoreBackend.allCases) func whatAPresenterAnsweredIsTheGroupsThreadForLaterNotifications(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let s = try grouped("db0", at: 0, repeatInterval: .seconds(60), presenters: ["chat"])
