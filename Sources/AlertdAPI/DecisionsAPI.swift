@@ -48,12 +48,7 @@ public struct DecisionsAPI: Sendable {
             guard let obj = try APIRequestBody.json(request.http) as? [String: Any], Set(obj.keys).isSubset(of: ["comment"]) else {
                 throw .invalidBody("The body may only hold {\"comment\": \"…\"}.")
             }
-            if let c = obj["comment"], !StrictJSON.isNull(c) {
-                guard let s = c as? String, s.count <= AlertDecision.maxCommentLength else {
-                    throw .invalidBody("`comment` must be a string of at most \(AlertDecision.maxCommentLength) characters.")
-                }
-                comment = s
-            }
+            comment = try Self.comment(in: obj)
         }
         let actor = actor ?? request.caller.name
         let problems = AlertDecision.textProblems(comment: comment, actor: actor, recipient: recipient)
@@ -76,12 +71,23 @@ public struct DecisionsAPI: Sendable {
         }
     }
 
+    /// A decision body's `comment`: absent or null is none; anything but a
+    /// string of at most ``AlertDecision/maxCommentLength`` is refused.
+    private static func comment(in body: [String: Any]) throws(APIError) -> String? {
+        guard let value = body["comment"], !StrictJSON.isNull(value) else { return nil }
+        guard let text = value as? String, text.count <= AlertDecision.maxCommentLength else {
+            throw .invalidBody("`comment` must be a string of at most \(AlertDecision.maxCommentLength) characters.")
+        }
+        return text
+    }
+
     package func resolveByDedupKey(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         guard let obj = try APIRequestBody.json(request.http) as? [String: Any], let key = obj["dedup_key"] as? String, !key.isEmpty,
               Set(obj.keys).isSubset(of: ["dedup_key", "comment"]) else {
             throw .invalidBody("Send {\"dedup_key\": \"…\"} (and optionally \"comment\") to resolve the open alert with that key.")
         }
-        let comment = obj["comment"] as? String
+        // Read before the store is asked: a comment that is no string was dropped, and the alert resolved.
+        let comment = try Self.comment(in: obj)
         guard let id = try await APIError.storeCall(await store.openAlert(dedupKey: key)) else {
             throw .alertNotFound(dedupKey: key)
         }

@@ -143,6 +143,11 @@ import Glibc
         // A comment goes with a resolution by key too, as the API allows.
         let third = try await daemon.alertctl(["send", "-t", "Backup late", "--dedup-key", "backup"])
         let thirdID = third.stdout.trimmingCharacters(in: .newlines)
+        // One that is not a string is refused, and resolves nothing (it was dropped, and the alert resolved).
+        let numbered = try await daemon.request("POST", "/v1/alerts/resolve", json: ["dedup_key": "backup", "comment": 5])
+        #expect(numbered.status == 400)
+        #expect(try HTTPErrorBody.decode(numbered.body).code == "invalid_body")
+        #expect(try await daemon.show(thirdID)["state"] as? String == "open")
         let withComment = try await daemon.alertctl(["resolve", "--dedup-key", "backup", "--comment", "it ran", "--json"])
         #expect(withComment.exitCode == 0, "\(withComment.stderr)")
         #expect(try Self.json(withComment.stdout)["id"] as? String == thirdID)
