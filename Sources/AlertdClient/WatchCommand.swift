@@ -14,7 +14,8 @@ public struct WatchCommand: CLICommand {
             they happen. 'y' confirms and 'n' cancels the newest open alert with that action; type the \
             alert's number first (e.g. 2y) for another one. 'q' or Ctrl-C quits.
 
-            Otherwise, or with --json, prints one line per event: time, type, alert id and title, or \
+            Otherwise, or with --json, prints one line per event: time, type, alert id, the presenter in \
+            brackets for a delivery, title, and a delivery's error, or \
             the event's JSON with its id. Without --since, shows what happens from now on. A dropped \
             connection is resumed where it left off.
 
@@ -69,9 +70,12 @@ public struct WatchCommand: CLICommand {
                         context.output(event.jsonLine + "\n")
                     } else {
                         var line = "\(event.at) \(event.type) \(event.alertID)"
+                        // A delivery's line names where it went: three in a row read the same without it.
+                        if let presenter = event.fields["presenter"] { line += " [\(AlertListTable.singleLine(presenter))]" }
                         if let title = await titles.title(of: event.alertID) { line += " " + AlertListTable.singleLine(title) }
                         // Who decided, and why: `confirmed by alice at … (comment: ship it)`.
                         if let decision = event.decision { line += " — " + decision.commandLineText }
+                        if let error = event.fields["error"] { line += " — " + AlertListTable.singleLine(error) }
                         context.output(line + "\n")
                     }
                 }

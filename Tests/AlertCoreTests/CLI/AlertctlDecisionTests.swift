@@ -272,6 +272,20 @@ import Glibc
         json.stop()
     }
 
+    /// Delivery lines name their presenter and, when it failed, why:
+    /// `delivery.failed <id> created test` said neither.
+    @Test func watchLinesOfDeliveriesNameThePresenterAndTheError() async throws {
+        let daemon = try TestDaemon(config: ["presenters": ["pager": ["type": "test", "outcomes": ["retry", "delivered"]]],
+                                             "retry": ["initial_delay": "100ms", "jitter": false]])
+        try await daemon.start()
+        let lines = try AlertctlProcess.start(daemon, ["watch", "--since", "0"])
+        let id = try await daemon.send(["title": "Paged"])
+        #expect(await lines.waitForOutput { $0.contains(" delivery.succeeded \(id) [pager] Paged\n") }, "\(lines.stdout)")
+        let failed = try #require(lines.stdout.split(separator: "\n").first { $0.contains(" delivery.failed ") })
+        #expect(failed.contains(" delivery.failed \(id) [pager] Paged — "), "\(failed)")
+        lines.stop()
+    }
+
     @Test func theEventStreamResumesAfterTheDaemonRestartsWithoutGapsOrRepeats() async throws {
         let daemon = try await Self.daemon()
         let before = try await daemon.send(["title": "before the restart"])
