@@ -57,6 +57,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return .linkLocal }
         if bytes[0] & 0xFE == 0xFC { return .privateNetwork }
         if bytes[0] == 0xFF { return .multicast }
+        // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291): no public
+        // address is written so, and `::127.0.0.1` must not pass as one.
+        if bytes.prefix(12).allSatisfy({ $0 == 0 }) { return .reserved }
         // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) wrap IPv4 addresses;
         // what they reach is the embedded address.
         if bytes.prefix(12).elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]),

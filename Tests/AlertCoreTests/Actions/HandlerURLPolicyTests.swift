@@ -30,6 +30,10 @@ import Testing
         #expect(IPAddress("0.0.0.0")?.scope == .unspecified)
         #expect(IPAddress("::")?.scope == .unspecified)
         #expect(IPAddress("64:ff9b::7f00:1")?.scope == .loopback)
+        // IPv4-compatible, deprecated: `[::127.0.0.1]` passed the check as a public address.
+        #expect(IPAddress("::127.0.0.1")?.scope == .reserved)
+        #expect(IPAddress("::8.8.8.8")?.scope == .reserved)
+        #expect(IPAddress("::1")?.scope == .loopback)
         #expect(IPAddress("2002:a9fe:a9fe::1")?.scope == .linkLocal)
         #expect(IPAddress("255.255.255.255")?.scope == .reserved)
         #expect(IPAddress("240.0.0.1")?.scope == .reserved)
