@@ -206,12 +206,11 @@ private struct Validator {
         }
     }
 
-    /// Whether `text` has more than `limit` characters. Counting characters
-    /// walks grapheme clusters; a text with no more bytes than the limit
-    /// cannot have more characters, so most texts are never walked.
-    /// Lengths are Unicode scalars, not Characters: one Character can hold
-    /// any number of combining marks (`a` and 100,000 U+0301 is one), so a
-    /// limit by Characters bounds nothing.
+    /// Whether `text` has more than `limit` characters, counted as Unicode
+    /// scalars: one Character (grapheme cluster) can hold any number of
+    /// combining marks (`a` and 100,000 U+0301 is one), so a limit by
+    /// Characters bounds nothing. A text with no more bytes than the limit
+    /// cannot have more scalars, so most texts are never walked.
     private static func longer(_ text: String, than limit: Int) -> Bool {
         text.utf8.count > limit && text.unicodeScalars.count > limit
     }

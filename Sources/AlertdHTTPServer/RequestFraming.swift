@@ -36,8 +36,6 @@ struct RequestFraming {
         }
     }
 
-    init() {}
-
     /// Takes one field into account. Runs for every field of every request,
     /// so most names are ruled out by their length before any comparison.
     mutating func read(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
