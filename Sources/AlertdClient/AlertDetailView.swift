@@ -66,7 +66,7 @@ package enum AlertDetailView {
         }
         if let deliveries = alert.deliveries {
             lines.append("")
-            lines += deliveryLines(deliveries, groups: alert.groups ?? [])
+            lines += deliveryLines(deliveries, groups: alert.groups ?? [], activeSilences: Set(alert.silencedBy ?? []))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -76,8 +76,10 @@ package enum AlertDetailView {
     }
 
     /// The deliveries as a table; `groups` are the alert's open groups, whose
-    /// notifications tell of it when a grouped route gave it none of its own.
-    package static func deliveryLines(_ deliveries: [DeliveryRecord], groups: [AlertGroupID] = [], now: Date = Date()) -> [String] {
+    /// notifications tell of it when a grouped route gave it none of its own;
+    /// `activeSilences` the silences that hold it now.
+    package static func deliveryLines(_ deliveries: [DeliveryRecord], groups: [AlertGroupID] = [], activeSilences: Set<SilenceID> = [],
+                                      now: Date = Date()) -> [String] {
         guard !deliveries.isEmpty else {
             guard groups.isEmpty else {
                 let names = groups.map(\.rawValue).joined(separator: ", ")
@@ -89,8 +91,12 @@ package enum AlertDetailView {
             var when = ""
             if let at = d.deliveredAt, d.state == .delivered {
                 when = "delivered \(UTCTimestamp.readable(at))"
-            } else if let holder = d.silencedBy, d.state == .pending, let at = d.nextAttemptAt, at > now {
-                // Held, not failing: say by what, and when it is looked at again.
+            } else if let holder = d.silencedBy, d.state == .pending, let at = d.nextAttemptAt, at > now,
+                      holder.isInhibition ? d.attempts == 0 : activeSilences.contains(holder) {
+                // Held, not failing: say by what, and when it is looked at again. A delivery
+                // keeps the holder that last held it, so a silence counts only while active,
+                // and an inhibition only for a delivery never tried (later, a retry's wait
+                // cannot be told from a hold).
                 when = holder.isInhibition
                     ? "held: inhibited by alert \(holder.rawValue.dropFirst(SilenceID.inhibitionPrefix.count)); checked again \(UTCTimestamp.readable(at))"
                     : "held by silence \(holder.rawValue); checked again \(UTCTimestamp.readable(at))"

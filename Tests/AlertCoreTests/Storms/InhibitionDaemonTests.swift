@@ -36,6 +36,9 @@ import Testing
         #expect(heldDelivery["state"] as? String == "pending")
         #expect(heldDelivery["silenced_by"] as? String == "inhibit:\(source)")
         #expect(try await d.show(held)["state"] as? String == "open")
+        // `alertctl show` says what holds it, not a next attempt as if it had failed.
+        let shown = try await d.alertctl(["show", held]).stdout
+        #expect(shown.contains("held: inhibited by alert \(source); checked again "), "\(shown)")
 
         // A target that closes while held is never sent. (Held first: the
         // poll that held `held` may have run before this one was stored.)
