@@ -66,14 +66,17 @@ public struct APIRouter: Sendable {
         }
     }
 
-    /// What ``handle(_:)`` would answer `head` without reading its body:
-    /// its 401, 403, 404, 405 or 421; nil when its route would run. For
-    /// ``HTTPServer/Screen``, so a TCP caller without the token cannot make
-    /// the daemon hold a body of up to `limits.max_body_bytes` first. With
-    /// no token configured, or on the Unix socket, every caller is let in
-    /// and there is nothing to screen.
-    public func screen(_ head: HTTPRequest) -> HTTPResponse? {
-        guard head.listener == .tcp, !authenticator.isOpen else { return nil }
+    /// What ``handle(_:)`` would answer the request `build` makes, without
+    /// reading its body: its 401, 403, 404, 405 or 421; nil when its route
+    /// would run. For ``HTTPServer/Screen``, so a TCP caller without the
+    /// token cannot make the daemon hold a body of up to
+    /// `limits.max_body_bytes` first. With no token configured, or on the
+    /// Unix socket, every caller is let in and there is nothing to screen.
+    public func screen(_ build: () -> HTTPRequest) -> HTTPResponse? {
+        // Asked first, before the request is built: most daemons have no token.
+        guard !authenticator.isOpen else { return nil }
+        let head = build()
+        guard head.listener == .tcp else { return nil }
         let candidates = candidates(for: head)
         do {
             _ = try admit(head, candidates)

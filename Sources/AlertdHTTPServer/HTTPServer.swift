@@ -28,11 +28,12 @@ public final class HTTPServer: Sendable {
     /// Answers one request. It cannot fail: errors are responses too.
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
     /// Looks at a request whose head is in and whose body is still to come
-    /// (its `body` is empty) and returns the answer it gets without its body
-    /// being read, or nil to read it. So a caller without credentials cannot
-    /// make the server hold megabytes per connection first. It runs on the
-    /// server's own thread: it must not block.
-    public typealias Screen = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// and returns the answer it gets without its body being read, or nil to
+    /// read it. So a caller without credentials cannot make the server hold
+    /// megabytes per connection first. It is handed a way to build the
+    /// request (its `body` empty), so a screen with nothing to check costs
+    /// the request nothing. It runs on the server's own thread: it must not block.
+    public typealias Screen = @Sendable (_ head: () -> HTTPRequest) -> HTTPResponse?
 
     private enum State {
         case idle

@@ -106,7 +106,7 @@ package final class MHDServerCore: Sendable {
                 return queue(bodyTooLarge(), context: context, connection: connection)
             }
             let bodyComing = framing.hasTransferEncoding || (framing.contentLength.map { $0 != "0" } ?? false)
-            if bodyComing, let screen, let answer = screen(makeRequest(context, connection: connection, method: method)) {
+            if bodyComing, let screen, let answer = screen({ makeRequest(context, connection: connection, method: method) }) {
                 return queue(answer, context: context, connection: connection)
             }
             return .YES
