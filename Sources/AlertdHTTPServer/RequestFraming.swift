@@ -9,7 +9,7 @@ import CMicroHTTPD
 /// fields, `Content-Length` together with `Transfer-Encoding`, a transfer
 /// coding other than `chunked` (it would wait for a body it cannot frame), a
 /// field name with a space or separator in it (`Transfer-Encoding :` was
-/// read as some other field), and a NUL or CR inside a value.
+/// read as some other field), and a NUL, CR or LF inside a value.
 struct RequestFraming {
     /// The first `Content-Length` value, as sent.
     var contentLength: String?
