@@ -181,11 +181,17 @@ package final class MHDServerCore: Sendable {
                 return .YES
             }, pointer)
         }
-        let addresses = alertd_mhd_socket_context(connection).map { Unmanaged<ConnectionAddresses>.fromOpaque($0).takeUnretainedValue() }
-            ?? addresses(of: connection)
+        let addresses = kept(connection)
         return HTTPRequest(
             method: String(cString: method), target: context.target, headers: headers, body: context.body,
             peer: addresses.peer, listener: listener, localAddress: addresses.local)
+    }
+
+    /// The connection's ends as found when it opened (its socket context),
+    /// or found now for one that has none.
+    private func kept(_ connection: OpaquePointer) -> ConnectionAddresses {
+        alertd_mhd_socket_context(connection).map { Unmanaged<ConnectionAddresses>.fromOpaque($0).takeUnretainedValue() }
+            ?? addresses(of: connection)
     }
 
     /// Both ends of a connection, as the kernel names them.
@@ -310,7 +316,7 @@ package final class MHDServerCore: Sendable {
     /// Registers `stream` if it is within ``maxStreams`` and, for a TCP
     /// client, ``maxStreamsPerClient``; false when it is not.
     private func admit(_ stream: ResponseStream, from connection: OpaquePointer) -> Bool {
-        let client: String? = if case .tcp(let address) = peer(of: connection) { address } else { nil }
+        let client: String? = if case .tcp(let address) = kept(connection).peer { address } else { nil }
         return flight.withLock { f in
             guard f.streams.count < maxStreams else { return false }
             if let client {
