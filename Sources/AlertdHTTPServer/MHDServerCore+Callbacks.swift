@@ -14,7 +14,22 @@ extension MHDServerCore {
         guard let connection else { return nil }
         let context = RequestContext(target: uri.map { String(cString: $0) } ?? "/", targetLength: uri.map { strlen($0) } ?? 1,
                                      connection: connection)
+        if let uri { endQueryForLibrary(UnsafeMutablePointer(mutating: uri)) }
         return Unmanaged.passRetained(context).toOpaque()
+    }
+
+    /// Ends the query string just after its `?`, in libmicrohttpd's own
+    /// buffer, once the target has been copied: the request's query is read
+    /// from that copy, never from the library. libmicrohttpd 0.9.75 stores
+    /// every query parameter in the connection's 32 KB pool after this
+    /// callback, and a target with some 500 of them ran the pool out: the
+    /// library then neither answered nor closed, and the client waited for
+    /// the connection timeout. With an empty query it stores none. The
+    /// buffer is the library's writable read buffer (it writes the `?`'s
+    /// NUL itself, at the address it found before calling us).
+    private static func endQueryForLibrary(_ uri: UnsafeMutablePointer<CChar>) {
+        guard let question = strchr(uri, CInt(UInt8(ascii: "?"))) else { return }
+        question[1] = 0
     }
 
     /// Refuses every new connection once stop() has begun: libmicrohttpd

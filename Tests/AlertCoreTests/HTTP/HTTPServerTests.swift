@@ -38,6 +38,23 @@ import Testing
         #expect(echoed.listener == "tcp")
     }
 
+    /// libmicrohttpd 0.9.75 kept each query parameter in its 32 KB pool and,
+    /// past some 500, neither answered nor closed: the client waited out the
+    /// connection timeout. The server reads the query from its own copy.
+    @Test func aTargetWithManyQueryParametersIsAnsweredWithAllOfThem() async throws {
+        let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
+        defer { Task { await server.stop() } }
+        let query = (0..<2_000).map { "p\($0)=v\($0)" }.joined(separator: "&")
+        var request = HTTPClientRequest(url: base + "/echo?" + query)
+        request.timeout = .seconds(5)
+        let response = try await client.send(request)
+        #expect(response.status == 200)
+        let echoed = try EchoedRequest.decode(response.body)
+        #expect(echoed.query == query)
+        #expect(echoed.queryItems.count == 2_000)
+        #expect(echoed.queryItems.last == ["p1999", "v1999"])
+    }
+
     /// Both ends of a TCP request are named in dotted decimal, every octet
     /// as written (Linux answers on all of 127/8).
     @Test func namesBothEndsOfATCPConnection() async throws {
