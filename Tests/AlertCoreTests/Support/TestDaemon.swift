@@ -200,7 +200,12 @@ final class TestDaemon: Sendable {
 
     /// Submits one alert over the socket; its id, once acknowledged.
     func send(_ alert: [String: Any]) async throws -> String {
-        let r = try await request("POST", "/v1/alerts", json: alert)
+        let r: HTTPClientResponse
+        do { r = try await request("POST", "/v1/alerts", json: alert) } catch {
+            // A send that never got an answer is a failure of the daemon's
+            // as often as of the test's: its log says which.
+            throw Failure("send failed: \(error)\nalertd log:\n\(log)")
+        }
         guard r.status == 202, let obj = try JSONSerialization.jsonObject(with: r.body) as? [String: Any],
               let id = obj["id"] as? String else {
             throw Failure("send failed: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
