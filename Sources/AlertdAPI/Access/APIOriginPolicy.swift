@@ -17,11 +17,14 @@ import AlertdHTTP
 /// - A request sent by a page (`Origin`) must come from alertd's own
 ///   origin; else 403 `cross_origin_request`. So must a state-changing one
 ///   whose `Sec-Fetch-Site` says another site sent it.
-/// - A state-changing request must carry `Content-Type: application/json`
-///   or an `Authorization` header, which an HTML form cannot send and a
-///   script can only send after a CORS check alertd never passes; else 415
+/// - A `POST` must carry `Content-Type: application/json` or an
+///   `Authorization` header, which an HTML form cannot send and a script
+///   can only send after a CORS check alertd never passes; else 415
 ///   `unsupported_media_type`. Action links are the exception: their page
-///   posts a plain form, and the signed link is their credential.
+///   posts a plain form, and the signed link is their credential. `DELETE`,
+///   `PUT` and `PATCH` need neither: no form sends them, and a script on
+///   another origin only after that same CORS check (`amtool silence
+///   expire` sends a bare `DELETE`).
 ///
 /// The Unix socket is left alone: only local processes the socket file's
 /// mode lets in reach it, and no browser does.
@@ -77,7 +80,7 @@ public struct APIOriginPolicy: Sendable {
         if let site = request.headers["Sec-Fetch-Site"]?.lowercased(), site == "cross-site" || site == "same-site" {
             throw Self.crossOrigin(request.headers["Origin"] ?? "another site")
         }
-        guard access != .actionLink else { return }
+        guard access != .actionLink, request.method == "POST" else { return }
         if APIRequestBody.mediaType(request) == "application/json" || request.headers.contains("Authorization") { return }
         throw APIError(
             status: 415, code: "unsupported_media_type",

@@ -72,6 +72,37 @@ import Testing
         #expect(cli.exitCode == 0, "\(cli.stderr)")
     }
 
+    /// No form sends `DELETE`, and a script on another origin only after a
+    /// CORS check alertd never passes: a bare one (what `amtool silence
+    /// expire` sends) needs no JSON type, while a page's is still refused.
+    @Test func aBareDeleteLikeAmtoolsExpiresASilenceOverTCP() async throws {
+        let d = try await daemon()
+        func silence() async throws -> String {
+            let r = try await d.request("POST", "/api/v2/silences", json: [
+                "matchers": [["name": "alertname", "value": "Disk", "isRegex": false]], "startsAt": "2026-01-01T00:00:00Z",
+                "endsAt": "2099-01-01T00:00:00Z", "createdBy": "test", "comment": "maintenance",
+            ], tcp: true)
+            #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
+            return try #require((try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["silenceID"] as? String)
+        }
+        func state(_ id: String) async throws -> String? {
+            let r = try await d.request("GET", "/api/v2/silence/\(id)", tcp: true)
+            return (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["status"].flatMap { ($0 as? [String: Any])?["state"] as? String }
+        }
+        let first = try await silence()
+        let fromPage = try await d.request("DELETE", "/api/v2/silence/\(first)", headers: ["Origin": "http://evil.example"], tcp: true)
+        #expect(fromPage.status == 403)
+        #expect(try await state(first) == "active")
+
+        let amtool = try ExternalProgram.path(of: "amtool")
+        let home = d.dir.path + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let expire = try await TestBinaries.run(amtool, ["silence", "expire", "--alertmanager.url=\(d.baseURL)", first],
+                                                environment: ["HOME": home])
+        #expect(expire.exitCode == 0, "\(expire.stderr)")
+        #expect(try await state(first) == "expired")
+    }
+
     /// DNS rebinding: the page's own name, now pointing at 127.0.0.1, is in `Host`.
     /// A TCP caller without the token is refused on its request's head: its
     /// body is never read. 300 of them each sending a body of the 1 MiB
