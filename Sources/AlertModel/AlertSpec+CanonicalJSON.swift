@@ -1,7 +1,7 @@
 extension AlertSpec {
-    /// The spec as compact JSON with sorted keys: what the store keeps. It is
-    /// decoded with the ordinary `Decodable` conformance, and a test holds
-    /// the two to each other.
+    /// The spec as compact JSON with sorted keys: what the store keeps. The
+    /// store reads it back with `fromStorage`; the ordinary `Decodable`
+    /// conformance reads it too, and a test holds all three to each other.
     public var canonicalJSON: String {
         var o = JSONObject(capacity: 512)
         write(to: &o)

@@ -132,28 +132,64 @@ extension AlertSpec: Codable {
 extension AlertSpec {
     /// Reads a spec the store wrote with `canonicalJSON`, without the
     /// builder's checks: only built specs are ever stored, and reading one
-    /// back happens for every delivery.
-    package static func fromStorage(_ data: Data) throws -> AlertSpec {
-        let s = try JSONDecoder().decode(Stored.self, from: data)
-        return AlertSpec(title: s.title, message: s.message, severity: s.severity, labels: s.labels ?? [:],
-                         confirm: s.confirm, cancel: s.cancel, dedupKey: s.dedupKey, expiresAfter: s.expiresAfter)
+    /// back happens for every delivery and for every alert a listing shows.
+    /// It reads the bytes in place with ``StrictJSON/Reader``: through
+    /// `JSONDecoder`, decoding was most of the time an Alertmanager listing
+    /// of 10,000 alerts took. Keys it does not know are passed over.
+    package static func fromStorage(_ json: String) throws -> AlertSpec {
+        var text = json
+        return try text.withUTF8 { utf8 throws(StrictJSON.Failure) -> AlertSpec in
+            var reader = StrictJSON.Reader(bytes: UnsafeRawBufferPointer(utf8))
+            let spec = try stored(&reader)
+            try reader.end()
+            return spec
+        }
     }
 
-    private struct Stored: Decodable {
-        package var title: String
-        package var message: String?
-        package var severity: Severity
-        package var labels: [String: String]?
-        package var confirm: AlertAction?
-        package var cancel: AlertAction?
-        package var dedupKey: String?
-        package var expiresAfter: AlertDuration?
-
-        package enum CodingKeys: String, CodingKey {
-            case title, message, severity, labels, confirm, cancel
-            case dedupKey = "dedup_key"
-            case expiresAfter = "expires_after"
+    private static func stored(_ r: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> AlertSpec {
+        guard try r.peek() == UInt8(ascii: "{") else { throw r.failure("A stored alert is a JSON object", at: r.offset) }
+        var title: String?
+        var message: String?
+        var severity: Severity?
+        var labels: [String: String] = [:]
+        var confirm: AlertAction?
+        var cancel: AlertAction?
+        var dedupKey: String?
+        var expiresAfter: AlertDuration?
+        try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+            if try r.skipNull() { return }
+            switch key {
+            case "title": title = try r.stringValue()
+            case "message": message = try r.stringValue()
+            case "severity": severity = try r.stringValue().flatMap(Severity.init(rawValue:))
+            case "labels":
+                try r.uniqueMembers { name, lr throws(StrictJSON.Failure) in labels[name] = try lr.stringValue() }
+            case "confirm": confirm = try storedAction(&r)
+            case "cancel": cancel = try storedAction(&r)
+            case "dedup_key": dedupKey = try r.stringValue()
+            case "expires_after": expiresAfter = StrictJSON.wholeNumber(try r.value()).map { AlertDuration(seconds: Int64($0)) }
+            default: _ = try r.value()
+            }
         }
+        guard let title, let severity else { throw r.failure("A stored alert lacks its title or severity", at: r.offset) }
+        return AlertSpec(title: title, message: message, severity: severity, labels: labels,
+                         confirm: confirm, cancel: cancel, dedupKey: dedupKey, expiresAfter: expiresAfter)
+    }
+
+    private static func storedAction(_ r: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> AlertAction? {
+        var label: String?
+        var url: String?
+        var method = HTTPMethodName.post
+        try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+            switch key {
+            case "label": label = try r.stringValue()
+            case "url": url = try r.stringValue()
+            case "method": method = try r.stringValue().flatMap(HTTPMethodName.init(rawValue:)) ?? .post
+            default: _ = try r.value()
+            }
+        }
+        guard let label, let url else { return nil }
+        return AlertAction(label: label, url: url, method: method)
     }
 }
 

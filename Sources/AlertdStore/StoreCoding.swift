@@ -45,7 +45,7 @@ package enum StoreCoding {
 
     package static func alert(_ row: AlertRow) throws(StoreError) -> Alert {
         let id = AlertID(trusted: row.id)
-        guard let decoded = try? AlertSpec.fromStorage(Data(row.spec.utf8)),
+        guard let decoded = try? AlertSpec.fromStorage(row.spec),
               let state = AlertState(rawValue: row.state) else {
             throw StoreError(code: .corrupt, message: "Alert \(id) in the store cannot be read back; its stored spec is damaged.")
         }

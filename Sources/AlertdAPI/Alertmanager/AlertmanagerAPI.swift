@@ -87,7 +87,12 @@ public struct AlertmanagerAPI: Sendable {
         let silences = try await APIError.storeCall(await store.silences())
         let settings = intake.current
         let router = settings.router
-        let open = try await openAlerts()
+        // Inhibition looks at every open alert; without rules, only those
+        // the filters' plain `name="value"` matchers let through are read.
+        let inhibiting = !settings.inhibitRules.isEmpty
+        let open = try await openAlerts(labels: inhibiting ? [] : filters.compactMap(Self.storeFilter)) { alert in
+            inhibiting || filters.allSatisfy { $0.matches(Self.shownLabels(alert)) }
+        }
         let inhibitions = Inhibitions(rules: settings.inhibitRules, openAlerts: open)
         var out: [AlertmanagerRepresentation.Alert] = []
         for alert in open {
@@ -117,22 +122,37 @@ public struct AlertmanagerAPI: Sendable {
     /// An alert's fingerprint as Alertmanager computes it: over its labels,
     /// without the generator URL alertd keeps among them.
     private static func fingerprint(_ alert: Alert) -> String {
-        var labels = alert.spec.labels
-        labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
-        return LabelFingerprint(labels).description
+        LabelFingerprint(shownLabels(alert)).description
     }
 
-    /// Every open alert, page by page, up to a bound that keeps one answer finite.
-    private func openAlerts() async throws(APIError) -> [Alert] {
-        var query = AlertQuery(state: .open, limit: 1_000)
+    /// An alert's labels as Alertmanager shows them: without the generator
+    /// URL alertd keeps among them.
+    private static func shownLabels(_ alert: Alert) -> [String: String] {
+        var labels = alert.spec.labels
+        labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
+        return labels
+    }
+
+    /// A matcher the store can apply itself, as a label pair every alert
+    /// it lets through has: `name="value"` with a value (an empty one also
+    /// matches an alert without the label).
+    private static func storeFilter(_ matcher: LabelMatcher) -> (String, String)? {
+        guard matcher.op == .equal, !matcher.value.isEmpty, matcher.name != AlertmanagerAlert.generatorURLLabel else { return nil }
+        return (matcher.name, matcher.value)
+    }
+
+    /// Every open alert with these labels that `keep` keeps, page by page.
+    /// All of them, as Alertmanager answers: an answer cut short at some
+    /// count would look whole to its reader.
+    private func openAlerts(labels: [(String, String)], keep: (Alert) -> Bool) async throws(APIError) -> [Alert] {
+        var query = AlertQuery(state: .open, labels: labels, limit: 1_000)
         var alerts: [Alert] = []
-        while alerts.count < 20_000 {
+        while true {
             let page = try await APIError.storeCall(await store.alerts(matching: query))
-            alerts += page.alerts
-            guard let next = page.nextCursor else { break }
+            alerts += page.alerts.lazy.filter(keep)
+            guard let next = page.nextCursor else { return alerts }
             query.before = next
         }
-        return alerts
     }
 
     /// `{name="value"}` as one matcher; Alertmanager accepts the braces.

@@ -5,6 +5,7 @@ import Testing
 @testable import AlertdStore
 @testable import AlertdDelivery
 @testable import AlertdAPI
+@testable import AlertdSQLiteStore
 
 /// Alertmanager's API on alertd's router, over an in-memory store: what
 /// Prometheus, amtool and an Alertmanager webhook get back.
@@ -143,6 +144,36 @@ import Testing
         #expect(list.first { ($0["spec"] as? [String: Any])?["title"] as? String == "Disk full on db1" }?["silenced_by"] as? [String] == [id])
         #expect(list.first { ($0["spec"] as? [String: Any])?["title"] as? String == "CPUHot" }?["silenced_by"] == nil)
         #expect(await get("/api/v2/alerts?active=maybe").status == 400)
+    }
+
+    /// Every open alert, as Alertmanager answers: the list was once cut at
+    /// 20,000 without a word, and filters ran on what was left.
+    /// On SQLite, whose store takes the plain matchers itself.
+    @Test func theAlertListHasEveryOpenAlertAndFiltersThemAll() async throws {
+        let dir = TemporaryDirectory()
+        let router = APIFixture.router(store: try SQLiteAlertStore(path: dir.path + "/alertd.db"), token: APIFixture.token)
+        let count = 20_500
+        for start in stride(from: 0, to: count, by: 1_000) {
+            let batch = (start..<min(start + 1_000, count)).map { #"{"labels": {"alertname": "Load", "instance": "i\#($0)"}}"# }
+            let r = await router.handle(APIFixture.request("POST", "/api/v2/alerts", json: "[" + batch.joined(separator: ",") + "]"))
+            #expect(r.status == 200)
+        }
+        _ = await router.handle(APIFixture.request("POST", "/api/v2/alerts", json: "[\(Self.diskFull)]"))
+        func list(_ query: String = "") async throws -> [[String: Any]] {
+            let r = await router.handle(APIFixture.request("GET", "/api/v2/alerts" + query))
+            return try #require(try JSONSerialization.jsonObject(with: APIFixture.body(r)) as? [[String: Any]])
+        }
+        func filter(_ matchers: String...) -> String {
+            "?" + matchers.map { "filter=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }.joined(separator: "&")
+        }
+        #expect(try await list().count == count + 1)
+        // The oldest alert, past where the cut was.
+        let oldest = try await list(filter(#"instance="i0""#))
+        #expect(oldest.compactMap { ($0["labels"] as? [String: String])?["instance"] } == ["i0"])
+        #expect(try await list(filter(#"alertname="Load""#, #"instance=~"i1[0-9]""#)).count == 10)
+        #expect(try await list(filter(#"alertname!="Load""#)).count == 1)
+        #expect(try await list(filter(#"instance="""#)).isEmpty)
+        #expect(try await list(filter(#"generator_url="http://prometheus:9090/graph?g0.expr=up""#)).isEmpty)
     }
 
     @Test func silencesAreAddedQueriedAndExpiredAsAmtoolDoes() async throws {

@@ -245,10 +245,20 @@ import Synchronization
         for spec in specs {
             let canonical = spec.canonicalJSON
             #expect(try JSONDecoder().decode(AlertSpec.self, from: Data(canonical.utf8)) == spec)
+            #expect(try AlertSpec.fromStorage(canonical) == spec)
             // Same document as Foundation's encoder writes, key for key.
             let viaEncoder = try JSONSerialization.jsonObject(with: try encoder.encode(spec)) as? NSDictionary
             let viaCanonical = try JSONSerialization.jsonObject(with: Data(canonical.utf8)) as? NSDictionary
             #expect(viaEncoder == viaCanonical)
+        }
+        // A stored document is read whatever its whitespace and key order, and past keys it does not know.
+        let spaced = #"{ "title" : "t", "labels" : {"b":"2","a":"1"}, "later_field": [1, {"x": null}], "severity": "error", "#
+            + #""confirm": {"url": "https://h/x", "label": "Go", "method": "PUT"}, "expires_after": 60, "message": null }"#
+        let read = try AlertSpec.fromStorage(spaced)
+        #expect(read == (try AlertSpec.Builder().title("t").severity(.error).labels(["a": "1", "b": "2"])
+            .confirm("Go", handler: "https://h/x", method: .put).expires(after: .minutes(1)).build().get()))
+        for damaged in ["", "[]", #"{"title": "t"}"#, #"{"title": "t", "severity": "error"} x"#, #"{"title": "t", "title": "u", "severity": "info"}"#] {
+            #expect(throws: (any Error).self, "\(damaged)") { try AlertSpec.fromStorage(damaged) }
         }
     }
 }
