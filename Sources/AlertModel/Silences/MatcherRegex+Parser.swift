@@ -15,11 +15,22 @@ extension MatcherRegex {
     /// RE2's limit on a counted repetition.
     static let maxRepeat = 1_000
 
+    /// The longest pattern read, in Unicode scalars. The program's own cap
+    /// bounds every construct but a class, which is one instruction however
+    /// many ranges it lists: a 900 KB class once slowed every delivery.
+    static let maxLength = 8_192
+
+    /// How deep groups may nest. Parsing, compiling and freeing the tree
+    /// each recurse once a level: some 12,000 levels overflowed a thread's
+    /// stack (the store writer's, reading a stored silence, at every start).
+    static let maxDepth = 100
+
     /// A recursive-descent parser for the subset; each refusal names the
     /// construct and what to write instead.
     struct Parser {
         private let scalars: [Unicode.Scalar]
         private var i = 0
+        private var depth = 0
         private let pattern: String
 
         init(_ pattern: String) {
@@ -29,6 +40,10 @@ extension MatcherRegex {
 
         /// The tree and whether the pattern starts with `(?i)`.
         mutating func parse() throws(SilenceError) -> (Node, Bool) {
+            guard scalars.count <= MatcherRegex.maxLength else {
+                throw SilenceError(.invalidRegex, "The regex `\(pattern.prefix(40))…` is \(scalars.count) characters long; "
+                                   + "matchers take at most \(MatcherRegex.maxLength).")
+            }
             var caseInsensitive = false
             if scalars.starts(with: "(?i)".unicodeScalars) {
                 caseInsensitive = true
@@ -140,6 +155,11 @@ extension MatcherRegex {
         }
 
         private mutating func group() throws(SilenceError) -> Node {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= MatcherRegex.maxDepth else {
+                throw SilenceError(.invalidRegex, "The regex `\(pattern.prefix(40))…` nests groups more than \(MatcherRegex.maxDepth) deep.")
+            }
             if peek == "?" {
                 i += 1
                 let rest = String(String.UnicodeScalarView(scalars[i...].prefix(3)))
@@ -207,7 +227,7 @@ extension MatcherRegex {
                     set.ranges.append(low...low)
                 }
             }
-            return .set(set)
+            return .set(set.merged())
         }
 
         /// After a `\`: a single scalar, or a class such as `\d`.

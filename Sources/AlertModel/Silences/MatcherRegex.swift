@@ -134,8 +134,30 @@ struct ScalarSet: Sendable, Equatable {
     var ranges: [ClosedRange<UInt32>]
     var negated: Bool
 
+    /// A binary search: the parser hands over its classes ``merged()``.
     func contains(_ value: UInt32) -> Bool {
-        ranges.contains { $0.contains(value) } != negated
+        var low = 0
+        var high = ranges.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ranges[mid].upperBound < value { low = mid + 1 } else { high = mid }
+        }
+        return (low < ranges.count && ranges[low].contains(value)) != negated
+    }
+
+    /// The same class with its ranges sorted and overlapping or adjacent
+    /// ones joined, as ``contains(_:)`` needs them.
+    func merged() -> ScalarSet {
+        var out: [ClosedRange<UInt32>] = []
+        out.reserveCapacity(ranges.count)
+        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = out.last, UInt64(r.lowerBound) <= UInt64(last.upperBound) + 1 {
+                out[out.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
+            } else {
+                out.append(r)
+            }
+        }
+        return ScalarSet(ranges: out, negated: negated)
     }
 
     /// For a case-insensitive match: whether the other case of `value` is in the class.

@@ -78,7 +78,7 @@ public struct AlertmanagerAPI: Sendable {
         let filters: [LabelMatcher]
         let receiver: MatcherRegex?
         do throws(SilenceError) {
-            filters = try request.queryValues("filter").map { raw throws(SilenceError) in try LabelMatcher(parsing: Self.unbraced(raw)) }
+            filters = try Self.filters(request)
             receiver = try request.queryValue("receiver").map { raw throws(SilenceError) in try MatcherRegex(raw) }
         } catch {
             throw APIError(error)
@@ -153,6 +153,20 @@ public struct AlertmanagerAPI: Sendable {
             guard let next = page.nextCursor else { return alerts }
             query.before = next
         }
+    }
+
+    /// The most `filter` matchers a request may carry: each is held against
+    /// every alert or silence listed, so a query of hundreds made one
+    /// request cost minutes of CPU.
+    static let maxFilters = 32
+
+    /// The request's `filter` matchers, as Alertmanager reads them.
+    static func filters(_ request: HTTPRequest) throws(SilenceError) -> [LabelMatcher] {
+        let raw = request.queryValues("filter")
+        guard raw.count <= maxFilters else {
+            throw SilenceError(.invalidMatcher, "The request has \(raw.count) `filter` matchers; send at most \(maxFilters).")
+        }
+        return try raw.map { raw throws(SilenceError) in try LabelMatcher(parsing: unbraced(raw)) }
     }
 
     /// `{name="value"}` as one matcher; Alertmanager accepts the braces.

@@ -105,7 +105,7 @@ public struct AlertmanagerSilencesAPI: Sendable {
     package func list(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let filters: [LabelMatcher]
         do throws(SilenceError) {
-            filters = try request.queryValues("filter").map { raw throws(SilenceError) in try LabelMatcher(parsing: AlertmanagerAPI.unbraced(raw)) }
+            filters = try AlertmanagerAPI.filters(request)
         } catch {
             throw APIError(error)
         }

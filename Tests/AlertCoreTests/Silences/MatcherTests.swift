@@ -58,6 +58,38 @@ import Testing
         #expect(try re(".{0,1000}x").wholeMatch(String(repeating: "y", count: 900) + "x"))
     }
 
+    /// 12,000 nested groups overflowed the stack of the thread reading them,
+    /// the store writer's at every start once such a silence was stored. A
+    /// class is one instruction however long: its ranges are searched, not
+    /// walked, and a pattern is at most 8,192 characters.
+    @Test func deepNestingAndHugeClassesAreBounded() throws {
+        let deep = String(repeating: "(", count: 20_000) + "a" + String(repeating: ")", count: 20_000)
+        #expect { try MatcherRegex(deep) } throws: { ($0 as? SilenceError)?.code == .invalidRegex }
+        let nested = String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100)
+        #expect(try re(nested).wholeMatch("a"))
+        #expect { try MatcherRegex("(" + nested + ")") } throws: { ($0 as? SilenceError)?.message.contains("more than 100 deep") == true }
+        #expect { try MatcherRegex(String(repeating: "a", count: 8_193)) } throws: { ($0 as? SilenceError)?.code == .invalidRegex }
+
+        // 400 ranges, out of order and touching, in one class.
+        let ranges = (0..<400).reversed().map { i -> String in
+            let low = 0x4E00 + i * 3
+            return "\\x{\(String(low, radix: 16))}-\\x{\(String(low + 3, radix: 16))}"
+        }.joined()
+        let wide = try re("[^" + ranges + "]{0,1000}")
+        let label = String(repeating: "a", count: 1_000)
+        let start = ContinuousClock.now
+        #expect(wide.wholeMatch(label))
+        #expect(ContinuousClock.now - start < .seconds(1))
+        let positive = try re("[" + ranges + "]+")
+        #expect(positive.wholeMatch("\u{4E00}\u{4E01}\u{4F00}"))
+        #expect(!positive.wholeMatch("\u{6000}"))
+        #expect(!positive.wholeMatch("\u{4E00}a"))
+        for (pattern, text, expected) in [("[a-cb-e]", "d", true), ("[a-cb-e]", "f", false), ("[x-za-c]+", "azbx", true),
+                                          ("[^a-cd-f]", "e", false), ("[^a-cd-f]", "g", true), ("[a-ab-bc-c]+", "abc", true)] {
+            #expect(try re(pattern).wholeMatch(text) == expected, "\(pattern) on \(text)")
+        }
+    }
+
     @Test func matchersFollowAlertmanagerSemantics() throws {
         let labels = ["alertname": "DiskFull", "instance": "db1"]
         #expect(try LabelMatcher(parsing: #"alertname="DiskFull""#).matches(labels))
