@@ -75,7 +75,7 @@ public struct DecisionsAPI: Sendable {
     /// string of at most ``AlertDecision/maxCommentLength`` is refused.
     private static func comment(in body: [String: Any]) throws(APIError) -> String? {
         guard let value = body["comment"], !StrictJSON.isNull(value) else { return nil }
-        guard let text = value as? String, text.count <= AlertDecision.maxCommentLength else {
+        guard let text = value as? String, text.unicodeScalars.count <= AlertDecision.maxCommentLength else {
             throw .invalidBody("`comment` must be a string of at most \(AlertDecision.maxCommentLength) characters.")
         }
         return text

@@ -40,6 +40,9 @@ public struct Silence: Sendable, Equatable, Codable {
         matchers.allSatisfy { $0.matches(labels) }
     }
 
+    /// The most matchers one silence may have.
+    public static let maxMatchers = 64
+
     /// The rules a new or changed silence must keep, as Alertmanager's:
     /// some matcher, at least one that an unlabelled alert fails (or it would
     /// silence nearly everything), an author, a comment, an end after the
@@ -52,6 +55,13 @@ public struct Silence: Sendable, Equatable, Codable {
         }
         if createdBy.trimmingSpaces().isEmpty { throw refuse("Say who makes the silence (createdBy; amtool -a).") }
         if comment.trimmingSpaces().isEmpty { throw refuse("Say why in a comment (amtool -c).") }
+        // Every claim holds each active silence against the alert: none may be large.
+        if matchers.count > Self.maxMatchers { throw refuse("A silence has at most \(Self.maxMatchers) matchers; this one has \(matchers.count).") }
+        for (what, text, limit) in [("createdBy", createdBy, 256), ("comment", comment, 4_096)]
+            + matchers.map({ ("the value of matcher \($0.name)", $0.value, MatcherRegex.maxLength) })
+        where text.unicodeScalars.count > limit {
+            throw refuse("\(what) is \(text.unicodeScalars.count) characters long; at most \(limit) are taken.")
+        }
         // Silences are printed on other people's terminals (alertctl, amtool):
         // the same text rules as an alert's, so none can carry an escape.
         let texts: [(String, String, TextPolicy.Kind)] = [("createdBy", createdBy, .line), ("comment", comment, .multiline)]

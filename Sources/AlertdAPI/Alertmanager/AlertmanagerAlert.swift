@@ -156,7 +156,11 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         builder.severity = .present(Severity(alertmanagerLabel: labels["severity"]))
         builder.dedupKey = .present(fingerprint.description)
         var labels = self.labels
-        if let generatorURL, labels[Self.generatorURLLabel] == nil, generatorURL.count <= limits.maxLabelValueLength {
+        // Only while it fits: Prometheus sends a generator URL with every
+        // alert, and an alert at the label limit must not be refused for it.
+        if let generatorURL, labels[Self.generatorURLLabel] == nil, labels.count < limits.maxLabels,
+           generatorURL.unicodeScalars.count <= limits.maxLabelValueLength,
+           TextPolicy.firstRefused(in: generatorURL, .line) == nil {
             labels[Self.generatorURLLabel] = generatorURL
         }
         builder = builder.labels(labels)
@@ -170,7 +174,10 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     }
 
     /// `text` without control characters (but newlines and tabs, when
-    /// kept), trimmed, and cut to `limit` characters with an ellipsis.
+    /// kept), trimmed, cut to `limit` Unicode scalars with an ellipsis (the
+    /// unit the limits count in), and with what else the text policy
+    /// refuses (bidirectional controls, invisible characters) replaced by
+    /// U+FFFD.
     private static func fitted(_ text: String, keepingNewlines: Bool, limit: Int) -> String {
         // The usual text, printable ASCII with nothing to trim and within the
         // limit, is already fitted: no scalar-by-scalar copy for it.
@@ -189,7 +196,9 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             }
         }
         let clean = String(out).trimmingWhitespace()
-        return clean.count <= limit ? clean : String(clean.prefix(max(0, limit - 1))) + "…"
+        let cut = clean.unicodeScalars.count <= limit ? clean
+            : String(String.UnicodeScalarView(clean.unicodeScalars.prefix(max(0, limit - 1)))) + "…"
+        return TextPolicy.replacingRefused(in: cut, keepingNewlines ? .multiline : .line)
     }
 }
 

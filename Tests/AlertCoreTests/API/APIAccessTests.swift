@@ -130,6 +130,23 @@ import Testing
         #expect(await actor(router: Self.router, .socket) == "uid:1000")
         #expect(await actor(router: APIFixture.router(), .tcp()) == "tcp:127.0.0.1")
     }
+
+    /// A comment's limit counts Unicode scalars, as every limit does: `a`
+    /// and 300,000 combining marks was one character, and its 600 KB event
+    /// outgrew every event stream's buffer.
+    @Test func aDecisionsCommentIsCountedInScalars() async throws {
+        let router = APIFixture.router()
+        let submitted = await router.handle(APIFixture.request("POST", "/v1/alerts", json: #"{"title": "Deploy?"}"#, as: .socket))
+        let id = try #require(APIFixture.json(submitted)?["id"] as? String)
+        let marks = "a" + String(repeating: "\\u0301", count: 1_000)
+        let refused = await router.handle(APIFixture.request("POST", "/v1/alerts/\(id)/confirm", json: #"{"comment": "\#(marks)"}"#, as: .socket))
+        #expect(refused.status == 400)
+        #expect(APIFixture.errorCode(refused) == "invalid_body")
+        let open = await router.handle(APIFixture.request("GET", "/v1/alerts/\(id)", as: .socket))
+        #expect(APIFixture.json(open)?["state"] as? String == "open")
+        let decided = await router.handle(APIFixture.request("POST", "/v1/alerts/\(id)/confirm", json: #"{"comment": "ok\u0301"}"#, as: .socket))
+        #expect(decided.status == 200)
+    }
 }
 
 private extension HTTPErrorBody {

@@ -313,6 +313,37 @@ import Testing
         #expect(cut.count == AlertSpecLimits().maxTitleLength && cut.hasSuffix("…"))
     }
 
+    /// What Prometheus sends is kept even when the text policy or the
+    /// limits count it differently than characters look: invisible and
+    /// bidirectional characters become U+FFFD, length is cut in scalars,
+    /// and the generator URL gives way to a 64th label. Each was a 400,
+    /// which Prometheus drops.
+    @Test func prometheusTextIsFittedByTheRulesValidationUses() async throws {
+        let hindi = String(repeating: "नमस्ते ", count: 30)
+        let decomposed = String(repeating: "e\\u0301", count: 150)
+        let labels64 = (0..<63).map { "\"l\($0)\": \"v\"" }.joined(separator: ", ")
+        let body = """
+            [{"labels": {"alertname": "Zw"}, "annotations": {"summary": "disk\\u200bfull", "description": "a\\u2066b\\u2069c\\nnext"}},
+             {"labels": {"alertname": "Hi"}, "annotations": {"summary": "\(hindi)"}},
+             {"labels": {"alertname": "Nfd"}, "annotations": {"summary": "\(decomposed)"}},
+             {"labels": {"alertname": "Many", \(labels64)}, "generatorURL": "http://prometheus:9090/graph"},
+             {"labels": {"alertname": "Url"}, "generatorURL": "http://prometheus:9090/graph?g0.expr=up"}]
+            """
+        let r = await post("/api/v2/alerts", body)
+        #expect(r.status == 200, "\(String(decoding: APIFixture.body(r), as: UTF8.self))")
+        let byName = Dictionary(try await openAlerts().map { ($0.spec.labels["alertname"] ?? "", $0.spec) }, uniquingKeysWith: { a, _ in a })
+        #expect(byName.count == 5)
+        #expect(byName["Zw"]?.title == "disk\u{FFFD}full")
+        #expect(byName["Zw"]?.message == "a\u{FFFD}b\u{FFFD}c\nnext")
+        for name in ["Hi", "Nfd"] {
+            let title = try #require(byName[name]?.title)
+            #expect(title.unicodeScalars.count == AlertSpecLimits().maxTitleLength && title.hasSuffix("…"), "\(name)")
+        }
+        #expect(byName["Many"]?.labels.count == 64)
+        #expect(byName["Many"]?.labels["generator_url"] == nil)
+        #expect(byName["Url"]?.labels["generator_url"] == "http://prometheus:9090/graph?g0.expr=up")
+    }
+
     @Test func theWebhookPayloadsVersionIsCheckedBeforeItsAlerts() async throws {
         let r = await post("/v1/ingest/alertmanager", #"{"alerts": [{"labels": {}}], "version": "3"}"#)
         #expect(APIFixture.errorCode(r) == "unsupported_webhook_version")

@@ -136,6 +136,15 @@ import Testing
             #expect(error?.code == .invalidSilence && error?.message.contains("U+") == true, "\(String(describing: error))")
         }
         #expect(throws: Never.self) { try silence(["alertname=A"], comment: "two\nlines\tand a tab").validate(at: now) }
+        // Each claim holds every active silence against the alert: none is large, counted in scalars.
+        let marks = "a" + String(repeating: "\u{0301}", count: 5_000)
+        for bad in [try silence(["alertname=A"], comment: marks), try silence(["alertname=A"], by: String(repeating: "b", count: 257)),
+                    try silence(["alertname=A"] + (0..<64).map { "l\($0)=v" }),
+                    try silence(["alertname=" + String(repeating: "v", count: 8_193)])] {
+            let error = #expect(throws: SilenceError.self) { try bad.validate(at: now) }
+            #expect(error?.code == .invalidSilence && error?.message.contains("at most") == true, "\(String(describing: error))")
+        }
+        #expect(throws: Never.self) { try silence(["alertname=A"], comment: String(repeating: "c", count: 4_096)).validate(at: now) }
         let window = try silence(["alertname=A"], start: 60, end: 120)
         #expect(window.state(at: now) == .pending)
         #expect(window.state(at: now.addingTimeInterval(90)) == .active)
