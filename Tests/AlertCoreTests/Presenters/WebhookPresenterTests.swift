@@ -191,6 +191,21 @@ import Testing
         #expect(await recorder.paths == ["/hook"])
     }
 
+    /// A hostile receiver's `Location` is its own text in alertd's words:
+    /// it reached `last_error`, events and terminals whole, escapes and all.
+    @Test func aRedirectsTargetIsShownShortAndPlain() {
+        let location = "/x\u{1B}]0;pwn\u{07}\u{202E}" + String(repeating: "y", count: 90_000)
+        let outcome = WebhookPresenter.outcome(for: HTTPClientResponse(status: 302, headers: ["Location": location], body: Data()),
+                                               url: "http://127.0.0.1:9/hook", now: Date())
+        guard case .permanentFailure(let reason) = outcome else {
+            Issue.record("expected a permanent failure, got \(outcome)")
+            return
+        }
+        #expect(TextPolicy.firstRefused(in: reason, .line) == nil)
+        #expect(reason.count < 500)
+        #expect(reason.contains("redirect to /x"))
+    }
+
     @Test func hungServerIsRetryableWithinTheTimeout() async throws {
         let silent = try SilentListener()
         let url = "http://127.0.0.1:\(silent.port)/hook"

@@ -1,10 +1,14 @@
 import FoundationEssentials
 import AlertdCurl
+import AlertModel
 
 /// How an HTTP answer, or the lack of one, becomes a presentation outcome,
 /// for every presenter that speaks HTTP: 2xx is delivered; 408, 429 and 5xx
 /// are worth retrying; redirects (never followed) and other 4xx are not.
 package enum HTTPOutcome {
+    /// The longest redirect target a reason repeats.
+    static let maxLocationLength = 300
+
     /// Judges a status. `target` names where it came from in the reason
     /// (`HTTP 404 from <target>`), `detail` is the service's own word on it.
     /// `target` is only worked out for a failure: a delivery's usual 2xx
@@ -18,7 +22,9 @@ package enum HTTPOutcome {
         case 408, 429, 500...599:
             return .retryableFailure(reason: reason, retryAfter: retryAfter)
         case 300...399:
-            let to = location.map { " to \($0)" } ?? ""
+            // The peer's own text, shown in the API, events and terminals: one
+            // line the text rules allow, and short.
+            let to = location.map { " to " + TextLimit.truncate(TextPolicy.replacingRefused(in: $0, .line), to: maxLocationLength) } ?? ""
             return .permanentFailure(reason: "\(reason) (redirect\(to) not followed; configure the final URL)")
         default:
             return .permanentFailure(reason: reason)
