@@ -15,39 +15,63 @@ extension PostgresAlertStore {
         let node = self.node
         let rows: [(DeliveryRecord, StoreCoding.AlertRow)] = try await writer.write(durable: false) { session throws(PostgresError) in
             let conn = session.conn
-            var due: [(id: String, heldBy: String?)] = []
-            for (kind, slots) in capacity.sorted(by: { $0.key < $1.key }) where slots > 0 {
-                due += try conn.query("""
-                    SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = $1 AND next_attempt_at <= $2
-                    ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED
-                    """, [.text(kind.name), .integer(nowMs), .integer(Int64(slots))]).rows.map { ($0.text(0), $0.optionalText(1)) }
-            }
-            if orphanLimit > 0 {
-                due += try conn.query("""
-                    SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1
-                    AND presenter <> ALL($2::text[]) LIMIT $3 FOR UPDATE SKIP LOCKED
-                    """, [.integer(nowMs), .textArray(capacity.keys.map(\.name)), .integer(Int64(orphanLimit))])
-                    .rows.map { ($0.text(0), $0.optionalText(1)) }
-            }
-            guard !due.isEmpty else { return [] }
-            var tx = PostgresStoreTransaction(session: session)
-            let active = try tx.activeSilences(at: now)
-            // Reading the open alerts costs; only rules in force need it.
-            let inhibitions = inhibitRules.isEmpty ? Inhibitions.none
-                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+            // A delivery a silence or an inhibition holds leaves the due set but
+            // took a row of the page: pages are read again for the room it left,
+            // as the SQLite store does (see there).
+            // Rows taken stay pending (and locked) until the claim below, so
+            // a page read again returns them first: each page asks for them too.
             var claimable: [String] = []
-            for (id, heldBy) in due {
-                // Reading the alert costs; only a silence or inhibition in play needs it.
-                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
-                    let row = try conn.query("SELECT alert_id, presenter, kind FROM deliveries WHERE id = $1", [.text(id)]).rows.first
-                    if let row, let alert = try tx.alert(AlertID(trusted: row.text(0))),
-                       try !StoreRules.screen(DeliveryID(rawValue: id), kind: StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)),
-                                              heldBy: heldBy.map(SilenceID.init), of: alert, silences: active,
-                                              inhibitions: inhibitions, now: now, in: &tx) {
-                        continue
+            var room = capacity
+            var orphanRoom = orphanLimit
+            var taken: [String: Int] = [:]
+            var orphansTaken = 0
+            var tx = PostgresStoreTransaction(session: session)
+            for _ in 0..<StoreRules.claimPages {
+                var due: [(id: String, heldBy: String?, kind: String)] = []
+                for (kind, slots) in room.sorted(by: { $0.key < $1.key }) where slots > 0 {
+                    due += try conn.query("""
+                        SELECT id, silenced_by, presenter FROM deliveries WHERE state = 'pending' AND presenter = $1 AND next_attempt_at <= $2
+                        ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED
+                        """, [.text(kind.name), .integer(nowMs), .integer(Int64(slots + taken[kind.name, default: 0]))])
+                        .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
+                }
+                if orphanRoom > 0 {
+                    due += try conn.query("""
+                        SELECT id, silenced_by, presenter FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1
+                        AND presenter <> ALL($2::text[]) LIMIT $3 FOR UPDATE SKIP LOCKED
+                        """, [.integer(nowMs), .textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken))])
+                        .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
+                }
+                let already = Set(claimable)
+                due.removeAll { already.contains($0.id) }
+                if due.isEmpty { break }
+                let active = try tx.activeSilences(at: now)
+                // Reading the open alerts costs; only rules in force need it.
+                let inhibitions = inhibitRules.isEmpty ? Inhibitions.none
+                    : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+                var held = 0
+                for (id, heldBy, presenter) in due {
+                    // Reading the alert costs; only a silence or inhibition in play needs it.
+                    if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
+                        let row = try conn.query("SELECT alert_id, presenter, kind FROM deliveries WHERE id = $1", [.text(id)]).rows.first
+                        if let row, let alert = try tx.alert(AlertID(trusted: row.text(0))),
+                           try !StoreRules.screen(DeliveryID(rawValue: id), kind: StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)),
+                                                  heldBy: heldBy.map(SilenceID.init), of: alert, silences: active,
+                                                  inhibitions: inhibitions, now: now, in: &tx) {
+                            held += 1
+                            continue
+                        }
+                    }
+                    claimable.append(id)
+                    if let kind = room.keys.first(where: { $0.name == presenter }) {
+                        room[kind, default: 0] -= 1
+                        taken[presenter, default: 0] += 1
+                    } else {
+                        orphanRoom -= 1
+                        orphansTaken += 1
                     }
                 }
-                claimable.append(id)
+                if held == 0 { break }
             }
             guard !claimable.isEmpty else { return [] }
             let claimed = try conn.query("""

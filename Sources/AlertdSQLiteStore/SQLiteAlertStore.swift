@@ -261,61 +261,98 @@ public final class SQLiteAlertStore: AlertStore {
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let rows: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
-            var ids: [(id: String, heldBy: String?)] = []
-            let due = try conn.statement("""
-                SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
-                ORDER BY next_attempt_at LIMIT ?
-                """)
-            for (kind, slots) in capacity.sorted(by: { $0.key < $1.key }) where slots > 0 {
-                ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { ($0.text(0), $0.optionalText(1)) }
-            }
-            if orphanLimit > 0 {
-                let known = capacity.keys.map(\.name).sorted()
-                let placeholders = known.isEmpty ? "''" : known.map { _ in "?" }.joined(separator: ",")
-                let orphans = try conn.statement("""
-                    \(Self.pendingPresenters)
-                    SELECT d.id, d.silenced_by FROM pending_presenters p
-                    JOIN deliveries d ON d.state = 'pending' AND d.presenter = p.name AND d.next_attempt_at <= ?
-                    WHERE p.name IS NOT NULL AND p.name NOT IN (\(placeholders)) LIMIT ?
-                    """)
-                ids += try orphans.query([.integer(nowMs)] + known.map(SQLiteValue.text) + [.integer(Int64(orphanLimit))]) {
-                    ($0.text(0), $0.optionalText(1))
+            // A delivery a silence or an inhibition holds leaves the due set,
+            // but it took a row of the page read for a free slot: the page is
+            // read again for the room it left, a bounded number of times, so
+            // that a poll with room left has taken everything due (which the
+            // dispatcher counts on). Else a thousand silenced deliveries due
+            // first held the rest back a page a second.
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
+            var room = capacity
+            var orphanRoom = orphanLimit
+            for _ in 0..<StoreRules.claimPages {
+                let ids = try Self.due(room: room, orphanRoom: orphanRoom, nowMs: nowMs, in: conn)
+                if ids.isEmpty { break }
+                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, in: conn)
+                out += claimed
+                for (delivery, _, _) in claimed {
+                    if let left = room[delivery.kind] { room[delivery.kind] = left - 1 } else { orphanRoom -= 1 }
                 }
+                if held == 0 { break }
             }
-            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-                let active = try tx.activeSilences(at: now)
-                // Reading the open alerts costs; only rules in force and something to screen need it.
-                let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
-                    : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
-                let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
-                let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
-                var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
-                for (id, heldBy) in ids {
-                    // Decoding the alert costs; only a silence in play needs it.
-                    if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
-                        let rows = try screened.query([.text(id)]) { row in
-                            (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
-                        }
-                        if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
-                           try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
-                                                  silences: active,
-                                                  inhibitions: inhibitions, now: now, in: &tx) {
-                            continue
-                        }
-                    }
-                    guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
-                    tx.moves.claimed()
-                    guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
-                    out.append((delivery, a, try tx.snapshot(delivery.id)))
-                }
-                return out
-            }
+            return out
         }
         var claimed: [ClaimedDelivery] = []
         for (delivery, row, group) in rows {
             claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: group))
         }
         return claimed
+    }
+
+    /// The due deliveries a page holds: per presenter as many as it has
+    /// room for, oldest due first, and orphans (a presenter no longer
+    /// configured) up to `orphanRoom`.
+    private static func due(room: [DeliveryKind: Int], orphanRoom: Int, nowMs: Int64,
+                            in conn: SQLiteConnection) throws(SQLiteError) -> [(id: String, heldBy: String?)] {
+        var ids: [(id: String, heldBy: String?)] = []
+        let due = try conn.statement("""
+            SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
+            ORDER BY next_attempt_at LIMIT ?
+            """)
+        for (kind, slots) in room.sorted(by: { $0.key < $1.key }) where slots > 0 {
+            ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { ($0.text(0), $0.optionalText(1)) }
+        }
+        if orphanRoom > 0 {
+            let known = room.keys.map(\.name).sorted()
+            let placeholders = known.isEmpty ? "''" : known.map { _ in "?" }.joined(separator: ",")
+            let orphans = try conn.statement("""
+                \(Self.pendingPresenters)
+                SELECT d.id, d.silenced_by FROM pending_presenters p
+                JOIN deliveries d ON d.state = 'pending' AND d.presenter = p.name AND d.next_attempt_at <= ?
+                WHERE p.name IS NOT NULL AND p.name NOT IN (\(placeholders)) LIMIT ?
+                """)
+            ids += try orphans.query([.integer(nowMs)] + known.map(SQLiteValue.text) + [.integer(Int64(orphanRoom))]) {
+                ($0.text(0), $0.optionalText(1))
+            }
+        }
+        return ids
+    }
+
+    /// Screens and claims one page of due deliveries; also says how many a
+    /// silence or an inhibition held instead.
+    private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
+                              in conn: SQLiteConnection) throws(SQLiteError)
+        -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)], held: Int) {
+        try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+            let active = try tx.activeSilences(at: now)
+            // Reading the open alerts costs; only rules in force and something to screen need it.
+            let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
+                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+            let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
+            let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
+            var held = 0
+            for (id, heldBy) in ids {
+                // Decoding the alert costs; only a silence in play needs it.
+                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
+                    let rows = try screened.query([.text(id)]) { row in
+                        (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
+                    }
+                    if let (alertID, kind) = rows.first, let alert = try tx.alert(alertID),
+                       try !StoreRules.screen(DeliveryID(rawValue: id), kind: kind, heldBy: heldBy.map(SilenceID.init), of: alert,
+                                              silences: active,
+                                              inhibitions: inhibitions, now: now, in: &tx) {
+                        held += 1
+                        continue
+                    }
+                }
+                guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
+                tx.moves.claimed()
+                guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
+                out.append((delivery, a, try tx.snapshot(delivery.id)))
+            }
+            return (out, held)
+        }
     }
 
     public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] {

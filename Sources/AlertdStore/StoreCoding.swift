@@ -101,7 +101,7 @@ package enum StoreCoding {
     /// which only a hand-edited database could cause: such a silence is
     /// left out rather than failing every claim.
     package static func silence(_ row: SilenceRow) -> Silence? {
-        guard let matchers = try? JSONDecoder().decode([LabelMatcher].self, from: Data(row.matchers.utf8)) else { return nil }
+        guard let matchers = StoredMatchers.matchers(row.matchers) else { return nil }
         return Silence(id: SilenceID(rawValue: row.id), matchers: matchers, startsAt: date(row.starts), endsAt: date(row.ends),
                        createdBy: row.createdBy, comment: row.comment, updatedAt: date(row.updated))
     }

@@ -56,6 +56,13 @@ extension StoreRules {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
+    /// How many pages of due deliveries one poll's claim reads at most. A
+    /// delivery ``screen(_:kind:heldBy:of:silences:inhibitions:now:in:)``
+    /// holds leaves the due set but took a row of its page; the page is
+    /// read again for the room it left, so that a claim with room left has
+    /// taken everything due, which the dispatcher counts on.
+    package static let claimPages = 16
+
     /// The one rule of silencing, applied to each due delivery as it is
     /// claimed: an active silence that matches the alert's labels holds the
     /// delivery until the silence ends (the one ending last, when several

@@ -15,6 +15,10 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
     public let pattern: String
     let program: [Instruction]
     let caseInsensitive: Bool
+    /// The scalars of a pattern that is only literal ones, case-sensitive.
+    private let literal: [Unicode.Scalar]?
+    /// Whether the program asserts the end (`$`), which needs the input's length.
+    private let matchesEnd: Bool
 
     /// Compiles `pattern`; throws `invalid_regex` or `unsupported_regex`.
     public init(_ pattern: String) throws(SilenceError) {
@@ -26,6 +30,12 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
         self.pattern = pattern
         self.program = compiler.program
         self.caseInsensitive = caseInsensitive
+        let scalars = compiler.program.dropLast().compactMap { step -> Unicode.Scalar? in
+            if case .scalar(let value) = step { return Unicode.Scalar(value) }
+            return nil
+        }
+        literal = !caseInsensitive && scalars.count == compiler.program.count - 1 ? scalars : nil
+        matchesEnd = compiler.program.contains(.assertEnd)
     }
 
     public var description: String { pattern }
@@ -34,44 +44,63 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
-    /// True when the pattern matches all of `text`.
+    /// True when the pattern matches all of `text`. Every claim holds each
+    /// active silence against its alert: a plain literal is compared as
+    /// such, and the NFA's lists live in one temporary allocation (seven
+    /// heap allocations a match made a thousand regex silences cost
+    /// seconds over a few thousand alerts).
     public func wholeMatch(_ text: String) -> Bool {
-        let input = Array(text.unicodeScalars)
-        var current = ThreadList(size: program.count)
-        var next = ThreadList(size: program.count)
-        add(0, at: 0, of: input.count, to: &current)
-        for (i, scalar) in input.enumerated() {
-            if current.pcs.isEmpty { return false }
-            next.clear()
-            let value = caseInsensitive ? Self.fold(scalar.value) : scalar.value
-            for pc in current.pcs {
-                let accepts = switch program[pc] {
-                case .scalar(let s): s == value
-                case .any: scalar.value != 0x0A
-                case .set(let set): set.contains(scalar.value) || (caseInsensitive && set.containsFolded(scalar.value))
-                default: false
+        if let literal { return text.unicodeScalars.elementsEqual(literal) }
+        let size = program.count
+        let count = matchesEnd ? text.unicodeScalars.count : -1
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 6 * size + 2) { space in
+            var current = ThreadList(UnsafeMutableBufferPointer(rebasing: space[0..<(2 * size)]))
+            var next = ThreadList(UnsafeMutableBufferPointer(rebasing: space[(2 * size)..<(4 * size)]))
+            let stack = UnsafeMutableBufferPointer(rebasing: space[(4 * size)...])
+            add(0, at: 0, of: count, to: &current, stack: stack)
+            var position = 0
+            for scalar in text.unicodeScalars {
+                if current.isEmpty { return false }
+                next.clear()
+                position += 1
+                let value = caseInsensitive ? Self.fold(scalar.value) : scalar.value
+                for k in 0..<current.count {
+                    let pc = current.pc(k)
+                    let accepts = switch program[pc] {
+                    case .scalar(let s): s == value
+                    case .any: scalar.value != 0x0A
+                    case .set(let set): set.contains(scalar.value) || (caseInsensitive && set.containsFolded(scalar.value))
+                    default: false
+                    }
+                    if accepts { add(pc + 1, at: position, of: count, to: &next, stack: stack) }
                 }
-                if accepts { add(pc + 1, at: i + 1, of: input.count, to: &next) }
+                swap(&current, &next)
             }
-            swap(&current, &next)
+            return (0..<current.count).contains { program[current.pc($0)] == .match }
         }
-        return current.pcs.contains { program[$0] == .match }
     }
 
     /// Follows every empty step from `pc` (splits, jumps, anchors that hold
     /// at `position`), adding the instructions that consume or match.
-    private func add(_ pc: Int, at position: Int, of count: Int, to list: inout ThreadList) {
-        // The list's own stack: one allocation per match, not one per thread.
-        list.stack.append(pc)
-        defer { list.stack.removeAll(keepingCapacity: true) }
-        while let pc = list.stack.popLast() {
+    /// `stack` has room for two entries an instruction: each is marked
+    /// before what it leads to is pushed, and pushes at most two.
+    private func add(_ pc: Int, at position: Int, of count: Int, to list: inout ThreadList, stack: UnsafeMutableBufferPointer<Int32>) {
+        var top = 0
+        stack[top] = Int32(pc)
+        top += 1
+        while top > 0 {
+            top -= 1
+            let pc = Int(stack[top])
             guard list.mark(pc) else { continue }
             switch program[pc] {
-            case .split(let a, let b): list.stack.append(b); list.stack.append(a)
-            case .jump(let to): list.stack.append(to)
-            case .assertStart: if position == 0 { list.stack.append(pc + 1) }
-            case .assertEnd: if position == count { list.stack.append(pc + 1) }
-            case .scalar, .any, .set, .match: list.pcs.append(pc)
+            case .split(let a, let b):
+                stack[top] = Int32(b)
+                stack[top + 1] = Int32(a)
+                top += 2
+            case .jump(let to): stack[top] = Int32(to); top += 1
+            case .assertStart: if position == 0 { stack[top] = Int32(pc + 1); top += 1 }
+            case .assertEnd: if position == count { stack[top] = Int32(pc + 1); top += 1 }
+            case .scalar, .any, .set, .match: list.append(pc)
             }
         }
     }
@@ -105,25 +134,38 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
         case match
     }
 
-    /// The threads alive at one position, each instruction at most once.
+    /// The threads alive at one position, each instruction at most once:
+    /// the live instructions, then a mark per instruction, in `storage`.
     private struct ThreadList {
-        var pcs: [Int] = []
-        /// Work space for ``MatcherRegex/add(_:at:of:to:)``.
-        var stack: [Int] = []
-        private var marks: [UInt32]
-        private var generation: UInt32 = 1
+        private let storage: UnsafeMutableBufferPointer<Int32>
+        private(set) var count = 0
+        private var generation: Int32 = 1
 
-        init(size: Int) { marks = Array(repeating: 0, count: size) }
+        /// `storage` holds two entries an instruction.
+        init(_ storage: UnsafeMutableBufferPointer<Int32>) {
+            self.storage = storage
+            storage.update(repeating: 0)
+        }
+
+        var isEmpty: Bool { count == 0 }
+
+        func pc(_ k: Int) -> Int { Int(storage[k]) }
+
+        mutating func append(_ pc: Int) {
+            storage[count] = Int32(pc)
+            count += 1
+        }
 
         /// True the first time `pc` is seen at this position.
         mutating func mark(_ pc: Int) -> Bool {
-            if marks[pc] == generation { return false }
-            marks[pc] = generation
+            let slot = storage.count / 2 + pc
+            if storage[slot] == generation { return false }
+            storage[slot] = generation
             return true
         }
 
         mutating func clear() {
-            pcs.removeAll(keepingCapacity: true)
+            count = 0
             generation &+= 1
         }
     }
