@@ -62,6 +62,9 @@ public struct AlertmanagerWebhookAPI: Sendable {
                            message: "Only Alertmanager's webhook payload version \"4\" is understood; got \(payload.version.map { "`\($0)`" } ?? "none").")
         }
         guard let alerts = payload.alerts else { throw .invalidBody("`alerts` must be an array of alerts.") }
+        // No `max_batch` here, only the body's limit: Alertmanager sends a
+        // group's alerts in one call however many, and retries a refused
+        // call as it was, so a refusal would lose the group for good.
         let outcome = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerWebhook).take(read: alerts)
         return APIRepresentation.json(Result(created: outcome.created, deduplicated: outcome.deduplicated, resolved: outcome.resolved))
     }

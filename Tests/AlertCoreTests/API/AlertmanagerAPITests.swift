@@ -153,6 +153,25 @@ import Testing
 
     /// Every open alert, as Alertmanager answers: the list was once cut at
     /// 20,000 without a word, and filters ran on what was left.
+    /// Resolved alerts go to the store some at a time, so its group commit
+    /// writes them together: one at a time, each waited for an fsync of
+    /// its own (3,000 took 4,300).
+    @Test func resolvedAlertsAreWrittenTogether() async throws {
+        let dir = TemporaryDirectory()
+        let commits = BatchCounter()
+        let router = APIFixture.router(store: try SQLiteAlertStore(path: dir.path + "/alertd.db") { commits.add($0) }, token: APIFixture.token)
+        func batch(_ endsAt: String) -> String {
+            "[" + (0..<300).map { #"{"labels": {"alertname": "Load", "instance": "i\#($0)"}, "endsAt": "\#(endsAt)"}"# }.joined(separator: ",") + "]"
+        }
+        #expect(await router.handle(APIFixture.request("POST", "/api/v2/alerts", json: batch("2099-01-01T00:00:00Z"))).status == 200)
+        let before = commits.totals.0
+        #expect(await router.handle(APIFixture.request("POST", "/api/v2/alerts", json: batch("2020-01-01T00:00:00Z"))).status == 200)
+        let resolving = commits.totals.0 - before
+        #expect(resolving < 60, "\(resolving) commits for 300 resolves")
+        let open = await router.handle(APIFixture.request("GET", "/api/v2/alerts"))
+        #expect((try JSONSerialization.jsonObject(with: APIFixture.body(open)) as? [Any])?.isEmpty == true)
+    }
+
     /// On SQLite, whose store takes the plain matchers itself.
     @Test func theAlertListHasEveryOpenAlertAndFiltersThemAll() async throws {
         let dir = TemporaryDirectory()
