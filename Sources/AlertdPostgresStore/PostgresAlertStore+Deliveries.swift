@@ -235,6 +235,18 @@ extension PostgresAlertStore {
         }
     }
 
+    public func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int {
+        let nowMs = StoreCoding.millis(now)
+        return try await writer.write(durable: false) { session throws(PostgresError) in
+            let n = try session.conn.query("""
+                UPDATE deliveries SET next_attempt_at = $1, updated_at = $1
+                WHERE presenter = $2 AND kind = $3 AND state = 'pending' AND attempts > 0 AND silenced_by IS NULL AND next_attempt_at > $1
+                """, [.integer(nowMs), .text(presenter.name), .text(presenter.category)]).affected
+            if n > 0 { session.notifyOthers() }
+            return n
+        }
+    }
+
     public func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int {
         guard !ids.isEmpty else { return 0 }
         let (nowMs, node) = (StoreCoding.millis(now), self.node)

@@ -528,6 +528,18 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int {
+        try await writer.write(durable: false) { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { _ throws(SQLiteError) in
+                try conn.statement("""
+                    UPDATE deliveries SET next_attempt_at = ?1, updated_at = ?1
+                    WHERE presenter = ?2 AND kind = ?3 AND state = 'pending' AND attempts > 0 AND silenced_by IS NULL AND next_attempt_at > ?1
+                    """).run([.integer(StoreCoding.millis(now)), .text(presenter.name), .text(presenter.category)])
+                return conn.changes
+            }
+        }
+    }
+
     public func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int {
         guard !ids.isEmpty else { return 0 }
         return try await writer.write(durable: false) { conn throws(SQLiteError) in

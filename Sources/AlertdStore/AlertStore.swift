@@ -105,6 +105,13 @@ public protocol DeliveryQueue: Sendable {
     /// screens. Returns how many.
     func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int
 
+    /// Makes due at `now` every retry of `presenter` waiting for a later
+    /// time: pending deliveries with an attempt made, no silence or
+    /// inhibition holding them. Called once the presenter delivers again
+    /// after failing, so a receiver back from an outage gets its backlog at
+    /// once rather than as each delivery's backoff runs out. Returns how many.
+    func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int
+
     /// Moves on each time a silence is saved. A delivery claimed at intake
     /// at an earlier epoch may be one the new silence holds, so it is given
     /// back (``releaseClaims(_:now:)``) rather than started. Read without

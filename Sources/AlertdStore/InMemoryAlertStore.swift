@@ -150,6 +150,18 @@ public actor InMemoryAlertStore: AlertStore {
         return n
     }
 
+    public func hastenRetries(of presenter: DeliveryKind, now: Date) -> Int {
+        var n = 0
+        for (id, var d) in state.deliveries
+        where d.kind == presenter && d.state == .pending && d.attempts > 0 && d.silencedBy == nil && (d.nextAttemptAt ?? now) > now {
+            d.nextAttemptAt = now
+            d.updatedAt = now
+            state.deliveries[id] = d
+            n += 1
+        }
+        return n
+    }
+
     public func replayDead(alert: AlertID?, now: Date) -> Int {
         var n = 0
         for (id, var d) in state.deliveries where d.state == .dead && (alert == nil || d.alertID == alert) {

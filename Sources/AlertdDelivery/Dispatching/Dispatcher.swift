@@ -105,6 +105,10 @@ public actor Dispatcher: Service {
     private var storeQuiet = false
     /// The soonest due time the store is known to hold, while `storeQuiet`.
     private var knownNextDue: Date?
+    /// Presenters with a retry waiting or being attempted, that have not
+    /// delivered since: when one delivers again, its waiting retries are
+    /// made due at once (``hasten(_:)``).
+    private var failing: Set<DeliveryKind> = []
     /// Counts what made the store not quiet, so a look that began before
     /// one of them (the loop awaits the store while settles complete) does
     /// not call the store quiet after it.
@@ -596,6 +600,8 @@ public actor Dispatcher: Service {
 
     private func start(_ claimed: ClaimedDelivery) {
         let d = claimed.delivery
+        // A retry: its presenter failed before, perhaps before a restart.
+        if d.attempts > 1 { failing.insert(d.kind) }
         let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
         let configured = presenters[d.kind]
         let unusable: String? = if configured == nil {
@@ -728,9 +734,19 @@ public actor Dispatcher: Service {
                 let queued: Int
                 (queued, claimed) = try await store.settle(batch.map { $0.settlement }, thenClaim: next, now: Date())
                 if queued > 0 { storeChanged() }
+                var recovered: [DeliveryKind] = []
                 for u in batch {
-                    if case .retry(let at, _) = u.settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
+                    switch u.settlement.result {
+                    case .retry(let at, _):
+                        knownNextDue = min(knownNextDue ?? at, at)
+                        failing.insert(u.delivery.kind)
+                    case .delivered:
+                        if !failing.isEmpty, failing.remove(u.delivery.kind) != nil { recovered.append(u.delivery.kind) }
+                    case .dead:
+                        break
+                    }
                 }
+                for kind in recovered { await hasten(kind) }
             } catch {
                 storeChanged()
                 log.error("could not record delivery outcomes; their claims are released and they are retried once the claim lease runs out",
@@ -745,6 +761,23 @@ public actor Dispatcher: Service {
             startHandOffs(ready: [], toClaim: next, claimed: claimed, at: tick)
         }
         settling = false
+    }
+
+    /// A presenter delivered again after failing: its waiting retries are
+    /// made due now. Each delivery backs off on its own, so after a
+    /// receiver's outage of 30 s the last of 1,000 waited a minute more,
+    /// where Alertmanager, retrying each group at its interval, sent them
+    /// all within a second of its return.
+    private func hasten(_ kind: DeliveryKind) async {
+        do {
+            let hastened = try await store.hastenRetries(of: kind, now: Date())
+            guard hastened > 0 else { return }
+            storeChanged()
+            log.notice("presenter delivers again; its waiting retries are due now", ["presenter": kind.name, "retries": "\(hastened)"])
+        } catch {
+            log.warning("could not make a recovered presenter's retries due; they wait out their backoff",
+                        ["presenter": kind.name, "error": "\(error)"])
+        }
     }
 
     private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ result: DeliverySettlement.Result) {

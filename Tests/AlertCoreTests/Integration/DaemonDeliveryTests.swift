@@ -287,6 +287,28 @@ import Glibc
         await receiver.stop()
     }
 
+    /// A receiver back from an outage gets its backlog at once: the first
+    /// delivery that goes through makes the presenter's waiting retries due,
+    /// where each used to wait out its own backoff (here 30 s).
+    @Test func aReceiverBackFromAnOutageGetsItsBacklogAtOnce() async throws {
+        let receiver = try WebhookReceiver(script: Array(repeating: 503, count: 18))
+        let d = try daemon(hook: receiver, retry: ["initial_delay": "3s", "factor": 10, "jitter": false])
+        try await d.start()
+        var waiting: [String] = []
+        for i in 0..<9 { waiting.append(try await d.send(["title": "during the outage \(i)"])) }
+        // Two failed attempts each; the next is 30 s away.
+        #expect(await receiver.wait(timeout: .seconds(10)) { $0.count >= 18 })
+        try await Task.sleep(for: .milliseconds(300))
+        let back = try await d.send(["title": "after it"])
+        let sent = ContinuousClock.now
+        let all = Set(waiting + [back])
+        #expect(await receiver.wait(timeout: .seconds(12)) { got in
+            all.isSubset(of: Set(got.dropFirst(18).compactMap(\.alertID)))
+        }, "alertd log:\n\(d.log)")
+        #expect(ContinuousClock.now - sent < .seconds(12))
+        #expect(d.log.contains("its waiting retries are due now"))
+    }
+
     @Test func sigtermDuringDeliveriesExitsCleanlyAndLosesNothing() async throws {
         let slow = try WebhookReceiver(delay: .milliseconds(300))
         let port = slow.port

@@ -16,6 +16,7 @@ struct FailingAlertStore: AlertStore {
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int { throw error }
     func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { throw error }
+    func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int { throw error }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }
     func counts() async throws(StoreError) -> StoreCounts { throw error }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }

@@ -38,6 +38,9 @@ final class HeldSettleStore: AlertStore {
         try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
     }
     func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { try await inner.releaseClaims(ids, now: now) }
+    func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int {
+        try await inner.hastenRetries(of: presenter, now: now)
+    }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { try await inner.replayDead(alert: alert, now: now) }
     func counts() async throws(StoreError) -> StoreCounts { try await inner.counts() }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { await inner.decide(id, decision) }
