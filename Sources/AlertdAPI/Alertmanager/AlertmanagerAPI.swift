@@ -32,6 +32,10 @@ public struct AlertmanagerAPI: Sendable {
             }
         }
         router.add("GET", "/api/v2/alerts", access: .token(.read), errors: .alertmanager) { req throws(APIError) in try await getAlerts(req.http) }
+        router.add("GET", "/api/v2/alerts/groups", access: .token(.read), errors: .alertmanager) { req throws(APIError) in
+            try await getGroups(req.http)
+        }
+        router.add("GET", "/api/v2/receivers", access: .token(.read), errors: .alertmanager) { _ in getReceivers() }
         router.add("GET", "/api/v2/status", access: .token(.read), errors: .alertmanager) { _ in
             APIRepresentation.json(AlertmanagerRepresentation.Status(uptime: metrics.started))
         }
@@ -69,6 +73,13 @@ public struct AlertmanagerAPI: Sendable {
     /// presenters an alert's route picks. An alert an open alert inhibits
     /// names that alert's fingerprint in `inhibitedBy`, as Alertmanager does.
     package func getAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        APIRepresentation.json(try await listed(request).map(\.shown))
+    }
+
+    /// The alerts `GET /api/v2/alerts` lists for `request`, each with the
+    /// routing plan it was shown by.
+    private func listed(_ request: HTTPRequest) async throws(APIError)
+        -> [(plan: AlertRouter.Plan, shown: AlertmanagerRepresentation.Alert)] {
         var flags: [String: Bool] = [:]
         for name in ["active", "silenced", "inhibited", "unprocessed"] {
             guard let raw = request.queryValue(name) else { flags[name] = true; continue }
@@ -94,12 +105,13 @@ public struct AlertmanagerAPI: Sendable {
             inhibiting || filters.allSatisfy { $0.matches(Self.shownLabels(alert)) }
         }
         let inhibitions = Inhibitions(rules: settings.inhibitRules, openAlerts: open)
-        var out: [AlertmanagerRepresentation.Alert] = []
+        var out: [(plan: AlertRouter.Plan, shown: AlertmanagerRepresentation.Alert)] = []
         for alert in open {
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
             guard filters.allSatisfy({ $0.matches(labels) }) else { continue }
-            let receivers = router.presenters(for: alert.spec)
+            let plan = router.route(alert.spec)
+            let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
             let silencedBy = silences.silencing(alert.spec.labels, at: now).map(\.id.rawValue)
             let inhibitedBy = inhibitions.source(inhibiting: alert).map { [Self.fingerprint($0)] } ?? []
@@ -109,14 +121,61 @@ public struct AlertmanagerAPI: Sendable {
                 || !inhibitedBy.isEmpty && !flags["inhibited"]! { continue }
             var annotations = ["summary": alert.spec.title]
             if let message = alert.spec.message { annotations["description"] = message }
-            out.append(AlertmanagerRepresentation.Alert(
+            out.append((plan, AlertmanagerRepresentation.Alert(
                 labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: Self.endsAt(alert),
                 updatedAt: alert.updatedAt, fingerprint: Self.fingerprint(alert),
                 receivers: receivers.map { .init(name: $0) },
                 status: .init(state: suppressed ? .suppressed : .active, silencedBy: silencedBy, inhibitedBy: inhibitedBy),
-                generatorURL: generatorURL))
+                generatorURL: generatorURL)))
         }
-        return APIRepresentation.json(out)
+        return out
+    }
+
+    // MARK: GET /api/v2/alerts/groups
+
+    /// The listed alerts in Alertmanager's groups, which dashboards such as
+    /// karma read: one per presenter and group, a grouped route's alerts by
+    /// the values of its `group_by` labels, every other alert a group of
+    /// its own (alertd sends it alone, as Alertmanager's `group_by: ['...']`
+    /// does). Takes `getAlerts`'s parameters; `receiver` picks groups.
+    package func getGroups(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        let receiver: MatcherRegex?
+        do throws(SilenceError) {
+            receiver = try request.queryValue("receiver").map { raw throws(SilenceError) in try MatcherRegex(raw) }
+        } catch {
+            throw APIError(error)
+        }
+        var groups: [AlertmanagerRepresentation.AlertGroup] = []
+        var index: [String: Int] = [:]
+        for (plan, shown) in try await listed(request) {
+            var memberships = plan.presenters.map { (presenter: $0, labels: shown.labels, key: "alert:" + shown.fingerprint) }
+            for group in plan.groups {
+                let labels = Dictionary(group.labels.map { ($0.name, $0.value) }) { a, _ in a }
+                memberships += group.settings.presenters.map { (presenter: $0, labels: labels, key: "group:\(group.id)") }
+            }
+            for m in memberships where receiver?.wholeMatch(m.presenter) ?? true {
+                let key = m.presenter + "\u{0}" + m.key
+                if let i = index[key] {
+                    groups[i].alerts.append(shown)
+                } else {
+                    index[key] = groups.count
+                    groups.append(.init(labels: m.labels, receiver: .init(name: m.presenter), alerts: [shown]))
+                }
+            }
+        }
+        return APIRepresentation.json(groups)
+    }
+
+    // MARK: GET /api/v2/receivers
+
+    /// Every presenter a route names, as Alertmanager lists its receivers.
+    package func getReceivers() -> HTTPResponse {
+        let router = intake.current.router
+        var names: [String] = []
+        for route in router.routes + [router.defaultRoute] {
+            for name in route.presenters where !names.contains(name) { names.append(name) }
+        }
+        return APIRepresentation.json(names.map { AlertmanagerRepresentation.Alert.Receiver(name: $0) })
     }
 
     /// An alert's fingerprint as Alertmanager computes it: over its labels,

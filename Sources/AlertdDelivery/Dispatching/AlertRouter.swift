@@ -15,7 +15,11 @@ public struct AlertRouter: Sendable, Equatable {
     /// Every presenter that hears of `spec`, each once, in route order:
     /// by a delivery of its own or through a group.
     public func presenters(for spec: AlertSpec) -> [String] {
-        let plan = route(spec)
+        Self.presenters(of: route(spec))
+    }
+
+    /// Every presenter of `plan`, each once: its own, then its groups'.
+    public static func presenters(of plan: Plan) -> [String] {
         var all = plan.presenters
         for group in plan.groups {
             for name in group.settings.presenters where !all.contains(name) { all.append(name) }

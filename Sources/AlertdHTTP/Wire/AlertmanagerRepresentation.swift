@@ -6,6 +6,19 @@ import AlertModel
 /// and ``APIRepresentation/decoder``). The daemon encodes these and
 /// `alertctl silence` decodes them.
 public enum AlertmanagerRepresentation {
+    /// One group of `GET /api/v2/alerts/groups` (Alertmanager's alertGroup).
+    public struct AlertGroup: Codable, Sendable {
+        public var labels: [String: String]
+        public var receiver: Alert.Receiver
+        public var alerts: [Alert]
+
+        public init(labels: [String: String], receiver: Alert.Receiver, alerts: [Alert]) {
+            self.labels = labels
+            self.receiver = receiver
+            self.alerts = alerts
+        }
+    }
+
     /// One alert of `GET /api/v2/alerts` (Alertmanager's gettableAlert).
     public struct Alert: Codable, Sendable {
         public struct Receiver: Codable, Sendable {

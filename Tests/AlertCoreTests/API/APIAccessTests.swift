@@ -54,7 +54,7 @@ import Testing
 
     @Test func aTokenRouteRefusesTCPWithoutTheToken() async throws {
         let routes = Self.router.routes.filter { $0.access.scope != nil }
-        #expect(routes.count == 22)
+        #expect(routes.count == 24)
         for route in routes {
             for caller: APIFixture.Caller in [.tcp(), .tcp(authorization: "Bearer s3cret-token-0123456780"), .tcp(authorization: APIFixture.token)] {
                 let response = await Self.router.handle(APIFixture.request(route.method, Self.target(route), as: caller))

@@ -153,6 +153,49 @@ import Testing
 
     /// Every open alert, as Alertmanager answers: the list was once cut at
     /// 20,000 without a word, and filters ran on what was left.
+    /// karma and other dashboards read groups: a grouped route's alerts by
+    /// its `group_by` values, per presenter; any other alert alone, as
+    /// alertd sends it. Receivers are the presenters the routes name.
+    @Test func groupsAndReceiversAreListedAsAlertmanagerDoes() async throws {
+        var grouped = RouteDefinition(labels: ["team": "db"], presenters: ["chat", "pager"])
+        grouped.grouping = RouteGrouping(by: ["alertname"])
+        let intake = AlertIntake(
+            store: store,
+            settings: .init(router: AlertRouter(routes: [grouped], defaultRoute: RouteDefinition(presenters: ["log"])), limits: .default),
+            onAccepted: { _ in })
+        let router = APIRouter.alertd(intake: intake, store: store, onReplay: {}, dispatcherRunning: { true }, links: nil,
+                                      metrics: metrics, authenticator: APIAuthenticator(token: APIFixture.token))
+        let body = """
+            [{"labels": {"alertname": "DiskFull", "team": "db", "instance": "db1"}},
+             {"labels": {"alertname": "DiskFull", "team": "db", "instance": "db2"}},
+             {"labels": {"alertname": "Slow", "team": "db", "instance": "db1"}},
+             {"labels": {"alertname": "CPUHot", "instance": "web1"}}]
+            """
+        #expect(await router.handle(APIFixture.request("POST", "/api/v2/alerts", json: body)).status == 200)
+        func groups(_ query: String = "") async throws -> [(receiver: String, labels: [String: String], instances: [String])] {
+            let r = await router.handle(APIFixture.request("GET", "/api/v2/alerts/groups" + query))
+            #expect(r.status == 200)
+            let list = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(r)) as? [[String: Any]])
+            return list.map { g in
+                ((g["receiver"] as? [String: Any])?["name"] as? String ?? "", g["labels"] as? [String: String] ?? [:],
+                 (g["alerts"] as? [[String: Any]] ?? []).compactMap { ($0["labels"] as? [String: String])?["instance"] }.sorted())
+            }
+        }
+        let all = try await groups()
+        #expect(all.count == 5)
+        for receiver in ["chat", "pager"] {
+            #expect(all.contains { $0.receiver == receiver && $0.labels == ["alertname": "DiskFull"] && $0.instances == ["db1", "db2"] })
+            #expect(all.contains { $0.receiver == receiver && $0.labels == ["alertname": "Slow"] && $0.instances == ["db1"] })
+        }
+        #expect(all.contains { $0.receiver == "log" && $0.labels == ["alertname": "CPUHot", "instance": "web1"] && $0.instances == ["web1"] })
+        #expect(try await groups("?receiver=pager").map(\.receiver) == ["pager", "pager"])
+        #expect(try await groups("?filter=instance%3D%22db2%22").map(\.instances) == [["db2"], ["db2"]])
+
+        let receivers = await router.handle(APIFixture.request("GET", "/api/v2/receivers"))
+        let names = (try JSONSerialization.jsonObject(with: APIFixture.body(receivers)) as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(names == ["chat", "pager", "log"])
+    }
+
     /// Resolved alerts go to the store some at a time, so its group commit
     /// writes them together: one at a time, each waited for an fsync of
     /// its own (3,000 took 4,300).
