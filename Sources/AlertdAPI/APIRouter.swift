@@ -59,7 +59,9 @@ public struct APIRouter: Sendable {
         let candidates = candidates(for: request)
         do {
             let (route, params, caller) = try admit(request, candidates)
-            return try await route.handler(APIRequest(http: request, parameters: params, caller: caller))
+            let router = self
+            return try await route.handler(APIRequest(http: request, parameters: params, caller: caller,
+                                                      stillAllowed: { (try? router.authorize(request, route.access)) != nil }))
         } catch {
             // A path's routes share a style: even its 401 and 405 speak it.
             return error.response(in: candidates.first?.0.errors ?? .alertd)

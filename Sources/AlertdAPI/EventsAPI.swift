@@ -23,10 +23,17 @@ public struct EventsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/v1/events", access: .token(.read)) { req throws(APIError) in try await stream(req.http) }
+        router.add("GET", "/v1/events", access: .token(.read)) { req throws(APIError) in
+            try await stream(req.http, stillAllowed: req.stillAllowed)
+        }
     }
 
-    package func stream(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+    /// The stream for `request`. It ends once `stillAllowed` says no (its
+    /// token taken out of the tokens file and reloaded, its console session
+    /// signed out): asked before each page of events and keep-alive, so no
+    /// event reaches a caller after it lost its access.
+    package func stream(_ request: HTTPRequest, stillAllowed: @escaping @Sendable () -> Bool = { true }) async throws(APIError)
+        -> HTTPResponse {
         let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
         let since: Int64
         var announce = ""
@@ -56,6 +63,7 @@ public struct EventsAPI: Sendable {
             // Tells the client how long to wait before reconnecting.
             continuation.yield(Data("retry: 1000\n\(announce)\n".utf8))
             while !Task.isCancelled {
+                guard stillAllowed() else { break }
                 let events: [StoredEvent], seen: UInt64
                 if let page = prefetched {
                     (events, seen) = page
@@ -93,7 +101,7 @@ public struct EventsAPI: Sendable {
                 await changes.wait(changedFrom: seen, timeout: keepAlive)
                 // Commits without events (the dispatcher's idle claims) wake this loop
                 // too, so silence is measured from the last frame sent.
-                if ContinuousClock.now - lastFrame >= keepAlive, !Task.isCancelled {
+                if ContinuousClock.now - lastFrame >= keepAlive, !Task.isCancelled, stillAllowed() {
                     // A comment line keeps proxies and idle timeouts from closing the stream.
                     if case .terminated = continuation.yield(Data(": keep-alive\n\n".utf8)) { return }
                     lastFrame = .now

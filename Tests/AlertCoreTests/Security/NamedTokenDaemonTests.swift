@@ -46,6 +46,30 @@ import Testing
         #expect(readable.stderr.contains("the secret file \(path) may be read by every user (mode 0644)"), "\(readable.stderr)")
     }
 
+    /// An event stream is let in once, when it opens: it went on after its
+    /// token was taken out and reloaded. It now ends at the next event it
+    /// would have sent, and sends none of them.
+    @Test func anEventStreamEndsWhenItsTokenIsRevoked() async throws {
+        let files = TemporaryDirectory()
+        let path = files.path + "/tokens.json"
+        try writeSecretFile(tokens(["alice": (Self.alice, ["read"]), "bob": (Self.bob, ["read"])]), to: path)
+        let config: [String: Any] = ["api": ["tokens_file": path]]
+        let d = try TestDaemon(config: config)
+        try await d.start()
+        let curl = try ExternalProgram("curl", ["-sN", "--max-time", "30", "-H", "Authorization: Bearer \(Self.alice)",
+                                                 d.baseURL + "/v1/events?since=now"], logPath: files.path + "/stream.txt")
+        defer { curl.signal(SIGKILL) }
+        try await Task.sleep(for: .milliseconds(300))
+        let before = try await d.send(["title": "Seen"])
+        #expect(try await eventually(.seconds(10)) { curl.log.contains(before) }, "\(curl.log)")
+
+        try writeSecretFile(tokens(["bob": (Self.bob, ["read"])]), to: path)
+        try await d.reload(config)
+        let after = try await d.send(["title": "Not for alice"])
+        #expect(await curl.waitForExit(timeout: .seconds(10)) != nil, "the stream went on: \(curl.log)")
+        #expect(!curl.log.contains(after))
+    }
+
     @Test func namedTokensActWithinTheirScopesAndAReloadPicksUpChanges() async throws {
         let files = TemporaryDirectory()
         let path = files.path + "/tokens.json", single = files.path + "/token"

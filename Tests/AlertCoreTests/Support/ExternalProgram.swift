@@ -52,6 +52,9 @@ final class ExternalProgram: Sendable {
 
     func signal(_ sig: Int32) { process.signal(sig) }
 
+    /// Its exit status once it exits within `timeout`; nil while it runs.
+    func waitForExit(timeout: Duration) async -> Int32? { await process.waitForExit(timeout: timeout) }
+
     /// Waits until `url` answers 200, or fails with its log.
     func waitUntilReady(_ url: String, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
