@@ -238,9 +238,11 @@ public final class AlertDaemon: Sendable {
         let old = configuration.withLock { $0 }
         var warnings: [String] = []
         if old.api.socketPath != new.api.socketPath || old.api.listen != new.api.listen
-            || old.api.publicURL != new.api.publicURL || old.api.socketMode != new.api.socketMode {
+            || old.api.publicURL != new.api.publicURL || old.api.socketMode != new.api.socketMode || old.api.threads != new.api.threads {
             warnings.append("api settings change only on restart")
         }
+        // The HTTP server is made with it; the rest of `limits` applies at once.
+        if old.limits.maxBodyBytes != new.limits.maxBodyBytes { warnings.append("limits.max_body_bytes changes only on restart") }
         if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
         if old.store.url != new.store.url || old.store.urlFile != new.store.urlFile || old.store.node != new.store.node {
             warnings.append("store.url, url_file and node change only on restart")
@@ -261,6 +263,7 @@ public final class AlertDaemon: Sendable {
             kept.store.urlFile = current.store.urlFile
             kept.store.node = current.store.node
             kept.stateDirectory = current.stateDirectory
+            kept.limits.maxBodyBytes = current.limits.maxBodyBytes
             current = kept
         }
         return warnings

@@ -109,6 +109,19 @@ import Glibc
         #expect(sinkA.entries.count == 2)
     }
 
+    /// What the HTTP server is made with stays until a restart, and the
+    /// log says so: a reload used to report success and keep it silently.
+    @Test func aReloadSaysWhichSettingsWaitForARestart() async throws {
+        let config: [String: Any] = ["limits": ["max_body_bytes": 2_048], "api": ["threads": 2]]
+        let d = try TestDaemon(config: config)
+        try await d.start()
+        try await d.reload(["limits": ["max_body_bytes": 8_192], "api": ["threads": 3]])
+        #expect(d.log.contains("limits.max_body_bytes changes only on restart"), "\(d.log)")
+        #expect(d.log.contains("api settings change only on restart"), "\(d.log)")
+        let body = ["title": "t", "message": String(repeating: "m", count: 3_000)]
+        #expect(try await d.request("POST", "/v1/alerts", json: body).status == 413)
+    }
+
     /// After a clean stop the database file holds everything: a copy of
     /// `alertd.db` alone, as a backup after `systemctl stop` is made, has
     /// the alerts the daemon acknowledged.
