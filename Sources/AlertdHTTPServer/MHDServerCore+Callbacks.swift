@@ -58,6 +58,7 @@ extension MHDServerCore {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         context.close()
         core?.forget(context)
+        core?.trimmer.exchangeEnded(bytes: context.body.count + context.answerBytes)
     }
 
     /// Connections opening and closing, for the ``ConnectionWatch``; each

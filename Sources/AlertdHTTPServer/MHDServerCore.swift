@@ -24,6 +24,7 @@ package final class MHDServerCore: Sendable {
     }
 
     package let handler: HTTPServer.Handler
+    package let trimmer = HeapTrimmer()
     package let screen: HTTPServer.Screen?
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
@@ -269,6 +270,7 @@ package final class MHDServerCore: Sendable {
         let mhdResponse: OpaquePointer?
         switch response.body {
         case .bytes(let data):
+            context.answerBytes = data.count
             mhdResponse = data.withUnsafeBytes { bytes in
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }

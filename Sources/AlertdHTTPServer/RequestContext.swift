@@ -44,6 +44,8 @@ package final class RequestContext: @unchecked Sendable {
     private let connection: OpaquePointer
     package var phase: Phase = .headers
     package var body = Data()
+    /// The size of the answer's body, once it is queued (0 for a stream).
+    package var answerBytes = 0
     private let handoff = Mutex<Handoff>(.idle)
 
     package init(target: String, targetLength: Int, connection: OpaquePointer) {
