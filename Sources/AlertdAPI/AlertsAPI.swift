@@ -215,9 +215,8 @@ public struct AlertsAPI: Sendable {
     /// Which active silences hold an alert back, by the same rule the store
     /// holds its deliveries by; only an open alert is held.
     private func silencing() async throws(APIError) -> @Sendable (Alert) -> [SilenceID] {
-        let now = Date()
-        let active = try await APIError.storeCall(await store.silences()).filter { $0.isActive(at: now) }
-        return { alert in alert.state == .open ? active.silencing(alert.spec.labels, at: now).map(\.id) : [] }
+        let index = SilenceIndex(try await APIError.storeCall(await store.silences()), at: Date())
+        return { alert in alert.state == .open ? index.silencing(alert.spec.labels).map(\.id) : [] }
     }
 
     // MARK: replay

@@ -95,7 +95,7 @@ public struct AlertmanagerAPI: Sendable {
             throw APIError(error)
         }
         let now = Date()
-        let silences = try await APIError.storeCall(await store.silences())
+        let silenced = SilenceIndex(try await APIError.storeCall(await store.silences()), at: now)
         let settings = intake.current
         let router = settings.router
         // Inhibition looks at every open alert; without rules, only those
@@ -113,7 +113,7 @@ public struct AlertmanagerAPI: Sendable {
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
-            let silencedBy = silences.silencing(alert.spec.labels, at: now).map(\.id.rawValue)
+            let silencedBy = silenced.silencing(alert.spec.labels).map(\.id.rawValue)
             let inhibitedBy = inhibitions.source(inhibiting: alert).map { [Self.fingerprint($0)] } ?? []
             let suppressed = !silencedBy.isEmpty || !inhibitedBy.isEmpty
             // Alertmanager's filter: each flag set to false drops the alerts in that state.

@@ -118,6 +118,37 @@ import Testing
         #expect(throws: SilenceError.self) { try LabelMatcher(parsing: "job=~(x") }
     }
 
+    /// The index finds what holding the alert against every silence finds,
+    /// in the same order, for silences filed by a plain matcher or not.
+    @Test func theSilenceIndexFindsWhatMatchingEverySilenceFinds() throws {
+        let now = Date()
+        var generator = SystemRandomNumberGenerator()
+        let names = ["alertname", "instance", "job", "env"]
+        let values = ["a", "b", "c", ""]
+        func matcher() throws -> LabelMatcher {
+            let name = names.randomElement(using: &generator)!
+            let value = values.randomElement(using: &generator)!
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: return try LabelMatcher(name: name, .equal, value)
+            case 1: return try LabelMatcher(name: name, .notEqual, value)
+            case 2: return try LabelMatcher(name: name, .matchesRegex, value + ".*")
+            default: return try LabelMatcher(name: name, .doesNotMatchRegex, value)
+            }
+        }
+        var silences: [Silence] = []
+        for i in 0..<300 {
+            let start = now.addingTimeInterval(i % 7 == 0 ? 60 : -60)
+            silences.append(Silence(matchers: try (0..<Int.random(in: 1...3, using: &generator)).map { _ in try matcher() },
+                                    startsAt: start, endsAt: start.addingTimeInterval(i % 11 == 0 ? 30 : 3600), createdBy: "a", comment: "c"))
+        }
+        let index = SilenceIndex(silences, at: now)
+        for _ in 0..<500 {
+            var labels: [String: String] = [:]
+            for name in names where Bool.random(using: &generator) { labels[name] = values.randomElement(using: &generator)! }
+            #expect(index.silencing(labels).map(\.id) == silences.silencing(labels, at: now).map(\.id), "\(labels)")
+        }
+    }
+
     @Test func aSilenceKeepsAlertmanagersRules() throws {
         let now = Date()
         func silence(_ matchers: [String], by: String = "alice", comment: String = "why", start: TimeInterval = 0, end: TimeInterval = 60) throws -> Silence {
