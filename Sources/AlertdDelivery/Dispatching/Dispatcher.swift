@@ -107,7 +107,9 @@ public actor Dispatcher: Service {
     private var knownNextDue: Date?
     /// Presenters with a retry waiting or being attempted, that have not
     /// delivered since: when one delivers again, its waiting retries are
-    /// made due at once (``hasten(_:)``).
+    /// made due at once (``hasten(_:)``). Not handler calls: theirs is one
+    /// kind for every alert's own handler URL, and one handler's answer
+    /// says nothing of another's.
     private var failing: Set<DeliveryKind> = []
     /// Counts what made the store not quiet, so a look that began before
     /// one of them (the loop awaits the store while settles complete) does
@@ -601,7 +603,7 @@ public actor Dispatcher: Service {
     private func start(_ claimed: ClaimedDelivery) {
         let d = claimed.delivery
         // A retry: its presenter failed before, perhaps before a restart.
-        if d.attempts > 1 { failing.insert(d.kind) }
+        if d.attempts > 1, d.kind.action == nil { failing.insert(d.kind) }
         let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
         let configured = presenters[d.kind]
         let unusable: String? = if configured == nil {
@@ -739,7 +741,7 @@ public actor Dispatcher: Service {
                     switch u.settlement.result {
                     case .retry(let at, _):
                         knownNextDue = min(knownNextDue ?? at, at)
-                        failing.insert(u.delivery.kind)
+                        if u.delivery.kind.action == nil { failing.insert(u.delivery.kind) }
                     case .delivered:
                         if !failing.isEmpty, failing.remove(u.delivery.kind) != nil { recovered.append(u.delivery.kind) }
                     case .dead:
