@@ -109,7 +109,8 @@ public struct AlertmanagerAPI: Sendable {
         for alert in open {
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
-            guard filters.allSatisfy({ $0.matches(labels) }) else { continue }
+            // Without inhibition, `openAlerts` applied the filters already.
+            guard !inhibiting || filters.allSatisfy({ $0.matches(labels) }) else { continue }
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
