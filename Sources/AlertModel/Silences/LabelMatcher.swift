@@ -23,8 +23,10 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
     /// Whether an alert with these labels satisfies the matcher.
     public func matches(_ labels: [String: String]) -> Bool {
         let actual = labels[name] ?? ""
-        let hit = regex.map { $0.wholeMatch(actual) } ?? (actual == value)
-        return hit == op.isPositive
+        // Not `regex.map`: its closure took a copy of the regex, four
+        // retains and releases for every silence held against every alert.
+        if let regex { return regex.wholeMatch(actual) == op.isPositive }
+        return (actual == value) == op.isPositive
     }
 
     /// True when an alert without the label satisfies it: a silence made

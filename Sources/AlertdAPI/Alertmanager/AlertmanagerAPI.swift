@@ -73,7 +73,7 @@ public struct AlertmanagerAPI: Sendable {
     /// presenters an alert's route picks. An alert an open alert inhibits
     /// names that alert's fingerprint in `inhibitedBy`, as Alertmanager does.
     package func getAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        APIRepresentation.json(try await listed(request).map(\.shown))
+        await APIRepresentation.jsonArray(try await listed(request).map(\.shown))
     }
 
     /// The alerts `GET /api/v2/alerts` lists for `request`, each with the
@@ -106,7 +106,10 @@ public struct AlertmanagerAPI: Sendable {
         }
         let inhibitions = Inhibitions(rules: settings.inhibitRules, openAlerts: open)
         var out: [(plan: AlertRouter.Plan, shown: AlertmanagerRepresentation.Alert)] = []
-        for alert in open {
+        for (n, alert) in open.enumerated() {
+            // Thousands of alerts would hold a thread of the cooperative
+            // pool for tens of milliseconds, with every request behind it.
+            if n > 0, n.isMultiple(of: APIRepresentation.elementsAtOnce) { await Task.yield() }
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
             // Without inhibition, `openAlerts` applied the filters already.

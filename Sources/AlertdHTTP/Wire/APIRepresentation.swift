@@ -178,6 +178,33 @@ public enum APIRepresentation {
         encoding(value, status: status)
     }
 
+    /// `items` as ``json(_:status:)`` writes them, the same bytes, encoded
+    /// ``elementsAtOnce`` at a time with a yield between: a listing of
+    /// thousands held one of the cooperative pool's threads (two on a
+    /// 2-core machine) for tens of milliseconds, and every request queued
+    /// behind it waited that long.
+    package static func jsonArray<T: Encodable>(_ items: [T], status: Int = 200) async -> HTTPResponse {
+        var body = Data("[".utf8)
+        do {
+            for start in stride(from: 0, to: items.count, by: elementsAtOnce) {
+                if start > 0 {
+                    await Task.yield()
+                    body.append(UInt8(ascii: ","))
+                }
+                let end = Swift.min(start + elementsAtOnce, items.count)
+                let part = try encoder.encode(Array(items[start..<end]))
+                body.append(part.dropFirst().dropLast())
+            }
+        } catch {
+            return .error(status: 500, code: "internal", message: "The answer could not be encoded: \(error)")
+        }
+        body.append(UInt8(ascii: "]"))
+        return .json(status: status, body: body)
+    }
+
+    /// How many elements ``jsonArray(_:status:)`` encodes between yields.
+    package static let elementsAtOnce = 256
+
     /// `value` through ``encoder``.
     package static func encoding<T: Encodable>(_ value: T, status: Int) -> HTTPResponse {
         do {

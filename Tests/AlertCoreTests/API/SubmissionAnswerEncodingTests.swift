@@ -4,8 +4,8 @@ import Testing
 @testable import AlertdHTTP
 @testable import AlertdAPI
 
-/// The answers to `POST /v1/alerts` are written by hand when accepted, and
-/// `GET /v1/health`'s always; they must be the bytes
+/// The answers to `POST /v1/alerts` are written by hand when accepted,
+/// `GET /v1/health`'s always, and long listings in parts; they must be the bytes
 /// ``APIRepresentation/encoder`` writes, which clients decode.
 @Suite struct SubmissionAnswerEncodingTests {
     private func bytes(_ response: HTTPResponse) -> Data? {
@@ -42,6 +42,16 @@ import Testing
             let response = APIRepresentation.json(batch, status: 202)
             #expect(bytes(response) == (try APIRepresentation.encoder.encode(batch)))
         }
+    }
+
+    /// Long listings are encoded a few hundred elements at a time, with
+    /// yields between; the bytes are still the encoder's for the whole array.
+    @Test(arguments: [0, 1, APIRepresentation.elementsAtOnce, APIRepresentation.elementsAtOnce + 1, 3 * APIRepresentation.elementsAtOnce + 7])
+    func aListingEncodedInPartsIsTheEncodersBytes(_ count: Int) async throws {
+        let items = (0..<count).map { APIRepresentation.SubmissionItem(index: $0, id: AlertID.generate(), state: .open, deduplicated: $0 % 2 == 0) }
+        let response = await APIRepresentation.jsonArray(items)
+        #expect(response.status == 200)
+        #expect(bytes(response) == (try APIRepresentation.encoder.encode(items)))
     }
 
     @Test func aHealthAnswerIsTheEncodersBytes() throws {

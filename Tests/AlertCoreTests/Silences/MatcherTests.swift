@@ -16,9 +16,25 @@ import Testing
         ("(?:ab)*", "ababab", true), ("(?P<host>db)[0-9]", "db1", true), (#"a\x41"#, "aA", true), (#"a\x{263a}"#, "a☺", true),
         ("[-a]+", "-a-", true), ("[a-]+", "a-", true), ("[]a]+", "]a", true), (#"[\d.]+"#, "1.2", true), (#"[\D]"#, "1", false),
         ("é+", "éé", true), ("a{,2}", "a{,2}", true), ("(a*)*b", "aaaab", true), ("a*?b", "aab", true), ("{", "{", true),
+        ("ab+c", "abbbc", true), ("ab+c", "ac", false), ("abc.*", "ab", false), ("^ab.*", "abx", true), ("a+", "aaa", true),
+        (#"host-1\.ex:.*"#, "host-10.ex:1", false), (#"(?i)HOST-1\.x.*"#, "host-1.Xyz", true), ("(?i)k.*", "\u{212A}x", true),
     ])
     func regexesMatchTheWholeValue(_ pattern: String, _ text: String, _ expected: Bool) throws {
         #expect(try re(pattern).wholeMatch(text) == expected, "\(pattern) on \(text)")
+    }
+
+    /// A match must start with the pattern's leading literal scalars, so a
+    /// text without them is refused before the NFA runs.
+    @Test func theLiteralPrefixIsWhatEveryMatchStartsWith() throws {
+        func prefix(_ pattern: String) throws -> String {
+            String(String.UnicodeScalarView(try re(pattern).prefix.compactMap(Unicode.Scalar.init)))
+        }
+        #expect(try prefix(#"host-1\.example:.*"#) == "host-1.example:")
+        #expect(try prefix("^db[0-9]+") == "db")
+        #expect(try prefix("(?i)DB-.*") == "db-")
+        #expect(try prefix("ab+") == "ab")
+        #expect(try prefix("a*b") == "")
+        #expect(try prefix("(db|web)1") == "")
     }
 
     @Test(arguments: [
