@@ -52,6 +52,7 @@ public struct AlertSpecError: Error, Sendable, Equatable, Hashable, Codable, Cus
         public static let tooManyLabels = Code(rawValue: "too_many_labels")
         public static let emptyDedupKey = Code(rawValue: "empty_dedup_key")
         public static let dedupKeyTooLong = Code(rawValue: "dedup_key_too_long")
+        public static let reservedDedupKey = Code(rawValue: "reserved_dedup_key")
         public static let invalidExpiry = Code(rawValue: "invalid_expiry")
         public static let invalidType = Code(rawValue: "invalid_type")
         public static let unknownField = Code(rawValue: "unknown_field")

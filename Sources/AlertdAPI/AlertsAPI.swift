@@ -154,6 +154,12 @@ public struct AlertsAPI: Sendable {
             builder = builder.problem(AlertSpecError(field: "values", code: .unknownField,
                                                      message: "`values` fills a template's placeholders; name the template with `template`."))
         }
+        if case .present(let key) = builder.dedupKey, LabelFingerprint.hasItsForm(key) {
+            builder = builder.problem(AlertSpecError(
+                field: "dedup_key", code: .reservedDedupKey,
+                message: "`\(key)` has the form of a Prometheus label fingerprint (16 hex digits), the dedup key alertd gives "
+                    + "alerts from Prometheus; give another, such as `disk-full:db1`."))
+        }
         return settings.handlerPolicy.screening(builder.build(limits: settings.limits), of: builder)
     }
 

@@ -35,4 +35,13 @@ package struct LabelFingerprint: Sendable, Hashable, CustomStringConvertible {
             return 16
         }
     }
+
+    /// Whether `key` has a fingerprint's form, 16 lower-case hex digits.
+    /// Such dedup keys are kept for alerts from Prometheus: a native alert
+    /// sent with one would take a coming Prometheus alert's place (which
+    /// then folded into it, routed by the native alert's labels) or be
+    /// closed by that alert's resolve.
+    package static func hasItsForm(_ key: String) -> Bool {
+        key.utf8.count == 16 && key.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
 }

@@ -57,6 +57,21 @@ import Testing
         #expect(text.contains(#"alertd_alerts_deduplicated_total{front_door="alertmanager_api"} 2"#))
     }
 
+    /// A sender cannot take a Prometheus alert's place with a native alert
+    /// keyed by its fingerprint: the real one would fold into the decoy
+    /// (routed by the decoy's labels and severity), or resolve a native alert.
+    @Test func aNativeAlertCannotUseAPrometheusFingerprintAsItsKey() async throws {
+        let decoy = await post("/v1/alerts", #"{"title": "harmless", "severity": "info", "dedup_key": "e82e2fac3af581ca"}"#)
+        #expect(decoy.status == 422)
+        #expect(String(decoding: APIFixture.body(decoy), as: UTF8.self).contains("reserved_dedup_key"))
+        let fine = await post("/v1/alerts", #"{"title": "fine", "dedup_key": "E82E2FAC3AF581CA"}"#)
+        #expect(fine.status == 202)
+        #expect(await post("/api/v2/alerts", "[\(Self.diskFull)]").status == 200)
+        let alerts = try await openAlerts()
+        #expect(Set(alerts.compactMap(\.spec.dedupKey)) == ["e82e2fac3af581ca", "E82E2FAC3AF581CA"])
+        #expect(alerts.first { $0.spec.dedupKey == "e82e2fac3af581ca" }?.spec.title == "Disk full on db1")
+    }
+
     @Test func aResolvedAlertResolvesTheOpenOneAndOpensNothing() async throws {
         _ = await post("/api/v2/alerts", "[\(Self.diskFull)]")
         let resolved = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: "2020-01-01T00:00:00Z")
