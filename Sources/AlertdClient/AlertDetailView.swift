@@ -117,7 +117,7 @@ package enum AlertDetailView {
         }
         var lines = ["Deliveries:"]
         for (row, delivery) in zip(rows, deliveries) {
-            let cells = (0..<3).map { TextWrapper.pad(AlertListTable.singleLine(row[$0]), to: widths[$0]) } + [row[3]]
+            let cells = (0..<3).map { TextWrapper.pad(AlertListTable.singleLine(row[$0]), to: widths[$0]) } + [AlertListTable.singleLine(row[3])]
             var line = "  " + cells.joined(separator: "  ")
             while line.hasSuffix(" ") { line.removeLast() }
             lines.append(line)

@@ -64,7 +64,7 @@ extension AlertdClient {
                 // The first connection's failure is the caller's to report; later ones are outages.
                 guard connected, error.isOutage else { throw error }
                 failures += 1
-                try? await Task.sleep(for: reconnectDelay(parser.retry, failures: failures))
+                try? await Task.sleep(for: Self.reconnectDelay(parser.retry, failures: failures))
                 continue
             }
             out.yield(.connected(resumed: connected))
@@ -84,15 +84,21 @@ extension AlertdClient {
             if Task.isCancelled { return }
             parser.endOfStream()
             out.yield(.disconnected(lost))
-            try? await Task.sleep(for: reconnectDelay(parser.retry, failures: 0))
+            try? await Task.sleep(for: Self.reconnectDelay(parser.retry, failures: 0))
         }
     }
 
-    /// The server's delay, doubled for each failed attempt in a row, at most ``maxReconnectDelay``.
-    private func reconnectDelay(_ retry: Duration?, failures: Int) -> Duration {
-        let base = retry ?? .seconds(1)
+    /// The server's delay, doubled for each failed attempt in a row, at
+    /// least ``minReconnectDelay`` and at most ``maxReconnectDelay``.
+    package static func reconnectDelay(_ retry: Duration?, failures: Int) -> Duration {
+        let base = max(retry ?? .seconds(1), Self.minReconnectDelay)
         return min(base * (1 << min(failures, 4)), Self.maxReconnectDelay)
     }
+
+    /// The shortest wait before reconnecting, whatever the server's `retry:`
+    /// says: at `retry: 0` a stream the server closes at once was reopened
+    /// thousands of times a second.
+    package static let minReconnectDelay = Duration.milliseconds(250)
 
     /// Opens the stream: `?since=` the first time, `Last-Event-ID` when resuming.
     private func openEvents(since: Int64?, resumeFrom: String?) async throws(AlertdClientError) -> AsyncThrowingStream<Data, any Error> {

@@ -21,6 +21,8 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var retry: Duration?
 
     private var line: [UInt8] = []
+    /// The current line or event passed ``maxEventBytes``: it is dropped.
+    private var oversized = false
     /// The previous chunk ended in CR: a leading LF belongs to that line end.
     private var skipLineFeed = false
     /// Before the first byte: a UTF-8 byte order mark there is dropped.
@@ -29,6 +31,11 @@ public struct ServerSentEventParser: Sendable {
     private var hasData = false
     private var type = ""
     private var pendingID: String?
+
+    /// The longest line or event data kept, in bytes; a longer event is
+    /// dropped whole. alertd's largest event is well under it, and a server
+    /// streaming one endless line grew a watcher past a gigabyte.
+    public static let maxEventBytes = 1 << 20
 
     public init(lastEventID: String? = nil) {
         self.lastEventID = lastEventID
@@ -48,7 +55,7 @@ public struct ServerSentEventParser: Sendable {
                 line.removeAll(keepingCapacity: true)
             default:
                 skipLineFeed = false
-                line.append(byte)
+                if line.count < Self.maxEventBytes { line.append(byte) } else { oversized = true }
             }
         }
         return events
@@ -58,6 +65,7 @@ public struct ServerSentEventParser: Sendable {
     /// the standard says; the last event id and retry are kept for resuming.
     public mutating func endOfStream() {
         line.removeAll()
+        oversized = false
         skipLineFeed = false
         atStart = true
         data = ""
@@ -92,6 +100,10 @@ public struct ServerSentEventParser: Sendable {
             if hasData { data += "\n" }
             data += value
             hasData = true
+            if data.utf8.count > Self.maxEventBytes {
+                oversized = true
+                data = ""
+            }
         case "id":
             if !value.contains("\u{0}") { pendingID = value }
         case "retry":
@@ -111,8 +123,9 @@ public struct ServerSentEventParser: Sendable {
             data = ""
             hasData = false
             type = ""
+            oversized = false
         }
-        guard hasData else { return nil }
+        guard hasData, !oversized else { return nil }
         return ServerSentEvent(id: lastEventID, type: type.isEmpty ? "message" : type, data: data)
     }
 }

@@ -176,13 +176,22 @@ private struct ResponseReader {
                     let digits = sizeLine.prefix { $0 != ";" }.trimmingSpaces()
                     guard let size = Int(digits, radix: 16), size >= 0 else { throw .malformed("a chunk size is not a number") }
                     if size == 0 { break }
-                    try take(try bytes(size))
+                    // Checked before the chunk is read: a chunk declared
+                    // terabytes long was read whole, past the limit.
+                    let room = limit - body.count
+                    guard size <= room || request.oversizedResponse == .truncate else { throw .tooLarge }
+                    try take(try bytes(min(size, room)))
+                    if size > room {
+                        truncated = true
+                        break
+                    }
                     guard try line().isEmpty else { throw .malformed("a chunk does not end with a line break") }
                 }
             } else if let length = headers["Content-Length"] {
                 guard let count = Int(length.trimmingSpaces()), count >= 0 else { throw .malformed("the Content-Length is not a number") }
                 guard count <= limit || request.oversizedResponse == .truncate else { throw .tooLarge }
-                try take(try bytes(count))
+                try take(try bytes(min(count, limit)))
+                truncated = truncated || count > limit
             } else {
                 while true {
                     try take(buffer[position...])
@@ -207,10 +216,15 @@ private struct ResponseReader {
         while true {
             let field = try line()
             if field.isEmpty { return (status, headers) }
+            // Each line is bounded; their number must be too.
+            guard headers.count < Self.maxHeaderLines else { throw .malformed("the answer has over \(Self.maxHeaderLines) header lines") }
             guard let colon = field.firstIndex(of: ":") else { throw .malformed("a header line has no colon") }
             headers.add(String(field[..<colon]), field[field.index(after: colon)...].trimmingSpaces())
         }
     }
+
+    /// The most header lines an answer may have; alertd sends about ten.
+    static let maxHeaderLines = 256
 
     /// The next line, without its CRLF.
     private mutating func line() throws(Failure) -> String {

@@ -76,7 +76,8 @@ public struct WatchCommand: CLICommand {
                         // Who decided, and why: `confirmed by alice at … (comment: ship it)`.
                         if let decision = event.decision { line += " — " + decision.commandLineText }
                         if let error = event.fields["error"] { line += " — " + AlertListTable.singleLine(error) }
-                        context.output(line + "\n")
+                        // Whole, so no field the server sent (a time, a type, who decided) drives the terminal.
+                        context.output(AlertListTable.singleLine(line) + "\n")
                     }
                 }
             }

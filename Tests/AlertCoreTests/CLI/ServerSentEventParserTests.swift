@@ -67,6 +67,28 @@ import Testing
         #expect(parser.retry == .milliseconds(250))
     }
 
+    /// A server sending one endless line or endless data cannot grow the
+    /// watcher without bound: past the limit the event is dropped whole, and
+    /// the stream goes on.
+    @Test func anOversizedEventIsDroppedAndTheNextOneRead() {
+        var parser = ServerSentEventParser()
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        var events = parser.feed(Array("id: 1\ndata: ".utf8))
+        for _ in 0..<(3 * ServerSentEventParser.maxEventBytes / block.count) { events += parser.feed(block) }
+        events += parser.feed(Array("\n\n".utf8))
+        for _ in 0..<20 { events += parser.feed(Array("data: ".utf8) + block + Array("\n".utf8)) }
+        events += parser.feed(Array("\nid: 2\ndata: ok\n\n".utf8))
+        #expect(events == [ServerSentEvent(id: "2", type: "message", data: "ok")])
+    }
+
+    /// `retry: 0` from the server does not make a hot reconnect loop.
+    @Test func theReconnectDelayHasAFloor() {
+        #expect(AlertdClient.reconnectDelay(.zero, failures: 0) == AlertdClient.minReconnectDelay)
+        #expect(AlertdClient.reconnectDelay(.zero, failures: 3) == AlertdClient.minReconnectDelay * 8)
+        #expect(AlertdClient.reconnectDelay(nil, failures: 0) == .seconds(1))
+        #expect(AlertdClient.reconnectDelay(.seconds(30), failures: 0) == AlertdClient.maxReconnectDelay)
+    }
+
     @Test func anUnfinishedEventIsDroppedAtEndOfStreamButTheIDIsKept() {
         var parser = ServerSentEventParser()
         #expect(parser.feed(Array("id: 5\ndata: a\n\nid: 6\ndata: half".utf8)).map(\.id) == ["5"])
