@@ -136,13 +136,33 @@ public final class AlertDaemon: Sendable {
         let handler: HTTPServer.Handler = { request in await api.handle(request) }
 
         socketPath = config.api.activatedListeners.unixSocket == nil ? config.resolvedSocketPath() : "(passed by systemd)"
-        apiServers = config.apiListeners().map { listener in
+        let listeners = config.apiListeners()
+        let files = CurrentProcess.raiseOpenFileLimit()
+        let connections = Self.connectionLimit(openFiles: files, listeners: listeners.count)
+        if connections < HTTPServerConfiguration().connectionLimit {
+            logger.warning("The open-file limit (\(files)) leaves room for \(connections) connections per listener; raise LimitNOFILE= to allow more.")
+        }
+        apiServers = listeners.map { listener in
             var c = HTTPServerConfiguration(listener: listener)
             c.threadPoolSize = config.api.threads
             c.maxBodyBytes = config.limits.maxBodyBytes
+            c.connectionLimit = connections
             return APIServerService(server: HTTPServer(configuration: c, screen: { api.screen($0) }, handler: handler))
         }
     }
+
+    /// Connections each listener may hold: the default, or less when the
+    /// open-file limit is low, so clients that fill every listener still
+    /// leave ``reservedFiles`` descriptors for everything else. Connections
+    /// that filled a soft limit of 1,024 made every delivery fail to connect.
+    static func connectionLimit(openFiles: Int, listeners: Int) -> Int {
+        let room = (openFiles - reservedFiles) / max(1, listeners)
+        return max(16, min(HTTPServerConfiguration().connectionLimit, room))
+    }
+
+    /// Descriptors kept out of the listeners' reach: deliveries' sockets,
+    /// the store's files, child processes' pipes, the event streams' timers.
+    static let reservedFiles = 256
 
     /// The daemon's services in start order: deliveries and deadlines are
     /// handled before the API accepts anything, and the status service says
