@@ -95,6 +95,7 @@ package final class MHDServerCore: Sendable {
         switch context.phase {
         case .headers:
             context.phase = .body
+            context.isHead = strcmp(method, "HEAD") == 0
             if let problem = Self.targetProblem(context, url: url, version: version) {
                 return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
             }
@@ -268,7 +269,11 @@ package final class MHDServerCore: Sendable {
     private func queue(_ response: HTTPResponse, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         context.phase = .answered
         let mhdResponse: OpaquePointer?
-        switch response.body {
+        var body = response.body
+        // A stream's answer to HEAD ended with a chunked body's last chunk,
+        // which a client keeping the connection read as the next answer's start.
+        if context.isHead, case .stream = body { body = .bytes(Data()) }
+        switch body {
         case .bytes(let data):
             context.answerBytes = data.count
             mhdResponse = data.withUnsafeBytes { bytes in

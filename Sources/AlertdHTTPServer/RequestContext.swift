@@ -46,6 +46,8 @@ package final class RequestContext: @unchecked Sendable {
     package var body = Data()
     /// The size of the answer's body, once it is queued (0 for a stream).
     package var answerBytes = 0
+    /// A HEAD request: its answer has headers only.
+    package var isHead = false
     private let handoff = Mutex<Handoff>(.idle)
 
     package init(target: String, targetLength: Int, connection: OpaquePointer) {

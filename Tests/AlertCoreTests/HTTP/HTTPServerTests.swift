@@ -300,6 +300,20 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == expected)
     }
 
+    /// HEAD on a stream gets the head alone: a kept-alive connection's next
+    /// answer starts right after it.
+    @Test func aStreamsAnswerToHeadHasNoBody() async throws {
+        let (server, _) = try startLoopbackServer(handler: countingEventStream(3, every: .milliseconds(2)))
+        defer { Task { await server.stop() } }
+        let socket = try RawSocket(port: try #require(server.port))
+        socket.send("HEAD /v1/events HTTP/1.1\r\nHost: x\r\n\r\nHEAD /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        let reply = await socket.read { $0.components(separatedBy: "\r\n\r\n").count > 2 }
+        let parts = reply.components(separatedBy: "\r\n\r\n")
+        #expect(parts.count == 3 && parts[2].isEmpty, "\(reply)")
+        #expect(parts.dropLast().allSatisfy { $0.hasPrefix("HTTP/1.1 200") }, "\(reply)")
+        #expect(!reply.contains("data:"))
+    }
+
     @Test func streamDeliversEachChunkBeforeTheNextExists() async throws {
         let gate = AsyncStream<Void>.makeStream()
         let (server, _) = try startLoopbackServer { _ in
