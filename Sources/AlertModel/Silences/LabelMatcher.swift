@@ -8,6 +8,9 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
     public let value: String
     private let regex: MatcherRegex?
 
+    /// The compiled regex of `=~` and `!~`.
+    var compiled: MatcherRegex? { regex }
+
     /// Checks the label name and compiles a regex value.
     public init(name: String, _ op: MatchOperator, _ value: String) throws(SilenceError) {
         guard AlertSpec.isValidLabelName(name) else {
