@@ -64,7 +64,16 @@ public struct ConsoleAPI: Sendable {
               let secret = body["token"] as? String else {
             throw .invalidBody("Send {\"token\": \"…\"}: one of the tokens in api.tokens_file (or api.token_file).")
         }
+        let address: String? = if case .tcp(let address) = request.http.peer { address } else { nil }
+        if let address, let retryAt = sessions.throttle.retryAt(for: address) {
+            let seconds = max(1, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
+            var error = APIError(status: 429, code: "too_many_sign_ins",
+                                 message: "Too many failed sign-ins from this address; try again in \(seconds) s.")
+            error.headers.set("Retry-After", String(seconds))
+            throw error
+        }
         guard let token = authenticator.token(secret: secret.trimmingWhitespace()) else {
+            if let address { sessions.throttle.failed(from: address) }
             throw APIError(status: 401, code: "invalid_token", message: "That token is not one this alertd knows; check it and try again.")
         }
         let caller = APICaller(name: token.name, scopes: token.scopes, viaSession: true)

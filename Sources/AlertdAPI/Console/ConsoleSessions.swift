@@ -16,6 +16,10 @@ public final class ConsoleSessions: Sendable {
     /// Past this many live sessions the oldest is dropped: signing in needs
     /// a valid token, but memory should not grow with every browser tab.
     static let capacity = 1_000
+    /// The most live sessions one token may have: past it that token's
+    /// oldest is dropped, so signing in over and over with one token (even
+    /// a read-only one) cannot push everyone else's sessions out.
+    static let perToken = 32
 
     private struct Session {
         let token: APIToken
@@ -24,6 +28,8 @@ public final class ConsoleSessions: Sendable {
 
     private let sessions = Mutex<[String: Session]>([:])
     public let lifetime: Duration
+    /// Failed sign-ins, by client address.
+    public let throttle = SignInThrottle()
 
     public init(lifetime: Duration = ConsoleSessions.defaultLifetime) {
         self.lifetime = lifetime
@@ -36,6 +42,10 @@ public final class ConsoleSessions: Sendable {
         let expires = now.addingTimeInterval(lifetime.seconds)
         sessions.withLock { all in
             all = all.filter { $0.value.expires > now }
+            let own = all.filter { $0.value.token.name == token.name }
+            if own.count >= Self.perToken, let oldest = own.min(by: { $0.value.expires < $1.value.expires })?.key {
+                all[oldest] = nil
+            }
             if all.count >= Self.capacity, let oldest = all.min(by: { $0.value.expires < $1.value.expires })?.key {
                 all[oldest] = nil
             }

@@ -28,14 +28,14 @@ import Testing
     static let own = "http://127.0.0.1:9190"
 
     func request(_ method: String, _ target: String, json: String? = nil, bearer: String? = nil, cookie: String? = nil,
-                 headers extra: [(String, String)] = []) -> HTTPRequest {
+                 headers extra: [(String, String)] = [], from address: String = "127.0.0.1") -> HTTPRequest {
         var headers: HTTPHeaders = ["Host": Self.host]
         if json != nil { headers.add("Content-Type", "application/json") }
         if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
         if let cookie { headers.add("Cookie", "theme=dark; \(ConsoleSessions.cookieName)=\(cookie)") }
         for (n, v) in extra { headers.add(n, v) }
         return HTTPRequest(method: method, target: target, headers: headers, body: Data((json ?? "").utf8),
-                           peer: .tcp(address: "127.0.0.1"), listener: .tcp, localAddress: "127.0.0.1")
+                           peer: .tcp(address: address), listener: .tcp, localAddress: "127.0.0.1")
     }
 
     /// An alert sent with sam's token.
@@ -159,6 +159,40 @@ import Testing
         #expect(await router.handle(request("GET", "/v1/alerts", cookie: rita)).status == 401)
         #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["alice"])).status == 401)
         #expect(await router.handle(request("GET", "/v1/alerts", bearer: "rita-new-secret-0123456789")).status == 200)
+    }
+
+    /// A read-only token signing in a thousand times ends only its own
+    /// oldest sessions, not everyone else's.
+    @Test func oneTokenSigningInOverAndOverSignsNoOneElseOut() {
+        let sessions = ConsoleSessions()
+        let (alice, rita) = (Self.tokens()[0], Self.tokens()[1])
+        let kept = sessions.open(for: alice).id
+        let first = sessions.open(for: rita).id
+        var last = first
+        for _ in 0..<ConsoleSessions.capacity { last = sessions.open(for: rita).id }
+        #expect(sessions.token(session: kept) == alice)
+        #expect(sessions.token(session: last) == rita)
+        #expect(sessions.token(session: first) == nil)
+    }
+
+    /// Ten wrong tokens from one address, and that address waits out the
+    /// minute, even with a right one; another address is not held up.
+    @Test func failedSignInsFromOneAddressAreThrottled() async throws {
+        for _ in 0..<SignInThrottle.maxFailures {
+            let wrong = await router.handle(request("POST", "/ui/session", json: #"{"token": "guess-0123456789"}"#, from: "127.0.0.9"))
+            #expect(wrong.status == 401)
+        }
+        let held = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#, from: "127.0.0.9"))
+        #expect(held.status == 429)
+        #expect(APIFixture.errorCode(held) == "too_many_sign_ins")
+        #expect(Int(held.headers["Retry-After"] ?? "") ?? 0 > 0)
+        let other = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#, from: "127.0.0.8"))
+        #expect(other.status == 200)
+        let throttle = SignInThrottle()
+        let now = Date()
+        for _ in 0..<SignInThrottle.maxFailures { throttle.failed(from: "::1", now: now) }
+        #expect(throttle.retryAt(for: "::1", now: now) == now.addingTimeInterval(SignInThrottle.window))
+        #expect(throttle.retryAt(for: "::1", now: now.addingTimeInterval(SignInThrottle.window)) == nil)
     }
 
     @Test func sessionsExpire() {
