@@ -9,7 +9,8 @@ import CMicroHTTPD
 /// fields, `Content-Length` together with `Transfer-Encoding`, a transfer
 /// coding other than `chunked` (it would wait for a body it cannot frame), a
 /// field name with a space or separator in it (`Transfer-Encoding :` was
-/// read as some other field), and a NUL, CR or LF inside a value.
+/// read as some other field), a NUL, CR or LF inside a value, and
+/// `Transfer-Encoding` given twice.
 struct RequestFraming {
     /// The first `Content-Length` value, as sent.
     var contentLength: String?
@@ -19,6 +20,8 @@ struct RequestFraming {
     var hasTransferEncoding = false
     /// Whether every `Transfer-Encoding` it has is exactly `chunked`.
     var onlyChunked = true
+    /// How many `Transfer-Encoding` fields it has.
+    var transferEncodings = 0
     var hosts = 0
     var malformedName = false
     var malformedValue = false
@@ -56,6 +59,7 @@ struct RequestFraming {
             }
         case 17 where Self.same(name, "transfer-encoding"):
             hasTransferEncoding = true
+            transferEncodings += 1
             if !Self.same(Self.trimmed(value), "chunked") { onlyChunked = false }
         default:
             break
@@ -72,6 +76,11 @@ struct RequestFraming {
         }
         if hosts > 1 {
             return (status: 400, code: "invalid_header", message: "The request has more than one Host header; send one.")
+        }
+        if transferEncodings > 1 {
+            // Chunked twice (RFC 9112 §6.1 forbids it): a proxy may have
+            // undone one and read the rest differently.
+            return (status: 400, code: "invalid_header", message: "The request has more than one Transfer-Encoding header; send `Transfer-Encoding: chunked` once.")
         }
         if conflictingLengths {
             // libmicrohttpd reads the body by the first; a proxy in front may

@@ -101,6 +101,9 @@ import Testing
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\nContent-Length: 2\r\n",
              "{}", "invalid_header"),
             ("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n", "", "invalid_header"),
+            // Chunked twice: RFC 9112 forbids it, and a proxy may have undone only one.
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+             "2\r\n{}\r\n0\r\n\r\n", "invalid_header"),
         ]
         for (head, body, code) in requests {
             let socket = try RawSocket(port: d.port)
