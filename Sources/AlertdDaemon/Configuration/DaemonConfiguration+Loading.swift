@@ -198,15 +198,12 @@ extension DaemonConfiguration {
     private static func parseInhibitRule(_ value: Any?, at path: String, _ r: JSONConfigReader) -> InhibitRule? {
         guard let obj = r.object(value, at: path, allowed: ["source_matchers", "target_matchers", "equal"]) else { return nil }
         func matchers(_ key: String) -> [LabelMatcher] {
-            guard let list = r.strings(obj, key, at: path) else {
-                if obj[key] == nil { r.problem(r.join(path, key), "is required, e.g. [\"alertname=\\\"NodeDown\\\"\"]") }
+            guard obj[key] != nil else {
+                r.problem(r.join(path, key), "is required, e.g. [\"alertname=\\\"NodeDown\\\"\"]")
                 return []
             }
-            if list.isEmpty { r.problem(r.join(path, key), "needs at least one matcher") }
-            var out: [LabelMatcher] = []
-            for (i, text) in list.enumerated() {
-                do { out.append(try LabelMatcher(parsing: text)) } catch { r.problem("\(r.join(path, key))[\(i)]", error.message) }
-            }
+            let out = parseMatchers(obj, key, at: path, r) ?? []
+            if (obj[key] as? [Any])?.isEmpty == true { r.problem(r.join(path, key), "needs at least one matcher") }
             return out
         }
         let source = matchers("source_matchers")
@@ -214,6 +211,17 @@ extension DaemonConfiguration {
         let equal = r.strings(obj, "equal", at: path) ?? []
         guard !source.isEmpty, !target.isEmpty else { return nil }
         return InhibitRule(sourceMatchers: source, targetMatchers: target, equal: equal)
+    }
+
+    /// A list of matchers in Alertmanager's text form (`team=~"db|web"`),
+    /// as `alertctl silence add` and amtool take them; nil when absent.
+    private static func parseMatchers(_ obj: [String: Any], _ key: String, at path: String, _ r: JSONConfigReader) -> [LabelMatcher]? {
+        guard obj[key] != nil, let list = r.strings(obj, key, at: path) else { return nil }
+        var out: [LabelMatcher] = []
+        for (i, text) in list.enumerated() {
+            do { out.append(try LabelMatcher(parsing: text)) } catch { r.problem("\(r.join(path, key))[\(i)]", error.message) }
+        }
+        return out
     }
 
     private static func parseRouteName(_ obj: [String: Any], at path: String, _ r: JSONConfigReader) -> String? {
@@ -285,9 +293,10 @@ extension DaemonConfiguration {
             if names.isEmpty { r.problem(path + ".escalate.presenters", "must name at least one presenter") }
             if let after, !names.isEmpty { route.escalation = Escalation(after: after, presenters: names) }
         }
-        if let match = r.object(obj["match"], at: path + ".match", allowed: ["labels", "severity", "min_severity"]) {
+        if let match = r.object(obj["match"], at: path + ".match", allowed: ["labels", "matchers", "severity", "min_severity"]) {
             let mpath = path + ".match"
             route.labels = r.stringMap(match, "labels", at: mpath) ?? [:]
+            route.matchers = parseMatchers(match, "matchers", at: mpath, r) ?? []
             if let list = r.strings(match, "severity", at: mpath) {
                 var set = Set<Severity>()
                 for (i, s) in list.enumerated() {

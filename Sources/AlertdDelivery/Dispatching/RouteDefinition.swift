@@ -5,6 +5,9 @@ import AlertdStore
 public struct RouteDefinition: Sendable, Equatable {
     /// Every label here must be present with this value.
     public var labels: [String: String] = [:]
+    /// Every matcher here must hold, as Alertmanager's route `matchers`
+    /// do (`=`, `!=`, `=~`, `!~`; a missing label counts as empty).
+    public var matchers: [LabelMatcher] = []
     /// If set, the alert's severity must be one of these.
     public var severities: Set<Severity>?
     /// If set, the alert's severity must be at least this.
@@ -31,6 +34,6 @@ public struct RouteDefinition: Sendable, Equatable {
     public func matches(_ spec: AlertSpec) -> Bool {
         if let severities, !severities.contains(spec.severity) { return false }
         if let minSeverity, spec.severity < minSeverity { return false }
-        return labels.allSatisfy { spec.labels[$0.key] == $0.value }
+        return labels.allSatisfy { spec.labels[$0.key] == $0.value } && matchers.allSatisfy { $0.matches(spec.labels) }
     }
 }

@@ -147,6 +147,38 @@ import Testing
         #expect(c.dispatcher.shutdownGrace == .seconds(3))
     }
 
+    /// Routes take Alertmanager's matchers, regexes included, as silences
+    /// and inhibition rules do; a bad one is named by its place.
+    @Test func routesTakeAlertmanagersMatchers() throws {
+        let c = try parse(#"""
+        {
+          "presenters": {"db": {"type": "log"}, "rest": {"type": "log"}},
+          "routes": [{"match": {"matchers": ["team=~\"t9[0-9]\"", "env!=\"dev\""]}, "presenters": ["db"]}],
+          "default_route": {"presenters": ["rest"]}
+        }
+        """#)
+        let route = try #require(c.routes.first)
+        func spec(_ labels: [String: String]) throws -> AlertSpec { try AlertSpec.Builder().title("t").labels(labels).build().get() }
+        #expect(route.matches(try spec(["team": "t93"])))
+        #expect(route.matches(try spec(["team": "t90", "env": "prod"])))
+        #expect(!route.matches(try spec(["team": "t93", "env": "dev"])))
+        #expect(!route.matches(try spec(["team": "t100"])))
+        #expect(!route.matches(try spec([:])))
+        let p = problems(#"{"presenters": {"db": {"type": "log"}}, "routes": [{"match": {"matchers": ["team=~\"(\""]}, "presenters": ["db"]}]}"#)
+        #expect(p.count == 1 && p.first?.hasPrefix("routes[0].match.matchers[0]:") == true, "\(p)")
+    }
+
+    /// An inhibition rule's matcher lists: each required, none empty, each
+    /// problem said once.
+    @Test func inhibitionMatcherListsAreCheckedOnce() {
+        let missing = problems(#"{"inhibit": [{"source_matchers": ["a=\"b\""]}]}"#)
+        #expect(missing.count == 1 && missing.first?.contains("target_matchers: is required") == true, "\(missing)")
+        let empty = problems(#"{"inhibit": [{"source_matchers": ["a=\"b\""], "target_matchers": []}]}"#)
+        #expect(empty.count == 1 && empty.first?.contains("target_matchers: needs at least one matcher") == true, "\(empty)")
+        let wrongType = problems(#"{"inhibit": [{"source_matchers": ["a=\"b\""], "target_matchers": "c=\"d\""}]}"#)
+        #expect(wrongType.count == 1 && wrongType.first?.contains("target_matchers") == true, "\(wrongType)")
+    }
+
     /// A webhook header that no request could carry is refused with the
     /// config, not at every delivery to that presenter.
     @Test func webhookHeadersThatCannotBeSentAreRefusedWithTheConfig() {
