@@ -26,6 +26,9 @@ extension PostgresAlertStore {
             var taken: [String: Int] = [:]
             var orphansTaken = 0
             var tx = PostgresStoreTransaction(session: session)
+            // Read at the first page that screens and kept for the others: the
+            // pages are one transaction, and held deliveries change no alert.
+            var screening: (active: [Silence], inhibitions: Inhibitions)?
             for _ in 0..<StoreRules.claimPages {
                 var due: [(id: String, heldBy: String?, kind: String)] = []
                 for (kind, slots) in room.sorted(by: { $0.key < $1.key }) where slots > 0 {
@@ -45,10 +48,12 @@ extension PostgresAlertStore {
                 let already = Set(claimable)
                 due.removeAll { already.contains($0.id) }
                 if due.isEmpty { break }
-                let active = try tx.activeSilences(at: now)
-                // Reading the open alerts costs; only rules in force need it.
-                let inhibitions = inhibitRules.isEmpty ? Inhibitions.none
-                    : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+                if screening == nil {
+                    // Reading the open alerts costs; only rules in force need it.
+                    screening = (try tx.activeSilences(at: now), inhibitRules.isEmpty ? Inhibitions.none
+                        : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts()))
+                }
+                guard let (active, inhibitions) = screening else { break }
                 var held = 0
                 for (id, heldBy, presenter) in due {
                     // Reading the alert costs; only a silence or inhibition in play needs it.

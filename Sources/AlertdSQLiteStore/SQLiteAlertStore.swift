@@ -270,10 +270,13 @@ public final class SQLiteAlertStore: AlertStore {
             var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
             var room = capacity
             var orphanRoom = orphanLimit
+            // Read at the first page and kept for the others: this claim is
+            // the writer's only work meanwhile, and held deliveries change no alert.
+            var screening: Screening?
             for _ in 0..<StoreRules.claimPages {
                 let ids = try Self.due(room: room, orphanRoom: orphanRoom, nowMs: nowMs, in: conn)
                 if ids.isEmpty { break }
-                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, in: conn)
+                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, in: conn)
                 out += claimed
                 for (delivery, _, _) in claimed {
                     if let left = room[delivery.kind] { room[delivery.kind] = left - 1 } else { orphanRoom -= 1 }
@@ -320,14 +323,23 @@ public final class SQLiteAlertStore: AlertStore {
 
     /// Screens and claims one page of due deliveries; also says how many a
     /// silence or an inhibition held instead.
+    /// What a claim screens its deliveries against: the active silences and
+    /// the inhibitions in force.
+    private typealias Screening = (active: [Silence], inhibitions: Inhibitions)
+
     private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
-                              in conn: SQLiteConnection) throws(SQLiteError)
+                              screening: inout Screening?, in conn: SQLiteConnection) throws(SQLiteError)
         -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)], held: Int) {
-        try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-            let active = try tx.activeSilences(at: now)
+        let known = screening
+        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
             // Reading the open alerts costs; only rules in force and something to screen need it.
-            let inhibitions = inhibitRules.isEmpty || ids.isEmpty ? Inhibitions.none
-                : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+            let active: [Silence], inhibitions: Inhibitions
+            if let known {
+                (active, inhibitions) = known
+            } else {
+                active = try tx.activeSilences(at: now)
+                inhibitions = inhibitRules.isEmpty ? .none : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+            }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = []
@@ -351,8 +363,10 @@ public final class SQLiteAlertStore: AlertStore {
                 guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
                 out.append((delivery, a, try tx.snapshot(delivery.id)))
             }
-            return (out, held)
+            return (out, held, (active, inhibitions))
         }
+        screening = used
+        return (out, held)
     }
 
     public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] {
