@@ -116,7 +116,7 @@ struct PostgresStoreTransaction: StoreTransaction {
     /// Every open alert, for inhibition: few while nothing is on fire.
     func openAlerts() throws(PostgresError) -> [Alert] {
         try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
-            .rows.compactMap { try? StoreCoding.alert(StoreCoding.AlertRow($0)) }
+            .rows.compactMap { try? StoreCoding.openAlert(StoreCoding.AlertRow($0)) }
     }
 
     /// The silences active at `now`, which screen every claim.

@@ -149,7 +149,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
         try flush()
         let rows = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
             .query([]) { StoreCoding.AlertRow($0) }
-        return rows.compactMap { try? StoreCoding.alert($0) }
+        return rows.compactMap { try? StoreCoding.openAlert($0) }
     }
 
     /// The silences active at `now`, which screen every claim. Silences

@@ -44,9 +44,19 @@ package enum StoreCoding {
     }
 
     package static func alert(_ row: AlertRow) throws(StoreError) -> Alert {
+        try alert(row, spec: try? AlertSpec.fromStorage(row.spec))
+    }
+
+    /// As ``alert(_:)``, its spec decoded once per distinct stored text
+    /// (``StoredSpecs``): for the open alerts each claim reads to find the
+    /// inhibition sources among them.
+    package static func openAlert(_ row: AlertRow) throws(StoreError) -> Alert {
+        try alert(row, spec: StoredSpecs.spec(row.spec))
+    }
+
+    private static func alert(_ row: AlertRow, spec decoded: AlertSpec?) throws(StoreError) -> Alert {
         let id = AlertID(trusted: row.id)
-        guard let decoded = try? AlertSpec.fromStorage(row.spec),
-              let state = AlertState(rawValue: row.state) else {
+        guard let decoded, let state = AlertState(rawValue: row.state) else {
             throw StoreError(code: .corrupt, message: "Alert \(id) in the store cannot be read back; its stored spec is damaged.")
         }
         var decision: AlertDecision?
