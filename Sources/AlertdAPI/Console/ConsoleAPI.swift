@@ -64,7 +64,7 @@ public struct ConsoleAPI: Sendable {
               let secret = body["token"] as? String else {
             throw .invalidBody("Send {\"token\": \"…\"}: one of the tokens in api.tokens_file (or api.token_file).")
         }
-        let address: String? = if case .tcp(let address) = request.http.peer { address } else { nil }
+        let address: String? = if case .tcp(let address) = request.http.peer, !SignInThrottle.isLoopback(address) { address } else { nil }
         if let address, let retryAt = sessions.throttle.retryAt(for: address) {
             let seconds = max(1, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
             var error = APIError(status: 429, code: "too_many_sign_ins",

@@ -4,7 +4,10 @@ import Synchronization
 /// Failed console sign-ins counted per client address: past
 /// ``maxFailures`` in a ``window`` that address may not try again until the
 /// window ends. Without it a client could try thousands of tokens a second;
-/// a random token is out of reach of that, a weak one is not.
+/// a random token is out of reach of that, a weak one is not. Loopback
+/// addresses are not counted: a TLS proxy in front puts every browser
+/// behind one of them, and ten wrong tokens from anyone would then lock
+/// everyone out of signing in.
 public final class SignInThrottle: Sendable {
     /// Failed tries an address may make in one window.
     static let maxFailures = 10
@@ -22,6 +25,12 @@ public final class SignInThrottle: Sendable {
     private let windows = Mutex<[String: Window]>([:])
 
     public init() {}
+
+    /// Whether `address` (numeric, as the server gives a TCP peer) is a
+    /// loopback one, which the throttle leaves alone.
+    public static func isLoopback(_ address: String) -> Bool {
+        address == "::1" || address.hasPrefix("127.") || address.hasPrefix("::ffff:127.")
+    }
 
     /// When `address` may try again; nil when it may now.
     public func retryAt(for address: String, now: Date = Date()) -> Date? {
