@@ -321,12 +321,13 @@ public final class SQLiteAlertStore: AlertStore {
         return ids
     }
 
-    /// Screens and claims one page of due deliveries; also says how many a
-    /// silence or an inhibition held instead.
     /// What a claim screens its deliveries against: the active silences and
     /// the inhibitions in force.
     private typealias Screening = (active: [Silence], inhibitions: Inhibitions)
 
+    /// Screens and claims one page of due deliveries; also says how many a
+    /// silence or an inhibition held instead. `screening` is read by the
+    /// first page and kept for the claim's others.
     private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
                               screening: inout Screening?, in conn: SQLiteConnection) throws(SQLiteError)
         -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)], held: Int) {
