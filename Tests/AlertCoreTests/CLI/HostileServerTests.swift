@@ -13,10 +13,29 @@ import Testing
     /// with `mode`'s bytes, then writes how many body bytes it got out
     /// before alertctl hung up.
     static let script = #"""
-    import socket, sys
+    import json, os, socket, sys, threading
     path, mode, out = sys.argv[1:4]
-    s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(1)
+    s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(16)
     open(out + ".ready", "w").close()
+    if mode == "esc":
+        # Every field alertctl watch prints, carrying escape sequences.
+        esc = "\u001b]0;PWNED\u0007\u001b[2J\u009b31m"
+        alert = "01a2423b-3fed-7333-9621-99c1e2b5574c"
+        events = [{"alert_id": alert, "type": "delivery.failed" + esc, "at": "AT" + esc, "presenter": "p" + esc, "error": "e" + esc},
+                  {"alert_id": alert, "type": "alert.confirmed", "at": "2026-12-04T18:05:09.974Z", "actor": "a" + esc, "recipient": "r" + esc}]
+        def serve(c):
+            request = c.recv(65536)
+            if b"/v1/events" in request:
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nretry: 60000\n\n"
+                          + b"".join(("data: " + json.dumps(e) + "\n\n").encode() for e in events))
+                threading.Event().wait(5)
+            else:
+                body = b'{"error": {"code": "not_found", "message": "no"}}'
+                c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            c.close()
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
     c, _ = s.accept(); c.recv(65536)
     sent = 0
     try:
@@ -31,12 +50,15 @@ import Testing
                 c.sendall(b"".join(b"X-%d-%d: y\r\n" % (i, j) for j in range(100))); sent += 100
     except OSError:
         pass
-    open(out, "w").write(str(sent))
+    # Renamed into place: the test reads the file as soon as it exists.
+    with open(out + ".part", "w") as f:
+        f.write(str(sent))
+    os.rename(out + ".part", out)
     """#
 
-    /// Runs the server in `mode`, sends one request to it, and gives what
-    /// the client got and how much the server managed to send.
-    func exchange(_ mode: String) async throws -> (Result<HTTPClientResponse, HTTPClientError>, Int) {
+    /// Starts the server in `mode` in a temp dir; `body` gets its socket
+    /// and the file it writes what it sent to.
+    func withServer<T>(_ mode: String, _ body: (_ socket: String, _ sent: String) async throws -> T) async throws -> T {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-hostile-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -46,6 +68,16 @@ import Testing
         defer { server.kill() }
         let ready = await eventually(.seconds(10)) { FileManager.default.fileExists(atPath: out + ".ready") }
         try #require(ready)
+        return try await body(socket, out)
+    }
+
+    /// Runs the server in `mode`, sends one request to it, and gives what
+    /// the client got and how much the server managed to send.
+    func exchange(_ mode: String) async throws -> (Result<HTTPClientResponse, HTTPClientError>, Int) {
+        try await withServer(mode) { socket, out in try await exchange(socket: socket, sent: out) }
+    }
+
+    private func exchange(socket: String, sent out: String) async throws -> (Result<HTTPClientResponse, HTTPClientError>, Int) {
         let request = HTTPClientRequest(url: "http://localhost/v1/alerts", timeout: .seconds(20), unixSocketPath: socket,
                                         maxResponseBytes: 16 << 20)
         let client = try #require(SocketHTTPClient(request))
@@ -81,6 +113,18 @@ import Testing
         }
         #expect(reason.contains("header lines"))
         #expect(sent >= 0 && sent < 200_000, "the server got \(sent) header lines out")
+    }
+
+    /// `alertctl watch` prints an event's time, type, presenter, error and
+    /// who decided as the server sent them: no escape sequence gets through.
+    @Test func watchLinesCarryNoControlCharacters() async throws {
+        let result = try await withServer("esc") { socket, _ in
+            try await TestBinaries.run("/usr/bin/timeout", ["3", try TestBinaries.alertctl, "--socket", socket, "watch"])
+        }
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stdout) \(result.stderr)")
+        #expect(lines.contains { $0.contains("PWNED") })
+        #expect(!result.stdout.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(result.stdout)")
     }
 
     /// `alertctl show` prints a delivery's holder as the server sent it: a
