@@ -25,10 +25,17 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether an alert with these labels satisfies the matcher.
     public func matches(_ labels: [String: String]) -> Bool {
+        var work = 0
+        return matches(labels, work: &work)
+    }
+
+    /// ``matches(_:)``, adding to `work` the regex's steps
+    /// (``MatcherRegex/wholeMatch(_:work:)``).
+    public func matches(_ labels: [String: String], work: inout Int) -> Bool {
         let actual = labels[name] ?? ""
         // Not `regex.map`: its closure took a copy of the regex, four
         // retains and releases for every silence held against every alert.
-        if let regex { return regex.wholeMatch(actual) == op.isPositive }
+        if let regex { return regex.wholeMatch(actual, work: &work) == op.isPositive }
         return (actual == value) == op.isPositive
     }
 

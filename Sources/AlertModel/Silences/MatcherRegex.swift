@@ -65,6 +65,16 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
     /// usual silence, `instance=~"host-1\\.example:.*"`, refuses nearly
     /// every other alert that way, as Go's regexp does.
     public func wholeMatch(_ text: String) -> Bool {
+        var work = 0
+        return wholeMatch(text, work: &work)
+    }
+
+    /// ``wholeMatch(_:)``, adding to `work` the NFA steps it took: one for
+    /// each live thread at each scalar. A step costs a few nanoseconds, but
+    /// a pattern of thousands of steps held against a long value costs
+    /// milliseconds, so a caller matching client-sent regexes over many
+    /// alerts counts them to bound the whole and to yield between.
+    public func wholeMatch(_ text: String, work: inout Int) -> Bool {
         if let literal { return text.unicodeScalars.elementsEqual(literal) }
         if !prefix.isEmpty {
             var scalars = text.unicodeScalars.makeIterator()
@@ -85,13 +95,18 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
                 if current.isEmpty { return false }
                 next.clear()
                 position += 1
+                work += current.count
                 let value = caseInsensitive ? Self.fold(scalar.value) : scalar.value
+                // A class compares the scalar's other case too; found once
+                // here, not by each thread (Unicode's tables, for a letter
+                // outside ASCII).
+                let other = caseInsensitive ? Self.upper(scalar.value) : scalar.value
                 for k in 0..<current.count {
                     let pc = current.pc(k)
                     let accepts = switch program[pc] {
                     case .scalar(let s): s == value
                     case .any: scalar.value != 0x0A
-                    case .set(let set): set.contains(scalar.value) || (caseInsensitive && set.containsFolded(scalar.value))
+                    case .set(let set): set.contains(scalar.value) || (caseInsensitive && (set.contains(value) || set.contains(other)))
                     default: false
                     }
                     if accepts { add(pc + 1, at: position, of: count, to: &next, stack: stack) }
@@ -222,11 +237,6 @@ struct ScalarSet: Sendable, Equatable {
             }
         }
         return ScalarSet(ranges: out, negated: negated)
-    }
-
-    /// For a case-insensitive match: whether the other case of `value` is in the class.
-    func containsFolded(_ value: UInt32) -> Bool {
-        contains(MatcherRegex.fold(value)) || contains(MatcherRegex.upper(value))
     }
 
     static let digits = ScalarSet(ranges: [0x30...0x39], negated: false)

@@ -13,6 +13,8 @@ public struct AlertmanagerAPI: Sendable {
     package let store: any AlertStore
     package let metrics: DaemonMetrics
     package let dispatcherRunning: @Sendable () async -> Bool
+    /// The regex steps one listing's `filter` matchers may take (``FilterWork``).
+    package var filterStepLimit = FilterWork.limit
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
                 dispatcherRunning: @escaping @Sendable () async -> Bool) {
@@ -101,8 +103,10 @@ public struct AlertmanagerAPI: Sendable {
         // Inhibition looks at every open alert; without rules, only those
         // the filters' plain `name="value"` matchers let through are read.
         let inhibiting = !settings.inhibitRules.isEmpty
-        let open = try await openAlerts(labels: inhibiting ? [] : filters.compactMap(Self.storeFilter)) { alert in
-            inhibiting || filters.allSatisfy { $0.matches(Self.shownLabels(alert)) }
+        var work = FilterWork(limit: filterStepLimit)
+        let open = try await openAlerts(labels: inhibiting ? [] : filters.compactMap(Self.storeFilter)) { alert throws(APIError) in
+            if inhibiting { return true }
+            return try await work.allMatch(filters, Self.shownLabels(alert))
         }
         let inhibitions = Inhibitions(rules: settings.inhibitRules, openAlerts: open)
         var out: [(plan: AlertRouter.Plan, shown: AlertmanagerRepresentation.Alert)] = []
@@ -113,7 +117,7 @@ public struct AlertmanagerAPI: Sendable {
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
             // Without inhibition, `openAlerts` applied the filters already.
-            guard !inhibiting || filters.allSatisfy({ $0.matches(labels) }) else { continue }
+            if inhibiting, !(try await work.allMatch(filters, labels)) { continue }
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
@@ -207,12 +211,12 @@ public struct AlertmanagerAPI: Sendable {
     /// Every open alert with these labels that `keep` keeps, page by page.
     /// All of them, as Alertmanager answers: an answer cut short at some
     /// count would look whole to its reader.
-    private func openAlerts(labels: [(String, String)], keep: (Alert) -> Bool) async throws(APIError) -> [Alert] {
+    private func openAlerts(labels: [(String, String)], keep: (Alert) async throws(APIError) -> Bool) async throws(APIError) -> [Alert] {
         var query = AlertQuery(state: .open, labels: labels, limit: 1_000)
         var alerts: [Alert] = []
         while true {
             let page = try await APIError.storeCall(await store.alerts(matching: query))
-            alerts += page.alerts.lazy.filter(keep)
+            for alert in page.alerts where try await keep(alert) { alerts.append(alert) }
             guard let next = page.nextCursor else { return alerts }
             query.before = next
         }

@@ -110,11 +110,11 @@ public struct AlertmanagerSilencesAPI: Sendable {
             throw APIError(error)
         }
         let now = Date()
-        let silences = try await APIError.storeCall(await store.silences()).filter { silence in
-            filters.allSatisfy { filter in
-                let own = silence.matchers.first { $0.name == filter.name }
-                return filter.matches(own.map { [filter.name: $0.value] } ?? [:])
-            }
+        var work = FilterWork()
+        var silences: [Silence] = []
+        for silence in try await APIError.storeCall(await store.silences()) {
+            let own = Dictionary(silence.matchers.map { ($0.name, $0.value) }) { first, _ in first }
+            if try await work.allMatch(filters, own) { silences.append(silence) }
         }
         func rank(_ s: Silence) -> (Int, Date) {
             switch s.state(at: now) {
