@@ -50,8 +50,7 @@ extension PostgresAlertStore {
                 if due.isEmpty { break }
                 if screening == nil {
                     // Reading the open alerts costs; only rules in force need it.
-                    screening = (try tx.activeSilences(at: now), inhibitRules.isEmpty ? Inhibitions.none
-                        : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts()))
+                    screening = (try tx.activeSilences(at: now), try tx.inhibitions(under: inhibitRules))
                 }
                 guard let (active, inhibitions) = screening else { break }
                 var held = 0

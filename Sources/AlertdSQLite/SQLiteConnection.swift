@@ -15,6 +15,8 @@ package final class SQLiteConnection: @unchecked Sendable {
     private var statements: [StatementKey: SQLiteStatement] = [:]
     /// What ``onCommit(checkpointingAt:_:)`` gave, kept alive for SQLite's callback.
     private var walHook: WALHook?
+    /// Counted by SQLite's rollback hook (see ``rollbacks``).
+    private let rolledBack = RollbackCount()
 
     /// Opens (creating if asked) the database at `path`.
     /// Calls `sqlite3_open_v2`.
@@ -33,7 +35,16 @@ package final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(db, 5_000)
         self.handle = db
         self.path = path
+        sqlite3_rollback_hook(db, { context in
+            Unmanaged<RollbackCount>.fromOpaque(context!).takeUnretainedValue().value += 1
+        }, Unmanaged.passUnretained(rolledBack).toOpaque())
     }
+
+    /// How many transactions have rolled back on this connection
+    /// (`sqlite3_rollback_hook`), whether by `ROLLBACK` or by SQLite after a
+    /// failed `COMMIT`. What a caller keeps in memory of the rows it wrote
+    /// is stale once this moves. Only read inside `withLock`.
+    package var rollbacks: Int { rolledBack.value }
 
     deinit {
         statements.removeAll()
@@ -113,6 +124,12 @@ package final class SQLiteConnection: @unchecked Sendable {
             hook.body(Int(frames))
             return SQLITE_OK
         }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    /// `@unchecked Sendable`: SQLite calls the hook on the thread that holds
+    /// the connection's lock, and ``rollbacks`` is read under it.
+    private final class RollbackCount: @unchecked Sendable {
+        var value = 0
     }
 
     private final class WALHook: Sendable {

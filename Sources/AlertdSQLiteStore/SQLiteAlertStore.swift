@@ -13,6 +13,8 @@ public final class SQLiteAlertStore: AlertStore {
     let writer: GroupCommitter
     private let writeConnection: SQLiteConnection
     private let reader: SQLiteConnection
+    /// The inhibition sources claims and group flushes screen against, kept between them.
+    private let inhibitionSources = InhibitionSources()
     private let checkpointer: WALCheckpointer
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.
@@ -260,6 +262,7 @@ public final class SQLiteAlertStore: AlertStore {
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
+        let sources = inhibitionSources
         let rows: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             // A delivery a silence or an inhibition holds leaves the due set,
             // but it took a row of the page read for a free slot: the page is
@@ -276,7 +279,7 @@ public final class SQLiteAlertStore: AlertStore {
             for _ in 0..<StoreRules.claimPages {
                 let ids = try Self.due(room: room, orphanRoom: orphanRoom, nowMs: nowMs, in: conn)
                 if ids.isEmpty { break }
-                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, in: conn)
+                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, sources: sources, in: conn)
                 out += claimed
                 for (delivery, _, _) in claimed {
                     if let left = room[delivery.kind] { room[delivery.kind] = left - 1 } else { orphanRoom -= 1 }
@@ -329,17 +332,17 @@ public final class SQLiteAlertStore: AlertStore {
     /// silence or an inhibition held instead. `screening` is read by the
     /// first page and kept for the claim's others.
     private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
-                              screening: inout Screening?, in conn: SQLiteConnection) throws(SQLiteError)
+                              screening: inout Screening?, sources: InhibitionSources, in conn: SQLiteConnection) throws(SQLiteError)
         -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, GroupSnapshot?)], held: Int) {
         let known = screening
-        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources) { tx throws(SQLiteError) in
             // Reading the open alerts costs; only rules in force and something to screen need it.
             let active: [Silence], inhibitions: Inhibitions
             if let known {
                 (active, inhibitions) = known
             } else {
                 active = try tx.activeSilences(at: now)
-                inhibitions = inhibitRules.isEmpty ? .none : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+                inhibitions = try tx.inhibitions(under: inhibitRules)
             }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
@@ -600,10 +603,10 @@ public final class SQLiteAlertStore: AlertStore {
     public func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] {
         // Lost to a power cut, a flush is made again from the same state:
         // the same notifications, with the same delivery ids.
-        try await writer.write(durable: false) { conn throws(SQLiteError) in
+        try await writer.write(durable: false) { [inhibitionSources] conn throws(SQLiteError) in
             let due = try conn.statement("SELECT id FROM alert_groups WHERE next_due_at <= ? ORDER BY next_due_at LIMIT ?")
                 .query([.integer(StoreCoding.millis(now)), .integer(Int64(limit))]) { AlertGroupID(trusted: $0.text(0)) }
-            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+            return try SQLiteStoreTransaction.run(in: conn, sources: inhibitionSources) { tx throws(SQLiteError) in
                 try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
             }
         }

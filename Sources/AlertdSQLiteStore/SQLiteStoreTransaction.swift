@@ -18,12 +18,16 @@ struct SQLiteStoreTransaction: StoreTransaction {
     private let rows: PendingRows
     /// Whether `rows` are this transaction's, to write at its end.
     private let ownsRows: Bool
+    /// The store's inhibition sources, kept between transactions; without
+    /// them ``inhibitions(under:)`` reads every open alert.
+    private let sources: InhibitionSources?
 
-    private init(conn: SQLiteConnection) {
+    private init(conn: SQLiteConnection, sources: InhibitionSources?) {
         self.conn = conn
         let batch = PendingRows.current
         rows = batch ?? PendingRows()
         ownsRows = batch == nil
+        self.sources = sources
     }
 
     /// Runs `body` on a transaction over `conn`, then writes the rows it
@@ -31,8 +35,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
     /// or, inside a group-commit batch, leaves those to the batch's
     /// ``PendingRows`` and ``CounterLedger``: the one way to make one, so no
     /// write is left behind.
-    static func run<T>(in conn: SQLiteConnection, _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        var tx = SQLiteStoreTransaction(conn: conn)
+    static func run<T>(in conn: SQLiteConnection, sources: InhibitionSources? = nil,
+                       _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        var tx = SQLiteStoreTransaction(conn: conn, sources: sources)
         let result = try body(&tx)
         if tx.ownsRows { try tx.flush() }
         if let ledger = CounterLedger.current {
@@ -146,10 +151,24 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     /// Every open alert, for inhibition: few while nothing is on fire.
     mutating func openAlerts() throws(SQLiteError) -> [Alert] {
+        try openAlerts { _ in true }
+    }
+
+    /// The open alerts `keep` keeps, each decoded as its row is read: with
+    /// hundreds of thousands open, only those kept are held at once.
+    mutating func openAlerts(where keep: (Alert) -> Bool) throws(SQLiteError) -> [Alert] {
         try flush()
-        let rows = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'")
-            .query([]) { StoreCoding.AlertRow($0) }
-        return rows.compactMap { try? StoreCoding.openAlert($0) }
+        return try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open'").query([]) { row -> Alert? in
+            guard let alert = try? StoreCoding.openAlert(StoreCoding.AlertRow(row)), keep(alert) else { return nil }
+            return alert
+        }.compactMap { $0 }
+    }
+
+    /// The inhibitions in force under `rules`: from the store's kept
+    /// sources when the transaction has them, else from every open alert.
+    mutating func inhibitions(under rules: [InhibitRule]) throws(SQLiteError) -> Inhibitions {
+        guard let sources else { return rules.isEmpty ? .none : Inhibitions(rules: rules, openAlerts: try openAlerts()) }
+        return try sources.inhibitions(under: rules, in: &self)
     }
 
     /// The silences active at `now`, which screen every claim. Silences

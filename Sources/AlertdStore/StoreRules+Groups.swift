@@ -137,7 +137,7 @@ extension StoreRules {
     ) throws(T.Failure) -> [GroupNotice] {
         guard !due.isEmpty else { return [] }
         let silences = try tx.activeSilences(at: now)
-        let inhibitions = inhibitRules.isEmpty ? Inhibitions.none : Inhibitions(rules: inhibitRules, openAlerts: try tx.openAlerts())
+        let inhibitions = try tx.inhibitions(under: inhibitRules)
         var notices: [GroupNotice] = []
         for id in due { notices += try flush(id, now: now, silences: silences, inhibitions: inhibitions, in: &tx) }
         return notices

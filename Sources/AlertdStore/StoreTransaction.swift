@@ -55,6 +55,9 @@ package protocol StoreTransaction {
     mutating func hasSilence(endingAfter now: Date) throws(Failure) -> Bool
     /// Every open alert, for inhibition.
     mutating func openAlerts() throws(Failure) -> [Alert]
+    /// The inhibitions in force under `rules` (``Inhibitions/none`` without
+    /// any). By default read from every open alert; a store may keep them.
+    mutating func inhibitions(under rules: [InhibitRule]) throws(Failure) -> Inhibitions
 
     /// The group with this id, if it has formed and not ended.
     mutating func group(_ id: AlertGroupID) throws(Failure) -> AlertGroup?
@@ -77,4 +80,10 @@ package protocol StoreTransaction {
     /// Makes every pending delivery an inhibition holds due at `now`, to be
     /// screened again: the `inhibit` rules changed under them.
     mutating func releaseInhibited(at now: Date) throws(Failure)
+}
+
+extension StoreTransaction {
+    package mutating func inhibitions(under rules: [InhibitRule]) throws(Failure) -> Inhibitions {
+        rules.isEmpty ? .none : Inhibitions(rules: rules, openAlerts: try openAlerts())
+    }
 }

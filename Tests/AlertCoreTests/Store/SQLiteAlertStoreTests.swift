@@ -40,6 +40,27 @@ import Testing
         #expect(rows == [["text", "3", "a\u{0}b", "caf\u{E9} \u{1F4A5}", "text"], ["text", "0", "", "nil", "null"]])
     }
 
+    /// What `InhibitionSources` keeps is stale after a rollback: the
+    /// connection counts them, whether asked for or after a failed `COMMIT`.
+    @Test func aConnectionCountsItsRollbacks() throws {
+        let conn = try SQLiteConnection(path: dir.path + "/rollbacks.db")
+        func run(_ sql: String) -> Bool {
+            conn.withLock { conn in (try? conn.execute(sql)) != nil }
+        }
+        #expect(run("CREATE TABLE t (v INTEGER CHECK (v > 0))"))
+        #expect(conn.rollbacks == 0)
+        #expect(run("BEGIN; INSERT INTO t VALUES (1); COMMIT"))
+        #expect(conn.rollbacks == 0)
+        #expect(run("BEGIN; INSERT INTO t VALUES (2); ROLLBACK"))
+        #expect(conn.rollbacks == 1)
+        // A statement that fails alone undoes only itself, not the transaction.
+        #expect(run("BEGIN"))
+        #expect(!run("INSERT INTO t VALUES (0)"))
+        #expect(conn.rollbacks == 1)
+        #expect(run("ROLLBACK"))
+        #expect(conn.rollbacks == 2)
+    }
+
     @Test func concurrentSubmissionsShareCommits() async throws {
         let batches = BatchCounter()
         let counted = try SQLiteAlertStore(path: dir.path + "/group.db") { n in batches.add(n) }

@@ -62,4 +62,74 @@ extension StoreConformanceTests {
         #expect(released.map(\.alert.id) == [target.id])
         #expect(try await store.record(id: silenced.id)?.deliveries.first?.silencedBy == silence.id)
     }
+
+    /// Sources a store keeps between claims (the SQLite store's
+    /// `InhibitionSources`) follow what opens, closes and is pruned after
+    /// the first claim read them, and a hold lasts until the source's
+    /// `resolves_at` as its latest re-send moved it.
+    @Test(arguments: StoreBackend.allCases) func sourcesFollowWhatOpensClosesAndIsPrunedBetweenClaims(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "alertname=\"NodeDown\"")],
+                               targetMatchers: [try LabelMatcher(parsing: "alertname=\"DiskSlow\"")], equal: ["instance"])
+        let capacity: [DeliveryKind: Int] = [.presenter("hook"): 8]
+        var now = Date()
+        func claim() async throws -> Set<AlertID> {
+            now = now.addingTimeInterval(0.01)
+            return Set(try await store.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: 0, inhibitRules: [rule]).map(\.alert.id))
+        }
+        func submit(_ alerts: Alert...) async throws {
+            _ = try await store.submit(alerts.map { AlertSubmission(alert: $0, presenters: ["hook"]) })
+        }
+        func heldBy(_ alert: Alert) async throws -> SilenceID? {
+            try await store.record(id: alert.id)?.deliveries.first?.silencedBy
+        }
+        // The first claim that screens anything reads the sources: none yet.
+        let unrelated = Alert(spec: try spec("unrelated", labels: ["alertname": "Other"]))
+        try await submit(unrelated)
+        #expect(try await claim() == [unrelated.id])
+
+        // A source opened after it holds its target.
+        let source = Alert(spec: try spec("node down", labels: ["alertname": "NodeDown", "instance": "a"]))
+        try await submit(source)
+        #expect(try await claim() == [source.id])
+        let target = Alert(spec: try spec("disk slow", labels: ["alertname": "DiskSlow", "instance": "a"]))
+        try await submit(target)
+        #expect(try await claim().isEmpty)
+        #expect(try await heldBy(target) == .inhibition(by: source.id))
+
+        // Closed, it holds nothing more.
+        _ = try await store.decide(source.id, AlertDecision(outcome: .resolved, actor: "t", at: now))
+        #expect(try await claim() == [target.id])
+        let later = Alert(spec: try spec("disk slow again", labels: ["alertname": "DiskSlow", "instance": "a"]))
+        try await submit(later)
+        #expect(try await claim() == [later.id])
+
+        // The newest alert closed and pruned: SQLite may give its rowid to the next.
+        let filler = Alert(spec: try spec("filler", labels: ["alertname": "Other"]))
+        _ = try await store.submit([AlertSubmission(alert: filler, presenters: [])])
+        _ = try await store.decide(filler.id, AlertDecision(outcome: .resolved, actor: "t", at: now))
+        #expect(try await store.prune(closedBefore: now.addingTimeInterval(60), limit: 100) >= 1)
+        let second = Alert(spec: try spec("node down", labels: ["alertname": "NodeDown", "instance": "b"]))
+        try await submit(second)
+        #expect(try await claim() == [second.id])
+        let secondTarget = Alert(spec: try spec("disk slow", labels: ["alertname": "DiskSlow", "instance": "b"]))
+        try await submit(secondTarget)
+        #expect(try await claim().isEmpty)
+        #expect(try await heldBy(secondTarget) == .inhibition(by: second.id))
+
+        // A source that resolves by itself holds until its latest `resolves_at`.
+        let first = Alert(spec: try spec("node down", dedup: "node-c", labels: ["alertname": "NodeDown", "instance": "c"]),
+                          at: now, resolvesAt: now.addingTimeInterval(60))
+        try await submit(first)
+        #expect(try await claim() == [first.id])
+        let resent = Alert(spec: try spec("node down", dedup: "node-c", labels: ["alertname": "NodeDown", "instance": "c"]),
+                           at: now, resolvesAt: now.addingTimeInterval(600))
+        try await submit(resent)
+        let thirdTarget = Alert(spec: try spec("disk slow", labels: ["alertname": "DiskSlow", "instance": "c"]))
+        try await submit(thirdTarget)
+        #expect(try await claim().isEmpty)
+        let held = try #require(try await store.record(id: thirdTarget.id)?.deliveries.first)
+        #expect(held.silencedBy == .inhibition(by: first.id))
+        #expect(held.nextAttemptAt.map { abs($0.timeIntervalSince(now.addingTimeInterval(600))) < 1 } == true)
+    }
 }
