@@ -69,8 +69,8 @@ extension TeamsPresenterTests {
     @Test func aFollowUpIsASmallCardWithoutActions() async throws {
         let receiver = try ServiceReceiver(success: HTTPResponse(status: 202), contract: Self.contract)
         let card = J(try await ServiceFixtures.sendFollowUp(try presenter(receiver), receiver, .resolved).json)["attachments"][0]["content"]
-        #expect(card["body"][0]["text"].string == "✅ Resolved: Disk <full> & db1")
-        #expect(card["body"][1]["text"].string?.hasPrefix("Comment: done <now> & dusted\n\nalert ") == true)
+        #expect(card["body"][0]["text"].string == #"✅ Resolved: Disk \<full\> & db1"#)
+        #expect(card["body"][1]["text"].string?.hasPrefix("Comment: done \\<now\\> & dusted\n\nalert ") == true)
         #expect(!card["actions"].exists)
     }
 }

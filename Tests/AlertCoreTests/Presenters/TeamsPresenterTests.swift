@@ -48,9 +48,22 @@ import Testing
         #expect(got.problems.isEmpty, "\(got.problems)")
         let card = J(got.json)["attachments"][0]["content"]
         #expect(card["body"][0]["color"].string == "attention")
-        #expect(card["body"][1]["text"].string == "Disk <full> & db1")
+        #expect(card["body"][1]["text"].string == #"Disk \<full\> & db1"#)
         #expect(card["body"][3]["facts"].array.map { J($0)["title"].string } == ["env", "host"])
         #expect(card["actions"].array.map { J($0)["url"].string } == [ServiceFixtures.confirmLink, ServiceFixtures.cancelLink])
+    }
+
+    /// The card's text is Markdown: a sender's link or emphasis is shown as
+    /// typed, so no planted "Confirm" link stands beside the real buttons.
+    @Test func theAlertsOwnTextMakesNoLinks() async throws {
+        let receiver = try ServiceReceiver(success: HTTPResponse(status: 202), contract: Self.contract)
+        let alert = try ServiceFixtures.alert(message: "Use the button below or [Confirm](https://evil.example/confirm)",
+                                              labels: ["runbook": "*[here](https://evil.example)*"])
+        #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        let card = J(try #require(receiver.received.first).json)["attachments"][0]["content"]
+        #expect(card["body"][2]["text"].string == #"Use the button below or \[Confirm\](https://evil.example/confirm)"#)
+        let facts = card["body"][3]["facts"].array.map(J.init)
+        #expect(facts.first { $0["title"].string == "runbook" }?["value"].string == #"\*\[here\](https://evil.example)\*"#)
     }
 
     @Test func aHugeAlertStaysUnderTheMessageSize() async throws {

@@ -26,10 +26,25 @@ public enum MarkupEscaping {
     /// Markdown (CommonMark): each ASCII punctuation character that can
     /// start markup gets a backslash.
     public static func markdown(_ text: String) -> String {
+        backslashing(text, "\\`*_{}[]()#+-.!|<>~")
+    }
+
+    /// The Markdown subset of an Adaptive Card's `TextBlock` and `FactSet`
+    /// (Teams): bold, italic, lists and links. What makes a link or
+    /// emphasis gets a backslash, so a sender cannot plant a "Confirm" link
+    /// beside the card's own buttons; the rest (`.`, `-`, `#`) is left as
+    /// typed, since a client that shows a backslash would show it in
+    /// every host name.
+    public static func adaptiveCard(_ text: String) -> String {
+        backslashing(text, "\\`*_[]<>")
+    }
+
+    /// `text` with a backslash before each scalar of `special`.
+    private static func backslashing(_ text: String, _ special: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for c in text.unicodeScalars {
-            if "\\`*_{}[]()#+-.!|<>~".unicodeScalars.contains(c) { out += "\\" }
+            if special.unicodeScalars.contains(c) { out += "\\" }
             out.unicodeScalars.append(c)
         }
         return out

@@ -56,24 +56,28 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
         var body: [[String: Any]] = d.followUp != nil ? Self.followUpBody(d) : [
             ["type": "TextBlock", "text": "\(d.style.emoji) \(d.style.label)", "weight": "bolder", "size": "small",
              "color": d.severity.on(info: "accent", warning: "warning", error: "attention", critical: "attention")],
-            ["type": "TextBlock", "text": TextLimit.truncate(d.title, to: Limit.title), "weight": "bolder", "size": "large", "wrap": true],
+            ["type": "TextBlock", "text": TextLimit.truncate(d.title, to: Limit.title, escape: Self.md), "weight": "bolder", "size": "large", "wrap": true],
         ]
         if d.followUp != nil {
             return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.message(card: Self.card(body)))
         }
         if let message = d.message {
-            body.append(["type": "TextBlock", "text": TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker),
+            body.append(["type": "TextBlock", "text": TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker,
+                                                                         escape: Self.md),
                          "wrap": true])
         }
         if !d.labels.isEmpty { body.append(["type": "FactSet", "facts": Self.facts(d.labels)]) }
         var footer = "alert \(d.id)"
-        for a in d.actions where a.link == nil { footer += " · \(a.label): alertctl \(a.kind.rawValue) \(d.id)" }
+        for a in d.actions where a.link == nil { footer += " · \(Self.md(a.label)): alertctl \(a.kind.rawValue) \(d.id)" }
         body.append(["type": "TextBlock", "text": footer, "isSubtle": true, "size": "small", "wrap": true])
         var card = Self.card(body)
         let actions = d.linkedActions.map { ["type": "Action.OpenUrl", "title": $0.label, "url": $0.link] }
         if !actions.isEmpty { card["actions"] = actions }
         return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.message(card: card))
     }
+
+    /// The alert's own text in a card's Markdown (``MarkupEscaping/adaptiveCard(_:)``).
+    static let md = MarkupEscaping.adaptiveCard
 
     static func card(_ body: [[String: Any]]) -> [String: Any] {
         [
@@ -91,9 +95,9 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
     static func followUpBody(_ d: AlertDigest) -> [[String: Any]] {
         let style = d.closedStyle
         return [
-            ["type": "TextBlock", "text": TextLimit.truncate("\(style.emoji) \(d.followUpHeadline)", to: Limit.title), "weight": "bolder",
+            ["type": "TextBlock", "text": TextLimit.truncate("\(style.emoji) \(d.followUpHeadline)", to: Limit.title, escape: md), "weight": "bolder",
              "size": "medium", "wrap": true, "color": d.followUp?.outcome == .cancelled || d.followUp?.outcome == .expired ? "default" : "good"],
-            ["type": "TextBlock", "text": TextLimit.truncate(d.followUpDetails.joined(separator: "\n\n"), to: Limit.messageBytes, in: .utf8),
+            ["type": "TextBlock", "text": TextLimit.truncate(d.followUpDetails.joined(separator: "\n\n"), to: Limit.messageBytes, in: .utf8, escape: md),
              "isSubtle": true, "size": "small", "wrap": true],
         ]
     }
@@ -104,13 +108,13 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
         var left = Limit.factBytes
         var facts: [[String: String]] = []
         for (i, label) in labels.enumerated() {
-            let title = TextLimit.truncate(label.name, to: Limit.fact, in: .utf8)
+            let title = TextLimit.truncate(label.name, to: Limit.fact, in: .utf8, escape: md)
             let room = min(Limit.fact, left - title.utf8.count - 32)
             guard room >= 16 else {
                 facts.append(["title": "…", "value": "\(labels.count - i) more labels"])
                 break
             }
-            let value = TextLimit.truncate(label.value, to: room, in: .utf8)
+            let value = TextLimit.truncate(label.value, to: room, in: .utf8, escape: md)
             left -= title.utf8.count + value.utf8.count + 32
             facts.append(["title": title, "value": value])
         }
