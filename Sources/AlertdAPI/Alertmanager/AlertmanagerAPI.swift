@@ -15,6 +15,8 @@ public struct AlertmanagerAPI: Sendable {
     package let dispatcherRunning: @Sendable () async -> Bool
     /// The regex steps one listing's `filter` matchers may take (``FilterWork``).
     package var filterStepLimit = FilterWork.limit
+    /// Two listings build at once: a third waits (``ListingGate``).
+    private let listings = ListingGate(width: 2)
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
                 dispatcherRunning: @escaping @Sendable () async -> Bool) {
@@ -75,7 +77,7 @@ public struct AlertmanagerAPI: Sendable {
     /// presenters an alert's route picks. An alert an open alert inhibits
     /// names that alert's fingerprint in `inhibitedBy`, as Alertmanager does.
     package func getAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        await APIRepresentation.jsonArray(try await listed(request).map(\.shown))
+        try await listings.through { () throws(APIError) in await APIRepresentation.jsonArray(try await listed(request).map(\.shown)) }
     }
 
     /// The alerts `GET /api/v2/alerts` lists for `request`, each with the
@@ -147,6 +149,10 @@ public struct AlertmanagerAPI: Sendable {
     /// its own (alertd sends it alone, as Alertmanager's `group_by: ['...']`
     /// does). Takes `getAlerts`'s parameters; `receiver` picks groups.
     package func getGroups(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        try await listings.through { () throws(APIError) in try await groups(request) }
+    }
+
+    private func groups(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let receiver: MatcherRegex?
         do throws(SilenceError) {
             receiver = try request.queryValue("receiver").map { raw throws(SilenceError) in try MatcherRegex(raw) }
