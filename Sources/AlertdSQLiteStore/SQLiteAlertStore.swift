@@ -52,6 +52,9 @@ public final class SQLiteAlertStore: AlertStore {
                 try conn.execute("PRAGMA journal_mode=WAL")
                 try conn.execute("PRAGMA synchronous=FULL")
                 try conn.execute("PRAGMA foreign_keys=ON")
+                // The writer's TEMP table of closings (``InhibitionSources``)
+                // lives in memory: no temporary file for a claim to need.
+                try conn.execute("PRAGMA temp_store=MEMORY")
                 // Checkpoints are the checkpointer's (below). Should one let
                 // the WAL grow past 64 MB (a long read), the file is cut back
                 // when the WAL starts over.
