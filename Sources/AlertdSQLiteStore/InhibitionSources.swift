@@ -15,7 +15,8 @@ import Synchronization
 /// transaction. Everything is read again after a rollback on the connection
 /// (what was noted may never have happened), when the rules change, and
 /// when a row at or above the highest `rowid` seen is deleted (SQLite may
-/// give that `rowid` again). A source's labels and creation never change;
+/// give that `rowid` again; an alert opened and closed since is just not
+/// open, and costs nothing). A source's labels and creation never change;
 /// its `resolves_at` does, so a hold reads the source's row again
 /// (``StoreRules/screen(_:kind:heldBy:of:silences:inhibitions:now:in:)``).
 final class InhibitionSources: Sendable {
@@ -34,13 +35,13 @@ final class InhibitionSources: Sendable {
     init() {}
 
     static let notingClosings = """
-        CREATE TEMP TABLE IF NOT EXISTS alert_closings (row INTEGER NOT NULL, id TEXT NOT NULL);
+        CREATE TEMP TABLE IF NOT EXISTS alert_closings (row INTEGER NOT NULL, id TEXT NOT NULL, deleted INTEGER NOT NULL);
         CREATE TEMP TRIGGER IF NOT EXISTS alert_closed AFTER UPDATE OF state ON main.alerts
             WHEN old.state = 'open' AND new.state != 'open' BEGIN
-            INSERT INTO alert_closings (row, id) VALUES (old.rowid, old.id);
+            INSERT INTO alert_closings (row, id, deleted) VALUES (old.rowid, old.id, 0);
         END;
         CREATE TEMP TRIGGER IF NOT EXISTS alert_deleted AFTER DELETE ON main.alerts BEGIN
-            INSERT INTO alert_closings (row, id) VALUES (old.rowid, old.id);
+            INSERT INTO alert_closings (row, id, deleted) VALUES (old.rowid, old.id, 1);
         END;
         DELETE FROM alert_closings;
         """
@@ -72,11 +73,15 @@ final class InhibitionSources: Sendable {
     /// Brings `kept` up to what `tx` sees; false when it must be read whole.
     private static func catchUp(_ kept: inout Kept, in tx: inout SQLiteStoreTransaction) throws(SQLiteError) -> Bool {
         let conn = tx.conn
-        let closings = try conn.statement("SELECT row, id FROM temp.alert_closings").query([]) { (row: $0.int(0), id: $0.text(1)) }
+        let closings = try conn.statement("SELECT row, id, deleted FROM temp.alert_closings").query([]) {
+            (row: $0.int(0), id: $0.text(1), deleted: $0.int(2) != 0)
+        }
         var changed = false
         if !closings.isEmpty {
             try conn.statement("DELETE FROM temp.alert_closings").run()
-            guard !closings.contains(where: { $0.row >= kept.highestRowid }) else { return false }
+            // An alert opened and closed since is simply not open; only a
+            // deleted row may see its rowid again.
+            guard !closings.contains(where: { $0.deleted && $0.row >= kept.highestRowid }) else { return false }
             for closing in closings where kept.sources.removeValue(forKey: AlertID(trusted: closing.id)) != nil { changed = true }
         }
         let highest = try highestRowid(conn)
