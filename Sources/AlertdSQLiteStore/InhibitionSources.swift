@@ -62,7 +62,7 @@ final class InhibitionSources: Sendable {
             }
             try conn.execute(Self.notingClosings)
             kept = Kept(rules: rules, rollbacks: conn.rollbacks, highestRowid: try Self.highestRowid(conn))
-            for alert in try tx.openAlerts(where: { alert in rules.contains { $0.isSource(alert.spec.labels) } }) {
+            for alert in try tx.openAlerts(where: { Inhibitions.isSource($0, under: rules) }) {
                 kept.sources[alert.id] = alert
             }
             kept.inhibitions = Self.index(kept)
@@ -89,7 +89,7 @@ final class InhibitionSources: Sendable {
             let opened = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE rowid > ? AND state = 'open'")
                 .query([.integer(kept.highestRowid)]) { StoreCoding.AlertRow($0) }
             for row in opened {
-                guard let alert = try? StoreCoding.openAlert(row), kept.rules.contains(where: { $0.isSource(alert.spec.labels) }) else { continue }
+                guard let alert = try? StoreCoding.openAlert(row), Inhibitions.isSource(alert, under: kept.rules) else { continue }
                 kept.sources[alert.id] = alert
                 changed = true
             }

@@ -167,7 +167,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
     /// The inhibitions in force under `rules`: from the store's kept
     /// sources when the transaction has them, else from every open alert.
     mutating func inhibitions(under rules: [InhibitRule]) throws(SQLiteError) -> Inhibitions {
-        guard let sources else { return rules.isEmpty ? .none : Inhibitions(rules: rules, openAlerts: try openAlerts()) }
+        guard let sources else { return try inhibitionsOfEveryOpenAlert(under: rules) }
         return try sources.inhibitions(under: rules, in: &self)
     }
 

@@ -24,9 +24,7 @@ package struct Inhibitions: Sendable {
     /// Keeps, of `openAlerts`, those that are a source of one of `rules`.
     package init(rules: [InhibitRule], openAlerts: [Alert]) {
         self.rules = rules
-        let sources = rules.isEmpty ? [] : openAlerts.filter { a in
-            a.state == .open && rules.contains { $0.isSource(a.spec.labels) }
-        }
+        let sources = rules.isEmpty ? [] : openAlerts.filter { $0.state == .open && Self.isSource($0, under: rules) }
         var byRule = Array(repeating: [[String]: [Int]](), count: rules.count)
         for (position, source) in sources.enumerated() {
             for (k, rule) in rules.enumerated() where rule.isSource(source.spec.labels) {
@@ -40,6 +38,11 @@ package struct Inhibitions: Sendable {
         }
         self.sources = sources
         self.byRule = byRule
+    }
+
+    /// Whether `alert` is a source of one of `rules`.
+    package static func isSource(_ alert: Alert, under rules: [InhibitRule]) -> Bool {
+        rules.contains { $0.isSource(alert.spec.labels) }
     }
 
     /// The open alert that inhibits `target` (the oldest, when several do), if any.

@@ -84,6 +84,12 @@ package protocol StoreTransaction {
 
 extension StoreTransaction {
     package mutating func inhibitions(under rules: [InhibitRule]) throws(Failure) -> Inhibitions {
+        try inhibitionsOfEveryOpenAlert(under: rules)
+    }
+
+    /// The inhibitions in force under `rules`, read from every open alert:
+    /// the default, and what a store that keeps sources does without them.
+    package mutating func inhibitionsOfEveryOpenAlert(under rules: [InhibitRule]) throws(Failure) -> Inhibitions {
         rules.isEmpty ? .none : Inhibitions(rules: rules, openAlerts: try openAlerts())
     }
 }
