@@ -146,7 +146,9 @@ extension AlertSpec {
         }
     }
 
-    private static func stored(_ r: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> AlertSpec {
+    /// ``fromStorage(_:)`` for the object `r` is at, within a larger text
+    /// (a group snapshot's alerts).
+    package static func stored(_ r: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> AlertSpec {
         guard try r.peek() == UInt8(ascii: "{") else { throw r.failure("A stored alert is a JSON object", at: r.offset) }
         var title: String?
         var message: String?

@@ -75,7 +75,50 @@ package struct JSONObject {
 
     /// A nested object, written by `body` straight into this one's text.
     package mutating func object(_ key: String, absent: Absent = .omit, _ body: (inout JSONObject) -> Void) {
-        let p = beginField(key, room: 2)
+        _ = beginField(key, room: 0)
+        nested(absent: absent, body)
+        endField(written: 0)
+    }
+
+    /// An array of objects, one for each of `items`, each written by `body`
+    /// straight into this one's text.
+    package mutating func objects<Items: Sequence>(_ key: String, _ items: Items, absent: Absent = .omit,
+                                                   _ body: (inout JSONObject, Items.Element) -> Void) {
+        _ = beginField(key, room: 0)
+        buffer.append(Self.openBracket)
+        for (i, item) in items.enumerated() {
+            if i > 0 { buffer.append(Self.comma) }
+            nested(absent: absent) { body(&$0, item) }
+        }
+        buffer.append(Self.closeBracket)
+        endField(written: 0)
+    }
+
+    /// An array of strings.
+    package mutating func list(_ key: String, _ values: some Sequence<String>) {
+        _ = beginField(key, room: 0)
+        buffer.append(Self.openBracket)
+        for (i, value) in values.enumerated() {
+            var value = value
+            value.withUTF8 { utf8 in
+                let n = Self.escapedCount(utf8)
+                let p = buffer.reserve((i > 0 ? 1 : 0) + n + 2)
+                var at = 0
+                if i > 0 { p[0] = Self.comma; at = 1 }
+                p[at] = Self.quote
+                Self.writeEscaped(utf8, count: n, to: p + at + 1)
+                p[at + n + 1] = Self.quote
+                buffer.count += at + n + 2
+            }
+        }
+        buffer.append(Self.closeBracket)
+        endField(written: 0)
+    }
+
+    /// Writes `{`, the fields `body` adds, `}` at the end of the text, as a
+    /// level of its own (sorted there if `body` did not add them in order).
+    private mutating func nested(absent: Absent, _ body: (inout JSONObject) -> Void) {
+        let p = buffer.reserve(2)
         p[0] = Self.openBrace
         p[1] = Self.closeBrace
         buffer.count += 2
@@ -88,7 +131,6 @@ package struct JSONObject {
             sorted.withUnsafeBufferPointer { (buffer.base + open.start).update(from: $0.baseAddress!, count: $0.count) }
         }
         open = outer
-        endField(written: 0)
     }
 
     /// A nested object from `value` when there is one, else as nil is written.
@@ -407,4 +449,6 @@ package struct JSONObject {
     private static let colon = UInt8(ascii: ":")
     private static let openBrace = UInt8(ascii: "{")
     private static let closeBrace = UInt8(ascii: "}")
+    private static let openBracket = UInt8(ascii: "[")
+    private static let closeBracket = UInt8(ascii: "]")
 }

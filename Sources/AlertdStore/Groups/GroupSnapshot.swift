@@ -14,38 +14,85 @@ public struct GroupSnapshot: Sendable, Equatable {
         self.thread = thread
     }
 
-    private struct Wire: Codable {
-        var group_id: AlertGroupID
-        var route: String
-        var labels: [AlertLabel]
-        var sequence: Int
-        var reason: AlertGroupNotification.Reason
-        var firing: [Alert]
-        var new: [AlertID]
-        var closed: [Alert]
-        var thread: String?
-    }
-
-    /// The stored text. Action links and the console link are not stored:
-    /// they are signed (and expire), so they are made as the delivery is sent.
+    /// The stored text: the notification's alerts whole, through the one
+    /// JSON writer. Action links and the console link are not stored: they
+    /// are signed (and expire), so they are made as the delivery is sent.
+    /// The fields are those `JSONEncoder` wrote before, so rows stored then
+    /// read as these do.
     package func encoded() -> String {
         let n = notification
-        let wire = Wire(group_id: n.groupID, route: n.route, labels: n.groupLabels, sequence: n.sequence, reason: n.reason,
-                        firing: n.firing, new: n.newAlertIDs.sorted(), closed: n.closed, thread: thread)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        // Every field is a plain value; encoding cannot fail.
-        return String(decoding: (try? encoder.encode(wire)) ?? Data("{}".utf8), as: UTF8.self)
+        // Room for the alerts at once rather than a doubling after doubling.
+        var o = JSONObject(capacity: 512 + 768 * (n.firing.count + n.closed.count))
+        o.objects("closed", n.closed) { $1.writeSnapshot(to: &$0) }
+        o.objects("firing", n.firing) { $1.writeSnapshot(to: &$0) }
+        o.string("group_id", n.groupID.rawValue)
+        o.objects("labels", n.groupLabels) { l, label in
+            l.string("name", label.name)
+            l.string("value", label.value)
+        }
+        o.list("new", n.newAlertIDs.map(\.rawValue).sorted())
+        o.string("reason", n.reason.rawValue)
+        o.string("route", n.route)
+        o.int("sequence", Int64(n.sequence))
+        o.string("thread", thread)
+        return o.json
     }
 
     /// Reads back what ``encoded()`` wrote; nil when it does not parse.
     package static func decode(_ text: String) -> GroupSnapshot? {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        guard let w = try? decoder.decode(Wire.self, from: Data(text.utf8)) else { return nil }
-        return GroupSnapshot(
-            notification: AlertGroupNotification(groupID: w.group_id, route: w.route, groupLabels: w.labels, sequence: w.sequence,
-                                                 reason: w.reason, firing: w.firing, newAlertIDs: Set(w.new), closed: w.closed),
-            thread: w.thread)
+        let read = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> GroupSnapshot? in
+            var groupID: AlertGroupID?
+            var route: String?
+            var labels: [AlertLabel] = []
+            var sequence: Int?
+            var reason: AlertGroupNotification.Reason?
+            var firing: [Alert] = []
+            var new: Set<AlertID> = []
+            var closed: [Alert] = []
+            var thread: String?
+            // An alert or label that does not read: the snapshot is not whole.
+            var broken = false
+            func alerts(_ r: inout StrictJSON.Reader, into list: inout [Alert]) throws(StrictJSON.Failure) {
+                try r.elements { r throws(StrictJSON.Failure) in
+                    if let alert = try Alert.readSnapshot(&r) { list.append(alert) } else { broken = true }
+                }
+            }
+            try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+                if try r.skipNull() { return }
+                switch key {
+                case "group_id": groupID = try r.stringValue().map(AlertGroupID.init(trusted:))
+                case "route": route = try r.stringValue()
+                case "labels":
+                    try r.elements { r throws(StrictJSON.Failure) in
+                        var name: String?
+                        var value: String?
+                        try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+                            switch key {
+                            case "name": name = try r.stringValue()
+                            case "value": value = try r.stringValue()
+                            default: _ = try r.value()
+                            }
+                        }
+                        if let name, let value { labels.append(AlertLabel(name: name, value: value)) } else { broken = true }
+                    }
+                case "sequence": sequence = StrictJSON.wholeNumber(try r.value())
+                case "reason": reason = try r.stringValue().flatMap(AlertGroupNotification.Reason.init(rawValue:))
+                case "firing": try alerts(&r, into: &firing)
+                case "new":
+                    try r.elements { r throws(StrictJSON.Failure) in
+                        if let id = try r.stringValue() { new.insert(AlertID(trusted: id)) } else { broken = true }
+                    }
+                case "closed": try alerts(&r, into: &closed)
+                case "thread": thread = try r.stringValue()
+                default: _ = try r.value()
+                }
+            }
+            guard let groupID, let route, let sequence, let reason, !broken else { return nil }
+            return GroupSnapshot(
+                notification: AlertGroupNotification(groupID: groupID, route: route, groupLabels: labels, sequence: sequence,
+                                                     reason: reason, firing: firing, newAlertIDs: new, closed: closed),
+                thread: thread)
+        }
+        return read ?? nil
     }
 }

@@ -174,6 +174,21 @@ import Testing
         #expect(o.json == #"{"b":{"v":{"n":5},"w":null,"x":{"1":1,"2":2},"y":null},"labels":{"k1":"v1","k2":"v2"},"m":"middle","z":{}}"#)
     }
 
+    /// Arrays of objects and of strings, written in place: empty, one,
+    /// several, each object sorted on its own, the fields after them intact.
+    @Test func arraysWrittenInPlaceHoldTheirElementsInOrder() {
+        var o = JSONObject(capacity: 2)
+        o.objects("none", [Int]()) { $0.int("n", Int64($1)) }
+        o.objects("each", [2, 1]) { e, n in
+            e.int("z", Int64(n))
+            e.list("a", Array(repeating: "x", count: n))
+        }
+        o.list("names", ["a\"b", "", "é"])
+        o.list("empty", [])
+        o.string("after", "ok")
+        #expect(o.json == #"{"after":"ok","each":[{"a":["x","x"],"z":2},{"a":["x"],"z":1}],"empty":[],"names":["a\"b","","é"],"none":[]}"#)
+    }
+
     /// Random documents, nested and in random key order, against the
     /// generic writer, which sorts each object's keys as it writes it.
     @Test func nestedObjectsMatchTheGenericWriter() {
@@ -184,7 +199,7 @@ import Testing
             for _ in 0..<Int(rng.next() % 6) {
                 let k = key()
                 guard reference[k] == nil else { continue }
-                switch rng.next() % 3 {
+                switch rng.next() % 5 {
                 case 0:
                     let v = "v\(rng.next() % 100)\"\n"
                     o.string(k, v)
@@ -193,6 +208,15 @@ import Testing
                     let v = Int64(bitPattern: rng.next()) >> 8
                     o.int(k, v)
                     reference[k] = Int(v)
+                case 2:
+                    let v = (0..<Int(rng.next() % 4)).map { "s\($0)\u{1}\"é" }
+                    o.list(k, v)
+                    reference[k] = v
+                case 3:
+                    guard depth < 4 else { continue }
+                    var elements: [Any] = []
+                    o.objects(k, 0..<Int(rng.next() % 4)) { element, _ in elements.append(fill(&element, depth: depth + 1)) }
+                    reference[k] = elements
                 default:
                     guard depth < 4 else { continue }
                     var inner: [String: Any] = [:]

@@ -33,56 +33,52 @@ public struct WebhookGroupPayload: Sendable {
         self.delivery = WebhookPayload.Delivery(id: delivery.deliveryID.rawValue, attempt: delivery.attempt)
     }
 
-    /// The JSON bytes, keys sorted, through the one JSON writer.
+    /// The JSON bytes, keys sorted, through the one JSON writer: every
+    /// object written in key order, straight into one buffer, since a big
+    /// group's payload lists hundreds of alerts and each notification is
+    /// written again for every attempt.
     public func encoded() -> Data {
         let n = notification
-        var counts = JSONObject()
-        counts.int("firing", Int64(n.firing.count))
-        counts.int("new", Int64(n.newAlertIDs.count))
-        counts.int("closed", Int64(n.closed.count))
-        var g = JSONObject(absent: .null)
-        g.string("id", n.groupID.rawValue)
-        g.string("route", n.route)
-        g.strings("labels", Dictionary(n.groupLabels.map { ($0.name, $0.value) }) { a, _ in a })
-        g.string("reason", n.reason.rawValue)
-        g.int("sequence", Int64(n.sequence))
-        g.string("console_url", n.consoleURL)
-        g.object("counts", counts)
-        g.raw("firing", Self.array(n.firing.map { alert in
-            var o = JSONObject(absent: .null)
-            WebhookPayload.write(WebhookPayload.AlertBody(alert, links: n.actionLinks[alert.id] ?? [:]), to: &o)
-            o.raw("new", n.newAlertIDs.contains(alert.id) ? "true" : "false")
-            o.object("repeats", Self.json(alert.repeats))
-            return o.json
-        }))
-        // Oldest first, as `firing` lists them.
-        g.raw("new_alert_ids", Self.array(n.firing.filter { n.newAlertIDs.contains($0.id) }.map { JSONObject.quoted($0.id.rawValue) }))
-        g.raw("closed", Self.array(n.closed.map { alert in
-            var o = JSONObject(absent: .null)
-            WebhookPayload.write(WebhookPayload.AlertBody(alert), to: &o)
-            o.object("repeats", Self.json(alert.repeats))
-            return o.json
-        }))
-        var d = JSONObject()
-        d.int("attempt", Int64(delivery.attempt))
-        d.string("id", delivery.id)
-        var o = JSONObject()
-        o.object("group", g)
-        o.object("delivery", d)
+        var o = JSONObject(capacity: 1_024 + 768 * (n.firing.count + n.closed.count))
+        o.object("delivery") { d in
+            d.int("attempt", Int64(delivery.attempt))
+            d.string("id", delivery.id)
+        }
+        o.object("group", absent: .null) { g in
+            g.objects("closed", n.closed, absent: .null) { o, alert in
+                WebhookPayload.write(WebhookPayload.AlertBody(alert), to: &o) { Self.write(alert.repeats, to: &$0) }
+            }
+            g.string("console_url", n.consoleURL)
+            g.object("counts") { c in
+                c.int("closed", Int64(n.closed.count))
+                c.int("firing", Int64(n.firing.count))
+                c.int("new", Int64(n.newAlertIDs.count))
+            }
+            g.objects("firing", n.firing, absent: .null) { o, alert in
+                WebhookPayload.write(WebhookPayload.AlertBody(alert, links: n.actionLinks[alert.id] ?? [:]), to: &o) {
+                    $0.raw("new", n.newAlertIDs.contains(alert.id) ? "true" : "false")
+                    Self.write(alert.repeats, to: &$0)
+                }
+            }
+            g.string("id", n.groupID.rawValue)
+            g.strings("labels", Dictionary(n.groupLabels.map { ($0.name, $0.value) }) { a, _ in a })
+            // Oldest first, as `firing` lists them.
+            g.list("new_alert_ids", n.firing.lazy.filter { n.newAlertIDs.contains($0.id) }.map(\.id.rawValue))
+            g.string("reason", n.reason.rawValue)
+            g.string("route", n.route)
+            g.int("sequence", Int64(n.sequence))
+        }
         o.string("type", Self.type.rawValue)
         o.int("version", Int64(WebhookPayload.currentVersion))
         return o.jsonData
     }
 
-    private static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
-
-    /// `{"count": 3, "last_seen_at": "…"}`, or nil (written as null).
-    private static func json(_ repeats: AlertRepeats?) -> JSONObject? {
-        repeats.map { r in
-            var o = JSONObject()
-            o.int("count", Int64(r.count))
-            o.string("last_seen_at", WebhookPayload.timestamp(r.lastSeenAt))
-            return o
+    /// `"repeats": {"count": 3, "last_seen_at": "…"}`, or null.
+    private static func write(_ repeats: AlertRepeats?, to o: inout JSONObject) {
+        guard let repeats else { return o.absent("repeats") }
+        o.object("repeats") { r in
+            r.int("count", Int64(repeats.count))
+            r.string("last_seen_at", WebhookPayload.timestamp(repeats.lastSeenAt))
         }
     }
 }

@@ -23,8 +23,9 @@ extension WebhookPayload {
 
     /// Writes the alert's fields into `o`, whose absent values are written
     /// as null, so every alert has the same keys. In key order, which spares
-    /// the writer a sort.
-    static func write(_ a: AlertBody, to o: inout JSONObject) {
+    /// the writer a sort: `listed` adds the fields a group's listing gives
+    /// each alert, whose keys fall between `message` and `severity`.
+    static func write(_ a: AlertBody, to o: inout JSONObject, listed: (inout JSONObject) -> Void = { _ in }) {
         write("cancel", a.cancel, to: &o)
         write("confirm", a.confirm, to: &o)
         o.string("created_at", timestamp(a.createdAt))
@@ -33,6 +34,7 @@ extension WebhookPayload {
         o.string("id", a.id)
         o.strings("labels", a.labels)
         o.string("message", a.message)
+        listed(&o)
         o.string("severity", a.severity.rawValue)
         o.string("state", a.state.rawValue)
         o.string("title", a.title)
