@@ -40,6 +40,12 @@ public struct Alert: Sendable, Equatable, Codable {
         spec.expiresAfter.map { createdAt.addingTimeInterval(TimeInterval($0.seconds)) }
     }
 
+    /// Oldest first: by creation, then by id, which increases within a
+    /// millisecond; how a group lists its alerts.
+    package static func oldestFirst(_ a: Alert, _ b: Alert) -> Bool {
+        (a.createdAt, a.id) < (b.createdAt, b.id)
+    }
+
     package enum CodingKeys: String, CodingKey {
         case id, spec, state, decision, repeats
         case createdAt = "created_at"

@@ -217,6 +217,19 @@ struct PostgresStoreTransaction: StoreTransaction {
             .rows.map { AlertID(trusted: $0.text(0)) }
     }
 
+    /// In one round trip, locked as ``alert(_:)`` locks each: a big
+    /// group's every flush reads all its members.
+    func memberAlerts(of group: AlertGroupID) throws(PostgresError) -> [Alert] {
+        let rows = try conn.query(
+            "SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id IN (SELECT alert_id FROM group_members WHERE group_id = $1) FOR UPDATE",
+            [.text(group.rawValue)]).rows
+        do {
+            return try rows.map { row throws(StoreError) in try StoreCoding.openAlert(StoreCoding.AlertRow(row)) }.sorted(by: Alert.oldestFirst)
+        } catch {
+            throw PostgresError(sqlState: "XX001", message: error.message, context: "read the members of group \(group)", connectionLost: false)
+        }
+    }
+
     func groups(containing alert: AlertID) throws(PostgresError) -> [AlertGroupID] {
         try conn.query("SELECT group_id FROM group_members WHERE alert_id = $1 ORDER BY group_id", [.text(alert.rawValue)])
             .rows.map { AlertGroupID(trusted: $0.text(0)) }

@@ -275,6 +275,20 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .query([.text(group.rawValue)]) { AlertID(trusted: $0.text(0)) }
     }
 
+    /// In one statement, each spec decoded once per distinct stored text
+    /// (``StoredSpecs``): a big group's every flush reads all its members.
+    mutating func memberAlerts(of group: AlertGroupID) throws(SQLiteError) -> [Alert] {
+        try flush()
+        let rows = try conn.statement(
+            "SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id IN (SELECT alert_id FROM group_members WHERE group_id = ?)"
+        ).query([.text(group.rawValue)]) { StoreCoding.AlertRow($0) }
+        do {
+            return try rows.map { row throws(StoreError) in try StoreCoding.openAlert(row) }.sorted(by: Alert.oldestFirst)
+        } catch {
+            throw .corrupt(error.message, context: "read the members of group \(group)")
+        }
+    }
+
     mutating func groups(containing alert: AlertID) throws(SQLiteError) -> [AlertGroupID] {
         try flush()
         return try conn.statement("SELECT group_id FROM group_members WHERE alert_id = ? ORDER BY group_id")

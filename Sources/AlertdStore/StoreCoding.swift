@@ -48,8 +48,9 @@ package enum StoreCoding {
     }
 
     /// As ``alert(_:)``, its spec decoded once per distinct stored text
-    /// (``StoredSpecs``): for the open alerts each claim reads to find the
-    /// inhibition sources among them.
+    /// (``StoredSpecs``): for alerts read again and again, the open alerts
+    /// a claim reads to find the inhibition sources among them and a big
+    /// group's members at each of its flushes.
     package static func openAlert(_ row: AlertRow) throws(StoreError) -> Alert {
         try alert(row, spec: StoredSpecs.spec(row.spec))
     }

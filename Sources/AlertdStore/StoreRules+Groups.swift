@@ -48,11 +48,7 @@ extension StoreRules {
         _ id: AlertGroupID, now: Date, silences: [Silence], inhibitions: Inhibitions, in tx: inout T
     ) throws(T.Failure) -> [GroupNotice] {
         guard var group = try tx.group(id), group.nextDueAt <= now else { return [] }
-        var members: [Alert] = []
-        for member in try tx.members(of: id) {
-            if let alert = try tx.alert(member) { members.append(alert) }
-        }
-        members.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let members = try tx.memberAlerts(of: id)
         let open = members.filter { $0.state == .open }
         let firing = open.filter { alert in
             silences.silencing(alert.spec.labels, at: now).isEmpty && inhibitions.source(inhibiting: alert) == nil
@@ -146,11 +142,7 @@ extension StoreRules {
     /// A group as `GET /v1/groups/{id}` shows it.
     package static func groupRecord<T: StoreTransaction>(_ id: AlertGroupID, in tx: inout T) throws(T.Failure) -> AlertGroupRecord? {
         guard let group = try tx.group(id) else { return nil }
-        var members: [Alert] = []
-        for member in try tx.members(of: id) {
-            if let alert = try tx.alert(member) { members.append(alert) }
-        }
-        members.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let members = try tx.memberAlerts(of: id)
         return AlertGroupRecord(group: group, members: members, told: try tx.told(about: id).sorted { $0.presenter < $1.presenter })
     }
 }

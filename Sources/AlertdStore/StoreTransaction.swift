@@ -69,6 +69,9 @@ package protocol StoreTransaction {
     mutating func addMember(_ alert: AlertID, to group: AlertGroupID) throws(Failure)
     /// The group's members, in no particular order.
     mutating func members(of group: AlertGroupID) throws(Failure) -> [AlertID]
+    /// The group's members' alerts, oldest first (by creation, then id). By
+    /// default each read by ``alert(_:)``; a store may read them at once.
+    mutating func memberAlerts(of group: AlertGroupID) throws(Failure) -> [Alert]
     /// The groups `alert` is a member of.
     mutating func groups(containing alert: AlertID) throws(Failure) -> [AlertGroupID]
     /// What each presenter was last told about `group`.
@@ -85,6 +88,14 @@ package protocol StoreTransaction {
 extension StoreTransaction {
     package mutating func inhibitions(under rules: [InhibitRule]) throws(Failure) -> Inhibitions {
         try inhibitionsOfEveryOpenAlert(under: rules)
+    }
+
+    package mutating func memberAlerts(of group: AlertGroupID) throws(Failure) -> [Alert] {
+        var alerts: [Alert] = []
+        for member in try members(of: group) {
+            if let alert = try alert(member) { alerts.append(alert) }
+        }
+        return alerts.sorted(by: Alert.oldestFirst)
     }
 
     /// The inhibitions in force under `rules`, read from every open alert:
