@@ -212,6 +212,10 @@ struct PostgresStoreTransaction: StoreTransaction {
                        [.text(group.rawValue), .text(alert.rawValue)])
     }
 
+    func removeMember(_ alert: AlertID, from group: AlertGroupID) throws(PostgresError) {
+        try conn.query("DELETE FROM group_members WHERE group_id = $1 AND alert_id = $2", [.text(group.rawValue), .text(alert.rawValue)])
+    }
+
     func members(of group: AlertGroupID) throws(PostgresError) -> [AlertID] {
         try conn.query("SELECT alert_id FROM group_members WHERE group_id = $1", [.text(group.rawValue)])
             .rows.map { AlertID(trusted: $0.text(0)) }

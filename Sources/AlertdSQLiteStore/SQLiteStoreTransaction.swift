@@ -269,6 +269,11 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .run([.text(group.rawValue), .text(alert.rawValue)])
     }
 
+    mutating func removeMember(_ alert: AlertID, from group: AlertGroupID) throws(SQLiteError) {
+        try flush()
+        try conn.statement("DELETE FROM group_members WHERE group_id = ? AND alert_id = ?").run([.text(group.rawValue), .text(alert.rawValue)])
+    }
+
     mutating func members(of group: AlertGroupID) throws(SQLiteError) -> [AlertID] {
         try flush()
         return try conn.statement("SELECT alert_id FROM group_members WHERE group_id = ?")

@@ -120,6 +120,8 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func addMember(_ alert: AlertID, to group: AlertGroupID) { members[group, default: []].insert(alert) }
 
+    package mutating func removeMember(_ alert: AlertID, from group: AlertGroupID) { members[group]?.remove(alert) }
+
     package mutating func members(of group: AlertGroupID) -> [AlertID] { Array(members[group] ?? []) }
 
     package mutating func groups(containing alert: AlertID) -> [AlertGroupID] {

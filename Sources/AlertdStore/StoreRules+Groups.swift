@@ -40,10 +40,16 @@ extension StoreRules {
     /// presenters what it should be told now, if anything (Alertmanager's
     /// flush): the first notification; a change (alerts joined or closed);
     /// a reminder once `repeatInterval` passed with nothing changed; or,
-    /// once every member closed, that the group resolved, after which the
-    /// group ends. Silenced and inhibited members are not listed. Each
+    /// once every member closed, that the group resolved. A resolved group
+    /// stays one more `interval`, so an alert that fires again soon after
+    /// waits for it like any change rather than forming a new group due
+    /// after `wait` (a flapping alert's every flap would be news), and then
+    /// ends. Silenced and inhibited members are not listed. Each
     /// notification is a delivery of its own with its content stored, so
-    /// it is retried, rate limited and replayed like any other.
+    /// it is retried, rate limited and replayed like any other. A member
+    /// that closed leaves the group once every presenter told of it has
+    /// been told it closed, so a long-lived group does not read every
+    /// alert it ever had at each look.
     package static func flush<T: StoreTransaction>(
         _ id: AlertGroupID, now: Date, silences: [Silence], inhibitions: Inhibitions, in tx: inout T
     ) throws(T.Failure) -> [GroupNotice] {
@@ -96,9 +102,21 @@ extension StoreRules {
                         about: id)
             notices.append(GroupNotice(group: id, presenter: presenter, reason: reason, delivery: deliveryID, listed: firing.count))
         }
+        let toldNow = Set(notices.map(\.presenter))
+        var stillTold = toldNow.isEmpty ? Set<AlertID>() : firingIDs
+        for (presenter, previous) in told where !toldNow.contains(presenter) { stillTold.formUnion(previous.alerts) }
+        for member in members where member.state.isFinal && !stillTold.contains(member.id) {
+            try tx.removeMember(member.id, from: id)
+        }
         if open.isEmpty {
-            // Everyone told has been told it resolved: the group is over.
-            try tx.deleteGroup(id)
+            // Nothing was said now: everyone told has been told it resolved, and its interval has passed.
+            guard !notices.isEmpty else {
+                try tx.deleteGroup(id)
+                return notices
+            }
+            group.notifiedAt = now
+            group.nextDueAt = now.addingTimeInterval(group.settings.interval.seconds)
+            try tx.save(group)
             return notices
         }
         if !notices.isEmpty { group.notifiedAt = now }

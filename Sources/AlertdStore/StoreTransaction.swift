@@ -67,6 +67,8 @@ package protocol StoreTransaction {
     mutating func deleteGroup(_ id: AlertGroupID) throws(Failure)
     /// Makes `alert` a member of `group` (once).
     mutating func addMember(_ alert: AlertID, to group: AlertGroupID) throws(Failure)
+    /// Takes `alert` out of `group`: it closed and there is nothing more to say of it.
+    mutating func removeMember(_ alert: AlertID, from group: AlertGroupID) throws(Failure)
     /// The group's members, in no particular order.
     mutating func members(of group: AlertGroupID) throws(Failure) -> [AlertID]
     /// The group's members' alerts, oldest first (by creation, then id). By

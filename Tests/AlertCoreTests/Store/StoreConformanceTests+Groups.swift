@@ -6,7 +6,8 @@ import Testing
 
 /// Grouping's rules on every backend: a group forms with its first member
 /// and is flushed `wait` later; changes wait for `interval`, reminders for
-/// `repeatInterval`; the group resolves once, then ends; what each presenter
+/// `repeatInterval`; the group resolves once, stays an interval, then ends;
+/// closed members leave it once told; what each presenter
 /// was told, and its thread, are kept; a notification's content is stored
 /// with its delivery.
 extension StoreConformanceTests {
@@ -95,10 +96,18 @@ extension StoreConformanceTests {
         _ = try await store.decide(subs[0].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
         #expect(try await store.nextGroupDueTime() == at(90))
         #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        // Told it closed, it leaves the group.
+        let id = subs[0].groups[0].id
+        #expect(try await store.group(id: id)?.members.map(\.id) == subs.dropFirst().map(\.alert.id))
         for s in subs.dropFirst() { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100))) }
         let resolved = try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10)
         #expect(resolved.map(\.reason) == [.resolved])
-        // Over: the group is gone, and nothing more is said.
+        // It stays an interval, with no members, and then ends with nothing more said.
+        #expect(try await store.nextGroupDueTime() == at(210))
+        #expect(try await store.group(id: id)?.members == [])
+        #expect(try await store.flushDueGroups(now: at(209), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.groups().map(\.id) == [id])
+        #expect(try await store.flushDueGroups(now: at(210), inhibitRules: [], limit: 10) == [])
         #expect(try await store.nextGroupDueTime() == nil)
         #expect(try await store.groups() == [])
         #expect(try await store.counts().openGroups == 0)
@@ -115,11 +124,41 @@ extension StoreConformanceTests {
         #expect(notes[2].title.hasPrefix("[RESOLVED]"))
 
         // The same labels again form a new group, whose notifications have new ids.
-        let again = try grouped("db9", at: 200, presenters: ["chat"])
+        let again = try grouped("db9", at: 220, presenters: ["chat"])
         _ = try await store.submit([again])
-        let notices = try await store.flushDueGroups(now: at(230), inhibitRules: [], limit: 10)
+        let notices = try await store.flushDueGroups(now: at(250), inhibitRules: [], limit: 10)
         #expect(notices.map(\.reason) == [.first])
         #expect(!claimed.map(\.delivery.id).contains(try #require(notices.first?.delivery)))
+    }
+
+    /// A flap: the group's one alert resolves and fires again soon after.
+    /// The new alert joins the resolved group, told an interval after the
+    /// resolution (as any change is), not a new group told `wait` after it
+    /// fired: `interval` throttles a flapping alert's notifications.
+    @Test(arguments: StoreBackend.allCases) func anAlertFiringSoonAfterItsGroupResolvedWaitsForTheInterval(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), presenters: ["chat"])
+        _ = try await store.submit([first])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.reason) == [.first])
+        _ = try await store.decide(first.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.resolved])
+
+        let again = try grouped("db0", at: 100, interval: .seconds(60), presenters: ["chat"])
+        _ = try await store.submit([again])
+        #expect(try await store.nextGroupDueTime() == at(150))
+        #expect(try await store.flushDueGroups(now: at(149), inhibitRules: [], limit: 10) == [])
+        let changed = try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10)
+        #expect(changed.map(\.reason) == [.changed])
+        #expect(changed.first?.listed == 1)
+
+        let claimed = try await store.claimDueDeliveries(now: at(150), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        let notes = claimed.compactMap(\.group?.notification).sorted { $0.sequence < $1.sequence }
+        #expect(notes.map(\.reason) == [.first, .resolved, .changed])
+        #expect(notes[2].sequence == 3)
+        #expect(notes[2].firing.map(\.id) == [again.alert.id])
+        #expect(notes[2].newAlertIDs == [again.alert.id])
+        #expect(notes[2].closed.isEmpty)
+        #expect(try await store.group(id: again.groups[0].id)?.members.map(\.id) == [again.alert.id])
     }
 
     @Test(arguments: StoreBackend.allCases) func aGroupWhoseMembersAllCloseDuringItsWaitSaysNothing(_ backend: StoreBackend) async throws {
