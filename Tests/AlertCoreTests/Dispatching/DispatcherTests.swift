@@ -109,7 +109,8 @@ actor ScriptedPresenter: AlertPresenter {
         await run.value
 
         let calls = await hook.calls
-        #expect(calls.count == 4)
+        // Required, not expected: the gaps below index the calls.
+        try #require(calls.count == 4)
         #expect(calls.map(\.context.attempt) == [1, 2, 3, 4])
         // One delivery id across every retry.
         #expect(Set(calls.map(\.context.deliveryID)).count == 1)

@@ -15,7 +15,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .sqlite: try SQLiteAlertStore(path: dir.path + "/\(UUID().uuidString).db")
         case .inMemory: InMemoryAlertStore()
-        case .postgres: try PostgresAlertStore(url: try PostgresServer.shared().makeDatabase(), node: "test")
+        // Two readers: the suite's cases run at once, each store with its own connections.
+        case .postgres: try PostgresAlertStore(url: try PostgresServer.shared().makeDatabase(), node: "test", readers: 2)
         }
     }
 

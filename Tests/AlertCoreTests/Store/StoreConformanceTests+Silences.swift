@@ -13,8 +13,11 @@ extension StoreConformanceTests {
                 endsAt: start.addingTimeInterval(seconds), createdBy: "alice", comment: "maintenance")
     }
 
-    func labelled(_ labels: [String: String]) throws -> Alert {
-        Alert(spec: try spec("Disk full", labels: labels))
+    /// An alert made `at` the test's own clock: with the suite run in
+    /// parallel, a second of wall time can pass between reading the clock
+    /// and submitting.
+    func labelled(_ labels: [String: String], at: Date = Date()) throws -> Alert {
+        Alert(spec: try spec("Disk full", labels: labels), at: at)
     }
 
     static let hook: [DeliveryKind: Int] = [.presenter("hook"): 8]
@@ -84,8 +87,8 @@ extension StoreConformanceTests {
         let now = Date()
         let s = try silence(#"alertname="DiskFull""#, from: now, for: 600)
         _ = try await store.saveSilence(s, replacing: nil, now: now)
-        let silenced = try labelled(["alertname": "DiskFull", "instance": "db1"])
-        let other = try labelled(["alertname": "CPUHot"])
+        let silenced = try labelled(["alertname": "DiskFull", "instance": "db1"], at: now)
+        let other = try labelled(["alertname": "CPUHot"], at: now)
         _ = try await store.submit([AlertSubmission(alert: silenced, presenters: ["hook"]), AlertSubmission(alert: other, presenters: ["hook"])])
 
         let claimed = try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0)
@@ -115,7 +118,7 @@ extension StoreConformanceTests {
         let now = Date()
         let s = try silence(#"instance=~"db[0-9]+""#, from: now)
         _ = try await store.saveSilence(s, replacing: nil, now: now)
-        let a = try labelled(["instance": "db12"])
+        let a = try labelled(["instance": "db12"], at: now)
         _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"])])
         #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
         let expiredAt = now.addingTimeInterval(30)
@@ -129,7 +132,7 @@ extension StoreConformanceTests {
         let now = Date()
         let s = try silence(#"alertname="DiskFull""#, from: now, for: 60)
         _ = try await store.saveSilence(s, replacing: nil, now: now)
-        let a = try labelled(["alertname": "DiskFull"])
+        let a = try labelled(["alertname": "DiskFull"], at: now)
         _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"])])
         #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
         _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "prometheus", at: now.addingTimeInterval(10)))
@@ -149,7 +152,7 @@ extension StoreConformanceTests {
         let now = Date()
         let window = try silence(#"env!="dev""#, #"alertname=~"Disk.*""#, from: now.addingTimeInterval(600))
         _ = try await store.saveSilence(window, replacing: nil, now: now)
-        let early = try labelled(["alertname": "DiskFull", "env": "prod"])
+        let early = try labelled(["alertname": "DiskFull", "env": "prod"], at: now)
         _ = try await store.submit([AlertSubmission(alert: early, presenters: ["hook"])])
         #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).count == 1)
 

@@ -68,7 +68,7 @@ final class PostgresServer: Sendable {
     /// Starts (or restarts) the server and waits until it takes connections.
     func start() throws {
         let arguments = asServiceUser(["--pdeathsig", "KILL", "--", binaries + "/postgres",
-            "-D", dataDir, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
+            "-D", dataDir, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=400",
             "-c", "shared_buffers=32MB"])
         let log = logPath
         // From a thread that never exits: the parent-death signal follows the
