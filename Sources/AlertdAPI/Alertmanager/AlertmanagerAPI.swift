@@ -102,15 +102,13 @@ public struct AlertmanagerAPI: Sendable {
         let silenced = SilenceIndex(try await APIError.storeCall(await store.silences()), at: now)
         let settings = intake.current
         let router = settings.router
-        // Inhibition looks at every open alert; without rules, only those
-        // the filters' plain `name="value"` matchers let through are read.
-        let inhibiting = !settings.inhibitRules.isEmpty
+        // Only the alerts the filters' plain `name="value"` matchers let
+        // through are read, and the inhibition sources apart.
+        let inhibitions = try await inhibitions(under: settings.inhibitRules)
         var work = FilterWork(limit: filterStepLimit)
-        let open = try await openAlerts(labels: inhibiting ? [] : filters.compactMap(Self.storeFilter)) { alert throws(APIError) in
-            if inhibiting { return true }
-            return try await work.allMatch(filters, Self.shownLabels(alert))
+        let open = try await openAlerts(labels: filters.compactMap(Self.storeFilter)) { alert throws(APIError) in
+            try await work.allMatch(filters, Self.shownLabels(alert))
         }
-        let inhibitions = Inhibitions(rules: settings.inhibitRules, openAlerts: open)
         var out: [(plan: AlertRouter.Plan, shown: AlertmanagerRepresentation.Alert)] = []
         for (n, alert) in open.enumerated() {
             // Thousands of alerts would hold a thread of the cooperative
@@ -118,8 +116,6 @@ public struct AlertmanagerAPI: Sendable {
             if n > 0, n.isMultiple(of: APIRepresentation.elementsAtOnce) { await Task.yield() }
             var labels = alert.spec.labels
             let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
-            // Without inhibition, `openAlerts` applied the filters already.
-            if inhibiting, !(try await work.allMatch(filters, labels)) { continue }
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
@@ -212,6 +208,28 @@ public struct AlertmanagerAPI: Sendable {
     private static func storeFilter(_ matcher: LabelMatcher) -> (String, String)? {
         guard matcher.op == .equal, !matcher.value.isEmpty, matcher.name != AlertmanagerAlert.generatorURLLabel else { return nil }
         return (matcher.name, matcher.value)
+    }
+
+    /// The inhibitions in force under `rules`, from the open alerts that
+    /// may be their sources: for each rule, those its plain `name="value"`
+    /// source matchers let through, read by the store; every open alert
+    /// only for a rule without one. A listing filtered to a few alerts no
+    /// longer reads all of them because a rule exists.
+    private func inhibitions(under rules: [InhibitRule]) async throws(APIError) -> Inhibitions {
+        guard !rules.isEmpty else { return .none }
+        var candidates: [Alert] = []
+        var seen = Set<AlertID>()
+        for rule in rules {
+            let plain = rule.sourceMatchers.compactMap(Self.storeFilter)
+            guard !plain.isEmpty else {
+                return Inhibitions(rules: rules, openAlerts: try await openAlerts(labels: []) { _ in true })
+            }
+            for alert in try await openAlerts(labels: plain, keep: { rule.isSource($0.spec.labels) }) where seen.insert(alert.id).inserted {
+                candidates.append(alert)
+            }
+        }
+        // One order whichever rule found a source first, as ties between sources are broken by it.
+        return Inhibitions(rules: rules, openAlerts: candidates.sorted(by: Alert.oldestFirst))
     }
 
     /// Every open alert with these labels that `keep` keeps, page by page.

@@ -90,6 +90,12 @@ import Testing
         #expect(freeStatus["inhibitedBy"] as? [String] == [])
         let onlyInhibited = try JSONSerialization.jsonObject(with: try await d.request("GET", "/api/v2/alerts?inhibited=false").body) as? [[String: Any]]
         #expect(onlyInhibited?.count == 2, "inhibited=false drops the held alert only")
+        // Filtered to the target alone, it still names its source, which the filter leaves out.
+        let filtered = try #require(try JSONSerialization.jsonObject(
+            with: try await d.request("GET", "/api/v2/alerts?filter=" + "instance=\"n1\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!).body)
+            as? [[String: Any]])
+        #expect(filtered.count == 1)
+        #expect((filtered.first?["status"] as? [String: Any])?["inhibitedBy"] as? [String] == [try #require(sourceEntry["fingerprint"] as? String)])
 
         // Removing the rule by reload delivers the held target now, not at the hourly recheck.
         try await d.reload(["presenters": presenters])
