@@ -119,6 +119,27 @@ struct PostgresStoreTransaction: StoreTransaction {
             .rows.compactMap { try? StoreCoding.openAlert(StoreCoding.AlertRow($0)) }
     }
 
+    /// The inhibitions in force under `rules`, from the open alerts that
+    /// may be their sources: those with some rule's ``InhibitRule/sourceLabels``,
+    /// found by the server, not every open alert sent over and decoded for
+    /// each claim. Every open alert only when a rule has no such labels.
+    mutating func inhibitions(under rules: [InhibitRule]) throws(PostgresError) -> Inhibitions {
+        guard !rules.isEmpty else { return .none }
+        var any: [String] = []
+        var args: [PostgresValue] = []
+        for rule in rules {
+            let labels = rule.sourceLabels
+            guard !labels.isEmpty else { return try inhibitionsOfEveryOpenAlert(under: rules) }
+            any.append("(" + labels.map { label in
+                args += [.text(label.name), .text(label.value)]
+                return "(spec::jsonb -> 'labels' ->> $\(args.count - 1)) = $\(args.count)"
+            }.joined(separator: " AND ") + ")")
+        }
+        // In one order, as ties between sources are broken by it.
+        let rows = try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open' AND (\(any.joined(separator: " OR "))) ORDER BY created_at, id", args).rows
+        return Inhibitions(rules: rules, openAlerts: rows.compactMap { try? StoreCoding.openAlert(StoreCoding.AlertRow($0)) })
+    }
+
     /// The silences active at `now`, which screen every claim.
     func activeSilences(at now: Date) throws(PostgresError) -> [Silence] {
         let ms = StoreCoding.millis(now)

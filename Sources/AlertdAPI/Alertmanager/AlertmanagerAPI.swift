@@ -220,7 +220,7 @@ public struct AlertmanagerAPI: Sendable {
         var candidates: [Alert] = []
         var seen = Set<AlertID>()
         for rule in rules {
-            let plain = rule.sourceMatchers.compactMap(Self.storeFilter)
+            let plain = rule.sourceLabels.filter { $0.name != AlertmanagerAlert.generatorURLLabel }
             guard !plain.isEmpty else {
                 return Inhibitions(rules: rules, openAlerts: try await openAlerts(labels: []) { _ in true })
             }

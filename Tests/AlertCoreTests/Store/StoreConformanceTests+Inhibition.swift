@@ -37,6 +37,44 @@ extension StoreConformanceTests {
         #expect(try await store.record(id: closesFirst.id)?.deliveries.first?.state == .silenced)
     }
 
+    /// Sources found by each rule's `name="value"` labels (a store may
+    /// read only those alerts): values that JSON escapes, two labels both
+    /// required, and a rule whose sources only a regex names, for which
+    /// every open alert may be one.
+    @Test(arguments: StoreBackend.allCases) func sourcesAreFoundByEveryKindOfRule(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let plain = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: #"alertname="Switch \"core\" é/1""#),
+                                                 try LabelMatcher(parsing: #"env="prod""#)],
+                                targetMatchers: [try LabelMatcher(parsing: #"alertname="NodeDown""#)], equal: ["rack"])
+        let regex = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: #"alertname=~"Power.*""#)],
+                                targetMatchers: [try LabelMatcher(parsing: #"alertname="DiskSlow""#)], equal: ["rack"])
+        let capacity: [DeliveryKind: Int] = [.presenter("hook"): 8]
+        var now = Date()
+        func alert(_ labels: [String: String]) throws -> Alert { Alert(spec: try spec("x", labels: labels), at: now) }
+        func claim(_ alerts: [Alert], under rules: [InhibitRule]) async throws -> [AlertID] {
+            _ = try await store.submit(alerts.map { AlertSubmission(alert: $0, presenters: ["hook"]) })
+            now = now.addingTimeInterval(0.01)
+            return try await store.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: 0, inhibitRules: rules).map(\.alert.id)
+        }
+        // Labels alone name the sources.
+        let switchDown = try alert(["alertname": #"Switch "core" é/1"#, "env": "prod", "rack": "7"])
+        let notASource = try alert(["alertname": #"Switch "core" é/1"#, "env": "dev", "rack": "8"])
+        #expect(try await claim([switchDown, notASource], under: [plain]).count == 2)
+        let held = try alert(["alertname": "NodeDown", "rack": "7"])
+        let free = try alert(["alertname": "NodeDown", "rack": "8"])
+        #expect(try await claim([held, free], under: [plain]) == [free.id])
+        #expect(try await store.record(id: held.id)?.deliveries.first?.silencedBy == .inhibition(by: switchDown.id))
+
+        // A regex alone names them.
+        let power = try alert(["alertname": "PowerLost", "rack": "9"])
+        #expect(try await claim([power], under: [plain, regex]) == [power.id])
+        let heldByRegex = try alert(["alertname": "DiskSlow", "rack": "9"])
+        let alsoHeld = try alert(["alertname": "NodeDown", "rack": "7"])
+        #expect(try await claim([heldByRegex, alsoHeld], under: [plain, regex]).isEmpty)
+        #expect(try await store.record(id: heldByRegex.id)?.deliveries.first?.silencedBy == .inhibition(by: power.id))
+        #expect(try await store.record(id: alsoHeld.id)?.deliveries.first?.silencedBy == .inhibition(by: switchDown.id))
+    }
+
     /// A reload that changes the rules calls `releaseInhibited`: what an
     /// inhibition holds is due at once and screened by the rules in force
     /// at the next claim; what a silence holds stays held.
