@@ -99,16 +99,23 @@ extension PostgresAlertStore {
         }
         var out: [ClaimedDelivery] = []
         var snapshots: [DeliveryID: GroupSnapshot] = [:]
+        var queued: Set<DeliveryID> = []
         let grouped = rows.map(\.0.id).filter { $0.groupNotification != nil }
         if !grouped.isEmpty {
-            let texts = try await pool.run("Reading group notifications") { conn throws(PostgresError) in
-                try conn.query("SELECT id, group_snapshot FROM deliveries WHERE id = ANY($1::text[])", [.textArray(grouped.map(\.rawValue))])
-                    .rows.map { (DeliveryID(rawValue: $0.text(0)), $0.optionalText(1)) }
+            let (texts, later) = try await pool.run("Reading group notifications") { conn throws(PostgresError) in
+                (try conn.query("SELECT id, group_snapshot FROM deliveries WHERE id = ANY($1::text[])", [.textArray(grouped.map(\.rawValue))])
+                    .rows.map { (DeliveryID(rawValue: $0.text(0)), $0.optionalText(1)) },
+                 try conn.query("SELECT id FROM deliveries WHERE id = ANY($1::text[])",
+                                [.textArray(grouped.compactMap(\.nextGroupNotification?.rawValue))])
+                    .rows.map { DeliveryID(rawValue: $0.text(0)) })
             }
             for (id, text) in texts { snapshots[id] = text.flatMap(GroupSnapshot.decode) }
+            queued = Set(later)
         }
         for (delivery, row) in rows {
-            out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshots[delivery.id]))
+            let next = delivery.id.nextGroupNotification
+            out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshots[delivery.id],
+                                       supersededBy: next.flatMap { queued.contains($0) ? $0 : nil }))
         }
         return out
     }

@@ -266,14 +266,14 @@ public final class SQLiteAlertStore: AlertStore {
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
         let sources = inhibitionSources
-        let rows: [(DeliveryRecord, StoreCoding.AlertRow, String?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
+        let rows: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             // A delivery a silence or an inhibition holds leaves the due set,
             // but it took a row of the page read for a free slot: the page is
             // read again for the room it left, a bounded number of times, so
             // that a poll with room left has taken everything due (which the
             // dispatcher counts on). Else a thousand silenced deliveries due
             // first held the rest back a page a second.
-            var out: [(DeliveryRecord, StoreCoding.AlertRow, String?)] = []
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)] = []
             var room = capacity
             var orphanRoom = orphanLimit
             // Read at the first page and kept for the others: this claim is
@@ -284,7 +284,7 @@ public final class SQLiteAlertStore: AlertStore {
                 if ids.isEmpty { break }
                 let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, sources: sources, in: conn)
                 out += claimed
-                for (delivery, _, _) in claimed {
+                for (delivery, _, _, _) in claimed {
                     if let left = room[delivery.kind] { room[delivery.kind] = left - 1 } else { orphanRoom -= 1 }
                 }
                 if held == 0 { break }
@@ -292,8 +292,9 @@ public final class SQLiteAlertStore: AlertStore {
             return out
         }
         var claimed: [ClaimedDelivery] = []
-        for (delivery, row, snapshot) in rows {
-            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshot.flatMap(GroupSnapshot.decode)))
+        for (delivery, row, snapshot, later) in rows {
+            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshot.flatMap(GroupSnapshot.decode),
+                                           supersededBy: later))
         }
         return claimed
     }
@@ -336,7 +337,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// first page and kept for the claim's others.
     private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
                               screening: inout Screening?, sources: InhibitionSources, in conn: SQLiteConnection) throws(SQLiteError)
-        -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, String?)], held: Int) {
+        -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)], held: Int) {
         let known = screening
         let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources) { tx throws(SQLiteError) in
             // Reading the open alerts costs; only rules in force and something to screen need it.
@@ -349,7 +350,7 @@ public final class SQLiteAlertStore: AlertStore {
             }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
-            var out: [(DeliveryRecord, StoreCoding.AlertRow, String?)] = []
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)] = []
             var held = 0
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
@@ -368,7 +369,8 @@ public final class SQLiteAlertStore: AlertStore {
                 guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
                 tx.moves.claimed()
                 guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
-                out.append((delivery, a, try tx.snapshotText(delivery.id)))
+                let later = try delivery.id.nextGroupNotification.flatMap { next throws(SQLiteError) in try tx.delivery(next) == nil ? nil : next }
+                out.append((delivery, a, try tx.snapshotText(delivery.id), later))
             }
             return (out, held, (active, inhibitions))
         }

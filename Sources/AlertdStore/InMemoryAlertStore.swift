@@ -72,7 +72,9 @@ public actor InMemoryAlertStore: AlertStore {
                 guard orphans < orphanLimit else { continue }
                 orphans += 1
             }
-            out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!, group: state.snapshots[d.id]))
+            let later = d.id.nextGroupNotification.flatMap { state.deliveries[$0] == nil ? nil : $0 }
+            out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!, group: state.snapshots[d.id],
+                                       supersededBy: later))
         }
         return out
     }

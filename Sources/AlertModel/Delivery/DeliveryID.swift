@@ -55,6 +55,13 @@ extension DeliveryID {
         DeliveryID(rawValue: "group:\(group.rawValue):\(generation):\(sequence):\(presenter)")
     }
 
+    /// For a group notification, the id the group's next notification to
+    /// the same presenter takes (the same group as formed then); nil for
+    /// any other delivery.
+    public var nextGroupNotification: DeliveryID? {
+        groupNotification.map { .group($0.group, generation: $0.generation, $0.sequence + 1, presenter: $0.presenter) }
+    }
+
     /// The parts of a group notification's id; nil for any other delivery.
     public var groupNotification: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String)? {
         guard rawValue.hasPrefix("group:") else { return nil }

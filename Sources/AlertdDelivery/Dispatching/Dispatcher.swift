@@ -609,6 +609,9 @@ public actor Dispatcher: Service {
         let unusable: String? = if configured == nil {
             // Its presenter was removed from the config: nothing can deliver it.
             "presenter \"\(d.presenter)\" is not configured"
+        } else if let later = claimed.supersededBy {
+            // Sent after the group's next notification (a retry once the destination is back), it would undo it.
+            "superseded: the group's next notification to this presenter (\(later)) is queued and says what stands now"
         } else if d.followUpOf != nil && (followUp == nil || configured?.followUps != true) {
             // Its presenter was reconfigured since: a type without follow-ups would send the alert again.
             "presenter \"\(d.presenter)\" no longer sends follow-ups"

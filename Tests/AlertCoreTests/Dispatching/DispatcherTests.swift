@@ -357,6 +357,38 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await store.record(id: id)?.deliveries.first?.lastError == "presenter \"removed\" is not configured")
     }
 
+    /// A group's `first` still queued when its `resolved` is (the
+    /// destination was down): only the `resolved` goes out; the `first`,
+    /// sent after it, would reopen what it closed.
+    @Test func aGroupNotificationWhoseNextIsQueuedIsNotSent() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        let start = Date().addingTimeInterval(-100)
+        let membership = AlertGroupMembership(
+            route: "r", labels: [AlertLabel(name: "alertname", value: "A")],
+            settings: AlertGroupSettings(presenters: ["hook"], wait: .seconds(30), interval: .seconds(60), repeatInterval: .seconds(3600)))
+        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": "A"]).build().get(), at: start)
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: [], groups: [membership])])
+        let first = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
+        _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
+        let resolved = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
+        #expect(resolved.reason == .resolved)
+
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        try await waitUntil {
+            let states = await store.record(id: alert.id)?.deliveries.map(\.state) ?? []
+            return states.count == 2 && !states.contains(.pending) && !states.contains(.inFlight)
+        }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.calls.map(\.context.deliveryID) == [resolved.delivery])
+        let overtaken = try #require(await store.record(id: alert.id)?.deliveries.first { $0.id == first.delivery })
+        #expect(overtaken.state == .dead)
+        #expect(overtaken.lastError?.hasPrefix("superseded: the group's next notification to this presenter") == true)
+    }
+
     @Test func aGracefulStopWaitsForDeliveriesInFlight() async throws {
         let store = InMemoryAlertStore()
         let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(300))

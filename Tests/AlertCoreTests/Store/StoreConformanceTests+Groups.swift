@@ -131,6 +131,25 @@ extension StoreConformanceTests {
         #expect(!claimed.map(\.delivery.id).contains(try #require(notices.first?.delivery)))
     }
 
+    /// Notifications queued while none could be sent (the destination was
+    /// down) are claimed together; each but the last names the one after
+    /// it, which says what stands now.
+    @Test(arguments: StoreBackend.allCases) func aClaimedNotificationNamesTheNextOneQueued(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), presenters: ["chat", "pager"])
+        _ = try await store.submit([first])
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        _ = try await store.decide(first.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.resolved, .resolved])
+        let claimed = try await store.claimDueDeliveries(now: at(90), capacity: [.presenter("chat"): 10, .presenter("pager"): 10], orphanLimit: 0)
+        #expect(claimed.count == 4)
+        for c in claimed {
+            let parts = try #require(c.delivery.id.groupNotification)
+            let next = DeliveryID.group(parts.group, generation: parts.generation, 2, presenter: parts.presenter)
+            #expect(c.supersededBy == (parts.sequence == 1 ? next : nil), "\(c.delivery.id)")
+        }
+    }
+
     /// A flap: the group's one alert resolves and fires again soon after.
     /// The new alert joins the resolved group, told an interval after the
     /// resolution (as any change is), not a new group told `wait` after it
