@@ -7,12 +7,22 @@ import AlertdStore
 /// their members, timers and what each presenter was told.
 public struct GroupsAPI: Sendable {
     package let store: any AlertStore
+    /// Answers build through it, a few at once: a group of 50,000 alerts is
+    /// an answer of 34 MB (``ListingGate``).
+    private let listings: ListingGate
 
-    public init(store: any AlertStore) { self.store = store }
+    public init(store: any AlertStore, listings: ListingGate = ListingGate()) {
+        self.store = store
+        self.listings = listings
+    }
 
     public func register(in router: inout APIRouter) {
-        router.add("GET", "/v1/groups", access: .token(.read)) { _ throws(APIError) in try await list() }
-        router.add("GET", "/v1/groups/{id}", access: .token(.read)) { req throws(APIError) in try await show(id: req[parameter: "id"]) }
+        router.add("GET", "/v1/groups", access: .token(.read)) { _ throws(APIError) in
+            try await listings.through { () throws(APIError) in try await list() }
+        }
+        router.add("GET", "/v1/groups/{id}", access: .token(.read)) { req throws(APIError) in
+            try await listings.through { () throws(APIError) in try await show(id: req[parameter: "id"]) }
+        }
     }
 
     package func list() async throws(APIError) -> HTTPResponse {

@@ -15,15 +15,16 @@ public struct AlertmanagerAPI: Sendable {
     package let dispatcherRunning: @Sendable () async -> Bool
     /// The regex steps one listing's `filter` matchers may take (``FilterWork``).
     package var filterStepLimit = FilterWork.limit
-    /// Two listings build at once: a third waits (``ListingGate``).
-    private let listings = ListingGate(width: 2)
+    /// Listings build through it, a few at once (``ListingGate``).
+    private let listings: ListingGate
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
-                dispatcherRunning: @escaping @Sendable () async -> Bool) {
+                dispatcherRunning: @escaping @Sendable () async -> Bool, listings: ListingGate = ListingGate()) {
         self.intake = intake
         self.store = store
         self.metrics = metrics
         self.dispatcherRunning = dispatcherRunning
+        self.listings = listings
     }
 
     public func register(in router: inout APIRouter) {

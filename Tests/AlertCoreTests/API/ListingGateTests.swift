@@ -1,10 +1,13 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import AlertdHTTP
+@testable import AlertdStore
 @testable import AlertdAPI
 
-/// Alertmanager listings build two at a time: each holds every alert it
-/// shows, so six readers at once took the daemon to 1.4 GB.
+/// Large answers build two at a time: each holds every alert it shows, so
+/// six Alertmanager listings at once took the daemon to 1.4 GB, and 32
+/// readers of one big group 2.3 GB.
 @Suite struct ListingGateTests {
     final class Running: Sendable {
         let state = Mutex((now: 0, most: 0, done: 0))
@@ -27,6 +30,34 @@ import Testing
         let seen = running.state.withLock { $0 }
         #expect(seen.done == 6)
         #expect(seen.most >= 1 && seen.most <= 2)
+        #expect(await gate.queued == 0)
+    }
+
+    /// A group's answer waits for a turn of the gate it is given, as the
+    /// Alertmanager listings do, and answers once the turn comes.
+    @Test func groupAnswersTakeTheirTurn() async throws {
+        let gate = ListingGate(width: 1)
+        var router = APIRouter(authenticator: APIAuthenticator(token: nil))
+        GroupsAPI(store: InMemoryAlertStore(), listings: gate).register(in: &router)
+        let turn = Mutex((holding: false, release: false))
+        let holder = Task {
+            try await gate.through { () throws(APIError) in
+                turn.withLock { $0.holding = true }
+                while !turn.withLock({ $0.release }) { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        while !turn.withLock({ $0.holding }) { try await Task.sleep(for: .milliseconds(5)) }
+        let answer = Task { await router.handle(APIFixture.request("GET", "/v1/groups")) }
+        var waited = 0
+        while await gate.queued == 0, waited < 400 {
+            try await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
+        #expect(await gate.queued == 1, "the group listing waits for the turn")
+        turn.withLock { $0.release = true }
+        #expect(await answer.value.status == 200)
+        try await holder.value
+        #expect(await router.handle(APIFixture.request("GET", "/v1/groups/g-0123456789abcdef")).status == 404)
         #expect(await gate.queued == 0)
     }
 
