@@ -10,8 +10,8 @@ public struct GroupsCommand: CLICommand {
         abstract: "List the open groups of alerts that grouped routes formed.",
         discussion: """
             One line per group: its id, route, when it is due next (its first notification, a change's or a \
-            reminder), when its presenters were last notified, and its grouping labels. A group ends once all \
-            its alerts have closed and that was told. 'GET /v1/groups/{id}' shows a group's members and what \
+            reminder), when its presenters were last notified, and its grouping labels. A group ends group_interval \
+            after it was told that all its alerts closed, unless one joined it meanwhile. 'GET /v1/groups/{id}' shows a group's members and what \
             each presenter was told.
 
             \(AlertdConnectionOptions.exitCodesHelp())
@@ -45,9 +45,11 @@ public struct GroupsCommand: CLICommand {
             return .success
         }
         let header = ["ID", "ROUTE", "NEXT DUE (UTC)", "NOTIFIED (UTC)", "LABELS"]
+        // The server's text as the terminal shows it: no escape sequences.
         let rows = groups.map { g in
             [g.id.rawValue, g.route, UTCTimestamp.dateTime(g.nextDueAt), g.notifiedAt.map(UTCTimestamp.dateTime) ?? "-",
              g.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
+                .map { TextPolicy.replacingRefused(in: $0, .line) }
         }
         let widths = (0..<header.count - 1).map { column in ([header] + rows).map { TextWrapper.displayWidth($0[column]) }.max() ?? 0 }
         for row in [header] + rows {

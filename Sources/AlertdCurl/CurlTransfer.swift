@@ -37,6 +37,8 @@ package final class CurlTransfer: @unchecked Sendable {
     private var headers = HTTPHeaders()
     private var body = Data()
     private var overflowed = false
+    /// Streaming: the reader fell ``HTTPClient/maxUnreadChunks`` behind.
+    private var readerBehind = false
     private var policyRefusal: String?
     private var finished = false
     private var headDelivered = false
@@ -254,6 +256,8 @@ package final class CurlTransfer: @unchecked Sendable {
         let detail = String(cString: errorBuffer)
         let curl = CurlError(code, detail: detail)
         switch code {
+        case CURLE_WRITE_ERROR where readerBehind:
+            return .failure(.connectionLost(url: url, reason: "the server sent faster than it was read, \(HTTPClient.maxUnreadChunks) chunks ahead"))
         case CURLE_WRITE_ERROR where overflowed:
             return .failure(.responseTooLarge(url: url, limit: request.maxResponseBytes))
         case CURLE_COULDNT_CONNECT where policyRefusal != nil, CURLE_ABORTED_BY_CALLBACK where policyRefusal != nil:
@@ -306,7 +310,10 @@ package final class CurlTransfer: @unchecked Sendable {
     private func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
         if let bodyContinuation {
             deliverHead()
-            bodyContinuation.yield(Data(bytes: UnsafeRawPointer(data), count: count))
+            if case .dropped = bodyContinuation.yield(Data(bytes: UnsafeRawPointer(data), count: count)) {
+                readerBehind = true
+                return 0
+            }
             return count
         }
         let room = request.maxResponseBytes - body.count

@@ -60,7 +60,7 @@ public final class HTTPClient: Sendable {
     public func stream(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientStreamingResponse {
         let driver = try multiDriver(for: request)
         let transfer = CurlTransfer(request)
-        let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream(bufferingPolicy: .bufferingOldest(Self.maxUnreadChunks))
         transfer.bodyContinuation = bodyContinuation
         bodyContinuation.onTermination = { termination in
             // `.finished` comes from the transfer itself; only a reader that went away needs the abort.
@@ -78,6 +78,13 @@ public final class HTTPClient: Sendable {
         let response = try head.get()
         return HTTPClientStreamingResponse(status: response.status, headers: response.headers, body: body)
     }
+
+    /// How many chunks of a streamed body (libcurl hands over up to 16 kB
+    /// at a time) may wait for their reader: some 16 MB. A server sending
+    /// faster than the reader reads loses the connection past it, rather
+    /// than growing the reader without bound (an endless event line took a
+    /// watcher to 6.6 GB in 20 s).
+    public static let maxUnreadChunks = 1_024
 
     /// The multi driver whose turn it is, or the error a request gets when
     /// libcurl could not start one.

@@ -25,7 +25,12 @@ import Testing
                   {"alert_id": alert, "type": "alert.confirmed", "at": "2026-12-04T18:05:09.974Z", "actor": "a" + esc, "recipient": "r" + esc}]
         def serve(c):
             request = c.recv(65536)
-            if b"/v1/events" in request:
+            if b"/v1/groups" in request:
+                group = {"id": "g-0123456789abcdef", "route": "r" + esc, "labels": {"rack" + esc: "7" + esc}, "presenters": ["p" + esc],
+                         "created_at": "2026-12-04T18:05:09.974Z", "next_due_at": "2026-12-04T18:05:39.974Z"}
+                body = json.dumps({"groups": [group]}).encode()
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            elif b"/v1/events" in request:
                 c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nretry: 60000\n\n"
                           + b"".join(("data: " + json.dumps(e) + "\n\n").encode() for e in events))
                 threading.Event().wait(5)
@@ -43,6 +48,12 @@ import Testing
             c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffff\r\n")
             block = b"x" * 65536
             for _ in range(48 * 16):
+                c.sendall(block); sent += len(block)
+        elif mode == "flood":
+            # An event stream of one endless line, as fast as it is taken.
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ")
+            block = b"x" * 65536
+            for _ in range(64 * 16):
                 c.sendall(block); sent += len(block)
         elif mode == "headers":
             c.sendall(b"HTTP/1.1 200 OK\r\n")
@@ -104,6 +115,37 @@ import Testing
         #expect(sent >= 0 && sent < 16 << 20, "the server got \(sent) bytes out")
     }
 
+    /// A streamed body its reader does not keep up with is cut off once
+    /// ``HTTPClient/maxUnreadChunks`` wait, not kept whole in memory: 64 MiB
+    /// sent at once while the reader sleeps.
+    @Test func aStreamItsReaderDoesNotKeepUpWithIsCutOff() async throws {
+        try await withServer("flood") { socket, out in
+            let request = HTTPClientRequest(url: "http://localhost/v1/events", timeout: .seconds(30), unixSocketPath: socket)
+            // Held to the end: a client that goes away cancels its transfers.
+            let client = HTTPClient()
+            defer { withExtendedLifetime(client) {} }
+            let response = try await client.stream(request)
+            try await Task.sleep(for: .seconds(2))
+            var read = 0
+            var failure: (any Error)?
+            do {
+                for try await chunk in response.body { read += chunk.count }
+            } catch {
+                failure = error
+            }
+            guard let error = failure as? HTTPClientError, case .connectionLost(_, let reason) = error else {
+                Issue.record("expected connectionLost, got \(String(describing: failure)) after \(read) bytes")
+                return
+            }
+            #expect(reason.contains("faster than it was read"))
+            #expect(read <= HTTPClient.maxUnreadChunks * 64 * 1024)
+            let done = await eventually(.seconds(20)) { FileManager.default.fileExists(atPath: out) }
+            try #require(done)
+            let sent = Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? -1
+            #expect(sent >= 0 && sent < 64 << 20, "the server got \(sent) bytes out")
+        }
+    }
+
     /// Endless header lines end the exchange at 256.
     @Test func endlessHeaderLinesAreRefused() async throws {
         let (result, sent) = try await exchange("headers")
@@ -124,6 +166,16 @@ import Testing
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2, "\(result.stdout) \(result.stderr)")
         #expect(lines.contains { $0.contains("PWNED") })
+        #expect(!result.stdout.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(result.stdout)")
+    }
+
+    /// `alertctl groups` prints each group's route and labels as the
+    /// server sent them: no escape sequence gets through.
+    @Test func groupLinesCarryNoControlCharacters() async throws {
+        let result = try await withServer("esc") { socket, _ in
+            try await TestBinaries.run("/usr/bin/timeout", ["5", try TestBinaries.alertctl, "--socket", socket, "groups"])
+        }
+        #expect(result.stdout.contains("PWNED"), "\(result.stdout) \(result.stderr)")
         #expect(!result.stdout.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(result.stdout)")
     }
 
