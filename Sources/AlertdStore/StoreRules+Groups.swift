@@ -62,7 +62,11 @@ extension StoreRules {
         let firingIDs = Set(firing.map(\.id))
         let told = Dictionary(try tx.told(about: id).map { ($0.presenter, $0) }) { a, _ in a }
         var notices: [GroupNotice] = []
-        for presenter in group.settings.presenters {
+        // A presenter told of the group before a reload took it off the
+        // route still hears that the group resolved, and nothing else.
+        let onRoute = group.settings.presenters
+        let offRoute = told.keys.filter { !onRoute.contains($0) }.sorted()
+        for presenter in onRoute + offRoute {
             let previous = told[presenter]
             let before = previous?.alerts ?? []
             let closed = members.filter { before.contains($0.id) && $0.state.isFinal }
@@ -90,6 +94,7 @@ extension StoreRules {
             } else {
                 continue
             }
+            if reason != .resolved, !onRoute.contains(presenter) { continue }
             let sequence = (previous?.sequence ?? 0) + 1
             let notification = AlertGroupNotification(
                 groupID: id, route: group.route, groupLabels: group.labels, sequence: sequence, reason: reason,

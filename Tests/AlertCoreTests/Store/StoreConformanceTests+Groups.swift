@@ -150,6 +150,27 @@ extension StoreConformanceTests {
         }
     }
 
+    /// A reload takes a presenter off the route while it has been told of
+    /// the group: it hears no more changes, but it does hear that the group
+    /// resolved (else a pager's incident stays open for good).
+    @Test(arguments: StoreBackend.allCases) func aPresenterTakenOffTheRouteStillHearsTheGroupResolved(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), presenters: ["chat", "pager"])
+        _ = try await store.submit([first])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.presenter).sorted() == ["chat", "pager"])
+        // After the reload, a member joins with the route's new presenters.
+        let later = try grouped("db1", at: 40, interval: .seconds(60), presenters: ["chat"])
+        _ = try await store.submit([later])
+        let changed = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        #expect(changed.map(\.presenter) == ["chat"])
+        #expect(changed.map(\.reason) == [.changed])
+        for s in [first, later] { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100))) }
+        let resolved = try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10)
+        #expect(resolved.map(\.presenter).sorted() == ["chat", "pager"])
+        #expect(resolved.allSatisfy { $0.reason == .resolved })
+        #expect(resolved.first { $0.presenter == "pager" }?.delivery.groupNotification?.sequence == 2)
+    }
+
     /// A flap: the group's one alert resolves and fires again soon after.
     /// The new alert joins the resolved group, told an interval after the
     /// resolution (as any change is), not a new group told `wait` after it
