@@ -8,6 +8,14 @@ extension StoreRules {
     /// `interval` after that notification (at once, if that has passed).
     package static func join<T: StoreTransaction>(_ alert: Alert, _ membership: AlertGroupMembership, in tx: inout T) throws(T.Failure) {
         let now = alert.createdAt
+        var membership = membership
+        var taken = 0
+        // Its id held by another route's or other labels' group (a hash
+        // collision, perhaps crafted): never that group, the next id.
+        while let holder = try tx.group(membership.id), holder.route != membership.route || holder.labels.sorted() != membership.labels, taken < 16 {
+            taken += 1
+            membership.id = AlertGroupID(route: membership.route, labels: membership.labels, taken: taken)
+        }
         if let old = try tx.group(membership.id) {
             var group = old
             group.settings = membership.settings

@@ -19,14 +19,18 @@ public struct AlertGroupID: Hashable, Sendable, Codable, CustomStringConvertible
     package init(trusted rawValue: String) { self.rawValue = rawValue }
 
     /// The group of `route` whose grouping labels have these values.
-    /// Label order does not matter: they are sorted first.
-    public init(route: String, labels: [AlertLabel]) {
+    /// Label order does not matter: they are sorted first. `taken` counts
+    /// the ids before this one that other groups already hold: a 64-bit
+    /// hash has collisions a sender can find in minutes, and a group whose
+    /// id another route's or other labels' group holds takes the next.
+    public init(route: String, labels: [AlertLabel], taken: Int = 0) {
         // NUL cannot occur in a route name or a label (the spec refuses
         // control characters), so the canonical string is unambiguous.
         var canonical = route
         for label in labels.sorted() {
             canonical += "\u{0}\(label.name)=\(label.value)"
         }
+        if taken > 0 { canonical += "\u{0}\u{0}\(taken)" }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in canonical.utf8 {
             hash ^= UInt64(byte)

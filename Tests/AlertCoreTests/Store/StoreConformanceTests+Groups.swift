@@ -171,6 +171,34 @@ extension StoreConformanceTests {
         #expect(resolved.first { $0.presenter == "pager" }?.delivery.groupNotification?.sequence == 2)
     }
 
+    /// Two groups whose ids collide (a real FNV-1a collision, found by
+    /// searching): the second does not join the first, whose route and
+    /// labels it does not share, but takes the next id.
+    @Test(arguments: StoreBackend.allCases) func aGroupWhoseIdIsTakenByAnotherTakesTheNext(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        func member(_ title: String, route: String, a: String, presenters: [String]) throws -> AlertSubmission {
+            let labels = [AlertLabel(name: "a", value: a)]
+            let membership = AlertGroupMembership(route: route, labels: labels, settings: AlertGroupSettings(
+                presenters: presenters, wait: .seconds(30), interval: .seconds(300), repeatInterval: .seconds(3600)))
+            return AlertSubmission(alert: Alert(spec: try spec(title, labels: ["a": a]), at: at(0)), presenters: [], groups: [membership])
+        }
+        let victim = try member("db down", route: "pager", a: "543181af1377bf65", presenters: ["pager"])
+        let intruder = try member("info", route: "chat", a: "5ac7746b4904291a", presenters: ["chat"])
+        let id = victim.groups[0].id
+        #expect(intruder.groups[0].id == id)
+        _ = try await store.submit([victim])
+        _ = try await store.submit([intruder])
+        let next = AlertGroupID(route: "chat", labels: [AlertLabel(name: "a", value: "5ac7746b4904291a")], taken: 1)
+        #expect(next != id)
+        #expect(try await store.group(id: id)?.members.map(\.id) == [victim.alert.id])
+        #expect(try await store.group(id: id)?.group.settings.presenters == ["pager"])
+        #expect(try await store.group(id: next)?.members.map(\.id) == [intruder.alert.id])
+        #expect(try await store.record(id: intruder.alert.id)?.groups == [next])
+        let notices = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        #expect(Set(notices.map(\.presenter)) == ["pager", "chat"])
+        #expect(notices.allSatisfy { $0.listed == 1 })
+    }
+
     /// A flap: the group's one alert resolves and fires again soon after.
     /// The new alert joins the resolved group, told an interval after the
     /// resolution (as any change is), not a new group told `wait` after it
