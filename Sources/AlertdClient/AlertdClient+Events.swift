@@ -34,7 +34,8 @@ extension AlertdClient {
     /// }
     /// ```
     public func events(since: Int64? = nil) -> AsyncThrowingStream<EventStreamItem, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<EventStreamItem, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<EventStreamItem, any Error>.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.maxUnreadEvents))
         let client = self
         let task = Task {
             do throws(AlertdClientError) {
@@ -71,9 +72,14 @@ extension AlertdClient {
             connected = true
             failures = 0
             var lost: AlertdClientError
+            var behind = false
             do {
-                for try await chunk in body {
-                    for event in parser.feed(chunk) { out.yield(.event(event)) }
+                reading: for try await chunk in body {
+                    for event in parser.feed(chunk) {
+                        guard case .dropped = out.yield(.event(event)) else { continue }
+                        behind = true
+                        break reading
+                    }
                 }
                 lost = .transport(.connectionLost(url: endpoint.description + "/v1/events", reason: "alertd closed the event stream"))
             } catch let error as HTTPClientError {
@@ -82,11 +88,21 @@ extension AlertdClient {
                 lost = .transport(.connectionLost(url: endpoint.description + "/v1/events", reason: "\(error)"))
             }
             if Task.isCancelled { return }
+            // An event was dropped: going on would miss it without a word.
+            if behind {
+                throw .transport(.connectionLost(url: endpoint.description + "/v1/events",
+                                                 reason: "events came faster than they were read, \(Self.maxUnreadEvents) ahead"))
+            }
             parser.endOfStream()
             out.yield(.disconnected(lost))
             try? await Task.sleep(for: Self.reconnectDelay(parser.retry, failures: 0))
         }
     }
+
+    /// How many events may wait for their reader. A server sending them
+    /// faster than they are read (shown on a terminal) ends the stream with
+    /// an error past it, rather than growing the reader without bound.
+    public static let maxUnreadEvents = 4_096
 
     /// The server's delay, doubled for each failed attempt in a row, at
     /// least ``minReconnectDelay`` and at most ``maxReconnectDelay``.

@@ -55,6 +55,12 @@ import Testing
             block = b"x" * 65536
             for _ in range(64 * 16):
                 c.sendall(block); sent += len(block)
+        elif mode == "eventflood":
+            # Events, each whole, far faster than anyone reads them.
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+            block = b"".join(b'id: %d\ndata: {"alert_id": "x", "type": "delivery.failed"}\n\n' % i for i in range(1000))
+            for _ in range(50):
+                c.sendall(block); sent += 1000
         elif mode == "headers":
             c.sendall(b"HTTP/1.1 200 OK\r\n")
             for i in range(2000):
@@ -143,6 +149,31 @@ import Testing
             try #require(done)
             let sent = Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? -1
             #expect(sent >= 0 && sent < 64 << 20, "the server got \(sent) bytes out")
+        }
+    }
+
+    /// Events sent faster than they are read end the stream with an error
+    /// once ``AlertdClient/maxUnreadEvents`` wait, rather than piling up
+    /// or being dropped without a word.
+    @Test func eventsComingFasterThanTheyAreReadEndTheStream() async throws {
+        try await withServer("eventflood") { socket, _ in
+            let client = AlertdClient(endpoint: .unixSocket(socket))
+            var iterator = client.events(since: 0).makeAsyncIterator()
+            guard case .connected = try await iterator.next() else {
+                Issue.record("expected the stream to connect first")
+                return
+            }
+            try await Task.sleep(for: .seconds(2))
+            var read = 0
+            do {
+                while let item = try await iterator.next() {
+                    if case .event = item { read += 1 }
+                }
+                Issue.record("the stream ended without an error after \(read) events")
+            } catch let error as AlertdClientError {
+                #expect(error.description.contains("faster than they were read"), "\(error)")
+                #expect(read <= AlertdClient.maxUnreadEvents)
+            }
         }
     }
 
