@@ -112,7 +112,7 @@ public final class AlertDaemon: Sendable {
         let groupTimer = GroupTimer(store: store, inhibitRules: config.inhibitRules, logger: Logger(label: "groups"),
                                     onNotices: { notices in
                                         notices.forEach { metrics.groupNotified($0) }
-                                        dispatcher.wake()
+                                        dispatcher.wake(queuedFor: notices.map(\.presenter))
                                     })
         self.groupTimer = groupTimer
         // A new alert brings work now, handed over in memory, and may bring a

@@ -117,6 +117,11 @@ public actor Dispatcher: Service {
     private var storeChanges: UInt64 = 0
     /// Set by ``wake()``: something outside put work in the store.
     private nonisolated let pollRequested = Mutex(true)
+    /// Set by ``wake(queuedFor:)``: deliveries were queued for a presenter
+    /// this dispatcher does not have, to be swept as orphans.
+    private nonisolated let orphansQueued = Mutex(false)
+    /// The presenters configured, for ``wake(queuedFor:)`` to check without the actor.
+    private nonisolated let configuredNames: Mutex<Set<String>>
     /// While hand-offs wait for slots, the store is still polled this often,
     /// so retries and handler calls are not starved by a stream of new alerts.
     private static let pollInterval: Duration = .milliseconds(200)
@@ -142,6 +147,7 @@ public actor Dispatcher: Service {
         self.store = store
         self.links = links
         self.presenters = presenters
+        configuredNames = Mutex(Set(presenters.entries.keys.map(\.name)))
         self.retry = retry
         self.log = logger
         self.idleTick = idleTick
@@ -164,6 +170,16 @@ public actor Dispatcher: Service {
     public nonisolated func wake() {
         pollRequested.withLock { $0 = true }
         signal.notify()
+    }
+
+    /// ``wake()``, for deliveries queued for these presenters: a group
+    /// notification for a presenter a reload took out of the configuration
+    /// (its group still names it until an alert joins) is swept as an
+    /// orphan, settled dead with why, not left pending for good.
+    public nonisolated func wake(queuedFor names: some Sequence<String>) {
+        let configured = configuredNames.withLock { $0 }
+        if names.contains(where: { !configured.contains($0) }) { orphansQueued.withLock { $0 = true } }
+        wake()
     }
 
     /// Intake is about to store alerts that may bring deliveries of these
@@ -226,6 +242,7 @@ public actor Dispatcher: Service {
             storeChanged()
         }
         if let claimLease { self.claimLease = claimLease }
+        configuredNames.withLock { $0 = Set(presenters.entries.keys.map(\.name)) }
         self.presenters = presenters
         self.buckets = Self.buckets(for: presenters, keeping: buckets)
         self.retry = retry
@@ -316,6 +333,7 @@ public actor Dispatcher: Service {
                     let pollAt = Date()
                     var capacity = freeSlots(at: tick)
                     if handOffsInTransit { capacity.merge(inTransit.withLock { $0 }) { free, coming in max(0, free - coming) } }
+                    if orphansQueued.withLock({ queued in defer { queued = false }; return queued }) { sweepOrphans = true }
                     let orphanLimit = sweepOrphans ? 32 : 0
                     let claimed = try await store.claimDueDeliveries(now: pollAt, capacity: capacity, orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)

@@ -389,6 +389,32 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(overtaken.lastError?.hasPrefix("superseded: the group's next notification to this presenter") == true)
     }
 
+    /// A group still naming a presenter a reload took out queues its
+    /// notification long after the sweep that follows the reload: told of
+    /// it, the dispatcher settles it dead, not leaving it pending for good.
+    @Test func aGroupNotificationForAPresenterNoLongerConfiguredBecomesDead() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        // Long enough for the first sweep for orphans to find none.
+        try await Task.sleep(for: .milliseconds(200))
+        let start = Date().addingTimeInterval(-60)
+        let membership = AlertGroupMembership(
+            route: "r", labels: [AlertLabel(name: "alertname", value: "A")],
+            settings: AlertGroupSettings(presenters: ["old"], wait: .seconds(30), interval: .seconds(60), repeatInterval: .seconds(3600)))
+        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": "A"]).build().get(), at: start)
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: [], groups: [membership])])
+        let notices = try await store.flushDueGroups(now: Date(), inhibitRules: [], limit: 10)
+        #expect(notices.map(\.presenter) == ["old"])
+        dispatcher.wake(queuedFor: notices.map(\.presenter))
+        try await waitUntil { await store.record(id: alert.id)?.deliveries.first?.state == .dead }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await store.record(id: alert.id)?.deliveries.first?.lastError == "presenter \"old\" is not configured")
+    }
+
     @Test func aGracefulStopWaitsForDeliveriesInFlight() async throws {
         let store = InMemoryAlertStore()
         let slow = ScriptedPresenter(name: "slow", delay: .milliseconds(300))
