@@ -357,6 +357,17 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await store.record(id: id)?.deliveries.first?.lastError == "presenter \"removed\" is not configured")
     }
 
+    /// An alert made `at`, in one group (route `r`, `alertname=A`) told to
+    /// `presenters` 30 s after it forms, changes a minute apart.
+    func submitGrouped(_ store: any AlertStore, presenters: [String], at: Date) async throws -> Alert {
+        let membership = AlertGroupMembership(
+            route: "r", labels: [AlertLabel(name: "alertname", value: "A")],
+            settings: AlertGroupSettings(presenters: presenters, wait: .seconds(30), interval: .seconds(60), repeatInterval: .seconds(3600)))
+        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": "A"]).build().get(), at: at)
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: [], groups: [membership])])
+        return alert
+    }
+
     /// A group's `first` still queued when its `resolved` is (the
     /// destination was down): only the `resolved` goes out; the `first`,
     /// sent after it, would reopen what it closed.
@@ -364,11 +375,7 @@ actor ScriptedPresenter: AlertPresenter {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook")
         let start = Date().addingTimeInterval(-100)
-        let membership = AlertGroupMembership(
-            route: "r", labels: [AlertLabel(name: "alertname", value: "A")],
-            settings: AlertGroupSettings(presenters: ["hook"], wait: .seconds(30), interval: .seconds(60), repeatInterval: .seconds(3600)))
-        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": "A"]).build().get(), at: start)
-        _ = try await store.submit([AlertSubmission(alert: alert, presenters: [], groups: [membership])])
+        let alert = try await submitGrouped(store, presenters: ["hook"], at: start)
         let first = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
         _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
         let resolved = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
@@ -400,12 +407,7 @@ actor ScriptedPresenter: AlertPresenter {
         let run = Task { await dispatcher.run() }
         // Long enough for the first sweep for orphans to find none.
         try await Task.sleep(for: .milliseconds(200))
-        let start = Date().addingTimeInterval(-60)
-        let membership = AlertGroupMembership(
-            route: "r", labels: [AlertLabel(name: "alertname", value: "A")],
-            settings: AlertGroupSettings(presenters: ["old"], wait: .seconds(30), interval: .seconds(60), repeatInterval: .seconds(3600)))
-        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": "A"]).build().get(), at: start)
-        _ = try await store.submit([AlertSubmission(alert: alert, presenters: [], groups: [membership])])
+        let alert = try await submitGrouped(store, presenters: ["old"], at: Date().addingTimeInterval(-60))
         let notices = try await store.flushDueGroups(now: Date(), inhibitRules: [], limit: 10)
         #expect(notices.map(\.presenter) == ["old"])
         dispatcher.wake(queuedFor: notices.map(\.presenter))
