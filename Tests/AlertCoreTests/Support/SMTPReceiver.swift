@@ -41,7 +41,7 @@ final class SMTPReceiver: Sendable {
 
     let dir = TemporaryDirectory()
     let port: Int
-    private let process: Process
+    private let process: SpawnedProcess
 
     let tls: TLSMode
 
@@ -56,15 +56,13 @@ final class SMTPReceiver: Sendable {
         try Data(Self.server.utf8).write(to: URL(fileURLWithPath: script))
         try Data(Self.parser.utf8).write(to: URL(fileURLWithPath: dir.path + "/parse.py"))
         try FileManager.default.createDirectory(atPath: dir.path + "/mail", withIntermediateDirectories: true)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script, dir.path + "/mail", login?.user ?? "", login?.password ?? "", mode,
-                       certs?.serverCertificate ?? "", certs?.serverKey ?? ""]
+        let arguments = ["--pdeathsig", "KILL", "--", "/usr/bin/env", "python3", script, dir.path + "/mail", login?.user ?? "",
+                         login?.password ?? "", mode, certs?.serverCertificate ?? "", certs?.serverKey ?? ""]
         let log = dir.path + "/server.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try p.run()
+        // Under setpriv's parent-death signal, from a thread that never
+        // exits: a test run that crashes takes the server with it (a plain
+        // child outlived three crashed runs).
+        let p = try SpawningThread.shared.run { try SpawnedProcess("/usr/bin/setpriv", arguments, output: log) }
         process = p
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
@@ -72,19 +70,14 @@ final class SMTPReceiver: Sendable {
                 self.port = port
                 return
             }
-            if !p.isRunning { break }
+            if p.isFinished { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.kill()
         throw TestDaemon.Failure("the SMTP server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    deinit { process.kill() }
 
     var url: String {
         if case .implicit = tls { return "smtps://127.0.0.1:\(port)" }
