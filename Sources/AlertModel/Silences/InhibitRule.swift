@@ -17,9 +17,7 @@ public struct InhibitRule: Sendable, Equatable {
     /// source matchers with a value (an empty one also matches a missing
     /// label). A store can find the sources by them, reading no other
     /// alert; none means any alert may be one.
-    public var sourceLabels: [(name: String, value: String)] {
-        sourceMatchers.compactMap { $0.op == .equal && !$0.value.isEmpty ? ($0.name, $0.value) : nil }
-    }
+    public var sourceLabels: [(name: String, value: String)] { sourceMatchers.compactMap(\.requiredLabel) }
 
     /// Whether an alert with `labels` can inhibit anything under this rule.
     public func isSource(_ labels: [String: String]) -> Bool { sourceMatchers.allSatisfy { $0.matches(labels) } }

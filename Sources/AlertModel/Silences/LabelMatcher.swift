@@ -11,6 +11,13 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
     /// The compiled regex of `=~` and `!~`.
     var compiled: MatcherRegex? { regex }
 
+    /// The label pair every label set this matcher matches has:
+    /// `name="value"` with a value (an empty one also matches a set without
+    /// the label). A store can select by it before the matcher is applied.
+    public var requiredLabel: (name: String, value: String)? {
+        op == .equal && !value.isEmpty ? (name, value) : nil
+    }
+
     /// Checks the label name and compiles a regex value.
     public init(name: String, _ op: MatchOperator, _ value: String) throws(SilenceError) {
         guard AlertSpec.isValidLabelName(name) else {

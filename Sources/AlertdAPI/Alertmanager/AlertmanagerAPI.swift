@@ -203,12 +203,11 @@ public struct AlertmanagerAPI: Sendable {
         return labels
     }
 
-    /// A matcher the store can apply itself, as a label pair every alert
-    /// it lets through has: `name="value"` with a value (an empty one also
-    /// matches an alert without the label).
+    /// A matcher the store can apply itself (``LabelMatcher/requiredLabel``),
+    /// unless it names the generator URL, which is not among the labels shown.
     private static func storeFilter(_ matcher: LabelMatcher) -> (String, String)? {
-        guard matcher.op == .equal, !matcher.value.isEmpty, matcher.name != AlertmanagerAlert.generatorURLLabel else { return nil }
-        return (matcher.name, matcher.value)
+        guard let label = matcher.requiredLabel, label.name != AlertmanagerAlert.generatorURLLabel else { return nil }
+        return label
     }
 
     /// The inhibitions in force under `rules`, from the open alerts that
@@ -221,7 +220,7 @@ public struct AlertmanagerAPI: Sendable {
         var candidates: [Alert] = []
         var seen = Set<AlertID>()
         for rule in rules {
-            let plain = rule.sourceLabels.filter { $0.name != AlertmanagerAlert.generatorURLLabel }
+            let plain = rule.sourceMatchers.compactMap(Self.storeFilter)
             guard !plain.isEmpty else {
                 return Inhibitions(rules: rules, openAlerts: try await openAlerts(labels: []) { _ in true })
             }
