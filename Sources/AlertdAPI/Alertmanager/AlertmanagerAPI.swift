@@ -104,11 +104,18 @@ public struct AlertmanagerAPI: Sendable {
         let settings = intake.current
         let router = settings.router
         // Only the alerts the filters' plain `name="value"` matchers let
-        // through are read, and the inhibition sources apart.
-        let inhibitions = try await inhibitions(under: settings.inhibitRules)
+        // through are read, and the inhibition sources apart; unfiltered,
+        // every open alert is read, the sources among them.
         var work = FilterWork(limit: filterStepLimit)
         let open = try await openAlerts(labels: filters.compactMap(Self.storeFilter)) { alert throws(APIError) in
             try await work.allMatch(filters, Self.shownLabels(alert))
+        }
+        let inhibitions: Inhibitions = if settings.inhibitRules.isEmpty {
+            .none
+        } else if filters.isEmpty {
+            Inhibitions(rules: settings.inhibitRules, openAlerts: open.sorted(by: Alert.oldestFirst))
+        } else {
+            try await inhibitions(under: settings.inhibitRules)
         }
         var out: [(plan: AlertRouter.Plan, shown: AlertmanagerRepresentation.Alert)] = []
         for (n, alert) in open.enumerated() {
@@ -216,7 +223,6 @@ public struct AlertmanagerAPI: Sendable {
     /// only for a rule without one. A listing filtered to a few alerts no
     /// longer reads all of them because a rule exists.
     private func inhibitions(under rules: [InhibitRule]) async throws(APIError) -> Inhibitions {
-        guard !rules.isEmpty else { return .none }
         var candidates: [Alert] = []
         var seen = Set<AlertID>()
         for rule in rules {
