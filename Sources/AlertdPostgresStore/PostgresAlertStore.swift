@@ -237,9 +237,7 @@ public final class PostgresAlertStore: AlertStore {
             sql += " AND EXISTS (SELECT 1 FROM deliveries WHERE deliveries.alert_id = alerts.id AND deliveries.state = $\(args.count))"
         }
         for (name, value) in query.labels {
-            args.append(.text(name))
-            args.append(.text(value))
-            sql += " AND (spec::jsonb -> 'labels' ->> $\(args.count - 1)) = $\(args.count)"
+            sql += " AND " + PostgresSchema.hasLabel(name, value, args: &args)
         }
         let limit = max(1, min(query.limit, 1_000))
         args.append(.integer(Int64(limit + 1)))

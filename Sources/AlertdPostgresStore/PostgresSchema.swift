@@ -1,3 +1,5 @@
+import AlertdPostgres
+
 /// The PostgreSQL store's tables, as forward-only migrations (the same
 /// tables and columns as the SQLite store's, times in milliseconds).
 /// `alertd_schema` records how many have run; a new alertd adds a migration
@@ -22,6 +24,13 @@ enum PostgresSchema {
     /// The channel every write that others should know of notifies at
     /// commit: new events, and deliveries due.
     static let channel = "alertd_changes"
+
+    /// A condition on an alert row: its spec's label `name` is `value`.
+    /// Appends both to `args`, which the condition's placeholders number.
+    static func hasLabel(_ name: String, _ value: String, args: inout [PostgresValue]) -> String {
+        args += [.text(name), .text(value)]
+        return "(spec::jsonb -> 'labels' ->> $\(args.count - 1)) = $\(args.count)"
+    }
 
     static let migrations: [String] = [
         // 1: everything SQLite's migrations 1–7 built, plus the claimant of

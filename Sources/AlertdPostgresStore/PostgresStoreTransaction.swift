@@ -130,10 +130,7 @@ struct PostgresStoreTransaction: StoreTransaction {
         for rule in rules {
             let labels = rule.sourceLabels
             guard !labels.isEmpty else { return try inhibitionsOfEveryOpenAlert(under: rules) }
-            any.append("(" + labels.map { label in
-                args += [.text(label.name), .text(label.value)]
-                return "(spec::jsonb -> 'labels' ->> $\(args.count - 1)) = $\(args.count)"
-            }.joined(separator: " AND ") + ")")
+            any.append("(" + labels.map { PostgresSchema.hasLabel($0.name, $0.value, args: &args) }.joined(separator: " AND ") + ")")
         }
         // In one order, as ties between sources are broken by it.
         let rows = try conn.query("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE state = 'open' AND (\(any.joined(separator: " OR "))) ORDER BY created_at, id", args).rows
