@@ -277,6 +277,9 @@ struct PostgresStoreTransaction: StoreTransaction {
     func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(PostgresError) {
         try insert(delivery)
         try conn.query("UPDATE deliveries SET group_snapshot = $1 WHERE id = $2", [.text(snapshot.encoded()), .text(delivery.id.rawValue)])
+        if let previous = delivery.id.previousGroupNotification {
+            try conn.query("UPDATE deliveries SET group_snapshot = NULL WHERE id = $1 AND group_snapshot IS NOT NULL", [.text(previous.rawValue)])
+        }
     }
 }
 

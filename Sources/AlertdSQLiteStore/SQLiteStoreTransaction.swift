@@ -322,6 +322,10 @@ struct SQLiteStoreTransaction: StoreTransaction {
         try flush()
         try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
             .run([.text(snapshot.encoded()), .text(delivery.id.rawValue)])
+        if let previous = delivery.id.previousGroupNotification {
+            try conn.statement("UPDATE deliveries SET group_snapshot = NULL WHERE id = ? AND group_snapshot IS NOT NULL")
+                .run([.text(previous.rawValue)])
+        }
     }
 
     /// What a claimed group notification says; nil for any other delivery.

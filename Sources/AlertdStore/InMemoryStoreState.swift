@@ -135,5 +135,6 @@ package struct InMemoryStoreState: StoreTransaction {
     package mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) {
         deliveries[delivery.id] = delivery
         snapshots[delivery.id] = snapshot
+        if let previous = delivery.id.previousGroupNotification { snapshots[previous] = nil }
     }
 }

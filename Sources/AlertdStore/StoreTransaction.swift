@@ -80,7 +80,11 @@ package protocol StoreTransaction {
     mutating func told(about group: AlertGroupID) throws(Failure) -> [AlertGroupTold]
     /// Records what one presenter was told, over what it was told before.
     mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(Failure)
-    /// Queues a group notification, due at once, with what it says.
+    /// Queues a group notification, due at once, with what it says, and
+    /// drops what the one before it to the same presenter said: a claim of
+    /// that one now ends superseded without reading it, so a big group
+    /// that keeps changing stores one snapshot per presenter, not one per
+    /// notification ever sent.
     mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(Failure)
     /// Makes every pending delivery an inhibition holds due at `now`, to be
     /// screened again: the `inhibit` rules changed under them.

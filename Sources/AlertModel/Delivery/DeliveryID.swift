@@ -62,6 +62,14 @@ extension DeliveryID {
         groupNotification.map { .group($0.group, generation: $0.generation, $0.sequence + 1, presenter: $0.presenter) }
     }
 
+    /// For a group notification after the first, the id of the one before
+    /// it to the same presenter; nil for a first and for any other delivery.
+    public var previousGroupNotification: DeliveryID? {
+        groupNotification.flatMap { n in
+            n.sequence > 1 ? .group(n.group, generation: n.generation, n.sequence - 1, presenter: n.presenter) : nil
+        }
+    }
+
     /// The parts of a group notification's id; nil for any other delivery.
     public var groupNotification: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String)? {
         guard rawValue.hasPrefix("group:") else { return nil }

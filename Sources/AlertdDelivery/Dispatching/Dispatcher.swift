@@ -630,6 +630,10 @@ public actor Dispatcher: Service {
         } else if let later = claimed.supersededBy {
             // Sent after the group's next notification (a retry once the destination is back), it would undo it.
             "superseded: the group's next notification to this presenter (\(later)) is queued and says what stands now"
+        } else if claimed.group == nil, d.id.groupNotification != nil {
+            // Its snapshot went when the next was queued, and that one is gone
+            // since (pruned with its alert): sent now, it would say only its anchor alert.
+            "superseded: a later notification of the group to this presenter was sent; this one's content is no longer kept"
         } else if d.followUpOf != nil && (followUp == nil || configured?.followUps != true) {
             // Its presenter was reconfigured since: a type without follow-ups would send the alert again.
             "presenter \"\(d.presenter)\" no longer sends follow-ups"

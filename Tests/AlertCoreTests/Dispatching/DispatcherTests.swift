@@ -396,6 +396,42 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(overtaken.lastError?.hasPrefix("superseded: the group's next notification to this presenter") == true)
     }
 
+    /// Queuing a group's next notification drops what the one before said.
+    /// Should that next one be pruned (with its own alert) while the one
+    /// before waits for a retry, the one before has nothing left to say: it
+    /// ends dead, never sent as a lone alert.
+    @Test func aGroupNotificationWithoutItsContentIsNotSentAsItsAlert() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        let start = Date().addingTimeInterval(-100)
+        let first = try await submitGrouped(store, presenters: ["hook"], at: start)
+        let told = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
+        let second = try await submitGrouped(store, presenters: ["hook"], at: start.addingTimeInterval(35))
+        _ = try await store.decide(first.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
+        let changed = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
+        #expect(changed.reason == .changed)
+        // The first is retried later; the change (about `second` alone) is delivered.
+        let claimed = try await store.claimDueDeliveries(now: start.addingTimeInterval(90), capacity: [.presenter("hook"): 4], orphanLimit: 0)
+        #expect(Set(claimed.map(\.delivery.id)) == [told.delivery, changed.delivery])
+        try await store.settle([DeliverySettlement(deliveryID: told.delivery, result: .retry(at: start.addingTimeInterval(91), error: "503"),
+                                                   at: start.addingTimeInterval(90)),
+                                DeliverySettlement(deliveryID: changed.delivery, result: .delivered, at: start.addingTimeInterval(90))])
+        _ = try await store.decide(second.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(95)))
+        #expect(try await store.prune(closedBefore: Date(), limit: 10) == 1)
+        #expect(try await store.record(id: second.id) == nil)
+
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: first.id)?.deliveries.first?.state == .dead }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.calls.isEmpty)
+        let dropped = try #require(await store.record(id: first.id)?.deliveries.first)
+        #expect(dropped.id == told.delivery)
+        #expect(dropped.lastError?.hasPrefix("superseded: a later notification of the group") == true)
+    }
+
     /// A group still naming a presenter a reload took out queues its
     /// notification long after the sweep that follows the reload: told of
     /// it, the dispatcher settles it dead, not leaving it pending for good.
