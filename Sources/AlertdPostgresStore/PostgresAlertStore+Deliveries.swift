@@ -109,7 +109,7 @@ extension PostgresAlertStore {
                                 [.textArray(grouped.compactMap(\.nextGroupNotification?.rawValue))])
                     .rows.map { DeliveryID(rawValue: $0.text(0)) })
             }
-            for (id, text) in texts { snapshots[id] = text.flatMap(GroupSnapshot.decode) }
+            for ((id, _), snapshot) in zip(texts, GroupSnapshot.decodeEach(texts.map(\.1))) { snapshots[id] = snapshot }
             queued = Set(later)
         }
         for (delivery, row) in rows {

@@ -274,9 +274,9 @@ struct PostgresStoreTransaction: StoreTransaction {
                   .integer(StoreCoding.millis(told.at)), .optional(told.thread)])
     }
 
-    func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(PostgresError) {
+    func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) throws(PostgresError) {
         try insert(delivery)
-        try conn.query("UPDATE deliveries SET group_snapshot = $1 WHERE id = $2", [.text(snapshot.encoded()), .text(delivery.id.rawValue)])
+        try conn.query("UPDATE deliveries SET group_snapshot = $1 WHERE id = $2", [.text(snapshot.text), .text(delivery.id.rawValue)])
         if let previous = delivery.id.previousGroupNotification {
             try conn.query("UPDATE deliveries SET group_snapshot = NULL WHERE id = $1 AND group_snapshot IS NOT NULL", [.text(previous.rawValue)])
         }

@@ -292,9 +292,8 @@ public final class SQLiteAlertStore: AlertStore {
             return out
         }
         var claimed: [ClaimedDelivery] = []
-        for (delivery, row, snapshot, later) in rows {
-            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshot.flatMap(GroupSnapshot.decode),
-                                           supersededBy: later))
+        for ((delivery, row, _, later), snapshot) in zip(rows, GroupSnapshot.decodeEach(rows.map(\.2))) {
+            claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshot, supersededBy: later))
         }
         return claimed
     }
@@ -370,7 +369,8 @@ public final class SQLiteAlertStore: AlertStore {
                 tx.moves.claimed()
                 guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
                 let later = try delivery.id.nextGroupNotification.flatMap { next throws(SQLiteError) in try tx.delivery(next) == nil ? nil : next }
-                out.append((delivery, a, try tx.snapshotText(delivery.id), later))
+                // One a later notification supersedes is never sent, and its snapshot was dropped.
+                out.append((delivery, a, later == nil ? try tx.snapshotText(delivery.id) : nil, later))
             }
             return (out, held, (active, inhibitions))
         }

@@ -317,20 +317,15 @@ struct SQLiteStoreTransaction: StoreTransaction {
                       .text(StoreCoding.encodeAlertIDs(told.alerts)), .integer(StoreCoding.millis(told.at)), .optional(told.thread)])
     }
 
-    mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(SQLiteError) {
+    mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) throws(SQLiteError) {
         try insert(delivery)
         try flush()
         try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
-            .run([.text(snapshot.encoded()), .text(delivery.id.rawValue)])
+            .run([.text(snapshot.text), .text(delivery.id.rawValue)])
         if let previous = delivery.id.previousGroupNotification {
             try conn.statement("UPDATE deliveries SET group_snapshot = NULL WHERE id = ? AND group_snapshot IS NOT NULL")
                 .run([.text(previous.rawValue)])
         }
-    }
-
-    /// What a claimed group notification says; nil for any other delivery.
-    mutating func snapshot(_ delivery: DeliveryID) throws(SQLiteError) -> GroupSnapshot? {
-        try snapshotText(delivery).flatMap(GroupSnapshot.decode)
     }
 
     /// A group notification's stored snapshot as text, for the caller to

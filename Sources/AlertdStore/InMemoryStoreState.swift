@@ -132,9 +132,9 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) { self.told[group, default: [:]][told.presenter] = told }
 
-    package mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) {
+    package mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) {
         deliveries[delivery.id] = delivery
-        snapshots[delivery.id] = snapshot
+        snapshots[delivery.id] = snapshot.value
         if let previous = delivery.id.previousGroupNotification { snapshots[previous] = nil }
     }
 }

@@ -133,12 +133,32 @@ package enum StoreCoding {
         return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
     }
 
+    /// A list of strings as a JSON array, through the one JSON writer: a
+    /// group's list of the alerts each presenter was told of runs to
+    /// thousands of ids, rewritten at every notification.
     package static func jsonList(_ list: [String]) -> String {
-        String(decoding: (try? encoder.encode(list)) ?? Data("[]".utf8), as: UTF8.self)
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(2 + list.reduce(0) { $0 + $1.utf8.count + 3 })
+        for (i, item) in list.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONObject.appendQuoted(item, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
     }
 
+    /// What ``jsonList(_:)`` (or `JSONEncoder`, before it) wrote; empty for
+    /// a text that is not an array of strings.
     package static func decodeList(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        let list = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> [String]? in
+            var list: [String] = []
+            var whole = true
+            try r.elements { r throws(StrictJSON.Failure) in
+                if let item = try r.stringValue() { list.append(item) } else { whole = false }
+            }
+            return whole ? list : nil
+        }
+        return (list ?? nil) ?? []
     }
 
     /// A delivery just claimed, from the columns a claim returns.

@@ -70,6 +70,7 @@ extension StoreRules {
         let firingIDs = Set(firing.map(\.id))
         let told = Dictionary(try tx.told(about: id).map { ($0.presenter, $0) }) { a, _ in a }
         var notices: [GroupNotice] = []
+        var snapshot: GroupSnapshot.Encoded?
         // A presenter told of the group before a reload took it off the
         // route still hears that the group resolved, and nothing else.
         let onRoute = group.settings.presenters
@@ -109,8 +110,11 @@ extension StoreRules {
                 firing: firing, newAlertIDs: firingIDs.subtracting(before), closed: closed)
             guard let anchor = firing.first ?? closed.first ?? members.first else { continue }
             let deliveryID = DeliveryID.group(id, generation: group.generation, sequence, presenter: presenter)
-            try tx.insert(.pending(deliveryID, alert: anchor.id, kind: .presenter(presenter), at: now),
-                          snapshot: GroupSnapshot(notification: notification, thread: previous?.thread))
+            let said = GroupSnapshot(notification: notification, thread: previous?.thread)
+            // `firing` is one array for every presenter, so comparing is cheap next to encoding.
+            let encoded = snapshot.flatMap { $0.value == said ? $0 : nil } ?? GroupSnapshot.Encoded(said)
+            snapshot = encoded
+            try tx.insert(.pending(deliveryID, alert: anchor.id, kind: .presenter(presenter), at: now), snapshot: encoded)
             try tx.save(AlertGroupTold(presenter: presenter, sequence: sequence, alerts: firingIDs, at: now, thread: previous?.thread),
                         about: id)
             notices.append(GroupNotice(group: id, presenter: presenter, reason: reason, delivery: deliveryID, listed: firing.count))

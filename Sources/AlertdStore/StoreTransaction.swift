@@ -85,7 +85,7 @@ package protocol StoreTransaction {
     /// that one now ends superseded without reading it, so a big group
     /// that keeps changing stores one snapshot per presenter, not one per
     /// notification ever sent.
-    mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot) throws(Failure)
+    mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) throws(Failure)
     /// Makes every pending delivery an inhibition holds due at `now`, to be
     /// screened again: the `inhibit` rules changed under them.
     mutating func releaseInhibited(at now: Date) throws(Failure)

@@ -37,8 +37,7 @@ public final class ConsoleSessions: Sendable {
 
     /// A new session for `token`: its id, for the cookie, and when it expires.
     public func open(for token: APIToken, now: Date = Date()) -> (id: String, expires: Date) {
-        let id = Data(SecureRandom.bytes(32)).base64EncodedString()
-            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        let id = Base64URL.encode(SecureRandom.bytes(32))
         let expires = now.addingTimeInterval(lifetime.seconds)
         sessions.withLock { all in
             all = all.filter { $0.value.expires > now }

@@ -102,7 +102,6 @@ public struct ActionLinkSigner: Sendable, Equatable {
         var message = "\(id.rawValue)|\(action.rawValue)|\(expires)"
         if let recipient { message += "|\(recipient)" }
         let mac = HMACSHA256.authenticate(key: key, message: Array(message.utf8))
-        return Data(mac).base64EncodedString()
-            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        return Base64URL.encode(mac)
     }
 }

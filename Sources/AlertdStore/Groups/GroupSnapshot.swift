@@ -38,6 +38,32 @@ public struct GroupSnapshot: Sendable, Equatable {
         return o.json
     }
 
+    /// A snapshot with its stored text, encoded once for every presenter
+    /// told the same: a big group's is megabytes.
+    public struct Encoded: Sendable {
+        public let value: GroupSnapshot
+        public let text: String
+
+        package init(_ value: GroupSnapshot) {
+            self.value = value
+            text = value.encoded()
+        }
+    }
+
+    /// Reads each stored text back, a text that recurs once: the presenters
+    /// told the same of a group are usually claimed together.
+    package static func decodeEach(_ texts: [String?]) -> [GroupSnapshot?] {
+        var read: [(text: String, snapshot: GroupSnapshot?)] = []
+        return texts.map { text in
+            guard let text else { return nil }
+            // A count differs in O(1): only a text that may be equal is compared.
+            if let seen = read.first(where: { $0.text.utf8.count == text.utf8.count && $0.text == text }) { return seen.snapshot }
+            let snapshot = decode(text)
+            read.append((text, snapshot))
+            return snapshot
+        }
+    }
+
     /// Reads back what ``encoded()`` wrote; nil when it does not parse.
     package static func decode(_ text: String) -> GroupSnapshot? {
         let read = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> GroupSnapshot? in

@@ -121,6 +121,17 @@ import Testing
         }
     }
 
+    /// A claim reads each text once however many deliveries store it, and
+    /// keeps each delivery's own.
+    @Test func textsReadTogetherReadAsEachAlone() throws {
+        let one = GroupSnapshot.Encoded(try Self.snapshot(at: 1_764_892_800_123, thread: nil))
+        let two = GroupSnapshot.Encoded(try Self.snapshot(at: 1_764_892_800_123, thread: "t"))
+        #expect(one.text == one.value.encoded())
+        let texts = [one.text, nil, two.text, one.text, "{", two.text]
+        #expect(GroupSnapshot.decodeEach(texts) == texts.map { $0.flatMap(GroupSnapshot.decode) })
+        #expect(GroupSnapshot.decodeEach(texts) == [one.value, nil, two.value, one.value, nil, two.value])
+    }
+
     @Test func aTextThatIsNotWholeReadsAsNothing() throws {
         let text = try Self.snapshot(at: 1_764_892_800_123, thread: nil).encoded()
         #expect(GroupSnapshot.decode(String(text.dropLast())) == nil)
