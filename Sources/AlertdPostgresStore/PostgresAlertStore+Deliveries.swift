@@ -306,6 +306,15 @@ extension PostgresAlertStore {
         }
     }
 
+    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
+        guard !routes.isEmpty else { return 0 }
+        return try await writer.write { session throws(PostgresError) in
+            let ids = try session.conn.query("SELECT id FROM alert_groups ORDER BY id").rows.map { AlertGroupID(trusted: $0.text(0)) }
+            var tx = PostgresStoreTransaction(session: session)
+            return try StoreRules.follow(ids, routes: routes, now: now, in: &tx)
+        }
+    }
+
     public func nextGroupDueTime() async throws(StoreError) -> Date? {
         try await pool.run("Reading group timers") { conn throws(PostgresError) -> Int64? in
             try conn.scalar("SELECT MIN(next_due_at) FROM alert_groups")

@@ -617,6 +617,16 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
+        guard !routes.isEmpty else { return 0 }
+        return try await writer.write { conn throws(SQLiteError) in
+            let ids = try conn.statement("SELECT id FROM alert_groups ORDER BY id").query([]) { AlertGroupID(trusted: $0.text(0)) }
+            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                try StoreRules.follow(ids, routes: routes, now: now, in: &tx)
+            }
+        }
+    }
+
     public func nextGroupDueTime() async throws(StoreError) -> Date? {
         try await readOnWriter("Reading group timers") { conn throws(SQLiteError) in
             try conn.statement("SELECT MIN(next_due_at) FROM alert_groups").query { $0.optionalInt(0) }.first ?? nil

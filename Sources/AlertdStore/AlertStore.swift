@@ -222,6 +222,11 @@ public protocol GroupStore: Sendable {
     /// When the next group is due, if any group is open.
     func nextGroupDueTime() async throws(StoreError) -> Date?
 
+    /// After a reload: the open groups of each route named in `routes` take
+    /// its settings (presenters and timers) now, not when a member next
+    /// joins. Returns how many groups changed.
+    func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int
+
     /// Every open group, soonest due first.
     func groups() async throws(StoreError) -> [AlertGroup]
 

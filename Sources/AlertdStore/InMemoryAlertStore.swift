@@ -259,6 +259,10 @@ public actor InMemoryAlertStore: AlertStore {
 
     public func nextGroupDueTime() -> Date? { state.groups.values.map(\.nextDueAt).min() }
 
+    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) -> Int {
+        StoreRules.follow(state.groups.keys.sorted(), routes: routes, now: now, in: &state)
+    }
+
     public func groups() -> [AlertGroup] { state.groups.values.sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) } }
 
     public func group(id: AlertGroupID) -> AlertGroupRecord? { StoreRules.groupRecord(id, in: &state) }

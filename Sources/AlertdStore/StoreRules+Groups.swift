@@ -31,6 +31,30 @@ extension StoreRules {
         try tx.addMember(alert.id, to: membership.id)
     }
 
+    /// A reload changed the settings of the routes in `routes` (by name):
+    /// each of the groups `ids` of those routes takes its route's, rather
+    /// than keeping those it formed with until a member joins. A shorter
+    /// timer brings its next look forward (a look with nothing to say
+    /// only sets the next by the new timers); a longer one is kept to at
+    /// that look. Presenters taken off the route hear that the group
+    /// resolved, and nothing else (``flush(_:now:silences:inhibitions:in:)``).
+    /// Returns how many groups changed.
+    package static func follow<T: StoreTransaction>(
+        _ ids: [AlertGroupID], routes: [String: AlertGroupSettings], now: Date, in tx: inout T
+    ) throws(T.Failure) -> Int {
+        var changed = 0
+        for id in ids {
+            guard var group = try tx.group(id), let settings = routes[group.route], settings != group.settings else { continue }
+            group.settings = settings
+            let look = group.notifiedAt.map { $0.addingTimeInterval(min(settings.interval, settings.repeatInterval).seconds) }
+                ?? group.createdAt.addingTimeInterval(settings.wait.seconds)
+            group.nextDueAt = min(group.nextDueAt, max(look, now))
+            try tx.save(group)
+            changed += 1
+        }
+        return changed
+    }
+
     /// A member closed: a group already notified is looked at again
     /// `interval` after its last notification, to say so (with whatever
     /// else changed by then). One still in its first wait just waits.

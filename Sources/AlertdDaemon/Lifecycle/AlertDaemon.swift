@@ -246,7 +246,7 @@ public final class AlertDaemon: Sendable {
     /// Applies a new configuration: presenters, routes, retry policy,
     /// retention, limits and the shutdown grace change for work that starts
     /// from now on; deliveries in flight finish with the presenter they
-    /// started with. The API's token files are read again: a token removed
+    /// started with; open groups take their route's new presenters and timers. The API's token files are read again: a token removed
     /// or changed stops working, and ends its console sessions. Listeners,
     /// the store and the action-link URL stay as they are until a restart;
     /// changes to them are returned as warnings. Throws, changing nothing,
@@ -270,8 +270,17 @@ public final class AlertDaemon: Sendable {
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
                                      inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
-        await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         intake.update(settings)
+        // Open groups follow their routes now, not when a member next joins:
+        // a presenter taken off a route stops hearing of its groups but for
+        // their end, and changed timers apply (the timer below looks again).
+        do {
+            let changed = try await store.followRoutes(settings.router.groupSettings, now: Date())
+            if changed > 0 { log.info("open groups follow their routes' new settings", ["groups": "\(changed)"]) }
+        } catch {
+            log.warning("reload: open groups keep their settings until an alert joins them", ["error": error.message])
+        }
+        await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         authenticator.replace(with: tokens)
         configuration.withLock { current in
             var kept = new

@@ -44,12 +44,28 @@ public struct AlertRouter: Sendable, Equatable {
         var matched = false
         for (i, route) in routes.enumerated() where route.matches(spec) {
             matched = true
-            add(route, named: route.name ?? "routes[\(i)]", spec, to: &plan)
+            add(route, named: Self.name(of: route, at: i), spec, to: &plan)
             if plan.escalation == nil { plan.escalation = route.escalation }
             if !route.continueMatching { break }
         }
-        if !matched { add(defaultRoute, named: defaultRoute.name ?? "default_route", spec, to: &plan) }
+        if !matched { add(defaultRoute, named: Self.name(of: defaultRoute, at: nil), spec, to: &plan) }
         return plan
+    }
+
+    /// Each grouped route's settings, by the route name its groups carry:
+    /// what the groups already open follow once a reload changed them.
+    public var groupSettings: [String: AlertGroupSettings] {
+        var out: [String: AlertGroupSettings] = [:]
+        for (i, route) in routes.enumerated() {
+            if let grouping = route.grouping { out[Self.name(of: route, at: i)] = grouping.settings(presenters: route.presenters) }
+        }
+        if let grouping = defaultRoute.grouping { out[Self.name(of: defaultRoute, at: nil)] = grouping.settings(presenters: defaultRoute.presenters) }
+        return out
+    }
+
+    /// A route's `name`, or its place: `routes[N]`, or `default_route` (`at` nil).
+    private static func name(of route: RouteDefinition, at index: Int?) -> String {
+        route.name ?? index.map { "routes[\($0)]" } ?? "default_route"
     }
 
     private func add(_ route: RouteDefinition, named name: String, _ spec: AlertSpec, to plan: inout Plan) {

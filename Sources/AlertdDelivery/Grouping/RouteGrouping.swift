@@ -25,7 +25,11 @@ public struct RouteGrouping: Sendable, Equatable {
         let labels = by.map { names in
             Set(names).sorted().map { AlertLabel(name: $0, value: spec.labels[$0] ?? "") }
         } ?? AlertLabel.sorted(spec.labels)
-        return AlertGroupMembership(route: route, labels: labels, settings: AlertGroupSettings(
-            presenters: presenters, wait: wait, interval: interval, repeatInterval: repeatInterval))
+        return AlertGroupMembership(route: route, labels: labels, settings: settings(presenters: presenters))
+    }
+
+    /// The timers of a group of this route, told to `presenters`.
+    public func settings(presenters: [String]) -> AlertGroupSettings {
+        AlertGroupSettings(presenters: presenters, wait: wait, interval: interval, repeatInterval: repeatInterval)
     }
 }

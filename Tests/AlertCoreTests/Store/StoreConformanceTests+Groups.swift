@@ -185,6 +185,42 @@ extension StoreConformanceTests {
         #expect(resolved.first { $0.presenter == "pager" }?.delivery.groupNotification?.sequence == 2)
     }
 
+    /// A reload changed the route: its open groups take the new presenters
+    /// and timers at once. A shorter timer brings the next look forward; a
+    /// look with nothing to say sets the next by the new timers; a group
+    /// still in its first wait keeps to it; other routes' groups and
+    /// unchanged settings are left alone.
+    @Test(arguments: StoreBackend.allCases) func openGroupsFollowTheirRoutesNewSettings(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let told = try grouped("db0", at: 0, interval: .seconds(300), repeatInterval: .seconds(3600))
+        _ = try await store.submit([told])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.presenter).sorted() == ["chat", "pager"])
+        let waiting = try grouped("db9", rack: "9", at: 40, interval: .seconds(300), repeatInterval: .seconds(3600))
+        _ = try await store.submit([waiting])
+        #expect(try await store.nextGroupDueTime() == at(70))
+
+        let settings = AlertGroupSettings(presenters: ["chat"], wait: .seconds(60), interval: .seconds(60), repeatInterval: .seconds(600))
+        #expect(try await store.followRoutes(["elsewhere": settings], now: at(45)) == 0)
+        #expect(try await store.followRoutes(["storms": settings], now: at(45)) == 2)
+        #expect(try await store.followRoutes(["storms": settings], now: at(45)) == 0)
+        let groups = try await store.groups()
+        #expect(groups.allSatisfy { $0.settings == settings })
+        // The notified group looks again at 30 + 60; the waiting one keeps its 70.
+        #expect(Dictionary(uniqueKeysWithValues: groups.map { ($0.id, $0.nextDueAt) })
+                == [told.groups[0].id: at(90), waiting.groups[0].id: at(70)])
+        let first = try await store.flushDueGroups(now: at(70), inhibitRules: [], limit: 10)
+        #expect(first.map(\.presenter) == ["chat"])
+        #expect(first.map(\.reason) == [.first])
+        // Nothing new at 90: the next look is the new reminder, 30 + 600.
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.group(id: told.groups[0].id)?.group.nextDueAt == at(630))
+        // Taken off the route, the pager hears only that the group resolved.
+        _ = try await store.decide(told.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100)))
+        let resolved = try await store.flushDueGroups(now: at(100), inhibitRules: [], limit: 10)
+        #expect(resolved.map(\.presenter).sorted() == ["chat", "pager"])
+        #expect(resolved.allSatisfy { $0.reason == .resolved })
+    }
+
     /// Two groups whose ids collide (a real FNV-1a collision, found by
     /// searching): the second does not join the first, whose route and
     /// labels it does not share, but takes the next id.

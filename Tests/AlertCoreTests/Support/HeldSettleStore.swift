@@ -60,6 +60,9 @@ final class HeldSettleStore: AlertStore {
         try await inner.flushDueGroups(now: now, inhibitRules: inhibitRules, limit: limit)
     }
     func nextGroupDueTime() async throws(StoreError) -> Date? { try await inner.nextGroupDueTime() }
+    func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
+        try await inner.followRoutes(routes, now: now)
+    }
     func groups() async throws(StoreError) -> [AlertGroup] { try await inner.groups() }
     func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? { try await inner.group(id: id) }
     func releaseInhibited(now: Date) async throws(StoreError) { try await inner.releaseInhibited(now: now) }
