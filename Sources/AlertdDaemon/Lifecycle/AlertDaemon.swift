@@ -246,7 +246,8 @@ public final class AlertDaemon: Sendable {
     /// Applies a new configuration: presenters, routes, retry policy,
     /// retention, limits and the shutdown grace change for work that starts
     /// from now on; deliveries in flight finish with the presenter they
-    /// started with; open groups take their route's new presenters and timers. The API's token files are read again: a token removed
+    /// started with; open groups take their route's new presenters and
+    /// timers. The API's token files are read again: a token removed
     /// or changed stops working, and ends its console sessions. Listeners,
     /// the store and the action-link URL stay as they are until a restart;
     /// changes to them are returned as warnings. Throws, changing nothing,
