@@ -307,7 +307,6 @@ extension PostgresAlertStore {
     }
 
     public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
-        guard !routes.isEmpty else { return 0 }
         return try await writer.write { session throws(PostgresError) in
             let ids = try session.conn.query("SELECT id FROM alert_groups ORDER BY id").rows.map { AlertGroupID(trusted: $0.text(0)) }
             var tx = PostgresStoreTransaction(session: session)

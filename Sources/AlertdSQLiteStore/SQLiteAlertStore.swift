@@ -618,7 +618,6 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
-        guard !routes.isEmpty else { return 0 }
         return try await writer.write { conn throws(SQLiteError) in
             let ids = try conn.statement("SELECT id FROM alert_groups ORDER BY id").query([]) { AlertGroupID(trusted: $0.text(0)) }
             return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in

@@ -222,9 +222,12 @@ public protocol GroupStore: Sendable {
     /// When the next group is due, if any group is open.
     func nextGroupDueTime() async throws(StoreError) -> Date?
 
-    /// After a reload: the open groups of each route named in `routes` take
-    /// its settings (presenters and timers) now, not when a member next
-    /// joins. Returns how many groups changed.
+    /// At start and after a reload: the open groups take the settings
+    /// (presenters and timers) of their route in `routes`, the grouped
+    /// routes by name, now rather than when a member next joins; those of
+    /// a route no longer there only tell their presenters that they
+    /// resolved (``StoreRules/follow(_:routes:now:in:)``). Returns how many
+    /// groups changed.
     func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int
 
     /// Every open group, soonest due first.

@@ -31,20 +31,28 @@ extension StoreRules {
         try tx.addMember(alert.id, to: membership.id)
     }
 
-    /// A reload changed the settings of the routes in `routes` (by name):
-    /// each of the groups `ids` of those routes takes its route's, rather
-    /// than keeping those it formed with until a member joins. A shorter
-    /// timer brings its next look forward (a look with nothing to say
-    /// only sets the next by the new timers); a longer one is kept to at
-    /// that look. Presenters taken off the route hear that the group
-    /// resolved, and nothing else (``flush(_:now:silences:inhibitions:in:)``).
+    /// The configuration's grouped routes are `routes` (by name), as loaded
+    /// at start or reload: each of the groups `ids` takes its route's
+    /// settings, rather than keeping those it formed with until a member
+    /// joins. A shorter timer brings its next look forward (a look with
+    /// nothing to say only sets the next by the new timers); a longer one
+    /// is kept to at that look. Presenters taken off the route hear that
+    /// the group resolved, and nothing else
+    /// (``flush(_:now:silences:inhibitions:in:)``); so do all of a group's
+    /// when its route is gone or no longer groups. A group of an unnamed
+    /// route (`routes[N]`) is left as it is: its name is a place in the
+    /// list, which a reordered configuration gives to another route.
     /// Returns how many groups changed.
     package static func follow<T: StoreTransaction>(
         _ ids: [AlertGroupID], routes: [String: AlertGroupSettings], now: Date, in tx: inout T
     ) throws(T.Failure) -> Int {
         var changed = 0
         for id in ids {
-            guard var group = try tx.group(id), let settings = routes[group.route], settings != group.settings else { continue }
+            guard var group = try tx.group(id), !group.route.hasPrefix("routes[") else { continue }
+            var settings = group.settings
+            settings.presenters = []
+            settings = routes[group.route] ?? settings
+            guard settings != group.settings else { continue }
             group.settings = settings
             let look = group.notifiedAt.map { $0.addingTimeInterval(min(settings.interval, settings.repeatInterval).seconds) }
                 ?? group.createdAt.addingTimeInterval(settings.wait.seconds)

@@ -26,6 +26,8 @@ extension AlertDaemon {
         environment: [String: String] = CurrentProcess.environment,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async throws(DaemonError) {
+        // A configuration edited while alertd was stopped applies to the groups it left open.
+        await followRoutes(intake.current.router)
         let group = ServiceGroup(
             services: services(notifier: notifier, environment: environment),
             gracePeriod: configuration.withLock { $0.dispatcher.shutdownGrace }, logger: Logger(label: "services"))

@@ -272,15 +272,8 @@ public final class AlertDaemon: Sendable {
                                      inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
-        // Open groups follow their routes now, not when a member next joins:
-        // a presenter taken off a route stops hearing of its groups but for
-        // their end, and changed timers apply (the timer below looks again).
-        do {
-            let changed = try await store.followRoutes(settings.router.groupSettings, now: Date())
-            if changed > 0 { log.info("open groups follow their routes' new settings", ["groups": "\(changed)"]) }
-        } catch {
-            log.warning("reload: open groups keep their settings until an alert joins them", ["error": error.message])
-        }
+        await followRoutes(settings.router)
+        // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         authenticator.replace(with: tokens)
         configuration.withLock { current in
@@ -297,6 +290,21 @@ public final class AlertDaemon: Sendable {
             current = kept
         }
         return warnings
+    }
+}
+
+extension AlertDaemon {
+    /// Open groups follow the configuration as loaded (at start, and at a
+    /// reload), not only when a member next joins: a presenter taken off a
+    /// route stops hearing of its groups but for their end, and changed
+    /// timers apply.
+    package func followRoutes(_ router: AlertRouter) async {
+        do {
+            let changed = try await store.followRoutes(router.groupSettings, now: Date())
+            if changed > 0 { log.info("open groups follow their routes' settings as configured", ["groups": "\(changed)"]) }
+        } catch {
+            log.warning("open groups keep their settings until an alert joins them", ["error": error.message])
+        }
     }
 }
 

@@ -200,7 +200,6 @@ extension StoreConformanceTests {
         #expect(try await store.nextGroupDueTime() == at(70))
 
         let settings = AlertGroupSettings(presenters: ["chat"], wait: .seconds(60), interval: .seconds(60), repeatInterval: .seconds(600))
-        #expect(try await store.followRoutes(["elsewhere": settings], now: at(45)) == 0)
         #expect(try await store.followRoutes(["storms": settings], now: at(45)) == 2)
         #expect(try await store.followRoutes(["storms": settings], now: at(45)) == 0)
         let groups = try await store.groups()
@@ -217,6 +216,31 @@ extension StoreConformanceTests {
         // Taken off the route, the pager hears only that the group resolved.
         _ = try await store.decide(told.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100)))
         let resolved = try await store.flushDueGroups(now: at(100), inhibitRules: [], limit: 10)
+        #expect(resolved.map(\.presenter).sorted() == ["chat", "pager"])
+        #expect(resolved.allSatisfy { $0.reason == .resolved })
+    }
+
+    /// A group whose route is gone (or no longer groups) only tells the
+    /// presenters it told that it resolved; a group of an unnamed route,
+    /// named by its place in the list, is left as it is.
+    @Test(arguments: StoreBackend.allCases) func groupsOfARemovedRouteOnlyResolveAndUnnamedRoutesKeepTheirs(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let told = try grouped("db0", at: 0, interval: .seconds(60))
+        let other = try grouped("db1", at: 1, interval: .seconds(60))
+        let settings = try #require(told.groups.first).settings
+        let unnamed = AlertGroupMembership(route: "routes[0]", labels: [AlertLabel(name: "alertname", value: "CPU")], settings: settings)
+        let cpu = AlertSubmission(alert: Alert(spec: try spec("cpu", labels: ["alertname": "CPU"]), at: at(0)), presenters: [], groups: [unnamed])
+        _ = try await store.submit([told, other, cpu])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).count == 4)
+        #expect(try await store.followRoutes([:], now: at(40)) == 1)
+        let groups = Dictionary(uniqueKeysWithValues: try await store.groups().map { ($0.route, $0.settings) })
+        #expect(groups["storms"]?.presenters == [])
+        #expect(groups["routes[0]"] == settings)
+        // A change is not told; the end is, to both presenters told before.
+        _ = try await store.decide(told.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(50)))
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).filter { $0.group == told.groups[0].id } == [])
+        _ = try await store.decide(other.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100)))
+        let resolved = try await store.flushDueGroups(now: at(200), inhibitRules: [], limit: 10).filter { $0.group == told.groups[0].id }
         #expect(resolved.map(\.presenter).sorted() == ["chat", "pager"])
         #expect(resolved.allSatisfy { $0.reason == .resolved })
     }

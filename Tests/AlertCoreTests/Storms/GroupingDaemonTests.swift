@@ -223,6 +223,27 @@ import Glibc
         #expect(pager.notes.isEmpty)
     }
 
+    /// The same edit applied by a restart rather than a reload.
+    @Test func aConfigurationEditedWhileStoppedAppliesToTheGroupsLeftOpen() async throws {
+        let d = try TestDaemon(config: Self.config(wait: "1h"))
+        try await d.start()
+        let chat = Recorder(d, "chat.jsonl")
+        let pager = Recorder(d, "pager.jsonl")
+        try await post(d, Self.diskFull(3))
+        d.signal(SIGTERM)
+        _ = await d.waitForExit()
+        var config = Self.config(wait: "300ms")
+        var routes = try #require(config["routes"] as? [[String: Any]])
+        routes[1]["presenters"] = ["chat"]
+        config["routes"] = routes
+        try d.rewriteConfig(config)
+        try await d.start()
+        #expect(await chat.wait(timeout: .seconds(5)) { $0.count == 1 })
+        #expect(chat.notes.first?.firing == 3)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(pager.notes.isEmpty)
+    }
+
     @Test func aNewAlertAfterTheFirstNotificationIsOneChangeNoSoonerThanTheGroupInterval() async throws {
         let d = try TestDaemon(config: Self.config(wait: "300ms", interval: "1500ms", repeatInterval: "1h"))
         try await d.start()
