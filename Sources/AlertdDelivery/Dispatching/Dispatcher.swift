@@ -340,7 +340,9 @@ public actor Dispatcher: Service {
                     if orphanLimit > 0 && !claimed.contains(where: { presenters[$0.delivery.kind] == nil }) { sweepOrphans = false }
                     claimedAny = claimedAny || !claimed.isEmpty
                     for c in claimed {
-                        buckets[c.delivery.kind]?.take(1, at: tick)
+                        // One ending unsent spends no token: else a group that changes
+                        // faster than its presenter's rate never gets what stands now out.
+                        if !c.isStale { buckets[c.delivery.kind]?.take(1, at: tick) }
                         start(c)
                     }
                     // A poll with room for all that was due took it all; anything due by
@@ -630,7 +632,7 @@ public actor Dispatcher: Service {
         } else if let later = claimed.supersededBy {
             // Sent after the group's next notification (a retry once the destination is back), it would undo it.
             "superseded: the group's next notification to this presenter (\(later)) is queued and says what stands now"
-        } else if claimed.group == nil, d.id.groupNotification != nil {
+        } else if claimed.isStale {
             // Its snapshot went when the next was queued, and that one is gone
             // since (pruned with its alert): sent now, it would say only its anchor alert.
             "superseded: a later notification of the group to this presenter was sent; this one's content is no longer kept"

@@ -18,4 +18,9 @@ public struct ClaimedDelivery: Sendable, Equatable {
         self.alert = alert
         self.supersededBy = supersededBy
     }
+
+    /// A group notification that is not to be sent: a later one supersedes
+    /// it, or what it said is no longer kept (it went when the next was
+    /// queued).
+    public var isStale: Bool { supersededBy != nil || (group == nil && delivery.id.groupNotification != nil) }
 }
