@@ -100,22 +100,28 @@ extension PostgresAlertStore {
         var out: [ClaimedDelivery] = []
         var snapshots: [DeliveryID: GroupSnapshot] = [:]
         var queued: Set<DeliveryID> = []
+        var formed: [String: Int64] = [:]
         let grouped = rows.map(\.0.id).filter { $0.groupNotification != nil }
         if !grouped.isEmpty {
-            let (texts, later) = try await pool.run("Reading group notifications") { conn throws(PostgresError) in
+            let (texts, later, groups) = try await pool.run("Reading group notifications") { conn throws(PostgresError) in
                 (try conn.query("SELECT id, group_snapshot FROM deliveries WHERE id = ANY($1::text[])", [.textArray(grouped.map(\.rawValue))])
                     .rows.map { (DeliveryID(rawValue: $0.text(0)), $0.optionalText(1)) },
                  try conn.query("SELECT id FROM deliveries WHERE id = ANY($1::text[])",
                                 [.textArray(grouped.compactMap(\.nextGroupNotification?.rawValue))])
-                    .rows.map { DeliveryID(rawValue: $0.text(0)) })
+                    .rows.map { DeliveryID(rawValue: $0.text(0)) },
+                 try conn.query("SELECT id, created_at FROM alert_groups WHERE id = ANY($1::text[])",
+                                [.textArray(Array(Set(grouped.compactMap { $0.groupNotification?.group.rawValue })))])
+                    .rows.map { ($0.text(0), $0.int(1)) })
             }
             for ((id, _), snapshot) in zip(texts, GroupSnapshot.decodeEach(texts.map(\.1))) { snapshots[id] = snapshot }
             queued = Set(later)
+            formed = Dictionary(groups) { a, _ in a }
         }
         for (delivery, row) in rows {
-            let next = delivery.id.nextGroupNotification
+            let later = delivery.id.superseding(nextQueued: delivery.id.nextGroupNotification.map(queued.contains) ?? false,
+                                                groupFormedAt: delivery.id.groupNotification.flatMap { formed[$0.group.rawValue] })
             out.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshots[delivery.id],
-                                       supersededBy: next.flatMap { queued.contains($0) ? $0 : nil }))
+                                       supersededBy: later))
         }
         return out
     }

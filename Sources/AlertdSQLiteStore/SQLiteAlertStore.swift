@@ -368,7 +368,9 @@ public final class SQLiteAlertStore: AlertStore {
                 guard let delivery = try Self.claim(id, now: now, in: conn) else { continue }
                 tx.moves.claimed()
                 guard let a = try alertRow.query([.text(delivery.alertID.rawValue)], { StoreCoding.AlertRow($0) }).first else { continue }
-                let later = try delivery.id.nextGroupNotification.flatMap { next throws(SQLiteError) in try tx.delivery(next) == nil ? nil : next }
+                let nextQueued = try delivery.id.nextGroupNotification.map { next throws(SQLiteError) in try tx.delivery(next) != nil } ?? false
+                let formedAt = nextQueued ? nil : try delivery.id.groupNotification.flatMap { n throws(SQLiteError) in try tx.group(n.group)?.generation }
+                let later = delivery.id.superseding(nextQueued: nextQueued, groupFormedAt: formedAt)
                 // One a later notification supersedes is never sent, and its snapshot was dropped.
                 out.append((delivery, a, later == nil ? try tx.snapshotText(delivery.id) : nil, later))
             }

@@ -72,7 +72,8 @@ public actor InMemoryAlertStore: AlertStore {
                 guard orphans < orphanLimit else { continue }
                 orphans += 1
             }
-            let later = d.id.nextGroupNotification.flatMap { state.deliveries[$0] == nil ? nil : $0 }
+            let later = d.id.superseding(nextQueued: d.id.nextGroupNotification.map { state.deliveries[$0] != nil } ?? false,
+                                         groupFormedAt: d.id.groupNotification.flatMap { state.groups[$0.group]?.generation })
             out.append(ClaimedDelivery(delivery: markClaimed(d, now: now), alert: state.alerts[d.alertID]!, group: state.snapshots[d.id],
                                        supersededBy: later))
         }

@@ -631,7 +631,9 @@ public actor Dispatcher: Service {
             "presenter \"\(d.presenter)\" is not configured"
         } else if let later = claimed.supersededBy {
             // Sent after the group's next notification (a retry once the destination is back), it would undo it.
-            "superseded: the group's next notification to this presenter (\(later)) is queued and says what stands now"
+            later.groupNotification?.generation == d.id.groupNotification?.generation
+                ? "superseded: the group's next notification to this presenter (\(later)) is queued and says what stands now"
+                : "superseded: the group ended and formed again since; its notifications to this presenter (from \(later)) say what stands now"
         } else if claimed.isStale {
             // Its snapshot went when the next was queued, and that one is gone
             // since (pruned with its alert): sent now, it would say only its anchor alert.

@@ -164,6 +164,30 @@ extension StoreConformanceTests {
         }
     }
 
+    /// The group ended and formed again while its old notifications still
+    /// waited (the destination was down): the old `resolved`, sent after
+    /// the new forming's `first`, would close the incident that reopened.
+    /// Each old one names what supersedes it.
+    @Test(arguments: StoreBackend.allCases) func aNotificationOfAnEndedGroupThatFormedAgainIsSuperseded(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), presenters: ["pager"])
+        _ = try await store.submit([first])
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        _ = try await store.decide(first.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
+        let resolved = try #require(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).first)
+        #expect(resolved.reason == .resolved)
+        #expect(try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.groups() == [])
+        let again = try grouped("db0", at: 160, interval: .seconds(60), presenters: ["pager"])
+        _ = try await store.submit([again])
+        let formed = try #require(try await store.groups().first).generation
+        let claimed = try await store.claimDueDeliveries(now: at(160), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+        let by = Dictionary(uniqueKeysWithValues: claimed.map { ($0.delivery.id, $0.supersededBy) })
+        #expect(by.count == 2)
+        #expect(by[resolved.delivery] == DeliveryID.group(try #require(again.groups.first).id, generation: formed, 1, presenter: "pager"))
+        #expect(claimed.allSatisfy { $0.isStale })
+    }
+
     /// A reload takes a presenter off the route while it has been told of
     /// the group: it hears no more changes, but it does hear that the group
     /// resolved (else a pager's incident stays open for good).
