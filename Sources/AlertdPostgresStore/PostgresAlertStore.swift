@@ -186,6 +186,7 @@ public final class PostgresAlertStore: AlertStore {
             let ids = try conn.query("""
                 SELECT id FROM alerts WHERE state <> 'open' AND updated_at < $1
                 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.alert_id = alerts.id AND d.state IN ('pending', 'in_flight'))
+                AND NOT EXISTS (SELECT 1 FROM group_members m WHERE m.alert_id = alerts.id)
                 LIMIT $2
                 """, [.integer(cutoffMs), .integer(Int64(limit))]).rows.map { $0.text(0) }
             if !ids.isEmpty {

@@ -234,6 +234,7 @@ public final class SQLiteAlertStore: AlertStore {
             let ids = try conn.statement("""
                 SELECT id FROM alerts INDEXED BY alerts_closed WHERE state != 'open' AND updated_at < ?
                 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.alert_id = alerts.id AND d.state IN ('pending', 'in_flight'))
+                AND NOT EXISTS (SELECT 1 FROM group_members m WHERE m.alert_id = alerts.id)
                 LIMIT ?
                 """).query([.integer(cutoffMs), .integer(Int64(limit))]) { $0.text(0) }
             let deleteDeliveries = try conn.statement("DELETE FROM deliveries WHERE alert_id = ?")

@@ -172,7 +172,9 @@ public protocol MaintenanceStore: Sendable {
     func nextMaintenanceTime() async throws(StoreError) -> Date?
 
     /// Deletes up to `limit` alerts closed before `cutoff` whose deliveries
-    /// are all settled, with their deliveries, events older than `cutoff`
+    /// are all settled and that no group still has to tell of (a member
+    /// leaves its group once told it closed; pruned before, the group would
+    /// end without its `resolved`), with their deliveries, events older than `cutoff`
     /// (but never the newest), and silences that ended before `cutoff`.
     /// Returns how many alerts went.
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int

@@ -222,7 +222,8 @@ public actor InMemoryAlertStore: AlertStore {
     }
 
     public func prune(closedBefore cutoff: Date, limit: Int) -> Int {
-        let unsettled = Set(state.deliveries.values.filter { $0.state == .pending || $0.state == .inFlight }.map(\.alertID))
+        var unsettled = Set(state.deliveries.values.filter { $0.state == .pending || $0.state == .inFlight }.map(\.alertID))
+        for members in state.members.values { unsettled.formUnion(members) }
         let gone = state.alerts.values
             .filter { $0.state != .open && $0.updatedAt < cutoff && !unsettled.contains($0.id) }
             .prefix(limit).map(\.id)

@@ -400,9 +400,9 @@ actor ScriptedPresenter: AlertPresenter {
     }
 
     /// Queuing a group's next notification drops what the one before said.
-    /// Should that next one be pruned (with its own alert) while the one
-    /// before waits for a retry, the one before has nothing left to say: it
-    /// ends dead, never sent as a lone alert.
+    /// Should that next one be pruned (with its own alert, once it left the
+    /// group) while the one before waits for a retry, the one before has
+    /// nothing left to say: it ends dead, never sent as a lone alert.
     @Test func aGroupNotificationWithoutItsContentIsNotSentAsItsAlert() async throws {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook")
@@ -420,6 +420,15 @@ actor ScriptedPresenter: AlertPresenter {
                                                    at: start.addingTimeInterval(90)),
                                 DeliverySettlement(deliveryID: changed.delivery, result: .delivered, at: start.addingTimeInterval(90))])
         _ = try await store.decide(second.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(95)))
+        // A member is kept while its group may still have to tell of it: told, it leaves, and then goes.
+        #expect(try await store.prune(closedBefore: Date(), limit: 10) == 0)
+        let ended = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(150), inhibitRules: [], limit: 10).first)
+        #expect(ended.reason == .resolved)
+        let last = try await store.claimDueDeliveries(now: start.addingTimeInterval(150), capacity: [.presenter("hook"): 4], orphanLimit: 0)
+        #expect(Set(last.map(\.delivery.id)) == [told.delivery, ended.delivery])
+        try await store.settle([DeliverySettlement(deliveryID: told.delivery, result: .retry(at: start.addingTimeInterval(99), error: "503"),
+                                                   at: start.addingTimeInterval(150)),
+                                DeliverySettlement(deliveryID: ended.delivery, result: .delivered, at: start.addingTimeInterval(150))])
         #expect(try await store.prune(closedBefore: Date(), limit: 10) == 1)
         #expect(try await store.record(id: second.id) == nil)
 

@@ -188,6 +188,27 @@ extension StoreConformanceTests {
         #expect(claimed.allSatisfy { $0.isStale })
     }
 
+    /// Retention shorter than `group_interval`: a closed member is kept
+    /// until its group has told of it, so the group still resolves (it had
+    /// ended unannounced, its closed members pruned before its next look).
+    @Test(arguments: StoreBackend.allCases) func aClosedMemberOutlivesRetentionUntilItsGroupToldOfIt(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let s = try grouped("db0", at: 0, interval: .seconds(60), presenters: ["pager"])
+        _ = try await store.submit([s])
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        let sent = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+        try await store.settle(sent.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered, at: at(31)) })
+        _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
+        #expect(try await store.prune(closedBefore: at(80), limit: 10) == 0)
+        let resolved = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        #expect(resolved.map(\.reason) == [.resolved])
+        let told = try await store.claimDueDeliveries(now: at(90), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+        #expect(told.first?.group?.notification.closed.map(\.id) == [s.alert.id])
+        try await store.settle(told.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered, at: at(91)) })
+        // Told, it left the group, and goes with the next prune.
+        #expect(try await store.prune(closedBefore: at(100), limit: 10) == 1)
+    }
+
     /// A reload takes a presenter off the route while it has been told of
     /// the group: it hears no more changes, but it does hear that the group
     /// resolved (else a pager's incident stays open for good).
