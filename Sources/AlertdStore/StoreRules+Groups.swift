@@ -48,7 +48,7 @@ extension StoreRules {
     ) throws(T.Failure) -> Int {
         var changed = 0
         for id in ids {
-            guard var group = try tx.group(id), !group.route.hasPrefix("routes[") else { continue }
+            guard var group = try tx.group(id), !group.routeIsUnnamed else { continue }
             var settings = group.settings
             settings.presenters = []
             settings = routes[group.route] ?? settings

@@ -65,7 +65,7 @@ public struct AlertRouter: Sendable, Equatable {
 
     /// A route's `name`, or its place: `routes[N]`, or `default_route` (`at` nil).
     private static func name(of route: RouteDefinition, at index: Int?) -> String {
-        route.name ?? index.map { "routes[\($0)]" } ?? "default_route"
+        route.name ?? index.map(AlertGroup.unnamedRoute) ?? "default_route"
     }
 
     private func add(_ route: RouteDefinition, named name: String, _ spec: AlertSpec, to plan: inout Plan) {

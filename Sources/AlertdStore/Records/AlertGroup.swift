@@ -32,6 +32,14 @@ public struct AlertGroup: Sendable, Equatable {
     /// Tells one notification of this group from the same-keyed group that
     /// formed before it ended: its creation, in milliseconds.
     public var generation: Int64 { Int64((createdAt.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// The route name of the `index`th route when it has no `name`: its
+    /// place in the list, which a reordered configuration gives to another
+    /// route, so its groups do not follow it (``StoreRules/follow(_:routes:now:in:)``).
+    public static func unnamedRoute(_ index: Int) -> String { "routes[\(index)]" }
+
+    /// Whether the group's route is named by its place (``unnamedRoute(_:)``).
+    public var routeIsUnnamed: Bool { route.hasPrefix("routes[") }
 }
 
 /// What a grouped route says about its groups: who hears of them and when.
