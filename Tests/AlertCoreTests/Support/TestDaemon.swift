@@ -219,19 +219,25 @@ final class TestDaemon: Sendable {
         return try JSONSerialization.jsonObject(with: r.body) as? [String: Any] ?? [:]
     }
 
+    /// A loopback port free now, below Linux's ephemeral range (32768 up):
+    /// one the kernel picked (port 0) is from that range, and between this
+    /// check and the daemon's bind an outgoing connection (a PostgreSQL
+    /// pool's, a delivery's) could take it, as it once did.
     static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        for _ in 0..<256 {
+            let port = UInt16.random(in: 20_000..<32_768)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = port.bigEndian
+            let bound = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if bound { return port }
         }
-        guard bound else { throw Failure("no free port") }
-        return UInt16(bigEndian: addr.sin_port)
+        throw Failure("no free port")
     }
 
     struct Failure: Error, CustomStringConvertible {
