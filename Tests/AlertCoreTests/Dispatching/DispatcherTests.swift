@@ -413,22 +413,22 @@ actor ScriptedPresenter: AlertPresenter {
         _ = try await store.decide(first.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
         let changed = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
         #expect(changed.reason == .changed)
+        /// Claims what is due at `offset`, expecting `told` and `sent`: `told` fails again, to be retried at `retry`; `sent` is delivered.
+        func attempt(at offset: TimeInterval, delivering sent: DeliveryID, retryAt retry: TimeInterval) async throws {
+            let claimed = try await store.claimDueDeliveries(now: start.addingTimeInterval(offset), capacity: [.presenter("hook"): 4], orphanLimit: 0)
+            #expect(Set(claimed.map(\.delivery.id)) == [told.delivery, sent])
+            try await store.settle([DeliverySettlement(deliveryID: told.delivery, result: .retry(at: start.addingTimeInterval(retry), error: "503"),
+                                                       at: start.addingTimeInterval(offset)),
+                                    DeliverySettlement(deliveryID: sent, result: .delivered, at: start.addingTimeInterval(offset))])
+        }
         // The first is retried later; the change (about `second` alone) is delivered.
-        let claimed = try await store.claimDueDeliveries(now: start.addingTimeInterval(90), capacity: [.presenter("hook"): 4], orphanLimit: 0)
-        #expect(Set(claimed.map(\.delivery.id)) == [told.delivery, changed.delivery])
-        try await store.settle([DeliverySettlement(deliveryID: told.delivery, result: .retry(at: start.addingTimeInterval(91), error: "503"),
-                                                   at: start.addingTimeInterval(90)),
-                                DeliverySettlement(deliveryID: changed.delivery, result: .delivered, at: start.addingTimeInterval(90))])
+        try await attempt(at: 90, delivering: changed.delivery, retryAt: 91)
         _ = try await store.decide(second.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(95)))
         // A member is kept while its group may still have to tell of it: told, it leaves, and then goes.
         #expect(try await store.prune(closedBefore: Date(), limit: 10) == 0)
         let ended = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(150), inhibitRules: [], limit: 10).first)
         #expect(ended.reason == .resolved)
-        let last = try await store.claimDueDeliveries(now: start.addingTimeInterval(150), capacity: [.presenter("hook"): 4], orphanLimit: 0)
-        #expect(Set(last.map(\.delivery.id)) == [told.delivery, ended.delivery])
-        try await store.settle([DeliverySettlement(deliveryID: told.delivery, result: .retry(at: start.addingTimeInterval(99), error: "503"),
-                                                   at: start.addingTimeInterval(150)),
-                                DeliverySettlement(deliveryID: ended.delivery, result: .delivered, at: start.addingTimeInterval(150))])
+        try await attempt(at: 150, delivering: ended.delivery, retryAt: 99)
         #expect(try await store.prune(closedBefore: Date(), limit: 10) == 1)
         #expect(try await store.record(id: second.id) == nil)
 
