@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import FoundationEssentials
+import AlertdPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -58,7 +59,7 @@ extension MHDServerCore {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         context.close()
         core?.forget(context)
-        core?.trimmer.exchangeEnded(bytes: context.body.count + context.answerBytes)
+        HeapTrimmer.shared.exchangeEnded(bytes: context.body.count + context.answerBytes)
     }
 
     /// Connections opening and closing, for the ``ConnectionWatch``; each

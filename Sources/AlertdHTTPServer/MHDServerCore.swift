@@ -24,7 +24,6 @@ package final class MHDServerCore: Sendable {
     }
 
     package let handler: HTTPServer.Handler
-    package let trimmer = HeapTrimmer()
     package let screen: HTTPServer.Screen?
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener

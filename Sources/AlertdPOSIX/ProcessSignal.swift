@@ -60,18 +60,4 @@ public enum CurrentProcess {
         pthread_sigmask(SIG_SETMASK, &none, nil)
         while true { sigsuspend(&none) }
     }
-
-    /// Lets malloc keep up to `bytes` free at the top of each heap rather
-    /// than hand it back at once (`M_TRIM_THRESHOLD`). glibc's default
-    /// (128 KiB, growing with large frees) has the heap of every thread
-    /// that handles a request shrink and grow again with each burst: an
-    /// `madvise` and a TLB shootdown on every core each time, about a tenth
-    /// of the daemon's CPU under one-alert-per-request load.
-    public static func keepFreedMemory(upTo bytes: Int) {
-        // <malloc.h> is not in Swift's Glibc module: found by name instead.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
-        guard let symbol = dlsym(nil, "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, Int32(clamping: bytes))
-    }
 }

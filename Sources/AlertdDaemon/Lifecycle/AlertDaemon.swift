@@ -27,6 +27,10 @@ public final class AlertDaemon: Sendable {
         case check
     }
 
+    /// A notification listing this many alerts carries megabytes: once
+    /// such notifications stop, the heap is trimmed (``HeapTrimmer``).
+    static let largeGroup = 1_000
+
     public let configuration: Mutex<DaemonConfiguration>
     package let store: any AlertStore
     /// The database file, for logs.
@@ -113,6 +117,8 @@ public final class AlertDaemon: Sendable {
                                     onNotices: { notices in
                                         notices.forEach { metrics.groupNotified($0) }
                                         dispatcher.wake(queuedFor: notices.map(\.presenter))
+                                        // A big group's snapshot and payloads are megabytes, freed once it is told.
+                                        if notices.contains(where: { $0.listed >= Self.largeGroup }) { HeapTrimmer.shared.largeWorkEnded() }
                                     })
         self.groupTimer = groupTimer
         // A new alert brings work now, handed over in memory, and may bring a
