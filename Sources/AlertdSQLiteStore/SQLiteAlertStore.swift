@@ -15,6 +15,7 @@ public final class SQLiteAlertStore: AlertStore {
     private let reader: SQLiteConnection
     /// The inhibition sources claims and group flushes screen against, kept between them.
     private let inhibitionSources = InhibitionSources()
+    private let groupSnapshots = GroupSnapshotCache()
     private let checkpointer: WALCheckpointer
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.
@@ -266,15 +267,15 @@ public final class SQLiteAlertStore: AlertStore {
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
-        let sources = inhibitionSources
-        let rows: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
+        let sources = inhibitionSources, snapshots = groupSnapshots
+        let rows: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             // A delivery a silence or an inhibition holds leaves the due set,
             // but it took a row of the page read for a free slot: the page is
             // read again for the room it left, a bounded number of times, so
             // that a poll with room left has taken everything due (which the
             // dispatcher counts on). Else a thousand silenced deliveries due
             // first held the rest back a page a second.
-            var out: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)] = []
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)] = []
             var room = capacity
             var orphanRoom = orphanLimit
             // Read at the first page and kept for the others: this claim is
@@ -283,7 +284,8 @@ public final class SQLiteAlertStore: AlertStore {
             for _ in 0..<StoreRules.claimPages {
                 let ids = try Self.due(room: room, orphanRoom: orphanRoom, nowMs: nowMs, in: conn)
                 if ids.isEmpty { break }
-                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, sources: sources, in: conn)
+                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, sources: sources,
+                                                         snapshots: snapshots, in: conn)
                 out += claimed
                 for (delivery, _, _, _) in claimed {
                     if let left = room[delivery.kind] { room[delivery.kind] = left - 1 } else { orphanRoom -= 1 }
@@ -293,7 +295,7 @@ public final class SQLiteAlertStore: AlertStore {
             return out
         }
         var claimed: [ClaimedDelivery] = []
-        for ((delivery, row, _, later), snapshot) in zip(rows, GroupSnapshot.decodeEach(rows.map(\.2))) {
+        for ((delivery, row, _, later), snapshot) in zip(rows, StoredSnapshot.values(rows.map(\.2))) {
             claimed.append(ClaimedDelivery(delivery: delivery, alert: try StoreCoding.alert(row), group: snapshot, supersededBy: later))
         }
         return claimed
@@ -336,10 +338,11 @@ public final class SQLiteAlertStore: AlertStore {
     /// silence or an inhibition held instead. `screening` is read by the
     /// first page and kept for the claim's others.
     private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
-                              screening: inout Screening?, sources: InhibitionSources, in conn: SQLiteConnection) throws(SQLiteError)
-        -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)], held: Int) {
+                              screening: inout Screening?, sources: InhibitionSources, snapshots: GroupSnapshotCache,
+                              in conn: SQLiteConnection) throws(SQLiteError)
+        -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)], held: Int) {
         let known = screening
-        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources) { tx throws(SQLiteError) in
+        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources, snapshots: snapshots) { tx throws(SQLiteError) in
             // Reading the open alerts costs; only rules in force and something to screen need it.
             let active: [Silence], inhibitions: Inhibitions
             if let known {
@@ -350,7 +353,7 @@ public final class SQLiteAlertStore: AlertStore {
             }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
-            var out: [(DeliveryRecord, StoreCoding.AlertRow, String?, DeliveryID?)] = []
+            var out: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)] = []
             var held = 0
             for (id, heldBy) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
@@ -373,7 +376,7 @@ public final class SQLiteAlertStore: AlertStore {
                 let formedAt = nextQueued ? nil : try delivery.id.groupNotification.flatMap { n throws(SQLiteError) in try tx.group(n.group)?.generation }
                 let later = delivery.id.superseding(nextQueued: nextQueued, groupFormedAt: formedAt)
                 // One a later notification supersedes is never sent, and its snapshot was dropped.
-                out.append((delivery, a, later == nil ? try tx.snapshotText(delivery.id) : nil, later))
+                out.append((delivery, a, later == nil ? try tx.snapshot(delivery.id) : nil, later))
             }
             return (out, held, (active, inhibitions))
         }
@@ -611,10 +614,10 @@ public final class SQLiteAlertStore: AlertStore {
     public func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] {
         // Lost to a power cut, a flush is made again from the same state:
         // the same notifications, with the same delivery ids.
-        try await writer.write(durable: false) { [inhibitionSources] conn throws(SQLiteError) in
+        try await writer.write(durable: false) { [inhibitionSources, groupSnapshots] conn throws(SQLiteError) in
             let due = try conn.statement("SELECT id FROM alert_groups WHERE next_due_at <= ? ORDER BY next_due_at LIMIT ?")
                 .query([.integer(StoreCoding.millis(now)), .integer(Int64(limit))]) { AlertGroupID(trusted: $0.text(0)) }
-            return try SQLiteStoreTransaction.run(in: conn, sources: inhibitionSources) { tx throws(SQLiteError) in
+            return try SQLiteStoreTransaction.run(in: conn, sources: inhibitionSources, snapshots: groupSnapshots) { tx throws(SQLiteError) in
                 try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
             }
         }

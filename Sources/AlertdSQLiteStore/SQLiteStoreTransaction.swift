@@ -21,13 +21,16 @@ struct SQLiteStoreTransaction: StoreTransaction {
     /// The store's inhibition sources, kept between transactions; without
     /// them ``inhibitions(under:)`` reads every open alert.
     private let sources: InhibitionSources?
+    /// The store's snapshots of group notifications just queued (``GroupSnapshotCache``).
+    private let snapshots: GroupSnapshotCache?
 
-    private init(conn: SQLiteConnection, sources: InhibitionSources?) {
+    private init(conn: SQLiteConnection, sources: InhibitionSources?, snapshots: GroupSnapshotCache?) {
         self.conn = conn
         let batch = PendingRows.current
         rows = batch ?? PendingRows()
         ownsRows = batch == nil
         self.sources = sources
+        self.snapshots = snapshots
     }
 
     /// Runs `body` on a transaction over `conn`, then writes the rows it
@@ -35,9 +38,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
     /// or, inside a group-commit batch, leaves those to the batch's
     /// ``PendingRows`` and ``CounterLedger``: the one way to make one, so no
     /// write is left behind.
-    static func run<T>(in conn: SQLiteConnection, sources: InhibitionSources? = nil,
+    static func run<T>(in conn: SQLiteConnection, sources: InhibitionSources? = nil, snapshots: GroupSnapshotCache? = nil,
                        _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        var tx = SQLiteStoreTransaction(conn: conn, sources: sources)
+        var tx = SQLiteStoreTransaction(conn: conn, sources: sources, snapshots: snapshots)
         let result = try body(&tx)
         if tx.ownsRows { try tx.flush() }
         if let ledger = CounterLedger.current {
@@ -322,19 +325,23 @@ struct SQLiteStoreTransaction: StoreTransaction {
         try flush()
         try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
             .run([.text(snapshot.text), .text(delivery.id.rawValue)])
+        snapshots?.keep(snapshot.value, for: delivery.id)
         if let previous = delivery.id.previousGroupNotification {
             try conn.statement("UPDATE deliveries SET group_snapshot = NULL WHERE id = ? AND group_snapshot IS NOT NULL")
                 .run([.text(previous.rawValue)])
+            snapshots?.forget(previous)
         }
     }
 
-    /// A group notification's stored snapshot as text, for the caller to
-    /// decode once the writer is free: decoding a big group's took a
-    /// quarter of the writer's time while a grouped storm went on.
-    mutating func snapshotText(_ delivery: DeliveryID) throws(SQLiteError) -> String? {
-        try flush()
+    /// A group notification's stored snapshot: the value its flush made, if
+    /// still kept, else its text, for the caller to decode once the writer
+    /// is free (decoding a big group's took a quarter of the writer's time
+    /// while a grouped storm went on).
+    mutating func snapshot(_ delivery: DeliveryID) throws(SQLiteError) -> StoredSnapshot? {
         guard delivery.groupNotification != nil else { return nil }
+        if let kept = snapshots?.take(delivery) { return .kept(kept) }
+        try flush()
         return try conn.statement("SELECT group_snapshot FROM deliveries WHERE id = ?")
-            .query([.text(delivery.rawValue)]) { $0.optionalText(0) }.first ?? nil
+            .query([.text(delivery.rawValue)]) { $0.optionalText(0) }.first?.map(StoredSnapshot.text)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdStore
+@testable import AlertdSQLite
 @testable import AlertdSQLiteStore
 
 /// Grouping's rules on every backend: a group forms with its first member
@@ -415,5 +416,30 @@ extension StoreConformanceTests {
         let retried = try await store.claimDueDeliveries(now: at(95), capacity: [.presenter("chat"): 10], orphanLimit: 0)
         #expect(retried.first?.group == reminder.first?.group)
         #expect(retried.first?.group?.notification.firing.first?.state == .open)
+    }
+
+    /// SQLite keeps the snapshot a flush made for the claim that follows
+    /// (``GroupSnapshotCache``): that claim does not read the row back, and
+    /// gets what the row holds. A retry reads the row.
+    @Test func aClaimRightAfterItsFlushTakesTheSnapshotTheRowHolds() async throws {
+        let path = dir.path + "/kept.db"
+        let store = try SQLiteAlertStore(path: path)
+        _ = try await store.submit(try (0..<3).map { try grouped("db\($0)", at: Double($0), presenters: ["chat"]) })
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).count == 1)
+        let conn = try SQLiteConnection(path: path)
+        let texts = try conn.withLock { c throws(SQLiteError) in
+            try c.statement("SELECT group_snapshot FROM deliveries WHERE group_snapshot IS NOT NULL").query { $0.text(0) }
+        }
+        let text = try #require(texts.first)
+        let stored = try #require(GroupSnapshot.decode(text))
+        // A claim that read the row now would find nothing whole.
+        try conn.withLock { c throws(SQLiteError) in try c.execute("UPDATE deliveries SET group_snapshot = '{' WHERE group_snapshot IS NOT NULL") }
+        let claimed = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 5], orphanLimit: 0)
+        #expect(claimed.map(\.group) == [stored])
+        let delivery = try #require(claimed.first?.delivery)
+        try await store.settle([DeliverySettlement(deliveryID: delivery.id, result: .retry(at: at(31), error: "refused"), at: at(30))])
+        let retried = try await store.claimDueDeliveries(now: at(31), capacity: [.presenter("chat"): 5], orphanLimit: 0)
+        #expect(retried.map(\.delivery.id) == [delivery.id])
+        #expect(retried.first?.group == nil)
     }
 }
