@@ -56,6 +56,13 @@ public struct AlertGroupNotification: Sendable, Equatable {
         self.consoleURL = consoleURL
     }
 
+    /// Nothing this notification tells of fires: the group resolved, or the
+    /// alerts it fired with closed while every one still open is silenced or
+    /// inhibited. Told as resolved, as Alertmanager tells a receiver whose
+    /// alerts are all resolved or muted; the held ones firing again is a
+    /// change, told as firing.
+    public var nothingFires: Bool { firing.isEmpty }
+
     /// Firing alerts beyond the `shown` a message lists.
     public var hiddenCount: Int { max(0, firing.count - Self.shown) }
 
@@ -65,10 +72,10 @@ public struct AlertGroupNotification: Sendable, Equatable {
     }
 
     /// `[FIRING:3] alertname=DiskFull instance=db1`, or `[RESOLVED] …` once
-    /// every alert closed: Alertmanager's subject line. A group without
+    /// nothing fires (``nothingFires``): Alertmanager's subject line. A group without
     /// grouping labels is named by its oldest alert's title.
     public var title: String {
-        let status = reason == .resolved ? "[RESOLVED]" : "[FIRING:\(firing.count)]"
+        let status = nothingFires ? "[RESOLVED]" : "[FIRING:\(firing.count)]"
         let name = groupLabels.isEmpty
             ? (firing.first ?? closed.first)?.spec.title ?? route
             : groupLabels.map(\.description).joined(separator: " ")
@@ -89,7 +96,7 @@ public struct AlertGroupNotification: Sendable, Equatable {
         let anchor = firing.first ?? closed.first
         let at = (firing + closed).map(\.updatedAt).max() ?? Date()
         var alert = Alert(id: anchor?.id ?? .generate(at: at), spec: spec, createdAt: anchor?.createdAt ?? at, updatedAt: at)
-        if reason == .resolved {
+        if nothingFires {
             let decision = AlertDecision(outcome: .resolved, actor: "alertd", at: at)
             alert.state = .resolved
             alert.decision = decision

@@ -65,5 +65,13 @@ import Testing
         #expect(over.title == "[RESOLVED] Node n99 down")
         #expect(over.summaryAlert.state == .resolved)
         #expect(over.summaryAlert.id == closed.id)
+
+        // What it fired with closed, the rest held: a change with nothing firing reads as resolved.
+        let held = AlertGroupNotification(groupID: id, route: "nodes", groupLabels: [], sequence: 4, reason: .changed,
+                                          firing: [], closed: [closed])
+        #expect(held.nothingFires)
+        #expect(held.title == "[RESOLVED] Node n99 down")
+        #expect(held.summaryAlert.state == .resolved)
+        #expect(!n.nothingFires)
     }
 }

@@ -293,6 +293,24 @@ extension PagerDutyPresenterTests {
         #expect(first["links"][0]["href"].string == ServiceFixtures.consoleURL)
         #expect(first["links"].array.count == 5, "the console, then both actions of the two alerts with actions")
     }
+
+    /// The alerts it fired with closed while the rest are silenced: nothing
+    /// PagerDuty was told of fires, so its alert resolves, and opens again
+    /// when the held ones fire.
+    @Test func aChangeThatLeavesNothingFiringResolvesAndTheirReturnTriggersAgain() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        let steps = [try ServiceFixtures.group(3, reason: .first, sequence: 1), try ServiceFixtures.group(0, reason: .changed, sequence: 2, closed: 1),
+                     try ServiceFixtures.group(2, reason: .changed, sequence: 3)]
+        for (n, notification) in steps.enumerated() {
+            let outcome = await p.presentGroup(notification, delivery: ServiceFixtures.groupDelivery(n + 1))
+            #expect(outcome.outcome == .delivered)
+        }
+        let got = receiver.received
+        for r in got { #expect(r.problems.isEmpty, "\(r.problems)") }
+        #expect(got.map { J($0.json)["event_action"].string } == ["trigger", "resolve", "trigger"])
+        #expect(J(got[2].json)["payload"]["summary"].string == "[FIRING:2] alertname=NodeDown")
+    }
 }
 
 // MARK: Email

@@ -394,6 +394,17 @@ extension StoreConformanceTests {
         _ = try await store.decide(subs[0].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(1_020)))
         let changed = try await store.flushDueGroups(now: at(1_100), inhibitRules: [], limit: 10)
         #expect(changed.map(\.reason) == [.changed], "\(changed)")
+        // Nothing the presenter was told of fires: told as resolved.
+        let told = try await claimNotifications(store, at: 1_100)
+        #expect(told.map(\.nothingFires) == [true])
+        #expect(told.map(\.title) == ["[RESOLVED] alertname=DiskFull rack=7"])
+        #expect(told.first?.closed.map(\.id) == [subs[0].alert.id])
+        // The held member firing again is a change, told as firing.
+        let back = try await store.flushDueGroups(now: at(1_920), inhibitRules: [], limit: 10)
+        #expect(back.map(\.reason) == [.changed], "\(back)")
+        let firing = try await claimNotifications(store, at: 1_920)
+        #expect(firing.map(\.title) == ["[FIRING:1] alertname=DiskFull rack=7"])
+        #expect(firing.first?.firing.map(\.id) == [subs[1].alert.id])
     }
 
     @Test(arguments: StoreBackend.allCases) func whatAPresenterAnsweredIsTheGroupsThreadForLaterNotifications(_ backend: StoreBackend) async throws {

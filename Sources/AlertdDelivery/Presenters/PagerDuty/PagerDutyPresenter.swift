@@ -73,12 +73,13 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
 
     /// A group notification: a `trigger` keyed by the group's id (summary
     /// `[FIRING:N] …`, the listed alerts and counts in the details, the
-    /// console and the listed alerts' action links as links), or, when the
-    /// group has resolved, a `resolve` of that key.
+    /// console and the listed alerts' action links as links), or, once
+    /// nothing it told of fires (``AlertGroupNotification/nothingFires``), a
+    /// `resolve` of that key.
     public func request(for notification: AlertGroupNotification, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let g = AlertGroupDigest(notification)
         let dedupKey = notification.groupID.rawValue
-        if notification.reason == .resolved { return resolve(dedupKey, secrets: secrets) }
+        if notification.nothingFires { return resolve(dedupKey, secrets: secrets) }
         var details: [String: Any] = [
             "group_id": dedupKey, "route": notification.route, "reason": notification.reason.rawValue, "counts": g.counts,
             "firing": g.shown.map { AlertGroupDigest.line($0) } + [g.moreLine].compactMap { $0 },

@@ -45,7 +45,7 @@ public struct AlertGroupDigest: Sendable {
     public init(_ notification: AlertGroupNotification) {
         self.notification = notification
         title = notification.title
-        style = notification.reason == .resolved || notification.firing.isEmpty ? .closed(.resolved) : .of(notification.severity)
+        style = notification.nothingFires ? .closed(.resolved) : .of(notification.severity)
         let entries = notification.firing.map { Self.entry($0, notification) }
         shown = Array(entries.prefix(AlertGroupNotification.shown))
         hiddenCount = max(0, entries.count - shown.count)
@@ -81,7 +81,7 @@ public struct AlertGroupDigest: Sendable {
     public var reasonLine: String? {
         switch notification.reason {
         case .first: nil
-        case .changed: "Update: the group changed."
+        case .changed: notification.nothingFires ? "Update: no alert of the group fires now." : "Update: the group changed."
         case .reminder: "Reminder: still firing."
         case .resolved: "Resolved: every alert of the group has closed."
         }
