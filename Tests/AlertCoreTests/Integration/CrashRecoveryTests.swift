@@ -33,7 +33,14 @@ import Testing
                     }
                 }
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 60...200)))
+            // Some sends acknowledged first, however slow the machine, so the
+            // count below means something; then a random moment mid-flight.
+            let before = acknowledged.value.count
+            let deadline = ContinuousClock.now + .seconds(10)
+            while acknowledged.value.count < before + 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...160)))
             await d.kill9()
             for s in senders { s.cancel(); await s.value }
         }
