@@ -11,16 +11,29 @@ import Synchronization
 /// notification keeps its snapshot (so one made again after a rollback
 /// replaces the first), dropping a row's snapshot forgets it, and a claim
 /// takes it out. What is not kept (after a restart, a retry, or once more
-/// than ``limit`` wait) is read from the row.
+/// wait than the limits allow) is read from the row. SQLite's alone: one
+/// process writes its file, where in a Postgres cluster another node may
+/// queue the same notification again after this one's write rolled back.
 final class GroupSnapshotCache: Sendable {
     /// A flush queues one notification per presenter told; a claim follows
-    /// within the writer's next batches.
+    /// within the writer's next batches, unless the presenter has no room.
     static let limit = 16
+    /// The alerts all kept snapshots list, at most (some 10 MB): waiting
+    /// claims of big groups must not hold their snapshots twice.
+    static let alertLimit = 20_000
 
     private struct Kept {
         var snapshots: [DeliveryID: GroupSnapshot] = [:]
         /// Oldest first, for dropping the oldest when full.
         var order: [DeliveryID] = []
+        var alerts = 0
+
+        mutating func remove(_ delivery: DeliveryID) -> GroupSnapshot? {
+            guard let snapshot = snapshots.removeValue(forKey: delivery) else { return nil }
+            order.removeAll { $0 == delivery }
+            alerts -= snapshot.alertCount
+            return snapshot
+        }
     }
 
     /// Used by the writer's thread alone; the lock is never contended.
@@ -30,29 +43,28 @@ final class GroupSnapshotCache: Sendable {
 
     func keep(_ snapshot: GroupSnapshot, for delivery: DeliveryID) {
         kept.withLock { kept in
-            if kept.snapshots.updateValue(snapshot, forKey: delivery) != nil {
-                kept.order.removeAll { $0 == delivery }
-            }
+            _ = kept.remove(delivery)
+            guard snapshot.alertCount <= Self.alertLimit else { return }
+            kept.snapshots[delivery] = snapshot
             kept.order.append(delivery)
-            if kept.order.count > Self.limit {
-                kept.snapshots[kept.order.removeFirst()] = nil
+            kept.alerts += snapshot.alertCount
+            while kept.order.count > Self.limit || kept.alerts > Self.alertLimit {
+                _ = kept.remove(kept.order[0])
             }
         }
     }
 
     func forget(_ delivery: DeliveryID) {
-        kept.withLock { kept in
-            guard kept.snapshots.removeValue(forKey: delivery) != nil else { return }
-            kept.order.removeAll { $0 == delivery }
-        }
+        _ = kept.withLock { $0.remove(delivery) }
     }
 
     /// The snapshot kept for `delivery`, no longer kept.
     func take(_ delivery: DeliveryID) -> GroupSnapshot? {
-        kept.withLock { kept in
-            guard let snapshot = kept.snapshots.removeValue(forKey: delivery) else { return nil }
-            kept.order.removeAll { $0 == delivery }
-            return snapshot
-        }
+        kept.withLock { $0.remove(delivery) }
     }
+}
+
+extension GroupSnapshot {
+    /// The alerts it lists, firing and closed.
+    fileprivate var alertCount: Int { notification.firing.count + notification.closed.count }
 }
