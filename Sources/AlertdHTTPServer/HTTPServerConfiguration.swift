@@ -1,4 +1,5 @@
 import AlertdHTTP
+import AlertdPOSIX
 
 /// How an ``HTTPServer`` listens and what it tolerates. Every field has a default.
 public struct HTTPServerConfiguration: Sendable {
@@ -65,6 +66,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long `stop()` waits for running handlers before answering their
     /// requests with 503 itself.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// Hears of every exchange that moved large bodies (``HeapTrimmer``).
+    package var trimmer: HeapTrimmer = .shared
 
     public init(listener: Listener = .tcp(host: "127.0.0.1", port: 0)) {
         self.listener = listener

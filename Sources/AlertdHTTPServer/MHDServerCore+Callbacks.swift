@@ -59,7 +59,7 @@ extension MHDServerCore {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         context.close()
         core?.forget(context)
-        HeapTrimmer.shared.exchangeEnded(bytes: context.body.count + context.answerBytes)
+        core?.trimmer.exchangeEnded(bytes: context.bodyBytes + context.answerBytes)
     }
 
     /// Connections opening and closing, for the ``ConnectionWatch``; each

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import FoundationEssentials
 import Synchronization
 import AlertdHTTP
+import AlertdPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,7 @@ package final class MHDServerCore: Sendable {
     }
 
     package let handler: HTTPServer.Handler
+    package let trimmer: HeapTrimmer
     package let screen: HTTPServer.Screen?
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
@@ -44,8 +46,10 @@ package final class MHDServerCore: Sendable {
 
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
-                 watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768)) {
+                 watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
+                 trimmer: HeapTrimmer = .shared) {
         self.handler = handler
+        self.trimmer = trimmer
         self.screen = screen
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
@@ -117,6 +121,7 @@ package final class MHDServerCore: Sendable {
                 let n = uploadSize.pointee
                 uploadSize.pointee = 0
                 if context.body.count + n > maxBodyBytes {
+                    context.bodyBytes = context.body.count
                     context.body = Data()
                     context.phase = .overflow(since: .now)
                 } else if let uploadData {
@@ -150,6 +155,7 @@ package final class MHDServerCore: Sendable {
 
     private func startHandler(_ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>) -> MHD_Result {
         let request = makeRequest(context, connection: connection, method: method)
+        context.bodyBytes = context.body.count
         context.body = Data()
         let accepted = flight.withLock { f in
             guard !f.refusing else { return false }

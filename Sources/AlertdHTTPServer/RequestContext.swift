@@ -44,6 +44,9 @@ package final class RequestContext: @unchecked Sendable {
     private let connection: OpaquePointer
     package var phase: Phase = .headers
     package var body = Data()
+    /// The most of the body held at once: `body` is let go once the handler
+    /// has it (or once it overflows), before the exchange ends.
+    package var bodyBytes = 0
     /// The size of the answer's body, once it is queued (0 for a stream).
     package var answerBytes = 0
     /// A HEAD request: its answer has headers only.

@@ -13,8 +13,11 @@ import Synchronization
 package final class HeapTrimmer: Sendable {
     /// The process has one heap, so one trimmer.
     package static let shared = HeapTrimmer()
-    /// An exchange this large (request and answer bodies) is followed by a trim.
-    package static let threshold = 1 << 20
+    /// An exchange this large (request and answer bodies) is followed by a
+    /// trim. Blocks above glibc's old mapping threshold (128 KiB) were
+    /// handed back as they were freed; they now stay in the heaps
+    /// (``CurrentProcess/keepFreedMemory(upTo:)``) until a trim.
+    package static let threshold = 128 << 10
 
     private struct State {
         var armed = false

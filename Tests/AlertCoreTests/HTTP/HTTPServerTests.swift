@@ -246,6 +246,23 @@ import Testing
         #expect(try EchoedRequest.decode(fits.body).body.count == 1024)
     }
 
+    /// A large body counts toward a trim of the heap though the handler has
+    /// let it go before the exchange ends, and so does a chunked one read
+    /// until it was too large; a small exchange leads to none.
+    @Test func largeBodiesAreFollowedByATrimOnceQuiet() async throws {
+        let releases = HeapTrimmerTests.Releases()
+        let (server, base) = try startLoopbackServer(
+            maxBodyBytes: 512 << 10, trimmer: HeapTrimmer(quiet: .milliseconds(100)) { releases.record() }) { _ in HTTPResponse(status: 200) }
+        defer { Task { await server.stop() } }
+        for (size, status, trims) in [(10 << 10, 200, 0), (300 << 10, 200, 1), (600 << 10, 413, 2)] {
+            let chunked: HTTPHeaders = status == 413 ? ["Transfer-Encoding": "chunked"] : [:]
+            let response = try await client.send(HTTPClientRequest(url: base + "/x", method: "POST", headers: chunked, body: Data(count: size)))
+            #expect(response.status == status)
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(releases.count == trims, "after a body of \(size) bytes")
+        }
+    }
+
     @Test func survivesMalformedRequests() async throws {
         let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
         defer { Task { await server.stop() } }

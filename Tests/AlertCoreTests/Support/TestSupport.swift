@@ -4,6 +4,7 @@ import Foundation
 @testable import AlertdSQLite
 @testable import AlertdHTTP
 @testable import AlertdHTTPServer
+@testable import AlertdPOSIX
 @testable import AlertdDelivery
 @testable import AlertdAPI
 @testable import AlertdDaemon
@@ -35,11 +36,12 @@ final class TemporaryDirectory: Sendable {
 
 /// Starts a server on 127.0.0.1 with an ephemeral port.
 func startLoopbackServer(
-    maxBodyBytes: Int = 1 << 20, shutdownGracePeriod: Duration = .seconds(5),
+    maxBodyBytes: Int = 1 << 20, shutdownGracePeriod: Duration = .seconds(5), trimmer: HeapTrimmer = .shared,
     handler: @escaping HTTPServer.Handler
 ) throws -> (server: HTTPServer, baseURL: String) {
     var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
     configuration.maxBodyBytes = maxBodyBytes
+    configuration.trimmer = trimmer
     configuration.shutdownGracePeriod = shutdownGracePeriod
     let server = HTTPServer(configuration: configuration, handler: handler)
     try server.start()
