@@ -7,12 +7,15 @@ import AlertModel
 package struct Inhibitions: Sendable {
     package let rules: [InhibitRule]
     package let sources: [Alert]
-    /// For each rule, positions in `sources` of the rule's sources by the
-    /// values of its `equal` labels: the two first (oldest, then first
-    /// listed), so that one is left when the other is the target itself.
+    /// For each rule, the position in `sources` of the rule's first source
+    /// (oldest, then first listed) by the values of its `equal` labels.
     /// Holding each target against every source made 2,500 sources and
     /// 2,500 targets cost seconds to deliver and a listing 13 s.
-    private let byRule: [[[String]: [Int]]]
+    private let byRule: [[[String]: Int]]
+    /// The same, of the sources that do not match the rule's target side:
+    /// the only ones that hold back a target matching its source side
+    /// (``InhibitRule/inhibits(_:by:)``), which is thus never its own.
+    private let oneSidedByRule: [[[String]: Int]]
 
     /// No rules: nothing is inhibited, and nothing need be read.
     package static let none = Inhibitions(rules: [], openAlerts: [])
@@ -25,19 +28,21 @@ package struct Inhibitions: Sendable {
     package init(rules: [InhibitRule], openAlerts: [Alert]) {
         self.rules = rules
         let sources = rules.isEmpty ? [] : openAlerts.filter { $0.state == .open && Self.isSource($0, under: rules) }
-        var byRule = Array(repeating: [[String]: [Int]](), count: rules.count)
+        var byRule = Array(repeating: [[String]: Int](), count: rules.count)
+        var oneSidedByRule = byRule
+        func keep(_ position: Int, at key: [String], in index: inout [[String]: Int]) {
+            if index[key].map({ Self.earlier(position, than: $0, in: sources) }) ?? true { index[key] = position }
+        }
         for (position, source) in sources.enumerated() {
             for (k, rule) in rules.enumerated() where rule.isSource(source.spec.labels) {
                 let key = rule.equal.map { source.spec.labels[$0] ?? "" }
-                var first = byRule[k][key, default: []]
-                first.append(position)
-                first.sort { Self.earlier($0, than: $1, in: sources) }
-                if first.count > 2 { first.removeLast() }
-                byRule[k][key] = first
+                keep(position, at: key, in: &byRule[k])
+                if !rule.isTarget(source.spec.labels) { keep(position, at: key, in: &oneSidedByRule[k]) }
             }
         }
         self.sources = sources
         self.byRule = byRule
+        self.oneSidedByRule = oneSidedByRule
     }
 
     /// Whether `alert` is a source of one of `rules`.
@@ -48,9 +53,10 @@ package struct Inhibitions: Sendable {
     /// The open alert that inhibits `target` (the oldest, when several do), if any.
     package func source(inhibiting target: Alert) -> Alert? {
         var best: Int?
-        for (k, rule) in rules.enumerated() where rule.targetMatchers.allSatisfy({ $0.matches(target.spec.labels) }) {
+        for (k, rule) in rules.enumerated() where rule.isTarget(target.spec.labels) {
             let key = rule.equal.map { target.spec.labels[$0] ?? "" }
-            guard let first = byRule[k][key]?.first(where: { sources[$0].id != target.id }) else { continue }
+            let index = rule.isSource(target.spec.labels) ? oneSidedByRule[k] : byRule[k]
+            guard let first = index[key] else { continue }
             if best.map({ Self.earlier(first, than: $0, in: sources) }) ?? true { best = first }
         }
         return best.map { sources[$0] }

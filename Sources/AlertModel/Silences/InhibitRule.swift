@@ -22,10 +22,17 @@ public struct InhibitRule: Sendable, Equatable {
     /// Whether an alert with `labels` can inhibit anything under this rule.
     public func isSource(_ labels: [String: String]) -> Bool { sourceMatchers.allSatisfy { $0.matches(labels) } }
 
+    /// Whether this rule can hold back an alert with `labels`.
+    public func isTarget(_ labels: [String: String]) -> Bool { targetMatchers.allSatisfy { $0.matches(labels) } }
+
     /// Whether an open source alert with `source` labels holds back a
     /// target with `target` labels (the caller rules out the alert itself).
+    /// A target that matches the source side too is not held by a source
+    /// that matches the target side too, as in Alertmanager: two alerts
+    /// that each match both sides (two `critical`s under a rule that lets
+    /// a `critical` hold back a `critical`) do not hold each other back.
     public func inhibits(_ target: [String: String], by source: [String: String]) -> Bool {
-        targetMatchers.allSatisfy { $0.matches(target) } && isSource(source)
+        isTarget(target) && isSource(source) && !(isSource(target) && isTarget(source))
             && equal.allSatisfy { (target[$0] ?? "") == (source[$0] ?? "") }
     }
 }

@@ -37,6 +37,33 @@ extension StoreConformanceTests {
         #expect(try await store.record(id: closesFirst.id)?.deliveries.first?.state == .silenced)
     }
 
+    /// Two alerts that each match both sides of a rule (a `critical` holds
+    /// back a `critical`) do not hold each other back, as in Alertmanager;
+    /// one that matches the source side only still holds them.
+    @Test(arguments: StoreBackend.allCases) func alertsMatchingBothSidesDoNotHoldEachOtherBack(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "severity=~\"critical|page\"")],
+                               targetMatchers: [try LabelMatcher(parsing: "severity=~\"warning|critical\"")], equal: ["alertname"])
+        let capacity: [DeliveryKind: Int] = [.presenter("hook"): 8]
+        var now = Date()
+        func alert(_ severity: String, _ name: String = "Disk") throws -> Alert {
+            now = now.addingTimeInterval(0.01)
+            return Alert(spec: try spec(severity, labels: ["alertname": name, "severity": severity]), at: now)
+        }
+        let x = try alert("critical"), y = try alert("critical"), warning = try alert("warning")
+        _ = try await store.submit([x, y, warning].map { AlertSubmission(alert: $0, presenters: ["hook"]) })
+        let claimed = try await store.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: 0, inhibitRules: [rule])
+        #expect(Set(claimed.map(\.alert.id)) == [x.id, y.id])
+        #expect(try await store.record(id: warning.id)?.deliveries.first?.silencedBy == .inhibition(by: x.id))
+
+        // A page matches the source side alone: it holds the criticals back.
+        let page = try alert("page", "Net"), critical = try alert("critical", "Net")
+        _ = try await store.submit([page, critical].map { AlertSubmission(alert: $0, presenters: ["hook"]) })
+        let more = try await store.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: 0, inhibitRules: [rule])
+        #expect(more.map(\.alert.id) == [page.id])
+        #expect(try await store.record(id: critical.id)?.deliveries.first?.silencedBy == .inhibition(by: page.id))
+    }
+
     /// Sources found by each rule's `name="value"` labels (a store may
     /// read only those alerts): values that JSON escapes, two labels both
     /// required, and a rule whose sources only a regex names, for which
