@@ -21,6 +21,28 @@ extension LabelMatcher {
         try self.init(name: name, op, try Self.unquote(raw, in: text))
     }
 
+    /// Reads a selector as Alertmanager's configuration and API take one:
+    /// one matcher or several, comma-separated, in braces or not
+    /// (`{alertname="DiskFull", rack=~"7|8"}`). A comma inside a quoted
+    /// value is part of it; one after the last matcher is allowed.
+    public static func list(parsing text: String) throws(SilenceError) -> [LabelMatcher] {
+        var body = Substring(text.trimmingSpaces())
+        if body.first == "{", body.last == "}" { body = body.dropFirst().dropLast() }
+        var parts: [Substring] = []
+        var start = body.startIndex, quoted = false, escaped = false
+        for i in body.indices {
+            let c = body[i]
+            if escaped { escaped = false; continue }
+            if c == "\\", quoted { escaped = true } else if c == "\"" { quoted.toggle() } else if c == ",", !quoted {
+                parts.append(body[start..<i])
+                start = body.index(after: i)
+            }
+        }
+        parts.append(body[start...])
+        if parts.count > 1, parts.last?.allSatisfy({ $0 == " " || $0 == "\t" }) == true { parts.removeLast() }
+        return try parts.map { part throws(SilenceError) in try LabelMatcher(parsing: String(part)) }
+    }
+
     /// The value without its quotes, escapes resolved as Alertmanager does.
     private static func unquote(_ raw: String, in text: String) throws(SilenceError) -> String {
         var body = Substring(raw)

@@ -260,17 +260,13 @@ public struct AlertmanagerAPI: Sendable {
     /// The request's `filter` matchers, as Alertmanager reads them.
     static func filters(_ request: HTTPRequest) throws(SilenceError) -> [LabelMatcher] {
         let raw = request.queryValues("filter")
-        guard raw.count <= maxFilters else {
-            throw SilenceError(.invalidMatcher, "The request has \(raw.count) `filter` matchers; send at most \(maxFilters).")
+        // Alertmanager takes braces, and several matchers in one `filter`.
+        var matchers: [LabelMatcher] = []
+        for text in raw where matchers.count <= maxFilters { matchers += try LabelMatcher.list(parsing: text) }
+        guard matchers.count <= maxFilters else {
+            throw SilenceError(.invalidMatcher, "The request has more than \(maxFilters) `filter` matchers; send at most \(maxFilters).")
         }
-        return try raw.map { raw throws(SilenceError) in try LabelMatcher(parsing: unbraced(raw)) }
-    }
-
-    /// `{name="value"}` as one matcher; Alertmanager accepts the braces.
-    package static func unbraced(_ raw: String) -> String {
-        let trimmed = raw.trimmingSpaces()
-        guard trimmed.hasPrefix("{"), trimmed.hasSuffix("}") else { return raw }
-        return String(trimmed.dropFirst().dropLast())
+        return matchers
     }
 
     /// When the alert ends by itself, as Alertmanager says it: the sooner of

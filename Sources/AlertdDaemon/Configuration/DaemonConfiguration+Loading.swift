@@ -214,12 +214,14 @@ extension DaemonConfiguration {
     }
 
     /// A list of matchers in Alertmanager's text form (`team=~"db|web"`),
-    /// as `alertctl silence add` and amtool take them; nil when absent.
+    /// as `alertctl silence add` and amtool take them; an entry may hold
+    /// several, as Alertmanager allows (`{alertname="DiskFull", rack="7"}`).
+    /// Nil when absent.
     private static func parseMatchers(_ obj: [String: Any], _ key: String, at path: String, _ r: JSONConfigReader) -> [LabelMatcher]? {
         guard obj[key] != nil, let list = r.strings(obj, key, at: path) else { return nil }
         var out: [LabelMatcher] = []
         for (i, text) in list.enumerated() {
-            do { out.append(try LabelMatcher(parsing: text)) } catch { r.problem("\(r.join(path, key))[\(i)]", error.message) }
+            do { out += try LabelMatcher.list(parsing: text) } catch { r.problem("\(r.join(path, key))[\(i)]", error.message) }
         }
         return out
     }

@@ -154,6 +154,15 @@ import Testing
         let filtered = try #require(try JSONSerialization.jsonObject(
             with: APIFixture.body(await get("/api/v2/alerts?filter=\("instance=~\"db.*\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"))) as? [[String: Any]])
         #expect(filtered.count == 1)
+        // As Alertmanager takes them: braces, and several matchers in one `filter`.
+        for selector in [#"{instance=~"db.*"}"#, #"{alertname="DiskFull",instance=~"db.*"}"#] {
+            let got = try #require(try JSONSerialization.jsonObject(
+                with: APIFixture.body(await get("/api/v2/alerts?filter=\(selector.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"))) as? [[String: Any]])
+            #expect(got.count == 1, "\(selector)")
+        }
+        let none = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get(
+            "/api/v2/alerts?filter=\(#"{alertname="CPUHot",instance=~"db.*"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"))) as? [[String: Any]])
+        #expect(none.isEmpty)
         // alertd's own API says so too.
         let list = try #require(APIFixture.json(await get("/v1/alerts"))?["alerts"] as? [[String: Any]])
         #expect(list.first { ($0["spec"] as? [String: Any])?["title"] as? String == "Disk full on db1" }?["silenced_by"] as? [String] == [id])

@@ -179,6 +179,17 @@ import Testing
         #expect(wrongType.count == 1 && wrongType.first?.contains("target_matchers") == true, "\(wrongType)")
     }
 
+    /// An entry may hold several matchers, in braces or not, as rules copied
+    /// from Alertmanager do.
+    @Test func aMatcherEntryMayHoldSeveralAsInAlertmanager() throws {
+        let config = try parse(#"{"inhibit": [{"source_matchers": ["{alertname=\"NodeDown\", severity=\"critical\"}"], "target_matchers": ["severity=\"warning\",team=~\"db|web\""], "equal": ["instance"]}]}"#)
+        let rule = try #require(config.inhibitRules.first)
+        #expect(rule.sourceMatchers.map(\.description) == [#"alertname="NodeDown""#, #"severity="critical""#])
+        #expect(rule.targetMatchers.map(\.description) == [#"severity="warning""#, #"team=~"db|web""#])
+        let p = problems(#"{"inhibit": [{"source_matchers": ["{a=\"b\", c}"], "target_matchers": ["d=\"e\""]}]}"#)
+        #expect(p.count == 1 && p.first?.hasPrefix("inhibit[0].source_matchers[0]:") == true, "\(p)")
+    }
+
     /// A webhook header that no request could carry is refused with the
     /// config, not at every delivery to that presenter.
     @Test func webhookHeadersThatCannotBeSentAreRefusedWithTheConfig() {

@@ -134,6 +134,20 @@ import Testing
         #expect(throws: SilenceError.self) { try LabelMatcher(parsing: "job=~(x") }
     }
 
+    /// A selector as Alertmanager's configuration and API take it: braces or
+    /// not, several matchers, commas inside quoted values kept.
+    @Test func selectorsListSeveralMatchersInBracesOrNot() throws {
+        let both = [try LabelMatcher(parsing: #"alertname="DiskFull""#), try LabelMatcher(parsing: #"rack=~"7|8""#)]
+        for text in [#"{alertname="DiskFull", rack=~"7|8"}"#, #"alertname="DiskFull",rack=~"7|8""#, #" { alertname = "DiskFull" , rack=~"7|8", } "#] {
+            #expect(try LabelMatcher.list(parsing: text) == both, "\(text)")
+        }
+        #expect(try LabelMatcher.list(parsing: #"{a="b"}"#) == [try LabelMatcher(parsing: #"a="b""#)])
+        #expect(try LabelMatcher.list(parsing: #"msg="x, \"y\", z",a!=b"#).map(\.value) == [#"x, "y", z"#, "b"])
+        for bad in ["{}", #"a="b",,c="d""#, #"{a="b""#, #"a="b" c="d""#] {
+            #expect(throws: SilenceError.self, "\(bad)") { try LabelMatcher.list(parsing: bad) }
+        }
+    }
+
     /// The index finds what holding the alert against every silence finds,
     /// in the same order, for silences filed by a plain matcher or not.
     @Test func theSilenceIndexFindsWhatMatchingEverySilenceFinds() throws {
