@@ -57,6 +57,17 @@ public actor Dispatcher: Service {
     /// The `inhibit` rules, held against each delivery as it is claimed.
     private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
+    /// The group notification last started to each presenter, by group.
+    /// The next one to the same presenter waits for its attempt to end, as
+    /// Alertmanager's group sends one notification at a time: sent at once,
+    /// a `resolved` could reach a receiver still reading a slow `firing`,
+    /// or overtake one still connecting, and a PagerDuty incident closed
+    /// first would be opened again for good.
+    private var groupLines: [GroupLine: (id: DeliveryID, task: Task<Void, Never>)] = [:]
+    private struct GroupLine: Hashable {
+        let group: AlertGroupID
+        let kind: DeliveryKind
+    }
     private var started = false
     private var stopping = false
     /// Deliveries can only lose their presenter at start (a config changed
@@ -672,11 +683,20 @@ public actor Dispatcher: Service {
                                       followUp: followUp, thread: claimed.group?.thread)
         let alert = claimed.alert
         let isFollowUp = followUp != nil
+        let line = claimed.group.map { GroupLine(group: $0.notification.groupID, kind: d.kind) }
+        let before = line.flatMap { groupLines[$0]?.task }
         // Detached: the attempt starts on the global executor and comes to the
         // actor only with its outcome. Inheriting the actor made every start
         // wait its turn behind hand-offs and outcomes, then hop off again at
         // once to the presenter: one more job on the busiest executor.
-        tasks[d.id] = Task.detached { [self] in
+        let task = Task.detached { [self] in
+            if let before {
+                await before.value
+                if Task.isCancelled {
+                    await self.cutOff(d)
+                    return
+                }
+            }
             let outcome: PresentationOutcome
             var thread: String?
             if let notification {
@@ -696,6 +716,8 @@ public actor Dispatcher: Service {
                                                    isFollowUp: isFollowUp)
             await self.settled(d, settlement, report: report)
         }
+        tasks[d.id] = task
+        if let line { groupLines[line] = (d.id, task) }
     }
 
     /// What an attempt's outcome makes of its delivery, and the report of it.
@@ -828,6 +850,7 @@ public actor Dispatcher: Service {
     /// The attempt's outcome is written (or could not be): the delivery is done here.
     private func finished(_ d: DeliveryRecord) {
         tasks[d.id] = nil
+        endLine(d)
         slots[d.kind, default: Slots()].release(\.awaitingWrite)
         signal.notify()
     }
@@ -835,7 +858,15 @@ public actor Dispatcher: Service {
     /// An attempt cut off by shutdown, with no outcome to write.
     private func cutOff(_ d: DeliveryRecord) {
         tasks[d.id] = nil
+        endLine(d)
         slots[d.kind, default: Slots()].release(\.running)
         signal.notify()
+    }
+
+    /// Forgets `d` as its group's last notification to its presenter.
+    private func endLine(_ d: DeliveryRecord) {
+        guard !groupLines.isEmpty, let n = d.id.groupNotification else { return }
+        let line = GroupLine(group: n.group, kind: d.kind)
+        if groupLines[line]?.id == d.id { groupLines[line] = nil }
     }
 }

@@ -20,21 +20,28 @@ actor ScriptedPresenter: AlertPresenter {
     private var script: [PresentationOutcome]
     private(set) var calls: [(alert: AlertID, context: DeliveryContext, at: ContinuousClock.Instant)] = []
     private let delay: Duration
+    /// Each call's delay in turn, then `delay`.
+    private var delays: [Duration]
     private var running = 0
     private(set) var maxRunning = 0
+    /// When each call's answer was given, in order.
+    private(set) var answers: [(delivery: DeliveryID, at: ContinuousClock.Instant)] = []
 
-    init(name: String, script: [PresentationOutcome] = [], delay: Duration = .zero) {
+    init(name: String, script: [PresentationOutcome] = [], delay: Duration = .zero, delays: [Duration] = []) {
         self.name = name
         self.script = script
         self.delay = delay
+        self.delays = delays
     }
 
     func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
         calls.append((alert.id, delivery, .now))
         running += 1
         maxRunning = max(maxRunning, running)
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        let wait = delays.isEmpty ? delay : delays.removeFirst()
+        if wait > .zero { try? await Task.sleep(for: wait) }
         running -= 1
+        answers.append((delivery.deliveryID, .now))
         return script.isEmpty ? .delivered : script.removeFirst()
     }
 
@@ -397,6 +404,34 @@ actor ScriptedPresenter: AlertPresenter {
         let overtaken = try #require(await store.record(id: alert.id)?.deliveries.first { $0.id == first.delivery })
         #expect(overtaken.state == .dead)
         #expect(overtaken.lastError?.hasPrefix("superseded: the group's next notification to this presenter") == true)
+    }
+
+    /// A group's `resolved` queued while its `first` is still being sent
+    /// (a receiver slow to answer) waits for that attempt to end: sent at
+    /// once, it could be read before the `first`, which would open again
+    /// what it closed.
+    @Test func aGroupNotificationWaitsForTheOneBeforeStillBeingSent() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", delays: [.milliseconds(400)])
+        let start = Date().addingTimeInterval(-100)
+        let alert = try await submitGrouped(store, presenters: ["hook"], at: start)
+        let first = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await hook.callCount == 1 }
+        _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
+        let resolved = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
+        dispatcher.wake()
+        try await waitUntil { await hook.answers.count == 2 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        let calls = await hook.calls
+        let answers = await hook.answers
+        #expect(calls.map(\.context.deliveryID) == [first.delivery, resolved.delivery])
+        #expect(answers.map(\.delivery) == [first.delivery, resolved.delivery])
+        #expect(calls[1].at >= answers[0].at)
+        #expect(await hook.maxRunning == 1)
     }
 
     /// Queuing a group's next notification drops what the one before said.

@@ -64,8 +64,13 @@ final class ProbeService: Service {
             journal.note("cancelled \(name)")
         case .ignoresCancellation(let stubbornness):
             try? await Task.sleep(for: .seconds(60))
-            let until = ContinuousClock.now + stubbornness
-            while ContinuousClock.now < until { usleep(1_000) }
+            // A wait cancellation cannot end, that holds no thread: sleeping
+            // on one of the pool's two threads here starved the group's own
+            // timer on a busy machine.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + Double(stubbornness.components.seconds)
+                    + Double(stubbornness.components.attoseconds) / 1e18) { done.resume() }
+            }
         case .exitsEarly:
             break
         }
