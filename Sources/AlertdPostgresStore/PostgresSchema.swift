@@ -152,5 +152,10 @@ enum PostgresSchema {
         );
         ALTER TABLE deliveries ADD COLUMN group_snapshot TEXT;
         """,
+        // What each presenter may still take for firing, until a
+        // notification to it is delivered (`AlertGroupTold.unconfirmed`).
+        """
+        ALTER TABLE group_told ADD COLUMN unconfirmed TEXT;
+        """,
     ]
 }

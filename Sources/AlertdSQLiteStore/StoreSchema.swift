@@ -227,5 +227,10 @@ package enum StoreSchema {
         """
         DROP INDEX IF EXISTS events_at;
         """,
+        // 16: what each presenter may still take for firing, until a
+        // notification to it is delivered (`AlertGroupTold.unconfirmed`).
+        """
+        ALTER TABLE group_told ADD COLUMN unconfirmed TEXT;
+        """,
     ]
 }

@@ -102,6 +102,7 @@ extension StoreRules {
         let firingIDs = Set(firing.map(\.id))
         let told = Dictionary(try tx.told(about: id).map { ($0.presenter, $0) }) { a, _ in a }
         var notices: [GroupNotice] = []
+        var unconfirmed = Set<AlertID>()
         var snapshot: GroupSnapshot.Encoded?
         // A presenter told of the group before a reload took it off the
         // route still hears that the group resolved, and nothing else.
@@ -110,7 +111,11 @@ extension StoreRules {
         for presenter in onRoute + offRoute {
             let previous = told[presenter]
             let before = previous?.alerts ?? []
-            let closed = members.filter { before.contains($0.id) && $0.state.isFinal }
+            // Closures the last notification told and an earlier one's, not
+            // known delivered, are told again: the last may be superseded
+            // by this one, and its receiver never hear them.
+            let mayBelieve = previous.map { $0.unconfirmed.isEmpty ? before : before.union($0.unconfirmed) } ?? []
+            let closed = members.filter { mayBelieve.contains($0.id) && $0.state.isFinal }
             let reason: AlertGroupNotification.Reason
             if previous == nil {
                 guard !firing.isEmpty else { continue }
@@ -119,7 +124,7 @@ extension StoreRules {
                 guard !before.isEmpty else { continue }
                 if open.isEmpty {
                     reason = .resolved
-                } else if !closed.isEmpty {
+                } else if closed.contains(where: { before.contains($0.id) }) {
                     reason = .changed
                 } else {
                     // Every member still open is silenced or inhibited: nothing
@@ -147,13 +152,18 @@ extension StoreRules {
             let encoded = snapshot.flatMap { $0.value == said ? $0 : nil } ?? GroupSnapshot.Encoded(said)
             snapshot = encoded
             try tx.insert(.pending(deliveryID, alert: anchor.id, kind: .presenter(presenter), at: now), snapshot: encoded)
-            try tx.save(AlertGroupTold(presenter: presenter, sequence: sequence, alerts: firingIDs, at: now, thread: previous?.thread),
-                        about: id)
+            let stillUnconfirmed = mayBelieve.subtracting(firingIDs)
+            unconfirmed.formUnion(stillUnconfirmed)
+            try tx.save(AlertGroupTold(presenter: presenter, sequence: sequence, alerts: firingIDs, at: now, thread: previous?.thread,
+                                       unconfirmed: stillUnconfirmed), about: id)
             notices.append(GroupNotice(group: id, presenter: presenter, reason: reason, delivery: deliveryID, listed: firing.count))
         }
         let toldNow = Set(notices.map(\.presenter))
-        var stillTold = toldNow.isEmpty ? Set<AlertID>() : firingIDs
-        for (presenter, previous) in told where !toldNow.contains(presenter) { stillTold.formUnion(previous.alerts) }
+        var stillTold = toldNow.isEmpty ? unconfirmed : firingIDs.union(unconfirmed)
+        for (presenter, previous) in told where !toldNow.contains(presenter) {
+            stillTold.formUnion(previous.alerts)
+            stillTold.formUnion(previous.unconfirmed)
+        }
         for member in members where member.state.isFinal && !stillTold.contains(member.id) {
             try tx.removeMember(member.id, from: id)
         }
@@ -181,14 +191,31 @@ extension StoreRules {
         return notices
     }
 
-    /// A group notification was delivered: what its destination answered
+    /// A group notification was delivered: if it is the last queued to its
+    /// presenter, what earlier ones said need not be told again
+    /// (``AlertGroupTold/unconfirmed``); and what its destination answered
     /// becomes the group's thread for that presenter, if it has none yet.
-    package static func threaded<T: StoreTransaction>(_ delivery: DeliveryID, thread: String, in tx: inout T) throws(T.Failure) {
-        guard let parts = delivery.groupNotification, let group = try tx.group(parts.group), group.generation == parts.generation,
-              var told = try tx.told(about: parts.group).first(where: { $0.presenter == parts.presenter }), told.thread == nil
-        else { return }
-        told.thread = thread
-        try tx.save(told, about: parts.group)
+    package static func confirmed<T: StoreTransaction>(
+        _ parts: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String), thread: String?, in tx: inout T
+    ) throws(T.Failure) {
+        guard let group = try tx.group(parts.group), group.generation == parts.generation,
+              var told = try tx.told(about: parts.group).first(where: { $0.presenter == parts.presenter }) else { return }
+        let was = told
+        if told.thread == nil { told.thread = thread }
+        if told.sequence == parts.sequence, !told.unconfirmed.isEmpty {
+            // Told of their closing at last, closed members no other presenter
+            // may still take for firing leave the group (as a flush lets them).
+            var kept = told.alerts
+            for other in try tx.told(about: parts.group) where other.presenter != parts.presenter {
+                kept.formUnion(other.alerts)
+                kept.formUnion(other.unconfirmed)
+            }
+            for id in told.unconfirmed where !kept.contains(id) {
+                if try tx.alertState(id)?.isFinal ?? true { try tx.removeMember(id, from: parts.group) }
+            }
+            told.unconfirmed = []
+        }
+        if told != was { try tx.save(told, about: parts.group) }
     }
 }
 

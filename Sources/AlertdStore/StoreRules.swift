@@ -134,7 +134,7 @@ package enum StoreRules {
     package static func delivered<T: StoreTransaction>(
         _ id: DeliveryID, at now: Date, thread: String? = nil, takesFollowUp: Bool? = nil, in tx: inout T
     ) throws(T.Failure) -> Bool {
-        if let thread, id.groupNotification != nil { try threaded(id, thread: thread, in: &tx) }
+        if let parts = id.groupNotification { try confirmed(parts, thread: thread, in: &tx) }
         guard takesFollowUp != false,
               let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
               try tx.alertState(original.alertID)?.isFinal == true,

@@ -33,6 +33,13 @@ extension StoreConformanceTests {
             .compactMap(\.group?.notification)
     }
 
+    /// ``claimNotifications(_:at:)``, each then delivered.
+    func deliverNotifications(_ store: any AlertStore, at offset: TimeInterval) async throws -> [AlertGroupNotification] {
+        let claimed = try await store.claimDueDeliveries(now: at(offset), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        try await store.settle(claimed.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered, at: at(offset)) })
+        return claimed.compactMap(\.group?.notification)
+    }
+
     @Test(arguments: StoreBackend.allCases) func aGroupIsNotifiedOnceAfterItsWaitListingEveryMember(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let subs = try (0..<5).map { try grouped("db\($0)", at: Double($0)) }
@@ -101,19 +108,20 @@ extension StoreConformanceTests {
         let subs = try (0..<3).map { try grouped("db\($0)", at: 0, interval: .seconds(60), presenters: ["chat"]) }
         _ = try await store.submit(subs)
         _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
-        var notes = try await claimNotifications(store, at: 30)
+        var notes = try await deliverNotifications(store, at: 30)
         // One closes: a change, listing the closure.
         _ = try await store.decide(subs[0].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
         #expect(try await store.nextGroupDueTime() == at(90))
         #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
-        notes += try await claimNotifications(store, at: 90)
-        // Told it closed, it leaves the group.
+        // Until told it closed, it stays in the group; then it leaves.
         let id = subs[0].groups[0].id
+        #expect(try await store.group(id: id)?.members.map(\.id) == subs.map(\.alert.id))
+        notes += try await deliverNotifications(store, at: 90)
         #expect(try await store.group(id: id)?.members.map(\.id) == subs.dropFirst().map(\.alert.id))
         for s in subs.dropFirst() { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(100))) }
         let resolved = try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10)
         #expect(resolved.map(\.reason) == [.resolved])
-        notes += try await claimNotifications(store, at: 150)
+        notes += try await deliverNotifications(store, at: 150)
         // It stays an interval, with no members, and then ends with nothing more said.
         #expect(try await store.nextGroupDueTime() == at(210))
         #expect(try await store.group(id: id)?.members == [])
@@ -339,15 +347,52 @@ extension StoreConformanceTests {
         #expect(changed.map(\.reason) == [.changed])
         #expect(changed.first?.listed == 1)
 
-        // The two before it, never sent, end superseded: what they said is gone.
-        let notes = try await claimNotifications(store, at: 150)
+        // The two before it, never sent, end superseded; the change says
+        // again what the `resolved` said, which its receiver never heard.
+        let notes = try await deliverNotifications(store, at: 150)
         #expect(notes.map(\.reason) == [.changed])
         let note = try #require(notes.first)
         #expect(note.sequence == 3)
         #expect(note.firing.map(\.id) == [again.alert.id])
         #expect(note.newAlertIDs == [again.alert.id])
-        #expect(note.closed.isEmpty)
+        #expect(note.closed.map(\.id) == [first.alert.id])
+        // Told it closed, the first alert has left the group.
         #expect(try await store.group(id: again.groups[0].id)?.members.map(\.id) == [again.alert.id])
+    }
+
+    /// A receiver down while alerts close in two waves: the `changed`
+    /// listing the first wave is never sent, superseded by the one listing
+    /// the second, which lists both. Once a notification is delivered, the
+    /// next lists only what closed since.
+    @Test(arguments: StoreBackend.allCases) func closuresANotificationNeverSentToldAreToldByTheNext(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let subs = try (0..<5).map { try grouped("db\($0)", at: 0, interval: .seconds(60), presenters: ["chat"]) }
+        let ids = subs.map(\.alert.id)
+        let group = subs[0].groups[0].id
+        _ = try await store.submit(subs)
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        #expect(try await deliverNotifications(store, at: 30).map(\.firing.count) == [5])
+        // The first wave closes; its change waits for a receiver that is down.
+        for id in ids.prefix(2) { _ = try await store.decide(id, AlertDecision(outcome: .resolved, actor: "t", at: at(40))) }
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        // The second wave: the next change supersedes the first, unsent.
+        _ = try await store.decide(ids[2], AlertDecision(outcome: .resolved, actor: "t", at: at(100)))
+        #expect(try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        #expect(try await store.group(id: group)?.members.count == 5)
+        let claimed = try await store.claimDueDeliveries(now: at(150), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        let current = try #require(claimed.first { $0.supersededBy == nil }?.group?.notification)
+        #expect(current.sequence == 3)
+        #expect(Set(current.closed.map(\.id)) == Set(ids.prefix(3)))
+        #expect(Set(current.firing.map(\.id)) == Set(ids.suffix(2)))
+        try await store.settle(claimed.map {
+            DeliverySettlement(deliveryID: $0.delivery.id, result: $0.supersededBy == nil ? .delivered : .dead(error: "superseded"), at: at(151))
+        })
+        // Delivered: the three closed have been told, and leave the group.
+        #expect(try await store.group(id: group)?.members.map(\.id) == Array(ids.suffix(2)))
+        _ = try await store.decide(ids[3], AlertDecision(outcome: .resolved, actor: "t", at: at(160)))
+        #expect(try await store.flushDueGroups(now: at(211), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        let next = try await deliverNotifications(store, at: 211)
+        #expect(next.map { $0.closed.map(\.id) } == [[ids[3]]])
     }
 
     @Test(arguments: StoreBackend.allCases) func aGroupWhoseMembersAllCloseDuringItsWaitSaysNothing(_ backend: StoreBackend) async throws {
