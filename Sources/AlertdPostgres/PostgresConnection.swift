@@ -108,6 +108,20 @@ package final class PostgresConnection: @unchecked Sendable {
         backoff = min(backoff * 2, Self.maxBackoff)
     }
 
+    /// Runs `body`, and once more on a new session if the one it had
+    /// turned out dead: a server restart closes idle sessions, and libpq
+    /// learns of it only when the next call fails. For work that did
+    /// nothing on a session that failed under it: reads, or a `BEGIN`.
+    /// Only inside `withLock`.
+    package func retryingIfDeadWhileIdle<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
+        let wasUp = isConnected
+        do {
+            return try body(self)
+        } catch where wasUp && error.connectionLost && !isConnected {
+            return try body(self)
+        }
+    }
+
     /// Runs one or more statements without parameters (`PQexec`). Only inside `withLock`.
     package func execute(_ sql: String) throws(PostgresError) {
         try ensureConnected()
@@ -173,18 +187,16 @@ package final class PostgresConnection: @unchecked Sendable {
             let state = alertd_pq_result_error_field(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             let primary = alertd_pq_result_error_field(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
             let message = primary ?? Self.trimmed(alertd_pq_result_error_message(result))
-            let error = PostgresError(sqlState: state, message: message, context: String(context.prefix(200)), connectionLost: !isConnected)
-            if error.connectionLost { failed(error) }
-            throw error
+            // A session lost here is made anew by the next call, at once: only
+            // a failed connect waits out the backoff.
+            throw PostgresError(sqlState: state, message: message, context: String(context.prefix(200)), connectionLost: !isConnected)
         }
     }
 
     private func lost(_ context: String) -> PostgresError {
         let message = handle.map { Self.trimmed(alertd_pq_error_message($0)) } ?? "not connected"
-        let error = PostgresError(sqlState: nil, message: message.isEmpty ? "connection lost" : message,
-                                  context: String(context.prefix(200)), connectionLost: true)
-        failed(error)
-        return error
+        return PostgresError(sqlState: nil, message: message.isEmpty ? "connection lost" : message,
+                             context: String(context.prefix(200)), connectionLost: true)
     }
 
     private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {

@@ -97,7 +97,9 @@ final class PostgresCommitter: Sendable {
         let durable = jobs.contains { $0.durable }
         let outcome = connection.withLock { conn -> PostgresError? in
             do throws(PostgresError) {
-                try conn.execute(durable ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit = off")
+                try conn.retryingIfDeadWhileIdle { c throws(PostgresError) in
+                    try c.execute(durable ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit = off")
+                }
             } catch {
                 return error
             }

@@ -16,13 +16,15 @@ final class PostgresConnectionPool: Sendable {
         available = DispatchSemaphore(value: connections.count)
     }
 
-    /// Runs `body` on a free connection; a failure becomes a ``StoreError`` naming `what`.
+    /// Runs `body` on a free connection; a failure becomes a ``StoreError``
+    /// naming `what`. `body` reads, so on a session that died idle it runs
+    /// again on a new one.
     func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T) async throws(StoreError) -> T {
         let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
             Self.queue.async { [self] in
                 available.wait()
                 let conn = idle.withLock { $0.removeLast() }
-                let result = conn.withLock { c in Result { () throws(PostgresError) -> T in try body(c) } }
+                let result = conn.withLock { c in Result { () throws(PostgresError) -> T in try c.retryingIfDeadWhileIdle(body) } }
                 idle.withLock { $0.append(conn) }
                 available.signal()
                 continuation.resume(returning: result)
