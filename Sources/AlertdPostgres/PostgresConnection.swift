@@ -201,9 +201,9 @@ package final class PostgresConnection: @unchecked Sendable {
 
     private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "" }
-        // libpq ends its messages with a line break.
-        let message = String(cString: text)
-        return String(message.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        // libpq breaks its messages into indented lines and ends them with a
+        // line break; one line reads better in a log entry or an error body.
+        return String(cString: text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }
 

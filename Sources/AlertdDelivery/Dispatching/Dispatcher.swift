@@ -57,6 +57,7 @@ public actor Dispatcher: Service {
     /// The `inhibit` rules, held against each delivery as it is claimed.
     private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
+    private var claimFailures = RepeatedFailureLog()
     /// The group notification last started to each presenter, by group.
     /// The next one to the same presenter waits for its attempt to end, as
     /// Alertmanager's group sends one notification at a time: sent at once,
@@ -367,8 +368,9 @@ public actor Dispatcher: Service {
                         }
                     }
                 }
+                claimFailures.succeeded(log, "deliveries are claimed again")
             } catch {
-                log.error("could not claim deliveries", ["error": "\(error)"])
+                claimFailures.failed(log, "could not claim deliveries", ["error": "\(error)"])
             }
             if stopping || Task.isCancelled { break }
             if claimedAny { continue }

@@ -16,6 +16,7 @@ public actor GroupTimer: Service {
     private let log: Logger
     private let onNotices: @Sendable ([GroupNotice]) -> Void
     private let rounds = RoundLoop()
+    private var flushFailures = RepeatedFailureLog()
     /// The longest the loop sleeps: a member closing moves a group's time
     /// closer without a wake-up, and this bounds how late that is seen.
     private let tick: Duration
@@ -57,9 +58,10 @@ public actor GroupTimer: Service {
                 log.info("group notification queued", ["group.id": n.group.rawValue, "presenter": n.presenter, "reason": n.reason.rawValue,
                                                         "delivery.id": n.delivery.rawValue, "alerts": "\(n.listed)"])
             }
+            flushFailures.succeeded(log, "groups are flushed again")
             return Set(notices.map(\.group)).count >= Self.batch
         } catch {
-            log.error("could not flush groups", ["error": "\(error)"])
+            flushFailures.failed(log, "could not flush groups", ["error": "\(error)"])
             return false
         }
     }

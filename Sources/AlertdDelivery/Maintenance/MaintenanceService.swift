@@ -22,6 +22,8 @@ public actor MaintenanceService: Service {
     private let log: Logger
     private let onReport: @Sendable (MaintenanceReport) -> Void
     private let rounds = RoundLoop()
+    private var pruneFailures = RepeatedFailureLog()
+    private var maintenanceFailures = RepeatedFailureLog()
     /// The longest the loop sleeps, so new alerts' deadlines are seen soon
     /// even without a ``wake()``.
     private let tick: Duration
@@ -83,12 +85,15 @@ public actor MaintenanceService: Service {
             do {
                 let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: Self.pruneBatch)
                 if pruned > 0 { log.info("pruned closed alerts past their retention", ["count": "\(pruned)"]) }
+                pruneFailures.succeeded(log, "old alerts are pruned again")
             } catch {
-                log.error("could not prune old alerts", ["error": "\(error)"])
+                pruneFailures.failed(log, "could not prune old alerts", ["error": "\(error)"])
             }
         }
         do {
-            guard let next = try await store.nextMaintenanceTime(), next <= Date() else { return false }
+            let next = try await store.nextMaintenanceTime()
+            maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
+            guard let next, next <= Date() else { return false }
             let report = try await store.runMaintenance(now: Date())
             didWork = !report.isEmpty
             if didWork { onReport(report) }
@@ -96,7 +101,7 @@ public actor MaintenanceService: Service {
             for id in report.resolved { log.info("alert resolved: its sender stopped re-sending it", ["alert.id": id.rawValue]) }
             for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
         } catch {
-            log.error("could not expire or escalate alerts", ["error": "\(error)"])
+            maintenanceFailures.failed(log, "could not expire or escalate alerts", ["error": "\(error)"])
         }
         return didWork
     }
