@@ -135,6 +135,11 @@ public final class PostgresAlertStore: AlertStore {
 
     public func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome {
         try await writer.write { session throws(PostgresError) in
+            // First, as intake does: a decision locks its alert's row, then
+            // logs an event; taking the two in the other order than another
+            // node's transaction deadlocked them (resolved by PostgreSQL a
+            // second later, as a retried conflict).
+            try session.lockEvents()
             var tx = PostgresStoreTransaction(session: session)
             return try StoreRules.decide(id, decision, in: &tx)
         }
