@@ -203,7 +203,8 @@ extension PostgresAlertStore {
                 let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))
                 try tx.append(s.result.eventKind, alert: AlertID(trusted: row.text(0)), at: s.at, data: StoreRules.eventData(s, kind: kind))
                 if s.result == .delivered,
-                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: row.bool(3), in: &tx) { queued += 1 }
+                   try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, listed: s.listed, takesFollowUp: row.bool(3),
+                                            in: &tx) { queued += 1 }
             }
         }
         return queued

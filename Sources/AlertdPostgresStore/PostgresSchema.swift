@@ -152,10 +152,10 @@ enum PostgresSchema {
         );
         ALTER TABLE deliveries ADD COLUMN group_snapshot TEXT;
         """,
-        // What each presenter may still take for firing, until a
-        // notification to it is delivered (`AlertGroupTold.unconfirmed`).
+        // What each presenter's destination takes for firing
+        // (`AlertGroupTold.believed`).
         """
-        ALTER TABLE group_told ADD COLUMN unconfirmed TEXT;
+        ALTER TABLE group_told ADD COLUMN believed TEXT;
         """,
     ]
 }

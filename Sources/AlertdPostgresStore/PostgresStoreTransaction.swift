@@ -258,23 +258,23 @@ struct PostgresStoreTransaction: StoreTransaction {
     }
 
     func told(about group: AlertGroupID) throws(PostgresError) -> [AlertGroupTold] {
-        try conn.query("SELECT presenter, sequence, alerts, at, thread, unconfirmed FROM group_told WHERE group_id = $1",
+        try conn.query("SELECT presenter, sequence, alerts, at, thread, believed FROM group_told WHERE group_id = $1",
                        [.text(group.rawValue)])
             .rows.map {
                 AlertGroupTold(presenter: $0.text(0), sequence: Int($0.int(1)), alerts: StoreCoding.decodeAlertIDs($0.text(2)),
                                at: StoreCoding.date($0.int(3)), thread: $0.optionalText(4),
-                               unconfirmed: $0.optionalText(5).map(StoreCoding.decodeAlertIDs) ?? [])
+                               believed: $0.optionalText(5).map(StoreCoding.decodeAlertIDs) ?? [])
             }
     }
 
     func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(PostgresError) {
         try conn.query("""
-            INSERT INTO group_told (group_id, presenter, sequence, alerts, at, thread, unconfirmed) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO group_told (group_id, presenter, sequence, alerts, at, thread, believed) VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (group_id, presenter) DO UPDATE SET sequence = excluded.sequence, alerts = excluded.alerts, at = excluded.at,
-                thread = excluded.thread, unconfirmed = excluded.unconfirmed
+                thread = excluded.thread, believed = excluded.believed
             """, [.text(group.rawValue), .text(told.presenter), .integer(Int64(told.sequence)), .text(StoreCoding.encodeAlertIDs(told.alerts)),
                   .integer(StoreCoding.millis(told.at)), .optional(told.thread),
-                  .optional(told.unconfirmed.isEmpty ? nil : StoreCoding.encodeAlertIDs(told.unconfirmed))])
+                  .optional(told.believed.isEmpty ? nil : StoreCoding.encodeAlertIDs(told.believed))])
     }
 
     func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) throws(PostgresError) {

@@ -514,7 +514,8 @@ public final class SQLiteAlertStore: AlertStore {
                 if let (alertID, kind, takesFollowUp, alertClosed) = rows.first {
                     try tx.append(s.result.eventKind, alert: alertID, at: s.at, data: StoreRules.eventData(s, kind: kind))
                     if s.result == .delivered,
-                       try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, takesFollowUp: takesFollowUp && alertClosed,
+                       try StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, listed: s.listed,
+                                                takesFollowUp: takesFollowUp && alertClosed,
                                                 in: &tx) { queued += 1 }
                 }
             }

@@ -305,21 +305,21 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func told(about group: AlertGroupID) throws(SQLiteError) -> [AlertGroupTold] {
         try flush()
-        return try conn.statement("SELECT presenter, sequence, alerts, at, thread, unconfirmed FROM group_told WHERE group_id = ?")
+        return try conn.statement("SELECT presenter, sequence, alerts, at, thread, believed FROM group_told WHERE group_id = ?")
             .query([.text(group.rawValue)]) {
                 AlertGroupTold(presenter: $0.text(0), sequence: Int($0.int(1)), alerts: StoreCoding.decodeAlertIDs($0.text(2)),
                                at: StoreCoding.date($0.int(3)), thread: $0.optionalText(4),
-                               unconfirmed: $0.optionalText(5).map(StoreCoding.decodeAlertIDs) ?? [])
+                               believed: $0.optionalText(5).map(StoreCoding.decodeAlertIDs) ?? [])
             }
     }
 
     mutating func save(_ told: AlertGroupTold, about group: AlertGroupID) throws(SQLiteError) {
         try flush()
         try conn.statement("""
-            INSERT OR REPLACE INTO group_told (group_id, presenter, sequence, alerts, at, thread, unconfirmed) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO group_told (group_id, presenter, sequence, alerts, at, thread, believed) VALUES (?, ?, ?, ?, ?, ?, ?)
             """).run([.text(group.rawValue), .text(told.presenter), .integer(Int64(told.sequence)),
                       .text(StoreCoding.encodeAlertIDs(told.alerts)), .integer(StoreCoding.millis(told.at)), .optional(told.thread),
-                      .optional(told.unconfirmed.isEmpty ? nil : StoreCoding.encodeAlertIDs(told.unconfirmed))])
+                      .optional(told.believed.isEmpty ? nil : StoreCoding.encodeAlertIDs(told.believed))])
     }
 
     mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) throws(SQLiteError) {

@@ -227,10 +227,10 @@ package enum StoreSchema {
         """
         DROP INDEX IF EXISTS events_at;
         """,
-        // 16: what each presenter may still take for firing, until a
-        // notification to it is delivered (`AlertGroupTold.unconfirmed`).
+        // 16: what each presenter's destination takes for firing
+        // (`AlertGroupTold.believed`).
         """
-        ALTER TABLE group_told ADD COLUMN unconfirmed TEXT;
+        ALTER TABLE group_told ADD COLUMN believed TEXT;
         """,
     ]
 }

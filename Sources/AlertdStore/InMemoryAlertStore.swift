@@ -112,7 +112,7 @@ public actor InMemoryAlertStore: AlertStore {
             }
             state.deliveries[s.deliveryID] = d
             state.append(s.result.eventKind, alert: d.alertID, at: s.at, data: StoreRules.eventData(s, kind: d.kind))
-            if s.result == .delivered, StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, in: &state) { queued += 1 }
+            if s.result == .delivered, StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, listed: s.listed, in: &state) { queued += 1 }
         }
         return queued
     }

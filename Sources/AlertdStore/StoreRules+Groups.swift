@@ -102,7 +102,6 @@ extension StoreRules {
         let firingIDs = Set(firing.map(\.id))
         let told = Dictionary(try tx.told(about: id).map { ($0.presenter, $0) }) { a, _ in a }
         var notices: [GroupNotice] = []
-        var unconfirmed = Set<AlertID>()
         var snapshot: GroupSnapshot.Encoded?
         // A presenter told of the group before a reload took it off the
         // route still hears that the group resolved, and nothing else.
@@ -111,10 +110,11 @@ extension StoreRules {
         for presenter in onRoute + offRoute {
             let previous = told[presenter]
             let before = previous?.alerts ?? []
-            // Closures the last notification told and an earlier one's, not
-            // known delivered, are told again: the last may be superseded
-            // by this one, and its receiver never hear them.
-            let mayBelieve = previous.map { $0.unconfirmed.isEmpty ? before : before.union($0.unconfirmed) } ?? []
+            // What the destination may take for firing: what the last
+            // delivered notification listed, and what the last queued did.
+            // Closures the ones since told are told again: this one may
+            // supersede them unsent.
+            let mayBelieve = previous.map { $0.believed.isEmpty ? before : before.union($0.believed) } ?? []
             let closed = members.filter { mayBelieve.contains($0.id) && $0.state.isFinal }
             let reason: AlertGroupNotification.Reason
             if previous == nil {
@@ -152,17 +152,15 @@ extension StoreRules {
             let encoded = snapshot.flatMap { $0.value == said ? $0 : nil } ?? GroupSnapshot.Encoded(said)
             snapshot = encoded
             try tx.insert(.pending(deliveryID, alert: anchor.id, kind: .presenter(presenter), at: now), snapshot: encoded)
-            let stillUnconfirmed = mayBelieve.subtracting(firingIDs)
-            unconfirmed.formUnion(stillUnconfirmed)
             try tx.save(AlertGroupTold(presenter: presenter, sequence: sequence, alerts: firingIDs, at: now, thread: previous?.thread,
-                                       unconfirmed: stillUnconfirmed), about: id)
+                                       believed: previous?.believed ?? []), about: id)
             notices.append(GroupNotice(group: id, presenter: presenter, reason: reason, delivery: deliveryID, listed: firing.count))
         }
         let toldNow = Set(notices.map(\.presenter))
-        var stillTold = toldNow.isEmpty ? unconfirmed : firingIDs.union(unconfirmed)
-        for (presenter, previous) in told where !toldNow.contains(presenter) {
-            stillTold.formUnion(previous.alerts)
-            stillTold.formUnion(previous.unconfirmed)
+        var stillTold = toldNow.isEmpty ? Set<AlertID>() : firingIDs
+        for (presenter, previous) in told {
+            if !toldNow.contains(presenter) { stillTold.formUnion(previous.alerts) }
+            stillTold.formUnion(previous.believed)
         }
         for member in members where member.state.isFinal && !stillTold.contains(member.id) {
             try tx.removeMember(member.id, from: id)
@@ -191,31 +189,41 @@ extension StoreRules {
         return notices
     }
 
-    /// A group notification was delivered: if it is the last queued to its
-    /// presenter, what earlier ones said need not be told again
-    /// (``AlertGroupTold/unconfirmed``); and what its destination answered
-    /// becomes the group's thread for that presenter, if it has none yet.
+    /// A group notification was delivered: the firing alerts it listed
+    /// are what its destination takes for firing now
+    /// (``AlertGroupTold/believed``); if an earlier one is delivered after
+    /// a later was queued, the later says what changed since, and both
+    /// stand until it is delivered. What the destination answered becomes
+    /// the group's thread for that presenter, if it has none yet.
     package static func confirmed<T: StoreTransaction>(
-        _ parts: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String), thread: String?, in tx: inout T
+        _ parts: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String), listed: Set<AlertID>?, thread: String?,
+        in tx: inout T
     ) throws(T.Failure) {
         guard let group = try tx.group(parts.group), group.generation == parts.generation,
               var told = try tx.told(about: parts.group).first(where: { $0.presenter == parts.presenter }) else { return }
         let was = told
         if told.thread == nil { told.thread = thread }
-        if told.sequence == parts.sequence, !told.unconfirmed.isEmpty {
-            // Told of their closing at last, closed members no other presenter
-            // may still take for firing leave the group (as a flush lets them).
-            var kept = told.alerts
-            for other in try tx.told(about: parts.group) where other.presenter != parts.presenter {
-                kept.formUnion(other.alerts)
-                kept.formUnion(other.unconfirmed)
-            }
-            for id in told.unconfirmed where !kept.contains(id) {
-                if try tx.alertState(id)?.isFinal ?? true { try tx.removeMember(id, from: parts.group) }
-            }
-            told.unconfirmed = []
+        // The last queued listed what `alerts` holds; an earlier one, what
+        // its settler says (unknown, it adds nothing).
+        if told.sequence == parts.sequence {
+            told.believed = listed ?? told.alerts
+        } else if let listed {
+            told.believed.formUnion(listed)
         }
-        if told != was { try tx.save(told, about: parts.group) }
+        guard told != was else { return }
+        try tx.save(told, about: parts.group)
+        // Told of their closing at last, closed members that no presenter
+        // may still take for firing leave the group (as a flush lets them).
+        let dropped = was.believed.subtracting(told.believed).subtracting(told.alerts)
+        guard !dropped.isEmpty else { return }
+        var kept = Set<AlertID>()
+        for other in try tx.told(about: parts.group) where other.presenter != parts.presenter {
+            kept.formUnion(other.alerts)
+            kept.formUnion(other.believed)
+        }
+        for id in dropped where !kept.contains(id) {
+            if try tx.alertState(id)?.isFinal ?? true { try tx.removeMember(id, from: parts.group) }
+        }
     }
 }
 
@@ -240,3 +248,4 @@ extension StoreRules {
         return AlertGroupRecord(group: group, members: members, told: try tx.told(about: id).sorted { $0.presenter < $1.presenter })
     }
 }
+

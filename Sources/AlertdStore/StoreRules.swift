@@ -125,16 +125,17 @@ package enum StoreRules {
     /// follow-up now, in the same transaction, so the follow-up never
     /// overtakes what it follows up.
     /// A group notification's `thread` (what its destination answered)
-    /// is kept for the group's later notifications to that presenter.
+    /// is kept for the group's later notifications to that presenter, and
+    /// what it `listed` firing is what its destination takes for firing.
     /// Returns whether a follow-up was queued. `takesFollowUp` is false
     /// when the caller, with the outcome, read that no follow-up can be due
     /// (the delivery takes none, or its alert is still open): that spares
     /// reading the delivery and its alert again, which most outcomes would.
     @discardableResult
     package static func delivered<T: StoreTransaction>(
-        _ id: DeliveryID, at now: Date, thread: String? = nil, takesFollowUp: Bool? = nil, in tx: inout T
+        _ id: DeliveryID, at now: Date, thread: String? = nil, listed: Set<AlertID>? = nil, takesFollowUp: Bool? = nil, in tx: inout T
     ) throws(T.Failure) -> Bool {
-        if let parts = id.groupNotification { try confirmed(parts, thread: thread, in: &tx) }
+        if let parts = id.groupNotification { try confirmed(parts, listed: listed, thread: thread, in: &tx) }
         guard takesFollowUp != false,
               let original = try tx.delivery(id), original.takesFollowUp, original.state == .delivered,
               try tx.alertState(original.alertID)?.isFinal == true,

@@ -58,13 +58,17 @@ public actor Dispatcher: Service {
     private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     private var claimFailures = RepeatedFailureLog()
-    /// The group notification last started to each presenter, by group.
-    /// The next one to the same presenter waits for its attempt to end, as
-    /// Alertmanager's group sends one notification at a time: sent at once,
-    /// a `resolved` could reach a receiver still reading a slow `firing`,
-    /// or overtake one still connecting, and a PagerDuty incident closed
-    /// first would be opened again for good.
-    private var groupLines: [GroupLine: (id: DeliveryID, task: Task<Void, Never>)] = [:]
+    /// The group notification being sent to each presenter, by group. One
+    /// claimed meanwhile for the same presenter waits in `waitingInLine`
+    /// for that attempt to end, as Alertmanager's group sends one
+    /// notification at a time: sent at once, a `resolved` could reach a
+    /// receiver still reading a slow `firing`, or overtake one still
+    /// connecting, and a PagerDuty incident closed first would be opened
+    /// again for good. It waits holding no slot, so a receiver slow on one
+    /// group holds back none of the others, and a later one claimed while
+    /// it waits takes its place (it ends superseded, unsent).
+    private var groupLines: [GroupLine: DeliveryID] = [:]
+    private var waitingInLine: [GroupLine: ClaimedDelivery] = [:]
     private struct GroupLine: Hashable {
         let group: AlertGroupID
         let kind: DeliveryKind
@@ -609,6 +613,7 @@ public actor Dispatcher: Service {
         do {
             // Hand-offs the store wrote claimed are this dispatcher's too while they wait.
             var keeping = Set(tasks.keys).union(handedOff.ids).union(starting)
+            for waiting in waitingInLine.values { keeping.insert(waiting.delivery.id) }
             for d in inbox.withLock({ $0 }) + givingBack { keeping.insert(d.id) }
             let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, now: Date())
             if released > 0 { storeChanged() }
@@ -658,12 +663,19 @@ public actor Dispatcher: Service {
             nil
         }
         guard let entry = configured, unusable == nil else {
-            let reason = unusable ?? ""
-            tasks[d.id] = Task {
-                self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
-            }
-            slots[d.kind, default: Slots()].running += 1
+            endUnsent(d, reason: unusable ?? "")
             return
+        }
+        let line = claimed.group.map { GroupLine(group: $0.notification.groupID, kind: d.kind) }
+        if let line {
+            guard groupLines[line] == nil else {
+                if let overtaken = waitingInLine.updateValue(claimed, forKey: line) {
+                    endUnsent(overtaken.delivery,
+                              reason: "superseded: the group's next notification to this presenter (\(d.id)) is queued and says what stands now")
+                }
+                return
+            }
+            groupLines[line] = d.id
         }
         slots[d.kind, default: Slots()].running += 1
         let retry = self.retry
@@ -685,20 +697,11 @@ public actor Dispatcher: Service {
                                       followUp: followUp, thread: claimed.group?.thread)
         let alert = claimed.alert
         let isFollowUp = followUp != nil
-        let line = claimed.group.map { GroupLine(group: $0.notification.groupID, kind: d.kind) }
-        let before = line.flatMap { groupLines[$0]?.task }
         // Detached: the attempt starts on the global executor and comes to the
         // actor only with its outcome. Inheriting the actor made every start
         // wait its turn behind hand-offs and outcomes, then hop off again at
         // once to the presenter: one more job on the busiest executor.
-        let task = Task.detached { [self] in
-            if let before {
-                await before.value
-                if Task.isCancelled {
-                    await self.cutOff(d)
-                    return
-                }
-            }
+        tasks[d.id] = Task.detached { [self] in
             let outcome: PresentationOutcome
             var thread: String?
             if let notification {
@@ -714,12 +717,19 @@ public actor Dispatcher: Service {
                 await self.cutOff(d)
                 return
             }
-            let (settlement, report) = Self.judged(d, outcome, thread: thread, retry: retry, acceptedAt: alert.createdAt,
+            var (settlement, report) = Self.judged(d, outcome, thread: thread, retry: retry, acceptedAt: alert.createdAt,
                                                    isFollowUp: isFollowUp)
+            if let notification, settlement.result == .delivered { settlement.listed = Set(notification.firing.map(\.id)) }
             await self.settled(d, settlement, report: report)
         }
-        tasks[d.id] = task
-        if let line { groupLines[line] = (d.id, task) }
+    }
+
+    /// Settles `d` dead with `reason`, unsent.
+    private func endUnsent(_ d: DeliveryRecord, reason: String) {
+        tasks[d.id] = Task {
+            self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
+        }
+        slots[d.kind, default: Slots()].running += 1
     }
 
     /// What an attempt's outcome makes of its delivery, and the report of it.
@@ -865,10 +875,15 @@ public actor Dispatcher: Service {
         signal.notify()
     }
 
-    /// Forgets `d` as its group's last notification to its presenter.
+    /// `d`'s attempt is over: the group notification waiting for it, if
+    /// any, starts. Once stopping, it stays in flight in the store, to be
+    /// delivered after restart (or by another node once its lease runs out).
     private func endLine(_ d: DeliveryRecord) {
         guard !groupLines.isEmpty, let n = d.id.groupNotification else { return }
         let line = GroupLine(group: n.group, kind: d.kind)
-        if groupLines[line]?.id == d.id { groupLines[line] = nil }
+        guard groupLines[line] == d.id else { return }
+        groupLines[line] = nil
+        guard let next = waitingInLine.removeValue(forKey: line), !stopping, !Task.isCancelled else { return }
+        start(next)
     }
 }

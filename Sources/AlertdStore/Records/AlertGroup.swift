@@ -90,21 +90,22 @@ public struct AlertGroupTold: Sendable, Equatable {
     public var at: Date
     /// What the destination answered to the group's first notification, to thread under.
     public var thread: String?
-    /// Alerts listed firing by an earlier notification and not by the last,
-    /// while the last is not known delivered: the presenter may still take
-    /// them for firing, since the one that said otherwise may never go out
-    /// (superseded after an outage). The next notification lists those
-    /// that closed as closed again.
-    public var unconfirmed: Set<AlertID>
+    /// The firing alerts the last notification delivered to this
+    /// presenter listed: what its destination takes for firing, since a
+    /// group's notifications go out in order. Each notification queued
+    /// until a later one is delivered tells which of them closed, so none
+    /// is lost when the one that first told it is superseded unsent (a
+    /// destination down for a while).
+    public var believed: Set<AlertID>
 
     public init(presenter: String, sequence: Int, alerts: Set<AlertID>, at: Date, thread: String? = nil,
-                unconfirmed: Set<AlertID> = []) {
+                believed: Set<AlertID> = []) {
         self.presenter = presenter
         self.sequence = sequence
         self.alerts = alerts
         self.at = at
         self.thread = thread
-        self.unconfirmed = unconfirmed
+        self.believed = believed
     }
 }
 

@@ -51,6 +51,9 @@ public struct DeliverySettlement: Sendable, Equatable {
     /// For a delivered group notification: what the destination answered
     /// that later notifications of the group thread under.
     public var thread: String?
+    /// For a delivered group notification: the firing alerts it listed,
+    /// now what its destination takes for firing.
+    public var listed: Set<AlertID>?
     /// The delivery as its claim gave it, when the settler holds it (the
     /// dispatcher always does): what never changes on a delivery (its
     /// alert, presenter, follow-up flag) need not be read back to record

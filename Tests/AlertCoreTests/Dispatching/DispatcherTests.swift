@@ -364,13 +364,13 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await store.record(id: id)?.deliveries.first?.lastError == "presenter \"removed\" is not configured")
     }
 
-    /// An alert made `at`, in one group (route `r`, `alertname=A`) told to
-    /// `presenters` 30 s after it forms, changes a minute apart.
-    func submitGrouped(_ store: any AlertStore, presenters: [String], at: Date) async throws -> Alert {
+    /// An alert made `at`, in one group (route `r`, `alertname=A`, or
+    /// `group`) told to `presenters` 30 s after it forms, changes a minute apart.
+    func submitGrouped(_ store: any AlertStore, presenters: [String], at: Date, group: String = "A") async throws -> Alert {
         let membership = AlertGroupMembership(
-            route: "r", labels: [AlertLabel(name: "alertname", value: "A")],
+            route: "r", labels: [AlertLabel(name: "alertname", value: group)],
             settings: AlertGroupSettings(presenters: presenters, wait: .seconds(30), interval: .seconds(60), repeatInterval: .seconds(3600)))
-        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": "A"]).build().get(), at: at)
+        let alert = Alert(spec: try AlertSpec.Builder().title("a").labels(["alertname": group]).build().get(), at: at)
         _ = try await store.submit([AlertSubmission(alert: alert, presenters: [], groups: [membership])])
         return alert
     }
@@ -432,6 +432,43 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(answers.map(\.delivery) == [first.delivery, resolved.delivery])
         #expect(calls[1].at >= answers[0].at)
         #expect(await hook.maxRunning == 1)
+    }
+
+    /// Waiting for a slow attempt of its group, a notification holds no
+    /// slot: another group's goes out meanwhile. And one claimed while it
+    /// waits takes its place: only what stands now is sent after the slow one.
+    @Test func aNotificationWaitingInLineHoldsNoSlotAndGivesWayToTheNext() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", delays: [.milliseconds(600)])
+        let start = Date().addingTimeInterval(-1000)
+        func flushed(_ offset: TimeInterval) async throws -> DeliveryID {
+            try #require(try await store.flushDueGroups(now: start.addingTimeInterval(offset), inhibitRules: [], limit: 10).first).delivery
+        }
+        var members = [try await submitGrouped(store, presenters: ["hook"], at: start)]
+        let first = try await flushed(30)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 2)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await hook.callCount == 1 }
+        members.append(try await submitGrouped(store, presenters: ["hook"], at: start.addingTimeInterval(40)))
+        let second = try await flushed(90)
+        dispatcher.wake()
+        try await Task.sleep(for: .milliseconds(60))
+        members.append(try await submitGrouped(store, presenters: ["hook"], at: start.addingTimeInterval(100)))
+        let third = try await flushed(150)
+        _ = try await submitGrouped(store, presenters: ["hook"], at: start.addingTimeInterval(200), group: "B")
+        let other = try await flushed(230)
+        dispatcher.wake()
+        try await waitUntil { await hook.answers.count == 3 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.calls.map(\.context.deliveryID) == [first, other, third])
+        #expect(await hook.answers.map(\.delivery) == [other, first, third])
+        var deliveries: [DeliveryRecord] = []
+        for m in members { deliveries += await store.record(id: m.id)?.deliveries ?? [] }
+        let overtaken = try #require(deliveries.first { $0.id == second })
+        #expect(overtaken.state == .dead)
+        #expect(overtaken.lastError?.hasPrefix("superseded: the group's next notification to this presenter") == true)
     }
 
     /// Queuing a group's next notification drops what the one before said.

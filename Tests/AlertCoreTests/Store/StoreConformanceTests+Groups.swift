@@ -347,17 +347,43 @@ extension StoreConformanceTests {
         #expect(changed.map(\.reason) == [.changed])
         #expect(changed.first?.listed == 1)
 
-        // The two before it, never sent, end superseded; the change says
-        // again what the `resolved` said, which its receiver never heard.
+        // The two before it, never sent, end superseded: what they said is
+        // gone, as its receiver never heard of the first alert.
         let notes = try await deliverNotifications(store, at: 150)
         #expect(notes.map(\.reason) == [.changed])
         let note = try #require(notes.first)
         #expect(note.sequence == 3)
         #expect(note.firing.map(\.id) == [again.alert.id])
         #expect(note.newAlertIDs == [again.alert.id])
-        #expect(note.closed.map(\.id) == [first.alert.id])
-        // Told it closed, the first alert has left the group.
+        #expect(note.closed.isEmpty)
         #expect(try await store.group(id: again.groups[0].id)?.members.map(\.id) == [again.alert.id])
+    }
+
+    /// A receiver down from the start while an alert flaps: each flap is a
+    /// new alert. It never heard of the old ones, so their closings are not
+    /// kept up one per flap: the group holds the one firing, and the
+    /// notification that finally goes out lists the closing of the one
+    /// before only.
+    @Test(arguments: StoreBackend.allCases) func aFlappingAlertsClosingsAreNotKeptWhileNothingIsDelivered(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        var flap = try grouped("db0", at: 0, interval: .seconds(60), presenters: ["chat"])
+        var previous = flap.alert.id
+        let group = flap.groups[0].id
+        _ = try await store.submit([flap])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.reason) == [.first])
+        for n in 1...5 {
+            previous = flap.alert.id
+            let t = TimeInterval(30 + 60 * n)
+            _ = try await store.decide(flap.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(t - 20)))
+            flap = try grouped("db0", at: t - 10, interval: .seconds(60), presenters: ["chat"])
+            _ = try await store.submit([flap])
+            #expect(try await store.flushDueGroups(now: at(t), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        }
+        #expect(try await store.group(id: group)?.members.map(\.id) == [flap.alert.id])
+        let claimed = try await store.claimDueDeliveries(now: at(400), capacity: [.presenter("chat"): 10], orphanLimit: 0)
+        let current = try #require(claimed.first { $0.supersededBy == nil }?.group?.notification)
+        #expect(current.firing.map(\.id) == [flap.alert.id])
+        #expect(current.closed.map(\.id) == [previous])
     }
 
     /// A receiver down while alerts close in two waves: the `changed`
