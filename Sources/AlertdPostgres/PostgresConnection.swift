@@ -8,7 +8,7 @@ import Glibc
 
 /// One libpq connection to PostgreSQL, which comes back by itself after the
 /// server went away: a call on a lost connection reconnects first, at most
-/// once per backoff step (100 ms doubling to 5 s), and fails at once with
+/// once per backoff step (100 ms doubling to 1 s), and fails at once with
 /// the last error in between, so a database that is down costs callers no
 /// waiting.
 ///
@@ -29,7 +29,10 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Runs on every new connection (session settings, `LISTEN`).
     private let onConnect: @Sendable (PostgresConnection) throws(PostgresError) -> Void
 
-    private static let maxBackoff: Duration = .seconds(5)
+    /// A refused connect costs the server next to nothing, and a longer
+    /// step kept a node refusing requests for seconds after the database
+    /// was back.
+    private static let maxBackoff: Duration = .seconds(1)
 
     /// Connects to `url` (`postgresql://user@host:port/db`, or any libpq
     /// connection string), then runs `onConnect` on the new session; again

@@ -236,7 +236,7 @@ import Glibc
         let duringOutage = statuses.withLock { $0[503, default: 0] }
         #expect(duringOutage > 0, "no 503 while the database was down: \(statuses.withLock { $0 })")
         try server.start()
-        // Back within the reconnect backoff (5 s at most).
+        // Back within the reconnect backoff (1 s at most).
         var healthy = false
         let deadline = ContinuousClock.now + .seconds(15)
         while !healthy && ContinuousClock.now < deadline {
