@@ -152,10 +152,16 @@ enum PostgresSchema {
         );
         ALTER TABLE deliveries ADD COLUMN group_snapshot TEXT;
         """,
-        // What each presenter's destination takes for firing
-        // (`AlertGroupTold.believed`).
+        // What each presenter may still take for firing.
         """
-        ALTER TABLE group_told ADD COLUMN believed TEXT;
+        ALTER TABLE group_told ADD COLUMN unconfirmed TEXT;
+        """,
+        // What each presenter's destination takes for firing
+        // (`AlertGroupTold.believed`), in place of the guess before, which
+        // grew with every alert closed while a destination was down.
+        """
+        ALTER TABLE group_told RENAME COLUMN unconfirmed TO believed;
+        UPDATE group_told SET believed = NULL;
         """,
     ]
 }

@@ -227,10 +227,16 @@ package enum StoreSchema {
         """
         DROP INDEX IF EXISTS events_at;
         """,
-        // 16: what each presenter's destination takes for firing
-        // (`AlertGroupTold.believed`).
+        // 16: what each presenter may still take for firing.
         """
-        ALTER TABLE group_told ADD COLUMN believed TEXT;
+        ALTER TABLE group_told ADD COLUMN unconfirmed TEXT;
+        """,
+        // 17: what each presenter's destination takes for firing
+        // (`AlertGroupTold.believed`), in place of 16's guess, which
+        // grew with every alert closed while a destination was down.
+        """
+        ALTER TABLE group_told RENAME COLUMN unconfirmed TO believed;
+        UPDATE group_told SET believed = NULL;
         """,
     ]
 }
