@@ -7,10 +7,35 @@ import Synchronization
 public struct AlertID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public let rawValue: String
 
-    /// Accepts a UUID in its canonical text form; nil otherwise.
+    /// Accepts a UUID in its canonical text form (8-4-4-4-12 hex digits,
+    /// either case); nil otherwise. Checked and lowercased in one pass:
+    /// Foundation's `UUID(uuidString:)` went through `sscanf` and `sprintf`,
+    /// and stored id lists are read this way by the thousand.
     public init?(_ text: String) {
-        guard let uuid = UUID(uuidString: text) else { return nil }
-        rawValue = uuid.uuidString.lowercased()
+        guard text.utf8.count == 36 else { return nil }
+        var text = text
+        var valid = true
+        let lowered = text.withUTF8 { bytes in String(unsafeUninitializedCapacity: 36) { out in
+            for i in 0..<36 {
+                let byte = bytes[i]
+                switch (i, byte) {
+                case (8, UInt8(ascii: "-")), (13, UInt8(ascii: "-")), (18, UInt8(ascii: "-")), (23, UInt8(ascii: "-")):
+                    out[i] = byte
+                case (8, _), (13, _), (18, _), (23, _):
+                    valid = false
+                case (_, UInt8(ascii: "0")...UInt8(ascii: "9")), (_, UInt8(ascii: "a")...UInt8(ascii: "f")):
+                    out[i] = byte
+                case (_, UInt8(ascii: "A")...UInt8(ascii: "F")):
+                    out[i] = byte + 32
+                default:
+                    valid = false
+                }
+                if !valid { return 0 }
+            }
+            return 36
+        } }
+        guard valid else { return nil }
+        rawValue = lowered
     }
 
     package init(trusted rawValue: String) { self.rawValue = rawValue }

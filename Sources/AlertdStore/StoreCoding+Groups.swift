@@ -52,5 +52,6 @@ extension StoreCoding {
 
     package static func encodeAlertIDs(_ ids: Set<AlertID>) -> String { jsonList(ids.map(\.rawValue).sorted()) }
 
-    package static func decodeAlertIDs(_ text: String) -> Set<AlertID> { Set(decodeList(text).compactMap(AlertID.init)) }
+    /// Ids this store wrote (``encodeAlertIDs(_:)``), taken as they are.
+    package static func decodeAlertIDs(_ text: String) -> Set<AlertID> { Set(decodeList(text).map(AlertID.init(trusted:))) }
 }

@@ -44,4 +44,27 @@ import Testing
         #expect(try JSONDecoder().decode([AlertID].self, from: Data(#"["0197285c-2e00-7abc-8def-0123456789ab"]"#.utf8)) == [id])
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([AlertID].self, from: Data(#"["x"]"#.utf8)) }
     }
+
+    /// The parser written out takes what Foundation's `UUID(uuidString:)`
+    /// takes and writes back the same (its `sscanf` also lets through a
+    /// space or an `x` here and there, read as something else): canonical
+    /// UUIDs in either case, not one-byte changes of one (a dash moved, a
+    /// non-hex digit, a byte more or fewer, a multi-byte character).
+    @Test func acceptsWhatFoundationsUUIDAccepts() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEFgG-x é".unicodeScalars)
+        for _ in 0..<300 {
+            let canonical = UUID().uuidString
+            var cases = [canonical, canonical.lowercased(), String(canonical.dropLast()), canonical + "0", "{\(canonical)}"]
+            for _ in 0..<6 {
+                var scalars = Array(canonical.unicodeScalars)
+                scalars[Int.random(in: 0..<scalars.count, using: &rng)] = alphabet.randomElement(using: &rng)!
+                cases.append(String(String.UnicodeScalarView(scalars)))
+            }
+            for text in cases {
+                let canonical = UUID(uuidString: text).map(\.uuidString).flatMap { $0.lowercased() == text.lowercased() ? $0.lowercased() : nil }
+                #expect(AlertID(text)?.rawValue == canonical, "\(text)")
+            }
+        }
+    }
 }
