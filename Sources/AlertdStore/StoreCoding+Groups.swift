@@ -28,6 +28,54 @@ extension StoreCoding {
         var repeat_ms: Int64
     }
 
+    /// What ``encodeLabels(_:)`` wrote; nil for anything else.
+    static func decodeLabels(_ text: String) -> [AlertLabel]? {
+        let labels = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> [AlertLabel]? in
+            var labels: [AlertLabel] = []
+            var whole = true
+            try r.elements { r throws(StrictJSON.Failure) in
+                var name: String?
+                var value: String?
+                try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+                    switch key {
+                    case "name": name = try r.stringValue()
+                    case "value": value = try r.stringValue()
+                    default: _ = try r.value()
+                    }
+                }
+                guard let name, let value else { return whole = false }
+                labels.append(AlertLabel(name: name, value: value))
+            }
+            return whole ? labels : nil
+        }
+        return labels ?? nil
+    }
+
+    /// What ``encodeSettings(_:)`` wrote; nil for anything else.
+    private static func decodeSettings(_ text: String) -> SettingsWire? {
+        let wire = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> SettingsWire? in
+            var presenters: [String]?
+            var millis: [String: Int64] = [:]
+            try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+                switch key {
+                case "presenters":
+                    var list: [String] = []
+                    var strings = true
+                    try r.elements { r throws(StrictJSON.Failure) in
+                        if let p = try r.stringValue() { list.append(p) } else { strings = false }
+                    }
+                    presenters = strings ? list : nil
+                default:
+                    if let n = try r.value() as? Int { millis[key] = Int64(n) }
+                }
+            }
+            guard let presenters, let wait = millis["wait_ms"], let interval = millis["interval_ms"], let repeats = millis["repeat_ms"]
+            else { return nil }
+            return SettingsWire(presenters: presenters, wait_ms: wait, interval_ms: interval, repeat_ms: repeats)
+        }
+        return wire ?? nil
+    }
+
     package static func encodeLabels(_ labels: [AlertLabel]) -> String {
         String(decoding: (try? encoder.encode(labels)) ?? Data("[]".utf8), as: UTF8.self)
     }
@@ -38,10 +86,11 @@ extension StoreCoding {
         return String(decoding: (try? encoder.encode(wire)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
+    /// Read with the strict reader, not `JSONDecoder`: every alert joining
+    /// a group reads its row, and the decoder's generic machinery was most
+    /// of the writer's time for a batch into a grouped route.
     package static func group(_ row: GroupRow) throws(StoreError) -> AlertGroup {
-        guard let id = AlertGroupID(row.id),
-              let labels = try? JSONDecoder().decode([AlertLabel].self, from: Data(row.labels.utf8)),
-              let s = try? JSONDecoder().decode(SettingsWire.self, from: Data(row.settings.utf8))
+        guard let id = AlertGroupID(row.id), let labels = decodeLabels(row.labels), let s = decodeSettings(row.settings)
         else { throw StoreError(code: .corrupt, message: "Group \(row.id) in the store cannot be read.") }
         return AlertGroup(
             id: id, route: row.route, labels: labels,
