@@ -28,23 +28,29 @@ extension StoreCoding {
         var repeat_ms: Int64
     }
 
+    /// One label object, `{"name": …, "value": …}`, as ``encodeLabels(_:)``
+    /// and a group snapshot write it; nil for anything else.
+    package static func readLabel(_ r: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> AlertLabel? {
+        var name: String?
+        var value: String?
+        try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
+            switch key {
+            case "name": name = try r.stringValue()
+            case "value": value = try r.stringValue()
+            default: _ = try r.value()
+            }
+        }
+        guard let name, let value else { return nil }
+        return AlertLabel(name: name, value: value)
+    }
+
     /// What ``encodeLabels(_:)`` wrote; nil for anything else.
     static func decodeLabels(_ text: String) -> [AlertLabel]? {
         let labels = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> [AlertLabel]? in
             var labels: [AlertLabel] = []
             var whole = true
             try r.elements { r throws(StrictJSON.Failure) in
-                var name: String?
-                var value: String?
-                try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
-                    switch key {
-                    case "name": name = try r.stringValue()
-                    case "value": value = try r.stringValue()
-                    default: _ = try r.value()
-                    }
-                }
-                guard let name, let value else { return whole = false }
-                labels.append(AlertLabel(name: name, value: value))
+                if let label = try readLabel(&r) { labels.append(label) } else { whole = false }
             }
             return whole ? labels : nil
         }
@@ -66,7 +72,7 @@ extension StoreCoding {
                     }
                     presenters = strings ? list : nil
                 default:
-                    if let n = try r.value() as? Int { millis[key] = Int64(n) }
+                    if let n = StrictJSON.wholeNumber(try r.value()) { millis[key] = Int64(n) }
                 }
             }
             guard let presenters, let wait = millis["wait_ms"], let interval = millis["interval_ms"], let repeats = millis["repeat_ms"]

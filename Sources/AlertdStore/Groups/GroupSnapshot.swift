@@ -90,16 +90,7 @@ public struct GroupSnapshot: Sendable, Equatable {
                 case "route": route = try r.stringValue()
                 case "labels":
                     try r.elements { r throws(StrictJSON.Failure) in
-                        var name: String?
-                        var value: String?
-                        try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
-                            switch key {
-                            case "name": name = try r.stringValue()
-                            case "value": value = try r.stringValue()
-                            default: _ = try r.value()
-                            }
-                        }
-                        if let name, let value { labels.append(AlertLabel(name: name, value: value)) } else { broken = true }
+                        if let label = try StoreCoding.readLabel(&r) { labels.append(label) } else { broken = true }
                     }
                 case "sequence": sequence = StrictJSON.wholeNumber(try r.value())
                 case "reason": reason = try r.stringValue().flatMap(AlertGroupNotification.Reason.init(rawValue:))
