@@ -199,8 +199,9 @@ extension StoreRules {
         _ parts: (group: AlertGroupID, generation: Int64, sequence: Int, presenter: String), listed: Set<AlertID>?, thread: String?,
         in tx: inout T
     ) throws(T.Failure) {
-        guard let group = try tx.group(parts.group), group.generation == parts.generation,
-              var told = try tx.told(about: parts.group).first(where: { $0.presenter == parts.presenter }) else { return }
+        guard let group = try tx.group(parts.group), group.generation == parts.generation else { return }
+        let everyTold = try tx.told(about: parts.group)
+        guard var told = everyTold.first(where: { $0.presenter == parts.presenter }) else { return }
         let was = told
         if told.thread == nil { told.thread = thread }
         // The last queued listed what `alerts` holds; an earlier one, what
@@ -217,7 +218,7 @@ extension StoreRules {
         let dropped = was.believed.subtracting(told.believed).subtracting(told.alerts)
         guard !dropped.isEmpty else { return }
         var kept = Set<AlertID>()
-        for other in try tx.told(about: parts.group) where other.presenter != parts.presenter {
+        for other in everyTold where other.presenter != parts.presenter {
             kept.formUnion(other.alerts)
             kept.formUnion(other.believed)
         }
@@ -248,4 +249,3 @@ extension StoreRules {
         return AlertGroupRecord(group: group, members: members, told: try tx.told(about: id).sorted { $0.presenter < $1.presenter })
     }
 }
-
