@@ -51,7 +51,10 @@ public actor GroupTimer: Service {
     /// Flushes what is due; true when the batch was full (more may be due).
     private func round() async -> Bool {
         do {
-            guard let next = try await store.nextGroupDueTime(), next <= Date() else { return false }
+            guard let next = try await store.nextGroupDueTime(), next <= Date() else {
+                flushFailures.succeeded(log, "groups are flushed again")
+                return false
+            }
             let notices = try await store.flushDueGroups(now: Date(), inhibitRules: inhibitRules, limit: Self.batch)
             if !notices.isEmpty { onNotices(notices) }
             for n in notices {

@@ -91,10 +91,12 @@ public actor MaintenanceService: Service {
             }
         }
         do {
-            let next = try await store.nextMaintenanceTime()
-            maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
-            guard let next, next <= Date() else { return false }
+            guard let next = try await store.nextMaintenanceTime(), next <= Date() else {
+                maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
+                return false
+            }
             let report = try await store.runMaintenance(now: Date())
+            maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
             didWork = !report.isEmpty
             if didWork { onReport(report) }
             for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
