@@ -108,20 +108,20 @@ package final class SQLiteConnection: @unchecked Sendable {
     package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     /// After each commit that wrote the WAL, `body` hears how many frames
-    /// the WAL now holds (`sqlite3_wal_hook`), on the committing thread. It
-    /// takes the place of `wal_autocheckpoint`: this connection checkpoints
-    /// by itself (`PASSIVE`, as the automatic one does) only once the WAL
-    /// holds `frames`, for when whatever `body` tells has fallen behind.
-    /// Call before the connection is shared.
-    package func onCommit(checkpointingAt frames: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    /// the WAL now holds (`sqlite3_wal_hook`), on the committing thread, and
+    /// answers whether this connection should checkpoint (`PASSIVE`) there
+    /// and then. It takes the place of `wal_autocheckpoint`: this connection
+    /// also checkpoints by itself once the WAL holds `frames`, for when
+    /// whatever `body` tells has fallen behind. Call before the connection
+    /// is shared.
+    package func onCommit(checkpointingAt frames: Int, _ body: @escaping @Sendable (Int) -> Bool) {
         let hook = WALHook(checkpointAt: Int32(clamping: frames), body: body)
         walHook = hook
         sqlite3_wal_hook(handle, { context, db, name, frames in
             let hook = Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue()
-            if frames >= hook.checkpointAt {
+            if hook.body(Int(frames)) || frames >= hook.checkpointAt {
                 sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             }
-            hook.body(Int(frames))
             return SQLITE_OK
         }, Unmanaged.passUnretained(hook).toOpaque())
     }
@@ -134,9 +134,9 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     private final class WALHook: Sendable {
         let checkpointAt: Int32
-        let body: @Sendable (Int) -> Void
+        let body: @Sendable (Int) -> Bool
 
-        init(checkpointAt: Int32, body: @escaping @Sendable (Int) -> Void) {
+        init(checkpointAt: Int32, body: @escaping @Sendable (Int) -> Bool) {
             self.checkpointAt = checkpointAt
             self.body = body
         }

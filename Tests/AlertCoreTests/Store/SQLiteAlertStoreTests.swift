@@ -94,6 +94,31 @@ import Testing
         #expect(grew, "alertd.db stayed at \(size(path)) bytes (\(before) at open); the WAL holds \(size(path + "-wal"))")
     }
 
+    /// Under writes that never pause, the WAL still starts over once the
+    /// checkpointer has copied it, rather than growing until the writer's
+    /// own fallback while the checkpointer runs after nearly every commit.
+    @Test func theWALStartsOverUnderSteadyWrites() async throws {
+        let path = dir.path + "/steady.db"
+        let store = try SQLiteAlertStore(path: path, checkpointFrames: 50)
+        defer { store.close() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    for n in 0..<100 {
+                        let alert = Alert(spec: try spec("w\(writer)-\(n)"))
+                        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["log"])])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // Without the start over, 9–11 MB. With it, about 0.5 MB (the
+        // threshold and what the writers add while a pass copies), on two
+        // busy cores as on idle ones.
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(wal < 2_000_000, "the WAL reached \(wal) bytes")
+    }
+
     @Test func inFlightDeliveriesAreRecoveredAfterReopening() async throws {
         let path = dir.path + "/crash.db"
         let alert = Alert(spec: try spec())
