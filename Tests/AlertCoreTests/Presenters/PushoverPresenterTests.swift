@@ -64,6 +64,28 @@ import Testing
         #expect(J(got.json)["message"].string?.contains(">Ignore</a>") == true)
     }
 
+    /// Long labels are left out whole, never cut inside a tag or a link:
+    /// both links arrive, and every tag that opens closes.
+    @Test func longLabelsLeaveTheLinksAndTheHTMLWhole() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        for (message, size) in [(nil, 400), ("short", 460), (String(repeating: "m&", count: 900), 900)] as [(String?, Int)] {
+            let labels = ["host": "db1", "zlong": String(repeating: "v<", count: size / 2), "zz": String(repeating: "w", count: 300)]
+            #expect(await p.present(try ServiceFixtures.alert(message: message, labels: labels), delivery: ServiceFixtures.delivery) == .delivered)
+            let got = try #require(receiver.received.last)
+            #expect(got.problems.isEmpty, "\(got.problems)")
+            let text = try #require(J(got.json)["message"].string)
+            #expect(text.contains(">Expand</a>") && text.contains(">Ignore</a>"), "\(text)")
+            #expect(text.contains("<b>host</b>: db1"))
+            for tag in ["b", "a"] {
+                #expect(text.components(separatedBy: "<\(tag)>").count + text.components(separatedBy: "<\(tag) ").count - 2
+                            == text.components(separatedBy: "</\(tag)>").count - 1, "\(text)")
+            }
+            // Never cut inside an escape: every & starts one.
+            #expect(text.components(separatedBy: "&").dropFirst().allSatisfy { $0.hasPrefix("lt;") || $0.hasPrefix("gt;") || $0.hasPrefix("amp;") || $0.hasPrefix("quot;") || $0.hasPrefix("#") })
+        }
+    }
+
     @Test func answersAreJudgedWithPushoversErrors() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let target = "pushover (\(receiver.base))"

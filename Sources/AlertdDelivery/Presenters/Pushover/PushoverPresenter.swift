@@ -79,19 +79,7 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
 
     /// The message's fields for one alert.
     func message(_ alert: Alert, _ d: AlertDigest, secrets: PresenterSecrets) -> [String: Any] {
-        let e = MarkupEscaping.html
-        // Links and labels first: they must survive the cut; the message gets the rest.
-        var tail: [String] = []
-        if !d.labels.isEmpty { tail.append(d.labels.map { "<b>\(e($0.name))</b>: \(e($0.value))" }.joined(separator: "\n")) }
-        let links = d.linkedActions
-        if !links.isEmpty { tail.append(links.map { "<a href=\"\(e($0.link))\">\(e($0.label))</a>" }.joined(separator: " · ")) }
-        for a in d.actions where a.link == nil { tail.append("\(e(a.label)): alertctl \(a.kind.rawValue) \(e(d.id))") }
-        var text = TextLimit.truncate(tail.joined(separator: "\n\n"), to: Limit.message / 2)
-        if let message = d.message {
-            let room = Limit.message - text.utf16.count - 2
-            text = TextLimit.truncate(message, to: room, marker: TextLimit.bodyMarker, escape: e) + (text.isEmpty ? "" : "\n\n" + text)
-        }
-        if text.isEmpty { text = "\(d.severity.rawValue) alert \(d.id)" }
+        let text = Self.html(d)
         var json: [String: Any] = [
             "token": secrets["token"] ?? "", "user": secrets["user"] ?? "",
             "title": TextLimit.truncate("\(d.style.emoji) \(d.title)", to: Limit.title),
@@ -100,12 +88,49 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
             "priority": d.severity.on(info: -1, warning: 0, error: 1, critical: 1),
             "timestamp": Int(alert.createdAt.timeIntervalSince1970),
         ]
-        if let confirm = links.first(where: { $0.kind == .confirm }), confirm.link.utf16.count <= Limit.url {
+        if let confirm = d.linkedActions.first(where: { $0.kind == .confirm }), confirm.link.utf16.count <= Limit.url {
             json["url"] = confirm.link
             json["url_title"] = TextLimit.truncate(confirm.label, to: Limit.urlTitle)
         }
         if let sound { json["sound"] = sound }
         return json
+    }
+
+    /// The message in Pushover's HTML, within its limit, which counts the
+    /// tags too. The action links and hints are kept whole, and each label
+    /// is whole or left out (a cut inside a tag or a link breaks the
+    /// message); the labels may take half of what is left, or all of it
+    /// without a message, and the message gets the rest, cut escaped.
+    static func html(_ d: AlertDigest) -> String {
+        let e = MarkupEscaping.html
+        var actions = d.linkedActions.map { "<a href=\"\(e($0.link))\">\(TextLimit.truncate($0.label, to: 64, escape: e))</a>" }
+            .joined(separator: " · ")
+        // Only a public URL thousands of characters long makes these too
+        // long; the confirm link still goes in `url` then.
+        if actions.utf16.count > Limit.message / 2 { actions = "" }
+        let hints = d.actions.filter { $0.link == nil }.map { e("\($0.label): alertctl \($0.kind.rawValue) \(d.id)") }
+        let closing = ([actions] + hints).filter { !$0.isEmpty }.joined(separator: "\n")
+        var room = Limit.message - closing.utf16.count - 2
+        var labels: [String] = []
+        var labelRoom = d.message == nil ? room : room / 2
+        for (i, label) in d.labels.enumerated() {
+            let line = "<b>\(TextLimit.truncate(label.name, to: 64, escape: e))</b>: \(TextLimit.truncate(label.value, to: 256, escape: e))"
+            guard line.utf16.count + 1 <= labelRoom - 16 else {
+                labels.append("… \(d.labels.count - i) more")
+                break
+            }
+            labelRoom -= line.utf16.count + 1
+            labels.append(line)
+        }
+        var parts: [String] = []
+        let labelText = labels.joined(separator: "\n")
+        room -= labelText.isEmpty ? 0 : labelText.utf16.count + 2
+        if let message = d.message, room > 0 {
+            parts.append(TextLimit.truncate(message, to: room, marker: TextLimit.bodyMarker, escape: e))
+        }
+        parts += [labelText, closing].filter { !$0.isEmpty }
+        let text = parts.joined(separator: "\n\n")
+        return text.isEmpty ? "\(d.severity.rawValue) alert \(d.id)" : text
     }
 
     /// A follow-up: the headline as title, the comment and alert id, quiet.
