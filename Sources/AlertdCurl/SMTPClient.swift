@@ -120,6 +120,10 @@ final class SMTPTransfer: Sendable {
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_CLIENTCERT, CURLE_SSL_SHUTDOWN_FAILED:
             return .failure(.tls(url: url, reason: text))
+        // libcurl's own words for a refused RCPT TO, the one way to tell it
+        // from a refused MAIL FROM or DATA.
+        case CURLE_SEND_ERROR where reply >= 400 && detail.hasPrefix("RCPT failed"):
+            return .failure(.recipientRefused(url: url, code: reply))
         case _ where reply >= 400:
             return .failure(.rejected(url: url, code: reply, reason: text))
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY:

@@ -22,6 +22,9 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// The server answered a command with an SMTP error: `code` is its
     /// reply code, 4xx (try later) or 5xx (do not).
     case rejected(url: String, code: Int, reason: String)
+    /// The server refused a recipient (`RCPT TO`) with reply `code`, 4xx
+    /// (try later) or 5xx (do not); nothing was sent.
+    case recipientRefused(url: String, code: Int)
     /// The connection broke mid-exchange.
     case connectionLost(url: String, reason: String)
     /// The calling task was cancelled.
@@ -32,7 +35,8 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     public var url: String {
         switch self {
         case .couldNotConnect(let u, _), .timedOut(let u, _), .dnsFailure(let u, _), .badURL(let u, _), .tls(let u, _),
-             .untrustedCertificate(let u, _), .startTLSUnavailable(let u), .authenticationFailed(let u, _), .rejected(let u, _, _), .connectionLost(let u, _),
+             .untrustedCertificate(let u, _), .startTLSUnavailable(let u), .authenticationFailed(let u, _), .rejected(let u, _, _), .recipientRefused(let u, _),
+             .connectionLost(let u, _),
              .cancelled(let u), .other(let u, _):
             u
         }
@@ -50,6 +54,7 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .startTLSUnavailable: "starttls_unavailable"
         case .authenticationFailed: "authentication_failed"
         case .rejected: "rejected"
+        case .recipientRefused: "recipient_refused"
         case .connectionLost: "connection_lost"
         case .cancelled: "cancelled"
         case .other: "smtp_client_error"
@@ -69,6 +74,7 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .startTLSUnavailable(let url): "\(url) does not offer STARTTLS, which tls \"required\" asks for"
         case .authenticationFailed(let url, let reason): "\(url) refused the login: \(reason)"
         case .rejected(let url, let code, let reason): "SMTP \(code) from \(url): \(reason)"
+        case .recipientRefused(let url, let code): "\(url) refused the recipient (SMTP \(code))"
         case .connectionLost(let url, let reason): "connection to \(url) lost: \(reason)"
         case .cancelled(let url): "mail to \(url) cancelled"
         case .other(let url, let curl): "mail to \(url) failed: \(curl.detail.isEmpty ? curl.message : curl.detail)"

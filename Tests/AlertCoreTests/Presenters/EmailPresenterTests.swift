@@ -95,7 +95,7 @@ struct EmailPresenterTests {
         let alert = try ServiceFixtures.alert()
         let first = await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert))
         guard case .retryableFailure(let reason, _) = first else { Issue.record("\(first)"); return }
-        #expect(reason.hasPrefix("email: SMTP 451"))
+        #expect(reason == "email to tempfail@example.com: \(smtp.url) refused the recipient (SMTP 451)")
         var mails = try smtp.mails()
         // Each address once, alone in its envelope; the headers still name everyone.
         #expect(mails.map(\.recipients) == [["ops@example.com"], ["boss@example.com"]])
@@ -177,17 +177,44 @@ struct EmailPresenterTests {
         #expect(!reason.contains("wrong"))
     }
 
+    /// One refused address of several does not keep the mail from the
+    /// others: each is sent it alone, the failure names the address, and a
+    /// retry mails only those not yet reached. A group notification too.
+    @Test func aRefusedRecipientDoesNotKeepTheMailFromTheOthers() async throws {
+        let smtp = try await SMTPReceiver()
+        let alert = try ServiceFixtures.alert()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "reject@example.com", "dev@example.com"]])
+        let dead = await p.present(alert, delivery: DeliveryContext(deliveryID: "dlv-5.0", links: nil))
+        #expect(dead == .permanentFailure(reason: "email to reject@example.com: \(smtp.url) refused the recipient (SMTP 550)"))
+        var mails = try smtp.mails()
+        #expect(mails.map(\.recipients) == [["ops@example.com"], ["dev@example.com"]])
+        #expect(mails.allSatisfy { $0.header("message_id") == "<dlv-5.0@example.com>" })
+        #expect(mails.first?.parsed["to"] as? [String] == ["ops@example.com", "reject@example.com", "dev@example.com"])
+
+        let busy = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "tempfail@example.com"]])
+        for attempt in 1...2 {
+            let outcome = await busy.present(alert, delivery: DeliveryContext(deliveryID: "dlv-6.0", attempt: attempt, actionLinks: [:]))
+            #expect(outcome == .retryableFailure(reason: "email to tempfail@example.com: \(smtp.url) refused the recipient (SMTP 451)"))
+        }
+        mails = try smtp.mails()
+        #expect(mails.count == 3, "ops@ once, not again on the retry")
+
+        let group = await p.presentGroup(try ServiceFixtures.group(2), delivery: ServiceFixtures.groupDelivery(1))
+        guard case .permanentFailure = group.outcome else { Issue.record("\(group)"); return }
+        #expect(try smtp.mails().dropFirst(3).map(\.recipients) == [["ops@example.com"], ["dev@example.com"]])
+    }
+
     @Test func smtpRepliesDecideWhetherToRetry() async throws {
         let smtp = try await SMTPReceiver()
         let alert = try ServiceFixtures.alert()
         let busy = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["tempfail@example.com"]])
             .present(alert, delivery: ServiceFixtures.delivery)
         guard case .retryableFailure(let busyReason, nil) = busy else { Issue.record("\(busy)"); return }
-        #expect(busyReason.hasPrefix("email: SMTP 451 from \(smtp.url)"))
+        #expect(busyReason == "email to tempfail@example.com: \(smtp.url) refused the recipient (SMTP 451)")
         let unknown = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["reject@example.com"]])
             .present(alert, delivery: ServiceFixtures.delivery)
         guard case .permanentFailure(let unknownReason) = unknown else { Issue.record("\(unknown)"); return }
-        #expect(unknownReason.hasPrefix("email: SMTP 550 from \(smtp.url)"))
+        #expect(unknownReason == "email to reject@example.com: \(smtp.url) refused the recipient (SMTP 550)")
         let closed = try ClosedPort()
         let down = try await presenter(["url": "smtp://127.0.0.1:\(closed.port)", "from": "alertd@example.com", "to": ["ops@example.com"]])
             .present(alert, delivery: ServiceFixtures.delivery)

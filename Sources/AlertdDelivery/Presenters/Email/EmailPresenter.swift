@@ -200,26 +200,13 @@ public struct EmailPresenter: AlertPresenter {
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
         let c = configuration
         guard delivery.signsPerRecipient else {
-            return await send(Self.message(for: alert, delivery: delivery, configuration: c, date: now()), to: c.recipients)
+            return await sendToAll(Self.message(for: alert, delivery: delivery, configuration: c, date: now()), delivery: delivery.deliveryID)
         }
-        let done = sent.recipients(of: delivery.deliveryID)
-        var failures: [PresentationOutcome] = []
         // A lone recipient's copy is the one message: it keeps the delivery's own Message-ID.
         let copies = c.recipients.count > 1
-        for address in c.recipients where !done.contains(address) {
-            let message = Self.message(for: alert, delivery: delivery.addressed(to: address), configuration: c, date: now(),
-                                       copyFor: copies ? address : nil)
-            let outcome = await send(message, to: [address])
-            if outcome.isDelivered { sent.add(address, to: delivery.deliveryID) } else { failures.append(outcome) }
+        return await sendEach(delivery.deliveryID, skipping: sent.recipients(of: delivery.deliveryID)) { address in
+            Self.message(for: alert, delivery: delivery.addressed(to: address), configuration: c, date: now(), copyFor: copies ? address : nil)
         }
-        guard !failures.isEmpty else {
-            sent.forget(delivery.deliveryID)
-            return .delivered
-        }
-        // Worth another try while any recipient's failure is: those already reached are not mailed again.
-        let reason = failures.compactMap(\.reason).joined(separator: "; ")
-        let retryable = failures.contains { if case .retryableFailure = $0 { true } else { false } }
-        return retryable ? .retryableFailure(reason: reason) : .permanentFailure(reason: reason)
     }
 
     /// A group notification as one mail. The group's first starts a thread
@@ -228,33 +215,72 @@ public struct EmailPresenter: AlertPresenter {
     /// show a group's reminders and resolution under its first mail.
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
         let (message, messageID) = Self.message(for: notification, delivery: delivery, configuration: configuration, date: now())
-        let outcome = await send(message, to: configuration.recipients)
+        let outcome = await sendToAll(message, delivery: delivery.deliveryID)
         guard outcome == .delivered else { return GroupPresentationOutcome(outcome: outcome) }
         return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? messageID)
     }
 
-    private func send(_ message: String, to recipients: [String]) async -> PresentationOutcome {
+    /// `message` in one envelope to every recipient. Should the server
+    /// refuse one of several, each is sent it alone instead, so that one
+    /// stale address does not keep the mail from the rest, and the failure
+    /// names the address.
+    private func sendToAll(_ message: String, delivery id: DeliveryID) async -> PresentationOutcome {
+        let recipients = configuration.recipients
+        let done = sent.recipients(of: id)
+        if done.isEmpty {
+            switch await send(message, to: recipients) {
+            case .success: return .delivered
+            case .failure(.recipientRefused) where recipients.count > 1: break
+            case .failure(let error): return Self.outcome(for: error, to: recipients.count == 1 ? recipients.first : nil)
+            }
+        }
+        return await sendEach(id, skipping: done) { _ in message }
+    }
+
+    /// Each recipient not yet reached its own message, in its own envelope.
+    /// Worth another try while any recipient's failure is: those already
+    /// reached are not mailed again.
+    private func sendEach(_ id: DeliveryID, skipping done: Set<String>, _ message: (String) -> String) async -> PresentationOutcome {
+        var failures: [PresentationOutcome] = []
+        for address in configuration.recipients where !done.contains(address) {
+            switch await send(message(address), to: [address]) {
+            case .success: sent.add(address, to: id)
+            case .failure(let error): failures.append(Self.outcome(for: error, to: address))
+            }
+        }
+        guard !failures.isEmpty else {
+            sent.forget(id)
+            return .delivered
+        }
+        let reason = failures.compactMap(\.reason).joined(separator: "; ")
+        let retryable = failures.contains { if case .retryableFailure = $0 { true } else { false } }
+        return retryable ? .retryableFailure(reason: reason) : .permanentFailure(reason: reason)
+    }
+
+    private func send(_ message: String, to recipients: [String]) async -> Result<Void, SMTPClientError> {
         let c = configuration
         let request = SMTPRequest(
             url: c.url, from: c.from.address, recipients: recipients, message: Data(message.utf8),
             username: c.username, password: password, tls: c.tls, caFile: c.caFile, connectTimeout: c.connectTimeout, timeout: c.timeout)
         do {
             try await SMTPClient.send(request)
-            return .delivered
+            return .success(())
         } catch {
-            return Self.outcome(for: error)
+            return .failure(error)
         }
     }
 
     /// SMTP's own rule: 4xx replies are worth another try, 5xx are not; a
     /// server that cannot be reached may be back later, one that refuses
     /// the login or TLS will not change its mind.
-    static func outcome(for error: SMTPClientError) -> PresentationOutcome {
-        let reason = "email: \(error.summary)"
+    static func outcome(for error: SMTPClientError, to recipient: String? = nil) -> PresentationOutcome {
+        // The address only where it is what failed.
+        var reason = "email: \(error.summary)"
+        if case .recipientRefused = error, let recipient { reason = "email to \(recipient): \(error.summary)" }
         switch error {
-        case .rejected(_, let code, _) where (400..<500).contains(code):
+        case .rejected(_, let code, _) where (400..<500).contains(code), .recipientRefused(_, let code) where (400..<500).contains(code):
             return .retryableFailure(reason: reason)
-        case .rejected, .badURL, .authenticationFailed, .startTLSUnavailable:
+        case .rejected, .recipientRefused, .badURL, .authenticationFailed, .startTLSUnavailable:
             return .permanentFailure(reason: reason)
         // TLS trouble is usually fixed on the server's side (a renewed
         // certificate), as for webhooks; the retry budget bounds the wait.
