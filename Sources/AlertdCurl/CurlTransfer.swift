@@ -265,7 +265,10 @@ package final class CurlTransfer: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT:
             return .failure(.couldNotConnect(url: url, address: peerAddress(), reason: connectFailureReason()))
         case CURLE_OPERATION_TIMEDOUT:
+            // A connection kept from an earlier transfer has no connect
+            // time; one that got as far as sending the request was connected.
             let connected = (easy?.info(offset: CURLINFO_CONNECT_TIME_T) ?? 0) > 0
+                || (easy?.info(offset: CURLINFO_PRETRANSFER_TIME_T) ?? 0) > 0
             let elapsedMicroseconds = easy?.info(offset: CURLINFO_TOTAL_TIME_T) ?? 0
             if connected, let idle = request.idleTimeout, elapsedMicroseconds < request.timeout.milliseconds * 1000 {
                 // Not the total limit, so the low-speed check: nothing arrived for `idle`.

@@ -114,6 +114,19 @@ import Testing
         #expect(error?.code == "timed_out")
     }
 
+    /// On a connection kept from an earlier request libcurl reports no
+    /// connect time; a slow answer there is still a slow answer, not "no
+    /// connection" (which sent an operator looking at firewalls).
+    @Test func aSlowAnswerOnAKeptConnectionIsASlowAnswer() async throws {
+        let slow = try WebhookReceiver(delay: .milliseconds(400))
+        defer { Task { await slow.stop() } }
+        _ = try await client.send(HTTPClientRequest(url: slow.url, method: "POST", body: Data("{}".utf8), timeout: .seconds(5)))
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: slow.url, method: "POST", body: Data("{}".utf8), timeout: .milliseconds(150)))
+        }
+        #expect(error == .timedOut(url: slow.url, phase: .response, after: .milliseconds(150)))
+    }
+
     @Test func reportsARefusedConnection() async throws {
         let closed = try ClosedPort()
         let url = "http://127.0.0.1:\(closed.port)/x"
