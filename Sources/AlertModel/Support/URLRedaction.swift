@@ -34,7 +34,7 @@ public enum URLRedaction {
 
     /// `text` (what a service answered) with the parts of `url` after its
     /// origin taken out: the whole path and query, then each path segment
-    /// and query value of six characters or more. A chat service's URL
+    /// and query value of six characters or more, as sent and decoded. A chat service's URL
     /// path is its credential (a webhook key, a bot token), and an error
     /// page or a proxy may quote the path it was asked for.
     public static func hidingPathAndQuery(of url: String, in text: String) -> String {
@@ -42,9 +42,16 @@ public enum URLRedaction {
         guard url.hasPrefix(origin), url.count > origin.count else { return text }
         let rest = String(url.dropFirst(origin.count))
         var secrets = [rest, String(rest.prefix { $0 != "?" && $0 != "#" })]
-        secrets += rest.split(whereSeparator: { "/?#&=".contains($0) }).map(String.init).filter { $0.count >= 6 }
+        // Each segment also decoded, and its pieces between `:` and `@`: a
+        // Telegram path segment is `bot` and the token, percent-encoded.
+        for segment in rest.split(whereSeparator: { "/?#&=".contains($0) }).map(String.init) {
+            let decoded = percentDecoded(segment)
+            secrets += [segment, decoded] + decoded.split(whereSeparator: { ":@".contains($0) }).map(String.init)
+        }
         var out = text
-        for secret in Set(secrets).sorted(by: { $0.count > $1.count }) { out = out.replacing(secret, with: "***") }
+        for secret in Set(secrets).filter({ $0.count >= 6 }).sorted(by: { $0.count > $1.count }) {
+            out = out.replacing(secret, with: "***")
+        }
         return out
     }
 

@@ -94,12 +94,15 @@ import Testing
             ServiceFixtures.json(403, #"{"ok": false, "error_code": 403, "description": "Forbidden: bot was blocked by the user"}"#),
             ServiceFixtures.json(400, #"{"ok": false, "error_code": 400, "description": "Bad Request: chat not found"}"#),
             ServiceFixtures.json(502, #"{"ok": false, "error_code": 502, "description": "Bad Gateway"}"#),
+            // A proxy's page quoting the token as configured and as it went in the path.
+            ServiceFixtures.json(401, #"{"ok": false, "description": "bot token 123456:ABC-SECRET is not valid (/bot123456%3AABC-SECRET/x)"}"#),
         ])
         #expect(outcomes == [
             .retryableFailure(reason: "HTTP 429 from \(target): Too Many Requests: retry after 7", retryAfter: .seconds(7)),
             .permanentFailure(reason: "HTTP 403 from \(target): Forbidden: bot was blocked by the user"),
             .permanentFailure(reason: "HTTP 400 from \(target): Bad Request: chat not found"),
             .retryableFailure(reason: "HTTP 502 from \(target): Bad Gateway"),
+            .permanentFailure(reason: "HTTP 401 from \(target): bot token 123456:*** is not valid (/***%3A***/x)"),
         ])
         #expect(outcomes.allSatisfy { $0.reason?.contains("SECRET") == false })
     }
