@@ -255,6 +255,20 @@ struct EmailPresenterTests {
         #expect(!encoded.contains("a=b"))
     }
 
+    /// A run of spaces never folds into a line of nothing but spaces
+    /// (obsolete syntax, read by some as the headers' end), and a long
+    /// identifier moves to a line of its own.
+    @Test func headersFoldIntoNoBlankLineAndLongIdentifiersMove() {
+        for title in ["A" + String(repeating: " ", count: 150) + "B", "Disk  full " + String(repeating: "on db1 ", count: 20)] {
+            let lines = MIMEText.unstructured("Subject", title).components(separatedBy: "\r\n")
+            #expect(lines.dropFirst().allSatisfy { $0.contains { $0 != " " } }, "\(lines)")
+            #expect(lines.allSatisfy { $0.utf8.count <= 78 })
+        }
+        let long = "<dlv-2.0.a-very-long-mailbox-name-for-the-on-call-rotation-example.com@example.com>"
+        #expect(MIMEText.identifiers("Message-ID", [long]) == "Message-ID:\r\n " + long)
+        #expect(MIMEText.identifiers("In-Reply-To", ["<a@b>", "<c@d>"]) == "In-Reply-To: <a@b>\r\n <c@d>")
+    }
+
     @Test func encodedWordsHoldWholeCharacters() {
         let words = MIMEText.encodedWords(String(repeating: "🚨", count: 30))
         #expect(words.count == 4)  // 9 four-byte emoji per 39-byte word

@@ -351,10 +351,9 @@ public struct EmailPresenter: AlertPresenter {
             MIMEText.addresses("To", c.to.map { ($0.name, $0.address) }),
         ]
         if !c.cc.isEmpty { headers.append(MIMEText.addresses("Cc", c.cc.map { ($0.name, $0.address) })) }
-        headers += [MIMEText.unstructured("Subject", subject), "Date: \(MIMEText.date(date))", "Message-ID: \(messageID)"]
+        headers += [MIMEText.unstructured("Subject", subject), "Date: \(MIMEText.date(date))", MIMEText.identifiers("Message-ID", [messageID])]
         if !inReplyTo.isEmpty {
-            let list = inReplyTo.joined(separator: "\r\n ")
-            headers += ["In-Reply-To: \(list)", "References: \(list)"]
+            headers += [MIMEText.identifiers("In-Reply-To", inReplyTo), MIMEText.identifiers("References", inReplyTo)]
         }
         headers += [
             "MIME-Version: 1.0",

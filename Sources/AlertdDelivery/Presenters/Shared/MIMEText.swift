@@ -42,6 +42,16 @@ public enum MIMEText {
         return fold(name + ": ", items, separator: " ") ?? (name + ": " + items.joined(separator: crlf + " "))
     }
 
+    /// A field of message identifiers (`Message-ID`, `In-Reply-To`,
+    /// `References`), one a line; the first on a line of its own when it
+    /// would not fit beside the name. An identifier is one token, never
+    /// folded inside, so one longer than a line stays whole (up to 998).
+    public static func identifiers(_ name: String, _ ids: [String]) -> String {
+        let first = name + ": " + (ids.first ?? "")
+        let head = first.utf8.count <= headerWidth ? first : name + ":" + crlf + " " + (ids.first ?? "")
+        return ([head] + ids.dropFirst()).joined(separator: crlf + " ")
+    }
+
     /// A display name as a header shows it: an atom sequence as is, a quoted
     /// string for ASCII with specials, encoded-words otherwise.
     static func phrase(_ text: String) -> String {
@@ -77,6 +87,9 @@ public enum MIMEText {
             guard line.utf8.count <= headerWidth else { return nil }
         }
         lines.append(line)
+        // A line of nothing but white space (a run of spaces folded) is
+        // obsolete syntax, which a reader may take for the headers' end.
+        guard lines.dropFirst().allSatisfy({ $0.contains { $0 != " " } }) else { return nil }
         return lines.joined(separator: crlf)
     }
 
