@@ -42,11 +42,16 @@ public enum URLRedaction {
         guard url.hasPrefix(origin), url.count > origin.count else { return text }
         let rest = String(url.dropFirst(origin.count))
         var secrets = [rest, String(rest.prefix { $0 != "?" && $0 != "#" })]
-        // Each segment also decoded, and its pieces between `:` and `@`: a
-        // Telegram path segment is `bot` and the token, percent-encoded.
+        // Each segment also decoded and fully encoded; and a Telegram
+        // segment, `bot` and the token, also without `bot`, as the token is
+        // written elsewhere.
         for segment in rest.split(whereSeparator: { "/?#&=".contains($0) }).map(String.init) {
-            let decoded = percentDecoded(segment)
-            secrets += [segment, decoded] + decoded.split(whereSeparator: { ":@".contains($0) }).map(String.init)
+            var decoded = percentDecoded(segment)
+            secrets += [segment, decoded, AlertTemplate.percentEncoded(decoded)]
+            if decoded.hasPrefix("bot") {
+                decoded.removeFirst(3)
+                secrets += [decoded, AlertTemplate.percentEncoded(decoded)]
+            }
         }
         var out = text
         for secret in Set(secrets).filter({ $0.count >= 6 }).sorted(by: { $0.count > $1.count }) {

@@ -127,6 +127,14 @@ public actor Dispatcher: Service {
     /// kind for every alert's own handler URL, and one handler's answer
     /// says nothing of another's.
     private var failing: Set<DeliveryKind> = []
+    /// Presenters whose service asked to wait (`Retry-After`, a 429 body's
+    /// `retry_after`): none of their deliveries starts before then. The
+    /// wait is the service's, not one delivery's: Telegram's flood wait and
+    /// Discord's limits hold for the whole bot or webhook, and each request
+    /// made inside them lengthens the penalty. At most `retry.maxDelay`,
+    /// after which one attempt asks again. Not handler calls: one handler's
+    /// wait says nothing of another's.
+    private var pausedUntil: [DeliveryKind: ContinuousClock.Instant] = [:]
     /// Counts what made the store not quiet, so a look that began before
     /// one of them (the loop awaits the store while settles complete) does
     /// not call the store quiet after it.
@@ -457,6 +465,10 @@ public actor Dispatcher: Service {
     }
 
     private func freeSlots(of kind: DeliveryKind, _ entry: PresenterSet.Entry, at tick: ContinuousClock.Instant) -> Int {
+        if let until = pausedUntil[kind] {
+            if tick < until { return 0 }
+            pausedUntil[kind] = nil
+        }
         let max = entry.maxConcurrency
         let held = slots[kind] ?? Slots()
         let free = max - held.taken(of: max)
@@ -593,10 +605,12 @@ public actor Dispatcher: Service {
         }
     }
 
-    /// The soonest a spent rate limit frees a token (idleTick when none is spent).
+    /// The soonest a spent rate limit frees a token or a pause ends
+    /// (idleTick when none is spent or paused).
     private func nextToken() -> Duration {
         let now = ContinuousClock.now
         var soonest = idleTick
+        for until in pausedUntil.values where until > now { soonest = min(soonest, until - now) }
         for kind in buckets.keys {
             let wait = buckets[kind]!.untilNextToken(at: now)
             if wait > .zero { soonest = min(soonest, wait) }
@@ -767,10 +781,23 @@ public actor Dispatcher: Service {
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
         unsettled.append(Unsettled(delivery: d, settlement: settlement, report: report))
         slots[d.kind, default: Slots()].settled()
+        if case .retryableFailure(_, let wait?)? = report?.outcome, wait > .zero, d.kind.action == nil { pause(d.kind, for: wait) }
         refill(d.kind, at: .now)
         guard !settling else { return }
         settling = true
         Task { await writeSettlements() }
+    }
+
+    /// Starts nothing more for `kind` until its service's wait is over
+    /// (``pausedUntil``).
+    private func pause(_ kind: DeliveryKind, for asked: Duration) {
+        let wait = min(asked, retry.maxDelay)
+        let now = ContinuousClock.now, until = now + wait
+        if let paused = pausedUntil[kind], paused >= until { return }
+        if (pausedUntil[kind] ?? now) <= now {
+            log.notice("presenter paused: its service asked to wait", ["presenter": kind.name, "wait": wait.alertdDescription])
+        }
+        pausedUntil[kind] = until
     }
 
     /// Fills the slots of `kind` free now from its hand-offs, within rate

@@ -129,6 +129,27 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await store.record(id: id)?.deliveries.first?.attempts == 4)
     }
 
+    /// A service that asks to wait (a 429's Retry-After) is asked nothing
+    /// more until then, by any delivery: its limit is the bot's or the
+    /// webhook's, not one alert's. Then the backlog goes at once.
+    @Test func aServiceThatAsksToWaitGetsNothingUntilThen() async throws {
+        let hook = ScriptedPresenter(name: "hook", script: [.retryableFailure(reason: "HTTP 429", retryAfter: .milliseconds(600))])
+        let (store, dispatcher, intake) = handingOff(to: hook, maxConcurrency: 4)
+        let run = Task { await dispatcher.run() }
+        let first = try await intake.submit([try AlertSpec.Builder().title("first").build().get()])[0].id
+        try await waitUntil { await hook.callCount == 1 }
+        let asked = try #require(await hook.calls.first?.at)
+        var later: [AlertID] = []
+        for n in 0..<3 { later.append(try await intake.submit([try AlertSpec.Builder().title("later \(n)").build().get()])[0].id) }
+        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        let calls = await hook.calls
+        #expect(calls.count == 5)
+        #expect(Set(calls.dropFirst().map(\.alert)) == Set(later + [first]))
+        for call in calls.dropFirst() { #expect(call.at - asked >= .milliseconds(590), "a call \(call.at - asked) after the 429") }
+    }
+
     @Test func permanentFailureIsDeadAtOnceWithTheReason() async throws {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook", script: [.permanentFailure(reason: "HTTP 404 from http://x/")])
