@@ -32,7 +32,8 @@ final class SMTPReceiver: Sendable {
         var login: String? { envelope["login"] as? String }
         /// Whether the message came over TLS (STARTTLS or `smtps://`).
         var overTLS: Bool { envelope["tls"] as? Int == 1 }
-        func header(_ name: String) -> String? { parsed[name] as? String }
+        /// A header's value unfolded, without the white space a fold leaves at its start.
+        func header(_ name: String) -> String? { (parsed[name] as? String)?.trimmingCharacters(in: .whitespaces) }
         var parts: [[String: any Sendable]] { parsed["parts"] as? [[String: any Sendable]] ?? [] }
     }
 
