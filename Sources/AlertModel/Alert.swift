@@ -4,7 +4,9 @@ import FoundationEssentials
 /// gives it. This is what presenters receive and what the store keeps.
 public struct Alert: Sendable, Equatable, Codable {
     public let id: AlertID
-    public let spec: AlertSpec
+    /// What was sent; replaced only by a re-send from a sender that keeps
+    /// the alert's lifetime (``AlertdStore/StoreTransaction/refresh(_:spec:)``).
+    public package(set) var spec: AlertSpec
     public var state: AlertState
     public let createdAt: Date
     public var updatedAt: Date

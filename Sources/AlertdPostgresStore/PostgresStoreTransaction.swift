@@ -74,6 +74,12 @@ struct PostgresStoreTransaction: StoreTransaction {
                        [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
+    func refresh(_ alert: AlertID, spec: AlertSpec) throws(PostgresError) {
+        let text = StoreCoding.encodeSpec(spec)
+        try conn.query("UPDATE alerts SET spec = $1, severity = $2 WHERE id = $3 AND state = 'open' AND spec <> $1",
+                       [.text(text), .text(spec.severity.rawValue), .text(alert.rawValue)])
+    }
+
     func recordRepeat(_ alert: AlertID, at: Date) throws(PostgresError) {
         try conn.query("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = $1 WHERE id = $2 AND state = 'open'",
                        [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])

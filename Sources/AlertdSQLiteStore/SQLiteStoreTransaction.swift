@@ -119,6 +119,13 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
+    mutating func refresh(_ alert: AlertID, spec: AlertSpec) throws(SQLiteError) {
+        try flush()
+        let text = StoreCoding.encodeSpec(spec)
+        try conn.statement("UPDATE alerts SET spec = ?, severity = ? WHERE id = ? AND state = 'open' AND spec != ?")
+            .run([.text(text), .text(spec.severity.rawValue), .text(alert.rawValue), .text(text)])
+    }
+
     mutating func recordRepeat(_ alert: AlertID, at: Date) throws(SQLiteError) {
         try flush()
         try conn.statement("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ? WHERE id = ? AND state = 'open'")

@@ -23,6 +23,11 @@ package protocol StoreTransaction {
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(Failure)
     /// Moves when an open alert resolves by itself (``Alert/resolvesAt``).
     mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(Failure)
+    /// Takes a re-send's spec (its title and message; labels, severity and
+    /// dedup key are the same by its fingerprint) for an open alert whose
+    /// sender keeps its lifetime, as Alertmanager keeps the newest
+    /// annotations. Writes nothing when they are the same.
+    mutating func refresh(_ alert: AlertID, spec: AlertSpec) throws(Failure)
     /// Counts a re-send folded into the open alert, seen at `at`
     /// (``Alert/repeats``).
     mutating func recordRepeat(_ alert: AlertID, at: Date) throws(Failure)

@@ -30,6 +30,33 @@ extension StoreConformanceTests {
         #expect(try await store.record(id: first.id)?.alert.repeats?.count == 3)
     }
 
+    /// A re-send from a sender that keeps the alert's lifetime (an
+    /// `endsAt`, as Prometheus sends) brings its newest title and message,
+    /// as Alertmanager keeps the newest annotations; any other re-send
+    /// changes nothing (docs/API.md, Deduplication).
+    @Test(arguments: StoreBackend.allCases) func aReSendWithAnEndsAtBringsItsNewestTitleAndMessage(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let t = Date()
+        func sent(_ title: String, _ message: String, ends: Bool, at offset: Double) throws -> AlertSubmission {
+            let spec = try AlertSpec.Builder().title(title).message(message).severity(.warning).labels(["inst": "i1"]).dedupKey("fp:9").build().get()
+            return AlertSubmission(alert: Alert(spec: spec, at: t.addingTimeInterval(offset), resolvesAt: ends ? t.addingTimeInterval(offset + 60) : nil),
+                                   presenters: ["hook"])
+        }
+        let first = try sent("high i1 at 20", "value is 20", ends: true, at: 0)
+        _ = try await store.submit([first])
+        #expect(try await store.submit([try sent("high i1 at 99", "value is 99", ends: true, at: 10)]).first?.deduplicated == true)
+        var alert = try #require(try await store.record(id: first.alert.id)).alert
+        #expect(alert.spec.title == "high i1 at 99")
+        #expect(alert.spec.message == "value is 99")
+        #expect(alert.repeats?.count == 1)
+        #expect(try await store.alerts(matching: AlertQuery()).alerts.first?.spec.title == "high i1 at 99")
+
+        _ = try await store.submit([try sent("from another sender", "no endsAt", ends: false, at: 20)])
+        alert = try #require(try await store.record(id: first.alert.id)).alert
+        #expect(alert.spec.title == "high i1 at 99")
+        #expect(alert.repeats?.count == 2)
+    }
+
     /// Keys are compared exactly (docs/API.md): the same text in another
     /// Unicode form (a Kelvin sign for K, é as e and a combining accent) is
     /// another key, whether in the same batch as the first or later.
