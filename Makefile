@@ -15,12 +15,17 @@ SYSCONFDIR ?= /etc
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build release test run clean bench man install uninstall
+.PHONY: all deps test-deps build release test run clean bench man install uninstall
 
 all: build
 
+# What the build needs; the tests also run Prometheus, Alertmanager,
+# PostgreSQL, chromium and a Python SMTP server, installed by test-deps.
 deps:
 	@bash scripts/install-deps.sh
+
+test-deps:
+	@bash scripts/install-deps.sh --test
 
 build: deps
 	$(SWIFT) build
@@ -40,7 +45,7 @@ release: deps
 # Build everything once, then run the whole suite against the built binaries.
 # One test at a time: many tests start real daemons, and on a 2-core machine
 # running them side by side turns timing checks into coin flips.
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 

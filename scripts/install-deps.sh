@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages alertd's build and tests need, only when missing,
-# plus any packages named as arguments (bench/install-bench-deps.sh names its own).
-# Idempotent and silent when everything is already present.
+# Installs the Debian packages alertd's build needs, only when missing; with
+# --test also what the test suite runs (Prometheus, Alertmanager, PostgreSQL,
+# chromium, a Python SMTP server); plus any packages named as arguments
+# (bench/install-bench-deps.sh names its own). Idempotent and silent when
+# everything is already present.
 #
-#   bash scripts/install-deps.sh                      # build and test dependencies
+#   bash scripts/install-deps.sh                      # build dependencies (make build, make run)
+#   bash scripts/install-deps.sh --test               # build and test dependencies (make test, CI)
 #   bash scripts/install-deps.sh --no-service-start wrk prometheus-alertmanager
 #
 # --no-service-start keeps packages from starting their own daemons (through
@@ -14,24 +17,31 @@
 set -euo pipefail
 
 no_service_start=0
-if [ "${1:-}" = "--no-service-start" ]; then
-    no_service_start=1
+tests=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --no-service-start) no_service_start=1 ;;
+        --test) tests=1 ;;
+        *) break ;;
+    esac
     shift
-fi
+done
 
 packages=(pkg-config libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev)
-# Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
-packages+=(bsdutils curl)
-# The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below),
-# with STARTTLS and TLS on certificates the openssl CLI makes for them.
-packages+=(openssl)
-command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
-# The web console's tests drive Debian's chromium through chromedriver with Selenium (from PyPI; see below).
-packages+=(chromium chromium-driver)
-# The Prometheus tests run the real programs: prometheus, alertmanager and amtool;
-# the PostgreSQL tests start their own clusters with initdb and postgres.
 service_packages=(prometheus prometheus-alertmanager postgresql)
-packages+=("${service_packages[@]}")
+if [ "$tests" = 1 ]; then
+    # Tests use these: a pseudo-terminal via script(1) (bsdutils) and curl for the event stream.
+    packages+=(bsdutils curl)
+    # The mail tests run a real SMTP server (aiosmtpd, from PyPI; see below),
+    # with STARTTLS and TLS on certificates the openssl CLI makes for them.
+    packages+=(openssl)
+    command -v python3 >/dev/null 2>&1 || packages+=(python3 python3-pip)
+    # The web console's tests drive Debian's chromium through chromedriver with Selenium (from PyPI; see below).
+    packages+=(chromium chromium-driver)
+    # The Prometheus tests run the real programs: prometheus, alertmanager and amtool;
+    # the PostgreSQL tests start their own clusters with initdb and postgres.
+    packages+=("${service_packages[@]}")
+fi
 packages+=("$@")
 
 # aiosmtpd for the mail tests and selenium for the console's, once python3
@@ -43,6 +53,7 @@ install_pip_module() {
     python3 -m pip install --quiet "$1" 2>/dev/null || python3 -m pip install --quiet --break-system-packages "$1"
 }
 install_python_modules() {
+    [ "$tests" = 1 ] || return 0
     install_pip_module aiosmtpd
     install_pip_module selenium
 }
