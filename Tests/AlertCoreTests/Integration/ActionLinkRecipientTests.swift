@@ -10,7 +10,7 @@ import Testing
 /// one message per recipient, and the link clicked records who it was sent
 /// to, in the API, alertctl and the handler call. Tampered links are
 /// refused, and links without a recipient (all those sent before) still work.
-@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh --test"))
 struct ActionLinkRecipientTests {
     func daemon(smtp: SMTPReceiver) throws -> TestDaemon {
         try TestDaemon(config: [

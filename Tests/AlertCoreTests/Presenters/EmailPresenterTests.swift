@@ -6,7 +6,7 @@ import Testing
 
 /// The `email` presenter against a real SMTP server on loopback (aiosmtpd),
 /// each message read back with Python's MIME parser.
-@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh --test"))
 struct EmailPresenterTests {
     func presenter(_ settings: [String: Any]) throws -> any AlertPresenter {
         try ServiceFixtures.presenter(EmailPresenterConfiguration.self, settings)

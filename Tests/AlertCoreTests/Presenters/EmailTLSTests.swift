@@ -9,7 +9,7 @@ import Testing
 /// required and optional, TLS from the first byte (`smtps://`), a server
 /// without STARTTLS, and a certificate nobody trusts. Also its follow-ups,
 /// threaded under the alert's mail.
-@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh --test"))
 struct EmailTLSTests {
     func presenter(_ url: String, _ extra: [String: Any] = [:]) throws -> any AlertPresenter {
         try ServiceFixtures.presenter(EmailPresenterConfiguration.self,

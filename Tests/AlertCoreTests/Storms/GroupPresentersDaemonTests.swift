@@ -10,7 +10,7 @@ import Testing
 /// holding every request to its documented contract: one notification per
 /// presenter for a storm, reminders and the resolution threaded under the
 /// first where the service can thread, and every action reachable.
-@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled(if: SMTPReceiver.available, "python3 with aiosmtpd is missing; run scripts/install-deps.sh --test"))
 struct GroupPresentersDaemonTests {
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 

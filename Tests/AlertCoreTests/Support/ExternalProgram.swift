@@ -19,7 +19,7 @@ final class ExternalProgram: Sendable {
     struct Missing: Error, CustomStringConvertible {
         let name: String
         var description: String {
-            "\(name) is not installed; the Prometheus tests run the real programs: run `bash scripts/install-deps.sh` (Debian: prometheus, prometheus-alertmanager)"
+            "\(name) is not installed; the Prometheus tests run the real programs: run `bash scripts/install-deps.sh --test` (Debian: prometheus, prometheus-alertmanager)"
         }
     }
 

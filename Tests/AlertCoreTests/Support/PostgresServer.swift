@@ -30,7 +30,7 @@ final class PostgresServer: Sendable {
 
     struct Missing: Error, CustomStringConvertible {
         var description: String {
-            "PostgreSQL's server programs are not installed (looked in /usr/lib/postgresql/*/bin); run `bash scripts/install-deps.sh` (Debian: postgresql)"
+            "PostgreSQL's server programs are not installed (looked in /usr/lib/postgresql/*/bin); run `bash scripts/install-deps.sh --test` (Debian: postgresql)"
         }
     }
 

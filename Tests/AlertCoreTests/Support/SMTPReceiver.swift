@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A real SMTP server on 127.0.0.1 for mail tests: Python's aiosmtpd
-/// (scripts/install-deps.sh installs it), writing each message it accepts
+/// (scripts/install-deps.sh --test installs it), writing each message it accepts
 /// to a file as received, with its envelope beside it. Recipients starting
 /// `tempfail` get a 451, `reject` a 550; with `login`, it offers AUTH and
 /// accepts only that user and password. With `tls`, it speaks TLS on a

@@ -2,7 +2,7 @@ import Foundation
 
 /// A throwaway certificate authority and a server certificate it issued
 /// for 127.0.0.1 and localhost, made with the openssl CLI in a temporary
-/// directory (scripts/install-deps.sh installs openssl).
+/// directory (scripts/install-deps.sh --test installs openssl).
 struct TestCertificates: Sendable {
     let dir: TemporaryDirectory
     /// The CA's certificate, PEM: what a client trusts.

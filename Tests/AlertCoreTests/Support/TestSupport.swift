@@ -118,7 +118,7 @@ func writeSecretFile(_ text: String, to path: String) throws {
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
 }
 
-/// Whether `python3` here can import `module` (scripts/install-deps.sh
+/// Whether `python3` here can import `module` (scripts/install-deps.sh --test
 /// installs the ones the tests use: aiosmtpd, selenium).
 func pythonCanImport(_ module: String) -> Bool {
     let p = Process()
