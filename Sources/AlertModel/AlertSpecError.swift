@@ -58,6 +58,7 @@ public struct AlertSpecError: Error, Sendable, Equatable, Hashable, Codable, Cus
         public static let unknownField = Code(rawValue: "unknown_field")
         public static let unknownTemplate = Code(rawValue: "unknown_template")
         public static let missingTemplateValues = Code(rawValue: "missing_template_values")
+        public static let invalidTemplateValue = Code(rawValue: "invalid_template_value")
     }
 }
 

@@ -62,8 +62,18 @@ public struct AlertTemplate: Sendable, Equatable {
         let given = Set(b.labels.map(\.name))
         for (k, v) in labels.sorted(by: { $0.key < $1.key }) where !given.contains(k) { b = b.label(k, sub(v)) }
         // In a URL a value is data, percent-encoded: `x&y=1#/../other` must
-        // not add query parameters or move the handler's path.
+        // not add query parameters or move the handler's path. A value of
+        // `.` or `..` would still be a dot segment (servers read `%2E` as
+        // `.`), so it is refused.
         func subURL(_ text: String) -> String { Self.substitute(text, values: values.mapValues(Self.percentEncoded)) }
+        let filledURLs = [b.confirm.isGiven ? nil : confirm, b.cancel.isGiven ? nil : cancel].compactMap { $0?.url }
+        let dots = Set(filledURLs.flatMap(Self.placeholderNames(in:))).filter { values[$0] == "." || values[$0] == ".." }.sorted()
+        if !dots.isEmpty {
+            b = b.problem(AlertSpecError(
+                field: "template", code: .invalidTemplateValue,
+                message: "Template `\(name)` puts \(dots.map { "`\($0)`" }.joined(separator: ", ")) in a handler URL, where `.` or `..` "
+                    + "would move the handler's path; give another value."))
+        }
         if !b.confirm.isGiven, let confirm { b = b.confirm(sub(confirm.label), handler: subURL(confirm.url), method: confirm.method) }
         if !b.cancel.isGiven, let cancel { b = b.cancel(sub(cancel.label), handler: subURL(cancel.url), method: cancel.method) }
         if !b.dedupKey.isGiven, let dedupKey { b = b.dedupKey(sub(dedupKey)) }

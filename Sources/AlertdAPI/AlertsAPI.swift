@@ -137,12 +137,24 @@ public struct AlertsAPI: Sendable {
         let templateName = passed["template"]
         let rawValues = passed["values"]
         if let templateName {
-            let values = rawValues as? [String: String]
-            if rawValues != nil && values == nil {
-                builder = builder.problem(AlertSpecError(field: "values", code: .invalidType,
-                                                         message: "`values` must be an object of strings, one per placeholder."))
-            } else if let name = templateName as? String, let template = settings.templates[name] {
-                builder = template.fill(builder, values: values ?? [:])
+            // Values of the wrong type are one problem, and still fill their
+            // placeholders (with nothing), so that the template's fields do not
+            // come back as problems of their own (`missing_title`).
+            var values: [String: String] = [:]
+            if let rawValues {
+                let object = rawValues as? [String: Any]
+                let wrong = object.map { $0.filter { !($0.value is String) }.keys.sorted() } ?? []
+                for (name, value) in object ?? [:] { values[name] = value as? String ?? "" }
+                if object == nil || !wrong.isEmpty {
+                    let which = wrong.isEmpty ? "`values`" : wrong.map { "`values.\($0)`" }.joined(separator: ", ")
+                    builder = builder.problem(AlertSpecError(
+                        field: "values", code: .invalidType,
+                        message: object == nil ? "`values` must be an object of strings, one per placeholder."
+                            : "\(which) must be \(wrong.count == 1 ? "a string" : "strings"): placeholders are filled with text, such as \"97\"."))
+                }
+            }
+            if let name = templateName as? String, let template = settings.templates[name] {
+                builder = template.fill(builder, values: values)
             } else {
                 let known = settings.templates.names
                 builder = builder.problem(AlertSpecError(

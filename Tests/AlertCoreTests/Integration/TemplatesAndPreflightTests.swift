@@ -41,6 +41,9 @@ import Testing
         #expect(try await codes(["template": "disk_fill"]).contains("unknown_template"))
         #expect(try await codes(["template": "disk_full"]) == ["missing_template_values"])
         #expect(try await codes(["title": "x", "values": ["a": "b"]]) == ["unknown_field"])
+        // A value of the wrong type is that one problem: the template still gives its title.
+        #expect(try await codes(["template": "disk_full", "values": ["host": 97]]) == ["invalid_type"])
+        #expect(try await codes(["template": "disk_full", "values": ["db1"]]) == ["invalid_type", "missing_template_values"])
     }
 
     @Test func checkConfigReadsTheFilesTheConfigNames() async throws {

@@ -65,6 +65,9 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         ErrorCase(code: .unknownField, builder: .init(jsonObject: ["title": "x", "severty": "info"])),
         ErrorCase(code: .missingTemplateValues,
                   builder: AlertTemplate(name: "disk", title: "Disk full on {host}").fill(.init(), values: [:])),
+        ErrorCase(code: .invalidTemplateValue,
+                  builder: AlertTemplate(name: "t", title: "x", cancel: AlertAction(label: "Skip", url: "https://ops.example/ok/{host}/skip"))
+                      .fill(.init(), values: ["host": ".."])),
         ErrorCase(code: .unknownTemplate, builder: .init().title("x").problem(
             AlertSpecError(field: "template", code: .unknownTemplate, message: "no such template"))),
     ]
@@ -89,7 +92,7 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
             .handlerURLTooLong, .handlerSchemeNotAllowed, .invalidHandlerMethod, .invalidAction, .emptyActionLabel,
             .actionLabelTooLong, .duplicateActionLabel, .invalidLabel, .invalidLabelName, .reservedLabelName,
             .duplicateLabel, .labelValueTooLong, .tooManyLabels, .emptyDedupKey, .dedupKeyTooLong, .invalidExpiry,
-            .invalidType, .unknownField, .unknownTemplate, .missingTemplateValues,
+            .invalidType, .unknownField, .unknownTemplate, .missingTemplateValues, .invalidTemplateValue,
         ]
         #expect(Set(Self.cases.map(\.code)) == all)
     }

@@ -42,6 +42,21 @@ import Testing
         #expect(AlertTemplate.percentEncoded("A-z_0.9~") == "A-z_0.9~")
     }
 
+    /// `.` and `..` are unreserved, so percent-encoding leaves them, and a
+    /// server reads `%2E` as `.` anyway: as a whole segment either moves
+    /// the handler's path, so it is refused. Within a segment it is text.
+    @Test func aDotSegmentValueInAHandlerURLIsRefused() throws {
+        let t = AlertTemplate(name: "t", title: "{host} down", cancel: AlertAction(label: "Skip", url: "https://ops.example/ok/{host}/skip"))
+        for dots in [".", ".."] {
+            let errors = try #require(t.fill(.init(), values: ["host": dots]).build().failure)
+            #expect(errors.codes == [.invalidTemplateValue])
+            #expect(errors.errors[0].message.contains("puts `host` in a handler URL"))
+        }
+        #expect(try t.fill(.init(), values: ["host": "db..1"]).build().get().cancel?.url == "https://ops.example/ok/db..1/skip")
+        // A cancel given outright takes no value from the template's URL.
+        #expect(try t.fill(.init().cancel("Mine", handler: "https://ops.example/mine"), values: ["host": ".."]).build().get().title == ".. down")
+    }
+
     @Test func explicitFieldsWin() throws {
         let explicit = AlertSpec.Builder().title("Mine").severity(.warning).label("team", "db").expires(after: .hours(1))
         let spec = try Self.disk.fill(explicit, values: Self.values).build().get()
