@@ -154,6 +154,15 @@ public final class PostgresAlertStore: AlertStore {
             // Another node is at it: its round covers these alerts.
             guard try session.tryLock(PostgresSchema.maintenanceLock) else { return report }
             var tx = PostgresStoreTransaction(session: session)
+            // Escalations first, as the clock had them: one due before the
+            // alert's expiry or resolve (both overdue after a restart) fires.
+            let escalating = try session.conn.query("""
+                SELECT id, escalate_to, escalate_follow_ups FROM alerts
+                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= $1
+                AND (expires_at IS NULL OR escalate_at < expires_at) AND (resolves_at IS NULL OR escalate_at < resolves_at)
+                ORDER BY escalate_at LIMIT 500
+                """, [.integer(nowMs)]).rows.map { (id: $0.text(0), presenters: $0.text(1), followUps: $0.optionalText(2)) }
+            report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
             let expiring = try session.conn.query("""
                 SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT 500
                 """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
@@ -162,12 +171,6 @@ public final class PostgresAlertStore: AlertStore {
                 SELECT id FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= $1 ORDER BY resolves_at LIMIT 500
                 """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
             for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
-            let escalating = try session.conn.query("""
-                SELECT id, escalate_to, escalate_follow_ups FROM alerts
-                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= $1
-                ORDER BY escalate_at LIMIT 500
-                """, [.integer(nowMs)]).rows.map { (id: $0.text(0), presenters: $0.text(1), followUps: $0.optionalText(2)) }
-            report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
             return report
         }
     }

@@ -205,6 +205,16 @@ public final class SQLiteAlertStore: AlertStore {
         return try await writer.write(durable: false) { conn throws(SQLiteError) in
             try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
                 var report = MaintenanceReport()
+                // Escalations first, as the clock had them: one due before the
+                // alert's expiry or resolve (both overdue after a restart) fires.
+                let escalating = try conn.statement("""
+                    SELECT id, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
+                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
+                    AND (expires_at IS NULL OR escalate_at < expires_at) AND (resolves_at IS NULL OR escalate_at < resolves_at)
+                    ORDER BY escalate_at LIMIT 500
+                    """).query([.integer(nowMs)]) { (id: $0.text(0), presenters: $0.text(1), followUps: $0.optionalText(2)) }
+                report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
+                try tx.flush()
                 let expiring = try conn.statement("""
                     SELECT id FROM alerts INDEXED BY alerts_expiry
                     WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 500
@@ -217,12 +227,6 @@ public final class SQLiteAlertStore: AlertStore {
                     """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
                 for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
                 try tx.flush()
-                let escalating = try conn.statement("""
-                    SELECT id, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
-                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at <= ?
-                    ORDER BY escalate_at LIMIT 500
-                    """).query([.integer(nowMs)]) { (id: $0.text(0), presenters: $0.text(1), followUps: $0.optionalText(2)) }
-                report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
                 return report
             }
         }

@@ -189,6 +189,12 @@ public actor InMemoryAlertStore: AlertStore {
 
     public func runMaintenance(now: Date) -> MaintenanceReport {
         var report = MaintenanceReport()
+        // Escalations first, as the clock had them: one due before the
+        // alert's expiry or resolve (both overdue after a restart) fires.
+        for (id, e) in state.escalations.sorted(by: { $0.value.at < $1.value.at }) where e.at <= now && e.firedAt == nil {
+            guard let alert = state.alerts[id], alert.expiresAt.map({ e.at < $0 }) ?? true, alert.resolvesAt.map({ e.at < $0 }) ?? true else { continue }
+            if StoreRules.escalate(id, to: e.presenters, followingUp: e.followUps, at: now, in: &state) { report.escalated.append(id) }
+        }
         let expiring = state.alerts.values.filter { $0.state == .open && ($0.expiresAt.map { $0 <= now } ?? false) }
         for alert in expiring.sorted(by: { $0.expiresAt! < $1.expiresAt! })
         where StoreRules.expire(alert.id, at: now, in: &state) {
@@ -197,9 +203,6 @@ public actor InMemoryAlertStore: AlertStore {
         let lapsed = state.alerts.values.filter { $0.state == .open && ($0.resolvesAt.map { $0 <= now } ?? false) }
         for alert in lapsed.sorted(by: { $0.resolvesAt! < $1.resolvesAt! }) where StoreRules.resolveLapsed(alert.id, at: now, in: &state) {
             report.resolved.append(alert.id)
-        }
-        for (id, e) in state.escalations.sorted(by: { $0.value.at < $1.value.at }) where e.at <= now && e.firedAt == nil {
-            if StoreRules.escalate(id, to: e.presenters, followingUp: e.followUps, at: now, in: &state) { report.escalated.append(id) }
         }
         return report
     }

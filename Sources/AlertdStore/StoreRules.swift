@@ -76,9 +76,12 @@ package enum StoreRules {
         return .decided(closed, handlerDelivery: handler)
     }
 
-    /// Closes an open alert whose expiry has come; false if it was no longer open.
+    /// Closes an open alert whose expiry has come, as of its expiry (as a
+    /// late decision records it), not of when maintenance got round to it,
+    /// after a restart perhaps; false if it was no longer open.
     package static func expire<T: StoreTransaction>(_ id: AlertID, at now: Date, in tx: inout T) throws(T.Failure) -> Bool {
-        if case .decided = try decide(id, AlertDecision(outcome: .expired, actor: clockActor, at: now), in: &tx) { return true }
+        guard let alert = try tx.alert(id), alert.state == .open, let due = alert.expiresAt, due <= now else { return false }
+        if case .decided = try decide(id, AlertDecision(outcome: .expired, actor: clockActor, at: due), in: &tx) { return true }
         return false
     }
 

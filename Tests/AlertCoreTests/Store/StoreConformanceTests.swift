@@ -117,6 +117,27 @@ import Testing
         #expect(try #require(try await store.record(id: decided.id)).deliveries.map(\.presenter) == ["log"])
     }
 
+    /// Maintenance that comes late (after a restart) acts as the clock had:
+    /// an escalation due before the alert's expiry fires, then the alert
+    /// expires as of its expiry; one due after it never fires.
+    @Test(arguments: StoreBackend.allCases) func lateMaintenanceEscalatesWhatWasDueBeforeTheExpiry(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let early = try alert(confirm: false, cancel: false, expires: .seconds(7))
+        let late = try alert(confirm: false, cancel: false, expires: .seconds(7))
+        _ = try await store.submit([
+            AlertSubmission(alert: early, presenters: ["log"], escalation: Escalation(after: .seconds(5), presenters: ["pager"])),
+            AlertSubmission(alert: late, presenters: ["log"], escalation: Escalation(after: .seconds(8), presenters: ["pager"])),
+        ])
+        let report = try await store.runMaintenance(now: early.createdAt.addingTimeInterval(10))
+        #expect(report.escalated == [early.id])
+        #expect(Set(report.expired) == [early.id, late.id])
+        let record = try #require(try await store.record(id: early.id))
+        #expect(record.deliveries.map(\.presenter) == ["log", "pager"])
+        #expect(record.alert.state == .expired)
+        #expect(record.alert.decision.map { abs($0.at.timeIntervalSince(early.createdAt.addingTimeInterval(7))) < 0.01 } == true)
+        #expect(try #require(try await store.record(id: late.id)).deliveries.map(\.presenter) == ["log"])
+    }
+
     @Test(arguments: StoreBackend.allCases) func resolvingByDedupKeyFreesTheKey(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let a = try alert(confirm: false, cancel: false, dedup: "disk:db1")
