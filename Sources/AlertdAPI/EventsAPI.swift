@@ -46,7 +46,11 @@ public struct EventsAPI: Sendable {
             guard let given = Int64(raw.trimmingSpaces()), given >= 0 else {
                 throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
             }
-            since = given
+            // An id past the newest is another store's (wiped, or restored
+            // from a backup): waiting for this one's ids to pass it would
+            // hide every event until then, so the stream starts over.
+            let newest = given > 0 ? try await APIError.storeCall(await store.lastEventSequence()) : 0
+            since = given > newest ? 0 : given
         }
         let store = self.store
         let changes = self.changes

@@ -336,6 +336,10 @@ import Glibc
         #expect(second.filter { $0.type == "alert.created" }.count >= 5)
         let viaQuery = try await sse(d, headers: [], query: "?since=\(last)")
         #expect(viaQuery.map(\.id) == second.map(\.id).prefix(viaQuery.count).map { $0 })
+        // An id past the newest is another store's (wiped, restored): the
+        // stream starts over rather than staying silent until ids pass it.
+        let elsewhere = try await sse(d, headers: ["-H", "Last-Event-ID: \((ids.last ?? 0) + 100)"])
+        #expect(elsewhere.first?.id == 1, "ids: \(elsewhere.map(\.id))")
     }
 
     /// Reads `/v1/events` with curl for a moment and parses the frames.
