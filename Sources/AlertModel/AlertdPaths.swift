@@ -22,4 +22,19 @@ public enum AlertdPaths {
         }
         return stateDirectory + "/alertd.sock"
     }
+
+    /// The socket of the packaged service (alertd.service's `RuntimeDirectory=`).
+    public static let serviceSocketPath = "/run/alertd/alertd.sock"
+
+    /// Where alertctl connects when not told: alertd's default socket, or,
+    /// when that does not exist and the packaged service's does, the
+    /// service's. A login shell has no `$RUNTIME_DIRECTORY`, so without this
+    /// every alertctl call on a server needed `--socket` or `ALERTD_SOCKET`.
+    public static func clientSocketPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment, service: String = serviceSocketPath
+    ) -> String {
+        let own = defaultSocketPath(stateDirectory: defaultStateDirectory(environment: environment), environment: environment)
+        let files = FileManager.default
+        return !files.fileExists(atPath: own) && files.fileExists(atPath: service) ? service : own
+    }
 }

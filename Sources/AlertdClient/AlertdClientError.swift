@@ -49,7 +49,7 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .unreachable(let endpoint, let reason):
             let hint = endpoint.isUnixSocket
-                ? "is alertd running? start it with 'make run' or set --socket/ALERTD_SOCKET"
+                ? "is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET"
                 : "is alertd running and listening there? check --url/ALERTD_URL"
             return "cannot reach alertd at \(endpoint): \(reason) (\(hint))"
         case .api(let status, let error):

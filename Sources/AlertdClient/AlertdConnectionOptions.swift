@@ -72,8 +72,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             if tokenFile != nil {
                 throw .invalidCombination("'--token-file' is for '--url' (or ALERTD_URL); the Unix socket needs no token.")
             }
-            let path = variable("ALERTD_SOCKET") ?? AlertdPaths.defaultSocketPath(
-                stateDirectory: AlertdPaths.defaultStateDirectory(environment: environment), environment: environment)
+            let path = variable("ALERTD_SOCKET") ?? AlertdPaths.clientSocketPath(environment: environment)
             return .unixSocket(path)
         }
         guard let file = tokenFile ?? variable("ALERTD_TOKEN_FILE") else { return .url(url) }

@@ -8,16 +8,20 @@ extension AlertdCommand {
         section: "8", manual: "System Administration", source: "alertd \(AlertdVersion.current)",
         description: [
             .paragraph("""
-                `alertd` accepts alerts over an HTTP API, stores each one durably in an SQLite database before \
-                acknowledging it, and delivers it to the presenters its routes name: the terminal, a log file, \
-                or webhooks. A delivery that fails is retried with exponential backoff until it succeeds, its \
+                `alertd` accepts alerts over an HTTP API (its own, and the part of Alertmanager's that Prometheus \
+                and `amtool` use), stores each one durably before acknowledging it (in an SQLite file, or in a \
+                PostgreSQL database several nodes share), and delivers it to the presenters its routes name: the \
+                terminal, a log file, a command, webhooks, mail, chat and phone services (Slack, Microsoft \
+                Teams, Discord, Telegram, Matrix, ntfy, Gotify, Pushover, PagerDuty), alone or in groups. \
+                A delivery that fails is retried with exponential backoff until it succeeds, its \
                 retry budget runs out (it is then dead, see `alertctl replay`), or the alert expires. \
                 Deliveries interrupted by a crash or a restart are retried when alertd starts again.
                 """),
             .paragraph("""
                 The API listens on a Unix socket, guarded by its file permissions, and optionally on TCP, where \
-                clients must send `Authorization: Bearer` with the token from `api.token_file` when one is \
-                configured (the scheme name in any case, as HTTP allows).
+                clients must send `Authorization: Bearer` with a token from `api.token_file`, or from \
+                `api.tokens_file` with its name and scopes, when one is configured (the scheme name in any \
+                case, as HTTP allows).
                 """),
             .discussion,
             .paragraph("""

@@ -140,6 +140,21 @@ import Testing
         #expect((stored["alerts"] as? [Any])?.isEmpty == true)
     }
 
+    /// A login shell on a server has no `$RUNTIME_DIRECTORY`: alertctl
+    /// then finds the packaged service's socket, unless its own default
+    /// (in the working directory's `.alertd`) exists.
+    @Test func alertctlFindsTheServicesSocketWhenItsOwnIsMissing() throws {
+        let dir = TemporaryDirectory()
+        let service = dir.path + "/run-alertd.sock", own = dir.path + "/state/alertd.sock"
+        let environment = ["STATE_DIRECTORY": dir.path + "/state"]
+        #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == own)
+        #expect(FileManager.default.createFile(atPath: service, contents: nil))
+        #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == service)
+        try FileManager.default.createDirectory(atPath: dir.path + "/state", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: own, contents: nil))
+        #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == own)
+    }
+
     @Test func unreachableDaemonExits69() async throws {
         let dir = TemporaryDirectory()
         let socket = dir.path + "/alertd.sock"
@@ -147,7 +162,7 @@ import Testing
         #expect(r.exitCode == 69)
         #expect(r.stdout == "")
         #expect(r.stderr == """
-            alertctl: cannot reach alertd at \(socket): no such socket (is alertd running? start it with 'make run' or set --socket/ALERTD_SOCKET)
+            alertctl: cannot reach alertd at \(socket): no such socket (is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET)
 
             """)
         let viaEnvironment = try await TestBinaries.alertctl("list", environment: ["ALERTD_SOCKET": socket])
