@@ -63,4 +63,22 @@ import Testing
         let good = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
         #expect(good.exitCode == 0, "\(good.stderr)")
     }
+
+    /// A chat service's URL in a file is checked as an inline one is, when
+    /// the file is read: by --check-config, not at the first delivery. What
+    /// the file holds is a credential, never echoed.
+    @Test func checkConfigChecksAURLFile() async throws {
+        let files = TemporaryDirectory()
+        let config = files.path + "/alertd.json"
+        try #"{"presenters": {"d": {"type": "discord", "url_file": "hook"}}, "default_route": {"presenters": ["d"]}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        try writeSecretFile("not a url SECRET\n", to: files.path + "/hook")
+        let bad = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
+        #expect(bad.exitCode == 65)
+        #expect(bad.stderr.contains("url_file hook does not hold an http:// or https:// URL with a host"), "\(bad.stderr)")
+        #expect(!bad.stderr.contains("SECRET"))
+        try writeSecretFile("https://discord.com/api/webhooks/1/SECRET\n", to: files.path + "/hook")
+        let good = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
+        #expect(good.exitCode == 0, "\(good.stderr)")
+    }
 }

@@ -41,8 +41,7 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        url = PresenterSecret.read("url", from: object, at: path, reader, required: true, need: "the webhook URL Discord gave")
-        if case .inline(let text)? = url?.source { _ = reader.checkedURL(text, at: reader.join(path, "url")) }
+        url = PresenterSecret.readURL("url", from: object, at: path, reader, required: true, need: "the webhook URL Discord gave")
         username = reader.string(object, "username", at: path)
         if let name = username, name.isEmpty || name.count > Limit.username {
             reader.problem(reader.join(path, "username"), "must be 1 to \(Limit.username) characters")

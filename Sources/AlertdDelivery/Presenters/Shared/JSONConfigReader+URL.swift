@@ -19,13 +19,18 @@ extension JSONConfigReader {
     /// `text` if it is a URL with one of `schemes` and a host, or nil after
     /// reporting the problem at `path`.
     public func checkedURL(_ text: String, at path: String, schemes: [String] = ["http", "https"]) -> String? {
-        guard let u = URLComponents(string: text), let scheme = u.scheme?.lowercased(), schemes.contains(scheme),
-              u.host?.isEmpty == false else {
+        guard Self.isURL(text, schemes: schemes) else {
             let list = schemes.map { $0 + "://" }.joined(separator: " or ")
             // The value is not echoed: service URLs are often credentials.
             problem(path, "must be a \(list) URL with a host")
             return nil
         }
         return text
+    }
+
+    /// Whether `text` is a URL with one of `schemes` and a host.
+    public static func isURL(_ text: String, schemes: [String] = ["http", "https"]) -> Bool {
+        guard let u = URLComponents(string: text), let scheme = u.scheme?.lowercased() else { return false }
+        return schemes.contains(scheme) && u.host?.isEmpty == false
     }
 }

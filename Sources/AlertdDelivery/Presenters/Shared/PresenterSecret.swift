@@ -16,10 +16,26 @@ public struct PresenterSecret: Sendable, Equatable {
     /// The setting's name, `token` (its file form is `token_file`).
     public let key: String
     public let source: Source
+    /// The secret is a service's URL (a chat webhook's), checked as an
+    /// inline `url` is, when its file is read: at start and by
+    /// `--check-config`, not at the first delivery.
+    public var isURL = false
 
-    public init(key: String, source: Source) {
+    public init(key: String, source: Source, isURL: Bool = false) {
         self.key = key
         self.source = source
+        self.isURL = isURL
+    }
+
+    /// ``read(_:from:at:_:required:need:)`` for a service URL (`url` or
+    /// `url_file`): an inline one is checked now, a file's once read.
+    public static func readURL(
+        _ key: String, from object: [String: Any], at path: String, _ reader: JSONConfigReader, required: Bool, need: String = ""
+    ) -> PresenterSecret? {
+        guard var secret = read(key, from: object, at: path, reader, required: required, need: need) else { return nil }
+        if case .inline(let text) = secret.source { _ = reader.checkedURL(text, at: reader.join(path, key)) }
+        secret.isURL = true
+        return secret
     }
 
     /// `key` and `key_file`, for a type's list of keys.
@@ -57,7 +73,13 @@ public struct PresenterSecret: Sendable, Equatable {
         case .inline(let value):
             return value
         case .file(let path):
-            do { return try SecretFile.read(context.resolve(path)) } catch { throw PresenterSetupError(error.message) }
+            let value: String
+            do { value = try SecretFile.read(context.resolve(path)) } catch { throw PresenterSetupError(error.message) }
+            if isURL, !JSONConfigReader.isURL(value) {
+                // The content is not echoed: it is a credential.
+                throw PresenterSetupError("\(key)_file \(path) does not hold an http:// or https:// URL with a host")
+            }
+            return value
         }
     }
 

@@ -87,9 +87,8 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
             }
             apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
         } else {
-            url = PresenterSecret.read("url", from: object, at: path, reader, required: true,
+            url = PresenterSecret.readURL("url", from: object, at: path, reader, required: true,
                                        need: "the incoming webhook URL Slack gave (or token and channel for a bot)")
-            if case .inline(let text)? = url?.source { _ = reader.checkedURL(text, at: reader.join(path, "url")) }
             if object["api_url"] != nil { reader.problem(reader.join(path, "api_url"), "is for a bot (token and channel); remove it") }
         }
         http = HTTPServiceSettings(reading: object, at: path, reader)

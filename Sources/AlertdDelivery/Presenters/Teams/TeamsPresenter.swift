@@ -36,8 +36,7 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        url = PresenterSecret.read("url", from: object, at: path, reader, required: true, need: "the URL of the workflow's webhook trigger")
-        if case .inline(let text)? = url?.source { _ = reader.checkedURL(text, at: reader.join(path, "url")) }
+        url = PresenterSecret.readURL("url", from: object, at: path, reader, required: true, need: "the URL of the workflow's webhook trigger")
         http = HTTPServiceSettings(reading: object, at: path, reader)
     }
 
