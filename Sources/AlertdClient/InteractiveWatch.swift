@@ -42,6 +42,9 @@ package struct InteractiveWatch {
     private var open: [Entry] = []
     private var numbers: [AlertID: Int] = [:]
     private var titles: [AlertID: String] = [:]
+    /// Alerts whose decision is on screen: one drawn already decided (a
+    /// replay with `--since`) meets its decision's event again later.
+    private var decisionShown: Set<AlertID> = []
     private var nextNumber = 1
     /// Digits typed before `y` or `n`.
     private var typed = ""
@@ -132,6 +135,7 @@ package struct InteractiveWatch {
     }
 
     private mutating func showDecision(_ id: AlertID, _ decision: AlertDecision) {
+        guard decisionShown.insert(id).inserted else { return }
         let wasOpen = open.contains { $0.alert.id == id }
         open.removeAll { $0.alert.id == id }
         let name = numbers[id].map { "#\($0)" } ?? id.rawValue

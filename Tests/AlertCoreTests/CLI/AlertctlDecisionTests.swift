@@ -240,6 +240,25 @@ import Glibc
         await handler.stop()
     }
 
+    /// Replayed with `--since 0`, an alert decided before the watch began
+    /// is drawn with its decision, and its decision's event, which comes
+    /// later in the replay, does not print it again.
+    @Test func watchOnATerminalShowsAReplayedDecisionOnce() async throws {
+        let daemon = try await Self.daemon()
+        let decided = try await daemon.send(["title": "Decided before"])
+        #expect(try await daemon.request("POST", "/v1/alerts/\(decided)/resolve").status == 200)
+        _ = try await daemon.send(["title": "Later"])
+        let alertctl = try TestBinaries.alertctl
+        let watch = try AlertctlProcess.start(
+            daemon, ["-qfec", "'\(alertctl)' watch --since 0", "/dev/null"], executable: "/usr/bin/script",
+            environment: ["NO_COLOR": "1", "TERM": "xterm"])
+        #expect(await watch.waitForOutput { $0.contains("│ Later") }, "\(watch.stdout)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(watch.stdout.components(separatedBy: "#1 resolved by").count == 2, "\(watch.stdout)")
+        try watch.type("q")
+        #expect(await watch.exit() == 0, "\(watch.stdout)")
+    }
+
     @Test func watchWithoutATerminalPrintsOneLinePerEvent() async throws {
         let daemon = try await Self.daemon()
         let before = try await daemon.send(["title": "Before watching"])
