@@ -330,6 +330,19 @@ package final class MHDServerCore: Sendable {
     private func admit(_ stream: ResponseStream, from connection: OpaquePointer) -> Bool {
         let client: String? = if case .tcp(let address) = kept(connection).peer { address } else { nil }
         return flight.withLock { f in
+            func full() -> Bool {
+                f.streams.count >= maxStreams || client.map { c in f.streamPeers.values.count(where: { $0 == c }) >= maxStreamsPerClient } == true
+            }
+            if full() {
+                // Streams whose clients left while they waited for events still
+                // hold their slots until libmicrohttpd's next write: free those.
+                let gone = f.streams.filter { $0.value.clientGone() }
+                for (key, s) in gone {
+                    s.drop()
+                    f.streams.removeValue(forKey: key)
+                    f.streamPeers.removeValue(forKey: key)
+                }
+            }
             guard f.streams.count < maxStreams else { return false }
             if let client {
                 guard f.streamPeers.values.count(where: { $0 == client }) < maxStreamsPerClient else { return false }

@@ -2,6 +2,10 @@ import CMicroHTTPD
 import FoundationEssentials
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Feeds a streaming response body to libmicrohttpd's content-reader callback.
 /// A task copies chunks from the `AsyncStream` into a buffer; when the buffer
 /// is empty the reader suspends the connection instead of blocking a worker
@@ -77,6 +81,31 @@ package final class ResponseStream: @unchecked Sendable {
         }
         producer?.cancel()
         core.forget(self)
+    }
+
+    /// Whether the client has closed or reset its end, looked at without
+    /// waiting. While the reader is suspended libmicrohttpd does not watch
+    /// the socket, and learns of a client gone only at the next write, a
+    /// keep-alive (15 s) later.
+    package func clientGone() -> Bool {
+        // Under the lock: once released the connection, and its socket, may be gone.
+        state.withLock { s in
+            guard !s.closed else { return true }
+            var byte: UInt8 = 0
+            let n = recv(alertd_mhd_connection_fd(connection), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        }
+    }
+
+    /// Ends the stream now, as one whose client fell behind is ended.
+    package func drop() {
+        state.withLock { s in
+            guard !s.closed else { return }
+            s.dropped = true
+            s.buffer = []
+            s.readOffset = 0
+            wake(&s)
+        }
     }
 
     /// The content-reader callback's work: copy up to `max` bytes into `buffer`.

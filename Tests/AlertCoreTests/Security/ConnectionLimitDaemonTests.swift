@@ -220,6 +220,40 @@ import Glibc
         await server.stop()
     }
 
+    /// A stream waiting for events is not written to until the next one
+    /// (or keep-alive): its client closing it must still free its slot at
+    /// once, or a client reconnecting (EventSource, a console reloaded)
+    /// meets 503s for a keep-alive after closing everything.
+    @Test func aClosedStreamFreesItsSlotAtOnce() async throws {
+        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
+        configuration.perClientConnectionLimit = 0
+        configuration.maxStreamsPerClient = 2
+        let events = countingEventStream(2, every: .seconds(60))
+        let server = HTTPServer(configuration: configuration) { request in await events(request) }
+        try server.start()
+        let port = try #require(server.port)
+        func stream() async throws -> (RawSocket, String) {
+            let socket = try RawSocket(port: port, source: "127.0.0.2")
+            socket.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return (socket, await socket.read { $0.contains("\r\n\r\n") && ($0.hasPrefix("HTTP/1.1 503") || $0.contains("data: 0")) })
+        }
+        var first: [RawSocket]? = []
+        for _ in 0..<2 {
+            let (socket, head) = try await stream()
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+            first?.append(socket)
+        }
+        let (over, refused) = try await stream()
+        #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+        withExtendedLifetime(over) {}
+        first = nil  // closes both
+        try await Task.sleep(for: .milliseconds(100))
+        let (again, head) = try await stream()
+        #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+        withExtendedLifetime(again) {}
+        await server.stop()
+    }
+
     /// A connection that starts a request and never finishes it is closed.
     @Test func anIncompleteRequestIsClosedAfterTheIdleTimeout() async throws {
         let (server, socket, _) = try incompleteRequest { $0.connectionTimeout = .seconds(1) }
