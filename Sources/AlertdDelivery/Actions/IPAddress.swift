@@ -20,9 +20,20 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) ? Array(bytes.suffix(4)) : nil
     }
 
+    /// Dotted quad, or IPv6 as RFC 5952 writes it: the longest run of two
+    /// or more zero groups (the first, on a tie) as `::`, so `::1`, not
+    /// `0:0:0:0:0:0:0:1`.
     public var description: String {
         if let v4 = ipv4 { return v4.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+        let groups = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+        var best = (start: 0, count: 0), run = (start: 0, count: 0)
+        for (i, g) in groups.enumerated() {
+            run = g == 0 ? (run.count == 0 ? (i, 1) : (run.start, run.count + 1)) : (0, 0)
+            if run.count > best.count { best = run }
+        }
+        func text(_ part: ArraySlice<UInt16>) -> String { part.map { String($0, radix: 16) }.joined(separator: ":") }
+        guard best.count >= 2 else { return text(groups[...]) }
+        return text(groups[..<best.start]) + "::" + text(groups[(best.start + best.count)...])
     }
 
     /// Where an address points, for the handler policy.

@@ -112,7 +112,12 @@ import Testing
             ("https://ops.example/../../etc", "https://ops.example/etc"),
             ("HTTPS://Ops.Example:8443?q=1#frag", "https://ops.example:8443/?q=1"),
             ("http://0x7f.1:8080/a", "http://127.0.0.1:8080/a"),
-            ("http://[::1]:8080/a", "http://[0:0:0:0:0:0:0:1]:8080/a"),
+            ("http://[::1]:8080/a", "http://[::1]:8080/a"),
+            ("http://[0:0:0:0:0:0:0:1]/a", "http://[::1]/a"),
+            ("http://[2001:db8:0:0:1:0:0:1]/a", "http://[2001:db8::1:0:0:1]/a"),
+            ("http://[2001:DB8:1:2:3:4:0:8]/a", "http://[2001:db8:1:2:3:4:0:8]/a"),
+            ("http://[::ffff:7f00:1]/a", "http://127.0.0.1/a"),
+            ("http://[fe80::]/a", "http://[fe80::]/a"),
             ("https://user:pa%40ss@ops.example/a", "https://user:pa%40ss@ops.example/a"),
         ]
         for (input, expected) in cases {
