@@ -105,7 +105,15 @@ import Glibc
         #expect(ServiceFixtures.read(ExecPresenterConfiguration.self, ["command": ["x"], "environment": ["ALERTD_TITLE": "x"]]).1.count == 1)
         #expect(throws: PresenterSetupError("the command \(dir.path)/bin/missing is not an executable file; check the path and its permissions")) {
             try presenter(["command": ["bin/missing"]])
-        } 
+        }
+        // A bare name is looked for on the PATH it will run with.
+        _ = try presenter(["command": ["sh", "-c", "true"]])
+        #expect(throws: PresenterSetupError("no program sh on PATH (\(dir.path)/empty); give its path, or install it")) {
+            try presenter(["command": ["sh"], "environment": ["PATH": dir.path + "/empty"]])
+        }
+        #expect(throws: PresenterSetupError("no program no-such-program-xyz on PATH (/usr/bin:/bin); give its path, or install it")) {
+            try presenter(["command": ["no-such-program-xyz"], "environment": ["PATH": "/usr/bin:/bin"]])
+        }
     }
 
     /// Through the daemon: 75 is retried with backoff, then delivered; the

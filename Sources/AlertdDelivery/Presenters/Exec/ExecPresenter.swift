@@ -62,12 +62,18 @@ public struct ExecPresenterConfiguration: PresenterConfiguration {
 
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         var resolved = self
-        // A path is checked now, so --check-config finds a missing program;
-        // a bare name is looked up on PATH when it runs.
+        // Checked now, so --check-config finds a missing program: a path as
+        // it is, a bare name on the PATH it will run with (it is looked up
+        // again when it runs).
         if let program = command.first, program.contains("/") {
             resolved.command[0] = context.resolve(program)
             guard FileManager.default.isExecutableFile(atPath: resolved.command[0]) else {
                 throw PresenterSetupError("the command \(resolved.command[0]) is not an executable file; check the path and its permissions")
+            }
+        } else if let program = command.first {
+            let path = environment["PATH"] ?? ProcessInfo.processInfo.environment["PATH"] ?? ExecPresenter.defaultPath
+            guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }) else {
+                throw PresenterSetupError("no program \(program) on PATH (\(path)); give its path, or install it")
             }
         }
         return ExecPresenter(name: name, configuration: resolved)
@@ -106,6 +112,8 @@ public struct ExecPresenter: AlertPresenter {
     static let maxOutputBytes = 16 * 1024
     /// The most of that quoted in the reason.
     static let maxReasonOutput = 1_000
+    /// The program's `PATH` when alertd has none.
+    static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
 
     public init(name: String, configuration: ExecPresenterConfiguration) {
         self.name = name
@@ -163,7 +171,7 @@ public struct ExecPresenter: AlertPresenter {
     static func environment(
         for alert: Alert, delivery: DeliveryContext, presenter: String, configured: [String: String], inherited: [String: String]
     ) -> [String: String] {
-        var env: [String: String] = ["PATH": inherited["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"]
+        var env: [String: String] = ["PATH": inherited["PATH"] ?? defaultPath]
         for name in ["HOME", "LANG", "LC_ALL", "TZ"] { env[name] = inherited[name] }
         env.merge(configured) { $1 }
         env["ALERTD_PRESENTER"] = presenter
