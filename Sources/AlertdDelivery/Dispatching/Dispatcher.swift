@@ -346,6 +346,7 @@ public actor Dispatcher: Service {
             #endif
             lastLoopAt = .now
             await releaseStaleClaims()
+            startWaitingInLine()
             var claimedAny = false
             do {
                 let tick = ContinuousClock.now
@@ -395,7 +396,7 @@ public actor Dispatcher: Service {
             if storeQuiet {
                 // Nothing in the store to look for before the next due time known, or a wake-up.
                 let untilDue = knownNextDue.map { Duration.milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 1) } ?? idleTick
-                seen = await signal.wait(changedFrom: seen, timeout: min(idleTick, untilDue))
+                seen = await signal.wait(changedFrom: seen, timeout: min(nextToken(), untilDue))
                 continue
             }
             do {
@@ -416,7 +417,7 @@ public actor Dispatcher: Service {
             } catch {
                 wait = idleTick
             }
-            seen = await signal.wait(changedFrom: seen, timeout: wait)
+            seen = await signal.wait(changedFrom: seen, timeout: min(wait, nextToken()))
         }
     }
 
@@ -910,7 +911,28 @@ public actor Dispatcher: Service {
         let line = GroupLine(group: n.group, kind: d.kind)
         guard groupLines[line] == d.id else { return }
         groupLines[line] = nil
-        guard let next = waitingInLine.removeValue(forKey: line), !stopping, !Task.isCancelled else { return }
+        guard !stopping, !Task.isCancelled else {
+            waitingInLine[line] = nil
+            return
+        }
+        // While its presenter is paused it waits on (``startWaitingInLine()``).
+        guard let next = waitingInLine[line], !isPaused(d.kind, at: .now) else { return }
+        waitingInLine[line] = nil
         start(next)
+    }
+
+    /// Starts the group notifications waiting in a free line whose
+    /// presenter's pause is over.
+    private func startWaitingInLine() {
+        guard !waitingInLine.isEmpty else { return }
+        let now = ContinuousClock.now
+        for (line, next) in waitingInLine where groupLines[line] == nil && !isPaused(line.kind, at: now) {
+            waitingInLine[line] = nil
+            start(next)
+        }
+    }
+
+    private func isPaused(_ kind: DeliveryKind, at tick: ContinuousClock.Instant) -> Bool {
+        pausedUntil[kind].map { tick < $0 } ?? false
     }
 }

@@ -455,6 +455,30 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await hook.maxRunning == 1)
     }
 
+    /// A group notification waiting for the one before it does not start
+    /// when that one's answer pauses the presenter, but once the pause is over.
+    @Test func aNotificationWaitingInLineWaitsOutAPause() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", script: [.retryableFailure(reason: "HTTP 429", retryAfter: .milliseconds(700))],
+                                     delays: [.milliseconds(300)])
+        let start = Date().addingTimeInterval(-100)
+        let alert = try await submitGrouped(store, presenters: ["hook"], at: start)
+        _ = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await hook.callCount == 1 }
+        _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
+        let resolved = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
+        dispatcher.wake()
+        try await waitUntil { await hook.calls.contains { $0.context.deliveryID == resolved.delivery } }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        let paused = try #require(await hook.answers.first?.at)
+        let next = try #require(await hook.calls.first { $0.context.deliveryID == resolved.delivery }?.at)
+        #expect(next - paused >= .milliseconds(690), "started \(next - paused) after the 429")
+    }
+
     /// Waiting for a slow attempt of its group, a notification holds no
     /// slot: another group's goes out meanwhile. And one claimed while it
     /// waits takes its place: only what stands now is sent after the slow one.
