@@ -4,8 +4,8 @@ import FoundationEssentials
 /// gives it. This is what presenters receive and what the store keeps.
 public struct Alert: Sendable, Equatable, Codable {
     public let id: AlertID
-    /// What was sent; replaced only by a re-send from a sender that keeps
-    /// the alert's lifetime (``AlertdStore/StoreTransaction/refresh(_:spec:)``).
+    /// What was sent; replaced only by a re-send through Alertmanager's API
+    /// (``AlertdStore/StoreTransaction/refresh(_:spec:)``).
     public package(set) var spec: AlertSpec
     public var state: AlertState
     public let createdAt: Date

@@ -42,13 +42,8 @@ package enum StoreRules {
                                                     storing stored: inout [AcceptedDelivery], in tx: inout T) throws(T.Failure) -> SubmissionResult {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
-            // A sender that keeps the alert's lifetime (Alertmanager's API:
-            // `endsAt`) re-sends its current state; its newest annotations
-            // stand, as in Alertmanager. Other re-sends change nothing.
-            if let resolvesAt = alert.resolvesAt {
-                try tx.setResolvesAt(open, resolvesAt)
-                try tx.refresh(open, spec: alert.spec)
-            }
+            if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
+            if submission.refreshes { try tx.refresh(open, spec: alert.spec) }
             try tx.recordRepeat(open, at: alert.createdAt)
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }

@@ -24,9 +24,10 @@ package protocol StoreTransaction {
     /// Moves when an open alert resolves by itself (``Alert/resolvesAt``).
     mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(Failure)
     /// Takes a re-send's spec (its title and message; labels, severity and
-    /// dedup key are the same by its fingerprint) for an open alert whose
-    /// sender keeps its lifetime, as Alertmanager keeps the newest
-    /// annotations. Writes nothing when they are the same.
+    /// dedup key are the same by its fingerprint) for an open alert sent
+    /// through Alertmanager's API (``AlertSubmission/refreshes``), as
+    /// Alertmanager keeps the newest annotations. Writes nothing when they
+    /// are the same.
     mutating func refresh(_ alert: AlertID, spec: AlertSpec) throws(Failure)
     /// Counts a re-send folded into the open alert, seen at `at`
     /// (``Alert/repeats``).

@@ -77,7 +77,7 @@ package struct AlertmanagerIntake: Sendable {
             }
         }
         if !firing.isEmpty {
-            let results = try await APIError.storeCall(await intake.submit(firing, at: now, resolvesAt: ends))
+            let results = try await APIError.storeCall(await intake.submit(firing, at: now, resolvesAt: ends, refreshing: true))
             metrics.accepted(results, via: door)
             outcome.deduplicated = results.filter(\.deduplicated).count
             outcome.created = results.count - outcome.deduplicated

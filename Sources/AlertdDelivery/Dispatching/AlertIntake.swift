@@ -83,7 +83,11 @@ public final class AlertIntake: Sendable {
     /// Stores the alerts; returns once they are committed. `resolvesAt`,
     /// by position, says when an alert resolves unless re-sent first
     /// (Alertmanager's `endsAt`); a re-send moves its open alert's time on.
-    public func submit(_ specs: [AlertSpec], at date: Date = Date(), resolvesAt: [Date?] = []) async throws(StoreError) -> [SubmissionResult] {
+    /// With `refreshing` (Alertmanager's API, whose senders re-send their
+    /// current state) a re-send's spec replaces its open alert's.
+    public func submit(
+        _ specs: [AlertSpec], at date: Date = Date(), resolvesAt: [Date?] = [], refreshing: Bool = false
+    ) async throws(StoreError) -> [SubmissionResult] {
         guard !specs.isEmpty else { return [] }
         let settings = current
         let submissions = specs.enumerated().map { i, spec in
@@ -91,7 +95,8 @@ public final class AlertIntake: Sendable {
             if let later = plan.escalation?.presenters { plan.escalation?.followUps = settings.followUps.intersection(later) }
             return AlertSubmission(alert: Alert(spec: spec, at: date, resolvesAt: i < resolvesAt.count ? resolvesAt[i] : nil),
                                    presenters: plan.presenters, escalation: plan.escalation,
-                                   followUps: settings.followUps.intersection(plan.presenters), groups: plan.groups)
+                                   followUps: settings.followUps.intersection(plan.presenters), groups: plan.groups,
+                                   refreshes: refreshing)
         }
         var expected: [DeliveryKind: Int] = [:]
         for submission in submissions {

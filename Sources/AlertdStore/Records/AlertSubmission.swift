@@ -12,10 +12,16 @@ public struct AlertSubmission: Sendable, Equatable {
     /// The groups its grouped routes put it in; their presenters hear of
     /// it through the group's notifications, not a delivery of its own.
     public var groups: [AlertGroupMembership]
+    /// Folded into an open alert by its dedup key, its spec replaces that
+    /// alert's: its sender re-sends its current state (Alertmanager's API,
+    /// whose senders keep the newest annotations). Otherwise a re-send
+    /// changes nothing but the count.
+    public var refreshes: Bool
 
     public init(alert: Alert, presenters: [String], escalation: Escalation? = nil, followUps: Set<String> = [],
-                groups: [AlertGroupMembership] = []) {
+                groups: [AlertGroupMembership] = [], refreshes: Bool = false) {
         self.groups = groups
+        self.refreshes = refreshes
         self.alert = alert
         self.presenters = presenters
         self.escalation = escalation

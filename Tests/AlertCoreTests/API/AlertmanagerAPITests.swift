@@ -345,11 +345,11 @@ import Testing
     }
 
     @Test func theWebhookReceiverOpensAndResolvesByFingerprint() async throws {
-        func payload(_ status: String) -> String {
+        func payload(_ status: String, summary: String = "Disk full") -> String {
             """
             {"version": "4", "groupKey": "{}:{alertname=\\"DiskFull\\"}", "truncatedAlerts": 0, "status": "\(status)", "receiver": "alertd",
              "groupLabels": {"alertname": "DiskFull"}, "commonLabels": {}, "commonAnnotations": {}, "externalURL": "http://am:9093",
-             "alerts": [{"status": "\(status)", "labels": {"alertname": "DiskFull", "instance": "db1"}, "annotations": {"summary": "Disk full"},
+             "alerts": [{"status": "\(status)", "labels": {"alertname": "DiskFull", "instance": "db1"}, "annotations": {"summary": "\(summary)"},
                          "startsAt": "2026-05-05T12:00:00Z", "endsAt": "\(status == "firing" ? "0001-01-01T00:00:00Z" : "2026-05-05T12:05:00Z")",
                          "generatorURL": "", "fingerprint": "353eae6a3b60c986"}]}
             """
@@ -357,8 +357,10 @@ import Testing
         let first = await post("/v1/ingest/alertmanager", payload("firing"))
         #expect(first.status == 200)
         #expect(APIFixture.json(first)?["created"] as? Int == 1)
-        #expect(APIFixture.json(await post("/v1/ingest/alertmanager", payload("firing")))?["deduplicated"] as? Int == 1)
+        #expect(APIFixture.json(await post("/v1/ingest/alertmanager", payload("firing", summary: "Disk full, 99%")))?["deduplicated"] as? Int == 1)
         #expect(try await openAlerts().map(\.spec.dedupKey) == ["353eae6a3b60c986"])
+        // A re-send's annotations are the newest, as Alertmanager keeps them (no endsAt: it is firing).
+        #expect(try await openAlerts().map(\.spec.title) == ["Disk full, 99%"])
         #expect(APIFixture.json(await post("/v1/ingest/alertmanager", payload("resolved")))?["resolved"] as? Int == 1)
         #expect(try await openAlerts().isEmpty)
         let wrong = await post("/v1/ingest/alertmanager", #"{"version": "3", "alerts": []}"#)
