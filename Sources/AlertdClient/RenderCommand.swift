@@ -201,6 +201,10 @@ public struct RenderCommand: CLICommand {
         case .delivered:
             context.errorOutput("delivered\n")
             return .success
+        case .partlyDelivered(let reason):
+            // Some recipients have it: sent, as the daemon counts it, but not wholly.
+            context.errorOutput("delivered, but not to every recipient: \(reason)\n")
+            return .failure
         case .retryableFailure(let reason, _), .permanentFailure(let reason):
             context.errorOutput("failed: \(reason)\n")
             return .failure

@@ -757,7 +757,7 @@ public actor Dispatcher: Service {
         let now = Date()
         let result: DeliverySettlement.Result
         switch outcome {
-        case .delivered:
+        case .delivered, .partlyDelivered:
             result = .delivered
         case .retryableFailure(let reason, let after):
             result = retry.settle(reason: reason, retryable: true, retryAfter: after, attempt: d.attempts,
@@ -848,6 +848,11 @@ public actor Dispatcher: Service {
             }
             for u in batch {
                 Self.logOutcome(log, u.delivery, u.settlement.result)
+                if case .partlyDelivered(let reason)? = u.report?.outcome {
+                    log.warning("delivered, but not to every recipient",
+                                ["alert.id": u.delivery.alertID.rawValue, "delivery.id": u.delivery.id.rawValue,
+                                 "presenter": u.delivery.kind.name, "error": reason])
+                }
                 if let report = u.report { onAttempt(report) }
                 finished(u.delivery)
             }

@@ -110,14 +110,24 @@ public enum PresentationOutcome: Sendable, Equatable {
     case retryableFailure(reason: String, retryAfter: Duration? = nil)
     /// Trying again will not help (a 4xx, a bad URL); the delivery is dead.
     case permanentFailure(reason: String)
+    /// It reached some of the destination's recipients, and the others
+    /// refused it for good (a stale mail address): delivered, so that
+    /// follow-ups and threads go on for those who have it, with `reason`
+    /// logged as a warning.
+    case partlyDelivered(reason: String)
 
-    public var isDelivered: Bool { self == .delivered }
+    public var isDelivered: Bool {
+        switch self {
+        case .delivered, .partlyDelivered: true
+        case .retryableFailure, .permanentFailure: false
+        }
+    }
 
-    /// The failure reason, if the attempt failed.
+    /// Why the attempt failed, or what of it did.
     public var reason: String? {
         switch self {
         case .delivered: nil
-        case .retryableFailure(let r, _), .permanentFailure(let r): r
+        case .retryableFailure(let r, _), .permanentFailure(let r), .partlyDelivered(let r): r
         }
     }
 }

@@ -178,14 +178,17 @@ struct EmailPresenterTests {
     }
 
     /// One refused address of several does not keep the mail from the
-    /// others: each is sent it alone, the failure names the address, and a
-    /// retry mails only those not yet reached. A group notification too.
+    /// others: each is sent it alone, and the failure names the address.
+    /// Refused for good, the mail is delivered to the rest (so follow-ups
+    /// and threads go on for them); refused for now, a retry mails only
+    /// those not yet reached. A group notification too.
     @Test func aRefusedRecipientDoesNotKeepTheMailFromTheOthers() async throws {
         let smtp = try await SMTPReceiver()
         let alert = try ServiceFixtures.alert()
         let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "reject@example.com", "dev@example.com"]])
-        let dead = await p.present(alert, delivery: DeliveryContext(deliveryID: "dlv-5.0", links: nil))
-        #expect(dead == .permanentFailure(reason: "email to reject@example.com: \(smtp.url) refused the recipient (SMTP 550)"))
+        let partly = await p.present(alert, delivery: DeliveryContext(deliveryID: "dlv-5.0", links: nil))
+        #expect(partly == .partlyDelivered(reason: "email to reject@example.com: \(smtp.url) refused the recipient (SMTP 550)"))
+        #expect(partly.isDelivered)
         var mails = try smtp.mails()
         #expect(mails.map(\.recipients) == [["ops@example.com"], ["dev@example.com"]])
         #expect(mails.allSatisfy { $0.header("message_id") == "<dlv-5.0@example.com>" })
@@ -200,7 +203,13 @@ struct EmailPresenterTests {
         #expect(mails.count == 3, "ops@ once, not again on the retry")
 
         let group = await p.presentGroup(try ServiceFixtures.group(2), delivery: ServiceFixtures.groupDelivery(1))
-        guard case .permanentFailure = group.outcome else { Issue.record("\(group)"); return }
+        guard case .partlyDelivered = group.outcome else { Issue.record("\(group)"); return }
+        #expect(group.thread != nil, "later notifications answer this one")
+        // Refused by everyone, nothing was delivered.
+        let nobody = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["reject@example.com", "reject2@example.com"]])
+        guard case .permanentFailure = await nobody.present(alert, delivery: DeliveryContext(deliveryID: "dlv-8.0", links: nil)) else {
+            Issue.record("refused by all should be a permanent failure"); return
+        }
         #expect(try smtp.mails().dropFirst(3).map(\.recipients) == [["ops@example.com"], ["dev@example.com"]])
     }
 

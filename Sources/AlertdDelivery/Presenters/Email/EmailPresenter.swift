@@ -216,7 +216,7 @@ public struct EmailPresenter: AlertPresenter {
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
         let (message, messageID) = Self.message(for: notification, delivery: delivery, configuration: configuration, date: now())
         let outcome = await sendToAll(message, delivery: delivery.deliveryID)
-        guard outcome == .delivered else { return GroupPresentationOutcome(outcome: outcome) }
+        guard outcome.isDelivered else { return GroupPresentationOutcome(outcome: outcome) }
         return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? messageID)
     }
 
@@ -239,22 +239,24 @@ public struct EmailPresenter: AlertPresenter {
 
     /// Each recipient not yet reached its own message, in its own envelope.
     /// Worth another try while any recipient's failure is: those already
-    /// reached are not mailed again.
+    /// reached are not mailed again. Refused for good by some once others
+    /// have it, it is delivered to those (``PresentationOutcome/partlyDelivered(reason:)``).
     private func sendEach(_ id: DeliveryID, skipping done: Set<String>, _ message: (String) -> String) async -> PresentationOutcome {
         var failures: [PresentationOutcome] = []
+        var reached = !done.isEmpty
         for address in configuration.recipients where !done.contains(address) {
             switch await send(message(address), to: [address]) {
-            case .success: sent.add(address, to: id)
+            case .success:
+                sent.add(address, to: id)
+                reached = true
             case .failure(let error): failures.append(Self.outcome(for: error, to: address))
             }
         }
-        guard !failures.isEmpty else {
-            sent.forget(id)
-            return .delivered
-        }
         let reason = failures.compactMap(\.reason).joined(separator: "; ")
-        let retryable = failures.contains { if case .retryableFailure = $0 { true } else { false } }
-        return retryable ? .retryableFailure(reason: reason) : .permanentFailure(reason: reason)
+        if failures.contains(where: { if case .retryableFailure = $0 { true } else { false } }) { return .retryableFailure(reason: reason) }
+        sent.forget(id)
+        if failures.isEmpty { return .delivered }
+        return reached ? .partlyDelivered(reason: reason) : .permanentFailure(reason: reason)
     }
 
     private func send(_ message: String, to recipients: [String]) async -> Result<Void, SMTPClientError> {

@@ -37,7 +37,7 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
     /// was given, so the group's messages stay under its first.
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
         let (outcome, response) = await send(configuration.request(for: notification, delivery: delivery, secrets: secrets))
-        guard outcome == .delivered else { return GroupPresentationOutcome(outcome: outcome) }
+        guard outcome.isDelivered else { return GroupPresentationOutcome(outcome: outcome) }
         return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? response.flatMap(Configuration.answers.thread(in:)))
     }
 
