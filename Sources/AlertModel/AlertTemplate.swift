@@ -62,23 +62,37 @@ public struct AlertTemplate: Sendable, Equatable {
         let given = Set(b.labels.map(\.name))
         for (k, v) in labels.sorted(by: { $0.key < $1.key }) where !given.contains(k) { b = b.label(k, sub(v)) }
         // In a URL a value is data, percent-encoded: `x&y=1#/../other` must
-        // not add query parameters or move the handler's path. A value of
-        // `.` or `..` would still be a dot segment (servers read `%2E` as
-        // `.`), so it is refused.
+        // not add query parameters or move the handler's path. Values that
+        // make a path segment empty, `.` or `..` (percent-encoding leaves
+        // dots, and servers read `%2E` as `.`) would still move it: refused.
         func subURL(_ text: String) -> String { Self.substitute(text, values: values.mapValues(Self.percentEncoded)) }
         let filledURLs = [b.confirm.isGiven ? nil : confirm, b.cancel.isGiven ? nil : cancel].compactMap { $0?.url }
-        let dots = Set(filledURLs.flatMap(Self.placeholderNames(in:))).filter { values[$0] == "." || values[$0] == ".." }.sorted()
-        if !dots.isEmpty {
+        let moving = filledURLs.filter { Self.emptyOrDotSegments(in: subURL($0)) > Self.emptyOrDotSegments(in: $0) }
+        if !moving.isEmpty {
+            let names = Set(moving.flatMap(Self.placeholderNames(in:))).filter { values[$0]?.allSatisfy { $0 == "." } ?? false }.sorted()
             b = b.problem(AlertSpecError(
                 field: "template", code: .invalidTemplateValue,
-                message: "Template `\(name)` puts \(dots.map { "`\($0)`" }.joined(separator: ", ")) in a handler URL, where `.` or `..` "
-                    + "would move the handler's path; give another value."))
+                message: "Template `\(name)` puts \(names.map { "`\($0)`" }.joined(separator: ", ")) in a handler URL, where the values "
+                    + "make a path segment empty, `.` or `..`, which would move the handler's path; give other values."))
         }
         if !b.confirm.isGiven, let confirm { b = b.confirm(sub(confirm.label), handler: subURL(confirm.url), method: confirm.method) }
         if !b.cancel.isGiven, let cancel { b = b.cancel(sub(cancel.label), handler: subURL(cancel.url), method: cancel.method) }
         if !b.dedupKey.isGiven, let dedupKey { b = b.dedupKey(sub(dedupKey)) }
         if !b.expiresAfter.isGiven, let expiresAfter { b = b.expires(parsing: sub(expiresAfter), source: "template \(name): expires_after") }
         return b
+    }
+
+    /// How many segments of `url`'s path are empty, `.` or `..` (`%2E`
+    /// counting as a dot).
+    static func emptyOrDotSegments(in url: String) -> Int {
+        guard let authority = url.firstRange(of: "://") else { return 0 }
+        let rest = url[authority.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return 0 }
+        let path = rest[slash...].prefix { $0 != "?" && $0 != "#" }
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().count { segment in
+            let dots = segment.replacing(#/%2e/#.ignoresCase(), with: ".")
+            return dots.count <= 2 && dots.allSatisfy { $0 == "." }
+        }
     }
 
     /// The placeholders of the fields `fill` would take for `builder`: a

@@ -43,15 +43,22 @@ import Testing
     }
 
     /// `.` and `..` are unreserved, so percent-encoding leaves them, and a
-    /// server reads `%2E` as `.` anyway: as a whole segment either moves
-    /// the handler's path, so it is refused. Within a segment it is text.
+    /// server reads `%2E` as `.` anyway: values that make a whole segment
+    /// empty, `.` or `..` move the handler's path, so they are refused.
+    /// Within a segment they are text.
     @Test func aDotSegmentValueInAHandlerURLIsRefused() throws {
         let t = AlertTemplate(name: "t", title: "{host} down", cancel: AlertAction(label: "Skip", url: "https://ops.example/ok/{host}/skip"))
-        for dots in [".", ".."] {
+        for dots in [".", "..", ""] {
             let errors = try #require(t.fill(.init(), values: ["host": dots]).build().failure)
             #expect(errors.codes == [.invalidTemplateValue])
             #expect(errors.errors[0].message.contains("puts `host` in a handler URL"))
         }
+        let split = AlertTemplate(name: "t", title: "x", cancel: AlertAction(label: "Rm", url: "https://ops.example/files/{name}.{ext}/delete"))
+        #expect(try #require(split.fill(.init(), values: ["name": "", "ext": ""]).build().failure).codes == [.invalidTemplateValue])
+        #expect(try split.fill(.init(), values: ["name": "a", "ext": ""]).build().get().cancel?.url == "https://ops.example/files/a./delete")
+        // A template's own empty segment or trailing slash is its author's.
+        let own = AlertTemplate(name: "t", title: "x", cancel: AlertAction(label: "Rm", url: "https://ops.example//a/{x}/"))
+        #expect(try own.fill(.init(), values: ["x": "b"]).build().get().cancel?.url == "https://ops.example//a/b/")
         #expect(try t.fill(.init(), values: ["host": "db..1"]).build().get().cancel?.url == "https://ops.example/ok/db..1/skip")
         // A cancel given outright takes no value from the template's URL.
         #expect(try t.fill(.init().cancel("Mine", handler: "https://ops.example/mine"), values: ["host": ".."]).build().get().title == ".. down")
