@@ -431,9 +431,13 @@ actor ScriptedPresenter: AlertPresenter {
     /// (a receiver slow to answer) waits for that attempt to end: sent at
     /// once, it could be read before the `first`, which would open again
     /// what it closed.
-    @Test func aGroupNotificationWaitsForTheOneBeforeStillBeingSent() async throws {
+    /// A grouped alert's first notification sent to `hook` through a
+    /// dispatcher, and its resolved one claimed while that attempt is under
+    /// way; the dispatcher runs until `done` holds for the resolved one's
+    /// id. The two notifications' delivery ids.
+    func firstThenResolved(to hook: ScriptedPresenter, until done: @escaping (DeliveryID) async -> Bool) async throws
+        -> (first: DeliveryID, resolved: DeliveryID) {
         let store = InMemoryAlertStore()
-        let hook = ScriptedPresenter(name: "hook", delays: [.milliseconds(400)])
         let start = Date().addingTimeInterval(-100)
         let alert = try await submitGrouped(store, presenters: ["hook"], at: start)
         let first = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
@@ -444,13 +448,19 @@ actor ScriptedPresenter: AlertPresenter {
         _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
         let resolved = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
         dispatcher.wake()
-        try await waitUntil { await hook.answers.count == 2 }
+        try await waitUntil { await done(resolved.delivery) }
         await dispatcher.shutdownGracefully()
         await run.value
+        return (first.delivery, resolved.delivery)
+    }
+
+    @Test func aGroupNotificationWaitsForTheOneBeforeStillBeingSent() async throws {
+        let hook = ScriptedPresenter(name: "hook", delays: [.milliseconds(400)])
+        let (first, resolved) = try await firstThenResolved(to: hook) { _ in await hook.answers.count == 2 }
         let calls = await hook.calls
         let answers = await hook.answers
-        #expect(calls.map(\.context.deliveryID) == [first.delivery, resolved.delivery])
-        #expect(answers.map(\.delivery) == [first.delivery, resolved.delivery])
+        #expect(calls.map(\.context.deliveryID) == [first, resolved])
+        #expect(answers.map(\.delivery) == [first, resolved])
         #expect(calls[1].at >= answers[0].at)
         #expect(await hook.maxRunning == 1)
     }
@@ -458,24 +468,13 @@ actor ScriptedPresenter: AlertPresenter {
     /// A group notification waiting for the one before it does not start
     /// when that one's answer pauses the presenter, but once the pause is over.
     @Test func aNotificationWaitingInLineWaitsOutAPause() async throws {
-        let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook", script: [.retryableFailure(reason: "HTTP 429", retryAfter: .milliseconds(700))],
                                      delays: [.milliseconds(300)])
-        let start = Date().addingTimeInterval(-100)
-        let alert = try await submitGrouped(store, presenters: ["hook"], at: start)
-        _ = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(30), inhibitRules: [], limit: 10).first)
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20))
-        let run = Task { await dispatcher.run() }
-        try await waitUntil { await hook.callCount == 1 }
-        _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: start.addingTimeInterval(40)))
-        let resolved = try #require(try await store.flushDueGroups(now: start.addingTimeInterval(90), inhibitRules: [], limit: 10).first)
-        dispatcher.wake()
-        try await waitUntil { await hook.calls.contains { $0.context.deliveryID == resolved.delivery } }
-        await dispatcher.shutdownGracefully()
-        await run.value
+        let (_, resolved) = try await firstThenResolved(to: hook) { resolved in
+            await hook.calls.contains { $0.context.deliveryID == resolved }
+        }
         let paused = try #require(await hook.answers.first?.at)
-        let next = try #require(await hook.calls.first { $0.context.deliveryID == resolved.delivery }?.at)
+        let next = try #require(await hook.calls.first { $0.context.deliveryID == resolved }?.at)
         #expect(next - paused >= .milliseconds(690), "started \(next - paused) after the 429")
     }
 
