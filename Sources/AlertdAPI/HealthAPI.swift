@@ -22,7 +22,7 @@ public struct HealthAPI: Sendable {
 
     public func register(in router: inout APIRouter) {
         // Probes and load balancers hold no token; the answer reveals no secret.
-        router.add("GET", "/v1/health", access: .public) { _ in await health() }
+        router.add("GET", "/v1/health", access: .public) { req in await health(detailed: req.caller.scopes.allows(.read)) }
     }
 
     package struct Health: Codable, Equatable {
@@ -59,14 +59,21 @@ public struct HealthAPI: Sendable {
         }
     }
 
-    package func health() async -> HTTPResponse {
+    /// `detailed` (a caller on the Unix socket) gets the store's own error
+    /// text; anyone else, on TCP without a token, a sentence that names no
+    /// path or server (a PostgreSQL error quotes its host and port).
+    package func health(detailed: Bool = true) async -> HTTPResponse {
         // A store that fails is what this route reports, in its own shape,
         // still a 503, not an error.
         var counts: StoreCounts?
         var reasons: [String] = []
-        do { counts = try await store.counts() } catch { reasons.append(error.message) }
+        do { counts = try await store.counts() } catch {
+            reasons.append(detailed ? error.message : "The store does not answer; alertd's log says why.")
+        }
         let unwritable = counts == nil ? nil : writeFailure()
-        if let unwritable { reasons.append(unwritable.message) }
+        if let unwritable {
+            reasons.append(detailed ? unwritable.message : "The store cannot be written (a full, read-only or failing disk); alertd's log says why.")
+        }
         let running = await dispatcherRunning()
         if !running { reasons.append("The dispatcher has stopped; nothing is delivered. Restart alertd.") }
         let status = counts == nil || !running ? "unavailable" : unwritable != nil ? "degraded" : "ok"

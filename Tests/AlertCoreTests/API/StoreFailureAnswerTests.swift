@@ -101,5 +101,10 @@ import Testing
         let response = await APIFixture.router(store: FailingAlertStore()).handle(APIFixture.request("GET", "/v1/health"))
         #expect(response.status == 503)
         #expect(APIFixture.json(response)?["store"] as? String == "unavailable")
+        #expect((APIFixture.json(response)?["reason"] as? String)?.contains("disk I/O error") == true)
+        // Over TCP, without a token, the reason names no path or server.
+        let tcp = await APIFixture.router(store: FailingAlertStore()).handle(APIFixture.request("GET", "/v1/health", as: .tcp(authorization: nil)))
+        #expect(tcp.status == 503)
+        #expect(APIFixture.json(tcp)?["reason"] as? String == "The store does not answer; alertd's log says why.")
     }
 }
