@@ -138,13 +138,18 @@ public struct AlertsAPI: Sendable {
         let rawValues = passed["values"]
         if let templateName {
             // Values of the wrong type are one problem, and still fill their
-            // placeholders (with nothing), so that the template's fields do not
-            // come back as problems of their own (`missing_title`).
+            // placeholders (with their JSON text, or, when `values` is no
+            // object, each placeholder's name), so that the template's fields
+            // do not come back as problems of their own (`missing_title`,
+            // `missing_template_values`, an empty path segment).
             var values: [String: String] = [:]
             if let rawValues {
                 let object = rawValues as? [String: Any]
                 let wrong = object.map { $0.filter { !($0.value is String) }.keys.sorted() } ?? []
-                for (name, value) in object ?? [:] { values[name] = value as? String ?? "" }
+                for (name, value) in object ?? [:] { values[name] = value as? String ?? "\(value)" }
+                if object == nil, let name = templateName as? String, let template = settings.templates[name] {
+                    values = Dictionary(uniqueKeysWithValues: template.placeholders.map { ($0, $0) })
+                }
                 if object == nil || !wrong.isEmpty {
                     let which = wrong.isEmpty ? "`values`" : wrong.map { "`values.\($0)`" }.joined(separator: ", ")
                     builder = builder.problem(AlertSpecError(
