@@ -27,14 +27,17 @@ public enum AlertdPaths {
     public static let serviceSocketPath = "/run/alertd/alertd.sock"
 
     /// Where alertctl connects when not told: alertd's default socket, or,
-    /// when that does not exist and the packaged service's does, the
-    /// service's. A login shell has no `$RUNTIME_DIRECTORY`, so without this
-    /// every alertctl call on a server needed `--socket` or `ALERTD_SOCKET`.
+    /// when that does not exist and the packaged service's directory does,
+    /// the service's (a user outside its group cannot see into it, and is
+    /// then told that, not that nothing is there). A login shell has no
+    /// `$RUNTIME_DIRECTORY`, so without this every alertctl call on a
+    /// server needed `--socket` or `ALERTD_SOCKET`.
     public static func clientSocketPath(
         environment: [String: String] = ProcessInfo.processInfo.environment, service: String = serviceSocketPath
     ) -> String {
         let own = defaultSocketPath(stateDirectory: defaultStateDirectory(environment: environment), environment: environment)
         let files = FileManager.default
-        return !files.fileExists(atPath: own) && files.fileExists(atPath: service) ? service : own
+        let serviceDirectory = String(service[..<(service.lastIndex(of: "/") ?? service.startIndex)])
+        return !files.fileExists(atPath: own) && files.fileExists(atPath: serviceDirectory) ? service : own
     }
 }

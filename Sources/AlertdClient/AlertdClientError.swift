@@ -48,9 +48,9 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String {
         switch self {
         case .unreachable(let endpoint, let reason):
-            let hint = endpoint.isUnixSocket
-                ? "is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET"
-                : "is alertd running and listening there? check --url/ALERTD_URL"
+            let hint = !endpoint.isUnixSocket ? "is alertd running and listening there? check --url/ALERTD_URL"
+                : reason == "permission denied" ? "the socket is for its group: add your user to it (the service's is alertd), or use sudo"
+                : "is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET"
             return "cannot reach alertd at \(endpoint): \(reason) (\(hint))"
         case .api(let status, let error):
             return "alertd answered \(status): \(error.message)"

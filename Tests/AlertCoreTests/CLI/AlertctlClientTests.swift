@@ -142,14 +142,18 @@ import Testing
 
     /// A login shell on a server has no `$RUNTIME_DIRECTORY`: alertctl
     /// then finds the packaged service's socket, unless its own default
-    /// (in the working directory's `.alertd`) exists.
+    /// (in the working directory's `.alertd`) exists. The service's
+    /// directory is enough: a user outside its group cannot see into it,
+    /// and is told so.
     @Test func alertctlFindsTheServicesSocketWhenItsOwnIsMissing() throws {
         let dir = TemporaryDirectory()
-        let service = dir.path + "/run-alertd.sock", own = dir.path + "/state/alertd.sock"
+        let service = dir.path + "/run/alertd.sock", own = dir.path + "/state/alertd.sock"
         let environment = ["STATE_DIRECTORY": dir.path + "/state"]
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == own)
-        #expect(FileManager.default.createFile(atPath: service, contents: nil))
+        try FileManager.default.createDirectory(atPath: dir.path + "/run", withIntermediateDirectories: true)
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == service)
+        let denied = AlertdClientError.unreachable(endpoint: AlertdEndpoint(transport: .unixSocket(path: service)), reason: "permission denied")
+        #expect(denied.message.hasSuffix("(the socket is for its group: add your user to it (the service's is alertd), or use sudo)"))
         try FileManager.default.createDirectory(atPath: dir.path + "/state", withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: own, contents: nil))
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == own)
