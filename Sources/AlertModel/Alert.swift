@@ -5,7 +5,7 @@ import FoundationEssentials
 public struct Alert: Sendable, Equatable, Codable {
     public let id: AlertID
     /// What was sent; replaced only by a re-send through Alertmanager's API
-    /// (``AlertdStore/StoreTransaction/refresh(_:spec:)``).
+    /// (``AlertdStore/StoreTransaction/recordRepeat(_:at:resolvesAt:spec:)``).
     public package(set) var spec: AlertSpec
     public var state: AlertState
     public let createdAt: Date

@@ -69,20 +69,12 @@ struct PostgresStoreTransaction: StoreTransaction {
         try conn.query("UPDATE alerts SET escalated_at = $1 WHERE id = $2", [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
-    func setResolvesAt(_ alert: AlertID, _ at: Date) throws(PostgresError) {
-        try conn.query("UPDATE alerts SET resolves_at = $1 WHERE id = $2 AND state = 'open'",
-                       [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
-    }
-
-    func refresh(_ alert: AlertID, spec: AlertSpec) throws(PostgresError) {
-        let text = StoreCoding.encodeSpec(spec)
-        try conn.query("UPDATE alerts SET spec = $1, severity = $2 WHERE id = $3 AND state = 'open' AND spec <> $1",
-                       [.text(text), .text(spec.severity.rawValue), .text(alert.rawValue)])
-    }
-
-    func recordRepeat(_ alert: AlertID, at: Date) throws(PostgresError) {
-        try conn.query("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = $1 WHERE id = $2 AND state = 'open'",
-                       [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(PostgresError) {
+        try conn.query("""
+            UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = $1, resolves_at = COALESCE($2::bigint, resolves_at),
+            spec = COALESCE($3::text, spec), severity = COALESCE($4::text, severity) WHERE id = $5 AND state = 'open'
+            """, [.integer(StoreCoding.millis(at)), .optional(resolvesAt.map(StoreCoding.millis)),
+                  .optional(spec.map(StoreCoding.encodeSpec)), .optional(spec?.severity.rawValue), .text(alert.rawValue)])
     }
 
     func delivery(_ id: DeliveryID) throws(PostgresError) -> DeliveryRecord? {

@@ -113,23 +113,13 @@ struct SQLiteStoreTransaction: StoreTransaction {
         try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?").run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
     }
 
-    mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(SQLiteError) {
+    mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(SQLiteError) {
         try flush()
-        try conn.statement("UPDATE alerts SET resolves_at = ? WHERE id = ? AND state = 'open'")
-            .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
-    }
-
-    mutating func refresh(_ alert: AlertID, spec: AlertSpec) throws(SQLiteError) {
-        try flush()
-        let text = StoreCoding.encodeSpec(spec)
-        try conn.statement("UPDATE alerts SET spec = ?, severity = ? WHERE id = ? AND state = 'open' AND spec != ?")
-            .run([.text(text), .text(spec.severity.rawValue), .text(alert.rawValue), .text(text)])
-    }
-
-    mutating func recordRepeat(_ alert: AlertID, at: Date) throws(SQLiteError) {
-        try flush()
-        try conn.statement("UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ? WHERE id = ? AND state = 'open'")
-            .run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+        try conn.statement("""
+            UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ?, resolves_at = COALESCE(?, resolves_at),
+            spec = COALESCE(?, spec), severity = COALESCE(?, severity) WHERE id = ? AND state = 'open'
+            """).run([.integer(StoreCoding.millis(at)), .optional(resolvesAt.map(StoreCoding.millis)),
+                      .optional(spec.map(StoreCoding.encodeSpec)), .optional(spec?.severity.rawValue), .text(alert.rawValue)])
     }
 
     mutating func insert(_ d: DeliveryRecord) throws(SQLiteError) {

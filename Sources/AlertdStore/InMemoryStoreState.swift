@@ -48,16 +48,11 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func markEscalated(_ alert: AlertID, at: Date) { escalations[alert]?.firedAt = at }
 
-    package mutating func setResolvesAt(_ alert: AlertID, _ at: Date) { alerts[alert]?.resolvesAt = at }
-
-    package mutating func refresh(_ alert: AlertID, spec: AlertSpec) {
-        guard alerts[alert]?.state == .open else { return }
-        alerts[alert]?.spec = spec
-    }
-
-    package mutating func recordRepeat(_ alert: AlertID, at: Date) {
+    package mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) {
         guard var open = alerts[alert], open.state == .open else { return }
         open.repeats = AlertRepeats(count: (open.repeats?.count ?? 0) + 1, lastSeenAt: at)
+        if let resolvesAt { open.resolvesAt = resolvesAt }
+        if let spec { open.spec = spec }
         alerts[alert] = open
     }
 

@@ -42,9 +42,7 @@ package enum StoreRules {
                                                     storing stored: inout [AcceptedDelivery], in tx: inout T) throws(T.Failure) -> SubmissionResult {
         let alert = submission.alert
         if let key = alert.spec.dedupKey, let open = try tx.openAlert(dedupKey: key) {
-            if let resolvesAt = alert.resolvesAt { try tx.setResolvesAt(open, resolvesAt) }
-            if submission.refreshes { try tx.refresh(open, spec: alert.spec) }
-            try tx.recordRepeat(open, at: alert.createdAt)
+            try tx.recordRepeat(open, at: alert.createdAt, resolvesAt: alert.resolvesAt, spec: submission.refreshes ? alert.spec : nil)
             return SubmissionResult(id: open, state: .open, deduplicated: true)
         }
         try tx.insert(alert, escalation: submission.escalation)

@@ -21,17 +21,14 @@ package protocol StoreTransaction {
     mutating func close(_ alert: Alert) throws(Failure)
     /// Records that `alert`'s escalation has fired, so it never fires again.
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(Failure)
-    /// Moves when an open alert resolves by itself (``Alert/resolvesAt``).
-    mutating func setResolvesAt(_ alert: AlertID, _ at: Date) throws(Failure)
-    /// Takes a re-send's spec (its title and message; labels, severity and
-    /// dedup key are the same by its fingerprint) for an open alert sent
-    /// through Alertmanager's API (``AlertSubmission/refreshes``), as
-    /// Alertmanager keeps the newest annotations. Writes nothing when they
-    /// are the same.
-    mutating func refresh(_ alert: AlertID, spec: AlertSpec) throws(Failure)
     /// Counts a re-send folded into the open alert, seen at `at`
-    /// (``Alert/repeats``).
-    mutating func recordRepeat(_ alert: AlertID, at: Date) throws(Failure)
+    /// (``Alert/repeats``), in one write: with `resolvesAt` it moves when
+    /// the alert resolves by itself (``Alert/resolvesAt``); with `spec` it
+    /// takes the re-send's spec (its title and message; labels, severity and
+    /// dedup key are the same by its fingerprint), for an alert sent through
+    /// Alertmanager's API (``AlertSubmission/refreshes``), as Alertmanager
+    /// keeps the newest annotations.
+    mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(Failure)
     /// Queues a delivery, due at once.
     mutating func insert(_ delivery: DeliveryRecord) throws(Failure)
     /// The delivery with this id, if any.
