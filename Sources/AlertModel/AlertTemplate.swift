@@ -89,10 +89,7 @@ public struct AlertTemplate: Sendable, Equatable {
         let rest = url[authority.upperBound...]
         guard let slash = rest.firstIndex(of: "/") else { return 0 }
         let path = rest[slash...].prefix { $0 != "?" && $0 != "#" }
-        return path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().count { segment in
-            let dots = segment.replacing(#/%2e/#.ignoresCase(), with: ".")
-            return dots.count <= 2 && dots.allSatisfy { $0 == "." }
-        }
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().count { $0.isEmpty || DotSegment($0) != nil }
     }
 
     /// The placeholders of the fields `fill` would take for `builder`: a

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import AlertModel
 
 extension HandlerURL {
     /// RFC 3986's remove_dot_segments over a percent-encoded path, with
@@ -13,32 +14,18 @@ extension HandlerURL {
         var ambiguous = false
         for (i, segment) in segments.enumerated() {
             let isLast = i == segments.count - 1
-            switch dotKind(segment) {
+            switch DotSegment(segment) {
             case .current:
                 if isLast { out.append("") }
             case .parent:
                 if !out.isEmpty { out.removeLast() }
                 if isLast { out.append("") }
-            case .none:
+            case nil:
                 if isAmbiguous(segment) { ambiguous = true }
                 out.append(segment)
             }
         }
         return ("/" + out.joined(separator: "/"), ambiguous)
-    }
-
-    private enum DotKind { case current, parent, none }
-
-    private static func dotKind(_ segment: String) -> DotKind {
-        switch decodingDots(segment) {
-        case ".": .current
-        case "..": .parent
-        default: .none
-        }
-    }
-
-    private static func decodingDots(_ segment: String) -> String {
-        segment.replacing(#/%2e/#.ignoresCase(), with: ".")
     }
 
     /// A segment some server may split, or resolve, differently from us.
@@ -48,7 +35,6 @@ extension HandlerURL {
         // `..;x` is `..` to servlet containers, which drop path parameters.
         let withParameters = segment.replacing(#/%3b/#.ignoresCase(), with: ";")
         guard withParameters.contains(";") else { return false }
-        let beforeParameters = decodingDots(String(withParameters.prefix { $0 != ";" }))
-        return beforeParameters == "." || beforeParameters == ".."
+        return DotSegment(withParameters.prefix { $0 != ";" }) != nil
     }
 }
