@@ -74,8 +74,8 @@ package enum StoreRules {
     /// after a restart perhaps; false if it was no longer open.
     package static func expire<T: StoreTransaction>(_ id: AlertID, at now: Date, in tx: inout T) throws(T.Failure) -> Bool {
         guard let alert = try tx.alert(id), alert.state == .open, let due = alert.expiresAt, due <= now else { return false }
-        if case .decided = try decide(id, AlertDecision(outcome: .expired, actor: clockActor, at: due), in: &tx) { return true }
-        return false
+        _ = try close(alert, AlertDecision(outcome: .expired, actor: clockActor, at: due), in: &tx)
+        return true
     }
 
     /// Resolves an open alert whose sender stopped re-sending it: its
