@@ -142,23 +142,23 @@ public struct AlertsAPI: Sendable {
             // object, each placeholder's name), so that the template's fields
             // do not come back as problems of their own (`missing_title`,
             // `missing_template_values`, an empty path segment).
+            let template = (templateName as? String).flatMap { settings.templates[$0] }
             var values: [String: String] = [:]
-            if let rawValues {
-                let object = rawValues as? [String: Any]
-                let wrong = object.map { $0.filter { !($0.value is String) }.keys.sorted() } ?? []
-                for (name, value) in object ?? [:] { values[name] = value as? String ?? "\(value)" }
-                if object == nil, let name = templateName as? String, let template = settings.templates[name] {
-                    values = Dictionary(uniqueKeysWithValues: template.placeholders.map { ($0, $0) })
-                }
-                if object == nil || !wrong.isEmpty {
-                    let which = wrong.isEmpty ? "`values`" : wrong.map { "`values.\($0)`" }.joined(separator: ", ")
+            if let object = rawValues as? [String: Any] {
+                for (name, value) in object { values[name] = value as? String ?? "\(value)" }
+                let wrong = object.filter { !($0.value is String) }.keys.sorted()
+                if !wrong.isEmpty {
                     builder = builder.problem(AlertSpecError(
                         field: "values", code: .invalidType,
-                        message: object == nil ? "`values` must be an object of strings, one per placeholder."
-                            : "\(which) must be \(wrong.count == 1 ? "a string" : "strings"): placeholders are filled with text, such as \"97\"."))
+                        message: "\(wrong.map { "`values.\($0)`" }.joined(separator: ", ")) must be \(wrong.count == 1 ? "a string" : "strings"): "
+                            + "placeholders are filled with text, such as \"97\"."))
                 }
+            } else if rawValues != nil {
+                values = Dictionary(uniqueKeysWithValues: (template?.placeholders ?? []).map { ($0, $0) })
+                builder = builder.problem(AlertSpecError(field: "values", code: .invalidType,
+                                                         message: "`values` must be an object of strings, one per placeholder."))
             }
-            if let name = templateName as? String, let template = settings.templates[name] {
+            if let template {
                 builder = template.fill(builder, values: values)
             } else {
                 let known = settings.templates.names
