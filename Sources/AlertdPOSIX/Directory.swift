@@ -25,6 +25,21 @@ package enum Directory {
         }
     }
 
+    /// Whether this process can create entries in the directory `path`,
+    /// found by creating one (`mkdtemp(3)`) and removing it: `access(2)`
+    /// says yes to root everywhere, /proc and /sys included, where `mkdir`
+    /// then fails.
+    package static func probeCreation(in path: String) -> Result<Void, Errno> {
+        var template = Array((path.hasSuffix("/") ? path : path + "/").utf8CString.dropLast())
+        template += Array(".alertd-check-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard mkdtemp(buffer.baseAddress!) != nil else { return false }
+            rmdir(buffer.baseAddress!)
+            return true
+        }
+        return made ? .success(()) : .failure(.current)
+    }
+
     /// The names in `path`, `.` and `..` left out (`readdir(3)`).
     package static func entries(of path: String) -> Result<[String], Errno> {
         guard let dir = opendir(path) else { return .failure(.current) }

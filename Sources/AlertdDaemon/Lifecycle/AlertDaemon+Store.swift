@@ -142,7 +142,7 @@ extension AlertDaemon {
             guard status.kind == .directory else {
                 throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) is not a directory; point state_dir (or --state-dir) at a directory.")
             }
-            guard files.isWritableFile(atPath: path) else {
+            guard case .success = Directory.probeCreation(in: path) else {
                 throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) is not writable by this user; check as the user alertd runs as, or fix the directory's owner.")
             }
             return
@@ -152,8 +152,11 @@ extension AlertDaemon {
             ancestor = Directory.parent(of: ancestor)
             if ancestor.isEmpty { ancestor = "." }
         } while !files.fileExists(atPath: ancestor) && ancestor != "/" && ancestor != "."
-        guard files.isWritableFile(atPath: ancestor) else {
-            throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) does not exist and cannot be created in \(ancestor); create it, or pass --state-dir.")
+        if case .success(let status) = FileStatus.of(ancestor), status.kind != .directory {
+            throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) cannot be created: \(ancestor) is not a directory; point state_dir (or --state-dir) elsewhere.")
+        }
+        if case .failure(let error) = Directory.probeCreation(in: ancestor) {
+            throw DaemonError(code: .stateDirectory, message: "The \(role) \(path) does not exist and cannot be created in \(ancestor) (\(error)); create it, or pass --state-dir.")
         }
     }
 }

@@ -84,4 +84,22 @@ import Testing
         let good = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
         #expect(good.exitCode == 0, "\(good.stderr)")
     }
+
+    /// A state directory alertd could not make fails the check as it
+    /// would fail the start: under a file, or where mkdir fails even for
+    /// root (/proc), whatever access(2) says.
+    @Test func checkConfigFindsAStateDirectoryThatCannotBeMade() async throws {
+        let files = TemporaryDirectory()
+        try "x".write(toFile: files.path + "/plain", atomically: true, encoding: .utf8)
+        for (dir, says) in [(files.path + "/plain/state", "is not a directory"), ("/proc/alertd-check", "cannot be created in /proc")] {
+            let r = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--state-dir", dir])
+            #expect(r.exitCode == 65, "\(dir): \(r.stdout)")
+            #expect(r.stderr.contains(says), "\(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/proc/alertd-check"))
+        let fresh = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--state-dir", files.path + "/new/state"])
+        #expect(fresh.exitCode == 0, "\(fresh.stderr)")
+        // The check leaves nothing behind: neither the directory nor its probe.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.path) == ["plain"])
+    }
 }
