@@ -17,7 +17,8 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
     /// Reads and checks a template file. Every problem is reported at once.
     public static func load(from path: String) throws(TemplateFileError) -> AlertTemplateLibrary {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw TemplateFileError(path: path, problems: ["cannot read the file (does it exist, and may this user read it?)"])
+            let why = FileManager.default.fileExists(atPath: path) ? "this user may not read it" : "there is no such file"
+            throw TemplateFileError(path: path, problems: ["cannot read the template file: \(why)"])
         }
         return try parse(data, path: path)
     }

@@ -62,12 +62,19 @@ public final class JSONConfigReader {
     }
 
     /// A duration such as `"1s"`, `"10m"` or a number of seconds.
-    public func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false) -> Duration? {
+    /// `word` names the one other string the setting takes (`"forever"`),
+    /// for the message about a value that is neither.
+    public func duration(_ obj: [String: Any], _ key: String, at path: String, allowZero: Bool = false, orWord word: String? = nil) -> Duration? {
         guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
         let read: Duration
         if let s = v as? String {
-            guard let d = Self.parseDuration(s), allowZero || d > .zero else {
-                problem(join(path, key), "`\(s)` is not a duration; write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
+            guard let d = Self.parseDuration(s) else {
+                let neither = word.map { " or \"\($0)\"" } ?? ""
+                problem(join(path, key), "`\(s)` is not a duration\(neither); write e.g. \"500ms\", \"1s\", \"10m\", \"24h\"")
+                return nil
+            }
+            guard allowZero || d > .zero else {
+                problem(join(path, key), "must be more than zero")
                 return nil
             }
             read = d

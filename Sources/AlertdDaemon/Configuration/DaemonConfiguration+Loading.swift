@@ -9,10 +9,13 @@ extension DaemonConfiguration {
     public static func load(from path: String, stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
         // read(2), not FileManager: a start need not page in FileManager's
         // code (kept resident in an idle daemon) to read one file.
-        guard case .success(let bytes) = FileDescriptorReader.readFile(path) else {
-            throw ConfigurationError(source: path, problems: ["cannot read the file (does it exist, and may this user read it?)"])
+        switch FileDescriptorReader.readFile(path) {
+        case .success(let bytes):
+            return try parse(Data(bytes), source: path, stateDirectory: stateDirectory)
+        case .failure(let failure):
+            let why = if case .failed(let error) = failure { "\(error)" } else { "it is too large" }
+            throw ConfigurationError(source: path, problems: ["cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"])
         }
-        return try parse(Data(bytes), source: path, stateDirectory: stateDirectory)
     }
 
     /// Parses config JSON. Unknown keys are errors: a typo must not silently
@@ -71,7 +74,7 @@ extension DaemonConfiguration {
             if config.store.isPostgres && store["path"] != nil { r.problem("store", "give path (SQLite) or url (PostgreSQL), not both") }
             if store["retention"] as? String == "forever" {
                 config.store.retention = nil
-            } else if let d = r.duration(store, "retention", at: "store") {
+            } else if let d = r.duration(store, "retention", at: "store", orWord: "forever") {
                 config.store.retention = d
             }
         }

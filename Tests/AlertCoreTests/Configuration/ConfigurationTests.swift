@@ -42,8 +42,10 @@ import Testing
         #expect(unnamed.stateDirectory == AlertdPaths.defaultStateDirectory(environment: ProcessInfo.processInfo.environment))
         #expect(unnamed.retry.maxAttempts == 3)
         #expect(throws: ConfigurationError.self) { try DaemonConfiguration.parse(Data(#"{"state_dir": 5}"#.utf8)) }
-        for unreadable in [dir + "/missing.json", dir] {
-            #expect(throws: ConfigurationError(source: unreadable, problems: ["cannot read the file (does it exist, and may this user read it?)"])) {
+        // Why, in the C library's words: a file not there reads otherwise than a directory.
+        for (unreadable, why) in [(dir + "/missing.json", "No such file or directory"), (dir, "Is a directory")] {
+            let problem = "cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"
+            #expect(throws: ConfigurationError(source: unreadable, problems: [problem])) {
                 try DaemonConfiguration.load(from: unreadable)
             }
         }
@@ -225,8 +227,13 @@ import Testing
         for (url, shown) in [("http://alice:s3cr/et@host:99999/", "http://host:99999…"), ("https://svc:Tok3n?rest@exa mple.com/", "https://exa mple.com…"),
                              ("http://user:W6P#A?S/S@host/x", "http://host…")] {
             let p = problems(#"{"presenters": {"w": {"type": "webhook", "url": "\#(url)"}}}"#)
-            #expect(p == ["presenters.w.url: must be an http or https URL, got \"\(shown)\""], "\(p)")
+            let blank = url.contains(" ") ? " (a URL has no spaces: write one as %20)" : ""
+            #expect(p == ["presenters.w.url: must be an http or https URL, got \"\(shown)\"\(blank)"], "\(p)")
         }
+        // URLComponents takes a space; libcurl refuses it at every delivery.
+        #expect(problems(#"{"presenters": {"w": {"type": "webhook", "url": "http://a b/"}}}"#)
+                == ["presenters.w.url: must be an http or https URL, got \"http://a b…\" (a URL has no spaces: write one as %20)"])
+        #expect(problems(#"{"presenters": {"w": {"type": "webhook", "url": "http://127.0.0.1:1/a\tb"}}}"#).count == 1)
         // A store URL whose password holds a bare / would be misread by libpq, password and all.
         let slash = problems(#"{"store": {"url": "postgres://alertd:PG2/SEC2@127.0.0.1:1/db"}}"#)
         #expect(slash == ["store.url: the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F"])
@@ -237,6 +244,10 @@ import Testing
         }
         #expect(problems(#"{"retry": {"max_age": "36500d", "max_delay": 3153600000}}"#).isEmpty)
         #expect(p.contains { $0.hasPrefix("presenters.chat.timeout: `soon` is not a duration") })
+        // A duration that is zero is one, too short; a setting with a word besides durations names it.
+        #expect(problems(#"{"retry": {"max_age": "0s"}}"#) == ["retry.max_age: must be more than zero"])
+        #expect(problems(#"{"store": {"retention": "never"}}"#)
+                == [#"store.retention: `never` is not a duration or "forever"; write e.g. "500ms", "1s", "10m", "24h""#])
         #expect(p.contains { $0.hasPrefix("presenters.x.type: unknown presenter type \"pager\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].presenters[0]: no presenter named \"opz\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].match.severity[0]: unknown severity \"urgent\"") })

@@ -143,7 +143,7 @@ import Testing
             "expected an object with one key, \"templates\", mapping names to templates",
         ])) { try AlertTemplateLibrary.parse(Data(#"{"templates": {}, "extra": 1}"#.utf8)) }
         #expect(throws: TemplateFileError(path: "/nonexistent/t.json", problems: [
-            "cannot read the file (does it exist, and may this user read it?)",
+            "cannot read the template file: there is no such file",
         ])) { try AlertTemplateLibrary.load(from: "/nonexistent/t.json") }
     }
 }

@@ -22,15 +22,22 @@ extension JSONConfigReader {
         guard Self.isURL(text, schemes: schemes) else {
             let list = schemes.map { $0 + "://" }.joined(separator: " or ")
             // The value is not echoed: service URLs are often credentials.
-            problem(path, "must be a \(list) URL with a host")
+            let blank = Self.hasBlanks(text) ? ", with no spaces or control characters (write a space as %20)" : ""
+            problem(path, "must be a \(list) URL with a host\(blank)")
             return nil
         }
         return text
     }
 
-    /// Whether `text` is a URL with one of `schemes` and a host.
+    /// Whether `text` is a URL with one of `schemes` and a host. One with a
+    /// space or control character in it is not: URLComponents takes it,
+    /// libcurl refuses it at every delivery.
     public static func isURL(_ text: String, schemes: [String] = ["http", "https"]) -> Bool {
-        guard let u = URLComponents(string: text), let scheme = u.scheme?.lowercased() else { return false }
+        guard !hasBlanks(text), let u = URLComponents(string: text), let scheme = u.scheme?.lowercased() else { return false }
         return schemes.contains(scheme) && u.host?.isEmpty == false
+    }
+
+    private static func hasBlanks(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace }
     }
 }

@@ -48,13 +48,14 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         self.init()
         if let url = reader.string(object, "url", at: path) {
-            if let u = URLComponents(string: url), ["http", "https"].contains(u.scheme?.lowercased() ?? ""), u.host?.isEmpty == false {
+            if JSONConfigReader.isURL(url) {
                 self.url = url
             } else {
                 // Its origin only: the rest of a webhook URL, and its user info, are often a credential.
                 let origin = URLRedaction.originOfUnparsed(url)
                 let got = !url.contains("://") ? "text with no scheme (such as https://)" : "\"\(origin == url ? url : origin + "…")\""
-                reader.problem(path + ".url", "must be an http or https URL, got \(got)")
+                let blank = url.contains(where: \.isWhitespace) ? " (a URL has no spaces: write one as %20)" : ""
+                reader.problem(path + ".url", "must be an http or https URL, got \(got)\(blank)")
             }
         } else if object["url"] == nil {
             reader.problem(path + ".url", "is required for a webhook presenter")
