@@ -62,8 +62,9 @@ extension AlertdCommand {
                         """),
                     ManualPage.Item("SIGHUP", """
                         Reload: read the configuration file again and apply it. Presenters, routes, retries, \
-                        limits, templates, retention and the shutdown grace change at once; `api` settings and `store.path` only on \
-                        restart (alertd logs which were kept). An invalid configuration is logged and the \
+                        limits, templates, retention and the shutdown grace change at once; `api` settings, `state_dir`, \
+                        the store's place and `limits.max_body_bytes` only on restart (alertd logs which were kept). \
+                        An invalid configuration is logged and the \
                         running one kept. `systemctl reload alertd` sends it.
                         """),
                     ManualPage.Item("SIGPIPE", """

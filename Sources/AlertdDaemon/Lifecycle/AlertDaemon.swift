@@ -270,7 +270,11 @@ public final class AlertDaemon: Sendable {
         }
         // The HTTP server is made with it; the rest of `limits` applies at once.
         if old.limits.maxBodyBytes != new.limits.maxBodyBytes { warnings.append("limits.max_body_bytes changes only on restart") }
-        if old.resolvedStorePath != new.resolvedStorePath { warnings.append("store.path changes only on restart") }
+        if old.stateDirectory != new.stateDirectory {
+            warnings.append("state_dir changes only on restart (the store, its lock and the socket stay where they are)")
+        } else if old.resolvedStorePath != new.resolvedStorePath {
+            warnings.append("store.path changes only on restart")
+        }
         if old.store.url != new.store.url || old.store.urlFile != new.store.urlFile || old.store.node != new.store.node {
             warnings.append("store.url, url_file and node change only on restart")
         }
