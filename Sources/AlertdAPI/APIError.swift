@@ -52,6 +52,14 @@ extension APIError {
         message: "This API needs a bearer token over TCP: send `Authorization: Bearer <token>` (alertctl: --token-file).",
         headers: ["WWW-Authenticate": #"Bearer realm="alertd""#])
 
+    /// 401: an `Authorization` header that holds no configured token.
+    /// Same code as ``unauthorized``: a client handles both alike, a person
+    /// reading it needs to know the token was sent and refused.
+    public static let tokenRefused = APIError(
+        status: 401, code: "unauthorized",
+        message: "The bearer token sent is not one alertd has (api.token_file or api.tokens_file), or the header is not `Authorization: Bearer <token>`; check the token file alertctl reads (--token-file).",
+        headers: ["WWW-Authenticate": #"Bearer realm="alertd", error="invalid_token""#])
+
     /// 403: the caller's token lacks the scope the route needs.
     public static func scopeMissing(_ scope: APIScope, caller: APICaller) -> APIError {
         let held = caller.scopes.names

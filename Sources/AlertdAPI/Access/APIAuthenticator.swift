@@ -50,12 +50,12 @@ public final class APIAuthenticator: Sendable {
     }
 
     /// The token of an `Authorization: Bearer` header; nil without that
-    /// header, `unauthorized` when it holds no configured token.
+    /// header, `tokenRefused` when it holds no configured token.
     public func bearer(_ request: HTTPRequest) throws(APIError) -> APIToken? {
         guard let header = request.headers["Authorization"] else { return nil }
         // The scheme name is case-insensitive (RFC 9110 §11.1).
         guard header.count > 7, header.prefix(7).lowercased() == "bearer ",
-              let token = token(secret: header.dropFirst(7).trimmingSpaces()) else { throw .unauthorized }
+              let token = token(secret: header.dropFirst(7).trimmingSpaces()) else { throw .tokenRefused }
         return token
     }
 }

@@ -221,6 +221,7 @@ import Testing
         let wrong = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", wrongFile])
         #expect(wrong.exitCode == 1)
         #expect(wrong.stderr.contains("[unauthorized]"))
+        #expect(wrong.stderr.contains("The bearer token sent is not one alertd has"), "\(wrong.stderr)")
         let missing = try await daemon.alertctl(["list", "--url", daemon.baseURL, "--token-file", dir.path + "/nope"])
         #expect(missing.exitCode == 64)
         #expect(missing.stderr.hasPrefix("Error: Cannot read the token file '\(dir.path)/nope'"))
