@@ -53,6 +53,9 @@ import Testing
             #expect(error?.code == "invalid_webhook_secret", "\(secret)")
             #expect(error?.message.contains("whsec_") == true)
         }
+        // One without the prefix is not told about "the part after whsec_".
+        let bare = #expect(throws: WebhookConfigurationError.self) { try presenter("http://127.0.0.1/", secret: "hello") }
+        #expect(bare?.message.hasPrefix("The webhook secret cannot be used: it is not base64 (nor `whsec_` and base64).") == true, "\(bare?.message ?? "")")
     }
 
     @Test func deliversThePayloadIntactAndSigned() async throws {

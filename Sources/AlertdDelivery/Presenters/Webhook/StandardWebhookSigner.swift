@@ -19,7 +19,7 @@ public struct StandardWebhookSigner: Sendable {
         let encoded = secret.hasPrefix(Self.secretPrefix) ? String(secret.dropFirst(Self.secretPrefix.count)) : secret
         guard !encoded.isEmpty else { throw .invalidSecret(reason: "it is empty") }
         guard let key = Data(base64Encoded: encoded) else {
-            throw .invalidSecret(reason: "the part after `whsec_` is not valid base64")
+            throw .invalidSecret(reason: secret.hasPrefix(Self.secretPrefix) ? "the part after `whsec_` is not valid base64" : "it is not base64 (nor `whsec_` and base64)")
         }
         guard key.count >= Self.minimumKeyBytes else {
             throw .invalidSecret(reason: "it decodes to \(key.count) bytes, fewer than \(Self.minimumKeyBytes)")
