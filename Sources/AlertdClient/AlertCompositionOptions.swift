@@ -14,7 +14,8 @@ public struct AlertCompositionOptions: Sendable, Equatable {
     public static let options: [CommandOption] = [
         .value("title", short: "t", help: "The headline: what happened, in a few words."),
         .value("message", short: "m", help: "Details; may span lines. '-' reads them from standard input."),
-        .value("severity", short: "s", help: "How urgent: \(Severity.spellings). Defaults to info."),
+        .value("severity", short: "s", help: "How urgent: \(Severity.spellings). Defaults to info.",
+               suggestedValues: Severity.allCases.map(\.rawValue)),
         .repeatable("label", short: "l", valueName: "name=value", help: "A label to route and group on; repeat for more."),
         .value("confirm", valueName: "label=url", help: "The confirm action: its button label and the http(s) handler to call."),
         .value("cancel", valueName: "label=url", help: "The cancel action, as for --confirm; also called when the alert expires."),
@@ -70,7 +71,11 @@ public struct AlertCompositionOptions: Sendable, Equatable {
             guard let eq = raw.firstIndex(of: "="), eq != raw.startIndex else {
                 throw .invalidValue(raw, for: setOption, expected: "use the form name=value, e.g. host=db1.")
             }
-            templateValues[String(raw[..<eq])] = String(raw[raw.index(after: eq)...])
+            let name = String(raw[..<eq])
+            // Given twice, one would silently lose: as with a label given twice, say so.
+            guard templateValues.updateValue(String(raw[raw.index(after: eq)...]), forKey: name) == nil else {
+                throw .invalidValue(raw, for: setOption, expected: "'\(name)' is already set; give each placeholder once.")
+            }
         }
         if !templateValues.isEmpty, template == nil {
             throw .invalidCombination("'--set' fills a template's placeholders; name the template with '--template <name>'.")

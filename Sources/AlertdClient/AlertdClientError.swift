@@ -65,5 +65,16 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// A short phrase for a line after which alertctl goes on by itself
+    /// (watch reconnecting): what happened, with no advice to retry.
+    public var summary: String {
+        switch self {
+        case .transport(.connectionLost(_, let reason)): "the connection broke: \(reason)"
+        case .transport(let error): error.summary
+        case .unreachable(_, let reason): "cannot reach alertd: \(reason)"
+        default: message
+        }
+    }
+
     public var description: String { "\(message) [\(code)]" }
 }

@@ -10,7 +10,7 @@ public struct CompletionCommand: CLICommand {
             Load it in the current shell with 'source <(alertctl completion bash)', \
             or install it as /usr/share/bash-completion/completions/alertctl.
             """,
-        arguments: [CommandArgument("shell", help: "The shell to complete for; only bash is supported.")])
+        arguments: [CommandArgument("shell", help: "The shell to complete for; only bash is supported.", suggestedValues: shells)])
 
     /// The shells a script can be printed for.
     public static let shells = ["bash"]

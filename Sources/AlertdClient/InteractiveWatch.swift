@@ -87,7 +87,7 @@ package struct InteractiveWatch {
             case .stream(.connected(let resumed)):
                 say(resumed ? "reconnected to alertd" : "Watching alertd at \(client.endpoint): y confirms, n cancels, q quits.")
             case .stream(.disconnected(let error)):
-                say("lost the event stream (\(error.message)); reconnecting")
+                say("lost the event stream (\(error.summary)); reconnecting")
             case .stream(.event(let raw)):
                 if let event = AlertdEvent(raw) { await handle(event) }
             case .streamFailed(let error):

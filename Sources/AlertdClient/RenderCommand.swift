@@ -199,7 +199,9 @@ public struct RenderCommand: CLICommand {
         }
         switch outcome {
         case .delivered:
-            context.errorOutput("delivered\n")
+            // Shown here ('terminal', 'log'), there is nothing to report: the
+            // line would land in the log's own '2>file'.
+            if case .send = mode { context.errorOutput("delivered\n") }
             return .success
         case .partlyDelivered(let reason):
             // Some recipients have it: sent, as the daemon counts it, but not wholly.

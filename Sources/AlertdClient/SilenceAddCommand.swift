@@ -66,7 +66,9 @@ public struct SilenceAddCommand: CLICommand {
         }
         let rawDuration = parsed.value("duration") ?? "1h"
         guard let duration = AlertDuration(parsing: rawDuration), duration.seconds > 0 else {
-            throw .invalidValue(rawDuration, for: Self.configuration.option(named: "duration")!, expected: "a duration such as 2h or 30m.")
+            let zero = AlertDuration(parsing: rawDuration) != nil
+            throw .invalidValue(rawDuration, for: Self.configuration.option(named: "duration")!,
+                                expected: zero ? "a silence lasts more than zero; give e.g. 2h or 30m." : "a duration such as 2h or 30m.")
         }
         self.duration = duration
         guard let comment = parsed.value("comment"), !comment.trimmingSpaces().isEmpty else {

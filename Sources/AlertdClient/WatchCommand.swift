@@ -63,7 +63,7 @@ public struct WatchCommand: CLICommand {
                 case .connected(let resumed):
                     if resumed { context.errorOutput("alertctl: reconnected to alertd\n") }
                 case .disconnected(let error):
-                    context.errorOutput("alertctl: lost the event stream (\(error.message)); reconnecting\n")
+                    context.errorOutput("alertctl: lost the event stream (\(error.summary)); reconnecting\n")
                 case .event(let raw):
                     guard let event = AlertdEvent(raw) else { continue }
                     if json {

@@ -3,7 +3,8 @@ import FoundationEssentials
 /// Writes a bash completion script for a command tree, from the same
 /// ``CommandConfiguration``s the parser uses, so completion cannot drift
 /// from the commands: subcommand names, each command's options, and the
-/// values of options that have ``CommandOption/allowedValues``.
+/// values of options that have ``CommandOption/allowedValues`` or
+/// ``CommandOption/suggestedValues``, and the words arguments suggest.
 ///
 /// The script defines `_<root>` and registers it with `complete -F`. It
 /// walks the words typed so far to find the command (skipping option
@@ -91,6 +92,13 @@ public enum BashCompletion {
                 lines.append("            else")
                 lines.append("                COMPREPLY=($(compgen -W \(quote(words.joined(separator: " "))) -- \"$cur\"))")
                 lines.append("            fi ;;")
+            } else if case let offered = configuration.arguments.flatMap(\.suggestedValues), !offered.isEmpty {
+                // The arguments' words; options once a dash is typed.
+                lines.append("            if [[ $cur == -* ]]; then")
+                lines.append("                COMPREPLY=($(compgen -W \(quote(flags.joined(separator: " "))) -- \"$cur\"))")
+                lines.append("            else")
+                lines.append("                COMPREPLY=($(compgen -W \(quote(offered.joined(separator: " "))) -- \"$cur\"))")
+                lines.append("            fi ;;")
             } else {
                 lines.append("            COMPREPLY=($(compgen -W \(quote(flags.joined(separator: " "))) -- \"$cur\")) ;;")
             }
@@ -129,7 +137,7 @@ public enum BashCompletion {
     /// The completion of an option's value: its allowed values, files or
     /// directories when its placeholder says so, else nothing (free text).
     private static func valueCompletion(_ option: CommandOption) -> String {
-        let plain = option.allowedValues.filter { value in
+        let plain = (option.allowedValues.isEmpty ? option.suggestedValues : option.allowedValues).filter { value in
             !value.isEmpty && value.allSatisfy { $0.isLetter || $0.isNumber || "-_.:/+@".contains($0) }
         }
         if !plain.isEmpty {

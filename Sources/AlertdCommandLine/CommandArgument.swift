@@ -7,11 +7,14 @@ public struct CommandArgument: Sendable, Equatable {
     public let isOptional: Bool
     /// Takes every remaining positional word; only the last argument may repeat.
     public let isRepeating: Bool
+    /// Words shell completion offers for it; the command checks the value.
+    public let suggestedValues: [String]
 
-    public init(_ name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
+    public init(_ name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false, suggestedValues: [String] = []) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
         self.isRepeating = isRepeating
+        self.suggestedValues = suggestedValues
     }
 }

@@ -24,10 +24,13 @@ public struct CommandOption: Sendable, Equatable {
     public let defaultValue: String?
     /// When not empty, the only values accepted; shown in help.
     public let allowedValues: [String]
+    /// Values shell completion offers for an option whose value the command
+    /// checks itself (so its own error, among the others, says what is wrong).
+    public let suggestedValues: [String]
 
     public init(
         _ name: String, short: Character? = nil, valueName: String? = nil, help: String,
-        kind: Kind = .single, default defaultValue: String? = nil, allowedValues: [String] = []
+        kind: Kind = .single, default defaultValue: String? = nil, allowedValues: [String] = [], suggestedValues: [String] = []
     ) {
         self.name = name
         self.short = short
@@ -36,6 +39,7 @@ public struct CommandOption: Sendable, Equatable {
         self.kind = kind
         self.defaultValue = defaultValue
         self.allowedValues = allowedValues
+        self.suggestedValues = suggestedValues
     }
 
     /// An on/off option.
@@ -46,10 +50,10 @@ public struct CommandOption: Sendable, Equatable {
     /// An option that takes one value.
     public static func value(
         _ name: String, short: Character? = nil, valueName: String? = nil, help: String,
-        default defaultValue: String? = nil, allowedValues: [String] = []
+        default defaultValue: String? = nil, allowedValues: [String] = [], suggestedValues: [String] = []
     ) -> CommandOption {
         CommandOption(name, short: short, valueName: valueName, help: help, kind: .single,
-                      default: defaultValue, allowedValues: allowedValues)
+                      default: defaultValue, allowedValues: allowedValues, suggestedValues: suggestedValues)
     }
 
     /// An option that may be given many times.

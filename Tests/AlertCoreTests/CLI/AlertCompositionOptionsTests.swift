@@ -58,6 +58,10 @@ import Testing
         let (code, capture) = await validate(["--template", "t", "--set", "=x"])
         #expect(code == .usage)
         #expect(capture.errorOutput.hasPrefix("Error: The value '=x' is invalid for '--set <name=value>': use the form name=value, e.g. host=db1.\n"))
+        // Twice, one value would be dropped unseen.
+        let (twice, told) = await validate(["--template", "t", "--set", "h=1", "--set", "h=2"])
+        #expect(twice == .usage)
+        #expect(told.errorOutput.hasPrefix("Error: The value 'h=2' is invalid for '--set <name=value>': 'h' is already set; give each placeholder once.\n"), "\(told.errorOutput)")
     }
 
     @Test func templateNeedsAFile() async {

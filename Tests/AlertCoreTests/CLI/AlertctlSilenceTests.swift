@@ -104,6 +104,9 @@ import Testing
             let r = try await d.alertctl(arguments)
             #expect(r.exitCode == 64, "\(arguments): \(r.stderr)")
         }
+        let zero = try await d.alertctl(["silence", "add", "x", "-c", "why", "-d", "0s"])
+        #expect(zero.exitCode == 64)
+        #expect(zero.stderr.contains("a silence lasts more than zero"), "\(zero.stderr)")
         // alertd's own rules: a silence of everything is refused.
         let everything = try await d.alertctl(["silence", "add", "job=~.*", "-c", "why"])
         #expect(everything.exitCode == 1)

@@ -59,6 +59,11 @@ import Testing
         // `--to=` arrives as `--to`, `=` when '=' breaks words, as it does by default.
         #expect(try await complete(["alertctl", "render", "--to", "=", "l"], script: script) == ["log"])
         #expect(try await complete(["alertctl", "render", "--color", ""], script: script) == ["auto", "always", "never"])
+        // Values the command checks itself are offered too.
+        #expect(try await complete(["alertctl", "send", "--severity", ""], script: script) == ["info", "warning", "error", "critical"])
+        #expect(try await complete(["alertctl", "send", "-s", "c"], script: script) == ["critical"])
+        #expect(try await complete(["alertctl", "completion", ""], script: script) == ["bash"])
+        #expect(try await complete(["alertctl", "completion", "--"], script: script) == ["--help"])
         // A free-text value offers nothing; the word after it is an option again.
         #expect(try await complete(["alertctl", "render", "--title", ""], script: script) == [])
         #expect(try await complete(["alertctl", "render", "--title", "--to", "--col"], script: script) == ["--color"])

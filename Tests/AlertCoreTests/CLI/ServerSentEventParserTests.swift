@@ -89,6 +89,15 @@ import Testing
         #expect(AlertdClient.reconnectDelay(.seconds(30), failures: 0) == AlertdClient.maxReconnectDelay)
     }
 
+    /// The line watch prints before it reconnects says what broke, not to retry (it does).
+    @Test func aLostStreamIsToldWithoutAdvice() {
+        let lost = AlertdClientError.transport(.connectionLost(url: "http://localhost/v1/events", reason: "connection reset by peer"))
+        #expect(lost.summary == "the connection broke: connection reset by peer")
+        #expect(lost.message.contains("Retry"))
+        let down = AlertdClientError.unreachable(endpoint: .unixSocket("/run/alertd/alertd.sock"), reason: "connection refused")
+        #expect(down.summary == "cannot reach alertd: connection refused")
+    }
+
     @Test func anUnfinishedEventIsDroppedAtEndOfStreamButTheIDIsKept() {
         var parser = ServerSentEventParser()
         #expect(parser.feed(Array("id: 5\ndata: a\n\nid: 6\ndata: half".utf8)).map(\.id) == ["5"])
