@@ -54,15 +54,39 @@ public struct AlertdCommand: CLICommand {
     /// The configuration the options describe: the file (or defaults) with
     /// command-line overrides applied.
     package func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
-        var config: DaemonConfiguration
-        if let configPath {
-            config = try DaemonConfiguration.load(from: configPath, stateDirectory: stateDir)
-        } else {
-            config = stateDir.map(DaemonConfiguration.init(stateDirectory:)) ?? DaemonConfiguration()
-        }
-        if let socket { config.api.socketPath = socket }
-        if let listen { config.api.listen = listen }
+        let (config, problems) = readConfiguration()
+        guard let config, problems.isEmpty else { throw ConfigurationError(source: configPath ?? "<defaults>", problems: problems) }
         return config
+    }
+
+    /// ``loadConfiguration()`` with its problems beside what could be read
+    /// (``DaemonConfiguration/read(from:stateDirectory:)``).
+    private func readConfiguration() -> (DaemonConfiguration?, [String]) {
+        var (config, problems) = configPath.map { DaemonConfiguration.read(from: $0, stateDirectory: stateDir) }
+            ?? (stateDir.map(DaemonConfiguration.init(stateDirectory:)) ?? DaemonConfiguration(), [])
+        if let socket { config?.api.socketPath = socket }
+        if let listen { config?.api.listen = listen }
+        return (config, problems)
+    }
+
+    /// `--check-config`: every problem of the file and of building what it
+    /// describes, in one run; a typo no longer hides a missing secret file.
+    private func check(_ context: CommandContext, log: Logger) async -> ExitCode {
+        let (config, problems) = readConfiguration()
+        var lines = problems.map { "\(configPath ?? "<defaults>"): \($0)" }
+        if let config {
+            do throws(DaemonBuildError) {
+                _ = try await AlertDaemon.open(config, mode: .check, logger: log)
+            } catch {
+                lines.append(error.description)
+            }
+        }
+        guard lines.isEmpty else {
+            context.errorOutput(lines.joined(separator: "\n") + "\n")
+            return .dataError
+        }
+        context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
+        return .success
     }
 
     /// Runs the daemon on the signals in `context`; with `--check-config`,
@@ -74,22 +98,13 @@ public struct AlertdCommand: CLICommand {
         LoggingSystem.bootstrap(StreamLogHandler(format: format), level: logLevel)
         let log = Logger(label: "alertd")
 
+        if checkOnly { return await check(context, log: log) }
         var config: DaemonConfiguration
         do {
             config = try loadConfiguration()
         } catch {
             context.errorOutput(error.description + "\n")
             return .dataError
-        }
-        if checkOnly {
-            do throws(DaemonBuildError) {
-                _ = try await AlertDaemon.open(config, mode: .check, logger: log)
-            } catch {
-                context.errorOutput(error.description + "\n")
-                return .dataError
-            }
-            context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
-            return .success
         }
 
         // 8 MB at most per heap, a few heaps: kept, not returned and fetched again per request.

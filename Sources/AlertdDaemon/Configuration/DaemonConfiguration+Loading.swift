@@ -7,30 +7,48 @@ import AlertdStore
 extension DaemonConfiguration {
     /// Reads and validates a config file. Every problem is reported at once.
     public static func load(from path: String, stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
+        let (config, problems) = read(from: path, stateDirectory: stateDirectory)
+        guard let config, problems.isEmpty else { throw ConfigurationError(source: path, problems: problems) }
+        return config
+    }
+
+    /// The file's configuration with every problem found in it; the
+    /// configuration is nil when the file cannot be read or is not a JSON
+    /// object, and otherwise has what could not be read at its defaults.
+    /// `--check-config` builds that one too, so the problems only a build
+    /// finds (secret files, commands) come in the same run as a typo.
+    package static func read(from path: String, stateDirectory: String? = nil) -> (DaemonConfiguration?, [String]) {
         // read(2), not FileManager: a start need not page in FileManager's
         // code (kept resident in an idle daemon) to read one file.
         switch FileDescriptorReader.readFile(path) {
         case .success(let bytes):
-            return try parse(Data(bytes), source: path, stateDirectory: stateDirectory)
+            return read(Data(bytes), stateDirectory: stateDirectory)
         case .failure(let failure):
             let why = if case .failed(let error) = failure { "\(error)" } else { "it is too large" }
-            throw ConfigurationError(source: path, problems: ["cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"])
+            return (nil, ["cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"])
         }
     }
 
     /// Parses config JSON. Unknown keys are errors: a typo must not silently
     /// turn into a default.
     public static func parse(_ data: Data, source: String = "<config>", stateDirectory: String? = nil) throws(ConfigurationError) -> DaemonConfiguration {
+        let (config, problems) = read(data, stateDirectory: stateDirectory)
+        guard let config, problems.isEmpty else { throw ConfigurationError(source: source, problems: problems) }
+        return config
+    }
+
+    /// ``read(from:stateDirectory:)`` of bytes.
+    private static func read(_ data: Data, stateDirectory: String?) -> (DaemonConfiguration?, [String]) {
         let root: Any
         do { root = try StrictJSON.parse(data) } catch {
-            throw ConfigurationError(source: source, problems: ["not valid JSON: \(error.description)"])
+            return (nil, ["not valid JSON: \(error.description)"])
         }
         let r = JSONConfigReader()
         let top = r.object(root, at: "", allowed: [
             "state_dir", "api", "store", "presenters", "routes", "default_route", "retry", "templates", "limits", "dispatcher",
             "actions", "inhibit",
         ]) ?? [:]
-        if root as? [String: Any] == nil { throw ConfigurationError(source: source, problems: r.problems) }
+        if root as? [String: Any] == nil { return (nil, r.problems) }
 
         // The default (the working directory's) only when nothing names one.
         var config = (stateDirectory ?? r.string(top, "state_dir", at: "")).map(DaemonConfiguration.init(stateDirectory:))
@@ -150,8 +168,7 @@ extension DaemonConfiguration {
         }
 
         for problem in config.crossCheck() { r.problem("", problem) }
-        guard r.problems.isEmpty else { throw ConfigurationError(source: source, problems: r.problems) }
-        return config
+        return (config, r.problems)
     }
 
     /// Checks that need the whole file: route targets exist, names are unique.

@@ -102,4 +102,27 @@ import Testing
         // The check leaves nothing behind: neither the directory nor its probe.
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.path) == ["plain"])
     }
+
+    /// A typo in the file and what only building finds (a secret file, a
+    /// command) come in one run: fixing the typo used to show the others.
+    @Test func checkConfigReportsTheFileAndTheBuildTogether() async throws {
+        let files = TemporaryDirectory()
+        let config = files.path + "/alertd.json"
+        try #"""
+            {"retry": {"jiter": true},
+             "presenters": {"h": {"type": "webhook", "url": "http://127.0.0.1:1/", "secret_file": "/nonexistent/secret"},
+                            "e": {"type": "exec", "command": ["/nonexistent/notify"]}},
+             "default_route": {"presenters": ["h", "e"]}}
+            """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", files.path])
+        #expect(r.exitCode == 65)
+        #expect(r.stderr.contains("\(config): retry.jiter: unknown key"), "\(r.stderr)")
+        #expect(r.stderr.contains("/nonexistent/secret"), "\(r.stderr)")
+        #expect(r.stderr.contains("/nonexistent/notify"), "\(r.stderr)")
+        #expect(!r.stdout.contains("valid"))
+        // An unreadable file is the one problem: there is nothing to build.
+        let missing = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", files.path + "/nope.json"])
+        #expect(missing.exitCode == 65)
+        #expect(missing.stderr == "\(files.path)/nope.json: cannot read the configuration file: No such file or directory (check the path given to --config, and that the user alertd runs as may read it)\n")
+    }
 }
