@@ -39,10 +39,11 @@ extension PostgresAlertStore {
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
                 if orphanRoom > 0 {
+                    // Due or not: an orphan cannot be sent (see DeliveryQueue's claim).
                     due += try conn.query("""
-                        SELECT id, silenced_by, presenter FROM deliveries WHERE state = 'pending' AND next_attempt_at <= $1
-                        AND presenter <> ALL($2::text[]) LIMIT $3 FOR UPDATE SKIP LOCKED
-                        """, [.integer(nowMs), .textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken))])
+                        SELECT id, silenced_by, presenter FROM deliveries WHERE state = 'pending'
+                        AND presenter <> ALL($1::text[]) LIMIT $2 FOR UPDATE SKIP LOCKED
+                        """, [.textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken))])
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
                 let already = Set(claimable)
@@ -55,8 +56,9 @@ extension PostgresAlertStore {
                 guard let (active, inhibitions) = screening else { break }
                 var held = 0
                 for (id, heldBy, presenter) in due {
-                    // Reading the alert costs; only a silence or inhibition in play needs it.
-                    if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
+                    let known = room.keys.first(where: { $0.name == presenter })
+                    // Reading the alert costs; only a silence or inhibition in play needs it. An orphan is not screened.
+                    if known != nil && (!active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty) {
                         let row = try conn.query("SELECT alert_id, presenter, kind FROM deliveries WHERE id = $1", [.text(id)]).rows.first
                         if let row, let alert = try tx.alert(AlertID(trusted: row.text(0))),
                            try !StoreRules.screen(DeliveryID(rawValue: id), kind: StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)),
@@ -67,7 +69,7 @@ extension PostgresAlertStore {
                         }
                     }
                     claimable.append(id)
-                    if let kind = room.keys.first(where: { $0.name == presenter }) {
+                    if let kind = known {
                         room[kind, default: 0] -= 1
                         taken[presenter, default: 0] += 1
                     } else {

@@ -307,16 +307,16 @@ public final class SQLiteAlertStore: AlertStore {
 
     /// The due deliveries a page holds: per presenter as many as it has
     /// room for, oldest due first, and orphans (a presenter no longer
-    /// configured) up to `orphanRoom`.
+    /// configured) up to `orphanRoom`, due or not.
     private static func due(room: [DeliveryKind: Int], orphanRoom: Int, nowMs: Int64,
-                            in conn: SQLiteConnection) throws(SQLiteError) -> [(id: String, heldBy: String?)] {
-        var ids: [(id: String, heldBy: String?)] = []
+                            in conn: SQLiteConnection) throws(SQLiteError) -> [(id: String, heldBy: String?, orphan: Bool)] {
+        var ids: [(id: String, heldBy: String?, orphan: Bool)] = []
         let due = try conn.statement("""
             SELECT id, silenced_by FROM deliveries WHERE state = 'pending' AND presenter = ? AND next_attempt_at <= ?
             ORDER BY next_attempt_at LIMIT ?
             """)
         for (kind, slots) in room.sorted(by: { $0.key < $1.key }) where slots > 0 {
-            ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { ($0.text(0), $0.optionalText(1)) }
+            ids += try due.query([.text(kind.name), .integer(nowMs), .integer(Int64(slots))]) { ($0.text(0), $0.optionalText(1), false) }
         }
         if orphanRoom > 0 {
             let known = room.keys.map(\.name).sorted()
@@ -324,11 +324,11 @@ public final class SQLiteAlertStore: AlertStore {
             let orphans = try conn.statement("""
                 \(Self.pendingPresenters)
                 SELECT d.id, d.silenced_by FROM pending_presenters p
-                JOIN deliveries d ON d.state = 'pending' AND d.presenter = p.name AND d.next_attempt_at <= ?
+                JOIN deliveries d ON d.state = 'pending' AND d.presenter = p.name
                 WHERE p.name IS NOT NULL AND p.name NOT IN (\(placeholders)) LIMIT ?
                 """)
-            ids += try orphans.query([.integer(nowMs)] + known.map(SQLiteValue.text) + [.integer(Int64(orphanRoom))]) {
-                ($0.text(0), $0.optionalText(1))
+            ids += try orphans.query(known.map(SQLiteValue.text) + [.integer(Int64(orphanRoom))]) {
+                ($0.text(0), $0.optionalText(1), true)
             }
         }
         return ids
@@ -341,7 +341,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// Screens and claims one page of due deliveries; also says how many a
     /// silence or an inhibition held instead. `screening` is read by the
     /// first page and kept for the claim's others.
-    private static func claimPage(_ ids: [(id: String, heldBy: String?)], now: Date, inhibitRules: [InhibitRule],
+    private static func claimPage(_ ids: [(id: String, heldBy: String?, orphan: Bool)], now: Date, inhibitRules: [InhibitRule],
                               screening: inout Screening?, sources: InhibitionSources, snapshots: GroupSnapshotCache,
                               in conn: SQLiteConnection) throws(SQLiteError)
         -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)], held: Int) {
@@ -359,9 +359,10 @@ public final class SQLiteAlertStore: AlertStore {
             let alertRow = try conn.statement("SELECT \(StoreCoding.alertColumns) FROM alerts WHERE id = ?")
             var out: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)] = []
             var held = 0
-            for (id, heldBy) in ids {
+            for (id, heldBy, orphan) in ids {
                 // Decoding the alert costs; only a silence in play needs it.
-                if !active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty {
+                // An orphan is not: it cannot be sent (see DeliveryQueue's claim).
+                if !orphan && (!active.isEmpty || heldBy != nil || !inhibitions.sources.isEmpty) {
                     let rows = try screened.query([.text(id)]) { row in
                         (AlertID(trusted: row.text(0)), StoreCoding.deliveryKind(category: row.text(2), name: row.text(1)))
                     }

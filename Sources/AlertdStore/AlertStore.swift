@@ -52,9 +52,12 @@ public protocol DeliveryQueue: Sendable {
     /// counts the attempt, and returns them with their alerts. A delivery an
     /// active silence matches is held back instead, by
     /// ``StoreRules/screen(_:kind:heldBy:of:silences:inhibitions:now:in:)``,
-    /// and so is one an open alert inhibits by one of `inhibitRules`. Due
-    /// deliveries of kinds missing from `capacity` are returned too (up to
-    /// `orphanLimit`) so the caller can settle them.
+    /// and so is one an open alert inhibits by one of `inhibitRules`.
+    /// Pending deliveries of kinds missing from `capacity` (orphans: their
+    /// presenter is gone) are returned too, up to `orphanLimit`, due or not
+    /// and unscreened, so the caller can settle them: none can be sent, and
+    /// one left for a retry or a silence to end would wait for a sweep that
+    /// comes only after a reload.
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                             inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery]
 

@@ -51,16 +51,17 @@ public actor InMemoryAlertStore: AlertStore {
 
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                                    inhibitRules: [InhibitRule]) -> [ClaimedDelivery] {
+        // Orphans (kinds not in `capacity`) due or not.
         let due = state.deliveries.values
-            .filter { $0.state == .pending && ($0.nextAttemptAt ?? .distantFuture) <= now }
-            .sorted { ($0.nextAttemptAt!, $0.id) < ($1.nextAttemptAt!, $1.id) }
+            .filter { $0.state == .pending && (($0.nextAttemptAt ?? .distantFuture) <= now || capacity[$0.kind] == nil) }
+            .sorted { ($0.nextAttemptAt ?? .distantPast, $0.id) < ($1.nextAttemptAt ?? .distantPast, $1.id) }
         var used: [DeliveryKind: Int] = [:]
         var orphans = 0
         var out: [ClaimedDelivery] = []
         let active = state.silences.values.filter { $0.isActive(at: now) }
         let inhibitions = Inhibitions(rules: inhibitRules, openAlerts: inhibitRules.isEmpty ? [] : Array(state.alerts.values))
         for d in due {
-            if capacity[d.kind].map({ used[d.kind, default: 0] < $0 }) ?? (orphans < orphanLimit),
+            if capacity[d.kind].map({ used[d.kind, default: 0] < $0 }) ?? false,
                !StoreRules.screen(d.id, kind: d.kind, heldBy: d.silencedBy, of: state.alerts[d.alertID]!, silences: active,
                                    inhibitions: inhibitions, now: now, in: &state) {
                 continue

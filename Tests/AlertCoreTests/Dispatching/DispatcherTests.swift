@@ -385,6 +385,27 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await store.record(id: id)?.deliveries.first?.lastError == "presenter \"removed\" is not configured")
     }
 
+    /// A retry waiting when a reload takes its presenter out is settled
+    /// dead by the sweep after the reload, not when it comes due: the sweep
+    /// found nothing due and stopped, and the retry stayed pending for good.
+    @Test func aRetryWaitingForAPresenterAReloadRemovedBecomesDead() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", script: [.retryableFailure(reason: "down")])
+        var retry = fastRetry()
+        retry.initialDelay = .seconds(30)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: retry, idleTick: .milliseconds(20))
+        let run = Task { await dispatcher.run() }
+        let id = try await submit(store, presenters: ["hook"])
+        dispatcher.wake()
+        try await waitUntil { await store.record(id: id)?.deliveries.first.map { $0.state == .pending && $0.attempts == 1 } ?? false }
+        await dispatcher.reconfigure(presenters: PresenterSet([]), retry: retry)
+        try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .dead }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await store.record(id: id)?.deliveries.first?.lastError == "presenter \"hook\" is not configured")
+    }
+
     /// An alert made `at`, in one group (route `r`, `alertname=A`, or
     /// `group`) told to `presenters` 30 s after it forms, changes a minute apart.
     func submitGrouped(_ store: any AlertStore, presenters: [String], at: Date, group: String = "A") async throws -> Alert {

@@ -210,9 +210,9 @@ import Testing
         #expect(try await store.nextDueTime(after: now.addingTimeInterval(60)) == nil)
         let soonest = try #require(try await store.nextDueTime(after: nil))
         #expect(abs(soonest.timeIntervalSince(now) + 5) < 0.01)
-        // An orphan (a presenter no longer configured) is found among the known ones.
+        // Orphans (a presenter no longer configured) are found among the known ones, due or not.
         let orphans = try await store.claimDueDeliveries(now: now, capacity: [.presenter("a"): 0, .presenter("c"): 0], orphanLimit: 5)
-        #expect(orphans.map(\.delivery.presenter) == ["b"])
+        #expect(orphans.map(\.delivery.presenter) == ["b", "b"])
         let conn = try SQLiteConnection(path: path)
         let plan = try conn.withLock { c throws(SQLiteError) in
             try c.statement("EXPLAIN QUERY PLAN " + SQLiteAlertStore.nextDue).query([.integer(0)]) { $0.text(3) }

@@ -380,6 +380,27 @@ import Testing
         #expect(claimed.filter { $0.delivery.presenter == "gone" }.count == 3)
     }
 
+    /// An orphan waiting for a retry, or held by a silence, is returned
+    /// at once: it can never be sent, and the dispatcher sweeps for orphans
+    /// only after a start or a reload, so one left until it was due stayed
+    /// pending for good.
+    @Test(arguments: StoreBackend.allCases) func orphansAreReturnedDueOrNotAndUnscreened(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        _ = try await store.saveSilence(try silence(#"alertname="Held""#, from: now.addingTimeInterval(-1), for: 600), replacing: nil, now: now)
+        let waiting = Alert(spec: try spec("w"), at: now)
+        let held = Alert(spec: try spec("h", labels: ["alertname": "Held"]), at: now)
+        _ = try await store.submit([AlertSubmission(alert: waiting, presenters: ["gone"]), AlertSubmission(alert: held, presenters: ["gone"])])
+        // The first one fails and waits a minute for its retry.
+        let first = try await store.claimDueDeliveries(now: now, capacity: [.presenter("gone"): 1], orphanLimit: 0)
+        #expect(first.map(\.alert.id) == [waiting.id])
+        try await store.settle([DeliverySettlement(deliveryID: first[0].delivery.id, result: .retry(at: now.addingTimeInterval(60), error: "down"))])
+        // The presenter is gone: both come back now, the one a silence held too.
+        let orphans = try await store.claimDueDeliveries(now: now.addingTimeInterval(0.01), capacity: [.presenter("other"): 4], orphanLimit: 8)
+        #expect(Set(orphans.map(\.alert.id)) == [waiting.id, held.id])
+        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(0.02), capacity: [.presenter("other"): 4], orphanLimit: 8).isEmpty)
+    }
+
     @Test(arguments: StoreBackend.allCases) func replayMakesDeadDeliveriesPendingAgain(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let alert = Alert(spec: try spec())
