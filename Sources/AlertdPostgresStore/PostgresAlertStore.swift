@@ -175,6 +175,15 @@ public final class PostgresAlertStore: AlertStore {
         }
     }
 
+    public func extendLapses(from start: Date) async throws(StoreError) -> Int {
+        try await writer.write { session throws(PostgresError) in
+            try session.conn.query("""
+                UPDATE alerts SET resolves_at = resolves_at + ($1 - COALESCE(last_seen_at, created_at))
+                WHERE state = 'open' AND resolves_at IS NOT NULL AND COALESCE(last_seen_at, created_at) < $1
+                """, [.integer(StoreCoding.millis(start))]).affected
+        }
+    }
+
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
         try await pool.run("Reading expiries") { conn throws(PostgresError) -> Int64? in
             try conn.scalar("""

@@ -737,6 +737,16 @@ public final class SQLiteAlertStore: AlertStore {
         FROM pending_presenters WHERE name IS NOT NULL
         """
 
+    public func extendLapses(from start: Date) async throws(StoreError) -> Int {
+        try await writer.write { conn throws(SQLiteError) in
+            try conn.statement("""
+                UPDATE alerts INDEXED BY alerts_lapse SET resolves_at = resolves_at + (?1 - COALESCE(last_seen_at, created_at))
+                WHERE state = 'open' AND resolves_at IS NOT NULL AND COALESCE(last_seen_at, created_at) < ?1
+                """).run([.integer(StoreCoding.millis(start))])
+            return conn.changes
+        }
+    }
+
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
         try await readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in
             // INDEXED BY: left alone, the planner picks alerts_state and walks

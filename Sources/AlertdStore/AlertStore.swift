@@ -174,6 +174,14 @@ public protocol MaintenanceStore: Sendable {
     /// When the next expiry or escalation is due, if any is pending.
     func nextMaintenanceTime() async throws(StoreError) -> Date?
 
+    /// Gives every open alert that resolves by the clock (a sender's
+    /// `endsAt`) the window its sender gave it once more, counted from
+    /// `start`: until `start` plus its `resolves_at` less when it was last
+    /// sent. A sender's re-sends fail while alertd is down, so without this
+    /// a start after a few minutes away resolved every alert still firing,
+    /// and opened each again at the next re-send. Returns how many moved.
+    func extendLapses(from start: Date) async throws(StoreError) -> Int
+
     /// Deletes up to `limit` alerts closed before `cutoff` whose deliveries
     /// are all settled and that no group still has to tell of (a member
     /// leaves its group once told it closed; pruned before, the group would

@@ -208,6 +208,18 @@ public actor InMemoryAlertStore: AlertStore {
         return report
     }
 
+    public func extendLapses(from start: Date) -> Int {
+        var moved = 0
+        for (id, alert) in state.alerts where alert.state == .open {
+            guard let resolves = alert.resolvesAt else { continue }
+            let lastSent = alert.repeats?.lastSeenAt ?? alert.createdAt
+            guard start > lastSent else { continue }
+            state.alerts[id]?.resolvesAt = resolves.addingTimeInterval(start.timeIntervalSince(lastSent))
+            moved += 1
+        }
+        return moved
+    }
+
     public func nextMaintenanceTime() -> Date? {
         let open = state.alerts.values.filter { $0.state == .open }
         let expiries = open.compactMap(\.expiresAt) + open.compactMap(\.resolvesAt)

@@ -66,6 +66,7 @@ public actor MaintenanceService: Service {
     /// Runs rounds until asked to stop or cancelled: nothing it does needs
     /// finishing, since an interrupted round is simply done again.
     public func run() async {
+        await extendLapses()
         await rounds.run {
             nextLook.withLock { $0 = .distantFuture }
             let wait = await nextWait(afterWork: await round())
@@ -75,6 +76,23 @@ public actor MaintenanceService: Service {
     }
 
     public func shutdownGracefully() { rounds.stop() }
+
+    /// At start, before any round: senders that re-send (Prometheus through
+    /// the Alertmanager API) get their window again to reach alertd, which
+    /// may have been down (``MaintenanceStore/extendLapses(from:)``).
+    /// Alertmanager, which keeps no alerts across a restart, never resolves
+    /// one for its own absence either.
+    private func extendLapses() async {
+        do {
+            let moved = try await store.extendLapses(from: Date())
+            if moved > 0 {
+                log.info("alerts that resolve when their sender stops re-sending wait for a re-send first", ["count": "\(moved)"])
+            }
+        } catch {
+            log.warning("could not give re-sent alerts their window after the start; those whose senders could not reach alertd meanwhile may resolve now",
+                        ["error": "\(error)"])
+        }
+    }
 
     /// One round: prune if it is time, then expire, resolve and escalate what is due.
     /// True when it changed anything.

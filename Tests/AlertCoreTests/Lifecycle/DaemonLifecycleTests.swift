@@ -109,6 +109,39 @@ import Glibc
         #expect(sinkA.entries.count == 2)
     }
 
+    /// alertd's own absence resolves nothing its senders still fire: an
+    /// alert whose `endsAt` passed while alertd was down gets its window
+    /// again from the start, for the sender's next re-send; it resolves
+    /// only when that window passes with none.
+    @Test func aStartAfterDowntimeWaitsForAReSendBeforeResolving() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        func post() async throws {
+            let ends = UTCTimestamp.iso8601(Date().addingTimeInterval(2))
+            #expect(try await d.request("POST", "/api/v2/alerts", json: [["labels": ["alertname": "StillFiring"], "endsAt": ends]]).status == 200)
+        }
+        // Every alert of the name: one resolved and another opened by the re-send would be two.
+        func state() async throws -> [String] {
+            let r = try await d.request("GET", "/v1/alerts?label=alertname=StillFiring")
+            let alerts = (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["alerts"] as? [[String: Any]]
+            return alerts?.compactMap { $0["state"] as? String } ?? []
+        }
+        try await post()
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        try await Task.sleep(for: .seconds(3))
+        try await d.start()
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await state() == ["open"], "\(d.log)")
+        #expect(d.log.contains("wait for a re-send first"))
+        // The sender re-sends in its window: still the same alert, still open.
+        try await post()
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(try await state() == ["open"])
+        // It stops: the alert resolves once its last endsAt passes.
+        #expect(try await eventually(.seconds(5), every: .milliseconds(100)) { try await state() == ["resolved"] })
+    }
+
     /// What the HTTP server is made with stays until a restart, and the
     /// log says so: a reload used to report success and keep it silently.
     @Test func aReloadSaysWhichSettingsWaitForARestart() async throws {

@@ -74,4 +74,34 @@ extension StoreConformanceTests {
             #expect(later.first?.id == together.last?.id)
         }
     }
+
+    /// After alertd was down, each alert that resolves by the clock gets
+    /// its sender's window again from the start (its `resolves_at` less
+    /// when it was last sent), so a sender whose re-sends failed meanwhile
+    /// can reach it before it resolves.
+    @Test(arguments: StoreBackend.allCases) func aStartGivesResentAlertsTheirWindowAgain(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let t = Date(timeIntervalSince1970: 1_800_000_000)
+        func sent(_ key: String, at offset: Double, ends: Double?) throws -> AlertSubmission {
+            let spec = try AlertSpec.Builder().title(key).dedupKey(key).build().get()
+            return AlertSubmission(alert: Alert(spec: spec, at: t.addingTimeInterval(offset), resolvesAt: ends.map { t.addingTimeInterval($0) }),
+                                   presenters: [], refreshes: true)
+        }
+        let once = try sent("once", at: 0, ends: 60)
+        let resent = try sent("resent", at: 0, ends: 60)
+        let forever = try sent("forever", at: 0, ends: nil)
+        let closed = try sent("closed", at: 0, ends: 60)
+        _ = try await store.submit([once, resent, forever, closed])
+        _ = try await store.submit([try sent("resent", at: 30, ends: 90)])
+        _ = try await store.decide(closed.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: t.addingTimeInterval(40)))
+
+        // Back at t+200, after every one of them lapsed.
+        #expect(try await store.extendLapses(from: t.addingTimeInterval(200)) == 2)
+        #expect(try await store.record(id: once.alert.id)?.alert.resolvesAt == t.addingTimeInterval(260))
+        #expect(try await store.record(id: resent.alert.id)?.alert.resolvesAt == t.addingTimeInterval(260))
+        #expect(try await store.record(id: forever.alert.id)?.alert.resolvesAt == nil)
+        #expect(try await store.record(id: closed.alert.id)?.alert.state == .resolved)
+        #expect(try await store.runMaintenance(now: t.addingTimeInterval(259)).resolved.isEmpty)
+        #expect(Set(try await store.runMaintenance(now: t.addingTimeInterval(260)).resolved) == [once.alert.id, resent.alert.id])
+    }
 }
