@@ -66,18 +66,29 @@ public enum TextPolicy {
     /// text from outside that is shown rather than refused, such as a
     /// service's error message in a delivery's `last_error`.
     public static func replacingRefused(in text: String, _ kind: Kind) -> String {
+        mappingRefused(in: text, kind) { _ in "\u{FFFD}" }
+    }
+
+    /// `text` with each character the policy refuses in one line written as
+    /// its code point (`<U+202E>`): for quoting what a sender sent back to
+    /// them in an error, where it must not act on the reader's screen either.
+    public static func spellingRefused(in text: String) -> String {
+        mappingRefused(in: text, .line) { "<\(codePoint($0))>" }
+    }
+
+    private static func mappingRefused(in text: String, _ kind: Kind, _ shown: (Unicode.Scalar) -> String) -> String {
         guard firstRefused(in: text, kind) != nil else { return text }
-        var out = String.UnicodeScalarView()
+        var out = ""
         var previous: Unicode.Scalar?
         var iterator = text.unicodeScalars.makeIterator()
         var current = iterator.next()
         while let s = current {
             let next = iterator.next()
-            out.append(reason(s, previous: previous, next: next, kind) == nil ? s : "\u{FFFD}")
+            if reason(s, previous: previous, next: next, kind) == nil { out.unicodeScalars.append(s) } else { out += shown(s) }
             previous = s
             current = next
         }
-        return String(out)
+        return out
     }
 
     /// The problem to report for `field`, or nil when the text passes.

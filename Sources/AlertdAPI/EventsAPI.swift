@@ -43,8 +43,10 @@ public struct EventsAPI: Sendable {
             since = try await APIError.storeCall(await store.lastEventSequence())
             announce = "id: \(since)\n"
         } else {
-            guard let given = Int64(raw.trimmingSpaces()), given >= 0 else {
-                throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(raw)`.")
+            // Digits only, as docs/API.md says: Int64 would take `+5` too.
+            let text = raw.trimmingSpaces()
+            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let given = Int64(text) else {
+                throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(TextPolicy.spellingRefused(in: raw))`.")
             }
             // An id past the newest is another store's (wiped, or restored
             // from a backup): waiting for this one's ids to pass it would

@@ -52,8 +52,15 @@ package enum RFC3339 {
         // A day past its month's end (`02-30`) would be read as a day of the next.
         guard UTCTimestamp.civil(daysSinceEpoch: Int64(days)).month == Int64(month) else { return nil }
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        // Past the last millisecond of 9999 (after an offset, a leap second
+        // or rounding to the millisecond alertd keeps) the year has five
+        // digits when written back, which Go and amtool cannot read.
+        guard (seconds * 1000).rounded() <= lastMillisecond else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
+
+    /// 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    private static let lastMillisecond = 253_402_300_799_999.0
 
     /// Whether `date` is Go's zero time (or earlier): no time at all.
     package static func isUnset(_ date: Date) -> Bool { date <= goZero }

@@ -43,7 +43,9 @@ package struct AlertmanagerAlert: Sendable, Equatable {
 
     /// `{alertname="DiskFull", instance="db1"}`, for messages.
     package var labelsDescription: String {
-        "{" + labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ", ") + "}"
+        // Quoted back to the sender: what the policy refuses is spelled, not sent raw into a terminal.
+        "{" + labels.sorted { $0.key < $1.key }.map { "\(TextPolicy.spellingRefused(in: $0.key))=\"\(TextPolicy.spellingRefused(in: $0.value))\"" }
+            .joined(separator: ", ") + "}"
     }
 
     /// Reads one alert (one element of an array) from `reader`; unknown
@@ -92,8 +94,13 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             guard let labels = try labels.get(), !labels.isEmpty else {
                 throw Problem("has no labels; an alert needs at least one, such as alertname")
             }
-            return .success(AlertmanagerAlert(labels: labels, annotations: try annotations.get() ?? [:], startsAt: try startsAt.get(),
-                                              endsAt: try endsAt.get(), generatorURL: try generatorURL.get(), status: try status.get()))
+            let (starts, ends) = (try startsAt.get(), try endsAt.get())
+            // As Alertmanager refuses it ("start time must be before end time"); Go's zero time is no time.
+            if let starts, let ends, !RFC3339.isUnset(starts), !RFC3339.isUnset(ends), ends < starts {
+                throw Problem("has `endsAt` before `startsAt`: an alert cannot end before it starts")
+            }
+            return .success(AlertmanagerAlert(labels: labels, annotations: try annotations.get() ?? [:], startsAt: starts,
+                                              endsAt: ends, generatorURL: try generatorURL.get(), status: try status.get()))
         } catch {
             return .failure(error)
         }

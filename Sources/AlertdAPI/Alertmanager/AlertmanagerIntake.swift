@@ -127,7 +127,8 @@ package struct AlertmanagerIntake: Sendable {
     package static func refusal(_ outcome: Outcome, of total: Int) -> APIError {
         let shown = outcome.problems.prefix(5).joined(separator: "; ")
         let more = outcome.problems.count > 5 ? "; and \(outcome.problems.count - 5) more" : ""
+        let list = shown + more
         return APIError(status: 400, code: "invalid_alert",
-                        message: "\(outcome.problems.count) of \(total) alerts were refused (the others were taken): \(shown)\(more).")
+                        message: "\(outcome.problems.count) of \(total) alerts were refused (the others were taken): \(list)\(list.hasSuffix(".") ? "" : ".")")
     }
 }

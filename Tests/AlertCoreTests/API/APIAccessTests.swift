@@ -82,6 +82,15 @@ import Testing
         }
     }
 
+    /// An event id is digits (docs/API.md); `+5` and `-0` are refused, not read as numbers.
+    @Test func anEventIdIsDigitsOnly() async throws {
+        for since in ["%2B5", "-0", "5x", "", "0x10"] {
+            let response = await Self.router.handle(APIFixture.request("GET", "/v1/events?since=\(since)"))
+            #expect(response.status == 400, "\(since)")
+            #expect(APIFixture.errorCode(response) == "invalid_query", "\(since)")
+        }
+    }
+
     @Test func openRoutesNeedNoBearerToken() async throws {
         #expect(await Self.router.handle(APIFixture.request("GET", "/v1/health", as: .tcp())).status == 200)
         #expect(await Self.router.handle(APIFixture.request("HEAD", "/v1/health", as: .tcp())).status == 200)

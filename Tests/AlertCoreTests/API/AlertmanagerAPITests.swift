@@ -74,7 +74,8 @@ import Testing
 
     @Test func aResolvedAlertResolvesTheOpenOneAndOpensNothing() async throws {
         _ = await post("/api/v2/alerts", "[\(Self.diskFull)]")
-        let resolved = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: "2020-01-01T00:00:00Z")
+        // Ended after it started (Alertmanager refuses the other way round), and before now.
+        let resolved = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: "2026-05-06T00:00:00Z")
         #expect(await post("/api/v2/alerts", "[\(resolved)]").status == 200)
         #expect(try await openAlerts().isEmpty)
         let all = await store.alerts(matching: AlertQuery(limit: 10)).alerts
@@ -125,6 +126,11 @@ import Testing
         #expect(text.contains("bad-name"))
         #expect(try await openAlerts().map(\.spec.title) == ["Good"])
         #expect(message(await post("/api/v2/alerts", "{}")) != nil)
+        // The refused label set is quoted back with what would act on a terminal spelled out, in one sentence.
+        let bidi = try #require(message(await post("/api/v2/alerts", #"[{"labels": {"alertname": "x", "v": "a\u202eb\u001b[2J"}}]"#)))
+        #expect(bidi.contains(#"v="a<U+202E>b<U+001B>[2J""#), "\(bidi)")
+        #expect(!bidi.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x1B })
+        #expect(bidi.hasSuffix(").") && !bidi.hasSuffix(".."), "\(bidi)")
         let unauthorized = await post("/api/v2/alerts", "[]", as: .tcp())
         #expect(unauthorized.status == 401)
         #expect(message(unauthorized)?.contains("bearer token") == true)
@@ -342,6 +348,10 @@ import Testing
         #expect(await refusal(#"{"name": "job", "value": "x"}"#, by: "").0 == 400)
         #expect(await refusal(#"{"name": "job", "value": "x"}"#, end: "2020-01-01T00:00:01Z").1?.contains("past") == true)
         #expect(await refusal(#"{"name": "job-name", "value": "x"}"#).0 == 400)
+        // An end past 9999 would be listed with a five-digit year, and amtool could list no silence.
+        let late = await refusal(#"{"name": "job", "value": "x"}"#, end: "9999-12-31T23:59:59.9999999Z")
+        #expect(late.0 == 400)
+        #expect(late.1?.contains("`endsAt` must be an RFC 3339 time") == true, "\(late.1 ?? "")")
     }
 
     @Test func theWebhookReceiverOpensAndResolvesByFingerprint() async throws {
@@ -391,6 +401,11 @@ import Testing
             (#"[{"startsAt": "soon", "labels": {}}]"#, "alert 0 has no labels"),
             (#"[{"labels": {"a": "1"}, "endsAt": "soon", "startsAt": "later"}]"#, "alert 0 has `startsAt` that is not an RFC 3339 time"),
             (#"[{"labels": {"a": "1"}, "generatorURL": 5}]"#, "alert 0 has `generatorURL` that is not a string"),
+            // As Alertmanager: "start time must be before end time".
+            (#"[{"labels": {"a": "1"}, "startsAt": "2030-01-01T00:00:00Z", "endsAt": "2029-01-01T00:00:00Z"}]"#,
+             "alert 0 has `endsAt` before `startsAt`: an alert cannot end before it starts"),
+            (#"[{"labels": {"a": "1"}, "endsAt": "10000-01-01T00:00:00Z"}]"#, "alert 0 has `endsAt` that is not an RFC 3339 time"),
+            (#"[{"labels": {"a": "1"}, "endsAt": "9999-12-31T23:59:59.9999999Z"}]"#, "alert 0 has `endsAt` that is not an RFC 3339 time"),
             (#"[{"labels": {"a": "1"}, "status": "pending"}]"#, "alert 0 has `status` that is neither firing nor resolved"),
             (#"[{"labels": {"a": "1"}}, "x"]"#, "alert 1 is not an object"),
         ]
@@ -482,6 +497,11 @@ import Testing
                     "2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-05-05T12:00:00+99:99",
                     "2026-05-05T12:00:00+24:00", "2026-05-05T12:00:00-00:60"] {
             #expect(RFC3339.parse(bad) == nil, "\(bad)")
+        }
+        // Nothing past 9999: written back it would have a five-digit year, which amtool cannot read.
+        #expect(RFC3339.parse("9999-12-31T23:59:59.999Z") != nil)
+        for late in ["9999-12-31T23:59:59.9999Z", "9999-12-31T23:30:00-01:00", "9999-12-31T23:59:60Z"] {
+            #expect(RFC3339.parse(late) == nil, "\(late)")
         }
         #expect(LabelFingerprint([:]).description == "cbf29ce484222325")
     }
