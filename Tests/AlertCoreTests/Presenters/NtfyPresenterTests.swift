@@ -112,9 +112,12 @@ import Testing
         #expect(NtfyPresenterConfiguration.split(topicURL: "https://ntfy.sh/mytopic")! == ("https://ntfy.sh/", "mytopic"))
         #expect(NtfyPresenterConfiguration.split(topicURL: "http://127.0.0.1:8080/ntfy/alerts_1")! == ("http://127.0.0.1:8080/ntfy/", "alerts_1"))
         #expect(ServiceFixtures.read(NtfyPresenterConfiguration.self, ["url": "https://ntfy.sh/a"]).1.isEmpty)
-        for url in ["https://ntfy.sh/", "https://ntfy.sh/bad topic", "https://ntfy.sh/t?x=1"] {
+        for url in ["https://ntfy.sh/", "https://ntfy.sh/bad-topic!", "https://ntfy.sh/t?x=1"] {
             #expect(ServiceFixtures.read(NtfyPresenterConfiguration.self, ["url": url]).1.first?.hasPrefix("presenters.p.url: must end in the topic") == true, "\(url)")
         }
+        // A space is no URL at all, in any presenter's url.
+        #expect(ServiceFixtures.read(NtfyPresenterConfiguration.self, ["url": "https://ntfy.sh/bad topic"]).1
+            == ["presenters.p.url: must be a http:// or https:// URL with a host, with no spaces or control characters (write a space as %20)"])
         #expect(ServiceFixtures.read(NtfyPresenterConfiguration.self, ["url": "https://ntfy.sh/a", "username": "u"]).1
             == ["presenters.p: give username and password (or password_file) together"])
         #expect(ServiceFixtures.read(NtfyPresenterConfiguration.self, ["url": "https://ntfy.sh/a", "token": "t", "username": "u", "password": "p"]).1
