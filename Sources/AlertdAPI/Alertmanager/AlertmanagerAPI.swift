@@ -108,7 +108,7 @@ public struct AlertmanagerAPI: Sendable {
         // every open alert is read, the sources among them.
         var work = FilterWork(limit: filterStepLimit)
         let open = try await openAlerts(labels: filters.compactMap(Self.storeFilter)) { alert throws(APIError) in
-            try await work.allMatch(filters, Self.shownLabels(alert))
+            try await work.allMatch(filters, AlertmanagerView(alert).labels)
         }
         let inhibitions: Inhibitions = if settings.inhibitRules.isEmpty {
             .none
@@ -122,25 +122,22 @@ public struct AlertmanagerAPI: Sendable {
             // Thousands of alerts would hold a thread of the cooperative
             // pool for tens of milliseconds, with every request behind it.
             if n > 0, n.isMultiple(of: APIRepresentation.elementsAtOnce) { await Task.yield() }
-            var labels = alert.spec.labels
-            let generatorURL = labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
+            let view = AlertmanagerView(alert)
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
             let silencedBy = silenced.silencing(alert.spec.labels).map(\.id.rawValue)
-            let inhibitedBy = inhibitions.source(inhibiting: alert).map { [Self.fingerprint($0)] } ?? []
+            let inhibitedBy = inhibitions.source(inhibiting: alert).map { [AlertmanagerView($0).fingerprint] } ?? []
             let suppressed = !silencedBy.isEmpty || !inhibitedBy.isEmpty
             // Alertmanager's filter: each flag set to false drops the alerts in that state.
             if !suppressed && !flags["active"]! || !silencedBy.isEmpty && !flags["silenced"]!
                 || !inhibitedBy.isEmpty && !flags["inhibited"]! { continue }
-            var annotations = ["summary": alert.spec.title]
-            if let message = alert.spec.message { annotations["description"] = message }
             out.append((plan, AlertmanagerRepresentation.Alert(
-                labels: labels, annotations: annotations, startsAt: alert.createdAt, endsAt: Self.endsAt(alert),
-                updatedAt: alert.updatedAt, fingerprint: Self.fingerprint(alert),
+                labels: view.labels, annotations: view.annotations, startsAt: view.startsAt, endsAt: view.endsAt,
+                updatedAt: alert.updatedAt, fingerprint: view.fingerprint,
                 receivers: receivers.map { .init(name: $0) },
                 status: .init(state: suppressed ? .suppressed : .active, silencedBy: silencedBy, inhibitedBy: inhibitedBy),
-                generatorURL: generatorURL)))
+                generatorURL: view.generatorURL)))
         }
         return out
     }
@@ -196,24 +193,10 @@ public struct AlertmanagerAPI: Sendable {
         return APIRepresentation.json(names.map { AlertmanagerRepresentation.Alert.Receiver(name: $0) })
     }
 
-    /// An alert's fingerprint as Alertmanager computes it: over its labels,
-    /// without the generator URL alertd keeps among them.
-    private static func fingerprint(_ alert: Alert) -> String {
-        LabelFingerprint(shownLabels(alert)).description
-    }
-
-    /// An alert's labels as Alertmanager shows them: without the generator
-    /// URL alertd keeps among them.
-    private static func shownLabels(_ alert: Alert) -> [String: String] {
-        var labels = alert.spec.labels
-        labels.removeValue(forKey: AlertmanagerAlert.generatorURLLabel)
-        return labels
-    }
-
     /// A matcher the store can apply itself (``LabelMatcher/requiredLabel``),
     /// unless it names the generator URL, which is not among the labels shown.
     private static func storeFilter(_ matcher: LabelMatcher) -> (String, String)? {
-        guard let label = matcher.requiredLabel, label.name != AlertmanagerAlert.generatorURLLabel else { return nil }
+        guard let label = matcher.requiredLabel, label.name != AlertmanagerView.generatorURLLabel else { return nil }
         return label
     }
 
@@ -267,12 +250,5 @@ public struct AlertmanagerAPI: Sendable {
             throw SilenceError(.invalidMatcher, "The request has more than \(maxFilters) `filter` matchers; send at most \(maxFilters).")
         }
         return matchers
-    }
-
-    /// When the alert ends by itself, as Alertmanager says it: the sooner of
-    /// its expiry and its `resolves_at` (the last `endsAt` its sender sent),
-    /// else Go's zero time.
-    static func endsAt(_ alert: Alert) -> Date {
-        [alert.expiresAt, alert.resolvesAt].compactMap { $0 }.min() ?? RFC3339.goZero
     }
 }

@@ -18,10 +18,6 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     package var generatorURL: String?
     package var status: Status?
 
-    /// The label alertd keeps the generator URL in; it is not part of the
-    /// fingerprint, and the Alertmanager API shows it as `generatorURL` again.
-    package static let generatorURLLabel = "generator_url"
-
     package init(labels: [String: String], annotations: [String: String] = [:], startsAt: Date? = nil, endsAt: Date? = nil,
                  generatorURL: String? = nil, status: Status? = nil) {
         self.labels = labels
@@ -44,8 +40,7 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     /// `{alertname="DiskFull", instance="db1"}`, for messages.
     package var labelsDescription: String {
         // Quoted back to the sender: what the policy refuses is spelled, not sent raw into a terminal.
-        "{" + labels.sorted { $0.key < $1.key }.map { "\(TextPolicy.spellingRefused(in: $0.key))=\"\(TextPolicy.spellingRefused(in: $0.value))\"" }
-            .joined(separator: ", ") + "}"
+        AlertmanagerView.text(of: Dictionary(labels.map { (TextPolicy.spellingRefused(in: $0.key), TextPolicy.spellingRefused(in: $0.value)) }) { a, _ in a })
     }
 
     /// Reads one alert (one element of an array) from `reader`; unknown
@@ -165,10 +160,10 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         var labels = self.labels
         // Only while it fits: Prometheus sends a generator URL with every
         // alert, and an alert at the label limit must not be refused for it.
-        if let generatorURL, labels[Self.generatorURLLabel] == nil, labels.count < limits.maxLabels,
+        if let generatorURL, labels[AlertmanagerView.generatorURLLabel] == nil, labels.count < limits.maxLabels,
            generatorURL.unicodeScalars.count <= limits.maxLabelValueLength,
            TextPolicy.firstRefused(in: generatorURL, .line) == nil {
-            labels[Self.generatorURLLabel] = generatorURL
+            labels[AlertmanagerView.generatorURLLabel] = generatorURL
         }
         builder = builder.labels(labels)
         var parts: [String] = []

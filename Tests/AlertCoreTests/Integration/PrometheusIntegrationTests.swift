@@ -355,4 +355,78 @@ import Glibc
         #expect(events(pager).allSatisfy { $0.key == open["id"] as? String && $0.ok })
         await alertmanager.stop()
     }
+
+    /// A webhook in Alertmanager's format sends what Alertmanager's own
+    /// webhook sends for the same alert, grouped alike: both to one
+    /// receiver, held side by side, key for key, firing and then resolved.
+    @Test func aWebhookInAlertmanagersFormatSendsWhatAlertmanagerSends() async throws {
+        let receiver = try ServiceReceiver { _ in [] }
+        let d = try TestDaemon(config: [
+            "presenters": ["bridge": ["type": "webhook", "url": receiver.base + "/alertd", "format": "alertmanager",
+                                      "external_url": "https://alertd.example"]],
+            "routes": [["name": "team", "match": ["labels": ["team": "db"]], "presenters": ["bridge"], "group_by": ["alertname"],
+                        "group_wait": "1s", "group_interval": "1s"]],
+            "default_route": ["presenters": [String]()],
+        ])
+        try await d.start()
+        let port = try TestDaemon.freePort()
+        try """
+            route:
+              receiver: bridge
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+            receivers:
+              - name: bridge
+                webhook_configs:
+                  - url: \(receiver.base)/am
+            """.write(toFile: dir.path + "/alertmanager.yml", atomically: true, encoding: .utf8)
+        let alertmanager = try ExternalProgram("prometheus-alertmanager", [
+            "--config.file=\(dir.path)/alertmanager.yml", "--storage.path=\(dir.path)/am",
+            "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
+        ], logPath: dir.path + "/alertmanager.log")
+        defer { alertmanager.signal(SIGKILL) }
+        let am = "http://127.0.0.1:\(port)"
+        try await alertmanager.waitUntilReady(am + "/-/ready")
+
+        let alert = #"{"labels": {"alertname": "DiskFull", "instance": "db1", "team": "db"}, "annotations": {"summary": "Disk full on db1", "description": "/var is at 99%"}, "generatorURL": "http://prometheus.example/graph?g0.expr=up""#
+        func send(_ body: String) async throws {
+            #expect(try await ExternalProgram.send("POST", am + "/api/v2/alerts", json: body).status == 200)
+            #expect(try await d.request("POST", "/api/v2/alerts", body: Data(body.utf8), headers: ["Content-Type": "application/json"]).status == 200)
+        }
+        // Equal as JSON, whatever the order of keys.
+        func same(_ a: Any?, _ b: Any?) -> Bool {
+            func text(_ v: Any?) -> Data? { try? JSONSerialization.data(withJSONObject: [v ?? NSNull()], options: .sortedKeys) }
+            return text(a) != nil && text(a) == text(b)
+        }
+        func bodies(_ path: String) -> [[String: Any]] { receiver.received.filter { $0.request.path == path }.map(\.json) }
+        func compare(_ status: String) throws {
+            let (theirs, ours) = (try #require(bodies("/am").last), try #require(bodies("/alertd").last))
+            #expect(Set(ours.keys) == Set(theirs.keys), "\(ours.keys.sorted()) against \(theirs.keys.sorted())")
+            for key in ["version", "status", "receiver", "groupLabels", "commonLabels", "commonAnnotations", "truncatedAlerts"] {
+                #expect(same(ours[key], theirs[key]), "\(key): \(ours[key] ?? "nil") against \(theirs[key] ?? "nil")")
+            }
+            #expect(ours["status"] as? String == status)
+            // The route is in alertd's key; the group's labels close both.
+            #expect((ours["groupKey"] as? String)?.hasSuffix(#":{alertname="DiskFull"}"#) == true, "\(ours["groupKey"] ?? "")")
+            #expect((theirs["groupKey"] as? String)?.hasSuffix(#":{alertname="DiskFull"}"#) == true, "\(theirs["groupKey"] ?? "")")
+            #expect(ours["externalURL"] as? String == "https://alertd.example")
+            let (their, our) = (try #require((theirs["alerts"] as? [[String: Any]])?.first), try #require((ours["alerts"] as? [[String: Any]])?.first))
+            #expect(Set(our.keys) == Set(their.keys), "\(our.keys.sorted()) against \(their.keys.sorted())")
+            for key in ["status", "labels", "annotations", "generatorURL", "fingerprint"] {
+                #expect(same(our[key], their[key]), "alerts[0].\(key): \(our[key] ?? "nil") against \(their[key] ?? "nil")")
+            }
+            for key in ["startsAt", "endsAt"] { #expect((our[key] as? String).flatMap(RFC3339.parse) != nil, "\(key): \(our[key] ?? "nil")") }
+        }
+
+        try await send("[\(alert)}]")
+        #expect(await receiver.wait(for: 2, timeout: .seconds(30)), "alertmanager log:\n\(alertmanager.log)\nalertd log:\n\(d.log)")
+        try compare("firing")
+        try await send("[\(alert), \"endsAt\": \"\(UTCTimestamp.iso8601(Date()))\"}]")
+        #expect(await receiver.wait(for: 4, timeout: .seconds(30)), "alertmanager log:\n\(alertmanager.log)\nalertd log:\n\(d.log)")
+        try compare("resolved")
+        #expect(bodies("/am").count == 2 && bodies("/alertd").count == 2)
+        await alertmanager.stop()
+    }
 }

@@ -47,6 +47,50 @@ import Testing
         #expect(!signer.verify(signatureHeader: signature, id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_331, body: body))
     }
 
+    /// Alertmanager's body: an alert on its own is a group of one keyed by
+    /// all its labels; its follow-up lists it resolved, ended when it closed.
+    @Test func alertmanagersBodyShowsAnAlertAsAlertmanagerDoes() throws {
+        let spec = try AlertSpec.Builder().title("Disk full on db1").message("/var is at 98%")
+            .labels(["host": "db1", "env": "prod", "generator_url": "http://prometheus.example/graph"])
+            .expires(after: .minutes(30)).build().get()
+        var alert = Alert(spec: spec, at: Date(timeIntervalSince1970: 1_719_835_200.123))
+        let firing = try #require(try JSONSerialization.jsonObject(
+            with: AlertmanagerWebhookPayload(alert: alert, receiver: "bridge", externalURL: "https://alertd.example").encoded()) as? [String: Any])
+        #expect(J(firing)["version"].string == "4")
+        #expect(J(firing)["status"].string == "firing")
+        #expect(J(firing)["receiver"].string == "bridge")
+        #expect(J(firing)["groupKey"].string == #"{}:{env="prod", host="db1"}"#)
+        #expect(J(firing)["groupLabels"].object as? [String: String] == ["env": "prod", "host": "db1"])
+        #expect(J(firing)["commonLabels"].object as? [String: String] == ["env": "prod", "host": "db1"])
+        #expect(J(firing)["commonAnnotations"].object as? [String: String] == ["summary": "Disk full on db1", "description": "/var is at 98%"])
+        #expect(J(firing)["truncatedAlerts"].int == 0)
+        let shown = J(firing)["alerts"][0]
+        #expect(shown["labels"].object as? [String: String] == ["env": "prod", "host": "db1"])
+        #expect(shown["generatorURL"].string == "http://prometheus.example/graph")
+        #expect(shown["fingerprint"].string == LabelFingerprint(["env": "prod", "host": "db1"]).description)
+        #expect(shown["startsAt"].string == "2024-07-01T12:00:00.123Z")
+        // Its expiry is its end.
+        #expect(shown["endsAt"].string == "2024-07-01T12:30:00.123Z")
+
+        alert.state = .resolved
+        alert.decision = AlertDecision(outcome: .resolved, actor: "alertmanager-api", at: Date(timeIntervalSince1970: 1_719_835_500))
+        let resolved = try #require(try JSONSerialization.jsonObject(
+            with: AlertmanagerWebhookPayload(alert: alert, receiver: "bridge", externalURL: "").encoded()) as? [String: Any])
+        #expect(J(resolved)["status"].string == "resolved")
+        #expect(J(resolved)["alerts"][0]["status"].string == "resolved")
+        #expect(J(resolved)["alerts"][0]["endsAt"].string == "2024-07-01T12:05:00.000Z")
+        #expect(AlertmanagerWebhookPayload.common([["a": "1", "b": "2"], ["a": "1", "b": "3"], ["a": "1"]]) == ["a": "1"])
+    }
+
+    @Test func theFormatIsChecked() {
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "alertmanager",
+                                                                          "external_url": "https://alertd.example"]).1.isEmpty)
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "xml"]).1
+            == [#"presenters.p.format: must be one of "alertd", "alertmanager", got "xml""#])
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "external_url": "https://a.example"]).1
+            == [#"presenters.p.external_url: is only for "format": "alertmanager""#])
+    }
+
     @Test func rejectsUnusableSecrets() {
         for secret in ["whsec_", "whsec_not base64!", "whsec_c2hvcnQ="] {
             let error = #expect(throws: WebhookConfigurationError.self) { try presenter("http://127.0.0.1/", secret: secret) }

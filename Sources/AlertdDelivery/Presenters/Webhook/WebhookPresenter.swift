@@ -3,7 +3,8 @@ import AlertModel
 import AlertdCurl
 import AlertdHTTP
 
-/// Presents alerts by POSTing a ``WebhookPayload`` to a URL, signed per
+/// Presents alerts by POSTing a ``WebhookPayload`` (or, with `"format":
+/// "alertmanager"`, an ``AlertmanagerWebhookPayload``) to a URL, signed per
 /// Standard Webhooks when a secret is configured.
 ///
 /// It makes one attempt and judges it: 2xx is delivered; 408, 429, 5xx and
@@ -37,17 +38,17 @@ public struct WebhookPresenter: AlertPresenter {
     public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
         let body: Data
         do {
-            body = try WebhookPayload(alert: alert, delivery: delivery).encoded()
+            body = try configuration.body(of: alert, delivery: delivery, receiver: name)
         } catch {
             return .permanentFailure(reason: "cannot encode alert \(alert.id) as JSON: \(error)")
         }
         return await post(body, delivery: delivery)
     }
 
-    /// A group notification as a ``WebhookGroupPayload``, signed the same
-    /// way. A webhook has no threads.
+    /// A group notification as a ``WebhookGroupPayload`` (or Alertmanager's
+    /// body), signed the same way. A webhook has no threads.
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
-        GroupPresentationOutcome(outcome: await post(WebhookGroupPayload(notification, delivery: delivery).encoded(), delivery: delivery))
+        GroupPresentationOutcome(outcome: await post(configuration.body(of: notification, delivery: delivery, receiver: name), delivery: delivery))
     }
 
     private func post(_ body: Data, delivery: DeliveryContext) async -> PresentationOutcome {

@@ -20,6 +20,12 @@ public struct WebhookPresenterConfiguration: Sendable, Equatable {
     /// A file holding the secret, read when the presenter is made, so the
     /// config file itself can stay world-readable.
     public var secretFile: String?
+    /// alertd's body, or Alertmanager's for receivers written for it.
+    public var format: WebhookPayloadFormat = .alertd
+    /// The `externalURL` of Alertmanager's body (Alertmanager puts its own
+    /// URL there; receivers build links from it): alertd's `api.public_url`,
+    /// or empty.
+    public var externalURL: String = ""
 
     public init(
         url: String = "", secret: String? = nil, connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(10),
@@ -36,7 +42,7 @@ public struct WebhookPresenterConfiguration: Sendable, Equatable {
 
 extension WebhookPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "webhook"
-    public static let keys = ["url", "secret", "secret_file", "connect_timeout", "timeout", "headers"]
+    public static let keys = ["url", "secret", "secret_file", "connect_timeout", "timeout", "headers", "format", "external_url"]
     /// 64 in flight: 10,000 alerts to one receiver took 802–908 ms with 16
     /// against 564–741 ms with 64, at more CPU per delivery, since each
     /// attempt's turn through the dispatcher and the client waits on the one
@@ -68,6 +74,15 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
         if secret != nil && secretFile != nil { reader.problem(path, "give secret or secret_file, not both") }
         if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
         if let d = reader.duration(object, "timeout", at: path) { timeout = d }
+        if let f = reader.string(object, "format", at: path) {
+            if let known = WebhookPayloadFormat(rawValue: f) { format = known } else {
+                reader.problem(path + ".format", "must be one of \(WebhookPayloadFormat.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \"\(f)\"")
+            }
+        }
+        if let e = reader.string(object, "external_url", at: path) {
+            if format != .alertmanager { reader.problem(path + ".external_url", "is only for \"format\": \"alertmanager\"") }
+            externalURL = reader.checkedURL(e, at: path + ".external_url") ?? ""
+        }
         if let h = reader.stringMap(object, "headers", at: path) {
             headers = h
             for (name, value) in h.sorted(by: { $0.key < $1.key }) {
@@ -94,11 +109,28 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
-        preview((try? WebhookPayload(alert: alert, delivery: delivery).encoded()) ?? Data(), delivery: delivery)
+        preview((try? body(of: alert, delivery: delivery, receiver: "render")) ?? Data(), delivery: delivery)
     }
 
     public func preview(of notification: AlertGroupNotification, delivery: DeliveryContext) -> PresenterPreview? {
-        preview(WebhookGroupPayload(notification, delivery: delivery).encoded(), delivery: delivery)
+        preview(body(of: notification, delivery: delivery, receiver: "render"), delivery: delivery)
+    }
+
+    /// What is POSTed for `alert`, in this presenter's format; `receiver`
+    /// is the presenter's name, which Alertmanager's body carries.
+    func body(of alert: Alert, delivery: DeliveryContext, receiver: String) throws -> Data {
+        switch format {
+        case .alertd: try WebhookPayload(alert: alert, delivery: delivery).encoded()
+        case .alertmanager: AlertmanagerWebhookPayload(alert: alert, receiver: receiver, externalURL: externalURL).encoded()
+        }
+    }
+
+    /// What is POSTed for a group notification, in this presenter's format.
+    func body(of notification: AlertGroupNotification, delivery: DeliveryContext, receiver: String) -> Data {
+        switch format {
+        case .alertd: WebhookGroupPayload(notification, delivery: delivery).encoded()
+        case .alertmanager: AlertmanagerWebhookPayload(notification, receiver: receiver, externalURL: externalURL).encoded()
+        }
     }
 
     private func preview(_ body: Data, delivery: DeliveryContext) -> PresenterPreview {

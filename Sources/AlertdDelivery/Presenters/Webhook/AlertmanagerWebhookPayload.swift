@@ -1,0 +1,90 @@
+import FoundationEssentials
+import AlertModel
+
+/// Alertmanager's webhook body (version 4), for a receiver written for
+/// Alertmanager: its bridges to chat, its incident tools, its own
+/// `webhook` receivers. Each alert is shown as Alertmanager's API shows it
+/// (``AlertmanagerView``).
+///
+/// ```json
+/// {
+///   "version": "4", "groupKey": "{}/{route=\"disk\"}:{alertname=\"DiskFull\"}", "truncatedAlerts": 0,
+///   "status": "firing", "receiver": "team-hook",
+///   "groupLabels": {"alertname": "DiskFull"}, "commonLabels": {…}, "commonAnnotations": {…},
+///   "externalURL": "https://alertd.example",
+///   "alerts": [{"status": "firing", "labels": {…}, "annotations": {"summary": "…"}, "startsAt": "…",
+///               "endsAt": "0001-01-01T00:00:00Z", "generatorURL": "…", "fingerprint": "2a83cb32c4427b17"}]
+/// }
+/// ```
+/// A group notification lists its firing alerts and those closed since the
+/// last one, as `resolved`; an alert delivered on its own is a group of
+/// one, keyed by all its labels, as Alertmanager's `group_by: ['...']`
+/// keys it, and its follow-up says it `resolved`. `status` is `firing`
+/// while any alert listed fires.
+public struct AlertmanagerWebhookPayload: Sendable {
+    /// Alertmanager's webhook version this body follows.
+    public static let version = "4"
+
+    let receiver: String
+    let groupKey: String
+    let groupLabels: [String: String]
+    let alerts: [(view: AlertmanagerView, firing: Bool)]
+    let externalURL: String
+
+    /// `alert` on its own, or its follow-up once it closed.
+    public init(alert: Alert, receiver: String, externalURL: String) {
+        let view = AlertmanagerView(alert)
+        self.receiver = receiver
+        groupLabels = view.labels
+        groupKey = "{}:" + AlertmanagerView.text(of: view.labels)
+        alerts = [(view, alert.state == .open)]
+        self.externalURL = externalURL
+    }
+
+    /// A group notification: what fires, then what closed since the last.
+    public init(_ notification: AlertGroupNotification, receiver: String, externalURL: String) {
+        self.receiver = receiver
+        groupLabels = Dictionary(notification.groupLabels.map { ($0.name, $0.value) }) { a, _ in a }
+        // The route in the key, as Alertmanager's route path is: two routes grouping alike are two groups.
+        groupKey = "{}/{route=\(JSONObject.quoted(notification.route))}:" + AlertmanagerView.text(of: groupLabels)
+        alerts = notification.firing.map { (AlertmanagerView($0), true) } + notification.closed.map { (AlertmanagerView($0), false) }
+        self.externalURL = externalURL
+    }
+
+    /// The JSON bytes, through the one JSON writer, keys sorted.
+    public func encoded() -> Data {
+        var o = JSONObject(capacity: 512 + 512 * alerts.count)
+        o.objects("alerts", alerts) { a, item in
+            let (view, firing) = item
+            a.strings("annotations", view.annotations)
+            a.string("endsAt", Self.timestamp(view.endsAt))
+            a.string("fingerprint", view.fingerprint)
+            a.string("generatorURL", view.generatorURL ?? "")
+            a.strings("labels", view.labels)
+            a.string("startsAt", Self.timestamp(view.startsAt))
+            a.string("status", firing ? "firing" : "resolved")
+        }
+        o.strings("commonAnnotations", Self.common(alerts.map(\.view.annotations)))
+        o.strings("commonLabels", Self.common(alerts.map(\.view.labels)))
+        o.string("externalURL", externalURL)
+        o.string("groupKey", groupKey)
+        o.strings("groupLabels", groupLabels)
+        o.string("receiver", receiver)
+        o.string("status", alerts.contains(where: \.firing) ? "firing" : "resolved")
+        o.int("truncatedAlerts", 0)
+        o.string("version", Self.version)
+        return o.jsonData
+    }
+
+    /// The pairs every one of `maps` has, as Alertmanager's `commonLabels`.
+    static func common(_ maps: [[String: String]]) -> [String: String] {
+        guard var out = maps.first else { return [:] }
+        for map in maps.dropFirst() { out = out.filter { map[$0.key] == $0.value } }
+        return out
+    }
+
+    /// RFC 3339 in UTC with milliseconds, as Go's zero time too: `0001-01-01T00:00:00Z` stays that.
+    static func timestamp(_ date: Date) -> String {
+        RFC3339.isUnset(date) ? "0001-01-01T00:00:00Z" : UTCTimestamp.iso8601(date)
+    }
+}
