@@ -306,11 +306,28 @@ import Glibc
         #expect(try await alerts(d, "label=instance=db2").first?["silenced_by"] as? [String] == afterImport)
     }
 
+    /// A real Alertmanager with `config`, on a port of its own, ready; and its base URL.
+    func startAlertmanager(_ config: String) async throws -> (ExternalProgram, String) {
+        let port = try TestDaemon.freePort()
+        try config.write(toFile: dir.path + "/alertmanager.yml", atomically: true, encoding: .utf8)
+        let alertmanager = try ExternalProgram("prometheus-alertmanager", [
+            "--config.file=\(dir.path)/alertmanager.yml", "--storage.path=\(dir.path)/am",
+            "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
+        ], logPath: dir.path + "/alertmanager.log")
+        let am = "http://127.0.0.1:\(port)"
+        do {
+            try await alertmanager.waitUntilReady(am + "/-/ready")
+        } catch {
+            alertmanager.signal(SIGKILL)
+            throw error
+        }
+        return (alertmanager, am)
+    }
+
     @Test func anAlertmanagerWebhookReceiverOpensAndResolvesAlerts() async throws {
         let pager = try pagerDuty()
         let d = try await daemon(pager: pager)
         let sink = TestPresenterLog(d)
-        let port = try TestDaemon.freePort()
         let config = """
             route:
               receiver: alertd
@@ -320,14 +337,8 @@ import Glibc
               repeat_interval: 1h
 
             """ + (try docs.snippet("alertmanager-receiver", replacements(d)))
-        try config.write(toFile: dir.path + "/alertmanager.yml", atomically: true, encoding: .utf8)
-        let alertmanager = try ExternalProgram("prometheus-alertmanager", [
-            "--config.file=\(dir.path)/alertmanager.yml", "--storage.path=\(dir.path)/am",
-            "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
-        ], logPath: dir.path + "/alertmanager.log")
+        let (alertmanager, am) = try await startAlertmanager(config)
         defer { alertmanager.signal(SIGKILL) }
-        let am = "http://127.0.0.1:\(port)"
-        try await alertmanager.waitUntilReady(am + "/-/ready")
 
         let alert = #"{"labels": {"alertname": "DiskFull", "instance": "db1", "severity": "error"}, "annotations": {"summary": "Disk full on db1"}"#
         #expect(try await ExternalProgram.send("POST", am + "/api/v2/alerts", json: "[\(alert)}]").status == 200)
@@ -369,8 +380,7 @@ import Glibc
             "default_route": ["presenters": [String]()],
         ])
         try await d.start()
-        let port = try TestDaemon.freePort()
-        try """
+        let (alertmanager, am) = try await startAlertmanager("""
             route:
               receiver: bridge
               group_by: [alertname]
@@ -381,14 +391,8 @@ import Glibc
               - name: bridge
                 webhook_configs:
                   - url: \(receiver.base)/am
-            """.write(toFile: dir.path + "/alertmanager.yml", atomically: true, encoding: .utf8)
-        let alertmanager = try ExternalProgram("prometheus-alertmanager", [
-            "--config.file=\(dir.path)/alertmanager.yml", "--storage.path=\(dir.path)/am",
-            "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=",
-        ], logPath: dir.path + "/alertmanager.log")
+            """)
         defer { alertmanager.signal(SIGKILL) }
-        let am = "http://127.0.0.1:\(port)"
-        try await alertmanager.waitUntilReady(am + "/-/ready")
 
         let alert = #"{"labels": {"alertname": "DiskFull", "instance": "db1", "team": "db"}, "annotations": {"summary": "Disk full on db1", "description": "/var is at 99%"}, "generatorURL": "http://prometheus.example/graph?g0.expr=up""#
         func send(_ body: String) async throws {
