@@ -89,6 +89,11 @@ import Testing
             == [#"presenters.p.format: must be one of "alertd", "alertmanager", got "xml""#])
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "external_url": "https://a.example"]).1
             == [#"presenters.p.external_url: is only for "format": "alertmanager""#])
+        // Headers alertd sets itself are refused, not dropped unseen.
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/",
+                                                                          "headers": ["content-type": "text/plain", "Webhook-Id": "x", "X-Team": "ops"]]).1
+            == ["presenters.p.headers: `Webhook-Id` is set by alertd on every request and cannot be replaced; leave it out",
+                "presenters.p.headers: `content-type` is set by alertd on every request and cannot be replaced; leave it out"])
     }
 
     @Test func rejectsUnusableSecrets() {
