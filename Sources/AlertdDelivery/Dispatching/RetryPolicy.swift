@@ -31,9 +31,10 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// What to record after a failed attempt: retry at some time, or give up.
-    /// `retryAfter` is the receiver's own hint and wins over the backoff,
-    /// but never brings a retry sooner than `initialDelay`: a receiver that
-    /// says `Retry-After: 0` would otherwise be hammered for `maxAge`.
+    /// `retryAfter` is the receiver's own hint and wins over the backoff
+    /// when it asks for more than `initialDelay`; one that asks for less
+    /// (`Retry-After: 0`, a date past) says nothing, and the backoff goes
+    /// on: taken as `initialDelay`, it retried every second for `maxAge`.
     public func settle(
         reason: String, retryable: Bool, retryAfter: Duration?, attempt: Int, createdAt: Date, now: Date,
         random: (Double) -> Double = { Double.random(in: 0...$0) }
@@ -43,8 +44,9 @@ public struct RetryPolicy: Sendable, Equatable {
             return .dead(error: "\(reason) (gave up after \(attempt) attempts)")
         }
         let delay: Double
+        let retryAfter = retryAfter.flatMap { $0 > initialDelay ? $0 : nil }
         if let retryAfter {
-            delay = max(retryAfter.seconds, initialDelay.seconds)
+            delay = retryAfter.seconds
         } else {
             let full = backoff(afterAttempt: attempt).seconds
             delay = jitter ? random(full) : full

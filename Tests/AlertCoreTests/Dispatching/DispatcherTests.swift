@@ -660,14 +660,21 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(j == .retry(at: created.addingTimeInterval(2), error: "x"))
     }
 
-    @Test func retryAfterZeroWaitsTheFirstDelayAndAWaitPastMaxAgeSaysSo() {
+    @Test func retryAfterZeroLeavesTheBackoffAndAWaitPastMaxAgeSaysSo() {
         var policy = RetryPolicy()
         policy.initialDelay = .seconds(2)
         policy.maxAge = .seconds(3600)
+        policy.jitter = false
         let created = Date()
-        // Retry-After: 0 would be a hot loop; the first delay is the floor.
-        #expect(policy.settle(reason: "429", retryable: true, retryAfter: .zero, attempt: 5, createdAt: created, now: created)
-            == .retry(at: created.addingTimeInterval(2), error: "429"))
+        // Retry-After: 0 (or no more than the first delay) says nothing: the backoff goes on, 2 s × 2⁴.
+        // Taken as the first delay, it retried every 2 s for max_age.
+        for wait in [Duration.zero, .seconds(2)] {
+            #expect(policy.settle(reason: "429", retryable: true, retryAfter: wait, attempt: 5, createdAt: created, now: created)
+                == .retry(at: created.addingTimeInterval(32), error: "429"), "\(wait)")
+        }
+        // One asking for more is the wait.
+        #expect(policy.settle(reason: "429", retryable: true, retryAfter: .seconds(3), attempt: 5, createdAt: created, now: created)
+            == .retry(at: created.addingTimeInterval(3), error: "429"))
         // A wait beyond max_age dead-letters, saying the receiver's wait is why.
         let far = policy.settle(reason: "429", retryable: true, retryAfter: .seconds(7200), attempt: 1, createdAt: created, now: created)
         guard case .dead(let why) = far else { Issue.record("expected dead: \(far)"); return }
