@@ -47,7 +47,7 @@ public struct ChildProcessResult: Sendable, Equatable {
     }
 
     public var termination: Termination
-    /// Standard output and standard error, interleaved as written, up to the limit.
+    /// Standard output and standard error, interleaved as written: the last of them, up to the limit.
     public var output: Data
     /// True when it wrote more than the limit; the rest was read and dropped.
     public var outputTruncated: Bool
@@ -204,9 +204,12 @@ final class ChildRun: Sendable {
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if n > 0 {
-                    let room = max(0, maxOutputBytes - collected.count)
-                    collected.append(contentsOf: buffer[..<min(n, room)])
-                    if n > room { truncated = true }
+                    // The last of it is kept: a program puts why it failed at the end.
+                    collected.append(contentsOf: buffer[..<n])
+                    if collected.count > maxOutputBytes {
+                        collected.removeFirst(collected.count - maxOutputBytes)
+                        truncated = true
+                    }
                     continue
                 }
                 if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
@@ -246,6 +249,9 @@ final class ChildRun: Sendable {
             }
         }
         if let killedFor {
+            // What left its process group (`setsid`) is found by ancestry,
+            // while the program still runs to hold its descendants together.
+            for descendant in ProcessTree.descendants(of: pid) { kill(descendant, SIGKILL) }
             kill(-pid, SIGKILL)
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}

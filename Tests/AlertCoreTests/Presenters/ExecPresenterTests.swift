@@ -67,6 +67,10 @@ import Glibc
         let killed = try script("killed", "kill -TERM $$")
         #expect(try await presenter(["command": [killed]]).present(alert, delivery: ServiceFixtures.delivery)
             == .permanentFailure(reason: "exec: \(killed) was killed by signal 15"))
+        // Much output: the end, where a program says why it failed, is what the reason keeps.
+        let chatty = try script("chatty", "head -c 100000 /dev/zero | tr '\\0' x; echo; echo 'fatal: no route to pager'; exit 3")
+        let said = try await presenter(["command": [chatty]]).present(alert, delivery: ServiceFixtures.delivery)
+        #expect(said.reason?.hasSuffix("xxx | fatal: no route to pager") == true, "\(said.reason ?? "")")
         // A bare name is looked up on PATH.
         #expect(try await presenter(["command": ["true"]]).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
         #expect(try await presenter(["command": ["false"]]).present(alert, delivery: ServiceFixtures.delivery)
@@ -74,20 +78,23 @@ import Glibc
     }
 
     @Test func aProgramPastItsTimeIsKilledWithWhatItStartedAndRetried() async throws {
-        let slow = try script("slow", #"sleep 30 & echo $! > "$1/child"; echo started; wait"#)
+        // One child in its process group, one that left it for a session of its own.
+        let slow = try script("slow", #"sleep 30 & echo $! > "$1/child"; setsid sleep 31 & echo $! > "$1/session"; echo started; wait"#)
         let p = try presenter(["command": [slow, dir.path], "timeout": "300ms"])
         let start = ContinuousClock.now
         let outcome = await p.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
         #expect(ContinuousClock.now - start < .seconds(5))
         #expect(outcome == .retryableFailure(reason: "exec: \(slow) did not finish within 300ms and was killed: started"))
-        let child = try #require(Int32(try String(contentsOfFile: dir.path + "/child", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        // The grandchild went with the program's process group.
-        var gone = false
-        for _ in 0..<100 where !gone {
-            gone = kill(child, 0) != 0 && errno == ESRCH
-            if !gone { try await Task.sleep(for: .milliseconds(20)) }
+        // Both went with the program: the one in its process group, and the one setsid took out of it.
+        for file in ["child", "session"] {
+            let child = try #require(Int32(try String(contentsOfFile: dir.path + "/" + file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            var gone = false
+            for _ in 0..<100 where !gone {
+                gone = kill(child, 0) != 0 && errno == ESRCH
+                if !gone { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(gone, "\(file) \(child) still runs")
         }
-        #expect(gone)
     }
 
     @Test func aProgramThatIgnoresItsInputStillCounts() async throws {
