@@ -82,6 +82,37 @@ import Testing
         #expect(AlertmanagerWebhookPayload.common([["a": "1", "b": "2"], ["a": "1", "b": "3"], ["a": "1"]]) == ["a": "1"])
     }
 
+    /// Past `max_alerts` a group notification lists what fires first and counts the rest, as Alertmanager's does.
+    @Test func alertmanagersBodyListsAtMostMaxAlerts() throws {
+        func alert(_ name: String, closed: Bool) throws -> Alert {
+            var a = Alert(spec: try AlertSpec.Builder().title(name).labels(["alertname": "NodeDown", "host": name]).build().get())
+            if closed {
+                a.state = .resolved
+                a.decision = AlertDecision(outcome: .resolved, actor: "alertd", at: Date())
+            }
+            return a
+        }
+        let n = AlertGroupNotification(
+            groupID: AlertGroupID(route: "rack", labels: [AlertLabel(name: "alertname", value: "NodeDown")]), route: "rack", groupLabels: [AlertLabel(name: "alertname", value: "NodeDown")],
+            sequence: 2, reason: .changed, firing: try ["a", "b", "c"].map { try alert($0, closed: false) },
+            closed: try ["d", "e"].map { try alert($0, closed: true) })
+        func body(_ max: Int) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: AlertmanagerWebhookPayload(n, receiver: "r", externalURL: "", maxAlerts: max).encoded())
+                as? [String: Any])
+        }
+        let all = try body(0)
+        #expect(J(all)["alerts"].array.count == 5 && J(all)["truncatedAlerts"].int == 0)
+        #expect(J(all)["groupKey"].string == #"{}/{route="rack"}:{alertname="NodeDown"}"#)
+        let cut = try body(4)
+        #expect(J(cut)["alerts"].array.compactMap { J($0)["labels"]["host"].string } == ["a", "b", "c", "d"])
+        #expect(J(cut)["alerts"].array.compactMap { J($0)["status"].string } == ["firing", "firing", "firing", "resolved"])
+        #expect(J(cut)["truncatedAlerts"].int == 1)
+        #expect(J(cut)["status"].string == "firing")
+        #expect(J(cut)["commonLabels"].object as? [String: String] == ["alertname": "NodeDown"])
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "max_alerts": 5]).1
+            == [#"presenters.p.max_alerts: is only for "format": "alertmanager""#])
+    }
+
     @Test func theFormatIsChecked() {
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "alertmanager",
                                                                           "external_url": "https://alertd.example"]).1.isEmpty)

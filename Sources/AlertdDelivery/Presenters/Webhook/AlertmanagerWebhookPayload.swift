@@ -30,6 +30,8 @@ public struct AlertmanagerWebhookPayload: Sendable {
     let groupLabels: [String: String]
     let alerts: [(view: AlertmanagerView, firing: Bool)]
     let externalURL: String
+    /// Alerts left out past the presenter's `max_alerts`.
+    let truncated: Int
 
     /// `alert` on its own, or its follow-up once it closed.
     public init(alert: Alert, receiver: String, externalURL: String) {
@@ -39,15 +41,23 @@ public struct AlertmanagerWebhookPayload: Sendable {
         groupKey = "{}:" + AlertmanagerView.text(of: view.labels)
         alerts = [(view, alert.state == .open)]
         self.externalURL = externalURL
+        truncated = 0
     }
 
-    /// A group notification: what fires, then what closed since the last.
-    public init(_ notification: AlertGroupNotification, receiver: String, externalURL: String) {
+    /// A group notification: what fires, then what closed since the last;
+    /// past `maxAlerts` (0: no limit) the rest are left out and counted in
+    /// `truncatedAlerts`, and the body says what the alerts in it have in
+    /// common, as Alertmanager's `max_alerts` does.
+    public init(_ notification: AlertGroupNotification, receiver: String, externalURL: String, maxAlerts: Int = 0) {
         self.receiver = receiver
         groupLabels = Dictionary(notification.groupLabels.map { ($0.name, $0.value) }) { a, _ in a }
         // The route in the key, as Alertmanager's route path is: two routes grouping alike are two groups.
         groupKey = "{}/{route=\(JSONObject.quoted(notification.route))}:" + AlertmanagerView.text(of: groupLabels)
-        alerts = notification.firing.map { (AlertmanagerView($0), true) } + notification.closed.map { (AlertmanagerView($0), false) }
+        let total = notification.firing.count + notification.closed.count
+        let kept = maxAlerts > 0 ? min(maxAlerts, total) : total
+        let listed = notification.firing.lazy.map { ($0, true) } + notification.closed.lazy.map { ($0, false) }
+        alerts = listed.prefix(kept).map { (AlertmanagerView($0.0), $0.1) }
+        truncated = total - kept
         self.externalURL = externalURL
     }
 
@@ -71,7 +81,7 @@ public struct AlertmanagerWebhookPayload: Sendable {
         o.strings("groupLabels", groupLabels)
         o.string("receiver", receiver)
         o.string("status", alerts.contains(where: \.firing) ? "firing" : "resolved")
-        o.int("truncatedAlerts", 0)
+        o.int("truncatedAlerts", Int64(truncated))
         o.string("version", Self.version)
         return o.jsonData
     }
