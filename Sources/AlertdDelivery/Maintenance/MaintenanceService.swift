@@ -28,9 +28,15 @@ public actor MaintenanceService: Service {
     /// even without a ``wake()``.
     private let tick: Duration
 
-    /// Pruning is housekeeping: at most once a minute, a bounded batch at a time.
+    /// Pruning is housekeeping: at most once a minute, a bounded batch at a
+    /// time; while batches come back full, every `catchUpPeriod`. Once a
+    /// minute alone, more than a thousand closings a minute, sustained,
+    /// outgrew it, and the store grew whatever the retention.
     private static let prunePeriod: Duration = .seconds(60)
+    private static let catchUpPeriod: Duration = .seconds(1)
     private static let pruneBatch = 1_000
+    /// The last prune filled its batch: there is more to prune.
+    private var pruneBehind = false
 
     public init(
         store: any AlertStore, retention: Duration?, logger: Logger = Logger(label: "maintenance"),
@@ -98,10 +104,11 @@ public actor MaintenanceService: Service {
     /// True when it changed anything.
     private func round() async -> Bool {
         var didWork = false
-        if let retention, ContinuousClock.now - lastPrune > Self.prunePeriod {
+        if let retention, ContinuousClock.now - lastPrune > (pruneBehind ? Self.catchUpPeriod : Self.prunePeriod) {
             lastPrune = .now
             do {
                 let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: Self.pruneBatch)
+                pruneBehind = pruned >= Self.pruneBatch
                 if pruned > 0 { log.info("pruned closed alerts past their retention", ["count": "\(pruned)"]) }
                 pruneFailures.succeeded(log, "old alerts are pruned again")
             } catch {

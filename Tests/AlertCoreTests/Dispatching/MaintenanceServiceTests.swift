@@ -53,4 +53,30 @@ import Testing
         await maintenance.shutdownGracefully()
         await run.value
     }
+
+    /// More closed alerts past their retention than one batch are pruned
+    /// batch after batch, not one batch a minute: a thousand closings a
+    /// minute, sustained, outgrew that.
+    @Test func aPruneThatFillsItsBatchGoesOnSoon() async throws {
+        let store = InMemoryAlertStore()
+        let old = Date().addingTimeInterval(-7_200)
+        for chunk in 0..<5 {
+            var submissions: [AlertSubmission] = []
+            for i in 0..<500 {
+                submissions.append(AlertSubmission(alert: Alert(spec: try AlertSpec.Builder().title("a\(chunk)-\(i)").build().get(), at: old),
+                                                   presenters: []))
+            }
+            _ = try await store.submit(submissions)
+            for s in submissions { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: old)) }
+        }
+        let maintenance = MaintenanceService(store: store, retention: .seconds(3_600), tick: .milliseconds(100))
+        let run = Task { await maintenance.run() }
+        // 2,500 at 1,000 a batch: three batches, the last two a second apart each.
+        let pruned = try await eventually(.seconds(8), every: .milliseconds(100)) {
+            await store.alerts(matching: AlertQuery(limit: 10)).alerts.isEmpty
+        }
+        #expect(pruned)
+        await maintenance.shutdownGracefully()
+        await run.value
+    }
 }
