@@ -389,7 +389,9 @@ extension WebhookPresenterTests {
         #expect(J(json)["version"].int == 1)
         #expect(J(json)["delivery"]["attempt"].int == 3)
         let group = J(json)["group"]
-        #expect(Set(group.object.keys) == ["id", "route", "labels", "reason", "sequence", "console_url", "counts", "firing", "new_alert_ids", "closed"])
+        #expect(Set(group.object.keys) == ["id", "route", "labels", "reason", "sequence", "console_url", "counts", "firing", "new_alert_ids", "closed",
+                                           "truncated"])
+        #expect(group["truncated"].int == 0)
         #expect(group["id"].string == ServiceFixtures.groupID.rawValue)
         #expect(group["route"].string == "rack")
         #expect(group["labels"].object as? [String: String] == ["alertname": "NodeDown"])
@@ -410,6 +412,13 @@ extension WebhookPresenterTests {
         }
         #expect(firing.filter { $0["confirm"]["link"].exists }.count == 100)
         #expect(group["closed"].array.map { J($0)["state"].string } == ["resolved", "resolved"])
+        // With max_alerts: what fires first, then what closed, up to it; the counts stay whole.
+        for (max, firingListed, closedListed) in [(999, 999, 0), (1_001, 1_000, 1), (5_000, 1_000, 2)] {
+            let cut = J(try JSONSerialization.jsonObject(with: WebhookGroupPayload(notification, delivery: delivery, maxAlerts: max).encoded()))["group"]
+            #expect(cut["firing"].array.count == firingListed && cut["closed"].array.count == closedListed, "\(max)")
+            #expect(cut["truncated"].int == 1_002 - firingListed - closedListed, "\(max)")
+            #expect(cut["counts"].object as? [String: Int] == ["firing": 1_000, "new": 3, "closed": 2])
+        }
         // Each alert has the keys an `alert` payload's alert has, and these.
         #expect(Set(firing[0].object.keys) == [
             "id", "created_at", "state", "title", "message", "severity", "labels", "dedup_key", "expires_after", "confirm", "cancel",

@@ -3,9 +3,9 @@ import AlertModel
 
 /// The JSON body of a group notification to a webhook: `"type": "group"`
 /// and a `group` object in place of `alert`. Every firing alert is listed
-/// (a receiver is a program, not a person scrolling), each with its action
-/// links, repeats and whether it is new; a published contract like
-/// ``WebhookPayload``, to which it adds a type.
+/// (a receiver is a program, not a person scrolling), up to the presenter's
+/// `max_alerts`, each with its action links, repeats and whether it is new;
+/// a published contract like ``WebhookPayload``, to which it adds a type.
 ///
 /// ```json
 /// {
@@ -17,7 +17,8 @@ import AlertModel
 ///     "counts": {"firing": 200, "new": 200, "closed": 0},
 ///     "firing": [{"id": "…", "title": "NodeDown", "new": true, "repeats": null, "confirm": {"link": "https://…", …}, …}],
 ///     "new_alert_ids": ["…"],
-///     "closed": []
+///     "closed": [],
+///     "truncated": 0
 ///   },
 ///   "delivery": {"id": "…", "attempt": 1}
 /// }
@@ -27,10 +28,14 @@ public struct WebhookGroupPayload: Sendable {
 
     public var notification: AlertGroupNotification
     public var delivery: WebhookPayload.Delivery
+    /// The most alerts listed, firing first, then closed (0: all); the
+    /// rest are counted in `truncated`, while `counts` stay whole.
+    public var maxAlerts: Int
 
-    public init(_ notification: AlertGroupNotification, delivery: DeliveryContext) {
+    public init(_ notification: AlertGroupNotification, delivery: DeliveryContext, maxAlerts: Int = 0) {
         self.notification = notification
         self.delivery = WebhookPayload.Delivery(id: delivery.deliveryID.rawValue, attempt: delivery.attempt)
+        self.maxAlerts = maxAlerts
     }
 
     /// The JSON bytes, keys sorted, through the one JSON writer: every
@@ -39,13 +44,16 @@ public struct WebhookGroupPayload: Sendable {
     /// written again for every attempt.
     public func encoded() -> Data {
         let n = notification
-        var o = JSONObject(capacity: 1_024 + 768 * (n.firing.count + n.closed.count))
+        let total = n.firing.count + n.closed.count
+        let listedFiring = maxAlerts > 0 ? min(maxAlerts, n.firing.count) : n.firing.count
+        let listedClosed = maxAlerts > 0 ? min(maxAlerts - listedFiring, n.closed.count) : n.closed.count
+        var o = JSONObject(capacity: 1_024 + 768 * (listedFiring + listedClosed))
         o.object("delivery") { d in
             d.int("attempt", Int64(delivery.attempt))
             d.string("id", delivery.id)
         }
         o.object("group", absent: .null) { g in
-            g.objects("closed", n.closed, absent: .null) { o, alert in
+            g.objects("closed", n.closed.prefix(listedClosed), absent: .null) { o, alert in
                 WebhookPayload.write(WebhookPayload.AlertBody(alert), to: &o) { Self.write(alert.repeats, to: &$0) }
             }
             g.string("console_url", n.consoleURL)
@@ -54,7 +62,7 @@ public struct WebhookGroupPayload: Sendable {
                 c.int("firing", Int64(n.firing.count))
                 c.int("new", Int64(n.newAlertIDs.count))
             }
-            g.objects("firing", n.firing, absent: .null) { o, alert in
+            g.objects("firing", n.firing.prefix(listedFiring), absent: .null) { o, alert in
                 WebhookPayload.write(WebhookPayload.AlertBody(alert, links: n.actionLinks[alert.id] ?? [:]), to: &o) {
                     $0.raw("new", n.newAlertIDs.contains(alert.id) ? "true" : "false")
                     Self.write(alert.repeats, to: &$0)
@@ -67,6 +75,7 @@ public struct WebhookGroupPayload: Sendable {
             g.string("reason", n.reason.rawValue)
             g.string("route", n.route)
             g.int("sequence", Int64(n.sequence))
+            g.int("truncated", Int64(total - listedFiring - listedClosed))
         }
         o.string("type", Self.type.rawValue)
         o.int("version", Int64(WebhookPayload.currentVersion))

@@ -26,8 +26,9 @@ public struct WebhookPresenterConfiguration: Sendable, Equatable {
     /// URL there; receivers build links from it): alertd's `api.public_url`,
     /// or empty.
     public var externalURL: String = ""
-    /// With Alertmanager's body: the most alerts one notification lists
-    /// (0: all), as Alertmanager's `max_alerts`.
+    /// The most alerts a group notification lists (0: all), as
+    /// Alertmanager's `max_alerts`: a group of thousands made bodies of
+    /// tens of MB, which receivers refuse.
     public var maxAlerts: Int = 0
 
     public init(
@@ -86,10 +87,7 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
             if format != .alertmanager { reader.problem(path + ".external_url", "is only for \"format\": \"alertmanager\"") }
             externalURL = reader.checkedURL(e, at: path + ".external_url") ?? ""
         }
-        if let n = reader.int(object, "max_alerts", at: path, range: 0...1_000_000) {
-            if format != .alertmanager { reader.problem(path + ".max_alerts", "is only for \"format\": \"alertmanager\"") }
-            maxAlerts = n
-        }
+        if let n = reader.int(object, "max_alerts", at: path, range: 0...1_000_000) { maxAlerts = n }
         if let h = reader.stringMap(object, "headers", at: path) {
             headers = h
             for (name, value) in h.sorted(by: { $0.key < $1.key }) {
@@ -140,7 +138,7 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     /// What is POSTed for a group notification, in this presenter's format.
     func body(of notification: AlertGroupNotification, delivery: DeliveryContext, receiver: String) -> Data {
         switch format {
-        case .alertd: WebhookGroupPayload(notification, delivery: delivery).encoded()
+        case .alertd: WebhookGroupPayload(notification, delivery: delivery, maxAlerts: maxAlerts).encoded()
         case .alertmanager: AlertmanagerWebhookPayload(notification, receiver: receiver, externalURL: externalURL, maxAlerts: maxAlerts).encoded()
         }
     }
