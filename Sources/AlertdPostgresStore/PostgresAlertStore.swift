@@ -147,8 +147,8 @@ public final class PostgresAlertStore: AlertStore {
 
     // MARK: Maintenance
 
-    public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
-        let nowMs = StoreCoding.millis(now)
+    public func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
+        let nowMs = StoreCoding.millis(now), startMs = StoreCoding.millis(start)
         return try await writer.write(durable: false) { session throws(PostgresError) in
             var report = MaintenanceReport()
             // Another node is at it: its round covers these alerts.
@@ -167,20 +167,13 @@ public final class PostgresAlertStore: AlertStore {
                 SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT 500
                 """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
             for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
+            // The grace after a start (StoreRules.lapse) held in the query, as the SQLite store does.
             let lapsed = try session.conn.query("""
-                SELECT id FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= $1 ORDER BY resolves_at LIMIT 500
-                """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
-            for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
+                SELECT id FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= $1
+                AND resolves_at + GREATEST(0, $2 - COALESCE(last_seen_at, created_at)) <= $1 ORDER BY resolves_at LIMIT 500
+                """, [.integer(nowMs), .integer(startMs)]).rows.map { AlertID(trusted: $0.text(0)) }
+            for id in lapsed where try StoreRules.resolveLapsed(id, at: now, resendGraceFrom: start, in: &tx) { report.resolved.append(id) }
             return report
-        }
-    }
-
-    public func extendLapses(from start: Date) async throws(StoreError) -> Int {
-        try await writer.write { session throws(PostgresError) in
-            try session.conn.query("""
-                UPDATE alerts SET resolves_at = resolves_at + ($1 - COALESCE(last_seen_at, created_at))
-                WHERE state = 'open' AND resolves_at IS NOT NULL AND COALESCE(last_seen_at, created_at) < $1
-                """, [.integer(StoreCoding.millis(start))]).affected
         }
     }
 

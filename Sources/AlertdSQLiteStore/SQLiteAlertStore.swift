@@ -199,8 +199,8 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
-        let nowMs = StoreCoding.millis(now)
+    public func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
+        let nowMs = StoreCoding.millis(now), startMs = StoreCoding.millis(start)
         // Expiry and escalation are recomputed from the alerts after a power cut.
         return try await writer.write(durable: false) { conn throws(SQLiteError) in
             try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
@@ -221,11 +221,14 @@ public final class SQLiteAlertStore: AlertStore {
                     """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
                 for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
                 try tx.flush()
+                // The grace after a start (StoreRules.lapse) held in the query, so a
+                // page of lapses held back does not hide the due ones behind it.
                 let lapsed = try conn.statement("""
                     SELECT id FROM alerts INDEXED BY alerts_lapse
-                    WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ? ORDER BY resolves_at LIMIT 500
-                    """).query([.integer(nowMs)]) { AlertID(trusted: $0.text(0)) }
-                for id in lapsed where try StoreRules.resolveLapsed(id, at: now, in: &tx) { report.resolved.append(id) }
+                    WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ?1
+                    AND resolves_at + max(0, ?2 - COALESCE(last_seen_at, created_at)) <= ?1 ORDER BY resolves_at LIMIT 500
+                    """).query([.integer(nowMs), .integer(startMs)]) { AlertID(trusted: $0.text(0)) }
+                for id in lapsed where try StoreRules.resolveLapsed(id, at: now, resendGraceFrom: start, in: &tx) { report.resolved.append(id) }
                 try tx.flush()
                 return report
             }
@@ -736,16 +739,6 @@ public final class SQLiteAlertStore: AlertStore {
         SELECT MIN((SELECT MIN(next_attempt_at) FROM deliveries WHERE state = 'pending' AND presenter = name AND next_attempt_at > ?1))
         FROM pending_presenters WHERE name IS NOT NULL
         """
-
-    public func extendLapses(from start: Date) async throws(StoreError) -> Int {
-        try await writer.write { conn throws(SQLiteError) in
-            try conn.statement("""
-                UPDATE alerts INDEXED BY alerts_lapse SET resolves_at = resolves_at + (?1 - COALESCE(last_seen_at, created_at))
-                WHERE state = 'open' AND resolves_at IS NOT NULL AND COALESCE(last_seen_at, created_at) < ?1
-                """).run([.integer(StoreCoding.millis(start))])
-            return conn.changes
-        }
-    }
 
     public func nextMaintenanceTime() async throws(StoreError) -> Date? {
         try await readOnWriter("Reading expiries") { conn throws(SQLiteError) -> Int64? in

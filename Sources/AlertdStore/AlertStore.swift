@@ -168,19 +168,14 @@ public protocol AlertQueries: Sendable {
 /// Work done on the clock: expiry, escalation, retention.
 public protocol MaintenanceStore: Sendable {
     /// Expires open alerts whose time is up and escalates those open past
-    /// their route's escalation delay, by ``StoreRules``.
-    func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport
+    /// their route's escalation delay, by ``StoreRules``. An alert that
+    /// resolves by the clock (a sender's `endsAt`) and was last sent before
+    /// `start` resolves no sooner than its sender's window after `start`
+    /// (``StoreRules/lapse(of:resendGraceFrom:)``).
+    func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport
 
     /// When the next expiry or escalation is due, if any is pending.
     func nextMaintenanceTime() async throws(StoreError) -> Date?
-
-    /// Gives every open alert that resolves by the clock (a sender's
-    /// `endsAt`) the window its sender gave it once more, counted from
-    /// `start`: until `start` plus its `resolves_at` less when it was last
-    /// sent. A sender's re-sends fail while alertd is down, so without this
-    /// a start after a few minutes away resolved every alert still firing,
-    /// and opened each again at the next re-send. Returns how many moved.
-    func extendLapses(from start: Date) async throws(StoreError) -> Int
 
     /// Deletes up to `limit` alerts closed before `cutoff` whose deliveries
     /// are all settled and that no group still has to tell of (a member
@@ -189,6 +184,13 @@ public protocol MaintenanceStore: Sendable {
     /// (but never the newest), and silences that ended before `cutoff`.
     /// Returns how many alerts went.
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int
+}
+
+extension MaintenanceStore {
+    /// ``runMaintenance(now:resendGraceFrom:)`` with no grace: every lapse at its time.
+    public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
+        try await runMaintenance(now: now, resendGraceFrom: .distantPast)
+    }
 }
 
 /// Silences, which hold back the deliveries of the alerts they match. The

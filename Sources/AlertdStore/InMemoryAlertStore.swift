@@ -188,7 +188,7 @@ public actor InMemoryAlertStore: AlertStore {
             openGroups: state.groups.count)
     }
 
-    public func runMaintenance(now: Date) -> MaintenanceReport {
+    public func runMaintenance(now: Date, resendGraceFrom start: Date) -> MaintenanceReport {
         var report = MaintenanceReport()
         // Escalations first, as the clock had them: one due before the
         // alert's expiry or resolve (both overdue after a restart) fires.
@@ -201,23 +201,12 @@ public actor InMemoryAlertStore: AlertStore {
         where StoreRules.expire(alert.id, at: now, in: &state) {
             report.expired.append(alert.id)
         }
-        let lapsed = state.alerts.values.filter { $0.state == .open && ($0.resolvesAt.map { $0 <= now } ?? false) }
-        for alert in lapsed.sorted(by: { $0.resolvesAt! < $1.resolvesAt! }) where StoreRules.resolveLapsed(alert.id, at: now, in: &state) {
+        let lapsed = state.alerts.values.filter { $0.state == .open && (StoreRules.lapse(of: $0, resendGraceFrom: start).map { $0 <= now } ?? false) }
+        for alert in lapsed.sorted(by: { $0.resolvesAt! < $1.resolvesAt! })
+        where StoreRules.resolveLapsed(alert.id, at: now, resendGraceFrom: start, in: &state) {
             report.resolved.append(alert.id)
         }
         return report
-    }
-
-    public func extendLapses(from start: Date) -> Int {
-        var moved = 0
-        for (id, alert) in state.alerts where alert.state == .open {
-            guard let resolves = alert.resolvesAt else { continue }
-            let lastSent = alert.repeats?.lastSeenAt ?? alert.createdAt
-            guard start > lastSent else { continue }
-            state.alerts[id]?.resolvesAt = resolves.addingTimeInterval(start.timeIntervalSince(lastSent))
-            moved += 1
-        }
-        return moved
     }
 
     public func nextMaintenanceTime() -> Date? {

@@ -79,11 +79,27 @@ package enum StoreRules {
     }
 
     /// Resolves an open alert whose sender stopped re-sending it: its
-    /// ``Alert/resolvesAt`` has passed. False if it was no longer open.
-    package static func resolveLapsed<T: StoreTransaction>(_ id: AlertID, at now: Date, in tx: inout T) throws(T.Failure) -> Bool {
-        guard let alert = try tx.alert(id), alert.state == .open, let due = alert.resolvesAt, due <= now else { return false }
+    /// lapse (``lapse(of:resendGraceFrom:)``) has passed. False if it was
+    /// no longer open, or is not due yet.
+    package static func resolveLapsed<T: StoreTransaction>(_ id: AlertID, at now: Date, resendGraceFrom start: Date = .distantPast,
+                                                           in tx: inout T) throws(T.Failure) -> Bool {
+        guard let alert = try tx.alert(id), alert.state == .open, let due = lapse(of: alert, resendGraceFrom: start), due <= now else { return false }
         if case .decided = try decide(id, AlertDecision(outcome: .resolved, actor: clockActor, at: now), in: &tx) { return true }
         return false
+    }
+
+    /// When an open alert resolves by the clock: its ``Alert/resolvesAt``
+    /// (its sender's last `endsAt`), but when it was last sent before
+    /// `start` (this alertd's start), its sender's window later, counted
+    /// from `start`: the sender's re-sends failed while alertd was down, and
+    /// its next comes a resend interval later. Without this, a start after a
+    /// few minutes away resolved every Prometheus alert still firing, and the
+    /// next re-send opened each again. Computed, not stored: a stored
+    /// extension grew again at every restart. Nil when it has no `endsAt`.
+    package static func lapse(of alert: Alert, resendGraceFrom start: Date) -> Date? {
+        guard let due = alert.resolvesAt else { return nil }
+        let lastSent = alert.repeats?.lastSeenAt ?? alert.createdAt
+        return lastSent < start ? due.addingTimeInterval(start.timeIntervalSince(lastSent)) : due
     }
 
     /// ``escalate(_:to:followingUp:at:in:)`` for each escalation due, as a

@@ -27,6 +27,12 @@ public actor MaintenanceService: Service {
     /// The longest the loop sleeps, so new alerts' deadlines are seen soon
     /// even without a ``wake()``.
     private let tick: Duration
+    /// When this alertd started: senders whose re-sends failed while it was
+    /// down get their window again from here
+    /// (``MaintenanceStore/runMaintenance(now:resendGraceFrom:)``).
+    /// Alertmanager, which keeps no alerts across a restart, never resolves
+    /// one for its own absence either.
+    private let startedAt = Date()
 
     /// Pruning is housekeeping: at most once a minute, a bounded batch at a
     /// time; while batches come back full, every `catchUpPeriod`. Once a
@@ -72,7 +78,6 @@ public actor MaintenanceService: Service {
     /// Runs rounds until asked to stop or cancelled: nothing it does needs
     /// finishing, since an interrupted round is simply done again.
     public func run() async {
-        await extendLapses()
         await rounds.run {
             nextLook.withLock { $0 = .distantFuture }
             let wait = await nextWait(afterWork: await round())
@@ -82,23 +87,6 @@ public actor MaintenanceService: Service {
     }
 
     public func shutdownGracefully() { rounds.stop() }
-
-    /// At start, before any round: senders that re-send (Prometheus through
-    /// the Alertmanager API) get their window again to reach alertd, which
-    /// may have been down (``MaintenanceStore/extendLapses(from:)``).
-    /// Alertmanager, which keeps no alerts across a restart, never resolves
-    /// one for its own absence either.
-    private func extendLapses() async {
-        do {
-            let moved = try await store.extendLapses(from: Date())
-            if moved > 0 {
-                log.info("alerts that resolve when their sender stops re-sending wait for a re-send first", ["count": "\(moved)"])
-            }
-        } catch {
-            log.warning("could not give re-sent alerts their window after the start; those whose senders could not reach alertd meanwhile may resolve now",
-                        ["error": "\(error)"])
-        }
-    }
 
     /// One round: prune if it is time, then expire, resolve and escalate what is due.
     /// True when it changed anything.
@@ -120,7 +108,7 @@ public actor MaintenanceService: Service {
                 maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
                 return false
             }
-            let report = try await store.runMaintenance(now: Date())
+            let report = try await store.runMaintenance(now: Date(), resendGraceFrom: startedAt)
             maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
             didWork = !report.isEmpty
             if didWork { onReport(report) }

@@ -126,20 +126,23 @@ import Glibc
             let alerts = (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["alerts"] as? [[String: Any]]
             return alerts?.compactMap { $0["state"] as? String } ?? []
         }
+        func restart(after down: Duration) async throws {
+            d.signal(SIGTERM)
+            #expect(await d.waitForExit() == 0)
+            try await Task.sleep(for: down)
+            try await d.start()
+        }
         try await post()
-        d.signal(SIGTERM)
-        #expect(await d.waitForExit() == 0)
-        try await Task.sleep(for: .seconds(3))
-        try await d.start()
+        try await restart(after: .seconds(3))
         try await Task.sleep(for: .seconds(1))
         #expect(try await state() == ["open"], "\(d.log)")
-        #expect(d.log.contains("wait for a re-send first"))
-        // The sender re-sends in its window: still the same alert, still open.
-        try await post()
-        try await Task.sleep(for: .milliseconds(1_500))
+        // Down again before that window passed: the window again, from this start only, not added to the last.
+        try await restart(after: .seconds(1))
+        let started = ContinuousClock.now
         #expect(try await state() == ["open"])
-        // It stops: the alert resolves once its last endsAt passes.
-        #expect(try await eventually(.seconds(5), every: .milliseconds(100)) { try await state() == ["resolved"] })
+        // The sender stopped: it resolves once its window from the last start passes, not later.
+        #expect(try await eventually(.seconds(8), every: .milliseconds(100)) { try await state() == ["resolved"] })
+        #expect(ContinuousClock.now - started < .milliseconds(3_500), "\(ContinuousClock.now - started)")
     }
 
     /// What the HTTP server is made with stays until a restart, and the

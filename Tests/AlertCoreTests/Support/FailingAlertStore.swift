@@ -21,9 +21,8 @@ struct FailingAlertStore: AlertStore {
     func counts() async throws(StoreError) -> StoreCounts { throw error }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { throw error }
-    func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport { throw error }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { throw error }
-    func extendLapses(from start: Date) async throws(StoreError) -> Int { throw error }
+    func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport { throw error }
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] { throw error }
     func lastEventSequence() async throws(StoreError) -> Int64 { throw error }
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int { throw error }

@@ -45,9 +45,10 @@ final class HeldSettleStore: AlertStore {
     func counts() async throws(StoreError) -> StoreCounts { try await inner.counts() }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { await inner.decide(id, decision) }
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { await inner.openAlert(dedupKey: dedupKey) }
-    func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport { try await inner.runMaintenance(now: now) }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { try await inner.nextMaintenanceTime() }
-    func extendLapses(from start: Date) async throws(StoreError) -> Int { try await inner.extendLapses(from: start) }
+    func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
+        try await inner.runMaintenance(now: now, resendGraceFrom: start)
+    }
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] { try await inner.events(after: sequence, limit: limit) }
     func lastEventSequence() async throws(StoreError) -> Int64 { try await inner.lastEventSequence() }
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int { try await inner.prune(closedBefore: cutoff, limit: limit) }
