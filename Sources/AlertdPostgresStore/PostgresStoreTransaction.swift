@@ -71,7 +71,8 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(PostgresError) {
         try conn.query("""
-            UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = $1, resolves_at = COALESCE($2::bigint, resolves_at),
+            UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = $1,
+            resolves_at = CASE WHEN $3::text IS NULL THEN COALESCE($2::bigint, resolves_at) ELSE $2::bigint END,
             spec = COALESCE($3::text, spec), severity = COALESCE($4::text, severity) WHERE id = $5 AND state = 'open'
             """, [.integer(StoreCoding.millis(at)), .optional(resolvesAt.map(StoreCoding.millis)),
                   .optional(spec.map(StoreCoding.encodeSpec)), .optional(spec?.severity.rawValue), .text(alert.rawValue)])

@@ -116,8 +116,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
     mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(SQLiteError) {
         try flush()
         try conn.statement("""
-            UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ?, resolves_at = COALESCE(?, resolves_at),
-            spec = COALESCE(?, spec), severity = COALESCE(?, severity) WHERE id = ? AND state = 'open'
+            UPDATE alerts SET repeat_count = repeat_count + 1, last_seen_at = ?1,
+            resolves_at = CASE WHEN ?3 IS NULL THEN COALESCE(?2, resolves_at) ELSE ?2 END,
+            spec = COALESCE(?3, spec), severity = COALESCE(?4, severity) WHERE id = ?5 AND state = 'open'
             """).run([.integer(StoreCoding.millis(at)), .optional(resolvesAt.map(StoreCoding.millis)),
                       .optional(spec.map(StoreCoding.encodeSpec)), .optional(spec?.severity.rawValue), .text(alert.rawValue)])
     }

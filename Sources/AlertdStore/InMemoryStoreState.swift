@@ -51,8 +51,12 @@ package struct InMemoryStoreState: StoreTransaction {
     package mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) {
         guard var open = alerts[alert], open.state == .open else { return }
         open.repeats = AlertRepeats(count: (open.repeats?.count ?? 0) + 1, lastSeenAt: at)
-        if let resolvesAt { open.resolvesAt = resolvesAt }
-        if let spec { open.spec = spec }
+        if let spec {
+            open.spec = spec
+            open.resolvesAt = resolvesAt
+        } else if let resolvesAt {
+            open.resolvesAt = resolvesAt
+        }
         alerts[alert] = open
     }
 

@@ -27,7 +27,9 @@ package protocol StoreTransaction {
     /// takes the re-send's spec (its title and message; labels, severity and
     /// dedup key are the same by its fingerprint), for an alert sent through
     /// Alertmanager's API (``AlertSubmission/refreshes``), as Alertmanager
-    /// keeps the newest annotations.
+    /// keeps the newest annotations, and its `resolvesAt` whatever it is: a
+    /// re-send with no `endsAt` leaves the alert open until it is resolved,
+    /// where keeping the earlier one resolved it under a sender still sending.
     mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(Failure)
     /// Queues a delivery, due at once.
     mutating func insert(_ delivery: DeliveryRecord) throws(Failure)

@@ -51,12 +51,18 @@ extension StoreConformanceTests {
         #expect(alert.spec.title == "high i1 at 99")
         #expect(alert.spec.message == "value is 99")
         #expect(alert.repeats?.count == 2)
+        // With no endsAt the latest re-send gave none: the alert stays open until resolved, not lapsing under a sender still sending.
+        #expect(alert.resolvesAt == nil)
         #expect(try await store.alerts(matching: AlertQuery()).alerts.first?.spec.title == "high i1 at 99")
 
-        _ = try await store.submit([try sent("a native re-send", "changes nothing", refreshes: false, at: 20)])
+        _ = try await store.submit([try sent("a native re-send", "changes nothing", refreshes: false, ends: false, at: 20)])
         alert = try #require(try await store.record(id: first.alert.id)).alert
         #expect(alert.spec.title == "high i1 at 99")
         #expect(alert.repeats?.count == 3)
+        // One with an endsAt again moves it there.
+        _ = try await store.submit([try sent("high i1 at 98", "value is 98", refreshes: true, at: 30)])
+        let moved = try #require(try await store.record(id: first.alert.id)?.alert.resolvesAt)
+        #expect(abs(moved.timeIntervalSince(t.addingTimeInterval(90))) < 0.01)
     }
 
     /// Keys are compared exactly (docs/API.md): the same text in another
