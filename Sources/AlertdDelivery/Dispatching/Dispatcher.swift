@@ -75,10 +75,14 @@ public actor Dispatcher: Service {
     }
     private var started = false
     private var stopping = false
-    /// Deliveries can only lose their presenter at start (a config changed
-    /// while alertd was down) or on reload, so only then is it worth the
-    /// scan that finds them; the flag stays up until a sweep finds none.
+    /// Deliveries mostly lose their presenter at start (a config changed
+    /// while alertd was down) or on reload, so then the scan that finds
+    /// them runs at once; the flag stays up until a sweep finds none. Some
+    /// are made for a presenter already gone (a replay of a dead one, a
+    /// follow-up queued by a decision), so it runs every ten idle ticks
+    /// too (10 s by default).
     private var sweepOrphans = true
+    private var lastOrphanSweep = ContinuousClock.now
     /// Outcomes waiting for the store, and whether a write of them is under way.
     private var unsettled: [Unsettled] = []
     private var settling = false
@@ -359,6 +363,8 @@ public actor Dispatcher: Service {
                     var capacity = freeSlots(at: tick)
                     if handOffsInTransit { capacity.merge(inTransit.withLock { $0 }) { free, coming in max(0, free - coming) } }
                     if orphansQueued.withLock({ queued in defer { queued = false }; return queued }) { sweepOrphans = true }
+                    if ContinuousClock.now - lastOrphanSweep >= idleTick * 10 { sweepOrphans = true }
+                    if sweepOrphans { lastOrphanSweep = .now }
                     let orphanLimit = sweepOrphans ? 32 : 0
                     let claimed = try await store.claimDueDeliveries(now: pollAt, capacity: capacity, orphanLimit: orphanLimit,
                                                                      inhibitRules: inhibitRules)
