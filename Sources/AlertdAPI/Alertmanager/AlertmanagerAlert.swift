@@ -86,7 +86,9 @@ package struct AlertmanagerAlert: Sendable, Equatable {
             }
         }
         do throws(Problem) {
-            guard let labels = try labels.get(), !labels.isEmpty else {
+            // A label with an empty value is no label, as Alertmanager drops it
+            // before the fingerprint: kept, the fingerprint was another.
+            guard let labels = try labels.get()?.filter({ !$0.value.isEmpty }), !labels.isEmpty else {
                 throw Problem("has no labels; an alert needs at least one, such as alertname")
             }
             let (starts, ends) = (try startsAt.get(), try endsAt.get())

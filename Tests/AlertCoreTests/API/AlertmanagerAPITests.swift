@@ -57,6 +57,16 @@ import Testing
         #expect(text.contains(#"alertd_alerts_deduplicated_total{front_door="alertmanager_api"} 2"#))
     }
 
+    /// A label with an empty value is dropped, as Alertmanager drops it:
+    /// the fingerprint is Alertmanager's own (e22a9d43307139ee, as a real
+    /// Alertmanager 0.25 computed it for this alert).
+    @Test func anEmptyLabelIsNoLabel() async throws {
+        #expect(await post("/api/v2/alerts", #"[{"labels": {"alertname": "E1", "e": ""}}]"#).status == 200)
+        let spec = try #require(try await openAlerts().first?.spec)
+        #expect(spec.labels == ["alertname": "E1"])
+        #expect(spec.dedupKey == "e22a9d43307139ee")
+    }
+
     /// A sender cannot take a Prometheus alert's place with a native alert
     /// keyed by its fingerprint: the real one would fold into the decoy
     /// (routed by the decoy's labels and severity), or resolve a native alert.
@@ -396,6 +406,7 @@ import Testing
             (#"[{"labels": "x"}]"#, "alert 0 has `labels` that is not an object of strings"),
             (#"[{"labels": {"a": "1", "b": 2}}]"#, "alert 0 has `labels.b` that is not a string"),
             (#"[{"labels": null}]"#, "alert 0 has no labels"),
+            (#"[{"labels": {"a": ""}}]"#, "alert 0 has no labels"),
             (#"[{"annotations": 1, "labels": {"a": "1"}}]"#, "alert 0 has `annotations` that is not an object of strings"),
             // Labels come first whatever the body's order.
             (#"[{"startsAt": "soon", "labels": {}}]"#, "alert 0 has no labels"),

@@ -69,8 +69,8 @@ import Testing
         #expect(shown["generatorURL"].string == "http://prometheus.example/graph")
         #expect(shown["fingerprint"].string == LabelFingerprint(["env": "prod", "host": "db1"]).description)
         #expect(shown["startsAt"].string == "2024-07-01T12:00:00.123Z")
-        // Its expiry is its end.
-        #expect(shown["endsAt"].string == "2024-07-01T12:30:00.123Z")
+        // Firing, it has no end, as Alertmanager's webhook says it, whatever its expiry.
+        #expect(shown["endsAt"].string == "0001-01-01T00:00:00Z")
 
         alert.state = .resolved
         alert.decision = AlertDecision(outcome: .resolved, actor: "alertmanager-api", at: Date(timeIntervalSince1970: 1_719_835_500))
@@ -115,6 +115,8 @@ import Testing
     @Test func theFormatIsChecked() {
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "alertmanager",
                                                                           "external_url": "https://alertd.example"]).1.isEmpty)
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "alertmanager", "external_url": ""]).1
+            .isEmpty)
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "xml"]).1
             == [#"presenters.p.format: must be one of "alertd", "alertmanager", got "xml""#])
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "external_url": "https://a.example"]).1

@@ -67,7 +67,9 @@ public struct AlertmanagerWebhookPayload: Sendable {
         o.objects("alerts", alerts) { a, item in
             let (view, firing) = item
             a.strings("annotations", view.annotations)
-            a.string("endsAt", Self.timestamp(view.endsAt))
+            // As Alertmanager's webhook: no end for what fires, whatever the sender's
+            // endsAt (a receiving alertd took it as its own and resolved early).
+            a.string("endsAt", Self.timestamp(firing ? RFC3339.goZero : view.endsAt))
             a.string("fingerprint", view.fingerprint)
             a.string("generatorURL", view.generatorURL ?? "")
             a.strings("labels", view.labels)

@@ -85,7 +85,8 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
         }
         if let e = reader.string(object, "external_url", at: path) {
             if format != .alertmanager { reader.problem(path + ".external_url", "is only for \"format\": \"alertmanager\"") }
-            externalURL = reader.checkedURL(e, at: path + ".external_url") ?? ""
+            // "" is the default, said out loud.
+            externalURL = e.isEmpty ? "" : reader.checkedURL(e, at: path + ".external_url") ?? ""
         }
         if let n = reader.int(object, "max_alerts", at: path, range: 0...1_000_000) { maxAlerts = n }
         if let h = reader.stringMap(object, "headers", at: path) {
