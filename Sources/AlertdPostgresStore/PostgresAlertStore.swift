@@ -170,8 +170,9 @@ public final class PostgresAlertStore: AlertStore {
             // The grace after a start (StoreRules.lapse) held in the query, as the SQLite store does.
             let lapsed = try session.conn.query("""
                 SELECT id FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= $1
-                AND resolves_at + GREATEST(0, $2 - COALESCE(last_seen_at, created_at)) <= $1 ORDER BY resolves_at LIMIT 500
-                """, [.integer(nowMs), .integer(startMs)]).rows.map { AlertID(trusted: $0.text(0)) }
+                AND (COALESCE(last_seen_at, created_at) >= $2
+                     OR $2 + LEAST(resolves_at - COALESCE(last_seen_at, created_at), $3) <= $1) ORDER BY resolves_at LIMIT 500
+                """, [.integer(nowMs), .integer(startMs), .integer(Int64(StoreRules.maxResendGrace.milliseconds))]).rows.map { AlertID(trusted: $0.text(0)) }
             for id in lapsed where try StoreRules.resolveLapsed(id, at: now, resendGraceFrom: start, in: &tx) { report.resolved.append(id) }
             return report
         }

@@ -226,8 +226,9 @@ public final class SQLiteAlertStore: AlertStore {
                 let lapsed = try conn.statement("""
                     SELECT id FROM alerts INDEXED BY alerts_lapse
                     WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= ?1
-                    AND resolves_at + max(0, ?2 - COALESCE(last_seen_at, created_at)) <= ?1 ORDER BY resolves_at LIMIT 500
-                    """).query([.integer(nowMs), .integer(startMs)]) { AlertID(trusted: $0.text(0)) }
+                    AND (COALESCE(last_seen_at, created_at) >= ?2
+                         OR ?2 + min(resolves_at - COALESCE(last_seen_at, created_at), ?3) <= ?1) ORDER BY resolves_at LIMIT 500
+                    """).query([.integer(nowMs), .integer(startMs), .integer(Int64(StoreRules.maxResendGrace.milliseconds))]) { AlertID(trusted: $0.text(0)) }
                 for id in lapsed where try StoreRules.resolveLapsed(id, at: now, resendGraceFrom: start, in: &tx) { report.resolved.append(id) }
                 try tx.flush()
                 return report

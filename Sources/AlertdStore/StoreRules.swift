@@ -90,17 +90,26 @@ package enum StoreRules {
 
     /// When an open alert resolves by the clock: its ``Alert/resolvesAt``
     /// (its sender's last `endsAt`), but when it was last sent before
-    /// `start` (this alertd's start), its sender's window later, counted
-    /// from `start`: the sender's re-sends failed while alertd was down, and
-    /// its next comes a resend interval later. Without this, a start after a
-    /// few minutes away resolved every Prometheus alert still firing, and the
-    /// next re-send opened each again. Computed, not stored: a stored
+    /// `start` (this alertd's start), no sooner than its sender's window
+    /// (`resolvesAt` less when it was last sent, at most ``maxResendGrace``)
+    /// after `start`: the sender's re-sends failed while alertd was down,
+    /// and a sender still sending comes back within its window. Without
+    /// this, a start after a few minutes away resolved every Prometheus
+    /// alert still firing, and the next re-send opened each again. The cap
+    /// keeps an alert sent once with a far `endsAt` to it, unless alertd
+    /// starts within the cap of it. Computed, not stored: a stored
     /// extension grew again at every restart. Nil when it has no `endsAt`.
     package static func lapse(of alert: Alert, resendGraceFrom start: Date) -> Date? {
         guard let due = alert.resolvesAt else { return nil }
         let lastSent = alert.repeats?.lastSeenAt ?? alert.createdAt
-        return lastSent < start ? due.addingTimeInterval(start.timeIntervalSince(lastSent)) : due
+        guard lastSent < start else { return due }
+        return max(due, start.addingTimeInterval(min(due.timeIntervalSince(lastSent), maxResendGrace.seconds)))
     }
+
+    /// The longest grace ``lapse(of:resendGraceFrom:)`` gives after a
+    /// start: Prometheus's window is four resend intervals (4 minutes by
+    /// default).
+    package static let maxResendGrace: Duration = .seconds(3_600)
 
     /// ``escalate(_:to:followingUp:at:in:)`` for each escalation due, as a
     /// backend reads them: the alert, its `escalate_to` and its

@@ -112,5 +112,18 @@ extension StoreConformanceTests {
         #expect(try await store.record(id: once.alert.id)?.alert.resolvesAt == t.addingTimeInterval(60))
         #expect(try await store.record(id: forever.alert.id)?.alert.state == .open)
         #expect(try await store.record(id: closed.alert.id)?.alert.state == .resolved)
+
+        // Sent once with an end a day ahead: a start long before that end changes nothing;
+        // one within the hour's grace of it gives the hour, no more.
+        let day = try sent("day", at: 0, ends: 86_400)
+        _ = try await store.submit([day])
+        #expect(try await store.runMaintenance(now: t.addingTimeInterval(86_399), resendGraceFrom: t.addingTimeInterval(3_600)).resolved.isEmpty)
+        #expect(try await store.runMaintenance(now: t.addingTimeInterval(86_400), resendGraceFrom: t.addingTimeInterval(3_600)).resolved
+            == [day.alert.id])
+        let later = try sent("later", at: 0, ends: 86_400)
+        _ = try await store.submit([later])
+        let lateStart = t.addingTimeInterval(86_000)
+        #expect(try await store.runMaintenance(now: t.addingTimeInterval(86_000 + 3_599), resendGraceFrom: lateStart).resolved.isEmpty)
+        #expect(try await store.runMaintenance(now: t.addingTimeInterval(86_000 + 3_600), resendGraceFrom: lateStart).resolved == [later.alert.id])
     }
 }
