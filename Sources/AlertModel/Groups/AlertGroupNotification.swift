@@ -66,6 +66,15 @@ public struct AlertGroupNotification: Sendable, Equatable {
     /// Firing alerts beyond the `shown` a message lists.
     public var hiddenCount: Int { max(0, firing.count - Self.shown) }
 
+    /// What a body of at most `maxAlerts` alerts (0: no limit) lists: what
+    /// fires first, then what closed; and how many it leaves out.
+    public func listed(atMost maxAlerts: Int) -> (firing: ArraySlice<Alert>, closed: ArraySlice<Alert>, leftOut: Int) {
+        guard maxAlerts > 0 else { return (firing[...], closed[...], 0) }
+        let firingListed = firing.prefix(maxAlerts)
+        let closedListed = closed.prefix(maxAlerts - firingListed.count)
+        return (firingListed, closedListed, firing.count + closed.count - firingListed.count - closedListed.count)
+    }
+
     /// The most severe firing alert's severity; a closed one's when none fire.
     public var severity: Severity {
         (firing.isEmpty ? closed : firing).map(\.spec.severity).max() ?? .info

@@ -53,11 +53,9 @@ public struct AlertmanagerWebhookPayload: Sendable {
         groupLabels = Dictionary(notification.groupLabels.map { ($0.name, $0.value) }) { a, _ in a }
         // The route in the key, as Alertmanager's route path is: two routes grouping alike are two groups.
         groupKey = "{}/{route=\(JSONObject.quoted(notification.route))}:" + AlertmanagerView.text(of: groupLabels)
-        let total = notification.firing.count + notification.closed.count
-        let kept = maxAlerts > 0 ? min(maxAlerts, total) : total
-        let listed = notification.firing.lazy.map { ($0, true) } + notification.closed.lazy.map { ($0, false) }
-        alerts = listed.prefix(kept).map { (AlertmanagerView($0.0), $0.1) }
-        truncated = total - kept
+        let listed = notification.listed(atMost: maxAlerts)
+        alerts = listed.firing.map { (AlertmanagerView($0), true) } + listed.closed.map { (AlertmanagerView($0), false) }
+        truncated = listed.leftOut
         self.externalURL = externalURL
     }
 

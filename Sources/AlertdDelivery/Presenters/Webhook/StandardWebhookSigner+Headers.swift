@@ -3,6 +3,13 @@ import AlertModel
 import AlertdHTTP
 
 extension StandardWebhookSigner {
+    /// Whether ``requestHeaders(_:deliveryID:at:body:base:)`` sets `name`
+    /// itself, over any presenter header of that name.
+    package static func setsHeader(named name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered == "content-type" || lowered == "user-agent" || lowered.hasPrefix("webhook-")
+    }
+
     /// The headers of every webhook alertd sends, presenter or handler call:
     /// JSON, who sent it, and Standard Webhooks' id and timestamp, signed
     /// when there is a secret. Unsigned, the id still lets a receiver drop

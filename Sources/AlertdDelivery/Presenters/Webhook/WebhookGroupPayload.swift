@@ -44,16 +44,14 @@ public struct WebhookGroupPayload: Sendable {
     /// written again for every attempt.
     public func encoded() -> Data {
         let n = notification
-        let total = n.firing.count + n.closed.count
-        let listedFiring = maxAlerts > 0 ? min(maxAlerts, n.firing.count) : n.firing.count
-        let listedClosed = maxAlerts > 0 ? min(maxAlerts - listedFiring, n.closed.count) : n.closed.count
-        var o = JSONObject(capacity: 1_024 + 768 * (listedFiring + listedClosed))
+        let listed = n.listed(atMost: maxAlerts)
+        var o = JSONObject(capacity: 1_024 + 768 * (listed.firing.count + listed.closed.count))
         o.object("delivery") { d in
             d.int("attempt", Int64(delivery.attempt))
             d.string("id", delivery.id)
         }
         o.object("group", absent: .null) { g in
-            g.objects("closed", n.closed.prefix(listedClosed), absent: .null) { o, alert in
+            g.objects("closed", listed.closed, absent: .null) { o, alert in
                 WebhookPayload.write(WebhookPayload.AlertBody(alert), to: &o) { Self.write(alert.repeats, to: &$0) }
             }
             g.string("console_url", n.consoleURL)
@@ -62,7 +60,7 @@ public struct WebhookGroupPayload: Sendable {
                 c.int("firing", Int64(n.firing.count))
                 c.int("new", Int64(n.newAlertIDs.count))
             }
-            g.objects("firing", n.firing.prefix(listedFiring), absent: .null) { o, alert in
+            g.objects("firing", listed.firing, absent: .null) { o, alert in
                 WebhookPayload.write(WebhookPayload.AlertBody(alert, links: n.actionLinks[alert.id] ?? [:]), to: &o) {
                     $0.raw("new", n.newAlertIDs.contains(alert.id) ? "true" : "false")
                     Self.write(alert.repeats, to: &$0)
@@ -75,7 +73,7 @@ public struct WebhookGroupPayload: Sendable {
             g.string("reason", n.reason.rawValue)
             g.string("route", n.route)
             g.int("sequence", Int64(n.sequence))
-            g.int("truncated", Int64(total - listedFiring - listedClosed))
+            g.int("truncated", Int64(listed.leftOut))
         }
         o.string("type", Self.type.rawValue)
         o.int("version", Int64(WebhookPayload.currentVersion))

@@ -93,9 +93,8 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
             headers = h
             for (name, value) in h.sorted(by: { $0.key < $1.key }) {
                 if let problem = HTTPClientRequest.headerProblem(name: name, value: value) { reader.problem(path + ".headers", problem) }
-                // alertd sets these on every request; one given here would be replaced unseen.
-                let lowered = name.lowercased()
-                if lowered == "content-type" || lowered == "user-agent" || lowered.hasPrefix("webhook-") {
+                // One given here would be replaced unseen.
+                if StandardWebhookSigner.setsHeader(named: name) {
                     reader.problem(path + ".headers", "`\(name)` is set by alertd on every request and cannot be replaced; leave it out")
                 }
             }
