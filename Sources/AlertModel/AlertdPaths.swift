@@ -27,17 +27,21 @@ public enum AlertdPaths {
     public static let serviceSocketPath = "/run/alertd/alertd.sock"
 
     /// Where alertctl connects when not told: alertd's default socket, or,
-    /// when that does not exist and the packaged service's directory does,
-    /// the service's (a user outside its group cannot see into it, and is
-    /// then told that, not that nothing is there). A login shell has no
+    /// when that does not exist (or `refuses` it: a socket left by a daemon
+    /// killed without cleaning up) and the packaged service's directory
+    /// does, the service's (a user outside its group cannot see into it, and
+    /// is then told that, not that nothing is there). A login shell has no
     /// `$RUNTIME_DIRECTORY`, so without this every alertctl call on a
-    /// server needed `--socket` or `ALERTD_SOCKET`.
+    /// server needed `--socket` or `ALERTD_SOCKET`; and a `make run` tried
+    /// once in the working directory hid the service for good.
     public static func clientSocketPath(
-        environment: [String: String] = ProcessInfo.processInfo.environment, service: String = serviceSocketPath
+        environment: [String: String] = ProcessInfo.processInfo.environment, service: String = serviceSocketPath,
+        refuses: (String) -> Bool = { _ in false }
     ) -> String {
         let own = defaultSocketPath(stateDirectory: defaultStateDirectory(environment: environment), environment: environment)
         let files = FileManager.default
         let serviceDirectory = String(service[..<(service.lastIndex(of: "/") ?? service.startIndex)])
-        return !files.fileExists(atPath: own) && files.fileExists(atPath: serviceDirectory) ? service : own
+        guard files.fileExists(atPath: serviceDirectory) else { return own }
+        return !files.fileExists(atPath: own) || refuses(own) ? service : own
     }
 }

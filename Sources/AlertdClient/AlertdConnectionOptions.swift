@@ -72,11 +72,18 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             if tokenFile != nil {
                 throw .invalidCombination("'--token-file' is for '--url' (or ALERTD_URL); the Unix socket needs no token.")
             }
-            let path = variable("ALERTD_SOCKET") ?? AlertdPaths.clientSocketPath(environment: environment)
+            let path = variable("ALERTD_SOCKET") ?? AlertdPaths.clientSocketPath(environment: environment, refuses: Self.refuses)
             return .unixSocket(path)
         }
         guard let file = tokenFile ?? variable("ALERTD_TOKEN_FILE") else { return .url(url) }
         return .url(url, token: try Self.readToken(file))
+    }
+
+    /// Whether nothing listens on the Unix socket at `path`: connecting is
+    /// refused at once (no daemon behind the file), not merely denied.
+    package static func refuses(_ path: String) -> Bool {
+        guard case .failure(.failed(let errno)) = StreamSocket.connect(unixSocket: path, deadline: .now + .milliseconds(200)) else { return false }
+        return errno == .connectionRefused
     }
 
     /// Why `url` cannot be alertd's base URL, or nil when it can.

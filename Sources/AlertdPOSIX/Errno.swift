@@ -18,6 +18,8 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     package static let fileExists = Errno(EEXIST)
     /// `ENOENT`: the path names nothing.
     package static let noSuchFile = Errno(ENOENT)
+    /// `ECONNREFUSED`: nothing listens where a socket was connected to.
+    package static let connectionRefused = Errno(ECONNREFUSED)
 
     /// `No such file or directory`.
     public var description: String { String(cString: strerror(rawValue)) }

@@ -159,6 +159,29 @@ import Testing
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service) == own)
     }
 
+    /// A socket left in the working directory's `.alertd` by a daemon
+    /// killed without cleaning up (nothing listens on it) no longer hides
+    /// the service's; one a daemon listens on still comes first.
+    @Test func aStaleSocketOfItsOwnDoesNotHideTheServices() throws {
+        let dir = TemporaryDirectory()
+        let service = dir.path + "/run/alertd.sock", own = dir.path + "/state/alertd.sock"
+        let environment = ["STATE_DIRECTORY": dir.path + "/state"]
+        for sub in ["/run", "/state"] { try FileManager.default.createDirectory(atPath: dir.path + sub, withIntermediateDirectories: true) }
+        // Bound and not listening: what a daemon killed with SIGKILL leaves.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(own.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        #expect(AlertdPaths.clientSocketPath(environment: environment, service: service, refuses: AlertdConnectionOptions.refuses) == service)
+        try #require(listen(fd, 1) == 0)
+        #expect(AlertdPaths.clientSocketPath(environment: environment, service: service, refuses: AlertdConnectionOptions.refuses) == own)
+    }
+
     @Test func unreachableDaemonExits69() async throws {
         let dir = TemporaryDirectory()
         let socket = dir.path + "/alertd.sock"
