@@ -337,6 +337,13 @@ package struct JSONObject {
         }
     }
 
+    /// How many bytes `s` takes in a JSON document, as ``quoted(_:)``
+    /// writes it, without the quotes.
+    package static func escapedLength(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { escapedCount($0) }
+    }
+
     /// How many bytes `utf8` takes escaped as ``quoted(_:)`` escapes it.
     /// The C1 controls, U+0080–U+009F, are the byte pairs C2 80 – C2 9F.
     /// Runs of printable ASCII, most of any text, are passed over eight

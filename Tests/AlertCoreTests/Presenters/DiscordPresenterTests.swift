@@ -82,7 +82,12 @@ import Testing
         for i in 0..<30 { labels["l\(i)"] = String(repeating: "v", count: 1_000) }
         let alert = try ServiceFixtures.alert(title: String(repeating: "T", count: 300), message: String(repeating: "m", count: 9_000), labels: labels)
         #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
-        #expect(receiver.received.first?.problems == [])
+        let got = try #require(receiver.received.first)
+        #expect(got.problems == [])
+        // The labels that did not fit are counted, as every other presenter counts them.
+        let fields = J(got.json)["embeds"][0]["fields"]
+        let shown = fields.array.count - 1
+        #expect(shown > 0 && fields[shown]["value"].string == "\(30 - shown) more labels")
     }
 
     @Test func rateLimitsWaitForRetryAfterInTheBody() async throws {

@@ -37,6 +37,35 @@ import Testing
         #expect(body["extras"]["client::notification"]["click"]["url"].string == "https://grafana.example/")
     }
 
+    /// Web addresses stay whole, as links (escaped, `http://127\.0\.0\.1`
+    /// became a link to `http://127`); each line break is one; what would
+    /// make a heading or a list at a line's start shows as typed; and the
+    /// labels have a budget.
+    @Test func linksLinesAndLabelsShowAsSent() async throws {
+        let receiver = try ServiceReceiver(success: ServiceFixtures.json(200, #"{"id": 1}"#), contract: Self.contract)
+        var labels = ["url": "https://x.example/a_b"]
+        for i in 0..<64 { labels["z\(i)"] = String(repeating: "v", count: 1_024) }
+        let alert = try ServiceFixtures.alert(
+            message: "See https://ok.example/path_with_underscores?a=1&b=2.\n- not a list\n# not a heading\n1. not a list either", labels: labels)
+        #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        let got = try #require(receiver.received.first)
+        let message = try #require(J(got.json)["message"].string)
+        #expect(message.hasPrefix("See <https://ok.example/path_with_underscores?a=1&b=2>.  \n\\- not a list  \n\\# not a heading  \n1\\. not a list either\n\n"))
+        #expect(message.contains("**url**: <https://x.example/a_b>  \n"))
+        #expect(message.utf8.count < 4_000 + 1_000)
+        #expect(message.contains(" more\n\n"))
+    }
+
+    @Test func markdownEscapingLeavesAddressesAndPlainTextAlone() {
+        let md = { MarkupEscaping.markdown($0) }
+        #expect(md("[Confirm](https://evil.example) *now*") == #"\[Confirm\](<https://evil.example>) \*now\*"#)
+        #expect(md("(see https://x.example/a_(b)), then http://127.0.0.1:8080/x.") == "(see <https://x.example/a_(b)>), then <http://127.0.0.1:8080/x>.")
+        #expect(md("a & b &amp; &#60; 3.5 - x # y") == #"a & b \&amp; \&#60; 3.5 - x # y"#)
+        #expect(md("  > quoted\n+ item\n===") == "  \\> quoted\n\\+ item\n\\===")
+        #expect(md("xhttps://no.example") == "xhttps://no.example")
+        #expect(MarkupEscaping.markdown("a\nb", hardBreaks: true) == "a  \nb")
+    }
+
     @Test func answersAreJudged() async throws {
         let receiver = try ServiceReceiver(success: ServiceFixtures.json(200, #"{"id": 1}"#), contract: Self.contract)
         let target = "gotify (\(receiver.base))"

@@ -53,6 +53,20 @@ import Testing
         #expect(html.contains("<a href=\"\(ServiceFixtures.confirmLink.replacingOccurrences(of: "&", with: "&amp;"))\">Expand</a>"))
     }
 
+    /// Text within alertd's own limits but made of what escaping grows
+    /// (quotes are `&quot;` in the HTML, backslashes doubled in the JSON)
+    /// still makes an event the homeserver takes.
+    @Test func anEventStaysWithinTheHomeserversLimit() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        var labels: [String: String] = [:]
+        for i in 0..<64 { labels["label\(i)"] = String(repeating: "\\", count: 1_024) }
+        let alert = try ServiceFixtures.alert(message: String(repeating: "\"", count: 8_192), labels: labels)
+        #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        let got = try #require(receiver.received.first)
+        #expect(got.problems == [])
+        #expect((J(got.json)["body"].string ?? "").contains(" more\n"))
+    }
+
     @Test func signedLinksNameTheRoom() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let alert = try ServiceFixtures.alert()

@@ -73,6 +73,11 @@ import Testing
         let alert = try ServiceFixtures.alert(message: String(repeating: "ü", count: 50_000), labels: labels)
         #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
         #expect(receiver.received.first?.problems == [])
+        // A backslash is escaped for the card, and each of the two is escaped again in the JSON.
+        let backslashes = try ServiceFixtures.alert(message: String(repeating: "\\", count: 50_000),
+                                                    labels: labels.mapValues { _ in String(repeating: "\\", count: 1_000) })
+        #expect(try await presenter(receiver).present(backslashes, delivery: ServiceFixtures.delivery) == .delivered)
+        #expect(receiver.received.last?.problems == [])
     }
 
     @Test func answersAreJudged() async throws {

@@ -83,10 +83,18 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
         var left = Limit.embedTotal - title.utf16.count - footer.utf16.count - actionFields.reduce(0) { $0 + size($1) }
             - min(digest.message?.utf16.count ?? 0, 1_000)
         var fields: [[String: Any]] = []
-        for label in digest.labels.prefix(Limit.fields - actionFields.count) {
+        // The last field counts the labels left out, as the other presenters' "… 3 more".
+        let more = { (count: Int) -> [String: Any] in ["name": "…", "value": "\(count) more labels", "inline": true] }
+        let slots = Limit.fields - actionFields.count
+        left -= size(more(digest.labels.count))
+        for (i, label) in digest.labels.enumerated() {
             let name = TextLimit.truncate(label.name, to: Limit.fieldName)
             let room = min(Limit.fieldValue, left - name.utf16.count)
-            guard room >= 16 else { break }
+            let last = i == digest.labels.count - 1
+            guard room >= 16, fields.count < (last ? slots : slots - 1) else {
+                fields.append(more(digest.labels.count - i))
+                break
+            }
             let field: [String: Any] = ["name": name, "value": Self.text(label.value, limit: room), "inline": true]
             left -= size(field)
             fields.append(field)

@@ -18,6 +18,10 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
     enum Limit {
         static let title = 250
         static let messageBytes = 16_000
+        /// Gotify sets no limit, but a phone shows little: the labels get
+        /// at most this much, each name and value cut to the second pair.
+        static let labelsBytes = 4_000
+        static let labelName = 64, labelValue = 256
     }
 
     /// The server's base URL.
@@ -52,15 +56,17 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)
-        let md = MarkupEscaping.markdown
+        let md: (String) -> String = { MarkupEscaping.markdown($0) }
+        // Gotify's Markdown joins a paragraph's lines into one: each break is made a hard one.
+        let lines: (String) -> String = { MarkupEscaping.markdown($0, hardBreaks: true) }
         var blocks: [String] = []
         if d.followUp != nil {
-            blocks = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.messageBytes / 2, in: .utf8, escape: md) }
+            blocks = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.messageBytes / 2, in: .utf8, escape: lines) }
         } else if let message = d.message {
-            blocks.append(TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker, escape: md))
+            blocks.append(TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker, escape: lines))
         }
         if d.followUp == nil {
-            if !d.labels.isEmpty { blocks.append(d.labels.map { "**\(md($0.name))**: \(md($0.value))  " }.joined(separator: "\n")) }
+            if !d.labels.isEmpty { blocks.append(Self.labels(d.labels)) }
             let links = d.linkedActions
             if !links.isEmpty { blocks.append(links.map { "[\(md($0.label))](\($0.link))" }.joined(separator: " · ")) }
             for a in d.actions where a.link == nil { blocks.append("\(md(a.label)): `alertctl \(a.kind.rawValue) \(d.id)`") }
@@ -77,5 +83,23 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
             "extras": extras,
         ]
         return HTTPServiceRequest(url: HTTPServiceRequest.url(url, "/message"), headers: ["X-Gotify-Key": secrets["token"] ?? ""], json: json)
+    }
+
+    /// One line per label, `**name**: value`, within ``Limit/labelsBytes``;
+    /// those past it are counted ("… 3 more").
+    static func labels(_ labels: [(name: String, value: String)]) -> String {
+        var lines: [String] = []
+        var room = Limit.labelsBytes
+        for (i, label) in labels.enumerated() {
+            let line = "**\(TextLimit.truncate(label.name, to: Limit.labelName, in: .utf8, escape: MarkupEscaping.markdown))**: "
+                + TextLimit.truncate(label.value, to: Limit.labelValue, in: .utf8, escape: MarkupEscaping.markdown) + "  "
+            guard line.utf8.count + 1 <= room else {
+                lines.append("… \(labels.count - i) more")
+                break
+            }
+            room -= line.utf8.count + 1
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
     }
 }

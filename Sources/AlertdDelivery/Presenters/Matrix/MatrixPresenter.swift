@@ -19,9 +19,16 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         ["url": "https://matrix.example.org", "room": "!abcdefghijklmnop:example.org", "token_file": "/etc/alertd/matrix-token"]
     }
 
+    /// An event is at most 65,536 bytes of JSON, and the text appears twice
+    /// in it, once as HTML: each part is measured as it is written there
+    /// (``TextLimit/Unit/json``), a quote or backslash twice, `&quot;` six times.
     enum Limit {
-        /// An event is at most 65,536 bytes; the message appears twice, once escaped.
-        static let messageBytes = 16_000
+        static let messageBytes = 12_000
+        static let labelsBytes = 6_000
+        static let labelName = 64, labelValue = 256
+        /// A group's text and HTML each; measured in UTF-8, so twice this at
+        /// worst once written as JSON.
+        static let groupBytes = 12_000
     }
 
     /// The homeserver's client API base URL.
@@ -71,25 +78,26 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         // Links signed for the room: a decision by one records `matrix:<room id>`.
         let d = AlertDigest(alert, delivery: delivery.addressed(to: "matrix:\(room)"))
-        let message = d.message.map { TextLimit.truncate($0, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker) }
         let e = MarkupEscaping.html
+        let htmlLines = { (text: String) in e(text).replacing("\n", with: "<br>") }
         var plain = [d.style.emoji + " " + d.heading]
         var html = ["<h4><font color=\"\(d.style.hexColour)\">\(d.style.emoji) \(e(d.style.label))</font> \(e(d.title))</h4>"]
         if d.followUp != nil {
             let style = d.closedStyle
-            let details = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.messageBytes / 2, in: .utf8) }
-            plain = [style.emoji + " " + d.followUpHeadline] + details
+            let share = Limit.messageBytes / max(1, d.followUpDetails.count)
+            plain = [style.emoji + " " + d.followUpHeadline] + d.followUpDetails.map { TextLimit.truncate($0, to: share, in: .json) }
             html = ["<p><font color=\"\(style.hexColour)\">\(style.emoji)</font> <b>\(e(d.followUpHeadline))</b></p>"]
-                + details.map { "<p>\(e($0))</p>" }
-        } else if let message {
-            plain.append(message)
-            html.append("<p>\(e(message).replacing("\n", with: "<br>"))</p>")
+                + d.followUpDetails.map { "<p>\(TextLimit.truncate($0, to: share, in: .json, escape: e))</p>" }
+        } else if let message = d.message {
+            plain.append(TextLimit.truncate(message, to: Limit.messageBytes, in: .json, marker: TextLimit.bodyMarker))
+            html.append("<p>\(TextLimit.truncate(message, to: Limit.messageBytes, in: .json, marker: TextLimit.bodyMarker, escape: htmlLines))</p>")
         }
         // A follow-up is the headline and its details alone.
         if d.followUp == nil {
             if !d.labels.isEmpty {
-                plain.append(d.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
-                html.append("<ul>" + d.labels.map { "<li><b>\(e($0.name))</b>: \(e($0.value))</li>" }.joined() + "</ul>")
+                let labels = Self.labels(d.labels)
+                plain.append(labels.plain)
+                html.append(labels.html)
             }
             let links = d.linkedActions
             if !links.isEmpty {
@@ -114,8 +122,30 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         if let thread = delivery.thread {
             relation = ["rel_type": "m.thread", "event_id": thread, "is_falling_back": true, "m.in_reply_to": ["event_id": thread]]
         }
-        return send(plain: g.text(limit: Limit.messageBytes), html: g.html(limit: Limit.messageBytes), relation: relation,
+        return send(plain: g.text(limit: Limit.groupBytes), html: g.html(limit: Limit.groupBytes), relation: relation,
                     delivery: delivery, secrets: secrets)
+    }
+
+    /// The labels as lines and as an HTML list, each within
+    /// ``Limit/labelsBytes``; those past it are counted ("… 3 more").
+    static func labels(_ labels: [(name: String, value: String)]) -> (plain: String, html: String) {
+        let e = MarkupEscaping.html
+        var plain: [String] = [], html: [String] = []
+        var room = Limit.labelsBytes
+        for (i, label) in labels.enumerated() {
+            let name = TextLimit.truncate(label.name, to: Limit.labelName), value = TextLimit.truncate(label.value, to: Limit.labelValue)
+            let line = "\(name): \(value)", item = "<li><b>\(e(name))</b>: \(e(value))</li>"
+            // The HTML is never shorter than the text.
+            guard TextLimit.length(item, .json) <= room else {
+                plain.append("… \(labels.count - i) more")
+                html.append("<li>… \(labels.count - i) more</li>")
+                break
+            }
+            room -= TextLimit.length(item, .json)
+            plain.append(line)
+            html.append(item)
+        }
+        return (plain.joined(separator: "\n"), "<ul>" + html.joined() + "</ul>")
     }
 
     /// `PUT …/send/m.room.message/{delivery id}` of a message with these bodies.

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Cuts text to a service's length limit, visibly: the cut text ends in a
 /// marker, so a reader knows there was more, and it is never cut inside a
 /// character (a flag, an accented letter, an emoji sequence stays whole).
@@ -11,6 +13,9 @@ public enum TextLimit {
         case utf16
         /// Bytes of UTF-8.
         case utf8
+        /// Bytes of UTF-8 once written in a JSON string (a quote or a
+        /// backslash takes two): for services that limit a whole request.
+        case json
     }
 
     /// Ends a shortened field (a title, a label).
@@ -21,7 +26,9 @@ public enum TextLimit {
     /// `text` if it fits in `limit`, else as much of it as fits with
     /// `marker` appended, the whole within `limit`. With `escape`, the
     /// result is escaped and the limit holds for the escaped text, which is
-    /// never cut inside an escape (`&amp;` stays whole).
+    /// never cut inside an escape (`&amp;` stays whole). An escape may
+    /// depend on what surrounds a character (a line's start, a web
+    /// address), so the cut is checked on the escaped whole.
     public static func truncate(
         _ text: String, to limit: Int, in unit: Unit = .utf16, marker: String = TextLimit.marker,
         escape: (String) -> String = { $0 }
@@ -38,7 +45,14 @@ public enum TextLimit {
             used += size
             end = text.index(after: index)
         }
-        return escape(String(text[..<end])) + marker
+        var cut = escape(String(text[..<end]))
+        // Each character escapes to at least one unit: stepping back by the
+        // excess converges in a few rounds.
+        while end > text.startIndex, case let excess = length(cut, unit) - budget, excess > 0 {
+            end = text.index(end, offsetBy: -excess, limitedBy: text.startIndex) ?? text.startIndex
+            cut = escape(String(text[..<end]))
+        }
+        return cut + marker
     }
 
     /// `text`'s length as `unit` counts it.
@@ -47,6 +61,7 @@ public enum TextLimit {
         case .characters: text.count
         case .utf16: text.utf16.count
         case .utf8: text.utf8.count
+        case .json: JSONObject.escapedLength(text)
         }
     }
 }

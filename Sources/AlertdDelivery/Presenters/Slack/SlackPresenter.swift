@@ -170,7 +170,7 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
         let headline = TextLimit.truncate(d.followUpHeadline, to: Limit.text - 8, escape: MarkupEscaping.slack)
         let details = d.followUpDetails.map { TextLimit.truncate($0, to: Limit.text / 2, escape: MarkupEscaping.slack) }
         let blocks: [[String: Any]] = [
-            ["type": "section", "text": mrkdwn("\(style.emoji) *\(headline)*")],
+            ["type": "section", "text": mrkdwn("\(style.emoji) " + bold(headline))],
             ["type": "context", "elements": [mrkdwn(details.joined(separator: " · "))]],
         ]
         return [
@@ -193,13 +193,19 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
 
     /// `*title*` over `text`, both escaped, within a field's limit.
     static func field(title: String, text: String) -> [String: Any] {
-        let heading = "*" + TextLimit.truncate(title, to: 200, escape: MarkupEscaping.slack) + "*\n"
+        let heading = bold(TextLimit.truncate(title, to: 200, escape: MarkupEscaping.slack)) + "\n"
         return mrkdwn(heading + TextLimit.truncate(text, to: Limit.field - heading.utf16.count, escape: MarkupEscaping.slack))
     }
 
     /// A `plain_text` object (Slack does not interpret it, so no escaping).
     static func plain(_ text: String, limit: Int) -> [String: Any] {
         ["type": "plain_text", "text": TextLimit.truncate(text, to: limit), "emoji": true]
+    }
+
+    /// `text` (escaped) in bold, unless it has an asterisk of its own:
+    /// mrkdwn cannot escape one, and it would end the bold early.
+    static func bold(_ text: String) -> String {
+        text.contains("*") ? text : "*\(text)*"
     }
 
     /// A `mrkdwn` object; what in `text` is the alert's is escaped by the caller.

@@ -20,7 +20,9 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
 
     enum Limit {
         /// Teams takes messages up to about 28 KB: the message text gets
-        /// 12 KB of it, the labels 8 KB, the card's own JSON the rest.
+        /// 12 KB of it, the labels 8 KB, the card's own JSON the rest, each
+        /// measured as written in the JSON (``TextLimit/Unit/json``): the
+        /// backslashes escaping adds are doubled there.
         static let messageBytes = 12_000
         static let factBytes = 8_000
         static let fact = 500
@@ -61,7 +63,7 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
             return HTTPServiceRequest(url: secrets["url"] ?? "", json: Self.message(card: Self.card(body)))
         }
         if let message = d.message {
-            body.append(["type": "TextBlock", "text": TextLimit.truncate(message, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker,
+            body.append(["type": "TextBlock", "text": TextLimit.truncate(message, to: Limit.messageBytes, in: .json, marker: TextLimit.bodyMarker,
                                                                          escape: Self.md),
                          "wrap": true])
         }
@@ -96,7 +98,7 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
         return [
             ["type": "TextBlock", "text": TextLimit.truncate("\(style.emoji) \(d.followUpHeadline)", to: Limit.title, escape: md), "weight": "bolder",
              "size": "medium", "wrap": true, "color": d.followUp?.outcome == .cancelled || d.followUp?.outcome == .expired ? "default" : "good"],
-            ["type": "TextBlock", "text": TextLimit.truncate(d.followUpDetails.joined(separator: "\n\n"), to: Limit.messageBytes, in: .utf8, escape: md),
+            ["type": "TextBlock", "text": TextLimit.truncate(d.followUpDetails.joined(separator: "\n\n"), to: Limit.messageBytes, in: .json, escape: md),
              "isSubtle": true, "size": "small", "wrap": true],
         ]
     }
@@ -107,14 +109,14 @@ public struct TeamsPresenterConfiguration: HTTPServiceConfiguration {
         var left = Limit.factBytes
         var facts: [[String: String]] = []
         for (i, label) in labels.enumerated() {
-            let title = TextLimit.truncate(label.name, to: Limit.fact, in: .utf8, escape: md)
-            let room = min(Limit.fact, left - title.utf8.count - 32)
+            let title = TextLimit.truncate(label.name, to: Limit.fact, in: .json, escape: md)
+            let room = min(Limit.fact, left - TextLimit.length(title, .json) - 32)
             guard room >= 16 else {
                 facts.append(["title": "…", "value": "\(labels.count - i) more labels"])
                 break
             }
-            let value = TextLimit.truncate(label.value, to: room, in: .utf8, escape: md)
-            left -= title.utf8.count + value.utf8.count + 32
+            let value = TextLimit.truncate(label.value, to: room, in: .json, escape: md)
+            left -= TextLimit.length(title, .json) + TextLimit.length(value, .json) + 32
             facts.append(["title": title, "value": value])
         }
         return facts
