@@ -182,6 +182,9 @@ public struct AlertsAPI: Sendable {
 
     // MARK: GET /v1/alerts
 
+    /// The most `label` filters a listing takes.
+    package static let maxLabelFilters = 64
+
     package func list(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var query = AlertQuery()
         var problems: [HTTPErrorBody.Detail] = []
@@ -204,6 +207,11 @@ public struct AlertsAPI: Sendable {
             } else {
                 problems.append(.init(field: "label", code: "invalid_label", message: "`\(raw)` is not name=value with a valid label name."))
             }
+        }
+        // Each is a condition of the store's query, which has a depth limit; an alert has no more labels than this anyway.
+        if query.labels.count > Self.maxLabelFilters {
+            problems.append(.init(field: "label", code: "too_many_labels",
+                                  message: "At most \(Self.maxLabelFilters) `label` filters are taken; this query has \(query.labels.count)."))
         }
         if let l = request.queryValue("limit") {
             if let n = Int(l), (1...1_000).contains(n) { query.limit = n } else {

@@ -42,5 +42,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "sqlite \(name): \(message) (\(context))" }
+    /// The context is cut to its start: a statement built from a query
+    /// can run to tens of kilobytes, all of it echoed to the client.
+    public var description: String {
+        let shown = context.count > 160 ? context.prefix(160) + "…" : context
+        return "sqlite \(name): \(message) (\(shown))"
+    }
 }

@@ -52,6 +52,14 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { pattern }
 
+    /// The most steps a match takes per character of the value: one per
+    /// instruction of the program.
+    public var stepsPerCharacter: Int { program.count }
+
+    /// The most instructions a regex may have; what its steps per character
+    /// may reach.
+    public static var maxStepsPerCharacter: Int { Compiler.maxInstructions }
+
     public static func == (a: MatcherRegex, b: MatcherRegex) -> Bool { a.pattern == b.pattern }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }

@@ -57,6 +57,17 @@ public struct Silence: Sendable, Equatable, Codable {
         if comment.trimmingSpaces().isEmpty { throw refuse("Say why in a comment (amtool -c).") }
         // Every claim holds each active silence against the alert: none may be large.
         if matchers.count > Self.maxMatchers { throw refuse("A silence has at most \(Self.maxMatchers) matchers; this one has \(matchers.count).") }
+        // The store holds every active silence against each alert it
+        // screens, on its one writer: 64 regexes of 3,000 steps a character,
+        // against a 1,024-character label, held every write behind them for
+        // a second per alert. Together a silence's regexes may cost what one
+        // regex of the largest size may.
+        let steps = matchers.reduce(0) { $0 + ($1.compiled?.stepsPerCharacter ?? 0) }
+        if steps > MatcherRegex.maxStepsPerCharacter {
+            throw refuse("The regexes of this silence take \(steps) steps per character of a label together, "
+                         + "more than the \(MatcherRegex.maxStepsPerCharacter) one silence may; use fewer or smaller regexes, "
+                         + "or plain name=\"value\" matchers.")
+        }
         for (what, text, limit) in [("createdBy", createdBy, 256), ("comment", comment, 4_096)]
             + matchers.map({ ("the value of matcher \($0.name)", $0.value, MatcherRegex.maxLength) })
         where text.unicodeScalars.count > limit {

@@ -3,6 +3,7 @@ import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
 @testable import AlertdStore
+@testable import AlertdSQLiteStore
 @testable import AlertdDelivery
 @testable import AlertdAPI
 
@@ -61,6 +62,19 @@ import Testing
             #expect(response.status == 404, "\(call.testDescription)")
             #expect(APIFixture.errorCode(response) == "alert_not_found", "\(call.testDescription)")
         }
+    }
+
+    /// A query too large for SQLite (one condition per `label`, under a
+    /// depth limit of 1,000) is the client's mistake, a 400 before the store
+    /// is asked, not a 503 that makes clients retry for ever.
+    @Test func aListingWithTooManyLabelFiltersIsRefusedNotAStoreFailure() async throws {
+        let dir = TemporaryDirectory()
+        let router = APIFixture.router(store: try SQLiteAlertStore(path: dir.path + "/alertd.db"))
+        func listing(_ count: Int) -> String { "/v1/alerts?" + (0..<count).map { "label=l\($0)=v" }.joined(separator: "&") }
+        #expect(await router.handle(APIFixture.request("GET", listing(AlertsAPI.maxLabelFilters))).status == 200)
+        let refused = await router.handle(APIFixture.request("GET", listing(1_000)))
+        #expect(refused.status == 400)
+        #expect(try HTTPErrorBody.decode(APIFixture.body(refused)).details?.map(\.code) == ["too_many_labels"])
     }
 
     /// A store that needs an operator is not worth asking again in seconds.

@@ -210,6 +210,14 @@ import Testing
             #expect(error?.code == .invalidSilence && error?.message.contains("at most") == true, "\(String(describing: error))")
         }
         #expect(throws: Never.self) { try silence(["alertname=A"], comment: String(repeating: "c", count: 4_096)).validate(at: now) }
+        // Together a silence's regexes cost what one of the largest may: one
+        // large regex is taken, and so are many small ones, but not many large.
+        #expect(throws: Never.self) { try silence(["alertname=A", "x=~.{0,1000}z"]).validate(at: now) }
+        #expect(throws: Never.self) { try silence(["alertname=A"] + (0..<63).map { "l\($0)=~db-.*" }).validate(at: now) }
+        let costly = #expect(throws: SilenceError.self) {
+            try silence(["alertname=A"] + (0..<63).map { "l\($0)=~(?:.*){1000}z" }).validate(at: now)
+        }
+        #expect(costly?.message.contains("steps per character") == true, "\(String(describing: costly))")
         let window = try silence(["alertname=A"], start: 60, end: 120)
         #expect(window.state(at: now) == .pending)
         #expect(window.state(at: now.addingTimeInterval(90)) == .active)
