@@ -174,7 +174,18 @@ package struct AlertmanagerAlert: Sendable, Equatable {
         if !others.isEmpty { parts.append(others.map { "\($0.key): \($0.value)" }.joined(separator: "\n")) }
         let message = Self.fitted(parts.joined(separator: "\n\n"), keepingNewlines: true, limit: limits.maxMessageLength)
         if !message.isEmpty { builder.message = .present(message) }
-        return builder.build(limits: limits)
+        let built = builder.build(limits: limits)
+        // Taken, the sender's label would pass for the generator URL in every
+        // Alertmanager listing, and its fingerprint there would lose it.
+        guard self.labels[AlertmanagerView.generatorURLLabel] != nil else { return built }
+        let reserved = AlertSpecError(
+            field: "labels.\(AlertmanagerView.generatorURLLabel)", code: .reservedLabelName,
+            message: "alertd keeps an alert's generatorURL in the label `\(AlertmanagerView.generatorURLLabel)`; rename this label "
+                + "(in Prometheus, with alert_relabel_configs).")
+        switch built {
+        case .success: return .failure(AlertSpecErrors([reserved]))
+        case .failure(let errors): return .failure(AlertSpecErrors([reserved] + errors.errors, omitted: errors.omitted))
+        }
     }
 
     /// `text` without control characters (but newlines and tabs, when
