@@ -88,17 +88,11 @@ public final class PostgresAlertStore: AlertStore {
         let refusal: String? = try connection.withLock { conn throws(PostgresError) -> String? in
             try conn.query("SELECT pg_advisory_lock($1)", [.integer(PostgresSchema.migrationLock)])
             defer { _ = try? conn.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresSchema.migrationLock)]) }
-            let tables = Set(try conn.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").rows.map { $0.text(0) })
-            if !tables.contains("alertd_schema") {
-                if !tables.isDisjoint(with: ["alerts", "deliveries", "events"]) {
-                    return "The database at \(redactedURL) holds another program's tables (\(tables.sorted().prefix(5).joined(separator: ", "))); alertd leaves it alone. Point store.url at a database of its own."
-                }
+            if let refusal = try Self.refusal(conn, redactedURL: redactedURL) { return refusal }
+            if try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1 {
                 try conn.execute("CREATE TABLE alertd_schema (version INTEGER NOT NULL)")
             }
             let version = Int(try conn.scalar("SELECT COALESCE(MAX(version), 0) FROM alertd_schema") ?? 0)
-            if version > latest {
-                return "The database at \(redactedURL) was written by a newer alertd (schema \(version), this alertd knows \(latest)). Upgrade alertd on this node."
-            }
             guard version < latest else { return nil }
             try conn.execute("BEGIN")
             do throws(PostgresError) {
@@ -112,6 +106,45 @@ public final class PostgresAlertStore: AlertStore {
             return nil
         }
         if let refusal { throw PostgresError(sqlState: "XXALD", message: refusal, context: "migrate", connectionLost: false) }
+    }
+
+    /// Why alertd must leave the database alone (another program's
+    /// tables, a newer alertd's schema), or nil. Reads only.
+    private static func refusal(_ conn: PostgresConnection, redactedURL: String) throws(PostgresError) -> String? {
+        let tables = Set(try conn.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").rows.map { $0.text(0) })
+        guard tables.contains("alertd_schema") else {
+            guard tables.isDisjoint(with: ["alerts", "deliveries", "events"]) else {
+                return "The database at \(redactedURL) holds another program's tables (\(tables.sorted().prefix(5).joined(separator: ", "))); alertd leaves it alone. Point store.url at a database of its own."
+            }
+            return nil
+        }
+        let version = Int(try conn.scalar("SELECT COALESCE(MAX(version), 0) FROM alertd_schema") ?? 0)
+        let latest = PostgresSchema.migrations.count
+        guard version <= latest else {
+            return "The database at \(redactedURL) was written by a newer alertd (schema \(version), this alertd knows \(latest)). Upgrade alertd on this node."
+        }
+        return nil
+    }
+
+    /// What `--check-config` asks of the database: that it can be reached
+    /// with these credentials and that alertd could use it (its own or an
+    /// empty one, in whose schema the user may create the tables). Changes nothing.
+    public static func checkCompatible(url: String) throws(StoreError) {
+        let redacted = URLRedaction.redactingPassword(url)
+        let refusal: String?
+        do throws(PostgresError) {
+            let connection = try PostgresConnection(url: url, redactedURL: redacted)
+            refusal = try connection.withLock { conn throws(PostgresError) -> String? in
+                if let refusal = try Self.refusal(conn, redactedURL: redacted) { return refusal }
+                guard try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1,
+                      try conn.scalar("SELECT has_schema_privilege(current_schema(), 'CREATE')::int") != 1 else { return nil }
+                return "The user in the URL may not create tables in the database at \(redacted) (schema \"public\" or its search_path); "
+                    + "grant it CREATE on the schema, or make it the database's owner."
+            }
+        } catch {
+            throw StoreError.from(error, doing: "Checking the store at \(redacted)")
+        }
+        if let refusal { throw StoreError(code: .incompatible, message: refusal) }
     }
 
     // MARK: Decisions and intake

@@ -63,8 +63,9 @@ extension AlertDaemon {
 
     /// The PostgreSQL store: the state directory is still this node's (its
     /// lock, the action-link key), the alerts are in the shared database.
-    /// To check, the URL is read and the state directory checked, but no
-    /// connection is made.
+    /// To check, the URL is read, the state directory checked, and the
+    /// database connected to and looked at (``PostgresAlertStore/checkCompatible(url:)``),
+    /// but nothing written.
     private static func openPostgres(_ config: DaemonConfiguration, mode: Mode, metrics: DaemonMetrics,
                                      changes: ChangeSignal, log: Logger) throws(DaemonError) -> OpenedStore {
         let url = try storeURL(config)
@@ -90,6 +91,7 @@ extension AlertDaemon {
             }
         case .check:
             try checkWritableDirectory(config.stateDirectory, role: "state directory")
+            do { try PostgresAlertStore.checkCompatible(url: url) } catch { throw DaemonError(error) }
             return OpenedStore(store: InMemoryAlertStore(), path: redacted, lastWriteFailure: { nil }, close: {})
         }
     }

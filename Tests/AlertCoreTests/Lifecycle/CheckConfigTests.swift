@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AlertdDaemon
+@testable import AlertdPostgres
 
 /// `--check-config` builds the daemon as a start would, minus listening and
 /// minus changes on disk.
@@ -41,5 +42,34 @@ import Testing
         #expect(shortKey.exitCode == 65)
         #expect(shortKey.stderr.contains("shorter than 32 bytes"), "\(shortKey.stderr)")
         #expect(shortKey.stderr.contains("/nonexistent/token"))
+    }
+
+    /// On PostgreSQL the check connects, as a start would, and looks at
+    /// the database without changing it: one nothing listens for, or
+    /// another program's, fails the check rather than the start.
+    @Test func aPostgreSQLStoreIsConnectedToAndLeftAsItWas() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let dir = TemporaryDirectory()
+        func check(_ url: String) async throws -> TestBinaries.Result {
+            let config = dir.path + "/alertd.json"
+            try JSONSerialization.data(withJSONObject: ["store": ["url": url]]).write(to: URL(fileURLWithPath: config))
+            return try await self.check(config, stateDir: dir.path + "/state")
+        }
+        let fine = try await check(url)
+        #expect(fine.exitCode == 0, "\(fine.stderr)")
+        let tables = try PostgresConnection(url: url, redactedURL: url).withLock { conn throws(PostgresError) in
+            try conn.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").rows.count
+        }
+        #expect(tables == 0, "a check creates no tables")
+
+        let nobody = try await check("postgresql://alertd@127.0.0.1:\(try TestDaemon.freePort())/alertd")
+        #expect(nobody.exitCode == 65)
+        #expect(nobody.stderr.contains("cannot be reached"), "\(nobody.stderr)")
+
+        try PostgresConnection(url: url, redactedURL: url).withLock { conn throws(PostgresError) in try conn.execute("CREATE TABLE alerts (x int)") }
+        let foreign = try await check(url)
+        #expect(foreign.exitCode == 65)
+        #expect(foreign.stderr.contains("another program's tables"), "\(foreign.stderr)")
     }
 }
