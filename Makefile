@@ -11,8 +11,10 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
-# Evaluated only by the recipes that use them.
-RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+# SwiftPM's link to the release build: `install` runs as root, often with a
+# PATH that has no swift, and must not build (as root, in the user's tree).
+RELEASE_BIN = .build/release
+# Evaluated only by the recipes that use it.
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
 .PHONY: all deps test-deps build release test run clean bench man install uninstall
@@ -74,8 +76,12 @@ man: build
 # The release binaries, the systemd units (ExecStart= pointing at BINDIR),
 # sysusers and tmpfiles entries, man pages and bash completion (both printed
 # by the installed binaries from their command trees). The default
-# config is installed only if there is none yet.
-install: release
+# config is installed only if there is none yet. It installs what
+# `make release` built and builds nothing itself.
+install:
+	@if [ ! -x $(RELEASE_BIN)/alertd ] || [ ! -x $(RELEASE_BIN)/alertctl ]; then \
+		echo "no release build in $(RELEASE_BIN): run 'make release' first (as yourself, not as root)" >&2; exit 1; \
+	fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(SYSCONFDIR)/alertd
 	install -m 0755 $(RELEASE_BIN)/alertd $(RELEASE_BIN)/alertctl $(DESTDIR)$(BINDIR)/
