@@ -143,6 +143,10 @@ public final class AlertDaemon: Sendable {
 
         socketPath = config.api.activatedListeners.unixSocket == nil ? config.resolvedSocketPath() : "(passed by systemd)"
         let listeners = config.apiListeners()
+        for case .tcp(let host, let port) in listeners where auth.isOpen && host != "localhost" && IPAddress(host)?.scope != .loopback {
+            // Open to whoever can reach it: decisions, replays and silences included.
+            logger.warning("the API listens on \(host):\(port) without a token: anyone who can reach it may send, confirm, cancel, replay and silence; set api.token_file or api.tokens_file, or listen on 127.0.0.1")
+        }
         let files = CurrentProcess.raiseOpenFileLimit()
         let connections = Self.connectionLimit(openFiles: files, listeners: listeners.count)
         if connections < HTTPServerConfiguration().connectionLimit {

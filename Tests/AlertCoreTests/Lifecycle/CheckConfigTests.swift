@@ -22,6 +22,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/state"))
     }
 
+    /// Valid, but worth a word: a listener others can reach, with no token.
+    @Test func anOpenAPIOnAPublicAddressIsWarnedOf() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        for (listen, warned) in [("0.0.0.0:1", true), ("127.0.0.1:1", false), ("[::1]:1", false)] {
+            try #"{"api": {"listen": "\#(listen)"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+            let result = try await check(config, stateDir: dir.path + "/state")
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("without a token") == warned, "\(listen): \(result.stderr)")
+        }
+    }
+
     @Test func everyProblemAStartWouldMeetIsReportedAtOnce() async throws {
         let dir = TemporaryDirectory()
         let config = dir.path + "/alertd.json"
