@@ -78,7 +78,8 @@ public struct AlertdCommand: CLICommand {
             do throws(DaemonBuildError) {
                 _ = try await AlertDaemon.open(config, mode: .check, logger: log)
             } catch {
-                lines.append(error.description)
+                // Said of the file too: most name one of its keys, and the rest what it led to.
+                lines += error.problems.map { "\(configPath ?? "<defaults>"): \($0.message)" }
             }
         }
         guard lines.isEmpty else {

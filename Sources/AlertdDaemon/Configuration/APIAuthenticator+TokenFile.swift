@@ -11,7 +11,7 @@ extension APIAuthenticator {
         guard tokenFile != nil || tokensFile != nil else { return nil }
         var tokens: [APIToken] = []
         if let tokenFile {
-            let secret = try secret(SecretFile.read, tokenFile)
+            let secret = try secret(SecretFile.read, tokenFile, key: "api.token_file")
             try checkLength(secret, tokenFile, entry: "the API token")
             tokens.append(APIToken(name: APIToken.singleTokenName, secret: secret, scopes: .all))
         }
@@ -21,7 +21,7 @@ extension APIAuthenticator {
 
     /// `{"alice": {"token": "…", "scopes": ["read", "decide"]}, …}`.
     private static func named(_ path: String, besides earlier: [APIToken]) throws(ConfigurationError) -> [APIToken] {
-        let bytes = try secret(SecretFile.contents, path)
+        let bytes = try secret(SecretFile.contents, path, key: "api.tokens_file")
         // The parser's own message may quote the text, and the text is secrets.
         guard let root = try? StrictJSON.parse(Data(bytes)) as? [String: Any] else {
             throw ConfigurationError(source: path, problems: [
@@ -66,9 +66,10 @@ extension APIAuthenticator {
         }
     }
 
-    private static func secret<T>(_ read: (String) throws(SecretFileError) -> T, _ path: String) throws(ConfigurationError) -> T {
+    /// The file's content; a file that cannot be read is `key`'s problem (its message names the file).
+    private static func secret<T>(_ read: (String) throws(SecretFileError) -> T, _ path: String, key: String) throws(ConfigurationError) -> T {
         do { return try read(path) } catch {
-            throw ConfigurationError(source: path, problems: [error.message])
+            throw ConfigurationError(source: key, problems: [error.message])
         }
     }
 

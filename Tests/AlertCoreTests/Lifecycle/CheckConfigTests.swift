@@ -46,6 +46,9 @@ import Testing
         #expect(notADirectory.exitCode == 65)
         #expect(notADirectory.stderr.contains("\(file) is not a directory"), "\(notADirectory.stderr)")
         #expect(notADirectory.stderr.contains("/nonexistent/token"))
+        // Every line says which file, and the secret's which key.
+        #expect(notADirectory.stderr.contains("\(config): api.token_file: "), "\(notADirectory.stderr)")
+        #expect(notADirectory.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix(config + ": ") }, "\(notADirectory.stderr)")
 
         let state = dir.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
