@@ -249,7 +249,8 @@ extension MatcherRegex {
             case "v": return one(0x0B)
             case "x": return one(try hexEscape())
             case "1"..."9": throw unsupported("a backreference (RE2 has none either)")
-            case "b", "B", "A", "z": throw unsupported("the assertion `\\\(c)`; the whole value is matched anyway")
+            case "b", "B": throw unsupported("the word-boundary assertion `\\\(c)`")
+            case "A", "z": throw unsupported("the assertion `\\\(c)` (not needed: a matcher always matches the whole value)")
             case "p", "P": throw unsupported("a Unicode class `\\\(c)`")
             case "Q", "E": throw unsupported("`\\Q…\\E` quoting; escape each character with `\\` instead")
             default:
