@@ -11,7 +11,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
     /// The options to add to a command's configuration.
     public static let options: [CommandOption] = [
         .value("socket", valueName: "path",
-               help: "alertd's Unix socket. Defaults to $ALERTD_SOCKET, else alertd's own default ($RUNTIME_DIRECTORY/alertd.sock or ./.alertd/alertd.sock)."),
+               help: "alertd's Unix socket. Defaults to $ALERTD_SOCKET, else alertd's own default ($RUNTIME_DIRECTORY/alertd.sock or ./.alertd/alertd.sock), else the service's /run/alertd/alertd.sock when that is missing or nothing answers on it and /run/alertd exists."),
         .value("url", valueName: "url",
                help: "Talk to alertd over TCP instead, e.g. http://127.0.0.1:9190; defaults to $ALERTD_URL."),
         .value("token-file", valueName: "file",

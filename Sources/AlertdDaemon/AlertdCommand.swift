@@ -18,7 +18,7 @@ public struct AlertdCommand: CLICommand {
             """,
         version: AlertdVersion.current,
         options: [
-            .value("config", short: "c", valueName: "path", help: "A JSON config file (see config/alertd.json)."),
+            .value("config", short: "c", valueName: "path", help: "A JSON config file; `make install` puts one in /etc/alertd/alertd.json."),
             .value("state-dir", valueName: "dir", help: "Where the store lives; overrides the config."),
             .value("socket", valueName: "path", help: "The API's Unix socket; overrides the config."),
             .value("listen", valueName: "host:port", help: "Also serve the API on TCP, e.g. 127.0.0.1:9190."),
