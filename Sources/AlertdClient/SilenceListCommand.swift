@@ -9,7 +9,7 @@ public struct SilenceListCommand: CLICommand {
         name: "list",
         abstract: "List silences: active, then pending ones.",
         discussion: """
-            One line per silence: its id, state, when it ends (or starts, while pending), who made it, its \
+            One line per silence: its id, state, when it ends (starts, while pending; ended, once expired), who made it, its \
             matchers and comment. --all adds expired silences, which alertd keeps for store.retention.
 
             \(AlertdConnectionOptions.exitCodesHelp())
@@ -48,7 +48,11 @@ public struct SilenceListCommand: CLICommand {
             return .success
         }
         let rows = silences.map { s -> [String] in
-            let when = s.status.state == .pending ? "starts \(UTCTimestamp.readable(s.startsAt))" : "ends \(UTCTimestamp.readable(s.endsAt))"
+            let when = switch s.status.state {
+            case .pending: "starts \(UTCTimestamp.readable(s.startsAt))"
+            case .active: "ends \(UTCTimestamp.readable(s.endsAt))"
+            case .expired: "ended \(UTCTimestamp.readable(s.endsAt))"
+            }
             let matchers = s.matchers.map { m in (try? m.matcher().description) ?? "\(m.name)?\(m.value)" }.joined(separator: " ")
             // Text from the store as a row of plain text: a silence kept from before
             // alertd refused control characters in them cannot drive the terminal.

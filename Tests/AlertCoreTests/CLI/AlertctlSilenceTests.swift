@@ -67,6 +67,8 @@ import Testing
         let all = try await d.alertctl(["silence", "list", "--all", "--json"])
         let silences = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]])
         #expect(silences.map { ($0["status"] as? [String: Any])?["state"] as? String } == ["expired"])
+        let ended = try await d.alertctl(["silence", "list", "--all"]).stdout
+        #expect(ended.contains("expired  ended "), "\(ended)")
     }
 
     /// alertd refuses control characters in silences now, but a store can
