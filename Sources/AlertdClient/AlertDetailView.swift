@@ -102,6 +102,9 @@ package enum AlertDetailView {
                     : "held by silence \(holder.rawValue); checked again \(UTCTimestamp.readable(at))"
             } else if let holder = d.silencedBy, d.state == .silenced {
                 when = "withheld by silence \(holder.rawValue)"
+            } else if let at = d.nextAttemptAt, d.state == .pending, at <= now {
+                // Due and not started: its presenter's slots or rate limit hold it in the queue.
+                when = "due since \(UTCTimestamp.readable(at)); waiting for its presenter (rate limit or concurrency)"
             } else if let at = d.nextAttemptAt, d.state == .pending {
                 when = "next attempt \(UTCTimestamp.readable(at))"
             } else if d.state == .dead {

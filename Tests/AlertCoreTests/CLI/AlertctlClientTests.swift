@@ -182,6 +182,18 @@ import Testing
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service, refuses: AlertdConnectionOptions.refuses) == own)
     }
 
+    /// A delivery due but not started waits for its presenter (a rate limit,
+    /// busy slots): `show` says so, not a "next attempt" already past.
+    @Test func aDueDeliveryNotStartedSaysWhatItWaitsFor() {
+        let now = Date()
+        func pending(_ at: TimeInterval) -> DeliveryRecord {
+            DeliveryRecord(id: "dlv-1", alertID: AlertID.generate(), kind: .presenter("hook"), state: .pending,
+                           nextAttemptAt: now.addingTimeInterval(at), createdAt: now, updatedAt: now)
+        }
+        #expect(AlertDetailView.deliveryLines([pending(-5)], now: now)[1].contains("waiting for its presenter (rate limit or concurrency)"))
+        #expect(AlertDetailView.deliveryLines([pending(30)], now: now)[1].contains("next attempt"))
+    }
+
     @Test func unreachableDaemonExits69() async throws {
         let dir = TemporaryDirectory()
         let socket = dir.path + "/alertd.sock"
