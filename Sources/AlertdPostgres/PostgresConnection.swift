@@ -80,8 +80,11 @@ package final class PostgresConnection: @unchecked Sendable {
             alertd_pq_finish(old)
             handle = nil
         }
-        let keywords = ["dbname", "connect_timeout", "application_name"]
-        let values = [url, "3", "alertd"]
+        // Before the URL, which may set its own: TCP keepalives and a limit
+        // on unacknowledged sends notice a peer cut off without a reset.
+        let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+                        "dbname", "connect_timeout", "application_name"]
+        let values = ["1", "10", "5", "3", "15000", url, "3", "alertd"]
         let conn = withCStrings(keywords) { k in withCStrings(values) { v in alertd_pq_connectdb_params(k, v, 1) } }
         guard let conn, alertd_pq_status(conn) == CONNECTION_OK else {
             // libpq quotes the parts of a URL it could not read, password included.
@@ -125,24 +128,45 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs one or more statements without parameters (`PQexec`). Only inside `withLock`.
-    package func execute(_ sql: String) throws(PostgresError) {
+    /// How long a statement may go unanswered before the session is given
+    /// up as lost. A server stopped or cut off without a reset keeps the
+    /// connection open and silent; waiting on it held every request, the
+    /// health check too, for as long as that lasted (a quarter of an hour,
+    /// the kernel's own timeout, when packets are dropped).
+    package static let answerTimeout: Duration = .seconds(15)
+
+    /// Runs one or more statements without parameters (`PQexec`), waiting
+    /// at most `timeout` for the answer. Only inside `withLock`.
+    package func execute(_ sql: String, timeout: Duration = answerTimeout) throws(PostgresError) {
         try ensureConnected()
-        let result = alertd_pq_exec(handle, sql)
-        _ = try consume(result, context: sql)
+        _ = try consume(try run(sql, [], parameters: false, timeout: timeout), context: sql)
     }
 
     /// Runs one statement with `$1…` parameters, sent separately from the
     /// SQL and never spliced into it (`PQexecParams`, text format). Only
     /// inside `withLock`.
     @discardableResult
-    package func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+    package func query(_ sql: String, _ parameters: [PostgresValue] = [], timeout: Duration = answerTimeout) throws(PostgresError) -> PostgresResult {
         try ensureConnected()
-        let texts = parameters.map(\.wire)
+        return try consume(try run(sql, parameters.map(\.wire), parameters: true, timeout: timeout), context: sql)
+    }
+
+    /// Sends `sql` and waits for its last result, within `timeout`; past
+    /// it the session is closed (what was sent may yet run, as with any
+    /// lost connection) and the next call connects anew.
+    private func run(_ sql: String, _ texts: [String?], parameters: Bool, timeout: Duration) throws(PostgresError) -> OpaquePointer? {
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        var timedOut: Int32 = 0
         let result = withCStrings(texts) { values in
-            alertd_pq_exec_params(handle, sql, Int32(texts.count), nil, values, nil, nil, 0)
+            alertd_pq_exec_within(handle, sql, Int32(texts.count), parameters ? values : nil, milliseconds, &timedOut)
         }
-        return try consume(result, context: sql)
+        guard timedOut == 0 else {
+            if let handle { alertd_pq_finish(handle) }
+            handle = nil
+            throw PostgresError(sqlState: nil, message: "the database did not answer within \(timeout.alertdDescription)",
+                                context: String(sql.prefix(200)), connectionLost: true)
+        }
+        return result
     }
 
     /// The first column of the first row as an integer, if any.

@@ -86,7 +86,8 @@ public final class PostgresAlertStore: AlertStore {
     private static func migrate(_ connection: PostgresConnection, redactedURL: String) throws(PostgresError) {
         let latest = PostgresSchema.migrations.count
         let refusal: String? = try connection.withLock { conn throws(PostgresError) -> String? in
-            try conn.query("SELECT pg_advisory_lock($1)", [.integer(PostgresSchema.migrationLock)])
+            // Another node may be migrating; a migration may take long on a large database.
+            try conn.query("SELECT pg_advisory_lock($1)", [.integer(PostgresSchema.migrationLock)], timeout: PostgresSchema.migrationTimeout)
             defer { _ = try? conn.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresSchema.migrationLock)]) }
             if let refusal = try Self.refusal(conn, redactedURL: redactedURL) { return refusal }
             if try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1 {
@@ -96,7 +97,7 @@ public final class PostgresAlertStore: AlertStore {
             guard version < latest else { return nil }
             try conn.execute("BEGIN")
             do throws(PostgresError) {
-                for v in version..<latest { try conn.execute(PostgresSchema.migrations[v]) }
+                for v in version..<latest { try conn.execute(PostgresSchema.migrations[v], timeout: PostgresSchema.migrationTimeout) }
                 try conn.query("INSERT INTO alertd_schema (version) VALUES ($1)", [.integer(Int64(latest))])
                 try conn.execute("COMMIT")
             } catch {

@@ -6,6 +6,10 @@ import AlertdPostgres
 /// and never edits an old one. Nodes starting together apply each one once:
 /// whoever holds ``migrationLock`` migrates, the others then find it done.
 enum PostgresSchema {
+    /// How long a migration, or the wait for another node's, may take: an
+    /// index built over a large database is minutes, not a lost session.
+    static let migrationTimeout: Duration = .seconds(1_800)
+
     /// Advisory lock keys, one per thing done by one node at a time. Both
     /// halves of each pair spell "alertd" with a purpose.
     /// Migrating the schema.

@@ -4,8 +4,11 @@
 // so no include path (and no pkg-config, whose -lpq would link libpq) is needed.
 #include <postgresql/libpq-fe.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 // libpq is loaded on first use with dlopen, not linked. With its TLS,
 // Kerberos, LDAP and SASL libraries it is 14 shared objects, about 2.7 MB
@@ -34,6 +37,10 @@ struct alertd_pq_functions {
     char *(*cmdTuples)(PGresult *);
     char *(*resultErrorField)(const PGresult *, int);
     char *(*resultErrorMessage)(const PGresult *);
+    int (*sendQuery)(PGconn *, const char *);
+    int (*sendQueryParams)(PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int);
+    PGresult *(*getResult)(PGconn *);
+    int (*isBusy)(PGconn *);
 };
 
 // Weak, so every Swift file that uses the header shares one table, one once-flag and one outcome.
@@ -77,6 +84,10 @@ static inline void alertd_pq_fill(void) {
     ALERTD_PQ_SYMBOL(cmdTuples, "PQcmdTuples")
     ALERTD_PQ_SYMBOL(resultErrorField, "PQresultErrorField")
     ALERTD_PQ_SYMBOL(resultErrorMessage, "PQresultErrorMessage")
+    ALERTD_PQ_SYMBOL(sendQuery, "PQsendQuery")
+    ALERTD_PQ_SYMBOL(sendQueryParams, "PQsendQueryParams")
+    ALERTD_PQ_SYMBOL(getResult, "PQgetResult")
+    ALERTD_PQ_SYMBOL(isBusy, "PQisBusy")
 #undef ALERTD_PQ_SYMBOL
 }
 
@@ -101,6 +112,47 @@ static inline PGresult *alertd_pq_exec(PGconn *c, const char *sql) { return aler
 static inline PGresult *alertd_pq_exec_params(PGconn *c, const char *sql, int n, const Oid *types, const char *const *values,
                                               const int *lengths, const int *formats, int resultFormat) {
     return alertd_pq_table.execParams(c, sql, n, types, values, lengths, formats, resultFormat);
+}
+/// PQexec or PQexecParams (`params` NULL: PQexec, which may run several
+/// statements), but giving up after `timeout_ms`: a server that is stopped
+/// or cut off without a reset leaves the connection open and silent, and
+/// PQexec would wait for as long as that lasts. Returns the last result;
+/// NULL with `*timed_out` set when the time ran out (the connection is then
+/// unusable: the caller closes it), NULL alone when sending or reading failed.
+static inline PGresult *alertd_pq_exec_within(PGconn *c, const char *sql, int n, const char *const *params, int timeout_ms,
+                                              int *timed_out) {
+    *timed_out = 0;
+    int sent = params ? alertd_pq_table.sendQueryParams(c, sql, n, NULL, params, NULL, NULL, 0) : alertd_pq_table.sendQuery(c, sql);
+    if (!sent) return NULL;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    PGresult *last = NULL;
+    for (;;) {
+        while (!alertd_pq_table.isBusy(c)) {
+            PGresult *r = alertd_pq_table.getResult(c);
+            if (!r) return last;
+            if (last) alertd_pq_table.clear(last);
+            last = r;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= timeout_ms) {
+            *timed_out = 1;
+            break;
+        }
+        struct pollfd fd = {.fd = alertd_pq_table.socket(c), .events = POLLIN};
+        int ready = poll(&fd, 1, (int)(timeout_ms - elapsed));
+        if ((ready < 0 && errno != EINTR) || (ready > 0 && !alertd_pq_table.consumeInput(c))) {
+            if (last) alertd_pq_table.clear(last);
+            return NULL;
+        }
+        if (ready == 0) {
+            *timed_out = 1;
+            break;
+        }
+    }
+    if (last) alertd_pq_table.clear(last);
+    return NULL;
 }
 static inline int alertd_pq_consume_input(PGconn *c) { return alertd_pq_table.consumeInput(c); }
 static inline PGnotify *alertd_pq_notifies(PGconn *c) { return alertd_pq_table.notifies(c); }
