@@ -246,9 +246,11 @@ public final class SQLiteAlertStore: AlertStore {
                 AND NOT EXISTS (SELECT 1 FROM group_members m WHERE m.alert_id = alerts.id)
                 LIMIT ?
                 """).query([.integer(cutoffMs), .integer(Int64(limit))]) { $0.text(0) }
+            let deleteSnapshots = try conn.statement("DELETE FROM group_snapshots WHERE delivery_id IN (SELECT id FROM deliveries WHERE alert_id = ?)")
             let deleteDeliveries = try conn.statement("DELETE FROM deliveries WHERE alert_id = ?")
             let deleteAlert = try conn.statement("DELETE FROM alerts WHERE id = ?")
             for id in ids {
+                try deleteSnapshots.run([.text(id)])
                 try deleteDeliveries.run([.text(id)])
                 try deleteAlert.run([.text(id)])
             }

@@ -323,12 +323,11 @@ struct SQLiteStoreTransaction: StoreTransaction {
     mutating func insert(_ delivery: DeliveryRecord, snapshot: GroupSnapshot.Encoded) throws(SQLiteError) {
         try insert(delivery)
         try flush()
-        try conn.statement("UPDATE deliveries SET group_snapshot = ? WHERE id = ?")
-            .run([.text(snapshot.text), .text(delivery.id.rawValue)])
+        try conn.statement("INSERT OR REPLACE INTO group_snapshots (delivery_id, snapshot) VALUES (?, ?)")
+            .run([.text(delivery.id.rawValue), .text(snapshot.text)])
         snapshots?.keep(snapshot.value, for: delivery.id)
         if let previous = delivery.id.previousGroupNotification {
-            try conn.statement("UPDATE deliveries SET group_snapshot = NULL WHERE id = ? AND group_snapshot IS NOT NULL")
-                .run([.text(previous.rawValue)])
+            try conn.statement("DELETE FROM group_snapshots WHERE delivery_id = ?").run([.text(previous.rawValue)])
             snapshots?.forget(previous)
         }
     }
@@ -341,7 +340,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
         guard delivery.groupNotification != nil else { return nil }
         if let kept = snapshots?.take(delivery) { return .kept(kept) }
         try flush()
-        return try conn.statement("SELECT group_snapshot FROM deliveries WHERE id = ?")
-            .query([.text(delivery.rawValue)]) { $0.optionalText(0) }.first?.map(StoredSnapshot.text)
+        return try conn.statement("SELECT snapshot FROM group_snapshots WHERE delivery_id = ?")
+            .query([.text(delivery.rawValue)]) { $0.text(0) }.first.map(StoredSnapshot.text)
     }
 }

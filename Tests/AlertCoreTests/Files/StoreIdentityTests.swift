@@ -74,7 +74,8 @@ import Glibc
         // As an alertd before migration 6 left it: no id, and none of the later migrations' objects.
         let path = d.stateDir + "/alertd.db"
         try execute(path, """
-            DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; ALTER TABLE deliveries DROP COLUMN group_snapshot;
+            DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; DROP TABLE group_snapshots;
+            ALTER TABLE deliveries DROP COLUMN group_snapshot;
             ALTER TABLE alerts DROP COLUMN decided_recipient;
             ALTER TABLE alerts DROP COLUMN repeat_count; ALTER TABLE alerts DROP COLUMN last_seen_at;
             DROP INDEX alerts_lapse; ALTER TABLE alerts DROP COLUMN resolves_at; ALTER TABLE alerts DROP COLUMN escalate_follow_ups;

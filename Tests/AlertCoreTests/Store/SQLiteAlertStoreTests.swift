@@ -171,7 +171,8 @@ import Testing
         let conn = try SQLiteConnection(path: path)
         try conn.withLock { c throws(SQLiteError) in
             try c.execute("""
-                DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; ALTER TABLE deliveries DROP COLUMN group_snapshot;
+                DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; DROP TABLE group_snapshots;
+                ALTER TABLE deliveries DROP COLUMN group_snapshot;
                 ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9;
                 \(StoreSchema.droppedByLaterMigrations)
                 """)

@@ -500,6 +500,37 @@ extension StoreConformanceTests {
         #expect(retried.first?.group?.notification.firing.first?.state == .open)
     }
 
+    /// A group notification's snapshot lives apart from its delivery's row,
+    /// which every claim and outcome updates: in the row, each of those
+    /// rewrote it whole (a group of 5,000 long alerts, 41 MB a time). A
+    /// store from before is moved over by its migration, and pruning takes
+    /// the snapshot with its delivery.
+    @Test func aSnapshotIsKeptApartFromItsDeliveryRow() async throws {
+        let path = dir.path + "/apart.db"
+        do {
+            let store = try SQLiteAlertStore(path: path)
+            _ = try await store.submit(try (0..<3).map { try grouped("db\($0)", at: Double($0), presenters: ["chat"]) })
+            #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).count == 1)
+            store.close()
+        }
+        let conn = try SQLiteConnection(path: path)
+        func count(_ sql: String) throws -> Int64 { try conn.withLock { c throws(SQLiteError) in try c.scalar(sql) ?? -1 } }
+        #expect(try count("SELECT COUNT(*) FROM group_snapshots") == 1)
+        #expect(try count("SELECT COUNT(*) FROM deliveries WHERE group_snapshot IS NOT NULL") == 0)
+        // As migration 17 left it: the snapshot in the row.
+        try conn.withLock { c throws(SQLiteError) in
+            try c.execute("""
+                UPDATE deliveries SET group_snapshot = (SELECT snapshot FROM group_snapshots WHERE delivery_id = deliveries.id);
+                DROP TABLE group_snapshots; PRAGMA user_version = 17;
+                """)
+        }
+        let store = try SQLiteAlertStore(path: path)
+        let claimed = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 5], orphanLimit: 0)
+        #expect(claimed.first?.group?.notification.firing.count == 3)
+        #expect(try count("SELECT COUNT(*) FROM deliveries WHERE group_snapshot IS NOT NULL") == 0)
+        #expect(try count("SELECT COUNT(*) FROM group_snapshots") == 1)
+    }
+
     /// SQLite keeps the snapshot a flush made for the claim that follows
     /// (``GroupSnapshotCache``): that claim does not read the row back, and
     /// gets what the row holds. A retry reads the row.
@@ -510,12 +541,12 @@ extension StoreConformanceTests {
         #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).count == 1)
         let conn = try SQLiteConnection(path: path)
         let texts = try conn.withLock { c throws(SQLiteError) in
-            try c.statement("SELECT group_snapshot FROM deliveries WHERE group_snapshot IS NOT NULL").query { $0.text(0) }
+            try c.statement("SELECT snapshot FROM group_snapshots").query { $0.text(0) }
         }
         let text = try #require(texts.first)
         let stored = try #require(GroupSnapshot.decode(text))
         // A claim that read the row now would find nothing whole.
-        try conn.withLock { c throws(SQLiteError) in try c.execute("UPDATE deliveries SET group_snapshot = '{' WHERE group_snapshot IS NOT NULL") }
+        try conn.withLock { c throws(SQLiteError) in try c.execute("UPDATE group_snapshots SET snapshot = '{'") }
         let claimed = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 5], orphanLimit: 0)
         #expect(claimed.map(\.group) == [stored])
         let delivery = try #require(claimed.first?.delivery)
