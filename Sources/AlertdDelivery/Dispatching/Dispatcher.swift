@@ -57,6 +57,8 @@ public actor Dispatcher: Service {
     /// The `inhibit` rules, held against each delivery as it is claimed.
     private var inhibitRules: [InhibitRule]
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
+    /// Attempts shutdown cut off, to be given back as it ends (``releaseCutOff()``).
+    private var cutOffIDs: [DeliveryID] = []
     private var claimFailures = RepeatedFailureLog()
     /// The group notification being sent to each presenter, by group. One
     /// claimed meanwhile for the same presenter waits in `waitingInLine`
@@ -649,10 +651,12 @@ public actor Dispatcher: Service {
     private func finishInFlight() async {
         while !tasks.isEmpty {
             if Task.isCancelled {
-                log.warning("deliveries cut off by shutdown; they will be retried after restart", ["count": "\(tasks.count)"])
+                log.warning("deliveries cut off by shutdown; they are given back, to be retried by another node or after restart",
+                            ["count": "\(tasks.count)"])
                 let cut = Array(tasks.values)
                 for task in cut { task.cancel() }
                 for task in cut { await task.value }
+                await releaseCutOff()
                 return
             }
             seen = await signal.wait(changedFrom: seen, timeout: idleTick)
@@ -906,8 +910,25 @@ public actor Dispatcher: Service {
         signal.notify()
     }
 
+    /// The attempts shutdown cut off go back to pending now: another node
+    /// sharing the store takes them at once, where before each waited out
+    /// its claim's lease (a minute by default, at every rolling restart);
+    /// alone, this node takes them at its next start, as it would have.
+    private func releaseCutOff() async {
+        guard !cutOffIDs.isEmpty else { return }
+        let ids = cutOffIDs
+        cutOffIDs = []
+        do {
+            _ = try await store.releaseClaims(ids, now: Date())
+        } catch {
+            log.error("could not give back deliveries cut off by shutdown; they are retried once the claim lease runs out",
+                      ["count": "\(ids.count)", "error": "\(error)", "claim_lease": claimLease.alertdDescription])
+        }
+    }
+
     /// An attempt cut off by shutdown, with no outcome to write.
     private func cutOff(_ d: DeliveryRecord) {
+        cutOffIDs.append(d.id)
         tasks[d.id] = nil
         endLine(d)
         slots[d.kind, default: Slots()].release(\.running)

@@ -127,6 +127,29 @@ import Glibc
         #expect(!twice.isEmpty && Set(twice.keys).isSubset(of: cutOff), "duplicates: \(twice.keys.sorted()), dead node sent: \(cutOff.count)")
     }
 
+    /// A node stopped cleanly mid-delivery gives back what its grace cut
+    /// off: the other node makes those deliveries at once, not a lease later.
+    @Test func aNodeStoppedMidDeliveryHandsItsWorkOverAtOnce() async throws {
+        let receiver = try WebhookReceiver(delay: .seconds(3))
+        let url = try PostgresServer.shared().makeDatabase()
+        let cluster = try await nodes(2, url: url, receiver: receiver, concurrency: 4,
+                                      extra: ["dispatcher": ["claim_lease": "60s", "shutdown_grace": "500ms"]])
+        let r = try await cluster[0].request("POST", "/v1/alerts", json: (0..<4).map { ["title": "handed over \($0)"] })
+        #expect(r.status == 202)
+        let accepted = Set((json(r)["results"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        #expect(accepted.count == 4)
+        #expect(await receiver.wait(timeout: .seconds(10)) { $0.filter { $0.request.path == "/hook/n0" }.count == 4 })
+        let stopped = ContinuousClock.now
+        cluster[0].signal(SIGTERM)
+        #expect(await cluster[0].waitForExit(timeout: .seconds(10)) == 0)
+        let handedOver = await receiver.wait(timeout: .seconds(15)) { received in
+            Set(received.filter { $0.request.path == "/hook/n1" }.compactMap(\.alertID)).isSuperset(of: accepted)
+        }
+        #expect(handedOver, "\(cluster[0].log.suffix(1500))")
+        #expect(ContinuousClock.now - stopped < .seconds(20), "well within the 60 s lease")
+        #expect(cluster[0].log.contains("given back"), "\(cluster[0].log.suffix(1500))")
+    }
+
     @Test func theSameDedupKeyPostedToTwoNodesAtOnceGivesOneAlert() async throws {
         let receiver = try WebhookReceiver()
         let url = try PostgresServer.shared().makeDatabase()
