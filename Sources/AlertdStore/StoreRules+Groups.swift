@@ -5,7 +5,8 @@ extension StoreRules {
     /// An alert joins the group its route keys it into: the group forms
     /// with its first member, to be looked at `wait` later; a member that
     /// joins a group already notified brings its next look forward to
-    /// `interval` after that notification (at once, if that has passed).
+    /// `interval` after that notification (``AlertGroupSettings/settle``
+    /// from now, if that has passed).
     package static func join<T: StoreTransaction>(_ alert: Alert, _ membership: AlertGroupMembership, in tx: inout T) throws(T.Failure) {
         let now = alert.createdAt
         var membership = membership
@@ -20,7 +21,8 @@ extension StoreRules {
             var group = old
             group.settings = membership.settings
             if let notified = group.notifiedAt {
-                group.nextDueAt = min(group.nextDueAt, max(notified.addingTimeInterval(membership.settings.interval.seconds), now))
+                group.nextDueAt = min(group.nextDueAt, max(notified.addingTimeInterval(membership.settings.interval.seconds),
+                                                           now.addingTimeInterval(membership.settings.settle.seconds)))
             }
             // A storm's members mostly change nothing: no write for them.
             if group != old { try tx.save(group) }
@@ -64,12 +66,13 @@ extension StoreRules {
     }
 
     /// A member closed: a group already notified is looked at again
-    /// `interval` after its last notification, to say so (with whatever
-    /// else changed by then). One still in its first wait just waits.
+    /// `interval` after its last notification (``AlertGroupSettings/settle``
+    /// from now, if that has passed), to say so (with whatever else changed
+    /// by then). One still in its first wait just waits.
     package static func memberClosed<T: StoreTransaction>(_ alert: AlertID, at now: Date, in tx: inout T) throws(T.Failure) {
         for id in try tx.groups(containing: alert) {
             guard var group = try tx.group(id), let notified = group.notifiedAt else { continue }
-            let due = max(notified.addingTimeInterval(group.settings.interval.seconds), now)
+            let due = max(notified.addingTimeInterval(group.settings.interval.seconds), now.addingTimeInterval(group.settings.settle.seconds))
             guard due < group.nextDueAt else { continue }
             group.nextDueAt = due
             try tx.save(group)

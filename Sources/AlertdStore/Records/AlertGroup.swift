@@ -52,6 +52,14 @@ public struct AlertGroupSettings: Sendable, Equatable {
     /// Between reminders while nothing changes and alerts are still open.
     public var repeatInterval: Duration
 
+    /// How long a change after a quiet spell waits for the rest of its
+    /// burst: Prometheus sends 64 alerts a request, back to back, so 300
+    /// alerts resolving together arrive in five requests, and a look at the
+    /// first told of 236 firing and 64 resolved, a state that never was.
+    /// A second, or `wait` when that is shorter (a route that asks for no
+    /// wait gets none).
+    public var settle: Duration { min(wait, .seconds(1)) }
+
     public static let defaultWait: Duration = .seconds(30)
     public static let defaultInterval: Duration = .seconds(300)
     public static let defaultRepeatInterval: Duration = .seconds(4 * 3600)
