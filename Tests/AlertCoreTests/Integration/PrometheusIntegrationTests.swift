@@ -375,7 +375,8 @@ import Glibc
         let d = try TestDaemon(config: [
             "presenters": ["bridge": ["type": "webhook", "url": receiver.base + "/alertd", "format": "alertmanager",
                                       "external_url": "https://alertd.example"]],
-            "routes": [["name": "team", "match": ["labels": ["team": "db"]], "presenters": ["bridge"], "group_by": ["alertname"],
+            // `rack` is one the alert lacks: no group label, on both sides.
+            "routes": [["name": "team", "match": ["labels": ["team": "db"]], "presenters": ["bridge"], "group_by": ["alertname", "rack"],
                         "group_wait": "1s", "group_interval": "1s"]],
             "default_route": ["presenters": [String]()],
         ])
@@ -383,7 +384,7 @@ import Glibc
         let (alertmanager, am) = try await startAlertmanager("""
             route:
               receiver: bridge
-              group_by: [alertname]
+              group_by: [alertname, rack]
               group_wait: 1s
               group_interval: 1s
               repeat_interval: 1h

@@ -50,7 +50,8 @@ public struct AlertmanagerWebhookPayload: Sendable {
     /// common, as Alertmanager's `max_alerts` does.
     public init(_ notification: AlertGroupNotification, receiver: String, externalURL: String, maxAlerts: Int = 0) {
         self.receiver = receiver
-        groupLabels = Dictionary(notification.groupLabels.map { ($0.name, $0.value) }) { a, _ in a }
+        // A group_by label the alerts lack is no label, as in Alertmanager's group key.
+        groupLabels = Dictionary(notification.groupLabels.filter { !$0.value.isEmpty }.map { ($0.name, $0.value) }) { a, _ in a }
         // The route in the key, as Alertmanager's route path is: two routes grouping alike are two groups.
         groupKey = "{}/{route=\(JSONObject.quoted(notification.route))}:" + AlertmanagerView.text(of: groupLabels)
         let listed = notification.listed(atMost: maxAlerts)
