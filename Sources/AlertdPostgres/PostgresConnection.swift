@@ -28,6 +28,8 @@ package final class PostgresConnection: @unchecked Sendable {
     private var lastFailure: PostgresError?
     /// Runs on every new connection (session settings, `LISTEN`).
     private let onConnect: @Sendable (PostgresConnection) throws(PostgresError) -> Void
+    /// What the server shows for the session (`pg_stat_activity.application_name`).
+    private let applicationName: String
 
     /// A refused connect costs the server next to nothing, and a longer
     /// step kept a node refusing requests for seconds after the database
@@ -38,11 +40,12 @@ package final class PostgresConnection: @unchecked Sendable {
     /// connection string), then runs `onConnect` on the new session; again
     /// after each reconnect. Calls `PQconnectdbParams`.
     package init(
-        url: String, redactedURL: String,
+        url: String, redactedURL: String, applicationName: String = "alertd",
         onConnect: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Void = { _ throws(PostgresError) in }
     ) throws(PostgresError) {
         self.url = url
         self.redactedURL = redactedURL
+        self.applicationName = applicationName
         self.onConnect = onConnect
         try withLock { conn throws(PostgresError) in try conn.connect() }
     }
@@ -84,7 +87,7 @@ package final class PostgresConnection: @unchecked Sendable {
         // on unacknowledged sends notice a peer cut off without a reset.
         let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
                         "dbname", "connect_timeout", "application_name"]
-        let values = ["1", "10", "5", "3", "15000", url, "3", "alertd"]
+        let values = ["1", "10", "5", "3", "15000", url, "3", applicationName]
         let conn = withCStrings(keywords) { k in withCStrings(values) { v in alertd_pq_connectdb_params(k, v, 1) } }
         guard let conn, alertd_pq_status(conn) == CONNECTION_OK else {
             // libpq quotes the parts of a URL it could not read, password included.

@@ -21,13 +21,13 @@ package final class PostgresListener: Sendable {
 
     /// `channel` must be a plain identifier (it is spliced into `LISTEN`).
     package init(
-        url: String, redactedURL: String, channel: String,
+        url: String, redactedURL: String, channel: String, applicationName: String = "alertd",
         onNotify: @escaping @Sendable () -> Void,
         onConnectionChange: @escaping @Sendable (PostgresError?) -> Void = { _ in }
     ) throws(PostgresError) {
         precondition(channel.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "channel must be an identifier")
         self.channel = channel
-        connection = try PostgresConnection(url: url, redactedURL: redactedURL) { conn throws(PostgresError) in
+        connection = try PostgresConnection(url: url, redactedURL: redactedURL, applicationName: applicationName) { conn throws(PostgresError) in
             try conn.execute("LISTEN \(channel)")
         }
         DetachedThread.start(name: "alertd-pg-listen") { [self] in

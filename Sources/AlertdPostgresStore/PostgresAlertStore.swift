@@ -26,6 +26,11 @@ public final class PostgresAlertStore: AlertStore {
     let pool: PostgresConnectionPool
     private let listener: PostgresListener
     private let onRemoteChange = RemoteChangeHandler()
+    /// Sessions another running node of this node's name held when this
+    /// one started (its listener's, by `application_name`). Two nodes of
+    /// one name take back each other's claims as their own at a start, and
+    /// deliver again what the other is delivering.
+    public let namesakes: Int
 
     /// Connects to `url`, migrating the schema (once across nodes starting
     /// together), and listens for the other nodes' news. `node` names this
@@ -45,6 +50,10 @@ public final class PostgresAlertStore: AlertStore {
         do throws(PostgresError) {
             let setup = try PostgresConnection(url: url, redactedURL: redacted)
             try Self.migrate(setup, redactedURL: redacted)
+            let listenerName = Self.listenerName(node)
+            namesakes = Int(try setup.withLock { conn throws(PostgresError) in
+                try conn.scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", [.text(listenerName)])
+            } ?? 0)
             let writeConnection = try PostgresConnection(url: url, redactedURL: redacted) { conn throws(PostgresError) in
                 // The server's default may be off; a 202 promises the commit is on disk.
                 try conn.execute("SET synchronous_commit = on")
@@ -55,10 +64,18 @@ public final class PostgresAlertStore: AlertStore {
             pool = PostgresConnectionPool(readConnections)
             let handler = onRemoteChange
             listener = try PostgresListener(url: url, redactedURL: redacted, channel: PostgresSchema.channel,
-                                            onNotify: { handler.call() })
+                                            applicationName: listenerName, onNotify: { handler.call() })
         } catch {
             throw StoreError.from(error, doing: what)
         }
+    }
+
+    /// The `application_name` of a node's listener session, which it holds
+    /// while it runs: `alertd node <name>`, within the 63 bytes the server keeps.
+    static func listenerName(_ node: String) -> String {
+        var name = "alertd node " + node
+        while name.utf8.count > 63 { name.removeLast() }
+        return name
     }
 
     /// Called on every commit by any node that brings news (events, due

@@ -79,6 +79,10 @@ extension AlertDaemon {
                 let store = try PostgresAlertStore(
                     url: url, node: node, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "database"))
                 log.info("store on PostgreSQL", ["store": redacted, "node": node])
+                if store.namesakes > 0 {
+                    log.warning("another running node has this node's name; give each node its own store.node, or the two take back and deliver again each other's deliveries in flight",
+                                ["node": node])
+                }
                 var opened = OpenedStore(store: store, path: redacted, lastWriteFailure: { store.lastWriteFailure }, close: {
                     store.close()
                     lock.release()

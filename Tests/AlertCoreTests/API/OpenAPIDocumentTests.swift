@@ -132,7 +132,7 @@ import Testing
         let sources = packageRoot.appendingPathComponent("Sources")
         let files = ["AlertdAPI/APIError.swift", "AlertdAPI/APIRequestBody.swift", "AlertdAPI/APIRouter.swift", "AlertdAPI/Access/APIOriginPolicy.swift", "AlertdAPI/Console/ConsoleAPI.swift",
                      "AlertdAPI/AlertsAPI.swift", "AlertdAPI/DecisionsAPI.swift", "AlertdAPI/EventsAPI.swift",
-                     "AlertdAPI/HealthAPI.swift", "AlertdHTTP/Wire/HTTPErrorBody+InvalidAlert.swift",
+                     "AlertdAPI/HealthAPI.swift", "AlertdAPI/GroupsAPI.swift", "AlertdHTTP/Wire/HTTPErrorBody+InvalidAlert.swift",
                      "AlertdHTTP/Wire/APIRepresentation.swift", "AlertdHTTPServer/MHDServerCore.swift", "AlertdHTTPServer/RequestFraming.swift",
                      "AlertdStore/StoreError.swift", "AlertdAPI/Alertmanager/AlertmanagerAPI.swift",
                      "AlertdAPI/Alertmanager/AlertmanagerIntake.swift", "AlertdAPI/Alertmanager/AlertmanagerSilencesAPI.swift",

@@ -19,10 +19,10 @@ import Glibc
     /// lease is long unless a test kills a node, so a node slowed down by a
     /// busy machine never looks dead to the others.
     func nodes(_ count: Int, url: String, receiver: WebhookReceiver, presenters: [String] = ["hook"],
-               lease: String = "30s", concurrency: Int = 8, extra: [String: Any] = [:]) async throws -> [TestDaemon] {
+               lease: String = "30s", concurrency: Int = 8, extra: [String: Any] = [:], first: Int = 0) async throws -> [TestDaemon] {
         // Each node's webhook has its own path (`/hook/n0`, …): the same
         // presenter to the store, and the receiver tells who delivered.
-        let daemons = try (0..<count).map { node in
+        let daemons = try (first..<(first + count)).map { node in
             var hooks: [String: Any] = [:]
             for name in presenters {
                 hooks[name] = ["type": "webhook", "url": "http://127.0.0.1:\(receiver.port)/\(name)/n\(node)", "max_concurrency": concurrency]
@@ -132,13 +132,15 @@ import Glibc
     @Test func aNodeStoppedMidDeliveryHandsItsWorkOverAtOnce() async throws {
         let receiver = try WebhookReceiver(delay: .seconds(3))
         let url = try PostgresServer.shared().makeDatabase()
-        let cluster = try await nodes(2, url: url, receiver: receiver, concurrency: 4,
-                                      extra: ["dispatcher": ["claim_lease": "60s", "shutdown_grace": "500ms"]])
+        let extra: [String: Any] = ["dispatcher": ["claim_lease": "60s", "shutdown_grace": "500ms"]]
+        // The second node starts once the first has taken all four.
+        var cluster = try await nodes(1, url: url, receiver: receiver, concurrency: 4, extra: extra)
         let r = try await cluster[0].request("POST", "/v1/alerts", json: (0..<4).map { ["title": "handed over \($0)"] })
         #expect(r.status == 202)
         let accepted = Set((json(r)["results"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
         #expect(accepted.count == 4)
         #expect(await receiver.wait(timeout: .seconds(10)) { $0.filter { $0.request.path == "/hook/n0" }.count == 4 })
+        cluster += try await nodes(1, url: url, receiver: receiver, concurrency: 4, extra: extra, first: 1)
         let stopped = ContinuousClock.now
         cluster[0].signal(SIGTERM)
         #expect(await cluster[0].waitForExit(timeout: .seconds(10)) == 0)
@@ -148,6 +150,20 @@ import Glibc
         #expect(handedOver, "\(cluster[0].log.suffix(1500))")
         #expect(ContinuousClock.now - stopped < .seconds(20), "well within the 60 s lease")
         #expect(cluster[0].log.contains("given back"), "\(cluster[0].log.suffix(1500))")
+    }
+
+    /// Two nodes of one name take back each other's claims at a start: a
+    /// second that starts beside a first of its name says so.
+    @Test func aSecondNodeOfTheSameNameIsWarnedOf() async throws {
+        let receiver = try WebhookReceiver()
+        let url = try PostgresServer.shared().makeDatabase()
+        let extra: [String: Any] = ["store": ["url": url, "node": "twin"]]
+        let first = try await nodes(1, url: url, receiver: receiver, extra: extra)
+        let second = try await nodes(1, url: url, receiver: receiver, extra: extra, first: 1)
+        let other = try await nodes(1, url: url, receiver: receiver, first: 2)
+        #expect(!first[0].log.contains("this node's name"))
+        #expect(second[0].log.contains("another running node has this node's name"), "\(second[0].log)")
+        #expect(!other[0].log.contains("this node's name"))
     }
 
     @Test func theSameDedupKeyPostedToTwoNodesAtOnceGivesOneAlert() async throws {
