@@ -62,8 +62,10 @@ public struct Silence: Sendable, Equatable, Codable {
         // against a 1,024-character label, held every write behind them for
         // a second per alert. Together a silence's regexes may cost what one
         // regex of the largest size may.
-        let steps = matchers.reduce(0) { $0 + ($1.compiled?.stepsPerCharacter ?? 0) }
-        if steps > MatcherRegex.maxStepsPerCharacter {
+        // One regex is taken as compiled; several must fit the limit together.
+        let regexes = matchers.compactMap(\.compiled)
+        let steps = regexes.reduce(0) { $0 + $1.stepsPerCharacter }
+        if regexes.count > 1, steps > MatcherRegex.maxStepsPerCharacter {
             throw refuse("The regexes of this silence take \(steps) steps per character of a label together, "
                          + "more than the \(MatcherRegex.maxStepsPerCharacter) one silence may; use fewer or smaller regexes, "
                          + "or plain name=\"value\" matchers.")

@@ -32,7 +32,9 @@ import Testing
                 for field in fields {
                     let name = field["name"].string ?? "", value = field["value"].string ?? ""
                     if name.isEmpty || name.utf16.count > 256 { problems.append("field name length \(name.utf16.count)") }
-                    if value.isEmpty || value.utf16.count > 1_024 { problems.append("field value length \(value.utf16.count)") }
+                    if value.trimmingCharacters(in: .whitespaces).isEmpty || value.utf16.count > 1_024 {
+                        problems.append("field value length \(value.utf16.count) (blank or too long)")
+                    }
                     total += name.utf16.count + value.utf16.count
                 }
                 if total > 6_000 { problems.append("embed total \(total) over 6000") }
@@ -88,6 +90,14 @@ import Testing
         let fields = J(got.json)["embeds"][0]["fields"]
         let shown = fields.array.count - 1
         #expect(shown > 0 && fields[shown]["value"].string == "\(30 - shown) more labels")
+    }
+
+    /// Discord refuses a field whose value is empty or blank: such a label shows a dash.
+    @Test func aBlankLabelIsNoBlankField() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let alert = try ServiceFixtures.alert(labels: ["empty": "", "blank": " "])
+        #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        #expect(receiver.received.first?.problems == [])
     }
 
     @Test func rateLimitsWaitForRetryAfterInTheBody() async throws {

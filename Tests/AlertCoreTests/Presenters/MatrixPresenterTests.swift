@@ -60,7 +60,9 @@ import Testing
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         var labels: [String: String] = [:]
         for i in 0..<64 { labels["label\(i)"] = String(repeating: "\\", count: 1_024) }
-        let alert = try ServiceFixtures.alert(message: String(repeating: "\"", count: 8_192), labels: labels)
+        // A title as long as `limits.max_title_length` may be raised to.
+        let alert = try ServiceFixtures.alert(title: String(repeating: "\"", count: 10_000), message: String(repeating: "\"", count: 8_192),
+                                              labels: labels)
         #expect(try await presenter(receiver).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
         let got = try #require(receiver.received.first)
         #expect(got.problems == [])

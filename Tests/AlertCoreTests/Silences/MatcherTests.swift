@@ -213,6 +213,7 @@ import Testing
         // Together a silence's regexes cost what one of the largest may: one
         // large regex is taken, and so are many small ones, but not many large.
         #expect(throws: Never.self) { try silence(["alertname=A", "x=~.{0,1000}z"]).validate(at: now) }
+        #expect(throws: Never.self) { try silence(["x=~(?:a|b){1000}"]).validate(at: now) }
         #expect(throws: Never.self) { try silence(["alertname=A"] + (0..<63).map { "l\($0)=~db-.*" }).validate(at: now) }
         let costly = #expect(throws: SilenceError.self) {
             try silence(["alertname=A"] + (0..<63).map { "l\($0)=~(?:.*){1000}z" }).validate(at: now)

@@ -95,7 +95,9 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
                 fields.append(more(digest.labels.count - i))
                 break
             }
-            let field: [String: Any] = ["name": name, "value": Self.text(label.value, limit: room), "inline": true]
+            // Discord refuses a field whose value is empty or blank.
+            let value = label.value.trimmingSpaces().isEmpty ? "—" : label.value
+            let field: [String: Any] = ["name": name, "value": Self.text(value, limit: room), "inline": true]
             left -= size(field)
             fields.append(field)
         }

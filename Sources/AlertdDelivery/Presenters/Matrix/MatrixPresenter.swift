@@ -24,6 +24,7 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     /// (``TextLimit/Unit/json``), a quote or backslash twice, `&quot;` six times.
     enum Limit {
         static let messageBytes = 12_000
+        static let titleBytes = 1_000
         static let labelsBytes = 6_000
         static let labelName = 64, labelValue = 256
         /// A group's text and HTML each; measured in UTF-8, so twice this at
@@ -77,7 +78,9 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         // Links signed for the room: a decision by one records `matrix:<room id>`.
-        let d = AlertDigest(alert, delivery: delivery.addressed(to: "matrix:\(room)"))
+        var d = AlertDigest(alert, delivery: delivery.addressed(to: "matrix:\(room)"))
+        // `limits.max_title_length` may allow 10,000 characters, and the title appears twice, once as HTML.
+        d.title = TextLimit.truncate(d.title, to: Limit.titleBytes, in: .json)
         let e = MarkupEscaping.html
         let htmlLines = { (text: String) in e(text).replacing("\n", with: "<br>") }
         var plain = [d.style.emoji + " " + d.heading]

@@ -55,7 +55,9 @@ public struct AlertGroupDigest: Sendable {
     }
 
     private static func entry(_ alert: Alert, _ n: AlertGroupNotification) -> Entry {
-        let digest = AlertDigest(alert, links: alert.state == .open ? n.actionLinks[alert.id] ?? [:] : [:])
+        var digest = AlertDigest(alert, links: alert.state == .open ? n.actionLinks[alert.id] ?? [:] : [:])
+        // A line of a list: `limits.max_title_length` may allow 10,000 characters, ten of which made a Matrix event of 600 kB.
+        digest.title = TextLimit.truncate(digest.title, to: maxTitleLength)
         let grouped = Set(n.groupLabels.map(\.name))
         let distinct = digest.labels.filter { !grouped.contains($0.name) }.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
         return Entry(digest: digest, state: alert.state, isNew: n.newAlertIDs.contains(alert.id), repeats: alert.repeats,
@@ -64,6 +66,8 @@ public struct AlertGroupDigest: Sendable {
 
     /// The most of an alert's own labels a listed alert shows.
     static let maxLabelsLength = 200
+    /// The most of its title a listed alert shows.
+    static let maxTitleLength = 256
 
     public var reason: AlertGroupNotification.Reason { notification.reason }
     public var consoleURL: String? { notification.consoleURL }
