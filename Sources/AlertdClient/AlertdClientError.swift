@@ -51,7 +51,8 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
             let hint = !endpoint.isUnixSocket ? "is alertd running and listening there? check --url/ALERTD_URL"
                 : reason == "permission denied" ? "the socket is for its group: add your user to it (the service's is alertd), or use sudo"
                 : "is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET"
-            return "cannot reach alertd at \(endpoint): \(reason) (\(hint))"
+            let passedOver = endpoint.passedOver.map { "; nothing listens on \($0) either" } ?? ""
+            return "cannot reach alertd at \(endpoint): \(reason)\(passedOver) (\(hint))"
         case .api(let status, let error):
             return "alertd answered \(status): \(error.message)"
         case .alreadyDecided(let conflict):

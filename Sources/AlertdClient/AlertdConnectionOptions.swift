@@ -72,8 +72,11 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             if tokenFile != nil {
                 throw .invalidCombination("'--token-file' is for '--url' (or ALERTD_URL); the Unix socket needs no token.")
             }
-            let path = variable("ALERTD_SOCKET") ?? AlertdPaths.clientSocketPath(environment: environment, refuses: Self.refuses)
-            return .unixSocket(path)
+            if let path = variable("ALERTD_SOCKET") { return .unixSocket(path) }
+            let own = AlertdPaths.defaultSocketPath(stateDirectory: AlertdPaths.defaultStateDirectory(environment: environment), environment: environment)
+            var endpoint = AlertdEndpoint.unixSocket(AlertdPaths.clientSocketPath(environment: environment, refuses: Self.refuses))
+            if endpoint.description != own, FileManager.default.fileExists(atPath: own) { endpoint.passedOver = own }
+            return endpoint
         }
         guard let file = tokenFile ?? variable("ALERTD_TOKEN_FILE") else { return .url(url) }
         return .url(url, token: try Self.readToken(file))

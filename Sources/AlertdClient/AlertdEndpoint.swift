@@ -16,6 +16,10 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var transport: Transport
     /// Sent as `Authorization: Bearer <token>`; only over TCP.
     public var token: String?
+    /// The default socket passed over for this one because nothing
+    /// listened on it (a `make run` that died), for the message when this
+    /// one cannot be reached either.
+    public var passedOver: String?
 
     public init(transport: Transport, token: String? = nil) {
         self.transport = transport

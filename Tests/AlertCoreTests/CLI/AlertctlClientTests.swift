@@ -178,6 +178,11 @@ import Testing
         }
         try #require(bound == 0)
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service, refuses: AlertdConnectionOptions.refuses) == service)
+        // Unreachable too, the service's socket is reported with the one passed over.
+        var endpoint = AlertdEndpoint.unixSocket(service)
+        endpoint.passedOver = own
+        #expect(AlertdClientError.unreachable(endpoint: endpoint, reason: "no such socket").message
+                    .hasPrefix("cannot reach alertd at \(service): no such socket; nothing listens on \(own) either ("))
         try #require(listen(fd, 1) == 0)
         #expect(AlertdPaths.clientSocketPath(environment: environment, service: service, refuses: AlertdConnectionOptions.refuses) == own)
     }
