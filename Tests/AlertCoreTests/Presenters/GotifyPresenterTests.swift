@@ -64,6 +64,12 @@ import Testing
         #expect(md("  > quoted\n+ item\n===") == "  \\> quoted\n\\+ item\n\\===")
         #expect(md("xhttps://no.example") == "xhttps://no.example")
         #expect(MarkupEscaping.markdown("a\nb", hardBreaks: true) == "a  \nb")
+        // Windows line ends are line ends.
+        #expect(MarkupEscaping.markdown("foo\r\n# Heading\r\n- item\r\n1. one", hardBreaks: true) == "foo  \n\\# Heading  \n\\- item  \n1\\. one")
+        // A run of brackets after an address costs its length, not its square.
+        let start = ContinuousClock.now
+        #expect(md("http://a" + String(repeating: ")", count: 20_000)).hasPrefix("<http://a>))"))
+        #expect(ContinuousClock.now - start < .seconds(1))
     }
 
     @Test func answersAreJudged() async throws {

@@ -96,7 +96,7 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
                 break
             }
             // Discord refuses a field whose value is empty or blank.
-            let value = label.value.trimmingSpaces().isEmpty ? "—" : label.value
+            let value = label.value.trimmingWhitespace().isEmpty ? "—" : label.value
             let field: [String: Any] = ["name": name, "value": Self.text(value, limit: room), "inline": true]
             left -= size(field)
             fields.append(field)

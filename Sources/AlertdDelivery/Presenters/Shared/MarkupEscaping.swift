@@ -36,10 +36,11 @@ public enum MarkupEscaping {
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)
         var first = true
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // By scalars: "\r\n" is one Character, and a split on "\n" left every such line unescaped.
+        for line in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             if !first { out += hardBreaks ? "  \n" : "\n" }
             first = false
-            markdownLine(line, into: &out)
+            markdownLine(line.last == "\r" ? line.dropLast() : line, into: &out)
         }
         return out
     }
@@ -50,8 +51,7 @@ public enum MarkupEscaping {
     private static let inlineMarkup: Set<Unicode.Scalar> = ["\\", "`", "*", "_", "{", "}", "[", "]", "<", ">", "~", "|"]
     private static let lineStartMarkup: Set<Unicode.Scalar> = ["#", ">", "-", "+", "="]
 
-    private static func markdownLine(_ line: Substring, into out: inout String) {
-        let scalars = line.unicodeScalars
+    private static func markdownLine(_ scalars: String.UnicodeScalarView.SubSequence, into out: inout String) {
         var i = scalars.startIndex
         // Leading blanks, then what would open a heading, quote or list.
         while i < scalars.endIndex, scalars[i] == " " || scalars[i] == "\t" {
@@ -107,13 +107,19 @@ public enum MarkupEscaping {
         guard schemeLength > 0 else { return nil }
         var end = s.index(start, offsetBy: schemeLength)
         let hostStart = end
-        while end < s.endIndex, !s[end].properties.isWhitespace, s[end] != "<", s[end] != ">", s[end].value >= 0x20 { end = s.index(after: end) }
+        // Brackets counted on the way, once: recounting them for each one trimmed took seconds for a run of them.
+        var unmatched = 0
+        while end < s.endIndex, !s[end].properties.isWhitespace, s[end] != "<", s[end] != ">", s[end].value >= 0x20 {
+            if s[end] == "(" { unmatched -= 1 } else if s[end] == ")" { unmatched += 1 }
+            end = s.index(after: end)
+        }
         // Sentence punctuation and unmatched closing brackets stay outside.
         while end > hostStart {
             let last = s[s.index(before: end)]
             if ".,:;!?'\"*_~".unicodeScalars.contains(last) {
                 end = s.index(before: end)
-            } else if last == ")", s[start..<end].filter({ $0 == ")" }).count > s[start..<end].filter({ $0 == "(" }).count {
+            } else if last == ")", unmatched > 0 {
+                unmatched -= 1
                 end = s.index(before: end)
             } else {
                 break
