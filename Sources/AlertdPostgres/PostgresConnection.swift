@@ -83,11 +83,11 @@ package final class PostgresConnection: @unchecked Sendable {
             alertd_pq_finish(old)
             handle = nil
         }
-        // Before the URL, which may set its own: TCP keepalives and a limit
-        // on unacknowledged sends notice a peer cut off without a reset.
-        let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+        // Before the URL, which may set its own: TCP keepalives notice an
+        // idle session's peer cut off without a reset (libpq 9.x has them).
+        let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
                         "dbname", "connect_timeout", "application_name"]
-        let values = ["1", "10", "5", "3", "15000", url, "3", applicationName]
+        let values = ["1", "10", "5", "3", url, "3", applicationName]
         let conn = withCStrings(keywords) { k in withCStrings(values) { v in alertd_pq_connectdb_params(k, v, 1) } }
         guard let conn, alertd_pq_status(conn) == CONNECTION_OK else {
             // libpq quotes the parts of a URL it could not read, password included.
@@ -131,8 +131,9 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// How long a statement may go unanswered before the session is given
-    /// up as lost. A server stopped or cut off without a reset keeps the
+    /// How long the server may send nothing while a statement runs before
+    /// the session is given up as lost (a lock held that long by another
+    /// session counts too). A server stopped or cut off without a reset keeps the
     /// connection open and silent; waiting on it held every request, the
     /// health check too, for as long as that lasted (a quarter of an hour,
     /// the kernel's own timeout, when packets are dropped).
@@ -166,8 +167,16 @@ package final class PostgresConnection: @unchecked Sendable {
         guard timedOut == 0 else {
             if let handle { alertd_pq_finish(handle) }
             handle = nil
-            throw PostgresError(sqlState: nil, message: "the database did not answer within \(timeout.alertdDescription)",
+            throw PostgresError(sqlState: nil, message: "the database sent nothing for \(timeout.alertdDescription)",
                                 context: String(sql.prefix(200)), connectionLost: true)
+        }
+        guard result != nil else {
+            // Sending or reading failed, perhaps with the statement still in
+            // progress on a session libpq thinks is up: a new one next time.
+            let error = lost(sql)
+            if let handle { alertd_pq_finish(handle) }
+            handle = nil
+            throw error
         }
         return result
     }

@@ -71,11 +71,13 @@ public final class PostgresAlertStore: AlertStore {
     }
 
     /// The `application_name` of a node's listener session, which it holds
-    /// while it runs: `alertd node <name>`, within the 63 bytes the server keeps.
+    /// while it runs: `alertd node <name>`, or, for a name the server would
+    /// not keep as it is (past its 63 bytes, or not printable ASCII, which it
+    /// rewrites), `alertd node #` and a fingerprint of the name.
     static func listenerName(_ node: String) -> String {
-        var name = "alertd node " + node
-        while name.utf8.count > 63 { name.removeLast() }
-        return name
+        let name = "alertd node " + node
+        if name.utf8.count <= 63, name.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return name }
+        return "alertd node #" + LabelFingerprint(["node": node]).description
     }
 
     /// Called on every commit by any node that brings news (events, due

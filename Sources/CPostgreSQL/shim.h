@@ -114,18 +114,20 @@ static inline PGresult *alertd_pq_exec_params(PGconn *c, const char *sql, int n,
     return alertd_pq_table.execParams(c, sql, n, types, values, lengths, formats, resultFormat);
 }
 /// PQexec or PQexecParams (`params` NULL: PQexec, which may run several
-/// statements), but giving up after `timeout_ms`: a server that is stopped
-/// or cut off without a reset leaves the connection open and silent, and
-/// PQexec would wait for as long as that lasts. Returns the last result;
-/// NULL with `*timed_out` set when the time ran out (the connection is then
-/// unusable: the caller closes it), NULL alone when sending or reading failed.
-static inline PGresult *alertd_pq_exec_within(PGconn *c, const char *sql, int n, const char *const *params, int timeout_ms,
+/// statements), but giving up once the server has sent nothing for
+/// `silence_ms`: a server that is stopped or cut off without a reset leaves
+/// the connection open and silent, and PQexec would wait for as long as
+/// that lasts. Returns the last result (stopping at a COPY, as PQexec
+/// does); NULL with `*timed_out` set when the server went silent (the
+/// connection is then unusable: the caller closes it), NULL alone when
+/// sending or reading failed.
+static inline PGresult *alertd_pq_exec_within(PGconn *c, const char *sql, int n, const char *const *params, int silence_ms,
                                               int *timed_out) {
     *timed_out = 0;
     int sent = params ? alertd_pq_table.sendQueryParams(c, sql, n, NULL, params, NULL, NULL, 0) : alertd_pq_table.sendQuery(c, sql);
     if (!sent) return NULL;
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct timespec since, now;
+    clock_gettime(CLOCK_MONOTONIC, &since);
     PGresult *last = NULL;
     for (;;) {
         while (!alertd_pq_table.isBusy(c)) {
@@ -133,23 +135,21 @@ static inline PGresult *alertd_pq_exec_within(PGconn *c, const char *sql, int n,
             if (!r) return last;
             if (last) alertd_pq_table.clear(last);
             last = r;
+            ExecStatusType status = alertd_pq_table.resultStatus(r);
+            if (status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH) return last;
+            if (alertd_pq_table.status(c) == CONNECTION_BAD) return last;
         }
         clock_gettime(CLOCK_MONOTONIC, &now);
-        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (elapsed >= timeout_ms) {
+        long elapsed = (now.tv_sec - since.tv_sec) * 1000 + (now.tv_nsec - since.tv_nsec) / 1000000;
+        if (elapsed >= silence_ms) {
             *timed_out = 1;
             break;
         }
         struct pollfd fd = {.fd = alertd_pq_table.socket(c), .events = POLLIN};
-        int ready = poll(&fd, 1, (int)(timeout_ms - elapsed));
-        if ((ready < 0 && errno != EINTR) || (ready > 0 && !alertd_pq_table.consumeInput(c))) {
-            if (last) alertd_pq_table.clear(last);
-            return NULL;
-        }
-        if (ready == 0) {
-            *timed_out = 1;
-            break;
-        }
+        int ready = poll(&fd, 1, (int)(silence_ms - elapsed));
+        if ((ready < 0 && errno != EINTR) || (ready > 0 && !alertd_pq_table.consumeInput(c))) break;
+        // Something arrived: a statement that is working (a long result) is not a silent server.
+        if (ready > 0) clock_gettime(CLOCK_MONOTONIC, &since);
     }
     if (last) alertd_pq_table.clear(last);
     return NULL;

@@ -656,11 +656,14 @@ public actor Dispatcher: Service {
                 let cut = Array(tasks.values)
                 for task in cut { task.cancel() }
                 for task in cut { await task.value }
-                await releaseCutOff()
-                return
+                break
             }
             seen = await signal.wait(changedFrom: seen, timeout: idleTick)
         }
+        // Group notifications still waiting in line were claimed and never started.
+        cutOffIDs += waitingInLine.values.map(\.delivery.id)
+        waitingInLine = [:]
+        await releaseCutOff()
     }
 
     private func start(_ claimed: ClaimedDelivery) {
@@ -936,15 +939,16 @@ public actor Dispatcher: Service {
     }
 
     /// `d`'s attempt is over: the group notification waiting for it, if
-    /// any, starts. Once stopping, it stays in flight in the store, to be
-    /// delivered after restart (or by another node once its lease runs out).
+    /// any, starts. Once stopping, it is given back as the stop ends
+    /// (``releaseCutOff()``), for another node now or this one after restart.
     private func endLine(_ d: DeliveryRecord) {
         guard !groupLines.isEmpty, let n = d.id.groupNotification else { return }
         let line = GroupLine(group: n.group, kind: d.kind)
         guard groupLines[line] == d.id else { return }
         groupLines[line] = nil
         guard !stopping, !Task.isCancelled else {
-            waitingInLine[line] = nil
+            // Claimed and never to start here: given back with the cut-off ones.
+            if let waiting = waitingInLine.removeValue(forKey: line) { cutOffIDs.append(waiting.delivery.id) }
             return
         }
         // While its presenter is paused it waits on (``startWaitingInLine()``).
