@@ -143,6 +143,11 @@ struct PostgresStoreTransaction: StoreTransaction {
             .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
     }
 
+    func unexpiredSilences(at now: Date) throws(PostgresError) -> [Silence] {
+        try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1", [.integer(StoreCoding.millis(now))])
+            .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
+    }
+
     func hasSilence(endingAfter now: Date) throws(PostgresError) -> Bool {
         try !conn.query("SELECT 1 FROM silences WHERE ends_at > $1 LIMIT 1", [.integer(StoreCoding.millis(now))]).rows.isEmpty
     }

@@ -180,6 +180,11 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
     }
 
+    mutating func unexpiredSilences(at now: Date) throws(SQLiteError) -> [Silence] {
+        try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ?")
+            .query([.integer(StoreCoding.millis(now))]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
+    }
+
     mutating func hasSilence(endingAfter now: Date) throws(SQLiteError) -> Bool {
         try !conn.statement("SELECT 1 FROM silences WHERE ends_at > ? LIMIT 1").query([.integer(StoreCoding.millis(now))]) { _ in () }.isEmpty
     }

@@ -15,6 +15,9 @@ extension StoreRules {
         new.updatedAt = now
         new.startsAt = max(wholeMillisecond(new.startsAt), now)
         new.endsAt = wholeMillisecond(new.endsAt)
+        // The one it replaces is about to end: not counted.
+        let inForce = try tx.unexpiredSilences(at: now).filter { $0.id != id }.reduce(0) { $0 + $1.regexSteps } + new.regexSteps
+        guard inForce <= Silence.maxRegexStepsInForce else { return .tooCostly(steps: inForce) }
         guard let id else {
             try tx.save(new)
             return .saved(new)

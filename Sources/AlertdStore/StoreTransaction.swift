@@ -56,6 +56,8 @@ package protocol StoreTransaction {
 
     /// The silences active at `now`.
     mutating func activeSilences(at now: Date) throws(Failure) -> [Silence]
+    /// The silences active at `now` or still to start.
+    mutating func unexpiredSilences(at now: Date) throws(Failure) -> [Silence]
     /// Whether any silence is active at `now` or will be: one not yet ended.
     mutating func hasSilence(endingAfter now: Date) throws(Failure) -> Bool
     /// Every open alert, for inhibition.

@@ -43,6 +43,15 @@ public struct Silence: Sendable, Equatable, Codable {
     /// The most matchers one silence may have.
     public static let maxMatchers = 64
 
+    /// What its regexes cost together, in steps per character of a label.
+    public var regexSteps: Int { matchers.reduce(0) { $0 + ($1.compiled?.stepsPerCharacter ?? 0) } }
+
+    /// What the regexes of every silence in force or ahead may cost
+    /// together: about ten of the largest. Each claim holds them all against its
+    /// alert, so many silences, each within its own bound, would stall the
+    /// store as one without a bound did.
+    public static let maxRegexStepsInForce = 10 * MatcherRegex.maxStepsPerCharacter
+
     /// The rules a new or changed silence must keep, as Alertmanager's:
     /// some matcher, at least one that an unlabelled alert fails (or it would
     /// silence nearly everything), an author, a comment, an end after the
@@ -63,9 +72,8 @@ public struct Silence: Sendable, Equatable, Codable {
         // a second per alert. Together a silence's regexes may cost what one
         // regex of the largest size may.
         // One regex is taken as compiled; several must fit the limit together.
-        let regexes = matchers.compactMap(\.compiled)
-        let steps = regexes.reduce(0) { $0 + $1.stepsPerCharacter }
-        if regexes.count > 1, steps > MatcherRegex.maxStepsPerCharacter {
+        let steps = regexSteps
+        if matchers.filter({ $0.compiled != nil }).count > 1, steps > MatcherRegex.maxStepsPerCharacter {
             throw refuse("The regexes of this silence take \(steps) steps per character of a label together, "
                          + "more than the \(MatcherRegex.maxStepsPerCharacter) one silence may; use fewer or smaller regexes, "
                          + "or plain name=\"value\" matchers.")

@@ -48,6 +48,11 @@ public struct AlertmanagerSilencesAPI: Sendable {
         switch try await APIError.storeCall(await store.saveSilence(silence, replacing: replacing, now: now)) {
         case .notFound:
             throw .silenceNotFound(replacing?.rawValue ?? "")
+        case .tooCostly(let steps):
+            throw APIError(SilenceError(.invalidSilence, """
+                With this one, the regexes of the silences in force or ahead would take \(steps) steps per character of a label, \
+                more than the \(Silence.maxRegexStepsInForce) they may together; expire some, or use fewer or smaller regexes.
+                """))
         case .saved(let saved):
             onChange()
             return APIRepresentation.json(AlertmanagerRepresentation.SilenceCreated(silenceID: saved.id.rawValue))

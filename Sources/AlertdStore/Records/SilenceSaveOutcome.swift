@@ -6,4 +6,7 @@ public enum SilenceSaveOutcome: Sendable, Equatable {
     case saved(Silence)
     /// `replacing` named no silence.
     case notFound
+    /// With it, the regexes of the silences in force or ahead would cost
+    /// `steps` per character, past ``Silence/maxRegexStepsInForce``.
+    case tooCostly(steps: Int)
 }

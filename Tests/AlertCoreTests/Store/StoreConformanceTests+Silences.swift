@@ -40,6 +40,36 @@ extension StoreConformanceTests {
         #expect(held.isEmpty)
     }
 
+    /// Every claim holds all silences in force against its alert: together,
+    /// the regexes of those in force or ahead have a bound, as each has its
+    /// own. An expired one counts no more, and neither does one replaced.
+    @Test(arguments: StoreBackend.allCases) func theSilencesInForceHaveARegexBudgetTogether(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let costly = { (ahead: TimeInterval) in try self.silence(#"alertname="A""#, #"x=~"(?:a|b){1000}""#, from: now.addingTimeInterval(ahead)) }
+        let fits = Silence.maxRegexStepsInForce / (try costly(0)).regexSteps
+        var saved: [SilenceID] = []
+        for i in 0..<fits {
+            // Half of them still to start: those count too.
+            guard case .saved(let s) = try await store.saveSilence(try costly(i % 2 == 0 ? 0 : 600), replacing: nil, now: now) else {
+                Issue.record("silence \(i) of \(fits) refused"); return
+            }
+            saved.append(s.id)
+        }
+        guard case .tooCostly(let steps) = try await store.saveSilence(try costly(0), replacing: nil, now: now) else {
+            Issue.record("one past the budget was saved"); return
+        }
+        #expect(steps > Silence.maxRegexStepsInForce)
+        // Replacing one is no more costly than keeping it.
+        guard case .saved(let replaced) = try await store.saveSilence(try costly(0), replacing: saved[0], now: now) else {
+            Issue.record("a replacement was refused"); return
+        }
+        _ = try await store.expireSilence(id: replaced.id, now: now)
+        guard case .saved = try await store.saveSilence(try costly(0), replacing: nil, now: now) else {
+            Issue.record("an expired silence still counted"); return
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases) func silencesAreStoredListedChangedAndExpired(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let now = Date()
