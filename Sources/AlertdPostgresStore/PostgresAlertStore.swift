@@ -158,8 +158,10 @@ public final class PostgresAlertStore: AlertStore {
                 if let refusal = try Self.refusal(conn, redactedURL: redacted) { return refusal }
                 guard try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1,
                       try conn.scalar("SELECT has_schema_privilege(current_schema(), 'CREATE')::int") != 1 else { return nil }
-                return "The user in the URL may not create tables in the database at \(redacted) (schema \"public\" or its search_path); "
-                    + "grant it CREATE on the schema, or make it the database's owner."
+                let schema = try conn.query("SELECT current_schema()").rows.first?.optionalText(0)
+                return "The user in the URL may not create tables in the database at \(redacted) "
+                    + (schema.map { "(schema \"\($0)\")" } ?? "(its search_path names no schema that exists)")
+                    + "; grant it CREATE on the schema, or make it the database's owner."
             }
         } catch {
             throw StoreError.from(error, doing: "Checking the store at \(redacted)")
