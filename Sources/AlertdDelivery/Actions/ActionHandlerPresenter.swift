@@ -66,7 +66,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
         let request = HTTPClientRequest(
             url: url, method: handler.method.rawValue, headers: headers, body: payload,
             connectTimeout: connectTimeout, timeout: timeout, maxResponseBytes: 64 * 1024, oversizedResponse: .truncate,
-            connectPolicy: policy.connectPolicy, receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
+            connectPolicy: policy.connectPolicy(calling: target), receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
         do {
             let response = try await client.send(request)
             return WebhookPresenter.outcome(for: response, url: target.string, now: Date())

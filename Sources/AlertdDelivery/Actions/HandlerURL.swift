@@ -85,8 +85,10 @@ public struct HandlerURL: Sendable, Equatable, CustomStringConvertible {
     /// boundary (or this one ends in `/`). Compared by parts, so
     /// `https://ops.example` cannot be stretched to
     /// `https://ops.example.evil.com/` or `https://ops.example@evil.com/`.
-    package func isPrefix(of other: HandlerURL) -> Bool {
-        guard scheme == other.scheme, host == other.host, port == other.port else { return false }
+    /// `whateverHost` leaves the host out, for a connection to the prefix's
+    /// literal address that a host name led to.
+    package func isPrefix(of other: HandlerURL, whateverHost: Bool = false) -> Bool {
+        guard scheme == other.scheme, whateverHost || host == other.host, port == other.port else { return false }
         if path == "/" || other.path == path { return true }
         guard !other.hasAmbiguousPath, other.path.hasPrefix(path) else { return false }
         return path.hasSuffix("/") || other.path.dropFirst(path.count).hasPrefix("/")

@@ -18,8 +18,10 @@ import AlertModel
 /// - when connecting and before each request on a connection
 ///   (``connectPolicy``), the address actually reached is checked, whatever
 ///   name led there: link-local, loopback, private, unspecified and
-///   multicast addresses are refused unless the list names them explicitly
-///   (as an address, a range, or a URL whose host is that address literally).
+///   multicast addresses are refused unless the list names them explicitly:
+///   as an address or a range, or as a URL prefix whose host is that address
+///   literally, which opens it only for URLs within the prefix (its scheme,
+///   port and path, whatever name led there).
 public struct HandlerURLPolicy: Sendable, Equatable {
     package enum Entry: Sendable, Equatable {
         case urlPrefix(HandlerURL)
@@ -71,7 +73,7 @@ public struct HandlerURLPolicy: Sendable, Equatable {
             return .failure(.uncheckable(url: URLRedaction.redactingUserInfo(url), reason: error.reason))
         }
         // The address first: for a literal internal address it is the more telling reason.
-        if let address = target.address, refusal(connectingTo: address) != nil {
+        if let address = target.address, refusal(connectingTo: address, calling: target) != nil {
             return .failure(.internalAddress(url: target.description, address: address))
         }
         if !entries.isEmpty && !entries.contains(where: { $0.matches(target) }) {
@@ -80,27 +82,37 @@ public struct HandlerURLPolicy: Sendable, Equatable {
         return .success(target)
     }
 
-    /// Why connecting to `address` is refused, or nil when it is allowed.
-    public func refusal(connectingTo address: IPAddress) -> String? {
+    /// Why connecting to `address` to call `url` is refused, or nil when it
+    /// is allowed. A URL prefix entry opens its address for URLs within the
+    /// prefix only: `http://127.0.0.1:8080/hooks/` together with a host
+    /// entry such as `localhost` had opened every port and path of the
+    /// loopback address to a URL whose name led there.
+    public func refusal(connectingTo address: IPAddress, calling url: HandlerURL) -> String? {
         let scope = address.scope
         guard scope != .global else { return nil }
+        var narrower: HandlerURL?
         for entry in entries {
             switch entry {
             case .range(let range): if range.contains(address) { return nil }
-            case .urlPrefix(let prefix): if prefix.address == address { return nil }
+            case .urlPrefix(let prefix) where prefix.address == address:
+                if prefix.isPrefix(of: url, whateverHost: true) { return nil }
+                narrower = narrower ?? prefix
             default: continue
             }
+        }
+        if let narrower {
+            return "\(address) is \(scope.rawValue); actions.allow opens it only for URLs within \(narrower.description)"
         }
         return "\(address) is \(scope.rawValue); list it in actions.allow to call handlers there"
     }
 
-    /// The connect-time check, for the HTTP client.
-    public var connectPolicy: HTTPConnectPolicy {
+    /// The connect-time check of a call to `url`, for the HTTP client.
+    public func connectPolicy(calling url: HandlerURL) -> HTTPConnectPolicy {
         HTTPConnectPolicy { target in
             guard let address = IPAddress(target.remoteAddress) else {
                 return .refuse(reason: "the handler's address \(target.remoteAddress) cannot be checked")
             }
-            return refusal(connectingTo: address).map { .refuse(reason: $0) } ?? .allow
+            return refusal(connectingTo: address, calling: url).map { .refuse(reason: $0) } ?? .allow
         }
     }
 }

@@ -15,6 +15,11 @@ import Testing
         if case .success = policy.check(url) { true } else { false }
     }
 
+    /// Why `policy` refuses a connection to `address` for a call of `url`.
+    func refusal(_ policy: HandlerURLPolicy, _ address: String, calling url: String = "https://hooks.example/x") throws -> String? {
+        policy.refusal(connectingTo: try #require(IPAddress(address)), calling: try HandlerURL(url))
+    }
+
     @Test func addressesParseInEverySpellingCurlReportsAndOnlyThose() throws {
         #expect(IPAddress("127.0.0.1")?.scope == .loopback)
         #expect(IPAddress("::ffff:127.0.0.1")?.scope == .loopback)
@@ -60,9 +65,9 @@ import Testing
     @Test func anEmptyListAllowsPublicAddressesOnly() throws {
         let policy = HandlerURLPolicy.publicOnly
         #expect(allows(policy, "https://anything.example/x"))
-        #expect(policy.refusal(connectingTo: try #require(IPAddress("93.184.216.34"))) == nil)
+        #expect(try refusal(policy, "93.184.216.34") == nil)
         for address in ["127.0.0.1", "169.254.169.254", "10.0.0.1", "::1", "::ffff:127.0.0.1", "fe80::1"] {
-            #expect(policy.refusal(connectingTo: try #require(IPAddress(address))) != nil, "\(address)")
+            #expect(try refusal(policy, address) != nil, "\(address)")
         }
     }
 
@@ -73,11 +78,11 @@ import Testing
         #expect(!allows(policy, "https://ops.example/other"))
         #expect(allows(policy, "https://ci.corp.example/x"))
         #expect(!allows(policy, "https://evil.example/x"))
-        #expect(policy.refusal(connectingTo: try #require(IPAddress("127.0.0.1"))) == nil)
-        #expect(policy.refusal(connectingTo: try #require(IPAddress("10.9.9.9"))) == nil)
-        #expect(policy.refusal(connectingTo: try #require(IPAddress("192.168.0.1"))) != nil)
+        #expect(try refusal(policy, "127.0.0.1", calling: "http://127.0.0.1:8080/x") == nil)
+        #expect(try refusal(policy, "10.9.9.9") == nil)
+        #expect(try refusal(policy, "192.168.0.1") != nil)
         // Metadata services stay out unless named.
-        #expect(policy.refusal(connectingTo: try #require(IPAddress("169.254.169.254")))?.contains("link-local") == true)
+        #expect(try refusal(policy, "169.254.169.254")?.contains("link-local") == true)
         // Prefixes match by parts, not by characters.
         let (strict, _) = HandlerURLPolicy.parse(["https://ops.example", "https://ci.example/hooks"])
         #expect(allows(strict, "https://ops.example/anything"))
@@ -89,6 +94,25 @@ import Testing
         let (_, bad) = HandlerURLPolicy.parse(["ftp://x/", "not a host!", "https://u:p@ops.example/", "https://ops.example/a%2fb/"])
         #expect(bad.count == 4)
         #expect(!bad.joined().contains("u:p"), "\(bad)")
+    }
+
+    /// A prefix entry with a literal address opens that address for URLs
+    /// within it only: with a host entry besides, a name that resolves to
+    /// the address had reached every port and path there.
+    @Test func aURLPrefixOpensItsAddressOnlyWithinThePrefix() throws {
+        let (policy, problems) = HandlerURLPolicy.parse(["http://127.0.0.1:8080/hooks/", "localhost", "*.corp.example", "http://10.0.0.5:8443/hooks/"])
+        #expect(problems.isEmpty)
+        #expect(allows(policy, "http://localhost:9999/internal/admin"), "the URL check passes by the host entry")
+        #expect(try refusal(policy, "127.0.0.1", calling: "http://localhost:9999/internal/admin")?
+            .contains("only for URLs within http://127.0.0.1:8080/hooks/") == true)
+        #expect(try refusal(policy, "127.0.0.1", calling: "http://localhost:8080/internal/admin") != nil)
+        #expect(try refusal(policy, "127.0.0.1", calling: "https://localhost:8080/hooks/a") != nil)
+        #expect(try refusal(policy, "127.0.0.1", calling: "http://localhost:8080/hooks/deploy") == nil)
+        #expect(try refusal(policy, "10.0.0.5", calling: "http://db.corp.example:5432/") != nil)
+        #expect(try refusal(policy, "10.0.0.5", calling: "http://ci.corp.example:8443/hooks/x") == nil)
+        // The literal spelling is refused at submission, as before.
+        #expect(!allows(policy, "http://127.0.0.1:9999/internal/admin"))
+        #expect(allows(policy, "http://127.0.0.1:8080/hooks/deploy"))
     }
 
     @Test func urlHostsAreReadAsLibcurlReadsThem() throws {

@@ -94,6 +94,36 @@ import Glibc
         await inner.stop()
     }
 
+    /// A URL prefix with a literal internal address opens that address
+    /// for URLs within the prefix only. With a host entry besides, a name
+    /// resolving to the address had reached every port and path on it.
+    @Test func aURLPrefixOpensItsAddressOnlyWithinThePrefix() async throws {
+        let net = IsolatedNetwork("prefix")
+        let hooks = try await net.receiver(on: net.internalAddress)
+        let other = try await net.receiver(on: net.internalAddress)
+        let d = try net.daemon(config: ["actions": [
+            "allow": ["http://\(net.internalAddress):\(hooks.port)/hook/", net.internalName], "timeout": "2s",
+        ]])
+        try await d.start()
+        let outside = try await d.send(alert(other.url(name: net.internalName, path: "/internal/admin")))
+        try await decide(d, outside)
+        let refused = try await settledHandlerDelivery(d, outside)
+        #expect(refused["state"] as? String == "dead", "\(refused)")
+        #expect((refused["last_error"] as? String)?.contains("only for URLs within http://\(net.internalAddress):\(hooks.port)/hook/") == true,
+                "\(refused)")
+        let offPath = try await d.send(alert(hooks.url(name: net.internalName, path: "/admin")))
+        try await decide(d, offPath)
+        #expect(try await settledHandlerDelivery(d, offPath)["state"] as? String == "dead")
+
+        let within = try await d.send(alert(hooks.url(name: net.internalName, path: "/hook/deploy")))
+        try await decide(d, within)
+        #expect(try await settledHandlerDelivery(d, within)["state"] as? String == "delivered")
+        #expect(other.received.isEmpty)
+        #expect(hooks.received.map(\.request.path) == ["/hook/deploy"])
+        await hooks.stop()
+        await other.stop()
+    }
+
     // MARK: 2. Proxies from the environment
 
     @Test func proxyVariablesDoNotCarryHandlerCalls() async throws {
