@@ -59,6 +59,11 @@ public actor Dispatcher: Service {
     private var tasks: [DeliveryID: Task<Void, Never>] = [:]
     /// Attempts shutdown cut off, to be given back as it ends (``releaseCutOff()``).
     private var cutOffIDs: [DeliveryID] = []
+    /// Deliveries claimed while their presenter was not paused and about to
+    /// start once it was: a claim under way when another attempt's 429 came.
+    /// Given back to the store as pending by ``giveBack()``; the poll takes
+    /// them again once the pause is over.
+    private var claimedDuringPause: [DeliveryID] = []
     private var claimFailures = RepeatedFailureLog()
     /// The group notification being sent to each presenter, by group. One
     /// claimed meanwhile for the same presenter waits in `waitingInLine`
@@ -564,8 +569,9 @@ public actor Dispatcher: Service {
     /// Gives the store back the hand-offs it wrote claimed that will not be
     /// started here, as pending, for the claim that screens.
     private func giveBack() async {
-        let ids = givingBack.compactMap { $0.claimEpoch == nil ? nil : $0.id }
+        let ids = givingBack.compactMap { $0.claimEpoch == nil ? nil : $0.id } + claimedDuringPause
         givingBack = []
+        claimedDuringPause = []
         guard !ids.isEmpty else { return }
         storeChanged()
         do {
@@ -635,7 +641,7 @@ public actor Dispatcher: Service {
         let cutoff = Date().addingTimeInterval(-claimLease.seconds)
         do {
             // Hand-offs the store wrote claimed are this dispatcher's too while they wait.
-            var keeping = Set(tasks.keys).union(handedOff.ids).union(starting)
+            var keeping = Set(tasks.keys).union(handedOff.ids).union(starting).union(claimedDuringPause)
             for waiting in waitingInLine.values { keeping.insert(waiting.delivery.id) }
             for d in inbox.withLock({ $0 }) + givingBack { keeping.insert(d.id) }
             let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, now: Date())
@@ -661,8 +667,9 @@ public actor Dispatcher: Service {
             seen = await signal.wait(changedFrom: seen, timeout: idleTick)
         }
         // Group notifications still waiting in line were claimed and never started.
-        cutOffIDs += waitingInLine.values.map(\.delivery.id)
+        cutOffIDs += waitingInLine.values.map(\.delivery.id) + claimedDuringPause
         waitingInLine = [:]
+        claimedDuringPause = []
         await releaseCutOff()
     }
 
@@ -692,6 +699,14 @@ public actor Dispatcher: Service {
         }
         guard let entry = configured, unusable == nil else {
             endUnsent(d, reason: unusable ?? "")
+            return
+        }
+        // Its slot was counted before a store call; the service may have
+        // asked to wait meanwhile, and each request inside its wait
+        // lengthens it (Telegram's flood wait, Discord's limits).
+        if d.kind.action == nil, isPaused(d.kind, at: .now) {
+            claimedDuringPause.append(d.id)
+            signal.notify()
             return
         }
         let line = claimed.group.map { GroupLine(group: $0.notification.groupID, kind: d.kind) }

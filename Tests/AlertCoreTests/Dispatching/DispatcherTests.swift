@@ -150,6 +150,37 @@ actor ScriptedPresenter: AlertPresenter {
         for call in calls.dropFirst() { #expect(call.at - asked >= .milliseconds(590), "a call \(call.at - asked) after the 429") }
     }
 
+    /// A delivery claimed while another attempt's 429 came in waits out
+    /// the pause too: its slot was counted before the claim, and started as
+    /// the claim came back, it went out 150 ms into a 5 s wait.
+    @Test func aDeliveryClaimedAsA429ArrivesWaitsOutThePause() async throws {
+        let store = HeldSettleStore(held: false)
+        store.claimDelay.withLock { $0 = .milliseconds(300) }
+        let hook = ScriptedPresenter(name: "hook", script: [.retryableFailure(reason: "HTTP 429", retryAfter: .milliseconds(1_500))],
+                                     delays: [.milliseconds(450)])
+        var retry = fastRetry()
+        retry.maxDelay = .seconds(10)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
+                                    retry: retry, idleTick: .milliseconds(20))
+        let first = try await submit(store, presenters: ["hook"], title: "a")
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await hook.callCount == 1 }
+        // Claimed by the next poll, whose answer comes back after the 429.
+        let second = try await submit(store, presenters: ["hook"], title: "b")
+        dispatcher.wake()
+        try await waitUntil(.seconds(5)) { await hook.callCount == 3 }
+        try await waitUntil { let c = try await store.counts(); return c.pending == 0 && c.inFlight == 0 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        let calls = await hook.calls
+        let asked = try #require(await hook.answers.first?.at)
+        #expect(calls.count == 3)
+        #expect(Set(calls.dropFirst().map(\.alert)) == [first, second])
+        for call in calls.dropFirst() { #expect(call.at - asked >= .milliseconds(1_490), "a call \(call.at - asked) after the 429") }
+        // Given back unsent, its attempt is not counted.
+        #expect(try await store.record(id: second)?.deliveries.first?.attempts == 1)
+    }
+
     @Test func permanentFailureIsDeadAtOnceWithTheReason() async throws {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook", script: [.permanentFailure(reason: "HTTP 404 from http://x/")])

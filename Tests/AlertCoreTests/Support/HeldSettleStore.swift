@@ -5,11 +5,17 @@ import Synchronization
 
 /// An in-memory store whose writes of delivery outcomes wait while `held`:
 /// what the dispatcher does while the store is slow to record outcomes.
+/// A poll's claim comes back `claimDelay` after the store made it.
 final class HeldSettleStore: AlertStore {
     let inner = InMemoryAlertStore()
-    let held = Mutex(true)
+    let held: Mutex<Bool>
+    let claimDelay = Mutex<Duration>(.zero)
     /// Outcome writes begun, held or not.
     let settleCalls = Atomic<Int>(0)
+
+    init(held: Bool = true) {
+        self.held = Mutex(held)
+    }
 
     func release() { held.withLock { $0 = false } }
 
@@ -30,7 +36,10 @@ final class HeldSettleStore: AlertStore {
     func record(id: AlertID) async throws(StoreError) -> AlertRecord? { await inner.record(id: id) }
     func alerts(matching query: AlertQuery) async throws(StoreError) -> AlertPage { await inner.alerts(matching: query) }
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int, inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
-        try await inner.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: orphanLimit, inhibitRules: inhibitRules)
+        let claimed = try await inner.claimDueDeliveries(now: now, capacity: capacity, orphanLimit: orphanLimit, inhibitRules: inhibitRules)
+        let delay = claimDelay.withLock { $0 }
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        return claimed
     }
     func nextDueTime(after: Date?) async throws(StoreError) -> Date? { try await inner.nextDueTime(after: after) }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { try await inner.recoverInFlight(now: now) }
