@@ -20,9 +20,9 @@ extension APIRouter {
     ) -> APIRouter {
         let origins = APIOriginPolicy(publicURL: links?.publicURL)
         var router = APIRouter(authenticator: authenticator, origins: origins, sessions: sessions)
-        AlertsAPI(intake: intake, store: store, metrics: metrics, onReplay: onReplay).register(in: &router)
-        DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
         let listings = ListingGate()
+        AlertsAPI(intake: intake, store: store, metrics: metrics, listings: listings, onReplay: onReplay).register(in: &router)
+        DecisionsAPI(store: store, links: links, metrics: metrics, onDecided: onReplay).register(in: &router)
         GroupsAPI(store: store, listings: listings).register(in: &router)
         MetricsAPI(metrics: metrics, store: store, writeFailure: storeWriteFailure).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)

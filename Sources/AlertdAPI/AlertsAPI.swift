@@ -10,12 +10,17 @@ public struct AlertsAPI: Sendable {
     package let store: any AlertStore
     package let metrics: DaemonMetrics
     package let onReplay: @Sendable () -> Void
+    /// A page of alerts may hold 1,000 with their messages and labels: tens
+    /// of MB each. Built 20 at once for one read token, they took the daemon
+    /// to 2.2 GB and its health check past 5 s (``ListingGate``).
+    private let listings: ListingGate
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics = DaemonMetrics(),
-                onReplay: @escaping @Sendable () -> Void) {
+                listings: ListingGate = ListingGate(), onReplay: @escaping @Sendable () -> Void) {
         self.intake = intake
         self.store = store
         self.metrics = metrics
+        self.listings = listings
         self.onReplay = onReplay
     }
 
@@ -29,7 +34,9 @@ public struct AlertsAPI: Sendable {
                 throw error
             }
         }
-        router.add("GET", "/v1/alerts", access: .token(.read)) { req throws(APIError) in try await list(req.http) }
+        router.add("GET", "/v1/alerts", access: .token(.read)) { req throws(APIError) in
+            try await listings.through { () throws(APIError) in try await list(req.http) }
+        }
         router.add("GET", "/v1/alerts/{id}", access: .token(.read)) { req throws(APIError) in try await show(req.http, id: req[parameter: "id"]) }
         router.add("POST", "/v1/alerts/{id}/replay", access: .token(.admin)) { req throws(APIError) in
             try await replay(req.http, id: req[parameter: "id"])

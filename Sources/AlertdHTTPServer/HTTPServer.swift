@@ -97,7 +97,7 @@ public final class HTTPServer: Sendable {
                 handler: handler, screen: screen, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch,
-                trimmer: configuration.trimmer))
+                trimmer: configuration.trimmer, answerBudget: configuration.answerBudget))
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             // libmicrohttpd closes the socket it is given when it stops (it is
             // never quiesced, see MHDServerCore.acceptPolicy), so it gets a

@@ -68,6 +68,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// Hears of every exchange that moved large bodies (``HeapTrimmer``).
     package var trimmer: HeapTrimmer = .shared
+    /// Bounds what answers waiting for slow clients hold (``AnswerBudget``).
+    package var answerBudget: AnswerBudget = .shared
 
     public init(listener: Listener = .tcp(host: "127.0.0.1", port: 0)) {
         self.listener = listener

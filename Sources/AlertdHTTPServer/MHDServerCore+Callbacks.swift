@@ -60,6 +60,7 @@ extension MHDServerCore {
         context.close()
         core?.forget(context)
         core?.trimmer.exchangeEnded(bytes: context.bodyBytes + context.answerBytes)
+        core?.answerBudget.release(context.answerReserved)
     }
 
     /// Connections opening and closing, for the ``ConnectionWatch``; each

@@ -26,6 +26,7 @@ package final class MHDServerCore: Sendable {
 
     package let handler: HTTPServer.Handler
     package let trimmer: HeapTrimmer
+    package let answerBudget: AnswerBudget
     package let screen: HTTPServer.Screen?
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
@@ -47,9 +48,10 @@ package final class MHDServerCore: Sendable {
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
-                 trimmer: HeapTrimmer = .shared) {
+                 trimmer: HeapTrimmer = .shared, answerBudget: AnswerBudget = .shared) {
         self.handler = handler
         self.trimmer = trimmer
+        self.answerBudget = answerBudget
         self.screen = screen
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
@@ -280,6 +282,12 @@ package final class MHDServerCore: Sendable {
         if context.isHead, case .stream = body { body = .bytes(Data()) }
         switch body {
         case .bytes(let data):
+            if data.count >= AnswerBudget.counted {
+                guard answerBudget.reserve(data.count) else {
+                    return queue(Self.errorResponse(503, "server_busy", Self.budgetSpent(answerBudget)), context: context, connection: connection)
+                }
+                context.answerReserved = data.count
+            }
             context.answerBytes = data.count
             mhdResponse = data.withUnsafeBytes { bytes in
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -379,6 +387,11 @@ package final class MHDServerCore: Sendable {
 
     private func bodyTooLarge() -> HTTPResponse {
         Self.errorResponse(413, "body_too_large", "The request body is larger than the \(maxBodyBytes)-byte limit. Send less data.")
+    }
+
+    private static func budgetSpent(_ budget: AnswerBudget) -> String {
+        "Answers not yet read by their clients hold \(budget.limit >> 20) MB, all this server keeps for them; "
+            + "retry in a few seconds, read answers as they come, or ask for smaller pages (`limit`)."
     }
 
     package static func errorResponse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {

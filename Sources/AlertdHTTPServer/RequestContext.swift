@@ -49,6 +49,8 @@ package final class RequestContext: @unchecked Sendable {
     package var bodyBytes = 0
     /// The size of the answer's body, once it is queued (0 for a stream).
     package var answerBytes = 0
+    /// What the answer took from the ``AnswerBudget``, given back as the exchange ends.
+    package var answerReserved = 0
     /// A HEAD request: its answer has headers only.
     package var isHead = false
     private let handoff = Mutex<Handoff>(.idle)

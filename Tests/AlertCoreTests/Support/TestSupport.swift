@@ -37,11 +37,12 @@ final class TemporaryDirectory: Sendable {
 /// Starts a server on 127.0.0.1 with an ephemeral port.
 func startLoopbackServer(
     maxBodyBytes: Int = 1 << 20, shutdownGracePeriod: Duration = .seconds(5), trimmer: HeapTrimmer = .shared,
-    handler: @escaping HTTPServer.Handler
+    answerBudget: AnswerBudget = .shared, handler: @escaping HTTPServer.Handler
 ) throws -> (server: HTTPServer, baseURL: String) {
     var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
     configuration.maxBodyBytes = maxBodyBytes
     configuration.trimmer = trimmer
+    configuration.answerBudget = answerBudget
     configuration.shutdownGracePeriod = shutdownGracePeriod
     let server = HTTPServer(configuration: configuration, handler: handler)
     try server.start()
