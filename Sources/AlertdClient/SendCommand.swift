@@ -2,6 +2,7 @@ import FoundationEssentials
 import AlertModel
 import AlertdCommandLine
 import AlertdHTTP
+import AlertdStore
 
 /// `alertctl send`: composes an alert like `validate` and submits it to
 /// alertd; with `--wait`, stays until the alert is decided.
@@ -17,7 +18,8 @@ public struct SendCommand: CLICommand {
             With --wait, stays until the alert (or the one it was folded into) is decided and prints how, \
             e.g. 'confirmed by uid:1000 at 2025-06-01 12:00:00 UTC'; with --json the alert instead, as \
             'show --json' prints it. Then exits 0 when it was confirmed, 1 when cancelled or resolved, \
-            2 when it expired or --timeout passed first.
+            2 when it expired or --timeout passed first. Following the alert takes reading it: over TCP, \
+            with a token that lacks the read scope, nothing is sent and alertctl says why.
 
             Exit codes: 0 ok, 1 failure (an error from alertd), 2 expired or timed out (--wait), \
             64 usage error, 65 invalid alert, 69 alertd unavailable.
@@ -62,6 +64,20 @@ public struct SendCommand: CLICommand {
             return errors.report(context, json: json)
         }
         guard let client = connection.client(context, command: ["alertctl", Self.configuration.name]) else { return .usage }
+        if wait != nil {
+            // Following the alert takes reading it: a token without that
+            // scope asked people the question, then failed to hear the
+            // answer, with the exit code that means "cancelled".
+            do {
+                _ = try await client.list(AlertQuery(limit: 1))
+            } catch {
+                let code = error.report(context, json: json)
+                if case .api(403, let refusal) = error, refusal.code == "scope_missing", !json {
+                    context.errorOutput("alertctl: nothing was sent: --wait follows the alert, which needs the `read` scope too\n")
+                }
+                return code
+            }
+        }
         let result: SubmissionResult
         do {
             result = try await client.submit(spec)

@@ -70,6 +70,35 @@ import Testing
         #expect(!curl.log.contains(after))
     }
 
+    /// `send --wait` with a token that may send but not read asked people
+    /// the question, then failed to follow the alert, exiting 1 as for a
+    /// cancelled one. It now says so before sending anything.
+    @Test func sendWaitWithATokenThatCannotReadSendsNothing() async throws {
+        let files = TemporaryDirectory()
+        let path = files.path + "/tokens.json"
+        try writeSecretFile(tokens(["deploy": (Self.alice, ["send"]), "ci": (Self.bob, ["send", "read"])]), to: path)
+        try writeSecretFile(Self.alice, to: files.path + "/deploy")
+        try writeSecretFile(Self.bob, to: files.path + "/ci")
+        let d = try TestDaemon(config: ["api": ["tokens_file": path]])
+        try await d.start()
+        func send(_ tokenFile: String) async throws -> TestBinaries.Result {
+            try await TestBinaries.run(try TestBinaries.alertctl, [
+                "--url", d.baseURL, "--token-file", files.path + "/" + tokenFile,
+                "send", "--title", "Deploy?", "--confirm", "Yes=https://hooks.example/yes", "--wait", "--timeout", "1s",
+            ])
+        }
+        let refused = try await send("deploy")
+        #expect(refused.exitCode == 1)
+        #expect(refused.stderr.contains("[scope_missing]"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was sent: --wait follows the alert, which needs the `read` scope too"), "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty, "\(refused.stdout)")
+        #expect(try await d.alertctl(["list", "--json"]).stdout.contains("Deploy?") == false)
+
+        let waited = try await send("ci")
+        #expect(waited.exitCode == 2, "\(waited.stderr)")
+        #expect(waited.stderr.contains("still open after"), "\(waited.stderr)")
+    }
+
     @Test func namedTokensActWithinTheirScopesAndAReloadPicksUpChanges() async throws {
         let files = TemporaryDirectory()
         let path = files.path + "/tokens.json", single = files.path + "/token"
