@@ -122,6 +122,31 @@ import Testing
         #expect(fresh[0].contains(#""severity":"critical""#))
     }
 
+    /// A mistyped path passed `--check-config` and a reload, then every
+    /// delivery retried until `retry.max_age`: the directory is checked
+    /// when the presenter is made.
+    @Test func aFileWhoseDirectoryIsMissingIsRefusedAtSetup() throws {
+        let dir = TemporaryDirectory()
+        func make(_ path: String) throws(PresenterSetupError) {
+            _ = try LogPresenterConfiguration(destination: .file(path))
+                .makePresenter(name: "log", context: PresenterContext(httpClient: .shared, stateDirectory: dir.path))
+        }
+        #expect(throws: PresenterSetupError("the directory \(dir.path)/nowhere of \(dir.path)/nowhere/alerts.log does not exist; create it, or give another path")) {
+            try make("nowhere/alerts.log")
+        }
+        #expect(throws: PresenterSetupError("\(dir.path) is a directory; give the path of a file in it")) { try make(dir.path) }
+        try make("alerts.log")
+        try make(dir.path + "/alerts.log")
+        FileManager.default.createFile(atPath: dir.path + "/existing.log", contents: Data())
+        try make("existing.log")
+        if getuid() != 0 {
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: dir.path + "/existing.log")
+            #expect(throws: PresenterSetupError("alertd's user may not write to \(dir.path)/existing.log; change its owner or mode, or give another path")) {
+                try make("existing.log")
+            }
+        }
+    }
+
     @Test func openFailureIsRetryableWithTheReason() async {
         let path = "/nonexistent-alertd-dir/alerts.log"
         let presenter = LogPresenter(configuration: .init(destination: .file(path)))

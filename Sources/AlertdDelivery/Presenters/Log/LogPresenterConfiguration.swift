@@ -1,3 +1,4 @@
+import FoundationEssentials
 import AlertModel
 
 /// Where and how a ``LogPresenter`` writes. The default is JSON lines on
@@ -41,10 +42,34 @@ extension LogPresenterConfiguration: PresenterConfiguration {
     }
 
     /// A relative file path is resolved against the state directory here,
-    /// so `--state-dir` moves it too.
-    public func makePresenter(name: String, context: PresenterContext) -> any AlertPresenter {
+    /// so `--state-dir` moves it too. Its directory is checked now, so
+    /// `--check-config` and a reload find a mistyped path: else every
+    /// delivery retried until `retry.max_age` and died.
+    public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         var c = self
-        if case .file(let path) = destination { c.destination = .file(context.resolve(path)) }
+        if case .file(let path) = destination {
+            let resolved = context.resolve(path)
+            try Self.checkWritable(resolved)
+            c.destination = .file(resolved)
+        }
         return LogPresenter(name: name, configuration: c)
+    }
+
+    private static func checkWritable(_ path: String) throws(PresenterSetupError) {
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard !isDirectory else { throw PresenterSetupError("\(path) is a directory; give the path of a file in it") }
+            guard FileManager.default.isWritableFile(atPath: path) else {
+                throw PresenterSetupError("alertd's user may not write to \(path); change its owner or mode, or give another path")
+            }
+            return
+        }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
+            throw PresenterSetupError("the directory \(directory) of \(path) does not exist; create it, or give another path")
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw PresenterSetupError("alertd's user may not create \(path): its directory is not writable by it; change the directory's owner or mode, or give another path")
+        }
     }
 }
