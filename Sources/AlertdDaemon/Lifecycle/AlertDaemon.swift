@@ -282,6 +282,7 @@ public final class AlertDaemon: Sendable {
         if old.store.url != new.store.url || old.store.urlFile != new.store.urlFile || old.store.node != new.store.node {
             warnings.append("store.url, url_file and node change only on restart")
         }
+        await warnOfRemovedPresenters(Set(old.presenters.map(\.name)).subtracting(new.presenters.map(\.name)))
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
                                      inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
@@ -308,6 +309,19 @@ public final class AlertDaemon: Sendable {
 }
 
 extension AlertDaemon {
+    /// What the presenters a reload takes out still owe dies with them (no
+    /// presenter, no way to deliver it): said once, at the reload, with
+    /// the way back, where before only a line per delivery said it.
+    private func warnOfRemovedPresenters(_ removed: Set<String>) async {
+        guard !removed.isEmpty, let waiting = try? await store.counts().pendingByPresenter else { return }
+        for name in removed.sorted() {
+            guard let count = waiting[name], count > 0 else { continue }
+            log.warning("reload: a presenter taken out of the configuration leaves its waiting deliveries dead; "
+                        + "configure it again and run `alertctl replay --dead` to send them",
+                        ["presenter": name, "deliveries": "\(count)"])
+        }
+    }
+
     /// Open groups follow the configuration as loaded (at start, and at a
     /// reload), not only when a member next joins: a presenter taken off a
     /// route stops hearing of its groups but for their end, and changed

@@ -158,6 +158,27 @@ import Glibc
         #expect(try await d.request("POST", "/v1/alerts", json: body).status == 413)
     }
 
+    /// A presenter a reload takes out (renamed, say) leaves what it still
+    /// owed dead; the reload's log says so once, with how many and the way
+    /// back, where only a line per dead delivery had.
+    @Test func aReloadThatTakesOutAPresenterSaysWhatItLeavesDead() async throws {
+        let receiver = try WebhookReceiver(script: Array(repeating: 503, count: 50))
+        let hook: [String: Any] = ["type": "webhook", "url": receiver.url]
+        let d = try TestDaemon(config: ["presenters": ["hook": hook], "default_route": ["presenters": ["hook"]],
+                                        "retry": ["initial_delay": "10s", "jitter": false]])
+        try await d.start()
+        let id = try await d.send(["title": "owed"])
+        #expect(try await eventually(.seconds(10)) { receiver.received.count >= 1 })
+        try await d.reload(["presenters": ["hook2": hook], "default_route": ["presenters": ["hook2"]]])
+        #expect(d.log.contains("reload: a presenter taken out of the configuration leaves its waiting deliveries dead"), "\(d.log)")
+        #expect(d.log.contains("presenter=hook") && d.log.contains("deliveries=1"), "\(d.log)")
+        let delivery = try await eventually(.seconds(10)) {
+            ((try await d.show(id)["deliveries"] as? [[String: Any]])?.first?["state"] as? String) == "dead"
+        }
+        #expect(delivery)
+        await receiver.stop()
+    }
+
     /// After a clean stop the database file holds everything: a copy of
     /// `alertd.db` alone, as a backup after `systemctl stop` is made, has
     /// the alerts the daemon acknowledged.
