@@ -64,6 +64,11 @@ public actor Dispatcher: Service {
     /// Given back to the store as pending by ``giveBack()``; the poll takes
     /// them again once the pause is over.
     private var claimedDuringPause: [DeliveryID] = []
+    /// Set once shutdown cuts attempts off: from then on nothing starts. A
+    /// store write under way can still hand over claims (a settle that
+    /// claims hand-offs, a notification waiting in line); started, they
+    /// were neither cut off nor waited for, and ran on past the stop.
+    private var cuttingOff = false
     private var claimFailures = RepeatedFailureLog()
     /// The group notification being sent to each presenter, by group. One
     /// claimed meanwhile for the same presenter waits in `waitingInLine`
@@ -657,6 +662,7 @@ public actor Dispatcher: Service {
     private func finishInFlight() async {
         while !tasks.isEmpty {
             if Task.isCancelled {
+                cuttingOff = true
                 log.warning("deliveries cut off by shutdown; they are given back, to be retried by another node or after restart",
                             ["count": "\(tasks.count)"])
                 let cut = Array(tasks.values)
@@ -675,6 +681,11 @@ public actor Dispatcher: Service {
 
     private func start(_ claimed: ClaimedDelivery) {
         let d = claimed.delivery
+        guard !cuttingOff else {
+            // Given back with the cut-off ones; after the stop, recovered at the next start.
+            cutOffIDs.append(d.id)
+            return
+        }
         // A retry: its presenter failed before, perhaps before a restart.
         if d.attempts > 1, d.kind.action == nil { failing.insert(d.kind) }
         let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
