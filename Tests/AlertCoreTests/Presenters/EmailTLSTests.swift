@@ -31,11 +31,21 @@ struct EmailTLSTests {
         #expect(mail.parts.map { $0["type"] as? String } == ["text/plain", "text/html"])
         #expect(mail.parsed["defects"] as? [String] == [])
 
-        // `tls: optional` takes STARTTLS when offered; this server takes nothing without it.
-        let optional = try presenter(smtp.url, ["ca_file": certs.caCertificate, "tls": "optional", "username": "alertd",
-                                                "password_file": dir.path + "/password"])
-        #expect(await optional.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery) == .delivered)
-        #expect(try smtp.mails().count == 2)
+        // `tls: optional` takes STARTTLS when offered, and logged in without it
+        // where it is not: with a password it is refused (`required` or `none`).
+        let optional = ServiceFixtures.read(EmailPresenterConfiguration.self, [
+            "url": smtp.url, "from": "a@example.com", "to": ["b@example.com"], "tls": "optional", "username": "alertd", "password": "s3cret",
+        ]).1
+        #expect(optional == ["presenters.p.tls: optional would send the password in the clear to a server that does not offer STARTTLS; "
+            + "leave tls out (required, the default with a password), or say none to allow that"])
+        let plain = try await SMTPReceiver(login: ("alertd", "s3cret"))
+        let none = try presenter(plain.url, ["tls": "none", "username": "alertd", "password": "s3cret"])
+        #expect(await none.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery) == .delivered)
+        let unencrypted = try #require(try plain.mails().first)
+        #expect(unencrypted.login == "alertd" && !unencrypted.overTLS)
+        #expect(ServiceFixtures.read(EmailPresenterConfiguration.self, [
+            "url": "smtps://h", "from": "a@example.com", "to": ["b@example.com"], "tls": "optional", "username": "u", "password": "p",
+        ]).1.isEmpty, "smtps:// is TLS from the first byte")
     }
 
     @Test func smtpsIsTLSFromTheFirstByte() async throws {

@@ -104,6 +104,13 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
                 reader.problem(reader.join(path, "tls"), "must be required, optional or none, got \"\(text)\"")
             }
         }
+        // libcurl's "STARTTLS if offered" logs in without it where it is not
+        // offered: the password went in the clear, which the docs promise
+        // only `none` allows.
+        if password != nil, tls == .optional, url.lowercased().hasPrefix("smtp://") {
+            reader.problem(reader.join(path, "tls"), "optional would send the password in the clear to a server that does not offer STARTTLS; "
+                           + "leave tls out (required, the default with a password), or say none to allow that")
+        }
         caFile = reader.string(object, "ca_file", at: path)
         if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
         if let d = reader.duration(object, "timeout", at: path) { timeout = d }
