@@ -16,6 +16,8 @@ import Testing
             if request.headers["Authorization"] != authorization {
                 problems.append("Authorization \(request.headers["Authorization"] ?? "none"), expected \(authorization ?? "none")")
             }
+            // ntfy reads a JSON body up to twice its message limit (server.go, transformBodyJSON): 413 past it.
+            if request.body.count > 8_192 { problems.append("a JSON body of \(request.body.count) bytes, past ntfy's 8192") }
             return problems + ServiceFixtures.jsonContract(request, path: "/") { json in
                 var problems: [String] = []
                 let body = J(json)
@@ -77,6 +79,14 @@ import Testing
             #expect(!body["actions"].exists, "no links, no buttons")
         }
         #expect(receiver.received.allSatisfy { $0.problems.isEmpty })
+        // Quotes and backslashes are written twice in JSON: the body, not only the message, fits.
+        for filler in ["\"", "\\", "\t"] {
+            let alert = try ServiceFixtures.alert(message: String(repeating: filler, count: 5_000))
+            #expect(await p.present(alert, delivery: DeliveryContext(deliveryID: "d")) == .delivered)
+            let got = try #require(receiver.received.last)
+            #expect(got.problems.isEmpty, "\(got.problems)")
+            #expect(J(got.json)["message"].string?.hasSuffix(TextLimit.bodyMarker) == true)
+        }
     }
 
     @Test func basicAuthenticationWithThePasswordFromAFile() async throws {

@@ -21,6 +21,10 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
         /// ntfy's default `message-size-limit`; a longer message would
         /// become an attachment instead of the notification's text.
         static let messageBytes = 4_096
+        /// ntfy reads a JSON publish body up to twice the message limit, and
+        /// refuses a longer one (413, code 41303): a message of quotes or
+        /// backslashes, each written twice, went past it within 4,096 bytes.
+        static let jsonBodyBytes = 2 * messageBytes
         static let title = 250
         /// The Android and web apps show at most three buttons.
         static let actions = 3
@@ -116,6 +120,11 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
             ["action": "http", "label": action.label, "url": action.link, "method": "POST", "clear": true]
         }
         if !actions.isEmpty { json["actions"] = actions }
+        // The rest of the body first, then the message in what is left of it.
+        let message = json["message"] as? String ?? ""
+        json["message"] = ""
+        let room = Limit.jsonBodyBytes - JSONObject.text(of: json).utf8.count
+        json["message"] = TextLimit.truncate(message, to: max(0, room), in: .json, marker: TextLimit.bodyMarker)
         var headers: [String: String] = [:]
         if let token = secrets["token"] {
             headers["Authorization"] = "Bearer \(token)"
