@@ -203,7 +203,7 @@ public struct RenderCommand: CLICommand {
             // line would land in the log's own '2>file'.
             if case .send = mode { context.errorOutput("delivered\n") }
             return .success
-        case .partlyDelivered(let reason):
+        case .partlyDelivered(let reason), .reachedSome(let reason):
             // Some recipients have it: sent, as the daemon counts it, but not wholly.
             context.errorOutput("delivered, but not to every recipient: \(reason)\n")
             return .failure

@@ -795,12 +795,22 @@ public actor Dispatcher: Service {
                                            acceptedAt: Date, isFollowUp: Bool) -> (DeliverySettlement, AttemptReport) {
         let now = Date()
         let result: DeliverySettlement.Result
+        var outcome = outcome
         switch outcome {
         case .delivered, .partlyDelivered:
             result = .delivered
         case .retryableFailure(let reason, let after):
             result = retry.settle(reason: reason, retryable: true, retryAfter: after, attempt: d.attempts,
                                   createdAt: d.createdAt, now: now)
+        case .reachedSome(let reason):
+            let settled = retry.settle(reason: reason, retryable: true, retryAfter: nil, attempt: d.attempts, createdAt: d.createdAt, now: now)
+            // Out of retries: those it reached have it, and hear when it closes.
+            if case .dead(let why) = settled {
+                result = .delivered
+                outcome = .partlyDelivered(reason: why)
+            } else {
+                result = settled
+            }
         case .permanentFailure(let reason):
             result = .dead(error: reason)
         }

@@ -115,11 +115,16 @@ public enum PresentationOutcome: Sendable, Equatable {
     /// follow-ups and threads go on for those who have it, with `reason`
     /// logged as a warning.
     case partlyDelivered(reason: String)
+    /// It reached some of the destination's recipients, and another try
+    /// may reach the others: retried for them, and once retries run out,
+    /// partly delivered. Dead, it had left those who have it with an
+    /// alert that never closed for them (no follow-up).
+    case reachedSome(reason: String)
 
     public var isDelivered: Bool {
         switch self {
         case .delivered, .partlyDelivered: true
-        case .retryableFailure, .permanentFailure: false
+        case .retryableFailure, .permanentFailure, .reachedSome: false
         }
     }
 
@@ -127,7 +132,7 @@ public enum PresentationOutcome: Sendable, Equatable {
     public var reason: String? {
         switch self {
         case .delivered: nil
-        case .retryableFailure(let r, _), .permanentFailure(let r), .partlyDelivered(let r): r
+        case .retryableFailure(let r, _), .permanentFailure(let r), .partlyDelivered(let r), .reachedSome(let r): r
         }
     }
 }

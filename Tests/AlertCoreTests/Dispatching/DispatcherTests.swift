@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AlertModel
 @testable import AlertdSQLite
@@ -179,6 +180,30 @@ actor ScriptedPresenter: AlertPresenter {
         for call in calls.dropFirst() { #expect(call.at - asked >= .milliseconds(1_490), "a call \(call.at - asked) after the 429") }
         // Given back unsent, its attempt is not counted.
         #expect(try await store.record(id: second)?.deliveries.first?.attempts == 1)
+    }
+
+    /// Reaching some recipients, the rest still worth a try, is retried for
+    /// those; out of retries it is partly delivered, not dead: dead, those
+    /// who had the mail never heard that the alert closed.
+    @Test func reachingSomeRecipientsIsRetriedThenPartlyDeliveredNotDead() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook", script: [.reachedSome(reason: "451 from later@example.com"),
+                                                            .reachedSome(reason: "451 from later@example.com")])
+        var retry = fastRetry()
+        retry.maxAttempts = 2
+        let reports = Mutex<[Dispatcher.AttemptReport]>([])
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: retry, idleTick: .milliseconds(20), onAttempt: { r in reports.withLock { $0.append(r) } })
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .delivered }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.callCount == 2)
+        let outcomes: [PresentationOutcome] = reports.withLock { $0.map { $0.outcome } }
+        #expect(outcomes.first == .reachedSome(reason: "451 from later@example.com"))
+        guard case .partlyDelivered(let why)? = outcomes.last else { Issue.record("\(outcomes)"); return }
+        #expect(why.hasPrefix("451 from later@example.com (gave up after 2 attempts"), "\(why)")
     }
 
     @Test func permanentFailureIsDeadAtOnceWithTheReason() async throws {

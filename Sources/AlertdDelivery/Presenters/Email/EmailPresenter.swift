@@ -260,7 +260,9 @@ public struct EmailPresenter: AlertPresenter {
             }
         }
         let reason = failures.compactMap(\.reason).joined(separator: "; ")
-        if failures.contains(where: { if case .retryableFailure = $0 { true } else { false } }) { return .retryableFailure(reason: reason) }
+        if failures.contains(where: { if case .retryableFailure = $0 { true } else { false } }) {
+            return reached ? .reachedSome(reason: reason) : .retryableFailure(reason: reason)
+        }
         sent.forget(id)
         if failures.isEmpty { return .delivered }
         return reached ? .partlyDelivered(reason: reason) : .permanentFailure(reason: reason)
