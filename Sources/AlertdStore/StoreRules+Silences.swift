@@ -102,8 +102,12 @@ extension StoreRules {
             let source = try tx.alert(found.id) ?? found
             // The source has no end of its own; closing it releases the hold.
             // One that resolves by itself (Alertmanager's endsAt) is looked
-            // at again then, in case maintenance is late to close it.
-            let until = source.resolvesAt ?? now.addingTimeInterval(Inhibitions.recheck)
+            // at again then, in case maintenance is late to close it. Past
+            // that time and still open (maintenance late, the grace after a
+            // restart), its close is what releases: held until a moment
+            // already gone, the target was due again at once, and read again
+            // on every page of a claim, the deliveries after it never reached.
+            let until = source.resolvesAt.flatMap { $0 > now ? $0 : nil } ?? now.addingTimeInterval(Inhibitions.recheck)
             try tx.hold(delivery, until: until, by: .inhibition(by: source.id), at: now)
             data["inhibited_by"] = source.id.rawValue
             data["until"] = UTCTimestamp.iso8601(until)

@@ -37,6 +37,31 @@ extension StoreConformanceTests {
         #expect(try await store.record(id: closesFirst.id)?.deliveries.first?.state == .silenced)
     }
 
+    /// A source whose `resolves_at` has passed but is still open (maintenance
+    /// late, or the grace after a restart for Prometheus to send again)
+    /// holds its target past now, not until a moment already gone: SQLite
+    /// read the held target again on every page of the claim, 16 events
+    /// a poll, and never reached the delivery due after it.
+    @Test(arguments: StoreBackend.allCases) func aSourcePastItsResolveTimeHoldsItsTargetWithoutStarvingTheQueue(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "alertname=\"NodeDown\"")],
+                               targetMatchers: [try LabelMatcher(parsing: "alertname=\"DiskSlow\"")], equal: ["instance"])
+        let now = Date()
+        let source = Alert(spec: try spec("node down", labels: ["alertname": "NodeDown", "instance": "a"]),
+                           at: now.addingTimeInterval(-300), resolvesAt: now.addingTimeInterval(-60))
+        let target = Alert(spec: try spec("disk slow", labels: ["alertname": "DiskSlow", "instance": "a"]), at: now.addingTimeInterval(-200))
+        let other = Alert(spec: try spec("other", labels: ["alertname": "Other"]), at: now.addingTimeInterval(-10))
+        _ = try await store.submit([AlertSubmission(alert: source, presenters: []), AlertSubmission(alert: target, presenters: ["hook"]),
+                                    AlertSubmission(alert: other, presenters: ["hook"])])
+        let claimed = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 1], orphanLimit: 0, inhibitRules: [rule])
+        #expect(claimed.map(\.alert.id) == [other.id], "the delivery due after the held one is claimed")
+        let held = try #require(try await store.record(id: target.id)?.deliveries.first)
+        #expect(held.silencedBy == .inhibition(by: source.id))
+        #expect((held.nextAttemptAt ?? now) > now)
+        let events = try await store.events(after: 0, limit: 1_000).filter { $0.kind == .deliverySilenced }
+        #expect(events.count == 1, "one hold, one event")
+    }
+
     /// Two alerts that each match both sides of a rule (a `critical` holds
     /// back a `critical`) do not hold each other back, as in Alertmanager;
     /// one that matches the source side only still holds them.
