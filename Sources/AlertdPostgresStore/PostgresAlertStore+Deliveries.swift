@@ -81,7 +81,7 @@ extension PostgresAlertStore {
             }
             guard !claimable.isEmpty else { return [] }
             let claimed = try conn.query("""
-                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
+                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2, silenced_by = NULL
                 WHERE id = ANY($3::text[]) AND state = 'pending'
                 RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
                 """, [.integer(nowMs), .text(node), .textArray(claimable)]).rows.map { row in
@@ -156,7 +156,7 @@ extension PostgresAlertStore {
         let tx = PostgresStoreTransaction(session: session)
         guard try tx.activeSilences(at: now).isEmpty else { return [] }
         let claimed = try session.conn.query("""
-            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2, silenced_by = NULL
             WHERE id IN (SELECT id FROM deliveries WHERE id = ANY($3::text[]) AND state = 'pending' AND next_attempt_at <= $1
                          FOR UPDATE SKIP LOCKED)
             RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up

@@ -439,7 +439,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// the move (``CounterMoves``).
     private static func claim(_ id: String, now: Date, in conn: SQLiteConnection) throws(SQLiteError) -> DeliveryRecord? {
         let statement = try conn.statement("""
-            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1 WHERE id = ?2 AND state = 'pending'
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = ?1, silenced_by = NULL WHERE id = ?2 AND state = 'pending'
             RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
             """)
         return try statement.query([.integer(StoreCoding.millis(now)), .text(id)]) { row in

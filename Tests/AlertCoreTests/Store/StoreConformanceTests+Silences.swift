@@ -143,6 +143,33 @@ extension StoreConformanceTests {
         #expect(try await store.counts().silencedDeliveries == 1)
     }
 
+    /// A delivery once held and then tried is held no more: its holder went
+    /// with the claim. Kept, a failed retry looked held by the old silence,
+    /// a recovered presenter's catch-up left it waiting out its backoff, and
+    /// its alert closing withheld it for good, as if never tried.
+    @Test(arguments: StoreBackend.allCases) func aDeliveryTriedAfterItsSilenceIsNoLongerHeldByIt(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let t = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let capacity: [DeliveryKind: Int] = [.presenter("hook"): 8]
+        let silence = Silence(matchers: [try LabelMatcher(parsing: "team=\"x\"")], startsAt: t, endsAt: t.addingTimeInterval(600),
+                              createdBy: "alice", comment: "maintenance")
+        guard case .saved(let saved) = try await store.saveSilence(silence, replacing: nil, now: t) else { Issue.record("not saved"); return }
+        let a = Alert(spec: try spec("a", labels: ["team": "x"]), at: t)
+        _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"])])
+        #expect(try await store.claimDueDeliveries(now: t.addingTimeInterval(1), capacity: capacity, orphanLimit: 0).isEmpty)
+        _ = try await store.expireSilence(id: saved.id, now: t.addingTimeInterval(2))
+        let claimed = try await store.claimDueDeliveries(now: t.addingTimeInterval(3), capacity: capacity, orphanLimit: 0)
+        let d = try #require(claimed.first?.delivery)
+        #expect(d.silencedBy == nil)
+        try await store.settle([DeliverySettlement(d, result: .retry(at: t.addingTimeInterval(3_600), error: "down"), at: t.addingTimeInterval(4))])
+        #expect(try await store.record(id: a.id)?.deliveries.first?.silencedBy == nil)
+        #expect(try await store.hastenRetries(of: .presenter("hook"), now: t.addingTimeInterval(5)) == 1)
+        // Its alert closes: tried once, the retry goes out, not withheld.
+        _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "t", at: t.addingTimeInterval(6)))
+        let retried = try await store.claimDueDeliveries(now: t.addingTimeInterval(7), capacity: capacity, orphanLimit: 0)
+        #expect(retried.map(\.delivery.id) == [d.id])
+    }
+
     @Test(arguments: StoreBackend.allCases) func expiringASilenceReleasesWhatItHeldAtOnce(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let now = Date()
