@@ -10,7 +10,9 @@ import Testing
     static let routingKey = "R0123456789abcdef0123456789abcde"
 
     static func contract(_ request: HTTPRequest) -> [String] {
-        ServiceFixtures.jsonContract(request, path: "/v2/enqueue") { json in
+        // "Events API payloads are limited to 512 KB" (the Events API v2 overview).
+        (request.body.count > 512 * 1_024 ? ["an event of \(request.body.count) bytes, past 512 KB"] : [])
+            + ServiceFixtures.jsonContract(request, path: "/v2/enqueue") { json in
             let body = J(json)
             var problems: [String] = []
             if body["routing_key"].string?.count != 32 { problems.append("routing_key must be 32 characters") }
@@ -57,6 +59,20 @@ import Testing
         #expect(body["payload"]["custom_details"]["labels"]["env"].string == "prod")
         #expect(body["payload"]["custom_details"]["message"].string == "/var is at 98% <b>now</b> & rising")
         #expect(body["links"].array.map { J($0)["href"].string } == [ServiceFixtures.confirmLink, ServiceFixtures.cancelLink])
+    }
+
+    /// With `limits.max_message_length` raised, a long message made an
+    /// event past PagerDuty's 512 KB; the message is cut to fit.
+    @Test func aLongMessageIsCutToKeepTheEventWithinPagerDutysLimit() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        for filler in ["€", "\""] {
+            let alert = try ServiceFixtures.alert(message: String(repeating: filler, count: 200_000))
+            #expect(await p.present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+            let got = try #require(receiver.received.last)
+            #expect(got.problems.isEmpty, "\(got.problems)")
+            #expect(J(got.json)["payload"]["custom_details"]["message"].string?.hasSuffix(TextLimit.bodyMarker) == true)
+        }
     }
 
     @Test func answersAreJudged() async throws {

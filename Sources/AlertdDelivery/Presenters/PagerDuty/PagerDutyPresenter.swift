@@ -30,6 +30,11 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
         static let summary = 1_024
         static let dedupKey = 255
         static let source = 255
+        /// PagerDuty takes events of at most 512 KB; the message, as written
+        /// in the JSON, gets half of that, the labels and the rest the other
+        /// half. With `limits.max_message_length` raised, a message of 200,000
+        /// euro signs made a 600 kB event.
+        static let messageJSONBytes = 256 * 1_024
     }
 
     /// The integration's routing key (Events API v2).
@@ -66,7 +71,9 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
         let dedupKey = TextLimit.truncate(d.id, to: Limit.dedupKey, marker: "")
         if d.followUp != nil { return resolve(dedupKey, secrets: secrets) }
         var details: [String: Any] = ["alert_id": d.id, "labels": alert.spec.labels]
-        if let message = d.message { details["message"] = message }
+        if let message = d.message {
+            details["message"] = TextLimit.truncate(message, to: Limit.messageJSONBytes, in: .json, marker: TextLimit.bodyMarker)
+        }
         return trigger(dedupKey, summary: d.title, source: alert.spec.labels["host"], severity: d.severity, timestamp: d.createdAt,
                        details: details, links: d.linkedActions.map { ["href": $0.link, "text": $0.label] }, secrets: secrets)
     }
