@@ -5,7 +5,8 @@ import Synchronization
 /// all, so a client that reads slowly keeps it as long as it likes: one read
 /// token asking 100 times at once for a 73 MB page of alerts, and reading
 /// none of it, took the daemon to 7.5 GB. Answers of at least ``counted``
-/// bytes count against ``limit`` until their exchange ends; one that would
+/// bytes (listings: one alert at the largest default limits is 73 kB)
+/// count against ``limit`` until their exchange ends; one that would
 /// pass it is refused with 503 `server_busy`, unless none is held, so any
 /// one answer can be sent. One budget for the process: the TCP and
 /// Unix-socket servers share its memory.
@@ -13,7 +14,7 @@ package final class AnswerBudget: Sendable {
     package static let shared = AnswerBudget()
     /// Smaller answers are neither counted nor refused: health checks,
     /// submissions and single alerts always get theirs.
-    package static let counted = 64 << 10
+    package static let counted = 1 << 20
     package let limit: Int
     private let held = Atomic<Int>(0)
 
