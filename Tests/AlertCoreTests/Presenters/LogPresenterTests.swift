@@ -137,6 +137,13 @@ import Testing
         #expect(throws: PresenterSetupError("\(dir.path) is a directory; give the path of a file in it")) { try make(dir.path) }
         try make("alerts.log")
         try make(dir.path + "/alerts.log")
+        // A state directory alertd has not made yet (a first start, --check-config before it) is made as it starts.
+        _ = try LogPresenterConfiguration(destination: .file("alerts.log"))
+            .makePresenter(name: "log", context: PresenterContext(httpClient: .shared, stateDirectory: dir.path + "/fresh"))
+        FileManager.default.createFile(atPath: dir.path + "/plain", contents: Data())
+        #expect(throws: PresenterSetupError("\(dir.path)/plain, where \(dir.path)/plain/alerts.log would be, is not a directory; give another path")) {
+            try make("plain/alerts.log")
+        }
         FileManager.default.createFile(atPath: dir.path + "/existing.log", contents: Data())
         try make("existing.log")
         if getuid() != 0 {

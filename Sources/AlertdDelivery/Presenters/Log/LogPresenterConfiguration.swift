@@ -49,13 +49,15 @@ extension LogPresenterConfiguration: PresenterConfiguration {
         var c = self
         if case .file(let path) = destination {
             let resolved = context.resolve(path)
-            try Self.checkWritable(resolved)
+            try Self.checkWritable(resolved, stateDirectory: context.stateDirectory)
             c.destination = .file(resolved)
         }
         return LogPresenter(name: name, configuration: c)
     }
 
-    private static func checkWritable(_ path: String) throws(PresenterSetupError) {
+    /// A file right in a state directory not made yet passes: alertd makes
+    /// that directory as it starts (`--check-config` on a first run).
+    private static func checkWritable(_ path: String, stateDirectory: String) throws(PresenterSetupError) {
         var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard !isDirectory else { throw PresenterSetupError("\(path) is a directory; give the path of a file in it") }
@@ -65,9 +67,11 @@ extension LogPresenterConfiguration: PresenterConfiguration {
             return
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            if directory == stateDirectory { return }
             throw PresenterSetupError("the directory \(directory) of \(path) does not exist; create it, or give another path")
         }
+        guard isDirectory else { throw PresenterSetupError("\(directory), where \(path) would be, is not a directory; give another path") }
         guard FileManager.default.isWritableFile(atPath: directory) else {
             throw PresenterSetupError("alertd's user may not create \(path): its directory is not writable by it; change the directory's owner or mode, or give another path")
         }
