@@ -313,9 +313,12 @@ extension AlertDaemon {
     /// presenter, no way to deliver it): said once, at the reload, with
     /// the way back, where before only a line per delivery said it.
     private func warnOfRemovedPresenters(_ removed: Set<String>) async {
-        guard !removed.isEmpty, let waiting = try? await store.counts().pendingByPresenter else { return }
+        guard !removed.isEmpty else { return }
+        let pending = (try? await store.counts().pendingByPresenter) ?? [:]
         for name in removed.sorted() {
-            guard let count = waiting[name], count > 0 else { continue }
+            // Pending in the store, and claimed here waiting for a slot (those being sent finish).
+            let count = pending[name, default: 0] + (await dispatcher.waitingForSlots(of: name))
+            guard count > 0 else { continue }
             log.warning("reload: a presenter taken out of the configuration leaves its waiting deliveries dead; "
                         + "configure it again and run `alertctl replay --dead` to send them",
                         ["presenter": name, "deliveries": "\(count)"])

@@ -303,6 +303,12 @@ public actor Dispatcher: Service {
     private var claimLease: Duration
     private var lastLeaseCheck = ContinuousClock.now
 
+    /// Deliveries of the presenter `name` claimed and waiting here for a
+    /// slot: a reconfiguration without it leaves them dead.
+    public func waitingForSlots(of name: String) -> Int {
+        handedOff.count(of: .presenter(name))
+    }
+
     /// Number of deliveries in flight right now: being sent, or sent with
     /// the outcome not yet written.
     public var inFlightCount: Int { slots.values.reduce(0) { $0 + $1.running + $1.awaitingWrite } }

@@ -19,6 +19,11 @@ struct HandOffQueue {
 
     var isEmpty: Bool { count == 0 }
 
+    /// How many of `kind` wait.
+    func count(of kind: DeliveryKind) -> Int {
+        (waiting[kind]?.count ?? 0) - heads[kind, default: 0]
+    }
+
     /// The ids of the hand-offs waiting.
     var ids: Set<DeliveryID> {
         var out = Set<DeliveryID>(minimumCapacity: count)

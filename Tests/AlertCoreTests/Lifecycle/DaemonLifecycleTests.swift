@@ -179,6 +179,20 @@ import Glibc
         await receiver.stop()
     }
 
+    /// Deliveries claimed and waiting in memory for a slot of the presenter
+    /// taken out are counted too: the store holds them in flight, not pending.
+    @Test func aReloadThatTakesOutAPresenterCountsTheDeliveriesWaitingForItsSlots() async throws {
+        let receiver = try WebhookReceiver(delay: .seconds(3))
+        let hook: [String: Any] = ["type": "webhook", "url": receiver.url, "max_concurrency": 1]
+        let d = try TestDaemon(config: ["presenters": ["hook": hook], "default_route": ["presenters": ["hook"]]])
+        try await d.start()
+        for n in 0..<3 { _ = try await d.send(["title": "owed \(n)"]) }
+        #expect(try await eventually(.seconds(5)) { receiver.received.count >= 1 })
+        try await d.reload(["presenters": ["hook2": hook], "default_route": ["presenters": ["hook2"]]])
+        #expect(d.log.contains("presenter=hook") && d.log.contains("deliveries=2"), "\(d.log)")
+        await receiver.stop()
+    }
+
     /// After a clean stop the database file holds everything: a copy of
     /// `alertd.db` alone, as a backup after `systemctl stop` is made, has
     /// the alerts the daemon acknowledged.
