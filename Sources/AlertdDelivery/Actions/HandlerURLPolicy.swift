@@ -74,7 +74,9 @@ public struct HandlerURLPolicy: Sendable, Equatable {
         }
         // The address first: for a literal internal address it is the more telling reason.
         if let address = target.address, refusal(connectingTo: address, calling: target) != nil {
-            return .failure(.internalAddress(url: target.description, address: address))
+            // An address a prefix opens, in a URL outside it: what is missing is a listing of the URL.
+            let opened = entries.contains { if case .urlPrefix(let prefix) = $0 { prefix.address == address } else { false } }
+            return .failure(opened ? .notListed(url: target.description) : .internalAddress(url: target.description, address: address))
         }
         if !entries.isEmpty && !entries.contains(where: { $0.matches(target) }) {
             return .failure(.notListed(url: target.description))
