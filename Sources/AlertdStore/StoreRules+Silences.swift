@@ -96,10 +96,13 @@ extension StoreRules {
             try tx.append(.deliverySilenced, alert: alert.id, at: now, data: data)
             return false
         }
-        if alert.state == .open, let found = inhibitions.source(inhibiting: alert) {
-            // Its row as of now: a store may keep sources between claims
-            // (``InhibitionSources``), and each re-send moves `resolves_at`.
-            let source = try tx.alert(found.id) ?? found
+        if alert.state == .open, let found = inhibitions.source(inhibiting: alert),
+           // Its row as of now: a store may keep sources between claims
+           // (``InhibitionSources``), and each re-send moves `resolves_at`.
+           // Closed since the inhibitions were read (on another node, whose
+           // release found nothing held yet), it holds nothing: held, the
+           // target waited an hour for the backstop.
+           case let source = try tx.alert(found.id) ?? found, source.state == .open {
             // The source has no end of its own; closing it releases the hold.
             // One that resolves by itself (Alertmanager's endsAt) is looked
             // at again then, in case maintenance is late to close it. Past
