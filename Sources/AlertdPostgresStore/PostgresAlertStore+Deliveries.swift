@@ -146,7 +146,7 @@ extension PostgresAlertStore {
         let ids = accepted.map(\.id)
         let node = self.node
         return try await writer.write(durable: false) { session throws(PostgresError) in
-            (try Self.settle(settlements, in: session), try Self.claimAccepted(ids, now: now, node: node, in: session))
+            (try Self.settle(settlements, node: node, in: session), try Self.claimAccepted(ids, now: now, node: node, in: session))
         }
     }
 
@@ -174,12 +174,22 @@ extension PostgresAlertStore {
     public func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
         guard !settlements.isEmpty else { return 0 }
         // A lost outcome means one more attempt with the same delivery id: harmless.
-        return try await writer.write(durable: false) { session throws(PostgresError) -> Int in try Self.settle(settlements, in: session) }
+        let node = self.node
+        return try await writer.write(durable: false) { session throws(PostgresError) -> Int in try Self.settle(settlements, node: node, in: session) }
     }
 
-    private static func settle(_ settlements: [DeliverySettlement], in session: PostgresWriteSession) throws(PostgresError) -> Int {
+    /// A failure is recorded for this node's claim only: a claim whose
+    /// lease ran out (the node cut off from the database, its renewals
+    /// lost) may be another node's now, and a late failure had freed the
+    /// delivery for a third attempt while the second was being sent, or
+    /// put back one recorded delivered. One released and not yet claimed
+    /// again (pending, nobody's) still takes it. Delivered is recorded
+    /// whoever claims it now: it was sent, and the other node's outcome,
+    /// finding it delivered, is dropped.
+    private static func settle(_ settlements: [DeliverySettlement], node: String, in session: PostgresWriteSession) throws(PostgresError) -> Int {
         var tx = PostgresStoreTransaction(session: session)
         var queued = 0
+        func mine(_ parameter: Int) -> String { "(claimed_by = $\(parameter) OR (state = 'pending' AND claimed_by IS NULL))" }
         for s in settlements {
             let at = StoreCoding.millis(s.at)
             let id = PostgresValue.text(s.deliveryID.rawValue)
@@ -188,18 +198,19 @@ extension PostgresAlertStore {
             case .delivered:
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = $1,
-                    delivered_at = $1, claimed_by = NULL WHERE id = $2 RETURNING alert_id, presenter, kind, takes_follow_up
+                    delivered_at = $1, claimed_by = NULL WHERE id = $2 AND state IN ('pending', 'in_flight')
+                    RETURNING alert_id, presenter, kind, takes_follow_up
                     """, [.integer(at), id])
             case .retry(let next, let e):
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL
-                    WHERE id = $4 RETURNING alert_id, presenter, kind, takes_follow_up
-                    """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id])
+                    WHERE id = $4 AND \(mine(5)) RETURNING alert_id, presenter, kind, takes_follow_up
+                    """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id, .text(node)])
             case .dead(let e):
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL
-                    WHERE id = $3 RETURNING alert_id, presenter, kind, takes_follow_up
-                    """, [.text(e), .integer(at), id])
+                    WHERE id = $3 AND \(mine(4)) RETURNING alert_id, presenter, kind, takes_follow_up
+                    """, [.text(e), .integer(at), id, .text(node)])
             }
             if let row = result.rows.first {
                 let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))

@@ -137,9 +137,15 @@ struct PostgresStoreTransaction: StoreTransaction {
     }
 
     /// The silences active at `now`, which screen every claim.
+    /// Read to screen deliveries as they are claimed or flushed, and locked
+    /// (`FOR SHARE`) until that commits: a silence another node expired
+    /// meanwhile released nothing (the hold was not written yet), and the
+    /// hold then kept the delivery back until the silence's old end.
+    /// Expiring now waits for the screening to commit, then releases it.
     func activeSilences(at now: Date) throws(PostgresError) -> [Silence] {
         let ms = StoreCoding.millis(now)
-        return try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 AND starts_at <= $1", [.integer(ms)])
+        return try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 AND starts_at <= $1 FOR SHARE",
+                              [.integer(ms)])
             .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
     }
 

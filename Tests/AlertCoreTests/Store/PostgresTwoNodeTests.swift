@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdStore
+@testable import AlertdPostgresStore
+@testable import AlertdPostgres
+
+/// Two nodes on one PostgreSQL database, racing where one SQLite writer
+/// runs one thing after another: a late outcome of a lapsed claim, a
+/// silence expired or a source closed on one node while the other screens.
+/// A third session holding a row lock stretches a claim between its reads
+/// and its commit, a window a busy node's batched writes leave open anyway.
+@Suite(.serialized) struct PostgresTwoNodeTests {
+    static let hook: [DeliveryKind: Int] = [.presenter("hook"): 8]
+
+    func spec(_ title: String, labels: [String: String] = [:]) throws -> AlertSpec {
+        try AlertSpec.Builder().title(title).labels(labels).build().get()
+    }
+
+    func twoNodes() throws -> (url: String, a: PostgresAlertStore, b: PostgresAlertStore) {
+        let url = try PostgresServer.shared().makeDatabase()
+        return (url, try PostgresAlertStore(url: url, node: "node-a", readers: 1), try PostgresAlertStore(url: url, node: "node-b", readers: 1))
+    }
+
+    /// A third session holding one alert's row lock: it stands for whatever
+    /// keeps node A's claim between reading the silences or inhibitions and
+    /// committing (other jobs of its batch, latency).
+    final class Gate: @unchecked Sendable {
+        let conn: PostgresConnection
+        let monitor: PostgresConnection
+        init(url: String, alert: AlertID) throws {
+            conn = try PostgresConnection(url: url, redactedURL: url)
+            monitor = try PostgresConnection(url: url, redactedURL: url)
+            try conn.withLock { c throws(PostgresError) in
+                try c.execute("BEGIN")
+                try c.query("SELECT 1 FROM alerts WHERE id = $1 FOR UPDATE", [.text(alert.rawValue)])
+            }
+        }
+        /// Returns once `count` sessions wait for a lock.
+        func waitForWaiters(_ count: Int = 1) async throws {
+            for _ in 0..<200 {
+                let n = try monitor.withLock { c throws(PostgresError) in
+                    try c.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                } ?? 0
+                if n >= count { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw PostgresError(sqlState: nil, message: "nobody waited on the gate", context: "gate", connectionLost: false)
+        }
+        func open() throws { try conn.withLock { c throws(PostgresError) in try c.execute("ROLLBACK") } }
+    }
+
+    /// Bug 1: settle() does not check that the row is still this node's
+    /// claim. Node A's lease ran out (it was stalled), node B took the
+    /// delivery over and is delivering it; A's late outcome then rewrites
+    /// B's in-flight row, and a third claim is handed out while B's runs.
+    /// Node A's lease ran out (cut off, its renewals lost) and node B took
+    /// the delivery over: A's late failure leaves B's claim alone, where it
+    /// had freed the delivery for a third attempt while B's was running.
+    @Test func aLateFailureOfALapsedClaimLeavesAnotherNodesClaimAlone() async throws {
+        let (_, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let alert = Alert(spec: try spec("disk full"))
+        _ = try await a.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let t0 = Date()
+        let id = try #require(try await a.claimDueDeliveries(now: t0, capacity: Self.hook, orphanLimit: 0).first?.delivery.id)
+        #expect(try await b.releaseStaleClaims(claimedBefore: t0.addingTimeInterval(1), keeping: [], now: t0.addingTimeInterval(31)) == 1)
+        #expect(try await b.claimDueDeliveries(now: t0.addingTimeInterval(31), capacity: Self.hook, orphanLimit: 0).map(\.delivery.id) == [id])
+        try await a.settle([DeliverySettlement(deliveryID: id, result: .retry(at: t0.addingTimeInterval(32), error: "timeout"),
+                                               at: t0.addingTimeInterval(32))])
+        let row = try #require(try await b.record(id: alert.id)?.deliveries.first)
+        #expect(row.state == .inFlight, "A's late outcome turned B's running claim into \(row.state)")
+        #expect(try await a.claimDueDeliveries(now: t0.addingTimeInterval(33), capacity: Self.hook, orphanLimit: 0).isEmpty)
+        // B's own outcome is recorded.
+        try await b.settle([DeliverySettlement(deliveryID: id, result: .delivered, at: t0.addingTimeInterval(34))])
+        #expect(try await a.record(id: alert.id)?.deliveries.first?.state == .delivered)
+    }
+
+    /// A's late success is recorded whoever claims the delivery now (it was
+    /// sent), and B's failure, coming after, does not put it back.
+    @Test func aLateSuccessStandsAndTheOtherNodesFailureAfterItIsDropped() async throws {
+        let (_, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let alert = Alert(spec: try spec("disk full"))
+        _ = try await a.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let t0 = Date()
+        let id = try #require(try await a.claimDueDeliveries(now: t0, capacity: Self.hook, orphanLimit: 0).first?.delivery.id)
+        _ = try await b.releaseStaleClaims(claimedBefore: t0.addingTimeInterval(1), keeping: [], now: t0.addingTimeInterval(31))
+        #expect(try await b.claimDueDeliveries(now: t0.addingTimeInterval(31), capacity: Self.hook, orphanLimit: 0).count == 1)
+        try await a.settle([DeliverySettlement(deliveryID: id, result: .delivered, at: t0.addingTimeInterval(32))])
+        try await b.settle([DeliverySettlement(deliveryID: id, result: .retry(at: t0.addingTimeInterval(40), error: "HTTP 503"),
+                                               at: t0.addingTimeInterval(33))])
+        #expect(try await a.record(id: alert.id)?.deliveries.first?.state == .delivered)
+        let events = try await a.events(after: 0, limit: 100).map(\.kind).filter { $0 == .deliverySucceeded || $0 == .deliveryFailed }
+        #expect(events == [.deliverySucceeded], "\(events)")
+    }
+
+    /// A silence expired on node B while node A's claim screens with it:
+    /// B's release found nothing held yet, and A's hold kept the delivery
+    /// back until the silence's old end (two hours). The expiry now waits
+    /// for the claim to commit, then releases what it held.
+    @Test func aSilenceExpiredWhileAnotherNodeScreensWithItReleasesWhatThatHeld() async throws {
+        let (url, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let now = Date()
+        let target = Alert(spec: try spec("disk full", labels: ["host": "db"]), at: now.addingTimeInterval(-2))
+        _ = try await a.submit([AlertSubmission(alert: target, presenters: ["hook"])])
+        let s = Silence(matchers: [try LabelMatcher(parsing: #"host="db""#)], startsAt: now.addingTimeInterval(-1),
+                        endsAt: now.addingTimeInterval(7200), createdBy: "alice", comment: "maintenance")
+        guard case .saved(let saved) = try await b.saveSilence(s, replacing: nil, now: now) else { Issue.record("not saved"); return }
+        let gate = try Gate(url: url, alert: target.id)
+        let claim = Task { try await a.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0) }
+        try await gate.waitForWaiters(1)
+        let expiry = Task { try await b.expireSilence(id: saved.id, now: now.addingTimeInterval(2)) }
+        try await gate.waitForWaiters(2)
+        try gate.open()
+        let first = try await claim.value
+        #expect(try await expiry.value != nil)
+        let due = try await a.claimDueDeliveries(now: now.addingTimeInterval(3), capacity: Self.hook, orphanLimit: 0)
+        #expect((first + due).map(\.alert.id) == [target.id], "the silence ended; the delivery is due")
+    }
+
+    /// The inhibiting source resolved on node B while node A's claim
+    /// screens its target: A read the source again, closed, and held the
+    /// target anyway, for the hour of the backstop.
+    @Test func aSourceClosedWhileAnotherNodeScreensItsTargetHoldsNothing() async throws {
+        let (url, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "alertname=\"NodeDown\"")],
+                               targetMatchers: [try LabelMatcher(parsing: "alertname=\"DiskSlow\"")], equal: ["instance"])
+        let now = Date()
+        let source = Alert(spec: try spec("node down", labels: ["alertname": "NodeDown", "instance": "a"]), at: now.addingTimeInterval(-3))
+        let target = Alert(spec: try spec("disk slow", labels: ["alertname": "DiskSlow", "instance": "a"]), at: now.addingTimeInterval(-2))
+        _ = try await a.submit([AlertSubmission(alert: source, presenters: []), AlertSubmission(alert: target, presenters: ["hook"])])
+        let gate = try Gate(url: url, alert: target.id)
+        let claim = Task { try await a.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0, inhibitRules: [rule]) }
+        try await gate.waitForWaiters(1)
+        guard case .decided = try await b.decide(source.id, AlertDecision(outcome: .resolved, actor: "t", at: now.addingTimeInterval(2))) else {
+            Issue.record("not resolved"); return
+        }
+        try gate.open()
+        let first = try await claim.value
+        let due = try await a.claimDueDeliveries(now: now.addingTimeInterval(3), capacity: Self.hook, orphanLimit: 0, inhibitRules: [rule])
+        #expect((first + due).map(\.alert.id) == [target.id], "the source closed; its target is not held")
+    }
+}
