@@ -119,7 +119,8 @@ public struct APIRouter: Sendable {
         if candidates.isEmpty || candidates.contains(where: { $0.0.access.scope != nil }) { _ = try authenticate(request) }
         let allowed = candidates.map(\.0.method)
         if !allowed.isEmpty { throw .methodNotAllowed(request.method, path: request.path, allowed: allowed) }
-        throw .notFound("There is nothing at \(request.path). The API lives under /v1; see docs/API.md.")
+        throw .notFound("There is nothing at \(request.path). alertd's API lives under /v1, the Alertmanager-compatible one (silences "
+                        + "included) under /api/v2; see docs/API.md.")
     }
 
     /// Applies a route's access rule: the caller, holding the route's scope.

@@ -51,6 +51,10 @@ package enum AlertDetailView {
             let at = alert.createdAt.addingTimeInterval(Double(expires.seconds))
             fields.append(("expires", "after \(expires) (\(UTCTimestamp.readable(at)))"))
         }
+        // Prometheus's alerts end by themselves unless sent again; `show` said nothing of it.
+        if alert.state == .open, let at = alert.resolvesAt {
+            fields.append(("resolves", "\(UTCTimestamp.readable(at)) unless sent again"))
+        }
         if let confirm = spec.confirm { fields.append(("confirm", action(confirm))) }
         if let cancel = spec.cancel { fields.append(("cancel", action(cancel))) }
 

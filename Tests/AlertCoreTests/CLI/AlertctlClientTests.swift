@@ -199,6 +199,16 @@ import Testing
         #expect(AlertDetailView.deliveryLines([pending(30)], now: now)[1].contains("next attempt"))
     }
 
+    /// An alert that ends by itself unless sent again (Prometheus's) says
+    /// when in `show`, as its JSON did.
+    @Test func anAlertThatResolvesByItselfSaysWhen() throws {
+        let now = Date()
+        let alert = Alert(spec: try AlertSpec.Builder().title("Instance down").build().get(), at: now, resolvesAt: now.addingTimeInterval(240))
+        let text = AlertDetailView.text(APIRepresentation.AlertDetail(alert))
+        #expect(text.contains("\n  resolves: \(UTCTimestamp.readable(now.addingTimeInterval(240))) unless sent again\n"), "\(text)")
+        #expect(!AlertDetailView.text(APIRepresentation.AlertDetail(Alert(spec: alert.spec, at: now))).contains("resolves:"))
+    }
+
     @Test func unreachableDaemonExits69() async throws {
         let dir = TemporaryDirectory()
         let socket = dir.path + "/alertd.sock"
