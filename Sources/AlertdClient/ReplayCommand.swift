@@ -9,7 +9,9 @@ public struct ReplayCommand: CLICommand {
         abstract: "Retry dead deliveries: those of one alert, or all of them.",
         discussion: """
             Makes dead deliveries pending again, so alertd tries them anew, and prints how many. \
-            Name an alert, or give --dead for every dead delivery; exactly one of the two.
+            Name an alert, or give --dead for every dead delivery; exactly one of the two. \
+            The attempt count starts again, the age does not: a delivery older than retry.max_age \
+            gets one attempt, dead again if it fails (fix the receiver first, or raise max_age).
 
             \(AlertdConnectionOptions.exitCodesHelp())
             """,
