@@ -305,14 +305,27 @@ extension MatcherRegex {
         /// repetition RE2 allows (`.{0,1000}`, `[a-z]{1000}`).
         static let maxInstructions = 4_000
 
+        /// Past this many nodes visited a pattern is refused too: a
+        /// repetition of what emits nothing (`(?:)`) never grows the
+        /// program, and `(?:(?:(?:){1000}){1000}){1000}` visited a billion,
+        /// seconds of a core for one listing's filter.
+        static let maxVisits = 100 * maxInstructions
+
         let pattern: String
         let caseInsensitive: Bool
         var program: [Instruction] = []
+        private var visits = 0
+
+        init(pattern: String, caseInsensitive: Bool) {
+            self.pattern = pattern
+            self.caseInsensitive = caseInsensitive
+        }
 
         mutating func append(_ instruction: Instruction) { program.append(instruction) }
 
         mutating func emit(_ node: Node) throws(SilenceError) {
-            guard program.count <= Self.maxInstructions else {
+            visits += 1
+            guard program.count <= Self.maxInstructions, visits <= Self.maxVisits else {
                 throw SilenceError(.invalidRegex, "The regex `\(pattern)` is too large once its repetitions are spelled out; simplify it or use smaller counts.")
             }
             switch node {

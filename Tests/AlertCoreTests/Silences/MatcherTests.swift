@@ -74,6 +74,31 @@ import Testing
         #expect(try re(".{0,1000}x").wholeMatch(String(repeating: "y", count: 900) + "x"))
     }
 
+    /// Repetitions of what matches nothing never grow the program:
+    /// `(?:(?:(?:){1000}){1000}){1000}` took 2.6 s to compile, a level more
+    /// 38 s, for one listing's filter. Refused at once now.
+    @Test func repetitionsOfNothingAreRefusedAtOnce() throws {
+        for pattern in ["(?:(?:(?:){1000}){1000}){1000}", "(?:(?:(?:(?:){1000}){1000}){1000}){10}", "((()){1000}){1000}"] {
+            let start = ContinuousClock.now
+            #expect(throws: SilenceError.self, "\(pattern)") { try MatcherRegex(pattern) }
+            #expect(ContinuousClock.now - start < .milliseconds(500), "\(pattern)")
+        }
+        #expect(try re("(?:){1000}a").wholeMatch("a"))
+    }
+
+    /// Under `(?i)` a negated class is folded, then negated, as in Go:
+    /// `(?i)[^p].*` matched `PROD` by its `P` and silenced production alerts.
+    @Test func aNegatedClassIgnoringCaseTakesNoCaseOfWhatItExcludes() throws {
+        let nonProd = try re("(?i)[^p].*")
+        for env in ["PROD", "prod", "Prod"] { #expect(!nonProd.wholeMatch(env), "\(env)") }
+        #expect(nonProd.wholeMatch("staging"))
+        #expect(try re("(?i)[p].*").wholeMatch("PROD"))
+        #expect(try !re("(?i)[^a-z]+").wholeMatch("ABC"))
+        #expect(try re("(?i)[^a-z]+").wholeMatch("123"))
+        #expect(try !re("[^p].*").wholeMatch("prod"))
+        #expect(try re("[^p].*").wholeMatch("PROD"))
+    }
+
     /// 12,000 nested groups overflowed the stack of the thread reading them,
     /// the store writer's at every start once such a silence was stored. A
     /// class is one instruction however long: its ranges are searched, not
