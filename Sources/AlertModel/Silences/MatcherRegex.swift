@@ -114,7 +114,7 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
                     let accepts = switch program[pc] {
                     case .scalar(let s): s == value
                     case .any: scalar.value != 0x0A
-                    case .set(let set): set.contains(scalar.value) || (caseInsensitive && (set.contains(value) || set.contains(other)))
+                    case .set(let set): caseInsensitive ? set.contains(anyOf: scalar.value, value, other) : set.contains(scalar.value)
                     default: false
                     }
                     if accepts { add(pc + 1, at: position, of: count, to: &next, stack: stack) }
@@ -223,13 +223,25 @@ struct ScalarSet: Sendable, Equatable {
 
     /// A binary search: the parser hands over its classes ``merged()``.
     func contains(_ value: UInt32) -> Bool {
+        inRanges(value) != negated
+    }
+
+    /// Under `(?i)`: whether a scalar's cases (`a`, `b`, `c`) are in the
+    /// class, which is folded before it is negated, as Go does: `[^p]` takes
+    /// no `P`. Negating each case on its own, `(?i)[^p].*` matched `PROD`
+    /// by its `P`, and silenced alerts Alertmanager would not.
+    func contains(anyOf a: UInt32, _ b: UInt32, _ c: UInt32) -> Bool {
+        (inRanges(a) || inRanges(b) || inRanges(c)) != negated
+    }
+
+    private func inRanges(_ value: UInt32) -> Bool {
         var low = 0
         var high = ranges.count
         while low < high {
             let mid = (low + high) / 2
             if ranges[mid].upperBound < value { low = mid + 1 } else { high = mid }
         }
-        return (low < ranges.count && ranges[low].contains(value)) != negated
+        return low < ranges.count && ranges[low].contains(value)
     }
 
     /// The same class with its ranges sorted and overlapping or adjacent
