@@ -4,9 +4,13 @@ import AlertModel
 extension StoreRules {
     /// Alertmanager's rules for a new or changed silence. A start in the
     /// past is now. A silence that has not expired and keeps its matchers
-    /// is changed in place (an active one keeps its start); any other change
-    /// expires the old silence and stores a new one. A change releases
-    /// what the old silence held, to be screened again at the next claim.
+    /// is changed in place (an active one keeps its start), unless an
+    /// active one is asked to start later: that ends it now and stores a
+    /// new one, pending, as Alertmanager does (kept in place, `amtool
+    /// silence update --start` tomorrow left it silencing from now on). Any
+    /// other change expires the old silence and stores a new one. A change
+    /// releases what the old silence held, to be screened again at the next
+    /// claim.
     package static func saveSilence<T: StoreTransaction>(
         _ silence: Silence, replacing id: SilenceID?, now: Date, in tx: inout T
     ) throws(T.Failure) -> SilenceSaveOutcome {
@@ -24,7 +28,8 @@ extension StoreRules {
         }
         guard let old = try tx.silence(id) else { return .notFound }
         let state = old.state(at: now)
-        if state != .expired && Set(old.matchers) == Set(new.matchers) {
+        let startsLater = state == .active && new.startsAt > now
+        if state != .expired && Set(old.matchers) == Set(new.matchers) && !startsLater {
             new.id = old.id
             if state == .active { new.startsAt = old.startsAt }
         } else {

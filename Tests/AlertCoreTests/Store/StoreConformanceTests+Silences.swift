@@ -92,12 +92,23 @@ extension StoreConformanceTests {
         #expect(abs(inPlace.startsAt.timeIntervalSince(now)) < 0.01)
         #expect(abs(inPlace.endsAt.timeIntervalSince(longer.endsAt)) < 0.01)
 
+        // An active one asked to start later ends now, and a new one waits for its start
+        // (`amtool silence update --start`): kept in place, it silenced from now on.
+        var tomorrow = longer
+        tomorrow.startsAt = now.addingTimeInterval(86_400)
+        tomorrow.endsAt = now.addingTimeInterval(93_600)
+        guard case .saved(let moved) = try await store.saveSilence(tomorrow, replacing: s.id, now: later) else { Issue.record("not saved"); return }
+        #expect(moved.id != s.id)
+        #expect(moved.state(at: later) == .pending)
+        #expect(try await store.silence(id: s.id)?.state(at: later) == .expired)
+        #expect(try await store.expireSilence(id: moved.id, now: later) != nil)
+
         // Other matchers: the old one expires and a new one takes over.
         let other = try silence(#"alertname="DiskFull""#, from: later)
         guard case .saved(let replaced) = try await store.saveSilence(other, replacing: s.id, now: later) else { Issue.record("not saved"); return }
         #expect(replaced.id != s.id)
         #expect(try await store.silence(id: s.id)?.state(at: later) == .expired)
-        #expect(try await store.silences().count == 2)
+        #expect(try await store.silences().count == 3)
         #expect(try await store.saveSilence(other, replacing: SilenceID(rawValue: "unknown"), now: later) == .notFound)
 
         // Expiring ends it now; expiring again changes nothing; unknown is nil.
