@@ -33,7 +33,7 @@ public struct InhibitRule: Sendable, Equatable {
     /// a `critical` hold back a `critical`) do not hold each other back.
     public func inhibits(_ target: [String: String], by source: [String: String]) -> Bool {
         isTarget(target) && isSource(source) && !(isSource(target) && isTarget(source))
-            && equal.allSatisfy { (target[$0] ?? "") == (source[$0] ?? "") }
+            && equal.allSatisfy { LabelMatcher.same(target[$0] ?? "", source[$0] ?? "") }
     }
 }
 

@@ -43,7 +43,14 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
         // Not `regex.map`: its closure took a copy of the regex, four
         // retains and releases for every silence held against every alert.
         if let regex { return regex.wholeMatch(actual, work: &work) == op.isPositive }
-        return (actual == value) == op.isPositive
+        return LabelMatcher.same(actual, value) == op.isPositive
+    }
+
+    /// Label values compare byte for byte, as in Alertmanager and in the
+    /// store's filters: Swift's `==` takes `café` composed and decomposed as
+    /// one, and a silence held both alerts where Alertmanager holds one.
+    public static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
     }
 
     /// True when an alert without the label satisfies it: a silence made

@@ -131,6 +131,19 @@ import Testing
         }
     }
 
+    /// Values compare byte for byte, as Alertmanager's do: `café` composed
+    /// and decomposed are two values, one silenced, the other not.
+    @Test func equalityIsByteForByteNotCanonical() throws {
+        let composed = "caf\u{e9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed, "Swift's own == would take them as one")
+        let matcher = try LabelMatcher(parsing: "v=\"\(composed)\"")
+        #expect(matcher.matches(["v": composed]))
+        #expect(!matcher.matches(["v": decomposed]))
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "a=src")], targetMatchers: [try LabelMatcher(parsing: "a=dst")], equal: ["v"])
+        #expect(!rule.inhibits(["a": "dst", "v": decomposed], by: ["a": "src", "v": composed]))
+        #expect(rule.inhibits(["a": "dst", "v": composed], by: ["a": "src", "v": composed]))
+    }
+
     @Test func matchersFollowAlertmanagerSemantics() throws {
         let labels = ["alertname": "DiskFull", "instance": "db1"]
         #expect(try LabelMatcher(parsing: #"alertname="DiskFull""#).matches(labels))
