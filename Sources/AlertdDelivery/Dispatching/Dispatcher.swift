@@ -777,7 +777,10 @@ public actor Dispatcher: Service {
                 await self.cutOff(d)
                 return
             }
-            var (settlement, report) = Self.judged(d, outcome, thread: thread, retry: retry, acceptedAt: alert.createdAt,
+            // A group notification's latency runs from when it was queued: from its
+            // anchor alert, every reminder counted the group's whole life.
+            var (settlement, report) = Self.judged(d, outcome, thread: thread, retry: retry,
+                                                   acceptedAt: notification == nil ? alert.createdAt : d.createdAt,
                                                    isFollowUp: isFollowUp)
             if let notification, settlement.result == .delivered { settlement.listed = Set(notification.firing.map(\.id)) }
             await self.settled(d, settlement, report: report)
