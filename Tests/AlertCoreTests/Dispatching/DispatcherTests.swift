@@ -536,6 +536,24 @@ actor ScriptedPresenter: AlertPresenter {
         return (first.delivery, resolved.delivery)
     }
 
+    /// A group notification's latency runs from when it was queued: from
+    /// the group's first alert, every reminder counted the group's life.
+    @Test func aGroupNotificationsLatencyRunsFromWhenItWasQueued() async throws {
+        let store = InMemoryAlertStore()
+        let hook = ScriptedPresenter(name: "hook")
+        _ = try await submitGrouped(store, presenters: ["hook"], at: Date().addingTimeInterval(-100))
+        _ = try #require(try await store.flushDueGroups(now: Date(), inhibitRules: [], limit: 10).first)
+        let reports = Mutex<[Dispatcher.AttemptReport]>([])
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20), onAttempt: { r in reports.withLock { $0.append(r) } })
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { reports.withLock { !$0.isEmpty } }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        let since = try #require(reports.withLock { $0.first?.sinceAccepted })
+        #expect(since < .seconds(10), "\(since) since the notification was queued")
+    }
+
     @Test func aGroupNotificationWaitsForTheOneBeforeStillBeingSent() async throws {
         let hook = ScriptedPresenter(name: "hook", delays: [.milliseconds(400)])
         let (first, resolved) = try await firstThenResolved(to: hook) { _ in await hook.answers.count == 2 }
