@@ -99,6 +99,19 @@ actor ScriptedPresenter: AlertPresenter {
         #expect(await dispatcher.inFlightCount == 0)
     }
 
+    /// What a dispatcher reported of its attempts.
+    final class Reports: Sendable {
+        private let list = Mutex<[Dispatcher.AttemptReport]>([])
+        func add(_ report: Dispatcher.AttemptReport) { list.withLock { $0.append(report) } }
+        var all: [Dispatcher.AttemptReport] { list.withLock { $0 } }
+    }
+
+    /// A dispatcher sending to `hook` one at a time, its reports in `reports`.
+    func reporting(to reports: Reports, over store: any AlertStore, sending hook: ScriptedPresenter, retry: RetryPolicy) -> Dispatcher {
+        Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]), retry: retry,
+                   idleTick: .milliseconds(20), onAttempt: { reports.add($0) })
+    }
+
     func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
         if try await !eventually(timeout, every: .milliseconds(10), condition) { Issue.record("condition not met within \(timeout)") }
     }
@@ -191,16 +204,15 @@ actor ScriptedPresenter: AlertPresenter {
                                                             .reachedSome(reason: "451 from later@example.com")])
         var retry = fastRetry()
         retry.maxAttempts = 2
-        let reports = Mutex<[Dispatcher.AttemptReport]>([])
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
-                                    retry: retry, idleTick: .milliseconds(20), onAttempt: { r in reports.withLock { $0.append(r) } })
+        let reports = Reports()
+        let dispatcher = reporting(to: reports, over: store, sending: hook, retry: retry)
         let id = try await submit(store, presenters: ["hook"])
         let run = Task { await dispatcher.run() }
         try await waitUntil { await store.record(id: id)?.deliveries.first?.state == .delivered }
         await dispatcher.shutdownGracefully()
         await run.value
         #expect(await hook.callCount == 2)
-        let outcomes: [PresentationOutcome] = reports.withLock { $0.map { $0.outcome } }
+        let outcomes = reports.all.map(\.outcome)
         #expect(outcomes.first == .reachedSome(reason: "451 from later@example.com"))
         guard case .partlyDelivered(let why)? = outcomes.last else { Issue.record("\(outcomes)"); return }
         #expect(why.hasPrefix("451 from later@example.com (gave up after 2 attempts"), "\(why)")
@@ -543,14 +555,13 @@ actor ScriptedPresenter: AlertPresenter {
         let hook = ScriptedPresenter(name: "hook")
         _ = try await submitGrouped(store, presenters: ["hook"], at: Date().addingTimeInterval(-100))
         _ = try #require(try await store.flushDueGroups(now: Date(), inhibitRules: [], limit: 10).first)
-        let reports = Mutex<[Dispatcher.AttemptReport]>([])
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20), onAttempt: { r in reports.withLock { $0.append(r) } })
+        let reports = Reports()
+        let dispatcher = reporting(to: reports, over: store, sending: hook, retry: fastRetry())
         let run = Task { await dispatcher.run() }
-        try await waitUntil { reports.withLock { !$0.isEmpty } }
+        try await waitUntil { !reports.all.isEmpty }
         await dispatcher.shutdownGracefully()
         await run.value
-        let since = try #require(reports.withLock { $0.first?.sinceAccepted })
+        let since = try #require(reports.all.first?.sinceAccepted)
         #expect(since < .seconds(10), "\(since) since the notification was queued")
     }
 

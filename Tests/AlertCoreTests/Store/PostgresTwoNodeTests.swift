@@ -50,22 +50,25 @@ import Testing
         func open() throws { try conn.withLock { c throws(PostgresError) in try c.execute("ROLLBACK") } }
     }
 
-    /// Bug 1: settle() does not check that the row is still this node's
-    /// claim. Node A's lease ran out (it was stalled), node B took the
-    /// delivery over and is delivering it; A's late outcome then rewrites
-    /// B's in-flight row, and a third claim is handed out while B's runs.
     /// Node A's lease ran out (cut off, its renewals lost) and node B took
     /// the delivery over: A's late failure leaves B's claim alone, where it
     /// had freed the delivery for a third attempt while B's was running.
-    @Test func aLateFailureOfALapsedClaimLeavesAnotherNodesClaimAlone() async throws {
-        let (_, a, b) = try twoNodes()
-        defer { a.close(); b.close() }
+    /// Node A claims a new alert's delivery; its lease runs out (cut off,
+    /// its renewals lost), and node B releases the claim and takes it.
+    func lapsedClaimTakenOver(from a: PostgresAlertStore, by b: PostgresAlertStore) async throws -> (alert: Alert, id: DeliveryID, t0: Date) {
         let alert = Alert(spec: try spec("disk full"))
         _ = try await a.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
         let t0 = Date()
         let id = try #require(try await a.claimDueDeliveries(now: t0, capacity: Self.hook, orphanLimit: 0).first?.delivery.id)
         #expect(try await b.releaseStaleClaims(claimedBefore: t0.addingTimeInterval(1), keeping: [], now: t0.addingTimeInterval(31)) == 1)
         #expect(try await b.claimDueDeliveries(now: t0.addingTimeInterval(31), capacity: Self.hook, orphanLimit: 0).map(\.delivery.id) == [id])
+        return (alert, id, t0)
+    }
+
+    @Test func aLateFailureOfALapsedClaimLeavesAnotherNodesClaimAlone() async throws {
+        let (_, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let (alert, id, t0) = try await lapsedClaimTakenOver(from: a, by: b)
         try await a.settle([DeliverySettlement(deliveryID: id, result: .retry(at: t0.addingTimeInterval(32), error: "timeout"),
                                                at: t0.addingTimeInterval(32))])
         let row = try #require(try await b.record(id: alert.id)?.deliveries.first)
@@ -81,12 +84,7 @@ import Testing
     @Test func aLateSuccessStandsAndTheOtherNodesFailureAfterItIsDropped() async throws {
         let (_, a, b) = try twoNodes()
         defer { a.close(); b.close() }
-        let alert = Alert(spec: try spec("disk full"))
-        _ = try await a.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
-        let t0 = Date()
-        let id = try #require(try await a.claimDueDeliveries(now: t0, capacity: Self.hook, orphanLimit: 0).first?.delivery.id)
-        _ = try await b.releaseStaleClaims(claimedBefore: t0.addingTimeInterval(1), keeping: [], now: t0.addingTimeInterval(31))
-        #expect(try await b.claimDueDeliveries(now: t0.addingTimeInterval(31), capacity: Self.hook, orphanLimit: 0).count == 1)
+        let (alert, id, t0) = try await lapsedClaimTakenOver(from: a, by: b)
         try await a.settle([DeliverySettlement(deliveryID: id, result: .delivered, at: t0.addingTimeInterval(32))])
         try await b.settle([DeliverySettlement(deliveryID: id, result: .retry(at: t0.addingTimeInterval(40), error: "HTTP 503"),
                                                at: t0.addingTimeInterval(33))])
