@@ -7,15 +7,29 @@ import AlertModel
 package struct Inhibitions: Sendable {
     package let rules: [InhibitRule]
     package let sources: [Alert]
-    /// For each rule, the position in `sources` of the rule's first source
-    /// (oldest, then first listed) by the values of its `equal` labels.
+    /// For each rule, the positions in `sources` of the rule's sources
+    /// (oldest first, then as listed) by the values of its `equal` labels.
     /// Holding each target against every source made 2,500 sources and
     /// 2,500 targets cost seconds to deliver and a listing 13 s.
-    private let byRule: [[[String]: Int]]
+    private let byRule: [[Key: [Int]]]
     /// The same, of the sources that do not match the rule's target side:
     /// the only ones that hold back a target matching its source side
     /// (``InhibitRule/inhibits(_:by:)``), which is thus never its own.
-    private let oneSidedByRule: [[[String]: Int]]
+    private let oneSidedByRule: [[Key: [Int]]]
+
+    /// The `equal` labels' values byte for byte, as ``LabelMatcher/same(_:_:)``
+    /// compares them: keyed by `String`, `café` composed and decomposed were
+    /// one key, and a source held a target Alertmanager would not.
+    private struct Key: Hashable {
+        let bytes: [UInt8]
+
+        init(_ rule: InhibitRule, _ labels: [String: String]) {
+            var bytes: [UInt8] = []
+            // 0xFF is never a byte of UTF-8: values cannot run into each other.
+            for name in rule.equal { bytes += (labels[name] ?? "").utf8; bytes.append(0xFF) }
+            self.bytes = bytes
+        }
+    }
 
     /// No rules: nothing is inhibited, and nothing need be read.
     package static let none = Inhibitions(rules: [], openAlerts: [])
@@ -28,21 +42,19 @@ package struct Inhibitions: Sendable {
     package init(rules: [InhibitRule], openAlerts: [Alert]) {
         self.rules = rules
         let sources = rules.isEmpty ? [] : openAlerts.filter { $0.state == .open && Self.isSource($0, under: rules) }
-        var byRule = Array(repeating: [[String]: Int](), count: rules.count)
+        var byRule = Array(repeating: [Key: [Int]](), count: rules.count)
         var oneSidedByRule = byRule
-        func keep(_ position: Int, at key: [String], in index: inout [[String]: Int]) {
-            if index[key].map({ Self.earlier(position, than: $0, in: sources) }) ?? true { index[key] = position }
-        }
         for (position, source) in sources.enumerated() {
             for (k, rule) in rules.enumerated() where rule.isSource(source.spec.labels) {
-                let key = rule.equal.map { source.spec.labels[$0] ?? "" }
-                keep(position, at: key, in: &byRule[k])
-                if !rule.isTarget(source.spec.labels) { keep(position, at: key, in: &oneSidedByRule[k]) }
+                let key = Key(rule, source.spec.labels)
+                byRule[k][key, default: []].append(position)
+                if !rule.isTarget(source.spec.labels) { oneSidedByRule[k][key, default: []].append(position) }
             }
         }
+        let order = { (a: Int, b: Int) in Self.earlier(a, than: b, in: sources) }
         self.sources = sources
-        self.byRule = byRule
-        self.oneSidedByRule = oneSidedByRule
+        self.byRule = byRule.map { $0.mapValues { $0.sorted(by: order) } }
+        self.oneSidedByRule = oneSidedByRule.map { $0.mapValues { $0.sorted(by: order) } }
     }
 
     /// Whether `alert` is a source of one of `rules`.
@@ -50,13 +62,14 @@ package struct Inhibitions: Sendable {
         rules.contains { $0.isSource(alert.spec.labels) }
     }
 
-    /// The open alert that inhibits `target` (the oldest, when several do), if any.
-    package func source(inhibiting target: Alert) -> Alert? {
+    /// The open alert that inhibits `target` (the oldest, when several do),
+    /// if any, leaving out those of `closed`: sources found closed since
+    /// these were read, so the next one holds the target if one does.
+    package func source(inhibiting target: Alert, excluding closed: Set<AlertID> = []) -> Alert? {
         var best: Int?
         for (k, rule) in rules.enumerated() where rule.isTarget(target.spec.labels) {
-            let key = rule.equal.map { target.spec.labels[$0] ?? "" }
             let index = rule.isSource(target.spec.labels) ? oneSidedByRule[k] : byRule[k]
-            guard let first = index[key] else { continue }
+            guard let first = index[Key(rule, target.spec.labels)]?.first(where: { !closed.contains(sources[$0].id) }) else { continue }
             if best.map({ Self.earlier(first, than: $0, in: sources) }) ?? true { best = first }
         }
         return best.map { sources[$0] }

@@ -41,6 +41,25 @@ extension StoreRules {
         return .saved(new)
     }
 
+    /// The open source that inhibits `alert`, read as of now: a store may
+    /// keep sources between claims (``InhibitionSources``), and each
+    /// re-send moves `resolves_at`. One closed since the inhibitions were
+    /// read (on another node, whose release found nothing held yet) holds
+    /// nothing, and the next source is looked at: held by it, the target
+    /// waited an hour for the backstop; let go, an alert another open
+    /// source inhibits was sent.
+    private static func openSource<T: StoreTransaction>(
+        inhibiting alert: Alert, in inhibitions: Inhibitions, tx: inout T
+    ) throws(T.Failure) -> Alert? {
+        var closed: Set<AlertID> = []
+        while let found = inhibitions.source(inhibiting: alert, excluding: closed) {
+            let source = try tx.alert(found.id) ?? found
+            if source.state == .open { return source }
+            closed.insert(found.id)
+        }
+        return nil
+    }
+
     /// Ends a silence now; one still pending ends before it starts.
     package static func expireSilence<T: StoreTransaction>(_ id: SilenceID, now: Date, in tx: inout T) throws(T.Failure) -> Silence? {
         let now = wholeMillisecond(now)
@@ -101,13 +120,7 @@ extension StoreRules {
             try tx.append(.deliverySilenced, alert: alert.id, at: now, data: data)
             return false
         }
-        if alert.state == .open, let found = inhibitions.source(inhibiting: alert),
-           // Its row as of now: a store may keep sources between claims
-           // (``InhibitionSources``), and each re-send moves `resolves_at`.
-           // Closed since the inhibitions were read (on another node, whose
-           // release found nothing held yet), it holds nothing: held, the
-           // target waited an hour for the backstop.
-           case let source = try tx.alert(found.id) ?? found, source.state == .open {
+        if alert.state == .open, let source = try openSource(inhibiting: alert, in: inhibitions, tx: &tx) {
             // The source has no end of its own; closing it releases the hold.
             // One that resolves by itself (Alertmanager's endsAt) is looked
             // at again then, in case maintenance is late to close it. Past

@@ -13,6 +13,47 @@ import Testing
         }.min { $0.createdAt < $1.createdAt }
     }
 
+    func alert(_ labels: [String: String], at t: Double) throws -> Alert {
+        Alert(id: .generate(), spec: try AlertSpec.Builder().title("a").labels(labels).build().get(), createdAt: Date(timeIntervalSince1970: t))
+    }
+
+    /// The index compares `equal` values byte for byte, as the rule does:
+    /// keyed by `String`, `café` composed and decomposed were one value.
+    @Test func theIndexComparesEqualValuesByteForByte() throws {
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "sev=crit")], targetMatchers: [try LabelMatcher(parsing: "sev=warn")],
+                               equal: ["svc"])
+        let source = try alert(["sev": "crit", "svc": "caf\u{e9}"], at: 1)
+        let inhibitions = Inhibitions(rules: [rule], openAlerts: [source])
+        #expect(inhibitions.source(inhibiting: try alert(["sev": "warn", "svc": "cafe\u{301}"], at: 2)) == nil)
+        #expect(inhibitions.source(inhibiting: try alert(["sev": "warn", "svc": "caf\u{e9}"], at: 2))?.id == source.id)
+    }
+
+    /// The oldest source closed since the inhibitions were read (on another
+    /// node): the next open one holds the target; none left, nothing does.
+    @Test func aSourceClosedSinceLeavesTheTargetToTheNextOpenOne() throws {
+        let rule = InhibitRule(sourceMatchers: [try LabelMatcher(parsing: "sev=crit")], targetMatchers: [try LabelMatcher(parsing: "sev=warn")],
+                               equal: ["svc"])
+        let a = try alert(["sev": "crit", "svc": "x", "n": "a"], at: 1)
+        let b = try alert(["sev": "crit", "svc": "x", "n": "b"], at: 2)
+        let target = try alert(["sev": "warn", "svc": "x"], at: 3)
+        let inhibitions = Inhibitions(rules: [rule], openAlerts: [a, b])
+        var state = InMemoryStoreState()
+        var closedA = a
+        closedA.state = .resolved
+        state.alerts[a.id] = closedA
+        state.alerts[b.id] = b
+        state.alerts[target.id] = target
+        func claimable() throws -> Bool {
+            try StoreRules.screen(DeliveryID(rawValue: "d"), kind: .presenter("log"), heldBy: nil, of: target, silences: [],
+                                  inhibitions: inhibitions, now: Date(), in: &state)
+        }
+        #expect(try !claimable(), "b is open and inhibits it")
+        var closedB = b
+        closedB.state = .resolved
+        state.alerts[b.id] = closedB
+        #expect(try claimable())
+    }
+
     @Test func theIndexFindsWhatHoldingEverySourceFinds() throws {
         var generator = SystemRandomNumberGenerator()
         let names = ["alertname", "instance", "rack"]
