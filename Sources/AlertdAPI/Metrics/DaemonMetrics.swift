@@ -41,7 +41,7 @@ public final class DaemonMetrics: Sendable {
                    help: "Pending deliveries by presenter: waiting for a rate limit, a retry or a silence.")
         r.register("alertd_store_writable", .gauge,
                    help: "1 while the store takes writes; 0 once one failed for want of disk, permission or I/O, until one works again.")
-        r.register("alertd_deliveries_silenced_total", .counter, help: "Deliveries a silence held back, each counted once.")
+        r.register("alertd_deliveries_silenced_total", .counter, help: "Holds a silence or inhibition put on deliveries: once a delivery, and again if it is held after an attempt.")
         r.register("alertd_groups_open", .gauge, help: "Groups of alerts formed by grouped routes and not yet ended.")
         r.register("alertd_group_notifications_total", .counter,
                    help: "Group notifications queued, by presenter and reason (first, changed, reminder, resolved).")

@@ -6,8 +6,10 @@ public struct StoreCounts: Sendable, Equatable {
     public var pending: Int = 0
     public var inFlight: Int = 0
     public var dead: Int = 0
-    /// Deliveries a silence ever held back or withheld, each counted once:
-    /// a counter over the store's life, not a gauge.
+    /// Holds silences or inhibitions put on deliveries (held back or
+    /// withheld): once a delivery, and once more each time one holds it
+    /// again after an attempt (a claim ends a hold). A counter over the
+    /// store's life, not a gauge.
     public var silencedDeliveries: Int = 0
     /// Pending deliveries by presenter name (handler calls included, as
     /// `handler:confirm`): the backlog a rate limit, a silence or retries
