@@ -303,10 +303,11 @@ public actor Dispatcher: Service {
     private var claimLease: Duration
     private var lastLeaseCheck = ContinuousClock.now
 
-    /// Deliveries of the presenter `name` claimed and waiting here for a
-    /// slot: a reconfiguration without it leaves them dead.
+    /// Deliveries of the presenter `name` claimed and waiting here (for a
+    /// slot, or in a group's line), in flight in the store, not pending: a
+    /// reconfiguration without it leaves them dead.
     public func waitingForSlots(of name: String) -> Int {
-        handedOff.count(of: .presenter(name))
+        handedOff.claimedCount(of: .presenter(name)) + waitingInLine.keys.count { $0.kind == .presenter(name) }
     }
 
     /// Number of deliveries in flight right now: being sent, or sent with

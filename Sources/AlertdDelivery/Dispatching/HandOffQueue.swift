@@ -19,9 +19,11 @@ struct HandOffQueue {
 
     var isEmpty: Bool { count == 0 }
 
-    /// How many of `kind` wait.
-    func count(of kind: DeliveryKind) -> Int {
-        (waiting[kind]?.count ?? 0) - heads[kind, default: 0]
+    /// How many of `kind` wait that the store wrote claimed (the others
+    /// are pending there, and counted as such).
+    func claimedCount(of kind: DeliveryKind) -> Int {
+        guard let items = waiting[kind] else { return 0 }
+        return items[heads[kind, default: 0]...].count { $0.claimEpoch != nil }
     }
 
     /// The ids of the hand-offs waiting.
