@@ -212,6 +212,10 @@ struct EmailPresenterTests {
             Issue.record("refused by all should be a permanent failure"); return
         }
         #expect(try smtp.mails().dropFirst(3).map(\.recipients) == [["ops@example.com"], ["dev@example.com"]])
+        // A group notification that reached some keeps its thread, for when retries end it partly delivered.
+        let reachedSome = await busy.presentGroup(try ServiceFixtures.group(2), delivery: ServiceFixtures.groupDelivery(2))
+        guard case .reachedSome = reachedSome.outcome else { Issue.record("\(reachedSome.outcome)"); return }
+        #expect(reachedSome.thread != nil)
     }
 
     @Test func smtpRepliesDecideWhetherToRetry() async throws {

@@ -223,6 +223,8 @@ public struct EmailPresenter: AlertPresenter {
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
         let (message, messageID) = Self.message(for: notification, delivery: delivery, configuration: configuration, date: now())
         let outcome = await sendToAll(message, delivery: delivery.deliveryID)
+        // Reached some: the thread is theirs too, should retries end it as partly delivered.
+        if case .reachedSome = outcome { return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? messageID) }
         guard outcome.isDelivered else { return GroupPresentationOutcome(outcome: outcome) }
         return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? messageID)
     }
