@@ -50,7 +50,8 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
     /// store's filters: Swift's `==` takes `café` composed and decomposed as
     /// one, and a silence held both alerts where Alertmanager holds one.
     public static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        // A count is at hand for a native string: most values differ in it.
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 
     /// True when an alert without the label satisfies it: a silence made

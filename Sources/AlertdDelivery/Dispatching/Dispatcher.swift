@@ -722,7 +722,7 @@ public actor Dispatcher: Service {
         // Its slot was counted before a store call; the service may have
         // asked to wait meanwhile, and each request inside its wait
         // lengthens it (Telegram's flood wait, Discord's limits).
-        if d.kind.action == nil, isPaused(d.kind, at: .now) {
+        if !pausedUntil.isEmpty, d.kind.action == nil, isPaused(d.kind, at: .now) {
             claimedDuringPause.append(d.id)
             signal.notify()
             return
