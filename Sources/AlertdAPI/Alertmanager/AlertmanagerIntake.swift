@@ -63,7 +63,12 @@ package struct AlertmanagerIntake: Sendable {
         var ends: [Date?] = []
         var resolving: [LabelFingerprint] = []
         let limits = intake.current.limits
-        for alert in alerts {
+        // One alert twice in a batch: the later says what stands, as in
+        // Alertmanager. Firing ones were taken first, then the resolved,
+        // so a batch that ended firing left the alert resolved.
+        var last: [LabelFingerprint: Int] = [:]
+        for (i, alert) in alerts.enumerated() { last[alert.fingerprint] = i }
+        for (i, alert) in alerts.enumerated() where last[alert.fingerprint] == i {
             if alert.isResolved(at: now) {
                 resolving.append(alert.fingerprint)
                 continue

@@ -96,6 +96,16 @@ import Testing
         #expect(await store.alerts(matching: AlertQuery(limit: 10)).alerts.count == 1)
     }
 
+    /// The same alert resolved and firing in one batch: the later says what
+    /// stands, as in Alertmanager (resolves were taken after every firing one).
+    @Test func inOneBatchTheLaterOfOneAlertsStatesStands() async throws {
+        let resolved = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: "2026-05-06T00:00:00Z")
+        #expect(await post("/api/v2/alerts", "[\(resolved), \(Self.diskFull)]").status == 200)
+        #expect(try await openAlerts().count == 1)
+        #expect(await post("/api/v2/alerts", "[\(Self.diskFull), \(resolved)]").status == 200)
+        #expect(try await openAlerts().isEmpty)
+    }
+
     @Test func aFiringAlertsEndsAtIsWhenItResolvesAndEachResendMovesIt() async throws {
         let ends = Date().addingTimeInterval(240)
         let firing = Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: UTCTimestamp.iso8601(ends))
