@@ -66,11 +66,13 @@ package struct AlertmanagerIntake: Sendable {
         // One alert twice in a batch: the later says what stands, as in
         // Alertmanager. Firing ones were taken first, then the resolved,
         // so a batch that ended firing left the alert resolved.
+        // Each fingerprint once: it hashes the sorted labels.
+        let fingerprints = alerts.map(\.fingerprint)
         var last: [LabelFingerprint: Int] = [:]
-        for (i, alert) in alerts.enumerated() { last[alert.fingerprint] = i }
-        for (i, alert) in alerts.enumerated() where last[alert.fingerprint] == i {
+        for (i, fingerprint) in fingerprints.enumerated() { last[fingerprint] = i }
+        for (i, alert) in alerts.enumerated() where last[fingerprints[i]] == i {
             if alert.isResolved(at: now) {
-                resolving.append(alert.fingerprint)
+                resolving.append(fingerprints[i])
                 continue
             }
             switch alert.spec(limits: limits) {
