@@ -234,9 +234,14 @@ public struct AlertsAPI: Sendable {
             throw .invalidQuery(problems.map(\.message).joined(separator: " "), details: problems)
         }
         let page = try await APIError.storeCall(await store.alerts(matching: query))
-        let silencing = try await silencing()
-        return APIRepresentation.json(APIRepresentation.AlertList(
-            alerts: page.alerts.map { APIRepresentation.AlertDetail($0, silencedBy: silencing($0)) }, nextCursor: page.nextCursor))
+        let silences = try await activeSilences()
+        var work = FilterWork()
+        var alerts: [APIRepresentation.AlertDetail] = []
+        alerts.reserveCapacity(page.alerts.count)
+        for alert in page.alerts {
+            alerts.append(APIRepresentation.AlertDetail(alert, silencedBy: await work.silencing(heldBy: silences, alert)))
+        }
+        return APIRepresentation.json(APIRepresentation.AlertList(alerts: alerts, nextCursor: page.nextCursor))
     }
 
     // MARK: GET /v1/alerts/{id}
@@ -245,16 +250,15 @@ public struct AlertsAPI: Sendable {
         guard let id = AlertID(raw),
               let record = try await APIError.storeCall(await store.record(id: id))
         else { throw .alertNotFound(id: raw) }
-        let silencing = try await silencing()
-        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries, silencedBy: silencing(record.alert),
+        var work = FilterWork()
+        let silencedBy = await work.silencing(heldBy: try await activeSilences(), record.alert)
+        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries, silencedBy: silencedBy,
                                                                     groups: record.groups))
     }
 
-    /// Which active silences hold an alert back, by the same rule the store
-    /// holds its deliveries by; only an open alert is held.
-    private func silencing() async throws(APIError) -> @Sendable (Alert) -> [SilenceID] {
-        let index = SilenceIndex(try await APIError.storeCall(await store.silences()), at: Date())
-        return { alert in alert.state == .open ? index.silencing(alert.spec.labels).map(\.id) : [] }
+    /// The silences active now, filed to find those that hold an alert back.
+    private func activeSilences() async throws(APIError) -> SilenceIndex {
+        SilenceIndex(try await APIError.storeCall(await store.silences()), at: Date())
     }
 
     // MARK: replay

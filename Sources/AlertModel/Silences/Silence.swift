@@ -37,7 +37,15 @@ public struct Silence: Sendable, Equatable, Codable {
 
     /// Whether it applies to an alert with these labels (its time aside).
     public func matches(_ labels: [String: String]) -> Bool {
-        matchers.allSatisfy { $0.matches(labels) }
+        var work = 0
+        return matches(labels, work: &work)
+    }
+
+    /// ``matches(_:)``, adding to `work` its regexes' steps
+    /// (``MatcherRegex/wholeMatch(_:work:)``).
+    public func matches(_ labels: [String: String], work: inout Int) -> Bool {
+        for matcher in matchers where !matcher.matches(labels, work: &work) { return false }
+        return true
     }
 
     /// The most matchers one silence may have.

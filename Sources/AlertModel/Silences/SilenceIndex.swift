@@ -80,6 +80,13 @@ public struct SilenceIndex: Sendable {
     /// What `[Silence].silencing(_:at:)` gives for these labels, in the same
     /// order: the active silences that match.
     public func silencing(_ labels: [String: String]) -> [Silence] {
+        var work = 0
+        return silencing(labels, work: &work)
+    }
+
+    /// ``silencing(_:)``, adding to `work` the steps of the regexes it held
+    /// the labels against (``MatcherRegex/wholeMatch(_:work:)``).
+    public func silencing(_ labels: [String: String], work: inout Int) -> [Silence] {
         guard !silences.isEmpty else { return [] }
         var candidates = unfiled
         for (name, value) in labels {
@@ -95,7 +102,7 @@ public struct SilenceIndex: Sendable {
         if candidates.count > 1 { candidates.sort() }
         // Matched in place: copying each candidate first cost more than matching it.
         var found: [Silence] = []
-        for i in candidates where silences[i].matches(labels) { found.append(silences[i]) }
+        for i in candidates where silences[i].matches(labels, work: &work) { found.append(silences[i]) }
         return found
     }
 }

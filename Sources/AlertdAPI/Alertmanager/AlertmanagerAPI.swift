@@ -126,7 +126,7 @@ public struct AlertmanagerAPI: Sendable {
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }
-            let silencedBy = silenced.silencing(alert.spec.labels).map(\.id.rawValue)
+            let silencedBy = await work.silencing(alert.spec.labels, in: silenced).map(\.id.rawValue)
             let inhibitedBy = inhibitions.source(inhibiting: alert).map { [AlertmanagerView($0).fingerprint] } ?? []
             let suppressed = !silencedBy.isEmpty || !inhibitedBy.isEmpty
             // Alertmanager's filter: each flag set to false drops the alerts in that state.

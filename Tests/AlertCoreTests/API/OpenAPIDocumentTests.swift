@@ -137,7 +137,7 @@ import Testing
                      "AlertdStore/StoreError.swift", "AlertdAPI/Alertmanager/AlertmanagerAPI.swift",
                      "AlertdAPI/Alertmanager/AlertmanagerIntake.swift", "AlertdAPI/Alertmanager/AlertmanagerSilencesAPI.swift",
                      "AlertdAPI/Alertmanager/AlertmanagerWebhookAPI.swift", "AlertdAPI/Alertmanager/APIError+Alertmanager.swift",
-                     "AlertdAPI/Alertmanager/FilterWork.swift"]
+                     "AlertdAPI/FilterWork.swift"]
         let pattern = try Regex(#"(?:code: |errorResponse\(\d+, |Code\(rawValue: )"([a-z_]+)""#)
         var codes: Set<String> = []
         for file in files {
