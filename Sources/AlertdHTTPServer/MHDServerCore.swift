@@ -385,8 +385,12 @@ package final class MHDServerCore: Sendable {
         return "The request target contains a raw NUL or control byte; percent-encode it (e.g. %00) or leave it out."
     }
 
+    /// Closes the connection, as API.md says: libmicrohttpd kept one whose
+    /// chunked body it had read to the end.
     private func bodyTooLarge() -> HTTPResponse {
-        Self.errorResponse(413, "body_too_large", "The request body is larger than the \(maxBodyBytes)-byte limit. Send less data.")
+        var answer = Self.errorResponse(413, "body_too_large", "The request body is larger than the \(maxBodyBytes)-byte limit. Send less data.")
+        answer.headers.set("Connection", "close")
+        return answer
     }
 
     private static func budgetSpent(_ budget: AnswerBudget) -> String {
