@@ -46,23 +46,22 @@ public struct ActionHandlerPresenter: AlertPresenter {
         } catch {
             return .permanentFailure(reason: "cannot encode the decision as JSON: \(error)")
         }
-        var headers = StandardWebhookSigner.requestHeaders(signer, deliveryID: delivery.deliveryID, at: Date(), body: body)
         // The checked URL, not the submitted text: the two may differ in dot segments or a numeric host.
         var url = target.string
         var payload: Data? = body
+        var signed = body
         if handler.method == .get {
-            // A GET carries no body: the essentials go in the query instead.
-            var c = URLComponents(string: url)
-            let existing = c?.queryItems ?? []
-            c?.queryItems = existing + [
-                URLQueryItem(name: "alert_id", value: alert.id.rawValue),
-                URLQueryItem(name: "decision", value: decision.outcome.rawValue),
-                URLQueryItem(name: "by", value: decision.actor),
-            ] + (decision.recipient.map { [URLQueryItem(name: "recipient", value: $0)] } ?? [])
-            url = c?.string ?? url
+            // A GET carries no body: the essentials go in the query instead,
+            // and the signature covers the query as sent, so a handler can
+            // tell a decision alertd reports from one anybody could send.
+            let query: String
+            (url, query) = target.replacingQuery([("alert_id", alert.id.rawValue), ("decision", decision.outcome.rawValue),
+                                                  ("by", decision.actor)] + (decision.recipient.map { [("recipient", $0)] } ?? []))
             payload = nil
-            headers.remove("Content-Type")
+            signed = Data(query.utf8)
         }
+        var headers = StandardWebhookSigner.requestHeaders(signer, deliveryID: delivery.deliveryID, at: Date(), body: signed)
+        if payload == nil { headers.remove("Content-Type") }
         let request = HTTPClientRequest(
             url: url, method: handler.method.rawValue, headers: headers, body: payload,
             connectTimeout: connectTimeout, timeout: timeout, maxResponseBytes: 64 * 1024, oversizedResponse: .truncate,
