@@ -112,6 +112,29 @@ import Testing
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "max_alerts": 5]).0?.maxAlerts == 5)
     }
 
+    /// An alert that resolved and fired again within one interval is two
+    /// alerts in alertd and one fingerprint to Alertmanager's receivers:
+    /// listed both firing and resolved, a receiver going in order closed
+    /// what fires. Alertmanager never lists a fingerprint twice.
+    @Test func alertmanagersBodyListsAFingerprintOnce() throws {
+        let labels = ["alertname": "NodeDown", "host": "a"]
+        let again = Alert(spec: try AlertSpec.Builder().title("a").labels(labels).build().get())
+        var before = Alert(spec: try AlertSpec.Builder().title("a").labels(labels).build().get())
+        before.state = .resolved
+        before.decision = AlertDecision(outcome: .resolved, actor: "alertd", at: Date())
+        var other = Alert(spec: try AlertSpec.Builder().title("b").labels(["alertname": "NodeDown", "host": "b"]).build().get())
+        other.state = .resolved
+        other.decision = AlertDecision(outcome: .resolved, actor: "alertd", at: Date())
+        let n = AlertGroupNotification(
+            groupID: AlertGroupID(route: "rack", labels: [AlertLabel(name: "alertname", value: "NodeDown")]), route: "rack", groupLabels: [AlertLabel(name: "alertname", value: "NodeDown")],
+            sequence: 3, reason: .changed, firing: [again], closed: [before, other])
+        let body = try #require(try JSONSerialization.jsonObject(with: AlertmanagerWebhookPayload(n, receiver: "r", externalURL: "").encoded())
+            as? [String: Any])
+        let listed = J(body)["alerts"].array.map { (J($0)["labels"]["host"].string, J($0)["status"].string) }
+        #expect(listed.map(\.0) == ["a", "b"] && listed.map(\.1) == ["firing", "resolved"])
+        #expect(J(body)["status"].string == "firing")
+    }
+
     @Test func theFormatIsChecked() {
         #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/", "format": "alertmanager",
                                                                           "external_url": "https://alertd.example"]).1.isEmpty)

@@ -55,7 +55,13 @@ public struct AlertmanagerWebhookPayload: Sendable {
         // The route in the key, as Alertmanager's route path is: two routes grouping alike are two groups.
         groupKey = "{}/{route=\(JSONObject.quoted(notification.route))}:" + AlertmanagerView.text(of: groupLabels)
         let listed = notification.listed(atMost: maxAlerts)
-        alerts = listed.firing.map { (AlertmanagerView($0), true) } + listed.closed.map { (AlertmanagerView($0), false) }
+        let firing = listed.firing.map(AlertmanagerView.init)
+        // A fingerprint is one alert to an Alertmanager receiver: one that
+        // resolved and fired again since the last notification is listed
+        // firing, not resolved too, which a receiver going in order took
+        // last and closed what fires.
+        let fired = Set(firing.map(\.fingerprint))
+        alerts = firing.map { ($0, true) } + listed.closed.map(AlertmanagerView.init).filter { !fired.contains($0.fingerprint) }.map { ($0, false) }
         truncated = listed.leftOut
         self.externalURL = externalURL
     }
