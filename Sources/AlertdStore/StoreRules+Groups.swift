@@ -169,8 +169,18 @@ extension StoreRules {
             try tx.removeMember(member.id, from: id)
         }
         if open.isEmpty {
-            // Nothing was said now: everyone told has been told it resolved, and its interval has passed.
+            // Nothing was said now: everyone told has been told it resolved,
+            // and its interval has passed; it ends once every such notification
+            // is delivered or given up. Ended while one was on its way, the
+            // group formed afresh, its notification superseded that one
+            // unsent, and a receiver back from an outage never heard that
+            // what it was told fires had closed.
             guard !notices.isEmpty else {
+                for t in told.values where try awaited(t, of: group, in: &tx) {
+                    group.nextDueAt = now.addingTimeInterval(group.settings.interval.seconds)
+                    try tx.save(group)
+                    return notices
+                }
                 try tx.deleteGroup(id)
                 return notices
             }
@@ -190,6 +200,15 @@ extension StoreRules {
         group.nextDueAt = max(next, now.addingTimeInterval(0.001))
         try tx.save(group)
         return notices
+    }
+
+    /// Whether the last notification `told` names is still to be delivered
+    /// to a destination that takes some of the group's alerts for firing.
+    private static func awaited<T: StoreTransaction>(_ told: AlertGroupTold, of group: AlertGroup, in tx: inout T) throws(T.Failure) -> Bool {
+        guard !told.believed.isEmpty else { return false }
+        let last = DeliveryID.group(group.id, generation: group.generation, told.sequence, presenter: told.presenter)
+        guard let delivery = try tx.delivery(last) else { return false }
+        return delivery.state == .pending || delivery.state == .inFlight
     }
 
     /// A group notification was delivered: the firing alerts it listed

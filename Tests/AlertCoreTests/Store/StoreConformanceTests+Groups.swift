@@ -197,6 +197,53 @@ extension StoreConformanceTests {
         #expect(claimed.allSatisfy { $0.isStale })
     }
 
+    /// A group whose `resolved` is still on its way to a destination told
+    /// its alerts fire does not end: ended, it formed afresh when one fired
+    /// again, its `first` superseded the `resolved` unsent, and the
+    /// destination never heard the others had closed. It ends once that
+    /// notification is delivered or given up.
+    @Test(arguments: StoreBackend.allCases) func aGroupWaitsForItsResolvedToBeDeliveredBeforeItEnds(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let subs = try (0..<2).map { try grouped("db\($0)", at: 0, interval: .seconds(60), presenters: ["pager"]) }
+        let group = subs[0].groups[0].id
+        _ = try await store.submit(subs)
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        let first = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+        try await store.settle(first.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered, at: at(30)) })
+        for s in subs { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40))) }
+        let resolved = try #require(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).first)
+        #expect(resolved.reason == .resolved)
+        // Its destination is down: the group stays, and looks again an interval later.
+        #expect(try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.groups().map(\.id) == [group])
+        #expect(try await store.nextGroupDueTime() == at(210))
+        let again = try grouped("db2", at: 160, interval: .seconds(60), presenters: ["pager"])
+        _ = try await store.submit([again])
+        #expect(try await store.flushDueGroups(now: at(210), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        let claimed = try await store.claimDueDeliveries(now: at(210), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+        let latest = try #require(claimed.first { $0.supersededBy == nil })
+        let current = try #require(latest.group?.notification)
+        #expect(claimed.first { $0.delivery.id == resolved.delivery }?.supersededBy == latest.delivery.id)
+        #expect(current.firing.map(\.id) == [again.alert.id])
+        #expect(Set(current.closed.map(\.id)) == Set(subs.map(\.alert.id)))
+
+        // Given up instead, a resolved lets its group end.
+        let other = try (0..<2).map { try grouped("web\($0)", rack: "8", at: 300, interval: .seconds(60), presenters: ["pager"]) }
+        _ = try await store.submit(other)
+        _ = try await store.flushDueGroups(now: at(330), inhibitRules: [], limit: 10)
+        let told = try await store.claimDueDeliveries(now: at(330), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+            .filter { $0.delivery.id.groupNotification?.group == other[0].groups[0].id }
+        try await store.settle(told.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered, at: at(330)) })
+        for s in other { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(340))) }
+        let gone = try await store.flushDueGroups(now: at(390), inhibitRules: [], limit: 10).filter { $0.group == other[0].groups[0].id }
+        #expect(gone.map(\.reason) == [.resolved])
+        let dying = try await store.claimDueDeliveries(now: at(390), capacity: [.presenter("pager"): 10], orphanLimit: 0)
+            .filter { $0.delivery.id == gone.first?.delivery }
+        try await store.settle(dying.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .dead(error: "HTTP 503"), at: at(391)) })
+        _ = try await store.flushDueGroups(now: at(450), inhibitRules: [], limit: 10)
+        #expect(try await store.group(id: other[0].groups[0].id) == nil)
+    }
+
     /// Retention shorter than `group_interval`: a closed member is kept
     /// until its group has told of it, so the group still resolves (it had
     /// ended unannounced, its closed members pruned before its next look).
