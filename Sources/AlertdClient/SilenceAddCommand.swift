@@ -39,6 +39,9 @@ public struct SilenceAddCommand: CLICommand {
     package let json: Bool
     package let connection: AlertdConnectionOptions
 
+    /// The longest `--duration`.
+    static let longest = AlertDuration(seconds: 36_500 * 86_400)
+
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         let words = parsed.argumentValues("matcher")
         guard !words.isEmpty else { throw .missingArgument(Self.configuration.arguments[0]) }
@@ -65,10 +68,14 @@ public struct SilenceAddCommand: CLICommand {
             throw .invalidCombination("Give --end or --duration, not both.")
         }
         let rawDuration = parsed.value("duration") ?? "1h"
-        guard let duration = AlertDuration(parsing: rawDuration), duration.seconds > 0 else {
-            let zero = AlertDuration(parsing: rawDuration) != nil
-            throw .invalidValue(rawDuration, for: Self.configuration.option(named: "duration")!,
-                                expected: zero ? "a silence lasts more than zero; give e.g. 2h or 30m." : "a duration such as 2h or 30m.")
+        // Bounded: an end thousands of years on overflowed the date and crashed alertctl.
+        guard let duration = AlertDuration(parsing: rawDuration), duration.seconds > 0, duration.seconds <= Self.longest.seconds else {
+            let expected = switch AlertDuration(parsing: rawDuration)?.seconds {
+            case nil: "a duration such as 2h or 30m."
+            case let s? where s <= 0: "a silence lasts more than zero; give e.g. 2h or 30m."
+            default: "a silence lasts at most \(Self.longest) (100 years); give e.g. 2h or 30m."
+            }
+            throw .invalidValue(rawDuration, for: Self.configuration.option(named: "duration")!, expected: expected)
         }
         self.duration = duration
         guard let comment = parsed.value("comment"), !comment.trimmingSpaces().isEmpty else {
