@@ -8,7 +8,8 @@ public struct SilenceExpireCommand: CLICommand {
         abstract: "Expire silences now; what they held is delivered if its alert is still open.",
         discussion: """
             Prints 'expired <id>' for each. A pending silence never starts. Expiring an expired silence \
-            changes nothing; an unknown id is an error (silence_not_found).
+            changes nothing; an unknown id is an error (silence_not_found), and the other ids are still \
+            expired; the exit code is the first error's.
 
             \(AlertdConnectionOptions.exitCodesHelp())
             """,
@@ -30,14 +31,19 @@ public struct SilenceExpireCommand: CLICommand {
         guard let client = connection.client(context, command: ["alertctl", SilenceCommand.configuration.name, Self.configuration.name]) else {
             return .usage
         }
+        // Each is tried: stopping at an unknown id left the silences after it
+        // holding deliveries back, with nothing said of them.
+        var code = ExitCode.success
         for id in ids {
             do {
                 try await client.expireSilence(id)
             } catch {
-                return error.report(context, json: json)
+                let failed = error.report(context, json: json)
+                if code == .success { code = failed }
+                continue
             }
             context.output("expired \(id)\n")
         }
-        return .success
+        return code
     }
 }

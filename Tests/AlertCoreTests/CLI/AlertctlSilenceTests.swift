@@ -109,6 +109,18 @@ import Testing
         let zero = try await d.alertctl(["silence", "add", "x", "-c", "why", "-d", "0s"])
         #expect(zero.exitCode == 64)
         #expect(zero.stderr.contains("a silence lasts more than zero"), "\(zero.stderr)")
+        // An end thousands of years on crashed alertctl (SIGILL).
+        for far in ["106751991167d", "100000000d", "36501d"] {
+            let r = try await d.alertctl(["silence", "add", "x", "-c", "why", "-d", far])
+            #expect(r.exitCode == 64, "\(far): \(r.stderr)")
+            #expect(r.stderr.contains("at most 36500d (100 years)"), "\(r.stderr)")
+        }
+        // Expiring goes on past an unknown id, and fails as it did.
+        let held = try await d.alertctl(["silence", "add", "host=zz2", "-c", "why"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let both = try await d.alertctl(["silence", "expire", "no-such-silence", held])
+        #expect(both.exitCode == 1)
+        #expect(both.stdout == "expired \(held)\n", "\(both.stdout)")
+        #expect(both.stderr.contains("[silence_not_found]"))
         // alertd's own rules: a silence of everything is refused.
         let everything = try await d.alertctl(["silence", "add", "job=~.*", "-c", "why"])
         #expect(everything.exitCode == 1)
