@@ -18,10 +18,12 @@ public struct SendCommand: CLICommand {
             With --wait, stays until the alert (or the one it was folded into) is decided and prints how, \
             e.g. 'confirmed by uid:1000 at 2025-06-01 12:00:00 UTC'; with --json the alert instead, as \
             'show --json' prints it. Then exits 0 when it was confirmed, 1 when cancelled or resolved, \
-            2 when it expired or --timeout passed first. Following the alert takes reading it: over TCP, \
+            2 when it expired or --timeout passed first, 3 when an error from alertd left the decision unknown. \
+            Following the alert takes reading it: over TCP, \
             with a token that lacks the read scope, nothing is sent and alertctl says why.
 
-            Exit codes: 0 ok, 1 failure (an error from alertd), 2 expired or timed out (--wait), \
+            Exit codes: 0 ok, 1 failure (an error from alertd; with --wait, cancelled or resolved), \
+            2 expired or timed out (--wait), 3 decision unknown after an error (--wait), \
             64 usage error, 65 invalid alert, 69 alertd unavailable.
             """,
         options: AlertCompositionOptions.options + AlertdConnectionOptions.options + [
@@ -71,7 +73,7 @@ public struct SendCommand: CLICommand {
             do {
                 _ = try await client.list(AlertQuery(limit: 1))
             } catch {
-                let code = error.report(context, json: json)
+                let code = waiting(error.report(context, json: json))
                 if case .api(403, let refusal) = error, refusal.code == "scope_missing", !json {
                     context.errorOutput("alertctl: nothing was sent: --wait follows the alert, which needs the `read` scope too\n")
                 }
@@ -82,7 +84,7 @@ public struct SendCommand: CLICommand {
         do {
             result = try await client.submit(spec)
         } catch {
-            return error.report(context, json: json)
+            return wait == nil ? error.report(context, json: json) : waiting(error.report(context, json: json))
         }
         if json {
             // With --wait, the alert record printed at the end is the one JSON document.
@@ -97,13 +99,17 @@ public struct SendCommand: CLICommand {
         return await waitForDecision(result.id, client: client, timeout: wait, context: context)
     }
 
+    /// What an error's exit code becomes under `--wait`, where 1 means a
+    /// person said no.
+    private func waiting(_ code: ExitCode) -> ExitCode { code == .failure ? .decisionUnknown : code }
+
     /// `--wait`: follows the alert until it is decided or `timeout` passes.
     private func waitForDecision(_ id: AlertID, client: AlertdClient, timeout: Duration, context: CommandContext) async -> ExitCode {
         let alert: APIRepresentation.AlertDetail
         do {
             alert = try await DecisionWaiter(client: client, id: id).wait(timeout: timeout)
         } catch {
-            return error.report(context, json: json)
+            return waiting(error.report(context, json: json))
         }
         if json {
             context.output(CLIJSON.text(alert) + "\n")

@@ -13,6 +13,10 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     /// `alertctl send --wait`: the alert expired, or the wait timed out,
     /// before anyone decided (a cancellation is ``failure``).
     public static let expiredOrTimedOut = ExitCode(rawValue: 2)
+    /// `alertctl send --wait`: an error (from alertd, or reaching it) left
+    /// the decision unknown. Apart from ``failure``, which there means a
+    /// person cancelled: a script must not take a refused token for a no.
+    public static let decisionUnknown = ExitCode(rawValue: 3)
     /// The command line itself was wrong (`EX_USAGE`).
     public static let usage = ExitCode(rawValue: 64)
     /// The input was read but is not valid, e.g. an invalid alert (`EX_DATAERR`).

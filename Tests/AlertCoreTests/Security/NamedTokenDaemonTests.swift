@@ -88,7 +88,8 @@ import Testing
             ])
         }
         let refused = try await send("deploy")
-        #expect(refused.exitCode == 1)
+        // Not 1, which under --wait means a person said no.
+        #expect(refused.exitCode == 3)
         #expect(refused.stderr.contains("[scope_missing]"), "\(refused.stderr)")
         #expect(refused.stderr.contains("nothing was sent: --wait follows the alert, which needs the `read` scope too"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty, "\(refused.stdout)")
