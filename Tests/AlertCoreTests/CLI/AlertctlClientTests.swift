@@ -389,10 +389,12 @@ import Testing
             and prints how, e.g. 'confirmed by uid:1000 at 2025-06-01 12:00:00 UTC'; with
             --json the alert instead, as 'show --json' prints it. Then exits 0 when it was
             confirmed, 1 when cancelled or resolved, 2 when it expired or --timeout passed
-            first. Following the alert takes reading it: over TCP, with a token that lacks
-            the read scope, nothing is sent and alertctl says why.
+            first, 3 when an error from alertd left the decision unknown. Following the
+            alert takes reading it: over TCP, with a token that lacks the read scope,
+            nothing is sent and alertctl says why.
 
-            Exit codes: 0 ok, 1 failure (an error from alertd), 2 expired or timed out
+            Exit codes: 0 ok, 1 failure (an error from alertd; with --wait, cancelled or
+            resolved), 2 expired or timed out (--wait), 3 decision unknown after an error
             (--wait), 64 usage error, 65 invalid alert, 69 alertd unavailable.
 
             USAGE: alertctl send [--title <title>] [--message <message>]
