@@ -151,7 +151,7 @@ extension AlertdClientError {
     /// broke, or it answered 5xx.
     package var isOutage: Bool {
         switch self {
-        case .unreachable, .transport: true
+        case .unreachable, .unanswered, .transport: true
         case .api(let status, _): status >= 500
         case .alreadyDecided, .badResponse: false
         }

@@ -5,12 +5,15 @@ import AlertModel
 
 extension AlertdClientError {
     /// Prints the error the way every client command does and says how to exit:
-    /// 69 unreachable, 65 invalid alert (details like `validate`), 1 otherwise.
+    /// 69 unreachable or unanswered, 65 invalid alert (details like `validate`), 1 otherwise.
     /// With `json`, an error from the daemon goes to standard output in its wire shape.
     package func report(_ context: CommandContext, json: Bool = false) -> ExitCode {
         switch self {
         case .unreachable:
             context.errorOutput(Self.shown("alertctl: \(message)\n"))
+            return .unavailable
+        case .unanswered:
+            context.errorOutput(Self.shown("alertctl: \(description)\n"))
             return .unavailable
         case .api(let status, let error):
             if json {

@@ -15,7 +15,10 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
     case alreadyDecided(APIRepresentation.DecisionConflict)
     /// Something answered, but not with what the API promises.
     case badResponse(endpoint: AlertdEndpoint, status: Int, reason: String)
-    /// The exchange failed after connecting (connection lost, response timeout).
+    /// Something took the connection and said nothing within `after`: an
+    /// alertd overloaded or stuck, or something else on its socket or port.
+    case unanswered(endpoint: AlertdEndpoint, after: Duration)
+    /// The exchange failed after connecting (connection lost).
     case transport(HTTPClientError)
 
     /// Maps a client failure: anything that means "nobody is listening there"
@@ -28,6 +31,8 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
             self = .unreachable(endpoint: endpoint, reason: "no connection within \(after.alertdDescription)")
         case .dnsFailure(_, let host):
             self = .unreachable(endpoint: endpoint, reason: "cannot resolve host \(host)")
+        case .timedOut(_, .response, let after):
+            self = .unanswered(endpoint: endpoint, after: after)
         default:
             self = .transport(error)
         }
@@ -37,6 +42,7 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var code: String {
         switch self {
         case .unreachable: "alertd_unreachable"
+        case .unanswered: "timed_out"
         case .api(_, let error): error.code
         case .alreadyDecided(let conflict): conflict.error.code
         case .badResponse: "bad_response"
@@ -53,6 +59,11 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
                 : "is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET"
             let passedOver = endpoint.passedOver.map { "; nothing listens on \($0) either" } ?? ""
             return "cannot reach alertd at \(endpoint): \(reason)\(passedOver) (\(hint))"
+        case .unanswered(let endpoint, let after):
+            // The URL of a request over the socket is http://localhost/..., which names nothing.
+            return "alertd at \(endpoint) took the connection but did not answer within \(after.alertdDescription): "
+                + "it may be overloaded or stuck (see its log, e.g. journalctl -u alertd), or something else listens there. "
+                + "A request that changes something (a send, a decision) may still have been taken: check with 'alertctl list' before trying again."
         case .api(let status, let error):
             return "alertd answered \(status): \(error.message)"
         case .alreadyDecided(let conflict):
@@ -73,6 +84,7 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .transport(.connectionLost(_, let reason)): "the connection broke: \(reason)"
         case .transport(let error): error.summary
         case .unreachable(_, let reason): "cannot reach alertd: \(reason)"
+        case .unanswered(_, let after): "alertd did not answer within \(after.alertdDescription)"
         default: message
         }
     }

@@ -4,6 +4,8 @@ import Testing
 @testable import AlertdHTTP
 @testable import AlertdCurl
 @testable import AlertdClient
+@testable import AlertdCommandLine
+@testable import AlertdStore
 
 /// alertctl against a server that is not alertd, or not a friendly one:
 /// what it answers must not grow alertctl without bound or drive the
@@ -61,6 +63,9 @@ import Testing
             block = b"".join(b'id: %d\ndata: {"alert_id": "x", "type": "delivery.failed"}\n\n' % i for i in range(1000))
             for _ in range(50):
                 c.sendall(block); sent += 1000
+        elif mode == "silent":
+            # Takes the request and never answers.
+            threading.Event().wait(5)
         elif mode == "headers":
             c.sendall(b"HTTP/1.1 200 OK\r\n")
             for i in range(2000):
@@ -173,6 +178,31 @@ import Testing
             } catch let error as AlertdClientError {
                 #expect(error.description.contains("faster than they were read"), "\(error)")
                 #expect(read <= AlertdClient.maxUnreadEvents)
+            }
+        }
+    }
+
+    /// Something on the socket that takes the request and never answers:
+    /// alertctl names the socket (the request's URL there is
+    /// http://localhost/..., which names nothing), says a send may have
+    /// been taken, and exits 69, alertd unavailable, not 1, an error from
+    /// alertd. It advised raising a timeout alertctl has no option for.
+    @Test func aSocketThatNeverAnswersIsNamedAndUnavailable() async throws {
+        try await withServer("silent") { socket, _ in
+            let client = AlertdClient(endpoint: .unixSocket(socket), timeout: .seconds(1))
+            do throws(AlertdClientError) {
+                _ = try await client.list(AlertQuery(limit: 1))
+                Issue.record("a server that never answers was taken for alertd")
+            } catch {
+                guard case .unanswered = error else {
+                    Issue.record("expected unanswered, got \(error)")
+                    return
+                }
+                #expect(error.description.hasPrefix("alertd at \(socket) took the connection but did not answer within 1s"), "\(error)")
+                #expect(error.description.contains("check with 'alertctl list' before trying again"))
+                #expect(error.code == "timed_out")
+                let context = CommandContext(environment: [:], output: { _ in }, errorOutput: { _ in }, readInput: { nil })
+                #expect(error.report(context) == .unavailable)
             }
         }
     }
