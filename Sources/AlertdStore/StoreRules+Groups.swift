@@ -56,7 +56,7 @@ extension StoreRules {
             settings = routes[group.route] ?? settings
             guard settings != group.settings else { continue }
             group.settings = settings
-            let look = group.notifiedAt.map { $0.addingTimeInterval(min(settings.interval, settings.repeatInterval).seconds) }
+            let look = group.notifiedAt.map { $0.addingTimeInterval(settings.interval.seconds) }
                 ?? group.createdAt.addingTimeInterval(settings.wait.seconds)
             group.nextDueAt = min(group.nextDueAt, max(look, now))
             try tx.save(group)
@@ -137,7 +137,7 @@ extension StoreRules {
                 }
             } else if firingIDs != before {
                 reason = .changed
-            } else if let previous, now.addingTimeInterval(0.002) >= previous.at.addingTimeInterval(group.settings.repeatInterval.seconds) {
+            } else if let previous, now.addingTimeInterval(0.002) >= previous.at.addingTimeInterval(group.settings.reminderInterval.seconds) {
                 // (The slack covers times stored to the millisecond.)
                 reason = .reminder
             } else {
@@ -193,11 +193,15 @@ extension StoreRules {
         // Nothing left to say until a reminder falls due, unless a member
         // joins or closes first (``join``, ``memberClosed``); members held
         // by a silence or inhibition are looked at again after `interval`.
-        var next = (group.notifiedAt ?? now).addingTimeInterval(group.settings.repeatInterval.seconds)
+        var next = (group.notifiedAt ?? now).addingTimeInterval(group.settings.reminderInterval.seconds)
         if firing.count < open.count || group.notifiedAt == nil {
             next = min(next, now.addingTimeInterval(group.settings.interval.seconds))
         }
-        group.nextDueAt = max(next, now.addingTimeInterval(0.001))
+        // A reminder due by now was queued by this look, unless there is
+        // nothing firing to remind of (every member held): then the next look
+        // is an interval on. Looked at again at once, a group held past its
+        // repeat interval was flushed ten times a second, a write each.
+        group.nextDueAt = next > now ? next : now.addingTimeInterval(group.settings.interval.seconds)
         try tx.save(group)
         return notices
     }

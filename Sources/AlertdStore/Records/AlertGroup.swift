@@ -60,6 +60,11 @@ public struct AlertGroupSettings: Sendable, Equatable {
     /// wait gets none).
     public var settle: Duration { min(wait, .seconds(1)) }
 
+    /// Between reminders in fact: `repeatInterval`, but no sooner than
+    /// `interval`, which bounds every notification after the one before
+    /// (a look for a shorter reminder told changes that early too).
+    public var reminderInterval: Duration { max(repeatInterval, interval) }
+
     public static let defaultWait: Duration = .seconds(30)
     public static let defaultInterval: Duration = .seconds(300)
     public static let defaultRepeatInterval: Duration = .seconds(4 * 3600)

@@ -11,7 +11,7 @@ extension ClusterTests {
         let cluster = try await nodes(3, url: url, receiver: receiver, extra: [
             // A wait long enough for every batch to be in, on a busy machine too.
             "default_route": ["presenters": ["hook"], "group_by": ["alertname"], "group_wait": "3s",
-                              "group_interval": "1m", "repeat_interval": "2s"],
+                              "group_interval": "2s", "repeat_interval": "2s"],
         ])
         // 300 alerts of one group, in batches posted to the nodes at once.
         let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in

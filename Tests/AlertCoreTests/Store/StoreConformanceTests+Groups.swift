@@ -103,6 +103,24 @@ extension StoreConformanceTests {
         #expect(bySequence[3]?.firing.count == 2)
     }
 
+    /// A repeat interval shorter than the interval: reminders come every
+    /// interval, and a change still waits for it (the look for the shorter
+    /// reminder told a change 20 s after the notification before).
+    @Test(arguments: StoreBackend.allCases) func nothingIsToldSoonerThanTheIntervalNotEvenAReminder(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), repeatInterval: .seconds(20), presenters: ["chat"])
+        _ = try await store.submit([first])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.reason) == [.first])
+        _ = try await claimNotifications(store, at: 30)
+        _ = try await store.submit([try grouped("db1", at: 35, interval: .seconds(60), repeatInterval: .seconds(20), presenters: ["chat"])])
+        #expect(try await store.nextGroupDueTime() == at(90))
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.reason) == [.changed])
+        _ = try await claimNotifications(store, at: 90)
+        #expect(try await store.nextGroupDueTime() == at(150))
+        #expect(try await store.flushDueGroups(now: at(149), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10).map(\.reason) == [.reminder])
+    }
+
     @Test(arguments: StoreBackend.allCases) func aGroupResolvesOnceWhenEveryMemberClosedThenEnds(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let subs = try (0..<3).map { try grouped("db\($0)", at: 0, interval: .seconds(60), presenters: ["chat"]) }
@@ -502,8 +520,11 @@ extension StoreConformanceTests {
         _ = try await store.submit(subs)
         #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.reason) == [.first])
         _ = try await store.saveSilence(try silence("alertname=\"DiskFull\"", from: at(40), for: 900), replacing: nil, now: at(40))
-        // Due for a reminder with every member silenced: nothing is sent.
+        // Due for a reminder with every member silenced: nothing is sent,
+        // and the next look is an interval on (it was at once: ten flushes
+        // a second, a write each, for as long as the silence lasted).
         #expect(try await store.flushDueGroups(now: at(630), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.nextGroupDueTime() == at(690))
         // The silence over, the members that were told are still the ones told:
         // the reminder that is due, never a "changed" that calls them new.
         let reminder = try await store.flushDueGroups(now: at(945), inhibitRules: [], limit: 10)
@@ -529,7 +550,7 @@ extension StoreConformanceTests {
 
     @Test(arguments: StoreBackend.allCases) func whatAPresenterAnsweredIsTheGroupsThreadForLaterNotifications(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
-        let s = try grouped("db0", at: 0, repeatInterval: .seconds(60), presenters: ["chat"])
+        let s = try grouped("db0", at: 0, interval: .seconds(60), repeatInterval: .seconds(60), presenters: ["chat"])
         _ = try await store.submit([s])
         _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
         let first = try await store.claimDueDeliveries(now: at(30), capacity: [.presenter("chat"): 10], orphanLimit: 0)
