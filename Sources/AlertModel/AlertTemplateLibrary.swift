@@ -16,8 +16,17 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
 
     /// Reads and checks a template file. Every problem is reported at once.
     public static func load(from path: String) throws(TemplateFileError) -> AlertTemplateLibrary {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let why = FileManager.default.fileExists(atPath: path) ? "this user may not read it" : "there is no such file"
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            // From the error, not a second look: a file in a directory this
+            // user may not enter looked like no file at all.
+            let why = switch (error as? CocoaError)?.code {
+            case .fileReadNoSuchFile?: "there is no such file"
+            case .fileReadNoPermission?: "this user may not read it, or may not enter a directory on its path"
+            default: FileManager.default.fileExists(atPath: path) ? "it is not a readable file" : "\(error)"
+            }
             throw TemplateFileError(path: path, problems: ["cannot read the template file: \(why)"])
         }
         return try parse(data, path: path)

@@ -145,5 +145,8 @@ import Testing
         #expect(throws: TemplateFileError(path: "/nonexistent/t.json", problems: [
             "cannot read the template file: there is no such file",
         ])) { try AlertTemplateLibrary.load(from: "/nonexistent/t.json") }
+        #expect(throws: TemplateFileError(path: "/tmp", problems: [
+            "cannot read the template file: it is not a readable file",
+        ])) { try AlertTemplateLibrary.load(from: "/tmp") }
     }
 }
