@@ -326,11 +326,13 @@ extension PostgresAlertStore {
         }
     }
 
-    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
+    public func followRoutes(
+        _ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date
+    ) async throws(StoreError) -> Int {
         return try await writer.write { session throws(PostgresError) in
             let ids = try session.conn.query("SELECT id FROM alert_groups ORDER BY id").rows.map { AlertGroupID(trusted: $0.text(0)) }
             var tx = PostgresStoreTransaction(session: session)
-            return try StoreRules.follow(ids, routes: routes, now: now, in: &tx)
+            return try StoreRules.follow(ids, routes: routes, rerouting: rerouting, now: now, in: &tx)
         }
     }
 

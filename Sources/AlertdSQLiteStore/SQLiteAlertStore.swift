@@ -635,11 +635,13 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
+    public func followRoutes(
+        _ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date
+    ) async throws(StoreError) -> Int {
         return try await writer.write { conn throws(SQLiteError) in
             let ids = try conn.statement("SELECT id FROM alert_groups ORDER BY id").query([]) { AlertGroupID(trusted: $0.text(0)) }
             return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-                try StoreRules.follow(ids, routes: routes, now: now, in: &tx)
+                try StoreRules.follow(ids, routes: routes, rerouting: rerouting, now: now, in: &tx)
             }
         }
     }

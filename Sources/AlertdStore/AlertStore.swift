@@ -241,9 +241,12 @@ public protocol GroupStore: Sendable {
     /// (presenters and timers) of their route in `routes`, the grouped
     /// routes by name, now rather than when a member next joins; those of
     /// a route no longer there only tell their presenters that they
-    /// resolved (``StoreRules/follow(_:routes:now:in:)``). Returns how many
-    /// groups changed.
-    func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int
+    /// resolved (``StoreRules/follow(_:routes:rerouting:now:in:)``); those
+    /// that told nobody yet send their open members where `rerouting` says.
+    /// Returns how many groups changed.
+    func followRoutes(
+        _ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date
+    ) async throws(StoreError) -> Int
 
     /// Every open group, soonest due first.
     func groups() async throws(StoreError) -> [AlertGroup]
@@ -257,5 +260,12 @@ extension DeliveryQueue {
     /// When the next pending delivery is due, if any is pending.
     public func nextDueTime() async throws(StoreError) -> Date? {
         try await nextDueTime(after: nil)
+    }
+}
+
+extension GroupStore {
+    /// ``followRoutes(_:rerouting:now:)`` leaving every group's members in it.
+    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
+        try await followRoutes(routes, rerouting: nil, now: now)
     }
 }

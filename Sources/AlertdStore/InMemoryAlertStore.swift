@@ -266,8 +266,8 @@ public actor InMemoryAlertStore: AlertStore {
 
     public func nextGroupDueTime() -> Date? { state.groups.values.map(\.nextDueAt).min() }
 
-    public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) -> Int {
-        StoreRules.follow(state.groups.keys.sorted(), routes: routes, now: now, in: &state)
+    public func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date) -> Int {
+        StoreRules.follow(state.groups.keys.sorted(), routes: routes, rerouting: rerouting, now: now, in: &state)
     }
 
     public func groups() -> [AlertGroup] { state.groups.values.sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) } }

@@ -44,13 +44,21 @@ extension StoreRules {
     /// when its route is gone or no longer groups. A group of an unnamed
     /// route (`routes[N]`) is left as it is: its name is a place in the
     /// list, which a reordered configuration gives to another route.
-    /// Returns how many groups changed.
+    /// A group of a route gone or no longer grouping that nobody was told
+    /// of yet goes where `rerouting` sends its open members
+    /// (``reroute(_:by:now:in:)``). Returns how many groups changed.
     package static func follow<T: StoreTransaction>(
-        _ ids: [AlertGroupID], routes: [String: AlertGroupSettings], now: Date, in tx: inout T
+        _ ids: [AlertGroupID], routes: [String: AlertGroupSettings], rerouting: ((Alert) -> AlertSubmission)? = nil, now: Date,
+        in tx: inout T
     ) throws(T.Failure) -> Int {
         var changed = 0
         for id in ids {
             guard var group = try tx.group(id), !group.routeIsUnnamed else { continue }
+            if routes[group.route] == nil, let rerouting, try tx.told(about: id).isEmpty {
+                try reroute(group, by: rerouting, now: now, in: &tx)
+                changed += 1
+                continue
+            }
             var settings = group.settings
             settings.presenters = []
             settings = routes[group.route] ?? settings
@@ -63,6 +71,27 @@ extension StoreRules {
             changed += 1
         }
         return changed
+    }
+
+    /// A group nobody has been told of, whose route is gone or no longer
+    /// groups: its open members go where the configuration routes them
+    /// now, as `rerouting` says (deliveries of their own, or other groups),
+    /// and it ends. Kept with no presenter, it never told anyone of alerts
+    /// that were waiting out its `group_wait` at the reload.
+    private static func reroute<T: StoreTransaction>(
+        _ group: AlertGroup, by rerouting: (Alert) -> AlertSubmission, now: Date, in tx: inout T
+    ) throws(T.Failure) {
+        for alert in try tx.memberAlerts(of: group.id) where alert.state == .open {
+            let routed = rerouting(alert)
+            // Past the ids its deliveries have: each routed id is taken once.
+            let taken = try tx.deliveries(of: alert.id).count
+            for (i, presenter) in routed.presenters.enumerated() {
+                try tx.insert(.pending(.routed(alert.id, taken + i), alert: alert.id, kind: .presenter(presenter), at: now,
+                                       takesFollowUp: routed.followUps.contains(presenter)))
+            }
+            for membership in routed.groups where membership.id != group.id { try join(alert, membership, in: &tx) }
+        }
+        try tx.deleteGroup(group.id)
     }
 
     /// A member closed: a group already notified is looked at again

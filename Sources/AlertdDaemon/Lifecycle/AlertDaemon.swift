@@ -287,7 +287,7 @@ public final class AlertDaemon: Sendable {
                                      inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
         intake.update(settings)
-        await followRoutes(settings.router)
+        await followRoutes(settings)
         // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         authenticator.replace(with: tokens)
@@ -328,11 +328,15 @@ extension AlertDaemon {
     /// Open groups follow the configuration as loaded (at start, and at a
     /// reload), not only when a member next joins: a presenter taken off a
     /// route stops hearing of its groups but for their end, and changed
-    /// timers apply.
-    package func followRoutes(_ router: AlertRouter) async {
+    /// timers apply. A group of a route gone or no longer grouping that
+    /// told nobody yet sends its alerts where the routes now do.
+    package func followRoutes(_ settings: AlertIntake.Settings) async {
         do {
-            let changed = try await store.followRoutes(router.groupSettings, now: Date())
-            if changed > 0 { log.info("open groups follow their routes' settings as configured", ["groups": "\(changed)"]) }
+            let changed = try await store.followRoutes(settings.router.groupSettings, rerouting: { settings.submission(of: $0) }, now: Date())
+            if changed > 0 {
+                log.info("open groups follow their routes' settings as configured", ["groups": "\(changed)"])
+                dispatcher.wake()
+            }
         } catch {
             log.warning("open groups keep their settings until an alert joins them", ["error": error.message])
         }

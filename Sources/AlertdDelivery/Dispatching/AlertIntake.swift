@@ -91,12 +91,7 @@ public final class AlertIntake: Sendable {
         guard !specs.isEmpty else { return [] }
         let settings = current
         let submissions = specs.enumerated().map { i, spec in
-            var plan = settings.router.route(spec)
-            if let later = plan.escalation?.presenters { plan.escalation?.followUps = settings.followUps.intersection(later) }
-            return AlertSubmission(alert: Alert(spec: spec, at: date, resolvesAt: i < resolvesAt.count ? resolvesAt[i] : nil),
-                                   presenters: plan.presenters, escalation: plan.escalation,
-                                   followUps: settings.followUps.intersection(plan.presenters), groups: plan.groups,
-                                   refreshes: refreshing)
+            settings.submission(of: Alert(spec: spec, at: date, resolvesAt: i < resolvesAt.count ? resolvesAt[i] : nil), refreshing: refreshing)
         }
         var expected: [DeliveryKind: Int] = [:]
         for submission in submissions {
@@ -111,5 +106,16 @@ public final class AlertIntake: Sendable {
         if let soonest = submissions.compactMap(\.deadline).min() { onDeadline(soonest) }
         if results.contains(where: { !$0.deduplicated }) { onAccepted(stored.deliveries) }
         return results
+    }
+}
+
+extension AlertIntake.Settings {
+    /// `alert` as its routes take it: the presenters it goes to, the groups
+    /// it joins, when it escalates, and who hears when it closes.
+    public func submission(of alert: Alert, refreshing: Bool = false) -> AlertSubmission {
+        var plan = router.route(alert.spec)
+        if let later = plan.escalation?.presenters { plan.escalation?.followUps = followUps.intersection(later) }
+        return AlertSubmission(alert: alert, presenters: plan.presenters, escalation: plan.escalation,
+                               followUps: followUps.intersection(plan.presenters), groups: plan.groups, refreshes: refreshing)
     }
 }

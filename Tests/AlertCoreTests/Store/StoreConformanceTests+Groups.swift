@@ -366,6 +366,43 @@ extension StoreConformanceTests {
         #expect(resolved.allSatisfy { $0.reason == .resolved })
     }
 
+    /// A group that told nobody yet, whose route is gone or no longer
+    /// groups, sends its open members where the routes now do and ends:
+    /// kept with no presenter, the alerts waiting out its `group_wait` at
+    /// the reload were never told to anyone. A group already told keeps to
+    /// telling its end (above).
+    @Test(arguments: StoreBackend.allCases) func aGroupThatToldNobodyFollowsItsAlertsNewRoutes(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let subs = try (0..<3).map { try grouped("db\($0)", at: 0, interval: .seconds(60)) }
+        let told = try grouped("web0", rack: "8", at: 0, interval: .seconds(60))
+        _ = try await store.submit(subs + [told])
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        // Rack 9 forms after the first look: still in its wait at the reload.
+        let waiting = try (3..<5).map { try grouped("db\($0)", rack: "9", at: 35, interval: .seconds(60)) }
+        _ = try await store.submit(waiting)
+        _ = try await store.decide(waiting[1].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(36)))
+        let rerouted = try await store.followRoutes([:], rerouting: { AlertSubmission(alert: $0, presenters: ["chat", "pager"], followUps: ["chat"]) },
+                                                    now: at(40))
+        #expect(rerouted == 3)
+        #expect(try await store.group(id: waiting[0].groups[0].id) == nil)
+        #expect(Set(try await store.groups().map(\.id)) == Set([subs[0].groups[0].id, told.groups[0].id]))
+        let deliveries = try #require(try await store.record(id: waiting[0].alert.id)).deliveries
+        #expect(deliveries.map(\.kind).sorted { $0.name < $1.name } == [.presenter("chat"), .presenter("pager")])
+        #expect(deliveries.allSatisfy { $0.state == .pending })
+        #expect(deliveries.first { $0.kind == .presenter("chat") }?.takesFollowUp == true)
+        #expect(try #require(try await store.record(id: waiting[1].alert.id)).deliveries.isEmpty)
+        let claimed = try await store.claimDueDeliveries(now: at(40), capacity: [.presenter("chat"): 10, .presenter("pager"): 10], orphanLimit: 0)
+        #expect(claimed.filter { $0.group == nil }.map(\.delivery.alertID) == [waiting[0].alert.id, waiting[0].alert.id])
+        // Into another route's group instead: it joins that one.
+        let late = try grouped("db5", rack: "5", at: 50, interval: .seconds(60))
+        _ = try await store.submit([late])
+        let elsewhere = AlertGroupMembership(route: "racks", labels: [AlertLabel(name: "rack", value: "5")], settings: late.groups[0].settings)
+        #expect(try await store.followRoutes(["racks": elsewhere.settings], rerouting: { AlertSubmission(alert: $0, presenters: [], groups: [elsewhere]) },
+                                             now: at(60)) >= 1)
+        #expect(try await store.group(id: elsewhere.id)?.members.map(\.id) == [late.alert.id])
+        #expect(try await store.group(id: late.groups[0].id) == nil)
+    }
+
     /// Two groups whose ids collide (a real FNV-1a collision, found by
     /// searching): the second does not join the first, whose route and
     /// labels it does not share, but takes the next id.

@@ -71,8 +71,8 @@ final class HeldSettleStore: AlertStore {
         try await inner.flushDueGroups(now: now, inhibitRules: inhibitRules, limit: limit)
     }
     func nextGroupDueTime() async throws(StoreError) -> Date? { try await inner.nextGroupDueTime() }
-    func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
-        try await inner.followRoutes(routes, now: now)
+    func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date) async throws(StoreError) -> Int {
+        try await inner.followRoutes(routes, rerouting: rerouting, now: now)
     }
     func groups() async throws(StoreError) -> [AlertGroup] { try await inner.groups() }
     func group(id: AlertGroupID) async throws(StoreError) -> AlertGroupRecord? { try await inner.group(id: id) }
