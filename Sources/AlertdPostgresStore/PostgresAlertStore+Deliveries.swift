@@ -327,7 +327,7 @@ extension PostgresAlertStore {
     }
 
     public func followRoutes(
-        _ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date
+        _ routes: [String: AlertGroupSettings], rerouting: GroupRerouting?, now: Date
     ) async throws(StoreError) -> Int {
         return try await writer.write { session throws(PostgresError) in
             let ids = try session.conn.query("SELECT id FROM alert_groups ORDER BY id").rows.map { AlertGroupID(trusted: $0.text(0)) }

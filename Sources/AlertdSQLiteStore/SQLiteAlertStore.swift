@@ -636,7 +636,7 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     public func followRoutes(
-        _ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date
+        _ routes: [String: AlertGroupSettings], rerouting: GroupRerouting?, now: Date
     ) async throws(StoreError) -> Int {
         return try await writer.write { conn throws(SQLiteError) in
             let ids = try conn.statement("SELECT id FROM alert_groups ORDER BY id").query([]) { AlertGroupID(trusted: $0.text(0)) }

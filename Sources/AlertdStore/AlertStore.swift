@@ -242,10 +242,11 @@ public protocol GroupStore: Sendable {
     /// routes by name, now rather than when a member next joins; those of
     /// a route no longer there only tell their presenters that they
     /// resolved (``StoreRules/follow(_:routes:rerouting:now:in:)``); those
-    /// that told nobody yet send their open members where `rerouting` says.
+    /// of the routes `rerouting` names send the members they told nobody of
+    /// where it says.
     /// Returns how many groups changed.
     func followRoutes(
-        _ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date
+        _ routes: [String: AlertGroupSettings], rerouting: GroupRerouting?, now: Date
     ) async throws(StoreError) -> Int
 
     /// Every open group, soonest due first.

@@ -266,7 +266,7 @@ public actor InMemoryAlertStore: AlertStore {
 
     public func nextGroupDueTime() -> Date? { state.groups.values.map(\.nextDueAt).min() }
 
-    public func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date) -> Int {
+    public func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: GroupRerouting?, now: Date) -> Int {
         StoreRules.follow(state.groups.keys.sorted(), routes: routes, rerouting: rerouting, now: now, in: &state)
     }
 

@@ -44,25 +44,32 @@ extension StoreRules {
     /// when its route is gone or no longer groups. A group of an unnamed
     /// route (`routes[N]`) is left as it is: its name is a place in the
     /// list, which a reordered configuration gives to another route.
-    /// A group of a route gone or no longer grouping that nobody was told
-    /// of yet goes where `rerouting` sends its open members
-    /// (``reroute(_:by:now:in:)``). Returns how many groups changed.
+    /// A group of a route `rerouting` names (one the reload removed or
+    /// stopped grouping) sends the open members it told nobody of where
+    /// `rerouting` says (``reroute(_:by:now:in:)``), and ends if it told
+    /// nobody at all. Returns how many groups changed.
     package static func follow<T: StoreTransaction>(
-        _ ids: [AlertGroupID], routes: [String: AlertGroupSettings], rerouting: ((Alert) -> AlertSubmission)? = nil, now: Date,
-        in tx: inout T
+        _ ids: [AlertGroupID], routes: [String: AlertGroupSettings], rerouting: GroupRerouting? = nil, now: Date, in tx: inout T
     ) throws(T.Failure) -> Int {
         var changed = 0
         for id in ids {
             guard var group = try tx.group(id), !group.routeIsUnnamed else { continue }
-            if routes[group.route] == nil, let rerouting, try tx.told(about: id).isEmpty {
-                try reroute(group, by: rerouting, now: now, in: &tx)
-                changed += 1
-                continue
+            var rerouted = false
+            if routes[group.route] == nil, let rerouting, rerouting.routes.contains(group.route) {
+                rerouted = try reroute(group, by: rerouting.submission, now: now, in: &tx)
+                guard let left = try tx.group(id) else {
+                    changed += 1
+                    continue
+                }
+                group = left
             }
             var settings = group.settings
             settings.presenters = []
             settings = routes[group.route] ?? settings
-            guard settings != group.settings else { continue }
+            guard settings != group.settings else {
+                if rerouted { changed += 1 }
+                continue
+            }
             group.settings = settings
             let look = group.notifiedAt.map { $0.addingTimeInterval(settings.interval.seconds) }
                 ?? group.createdAt.addingTimeInterval(settings.wait.seconds)
@@ -73,25 +80,42 @@ extension StoreRules {
         return changed
     }
 
-    /// A group nobody has been told of, whose route is gone or no longer
-    /// groups: its open members go where the configuration routes them
-    /// now, as `rerouting` says (deliveries of their own, or other groups),
-    /// and it ends. Kept with no presenter, it never told anyone of alerts
-    /// that were waiting out its `group_wait` at the reload.
+    /// A group whose route is gone or no longer groups: the open members
+    /// it told nobody of go where the configuration routes them now, as
+    /// `rerouting` says (deliveries of their own, or other groups), and
+    /// leave it; a group that told nobody at all ends. Kept, with no
+    /// presenter, it told nobody of alerts waiting out its `group_wait` or
+    /// `group_interval` at the reload. A presenter the alert already has a
+    /// delivery for (a `continue` route's) gets no second one, and a group
+    /// it is in already is not joined again. True when it changed.
     private static func reroute<T: StoreTransaction>(
         _ group: AlertGroup, by rerouting: (Alert) -> AlertSubmission, now: Date, in tx: inout T
-    ) throws(T.Failure) {
-        for alert in try tx.memberAlerts(of: group.id) where alert.state == .open {
+    ) throws(T.Failure) -> Bool {
+        let told = try tx.told(about: group.id)
+        var known = Set<AlertID>()
+        for t in told { known.formUnion(t.alerts); known.formUnion(t.believed) }
+        var moved = false
+        for alert in try tx.memberAlerts(of: group.id) where alert.state == .open && !known.contains(alert.id) {
             let routed = rerouting(alert)
+            let had = try tx.deliveries(of: alert.id)
+            let served = Set(had.map(\.kind))
             // Past the ids its deliveries have: each routed id is taken once.
-            let taken = try tx.deliveries(of: alert.id).count
-            for (i, presenter) in routed.presenters.enumerated() {
-                try tx.insert(.pending(.routed(alert.id, taken + i), alert: alert.id, kind: .presenter(presenter), at: now,
+            var next = had.count
+            for presenter in routed.presenters where !served.contains(.presenter(presenter)) {
+                try tx.insert(.pending(.routed(alert.id, next), alert: alert.id, kind: .presenter(presenter), at: now,
                                        takesFollowUp: routed.followUps.contains(presenter)))
+                next += 1
             }
-            for membership in routed.groups where membership.id != group.id { try join(alert, membership, in: &tx) }
+            let member = Set(try tx.groups(containing: alert.id))
+            for membership in routed.groups where !member.contains(membership.id) { try join(alert, membership, in: &tx) }
+            try tx.removeMember(alert.id, from: group.id)
+            moved = true
         }
-        try tx.deleteGroup(group.id)
+        if told.isEmpty {
+            try tx.deleteGroup(group.id)
+            return true
+        }
+        return moved
     }
 
     /// A member closed: a group already notified is looked at again

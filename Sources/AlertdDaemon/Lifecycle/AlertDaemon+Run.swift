@@ -27,7 +27,7 @@ extension AlertDaemon {
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async throws(DaemonError) {
         // A configuration edited while alertd was stopped applies to the groups it left open.
-        await followRoutes(intake.current)
+        await followRoutes(intake.current, rerouting: await routesNoLongerGrouping())
         let group = ServiceGroup(
             services: services(notifier: notifier, environment: environment),
             gracePeriod: configuration.withLock { $0.dispatcher.shutdownGrace }, logger: Logger(label: "services"))

@@ -286,8 +286,9 @@ public final class AlertDaemon: Sendable {
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
                                      inhibitRules: new.inhibitRules)
         await maintenance.reconfigure(retention: new.store.retention)
+        let grouped = Set(intake.current.router.groupSettings.keys)
         intake.update(settings)
-        await followRoutes(settings)
+        await followRoutes(settings, rerouting: grouped.subtracting(settings.router.groupSettings.keys))
         // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         authenticator.replace(with: tokens)
@@ -325,14 +326,26 @@ extension AlertDaemon {
         }
     }
 
+    /// At start, the routes of the open groups that no longer group: with
+    /// one node to a store, they were grouping when it stopped. None with a
+    /// shared store: a node started on an older configuration would undo
+    /// the groups of a route another node's newer one added.
+    package func routesNoLongerGrouping() async -> Set<String> {
+        guard configuration.withLock({ $0.store.url == nil && $0.store.urlFile == nil }),
+              let groups = try? await store.groups() else { return [] }
+        return Set(groups.map(\.route)).subtracting(intake.current.router.groupSettings.keys)
+    }
+
     /// Open groups follow the configuration as loaded (at start, and at a
     /// reload), not only when a member next joins: a presenter taken off a
     /// route stops hearing of its groups but for their end, and changed
-    /// timers apply. A group of a route gone or no longer grouping that
-    /// told nobody yet sends its alerts where the routes now do.
-    package func followRoutes(_ settings: AlertIntake.Settings) async {
+    /// timers apply. The groups of the routes `rerouting` names (gone, or
+    /// no longer grouping) send the alerts they told nobody of where the
+    /// routes now send them.
+    package func followRoutes(_ settings: AlertIntake.Settings, rerouting routes: Set<String>) async {
         do {
-            let changed = try await store.followRoutes(settings.router.groupSettings, rerouting: { settings.submission(of: $0) }, now: Date())
+            let rerouting = GroupRerouting(routes: routes) { settings.submission(of: $0) }
+            let changed = try await store.followRoutes(settings.router.groupSettings, rerouting: routes.isEmpty ? nil : rerouting, now: Date())
             if changed > 0 {
                 log.info("open groups follow their routes' settings as configured", ["groups": "\(changed)"])
                 dispatcher.wake()

@@ -32,7 +32,7 @@ struct FailingAlertStore: AlertStore {
     func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? { throw error }
     func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] { throw error }
     func nextGroupDueTime() async throws(StoreError) -> Date? { throw error }
-    func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date) async throws(StoreError) -> Int {
+    func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: GroupRerouting?, now: Date) async throws(StoreError) -> Int {
         throw error
     }
     func groups() async throws(StoreError) -> [AlertGroup] { throw error }

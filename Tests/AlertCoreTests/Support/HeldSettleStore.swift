@@ -71,7 +71,7 @@ final class HeldSettleStore: AlertStore {
         try await inner.flushDueGroups(now: now, inhibitRules: inhibitRules, limit: limit)
     }
     func nextGroupDueTime() async throws(StoreError) -> Date? { try await inner.nextGroupDueTime() }
-    func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: (@Sendable (Alert) -> AlertSubmission)?, now: Date) async throws(StoreError) -> Int {
+    func followRoutes(_ routes: [String: AlertGroupSettings], rerouting: GroupRerouting?, now: Date) async throws(StoreError) -> Int {
         try await inner.followRoutes(routes, rerouting: rerouting, now: now)
     }
     func groups() async throws(StoreError) -> [AlertGroup] { try await inner.groups() }
