@@ -84,7 +84,10 @@ public struct SendCommand: CLICommand {
         do {
             result = try await client.submit(spec)
         } catch {
-            return wait == nil ? error.report(context, json: json) : waiting(error.report(context, json: json))
+            let code = error.report(context, json: json)
+            // Unanswered, the alert may have been stored and put its question: no decision can be told.
+            guard wait != nil else { return code }
+            return if case .unanswered = error { .decisionUnknown } else { waiting(code) }
         }
         if json {
             // With --wait, the alert record printed at the end is the one JSON document.
@@ -109,7 +112,9 @@ public struct SendCommand: CLICommand {
         do {
             alert = try await DecisionWaiter(client: client, id: id).wait(timeout: timeout)
         } catch {
-            return waiting(error.report(context, json: json))
+            // The alert is out, asking people: whatever went wrong, its decision is unknown here.
+            _ = error.report(context, json: json)
+            return .decisionUnknown
         }
         if json {
             context.output(CLIJSON.text(alert) + "\n")

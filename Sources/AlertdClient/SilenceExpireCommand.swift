@@ -32,13 +32,15 @@ public struct SilenceExpireCommand: CLICommand {
             return .usage
         }
         // Each is tried: stopping at an unknown id left the silences after it
-        // holding deliveries back, with nothing said of them.
+        // holding deliveries back, with nothing said of them. Not past an
+        // outage, though: each would wait out the same silence.
         var code = ExitCode.success
         for id in ids {
             do {
                 try await client.expireSilence(id)
             } catch {
                 let failed = error.report(context, json: json)
+                if error.isOutage { return failed }
                 if code == .success { code = failed }
                 continue
             }
