@@ -26,7 +26,9 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
     package init(_ error: HTTPClientError, endpoint: AlertdEndpoint) {
         switch error {
         case .couldNotConnect(_, _, let reason):
-            self = .unreachable(endpoint: endpoint, reason: reason)
+            // A regular file or a directory refuses a connection too, and
+            // "is alertd running?" sent people to start one that was.
+            self = .unreachable(endpoint: endpoint, reason: endpoint.isSomethingElse ? "not a socket" : reason)
         case .timedOut(_, .connect, let after):
             self = .unreachable(endpoint: endpoint, reason: "no connection within \(after.alertdDescription)")
         case .dnsFailure(_, let host):
@@ -56,6 +58,7 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .unreachable(let endpoint, let reason):
             let hint = !endpoint.isUnixSocket ? "is alertd running and listening there? check --url/ALERTD_URL"
                 : reason == "permission denied" ? "the socket is for its group: add your user to it (the service's is alertd), or use sudo"
+                : reason == "not a socket" ? "point --socket/ALERTD_SOCKET at alertd's socket, alertd.sock in its runtime or state directory"
                 : "is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET"
             let passedOver = endpoint.passedOver.map { "; nothing listens on \($0) either" } ?? ""
             return "cannot reach alertd at \(endpoint): \(reason)\(passedOver) (\(hint))"

@@ -51,6 +51,14 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// A Unix socket path that names a file of another type: a regular
+    /// file or a directory, not a socket.
+    package var isSomethingElse: Bool {
+        guard case .unixSocket(let path) = transport,
+              let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType else { return false }
+        return type != .typeSocket
+    }
+
     /// A request for `path` (`/v1/alerts?limit=5`) at this endpoint.
     package func request(
         _ method: String, _ path: String, body: Data? = nil, connectTimeout: Duration, timeout: Duration

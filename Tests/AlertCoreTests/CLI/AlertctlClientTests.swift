@@ -222,6 +222,14 @@ import Testing
         let viaEnvironment = try await TestBinaries.alertctl("list", environment: ["ALERTD_SOCKET": socket])
         #expect(viaEnvironment.exitCode == 69)
         #expect(viaEnvironment.stderr == r.stderr)
+        // A file that is not a socket refuses too; "is alertd running?" sent people to start one that was.
+        for notSocket in [dir.path, dir.path + "/config.json"] {
+            FileManager.default.createFile(atPath: dir.path + "/config.json", contents: Data("{}".utf8))
+            let wrong = try await TestBinaries.alertctl("list", "--socket", notSocket)
+            #expect(wrong.exitCode == 69)
+            #expect(wrong.stderr.hasPrefix("alertctl: cannot reach alertd at \(notSocket): not a socket (point --socket/ALERTD_SOCKET at alertd's socket"),
+                    "\(wrong.stderr)")
+        }
 
         let port = try TestDaemon.freePort()
         let tcp = try await TestBinaries.alertctl("show", "0197a4c2-5b1e-7c3d-8e9f-0123456789ab", "--url", "http://127.0.0.1:\(port)")
