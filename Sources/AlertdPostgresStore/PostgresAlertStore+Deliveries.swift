@@ -4,6 +4,14 @@ import AlertdPostgres
 import AlertdStore
 
 extension PostgresAlertStore {
+    /// How long a delivery for a presenter this node does not have waits,
+    /// due and unclaimed, before the node settles it as an orphan: nodes
+    /// share the queue, and in a rolling change of the presenters the others
+    /// may still have it. Ten minutes: a rolling reload is done well
+    /// within that, and a node that has the presenter claims what is due
+    /// at once.
+    static let orphanGrace: Duration = .seconds(600)
+
     /// Each due delivery is claimed by one node: `FOR UPDATE SKIP LOCKED`
     /// passes over rows another node is claiming right now, and the claim
     /// names this node and starts its lease (`updated_at`), which
@@ -39,11 +47,15 @@ extension PostgresAlertStore {
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
                 if orphanRoom > 0 {
-                    // Due or not: an orphan cannot be sent (see DeliveryQueue's claim).
+                    // Not this node's presenter, but perhaps another's: a reload
+                    // on one node of a rolling change made every other node's
+                    // deliveries for it dead. One left unclaimed long past its
+                    // time has no node to send it.
                     due += try conn.query("""
                         SELECT id, silenced_by, presenter FROM deliveries WHERE state = 'pending'
-                        AND presenter <> ALL($1::text[]) LIMIT $2 FOR UPDATE SKIP LOCKED
-                        """, [.textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken))])
+                        AND presenter <> ALL($1::text[]) AND next_attempt_at <= $3 LIMIT $2 FOR UPDATE SKIP LOCKED
+                        """, [.textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken)),
+                              .integer(nowMs - Int64(Self.orphanGrace.milliseconds))])
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
                 let already = Set(claimable)

@@ -320,6 +320,14 @@ extension AlertDaemon {
             // Pending in the store, and claimed here waiting for a slot (those being sent finish).
             let count = pending[name, default: 0] + (await dispatcher.waitingForSlots(of: name))
             guard count > 0 else { continue }
+            if configuration.withLock({ $0.store.url != nil || $0.store.urlFile != nil }) {
+                // The queue is every node's: another may have the presenter still.
+                log.warning("reload: a presenter taken out of this node's configuration leaves its waiting deliveries to the nodes "
+                            + "that still have it; those none claims within 10 minutes of their time end dead "
+                            + "(configure it again and run `alertctl replay --dead` to send them)",
+                            ["presenter": name, "deliveries": "\(count)"])
+                continue
+            }
             log.warning("reload: a presenter taken out of the configuration leaves its waiting deliveries dead; "
                         + "configure it again and run `alertctl replay --dead` to send them",
                         ["presenter": name, "deliveries": "\(count)"])

@@ -141,4 +141,25 @@ import Testing
         let due = try await a.claimDueDeliveries(now: now.addingTimeInterval(3), capacity: Self.hook, orphanLimit: 0, inhibitRules: [rule])
         #expect((first + due).map(\.alert.id) == [target.id], "the source closed; its target is not held")
     }
+
+    /// A rolling change of presenters: node A was reloaded without `hook`,
+    /// node B still has it. A's orphan sweep took B's `hook` deliveries,
+    /// due or not, and made them dead. Now it leaves them to B, and takes
+    /// only one no node claimed for the grace past its time.
+    @Test func aNodeWithoutAPresenterLeavesItsDeliveriesToTheNodesThatHaveIt() async throws {
+        let (_, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let now = Date()
+        let alert = Alert(spec: try spec("disk full"), at: now)
+        _ = try await b.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let other: [DeliveryKind: Int] = [.presenter("hook2"): 8]
+        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(60), capacity: other, orphanLimit: 32).isEmpty)
+        #expect(try await b.claimDueDeliveries(now: now.addingTimeInterval(61), capacity: Self.hook, orphanLimit: 32).map(\.alert.id) == [alert.id])
+
+        let forgotten = Alert(spec: try spec("cpu hot"), at: now)
+        _ = try await b.submit([AlertSubmission(alert: forgotten, presenters: ["hook"])])
+        let grace = PostgresAlertStore.orphanGrace.seconds
+        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(grace - 1), capacity: other, orphanLimit: 32).isEmpty)
+        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(grace + 1), capacity: other, orphanLimit: 32).map(\.alert.id) == [forgotten.id])
+    }
 }
