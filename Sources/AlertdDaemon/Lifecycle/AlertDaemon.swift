@@ -320,7 +320,7 @@ extension AlertDaemon {
             // Pending in the store, and claimed here waiting for a slot (those being sent finish).
             let count = pending[name, default: 0] + (await dispatcher.waitingForSlots(of: name))
             guard count > 0 else { continue }
-            if configuration.withLock({ $0.store.url != nil || $0.store.urlFile != nil }) {
+            if configuration.withLock({ $0.store.isPostgres }) {
                 // The queue is every node's: another may have the presenter still.
                 log.warning("reload: a presenter taken out of this node's configuration leaves its waiting deliveries to the nodes "
                             + "that still have it; those none claims within 10 minutes of their time end dead "
@@ -339,7 +339,7 @@ extension AlertDaemon {
     /// shared store: a node started on an older configuration would undo
     /// the groups of a route another node's newer one added.
     package func routesNoLongerGrouping() async -> Set<String> {
-        guard configuration.withLock({ $0.store.url == nil && $0.store.urlFile == nil }),
+        guard !configuration.withLock({ $0.store.isPostgres }),
               let groups = try? await store.groups() else { return [] }
         return Set(groups.map(\.route)).subtracting(intake.current.router.groupSettings.keys)
     }
