@@ -103,9 +103,9 @@ extension RenderCommandTests {
             #expect(r.stdout.contains(#""type" : "group""#) && r.stdout.contains(#""firing" : 12"#), "\(r.stdout)")
         case "pagerduty":
             #expect(r.stdout.contains(#""summary" : "[FIRING:12] alertname=NodeDown""#) && r.stdout.contains(#""dedup_key" : "g-"#), "\(r.stdout)")
-        case "teams":
-            // The card's Markdown shows the brackets as typed.
-            #expect(r.stdout.contains(#"\\[FIRING:12\\] alertname=NodeDown"#), "\(r.stdout)")
+        case "teams", "discord":
+            // Markdown (the card's, the embed title's) shows the brackets as typed.
+            #expect(r.stdout.contains(#"\\[FIRING:12\\] alertname=NodeDown"#), "\(type): \(r.stdout)")
         default:
             #expect(r.stdout.contains("[FIRING:12] alertname=NodeDown"), "\(type): \(r.stdout)")
         }

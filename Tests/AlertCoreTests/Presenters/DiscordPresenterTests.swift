@@ -67,7 +67,8 @@ import Testing
         let got = try #require(receiver.received.first)
         #expect(got.problems.isEmpty, "\(got.problems)")
         let embed = J(got.json)["embeds"][0]
-        #expect(embed["title"].string == "🚨 Disk <full> & db1")
+        // A title renders markdown too: escaped as the description is.
+        #expect(embed["title"].string == #"🚨 Disk \<full\> & db1"#)
         #expect(embed["color"].int == 0xD0021B)
         #expect(embed["description"].string == #"/var is at 98% \<b\>now\</b\> & rising"#)
         #expect(embed["fields"].array.map { J($0)["name"].string } == ["env", "host"])

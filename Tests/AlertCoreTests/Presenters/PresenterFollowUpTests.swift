@@ -80,7 +80,7 @@ extension DiscordPresenterTests {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let body = J(try await ServiceFixtures.sendFollowUp(try presenter(receiver), receiver, .cancelled).json)
         let embed = body["embeds"][0]
-        #expect(embed["title"].string == "✖️ Cancelled by uid:1000: Disk <full> & db1")
+        #expect(embed["title"].string == #"✖️ Cancelled by uid:1000: Disk \<full\> & db1"#)
         #expect(embed["color"].int == 0x888888)
         #expect(embed["description"].string?.contains("alert ") == true)
         #expect(!body["components"].exists)

@@ -63,16 +63,17 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let digest = AlertDigest(alert, delivery: delivery)
         if digest.followUp != nil { return Self.followUp(digest, url: secrets["url"] ?? "", username: username) }
-        let title = TextLimit.truncate("\(digest.style.emoji) \(digest.title)", to: Limit.title)
+        // Escaped as the description is: a title renders markdown too.
+        let title = Self.text("\(digest.style.emoji) \(digest.title)", limit: Limit.title)
         let footer = TextLimit.truncate("\(digest.severity.rawValue) · alert \(digest.id)", to: Limit.footer)
         let buttons = digest.linkedActions.filter { $0.link.utf16.count <= Limit.buttonURL }
         var actionFields: [[String: Any]] = []
         // A link too long for a button goes into the embed as a link instead.
         for action in digest.linkedActions where action.link.utf16.count > Limit.buttonURL {
-            actionFields.append(["name": TextLimit.truncate(action.label, to: Limit.fieldName), "value": "[open](\(action.link))", "inline": false])
+            actionFields.append(["name": Self.text(action.label, limit: Limit.fieldName), "value": "[open](\(action.link))", "inline": false])
         }
         for action in digest.actions where action.link == nil {
-            actionFields.append(["name": TextLimit.truncate(action.label, to: Limit.fieldName),
+            actionFields.append(["name": Self.text(action.label, limit: Limit.fieldName),
                                  "value": "`alertctl \(action.kind.rawValue) \(digest.id)`", "inline": false])
         }
         // Labels share the embed's total with the rest: each gets what is
@@ -88,7 +89,7 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
         let slots = Limit.fields - actionFields.count
         left -= size(more(digest.labels.count))
         for (i, label) in digest.labels.enumerated() {
-            let name = TextLimit.truncate(label.name, to: Limit.fieldName)
+            let name = Self.text(label.name, limit: Limit.fieldName)
             let room = min(Limit.fieldValue, left - name.utf16.count)
             let last = i == digest.labels.count - 1
             guard room >= 16, fields.count < (last ? slots : slots - 1) else {
@@ -135,7 +136,7 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
     static func followUp(_ d: AlertDigest, url: String, username: String?) -> HTTPServiceRequest {
         let style = d.closedStyle
         let embed: [String: Any] = [
-            "title": TextLimit.truncate("\(style.emoji) \(d.followUpHeadline)", to: Limit.title), "color": style.colour,
+            "title": text("\(style.emoji) \(d.followUpHeadline)", limit: Limit.title), "color": style.colour,
             "description": text(d.followUpDetails.joined(separator: "\n"), limit: Limit.description),
         ]
         var json: [String: Any] = ["embeds": [embed], "allowed_mentions": ["parse": [String]()]]
