@@ -7,8 +7,10 @@ extension StoreRules {
     /// joins a group already notified brings its next look forward to
     /// `interval` after that notification (``AlertGroupSettings/settle``
     /// from now, if that has passed).
-    package static func join<T: StoreTransaction>(_ alert: Alert, _ membership: AlertGroupMembership, in tx: inout T) throws(T.Failure) {
-        let now = alert.createdAt
+    package static func join<T: StoreTransaction>(
+        _ alert: Alert, _ membership: AlertGroupMembership, at time: Date? = nil, in tx: inout T
+    ) throws(T.Failure) {
+        let now = time ?? alert.createdAt
         var membership = membership
         var taken = 0
         // Its id held by another route's or other labels' group (a hash
@@ -107,7 +109,11 @@ extension StoreRules {
                 next += 1
             }
             let member = Set(try tx.groups(containing: alert.id))
-            for membership in routed.groups where !member.contains(membership.id) { try join(alert, membership, in: &tx) }
+            // Joined now, as if sent now: a group formed at the alert's own time
+            // waited less than its `group_wait`, and its generation could be
+            // older than an earlier forming's, whose notifications then went
+            // unsuperseded.
+            for membership in routed.groups where !member.contains(membership.id) { try join(alert, membership, at: now, in: &tx) }
             try tx.removeMember(alert.id, from: group.id)
             moved = true
         }

@@ -418,6 +418,8 @@ extension StoreConformanceTests {
             AlertSubmission(alert: $0, presenters: [], groups: [elsewhere])
         }, now: at(60)) >= 1)
         #expect(try await store.group(id: elsewhere.id)?.members.map(\.id) == [late.alert.id])
+        // Formed at the reload, as if the alert were sent then: not at the alert's own time.
+        #expect(try await store.group(id: elsewhere.id)?.group.createdAt == at(60))
         #expect(try await store.group(id: late.groups[0].id) == nil)
     }
 
