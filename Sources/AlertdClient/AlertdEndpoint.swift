@@ -54,9 +54,13 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// A Unix socket path that names a file of another type: a regular
     /// file or a directory, not a socket.
     package var isSomethingElse: Bool {
+        // Through links: a link to a socket alertd no longer listens on is
+        // "connection refused", and a dangling one "no such socket".
         guard case .unixSocket(let path) = transport,
-              let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType else { return false }
-        return type != .typeSocket
+              let type = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)[.type]
+                as? FileAttributeType else { return false }
+        // Still a link: it leads nowhere.
+        return type != .typeSocket && type != .typeSymbolicLink
     }
 
     /// A request for `path` (`/v1/alerts?limit=5`) at this endpoint.

@@ -9,7 +9,8 @@ public struct SilenceExpireCommand: CLICommand {
         discussion: """
             Prints 'expired <id>' for each. A pending silence never starts. Expiring an expired silence \
             changes nothing; an unknown id is an error (silence_not_found), and the other ids are still \
-            expired; the exit code is the first error's.
+            expired; the exit code is the first error's. When alertd cannot be reached, the ids not tried \
+            are named.
 
             \(AlertdConnectionOptions.exitCodesHelp())
             """,
@@ -35,13 +36,17 @@ public struct SilenceExpireCommand: CLICommand {
         // holding deliveries back, with nothing said of them. Not past an
         // outage, though: each would wait out the same silence.
         var code = ExitCode.success
-        for id in ids {
+        for (n, id) in ids.enumerated() {
             do {
                 try await client.expireSilence(id)
             } catch {
                 let failed = error.report(context, json: json)
-                if error.isOutage { return failed }
                 if code == .success { code = failed }
+                if error.isOutage {
+                    let left = ids.dropFirst(n + 1)
+                    if !left.isEmpty { context.errorOutput("alertctl: not tried: \(left.joined(separator: " "))\n") }
+                    return code
+                }
                 continue
             }
             context.output("expired \(id)\n")

@@ -222,6 +222,14 @@ import Testing
         let viaEnvironment = try await TestBinaries.alertctl("list", environment: ["ALERTD_SOCKET": socket])
         #expect(viaEnvironment.exitCode == 69)
         #expect(viaEnvironment.stderr == r.stderr)
+        // A dangling link is no socket at all, not "not a socket".
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/linked.sock", withDestinationPath: socket)
+        let dangling = try await TestBinaries.alertctl("list", "--socket", dir.path + "/linked.sock")
+        #expect(dangling.stderr.contains(": no such socket ("), "\(dangling.stderr)")
+        // Nothing listens: the ids after the first are named, not waited on one by one.
+        let expire = try await TestBinaries.alertctl("silence", "expire", "s1", "s2", "s3", "--socket", socket)
+        #expect(expire.exitCode == 69)
+        #expect(expire.stderr.hasSuffix("alertctl: not tried: s2 s3\n"), "\(expire.stderr)")
         // A file that is not a socket refuses too; "is alertd running?" sent people to start one that was.
         for notSocket in [dir.path, dir.path + "/config.json"] {
             FileManager.default.createFile(atPath: dir.path + "/config.json", contents: Data("{}".utf8))
