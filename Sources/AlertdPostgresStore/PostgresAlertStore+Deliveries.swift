@@ -4,13 +4,11 @@ import AlertdPostgres
 import AlertdStore
 
 extension PostgresAlertStore {
-    /// How long a delivery for a presenter this node does not have waits,
-    /// due and unclaimed, before the node settles it as an orphan: nodes
-    /// share the queue, and in a rolling change of the presenters the others
-    /// may still have it. Ten minutes: a rolling reload is done well
-    /// within that, and a node that has the presenter claims what is due
-    /// at once.
-    static let orphanGrace: Duration = .seconds(600)
+    /// How long a node's word that it has a presenter holds: nodes renew
+    /// it at each orphan sweep (some every ten seconds), so a node gone
+    /// this long has stopped, and its presenters are no longer anyone's
+    /// unless another node has them.
+    static let presenterWordLifetime: Duration = .seconds(60)
 
     /// Each due delivery is claimed by one node: `FOR UPDATE SKIP LOCKED`
     /// passes over rows another node is claiming right now, and the claim
@@ -30,6 +28,17 @@ extension PostgresAlertStore {
             // a page read again returns them first: each page asks for them too.
             var claimable: [String] = []
             var room = capacity
+            if orphanLimit > 0 {
+                // This node's presenters, said before it looks for orphans: nodes
+                // share the queue, and one reloaded without a presenter in a
+                // rolling change made every other node's deliveries for it dead.
+                let names = capacity.keys.map(\.name)
+                try conn.query("DELETE FROM node_presenters WHERE node = $1 AND presenter <> ALL($2::text[])", [.text(node), .textArray(names)])
+                try conn.query("""
+                    INSERT INTO node_presenters (node, presenter, seen_at) SELECT $1, unnest($2::text[]), $3
+                    ON CONFLICT (node, presenter) DO UPDATE SET seen_at = excluded.seen_at
+                    """, [.text(node), .textArray(names), .integer(nowMs)])
+            }
             var orphanRoom = orphanLimit
             var taken: [String: Int] = [:]
             var orphansTaken = 0
@@ -47,15 +56,14 @@ extension PostgresAlertStore {
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
                 if orphanRoom > 0 {
-                    // Not this node's presenter, but perhaps another's: a reload
-                    // on one node of a rolling change made every other node's
-                    // deliveries for it dead. One left unclaimed long past its
-                    // time has no node to send it.
+                    // Due or not (see DeliveryQueue's claim), for a presenter no
+                    // live node has: not this node's may be another's.
                     due += try conn.query("""
-                        SELECT id, silenced_by, presenter FROM deliveries WHERE state = 'pending'
-                        AND presenter <> ALL($1::text[]) AND next_attempt_at <= $3 LIMIT $2 FOR UPDATE SKIP LOCKED
+                        SELECT id, silenced_by, presenter FROM deliveries d WHERE state = 'pending' AND presenter <> ALL($1::text[])
+                        AND NOT EXISTS (SELECT 1 FROM node_presenters n WHERE n.presenter = d.presenter AND n.seen_at > $3)
+                        LIMIT $2 FOR UPDATE SKIP LOCKED
                         """, [.textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken)),
-                              .integer(nowMs - Int64(Self.orphanGrace.milliseconds))])
+                              .integer(nowMs - Int64(Self.presenterWordLifetime.milliseconds))])
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
                 let already = Set(claimable)

@@ -167,5 +167,15 @@ enum PostgresSchema {
         ALTER TABLE group_told RENAME COLUMN unconfirmed TO believed;
         UPDATE group_told SET believed = NULL;
         """,
+        // The presenters each node has, renewed at its orphan sweeps: a
+        // delivery is an orphan only when no live node has its presenter.
+        """
+        CREATE TABLE node_presenters (
+            node       TEXT NOT NULL,
+            presenter  TEXT NOT NULL,
+            seen_at    BIGINT NOT NULL,
+            PRIMARY KEY (node, presenter)
+        );
+        """,
     ]
 }

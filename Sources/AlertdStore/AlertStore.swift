@@ -58,7 +58,8 @@ public protocol DeliveryQueue: Sendable {
     /// and unscreened, so the caller can settle them: none can be sent, and
     /// one left for a retry or a silence to end would wait for a sweep that
     /// comes only after a reload. A store nodes share returns only those
-    /// left unclaimed well past their time: another node may have the presenter.
+    /// whose presenter no live node has (each says its own with `capacity`
+    /// when it looks for orphans).
     func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                             inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery]
 

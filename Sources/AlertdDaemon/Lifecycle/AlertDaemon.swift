@@ -323,7 +323,7 @@ extension AlertDaemon {
             if configuration.withLock({ $0.store.isPostgres }) {
                 // The queue is every node's: another may have the presenter still.
                 log.warning("reload: a presenter taken out of this node's configuration leaves its waiting deliveries to the nodes "
-                            + "that still have it; those none claims within 10 minutes of their time end dead "
+                            + "that still have it; once no running node has it they end dead "
                             + "(configure it again and run `alertctl replay --dead` to send them)",
                             ["presenter": name, "deliveries": "\(count)"])
                 continue

@@ -144,22 +144,30 @@ import Testing
 
     /// A rolling change of presenters: node A was reloaded without `hook`,
     /// node B still has it. A's orphan sweep took B's `hook` deliveries,
-    /// due or not, and made them dead. Now it leaves them to B, and takes
-    /// only one no node claimed for the grace past its time.
+    /// due or not, and made them dead. Now it leaves them while a live node
+    /// says it has `hook` (B does at each of its sweeps), however long they
+    /// wait there (a backlog behind a rate limit), and takes them once none
+    /// has said so for a minute.
     @Test func aNodeWithoutAPresenterLeavesItsDeliveriesToTheNodesThatHaveIt() async throws {
         let (_, a, b) = try twoNodes()
         defer { a.close(); b.close() }
         let now = Date()
-        let alert = Alert(spec: try spec("disk full"), at: now)
-        _ = try await b.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
         let other: [DeliveryKind: Int] = [.presenter("hook2"): 8]
-        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(60), capacity: other, orphanLimit: 32).isEmpty)
-        #expect(try await b.claimDueDeliveries(now: now.addingTimeInterval(61), capacity: Self.hook, orphanLimit: 32).map(\.alert.id) == [alert.id])
-
-        let forgotten = Alert(spec: try spec("cpu hot"), at: now)
-        _ = try await b.submit([AlertSubmission(alert: forgotten, presenters: ["hook"])])
-        let grace = PostgresAlertStore.orphanGrace.seconds
-        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(grace - 1), capacity: other, orphanLimit: 32).isEmpty)
-        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(grace + 1), capacity: other, orphanLimit: 32).map(\.alert.id) == [forgotten.id])
+        let alerts = try (0..<2).map { Alert(spec: try spec("disk full \($0)"), at: now) }
+        _ = try await b.submit(alerts.map { AlertSubmission(alert: $0, presenters: ["hook"]) })
+        // B says it has hook, with no room for more just now (its rate limit).
+        #expect(try await b.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 0], orphanLimit: 32).isEmpty)
+        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(30), capacity: other, orphanLimit: 32).isEmpty)
+        #expect(try await b.claimDueDeliveries(now: now.addingTimeInterval(31), capacity: [.presenter("hook"): 1], orphanLimit: 32)
+            .map(\.alert.id) == [alerts[0].id])
+        // B stopped: a minute after it last said so, A takes what is left.
+        let lifetime = PostgresAlertStore.presenterWordLifetime.seconds
+        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(31 + lifetime - 1), capacity: other, orphanLimit: 32).isEmpty)
+        #expect(try await a.claimDueDeliveries(now: now.addingTimeInterval(31 + lifetime + 1), capacity: other, orphanLimit: 32)
+            .map(\.alert.id) == [alerts[1].id])
+        // B reloaded without hook: no node has it, and its deliveries are orphans at once.
+        let cpu = Alert(spec: try spec("cpu hot"), at: now)
+        _ = try await b.submit([AlertSubmission(alert: cpu, presenters: ["hook"])])
+        #expect(try await b.claimDueDeliveries(now: now.addingTimeInterval(100), capacity: other, orphanLimit: 32).map(\.alert.id) == [cpu.id])
     }
 }

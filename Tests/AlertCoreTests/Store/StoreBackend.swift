@@ -10,13 +10,6 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     case inMemory
     case postgres
 
-    /// How long a delivery for a presenter the claimer lacks waits past its
-    /// time before it is returned as an orphan: nodes of a shared store may
-    /// have presenters the claimer lacks.
-    var orphanGrace: TimeInterval {
-        self == .postgres ? PostgresAlertStore.orphanGrace.seconds : 0
-    }
-
     /// A fresh, empty store of this backend, its files (if any) in `dir`.
     func make(in dir: TemporaryDirectory) throws -> any AlertStore {
         switch self {

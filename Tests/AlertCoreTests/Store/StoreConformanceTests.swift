@@ -375,7 +375,7 @@ import Testing
         for i in 0..<5 {
             _ = try await store.submit([AlertSubmission(alert: Alert(spec: try spec("a\(i)")), presenters: ["a", "gone"])])
         }
-        let claimed = try await store.claimDueDeliveries(now: Date().addingTimeInterval(backend.orphanGrace), capacity: [.presenter("a"): 2], orphanLimit: 3)
+        let claimed = try await store.claimDueDeliveries(now: Date(), capacity: [.presenter("a"): 2], orphanLimit: 3)
         #expect(claimed.filter { $0.delivery.presenter == "a" }.count == 2)
         #expect(claimed.filter { $0.delivery.presenter == "gone" }.count == 3)
     }
@@ -383,8 +383,7 @@ import Testing
     /// An orphan waiting for a retry, or held by a silence, is returned
     /// at once: it can never be sent, and the dispatcher sweeps for orphans
     /// only after a start or a reload, so one left until it was due stayed
-    /// pending for good. (On a store nodes share, once it has waited the
-    /// grace past its time: another node may have the presenter.)
+    /// pending for good.
     @Test(arguments: StoreBackend.allCases) func orphansAreReturnedDueOrNotAndUnscreened(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let now = Date()
@@ -397,10 +396,9 @@ import Testing
         #expect(first.map(\.alert.id) == [waiting.id])
         try await store.settle([DeliverySettlement(deliveryID: first[0].delivery.id, result: .retry(at: now.addingTimeInterval(60), error: "down"))])
         // The presenter is gone: both come back now, the one a silence held too.
-        let later = backend.orphanGrace == 0 ? 0 : 60 + backend.orphanGrace
-        let orphans = try await store.claimDueDeliveries(now: now.addingTimeInterval(later + 0.01), capacity: [.presenter("other"): 4], orphanLimit: 8)
+        let orphans = try await store.claimDueDeliveries(now: now.addingTimeInterval(0.01), capacity: [.presenter("other"): 4], orphanLimit: 8)
         #expect(Set(orphans.map(\.alert.id)) == [waiting.id, held.id])
-        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(later + 0.02), capacity: [.presenter("other"): 4], orphanLimit: 8).isEmpty)
+        #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(0.02), capacity: [.presenter("other"): 4], orphanLimit: 8).isEmpty)
     }
 
     @Test(arguments: StoreBackend.allCases) func replayMakesDeadDeliveriesPendingAgain(_ backend: StoreBackend) async throws {
