@@ -66,12 +66,15 @@ public struct SendCommand: CLICommand {
             return errors.report(context, json: json)
         }
         guard let client = connection.client(context, command: ["alertctl", Self.configuration.name]) else { return .usage }
-        if wait != nil {
+        if let wait {
             // Following the alert takes reading it: a token without that
             // scope asked people the question, then failed to hear the
-            // answer, with the exit code that means "cancelled".
+            // answer, with the exit code that means "cancelled". Within
+            // --timeout: the whole wait is bounded by it.
+            var check = client
+            check.timeout = min(client.timeout, wait)
             do {
-                _ = try await client.list(AlertQuery(limit: 1))
+                _ = try await check.list(AlertQuery(limit: 1))
             } catch {
                 let code = waiting(error.report(context, json: json))
                 if case .api(403, let refusal) = error, refusal.code == "scope_missing", !json {

@@ -205,6 +205,14 @@ import Testing
                 #expect(error.report(context) == .unavailable)
             }
         }
+        // send --wait's first look keeps to its --timeout (it took the client's 30 s).
+        try await withServer("silent") { socket, _ in
+            let started = ContinuousClock.now
+            let r = try await TestBinaries.alertctl("send", "-t", "x", "--wait", "--timeout", "1s", "--socket", socket)
+            #expect(ContinuousClock.now - started < .seconds(4))
+            #expect(r.exitCode == 69, "\(r.stderr)")
+            #expect(r.stderr.contains("did not answer within 1s"), "\(r.stderr)")
+        }
     }
 
     /// Endless header lines end the exchange at 256.
