@@ -69,8 +69,9 @@ public struct SilenceAddCommand: CLICommand {
         }
         let rawDuration = parsed.value("duration") ?? "1h"
         // Bounded: an end thousands of years on overflowed the date and crashed alertctl.
-        guard let duration = AlertDuration(parsing: rawDuration), duration.seconds > 0, duration.seconds <= Self.longest.seconds else {
-            let expected = switch AlertDuration(parsing: rawDuration)?.seconds {
+        let parsedDuration = AlertDuration(parsing: rawDuration)
+        guard let duration = parsedDuration, duration.seconds > 0, duration.seconds <= Self.longest.seconds else {
+            let expected = switch parsedDuration?.seconds {
             case nil: "a duration such as 2h or 30m."
             case let s? where s <= 0: "a silence lasts more than zero; give e.g. 2h or 30m."
             default: "a silence lasts at most \(Self.longest) (100 years); give e.g. 2h or 30m."

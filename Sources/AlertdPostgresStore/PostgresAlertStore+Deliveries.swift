@@ -28,11 +28,11 @@ extension PostgresAlertStore {
             // a page read again returns them first: each page asks for them too.
             var claimable: [String] = []
             var room = capacity
+            let names = capacity.keys.map(\.name)
             if orphanLimit > 0 {
                 // This node's presenters, said before it looks for orphans: nodes
                 // share the queue, and one reloaded without a presenter in a
                 // rolling change made every other node's deliveries for it dead.
-                let names = capacity.keys.map(\.name)
                 try conn.query("DELETE FROM node_presenters WHERE node = $1 AND presenter <> ALL($2::text[])", [.text(node), .textArray(names)])
                 try conn.query("""
                     INSERT INTO node_presenters (node, presenter, seen_at) SELECT $1, unnest($2::text[]), $3
@@ -62,7 +62,7 @@ extension PostgresAlertStore {
                         SELECT id, silenced_by, presenter FROM deliveries d WHERE state = 'pending' AND presenter <> ALL($1::text[])
                         AND NOT EXISTS (SELECT 1 FROM node_presenters n WHERE n.presenter = d.presenter AND n.seen_at > $3)
                         LIMIT $2 FOR UPDATE SKIP LOCKED
-                        """, [.textArray(capacity.keys.map(\.name)), .integer(Int64(orphanRoom + orphansTaken)),
+                        """, [.textArray(names), .integer(Int64(orphanRoom + orphansTaken)),
                               .integer(nowMs - Int64(Self.presenterWordLifetime.milliseconds))])
                         .rows.map { ($0.text(0), $0.optionalText(1), $0.text(2)) }
                 }
