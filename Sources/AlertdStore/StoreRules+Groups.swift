@@ -252,7 +252,11 @@ extension StoreRules {
         // Nothing left to say until a reminder falls due, unless a member
         // joins or closes first (``join``, ``memberClosed``); members held
         // by a silence or inhibition are looked at again after `interval`.
-        var next = (group.notifiedAt ?? now).addingTimeInterval(group.settings.reminderInterval.seconds)
+        // Each presenter's reminder counts from when it was last told: one
+        // added to the route by a reload is told later than the others,
+        // and counting from that look made their reminders late by as much.
+        let lastTold = onRoute.compactMap { toldNow.contains($0) ? now : told[$0]?.at }.min()
+        var next = (lastTold ?? group.notifiedAt ?? now).addingTimeInterval(group.settings.reminderInterval.seconds)
         if firing.count < open.count || group.notifiedAt == nil {
             next = min(next, now.addingTimeInterval(group.settings.interval.seconds))
         }

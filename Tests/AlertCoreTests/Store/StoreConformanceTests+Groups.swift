@@ -121,6 +121,30 @@ extension StoreConformanceTests {
         #expect(try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10).map(\.reason) == [.reminder])
     }
 
+    /// A presenter a reload adds to the route is told at the next look;
+    /// the reminders of those told before still count from when they were
+    /// (they came as late as the added one was told after them).
+    @Test(arguments: StoreBackend.allCases) func eachPresentersReminderCountsFromWhenItWasTold(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let first = try grouped("db0", at: 0, interval: .seconds(60), repeatInterval: .seconds(600), presenters: ["chat"])
+        _ = try await store.submit([first])
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10).map(\.presenter) == ["chat"])
+        _ = try await deliverNotifications(store, at: 30)
+        var settings = first.groups[0].settings
+        settings.presenters = ["chat", "pager"]
+        #expect(try await store.followRoutes(["storms": settings], now: at(40)) == 1)
+        #expect(try await store.nextGroupDueTime() == at(90))
+        let added = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        #expect(added.map(\.presenter) == ["pager"] && added.map(\.reason) == [.first])
+        #expect(try await store.nextGroupDueTime() == at(630))
+        let chat = try await store.flushDueGroups(now: at(630), inhibitRules: [], limit: 10)
+        #expect(chat.map(\.presenter) == ["chat"] && chat.map(\.reason) == [.reminder])
+        #expect(try await store.nextGroupDueTime() == at(690))
+        let pager = try await store.flushDueGroups(now: at(690), inhibitRules: [], limit: 10)
+        #expect(pager.map(\.presenter) == ["pager"] && pager.map(\.reason) == [.reminder])
+        #expect(try await store.nextGroupDueTime() == at(1230))
+    }
+
     @Test(arguments: StoreBackend.allCases) func aGroupResolvesOnceWhenEveryMemberClosedThenEnds(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let subs = try (0..<3).map { try grouped("db\($0)", at: 0, interval: .seconds(60), presenters: ["chat"]) }
