@@ -28,6 +28,11 @@ import Testing
         let blocks = attachment["blocks"].array
         if blocks.isEmpty || blocks.count > 50 { problems.append("\(blocks.count) blocks") }
         for block in blocks.map(J.init) {
+            // Text objects: `verbatim` is for mrkdwn only, `emoji` for plain_text only.
+            for object in [block["text"]] + (block["fields"].array + block["elements"].array).map(J.init) where object["type"].string != "button" {
+                if object["verbatim"].exists && object["type"].string != "mrkdwn" { problems.append("verbatim on \(object["type"].value ?? "none")") }
+                if object["emoji"].exists && object["type"].string != "plain_text" { problems.append("emoji on \(object["type"].value ?? "none")") }
+            }
             switch block["type"].string {
             case "header":
                 if block["text"]["type"].string != "plain_text" { problems.append("header text must be plain_text") }
@@ -76,6 +81,9 @@ import Testing
         #expect(blocks[0]["text"]["text"].string == "🚨 Disk <full> & db1")
         // mrkdwn: the three characters Slack reserves are escaped, nothing else.
         #expect(blocks[1]["text"]["text"].string == "/var is at 98% &lt;b&gt;now&lt;/b&gt; &amp; rising")
+        // Verbatim, so "#general" or "@here" in an alert's text is not made a link or a mention.
+        #expect(blocks[1]["text"]["verbatim"].bool == true)
+        #expect(blocks[2]["fields"].array.allSatisfy { J($0)["verbatim"].bool == true })
         #expect(blocks[2]["fields"].array.map { J($0)["text"].string } == ["*env*\nprod", "*host*\ndb1"])
         let buttons = blocks[4]["elements"]
         #expect(buttons[0]["url"].string == ServiceFixtures.confirmLink)

@@ -209,7 +209,10 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     /// A `mrkdwn` object; what in `text` is the alert's is escaped by the caller.
+    /// Verbatim: otherwise Slack links channel names and parses mentions in
+    /// plain text, so whoever may send an alert could notify a channel;
+    /// the links alertd writes itself (`<url|label>`) are still links.
     static func mrkdwn(_ text: String) -> [String: Any] {
-        ["type": "mrkdwn", "text": text]
+        ["type": "mrkdwn", "text": text, "verbatim": true]
     }
 }
