@@ -20,6 +20,10 @@ extension CurrentProcess {
     /// `MADV_DONTNEED` on such a mapping loses nothing. A mapping with any
     /// anonymous page is left alone: that page was written (relocations
     /// under RELRO, a breakpoint) and would go back to the file's bytes.
+    /// Call it only while no other thread can be loading a library: the
+    /// loader maps a library's whole span read-only first, then maps and
+    /// relocates its writable part in place, and a span read here as clean
+    /// would lose those relocations.
     @discardableResult
     public static func releaseStartupPages() -> Int {
         var parser = ReadOnlyMapping.Parser()
