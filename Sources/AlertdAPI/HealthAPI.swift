@@ -28,7 +28,7 @@ public struct HealthAPI: Sendable {
     package struct Health: Codable, Equatable {
         /// `ok`, `degraded` (reads work, writes do not) or `unavailable`.
         package var status: String
-        /// `ok`, `unwritable` or `unavailable`.
+        /// `ok`, `unwritable`, `damaged` (the database file; until a restart on a repaired one) or `unavailable`.
         package var store: String
         package var dispatcher: String
         /// What is wrong, in sentences; absent when all is well.
@@ -71,14 +71,17 @@ public struct HealthAPI: Sendable {
             reasons.append(detailed ? error.message : "The store does not answer; alertd's log says why.")
         }
         let unwritable = counts == nil ? nil : writeFailure()
+        let damaged = unwritable?.code == .corrupt
         if let unwritable {
-            reasons.append(detailed ? unwritable.message : "The store cannot be written (a full, read-only or failing disk); alertd's log says why.")
+            reasons.append(detailed ? unwritable.message
+                : damaged ? "The store's database file is damaged; alertd's log says why."
+                : "The store cannot be written (a full, read-only or failing disk); alertd's log says why.")
         }
         let running = await dispatcherRunning()
         if !running { reasons.append("The dispatcher has stopped; nothing is delivered. Restart alertd.") }
         let status = counts == nil || !running ? "unavailable" : unwritable != nil ? "degraded" : "ok"
         let health = Health(
-            status: status, store: counts == nil ? "unavailable" : unwritable != nil ? "unwritable" : "ok",
+            status: status, store: counts == nil ? "unavailable" : damaged ? "damaged" : unwritable != nil ? "unwritable" : "ok",
             dispatcher: running ? "running" : "stopped", reason: reasons.isEmpty ? nil : reasons.joined(separator: " "),
             openAlerts: counts?.openAlerts, pendingDeliveries: counts.map { $0.pending + $0.inFlight },
             deadDeliveries: counts?.dead)

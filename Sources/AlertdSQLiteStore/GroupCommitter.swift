@@ -103,7 +103,8 @@ package final class GroupCommitter: Sendable {
     private func loop() {
         var nextProbe = DispatchTime.now()
         while true {
-            if let probe, writeFailure.error != nil {
+            // A damaged file is not probed: no write proves it repaired.
+            if let probe, writeFailure.error != nil, !writeFailure.isDamage {
                 // On a clock of its own, not only when idle: the dispatcher's
                 // frequent claims would keep an idle wait from ever running
                 // out, and they change no row, so they prove nothing.
@@ -168,7 +169,7 @@ package final class GroupCommitter: Sendable {
             for job in jobs { job.finish(nil) }
             return
         }
-        if outcome.isStorageFailure { writeFailure.record(StoreError.from(outcome, doing: "Writing to the store")) }
+        if outcome.isStorageFailure || outcome.isDamage { writeFailure.record(StoreError.from(outcome, doing: "Writing to the store")) }
         if jobs.count == 1 {
             jobs[0].finish(outcome)
             return

@@ -42,6 +42,7 @@ public final class SQLiteAlertStore: AlertStore {
         checkpointFrames: Int = 4_000
     ) throws(StoreError) {
         self.path = path
+        try Self.refuseOrphanedJournal(path)
         do throws(SQLiteError) {
             writeConnection = try SQLiteConnection(path: path)
         } catch {
@@ -114,6 +115,24 @@ public final class SQLiteAlertStore: AlertStore {
     /// What opening `path` would refuse, found without writing to it:
     /// another program's database, or one from a newer alertd. For
     /// `--check-config`; nothing when the file does not exist.
+    /// Refuses a journal (`-wal`) that holds frames beside a database file
+    /// that is missing or empty: deleted or cut outside alertd. SQLite
+    /// would start an empty store over it and discard the journal, and
+    /// with it every alert it held, without a word.
+    package static func refuseOrphanedJournal(_ path: String) throws(StoreError) {
+        func size(_ file: String) -> Int? {
+            guard let value = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] else { return nil }
+            // FoundationEssentials gives UInt; others have given Int or UInt64.
+            if let size = value as? UInt { return Int(clamping: size) }
+            if let size = value as? UInt64 { return Int(clamping: size) }
+            return value as? Int
+        }
+        guard let journal = size(path + "-wal"), journal > 0, (size(path) ?? 0) == 0 else { return }
+        throw StoreError(code: .corrupt, message: "The store \(path) is missing or empty, but its journal \(path)-wal holds \(journal) bytes: "
+            + "the database was deleted or cut short outside alertd, and opening it would throw the journal away with the alerts in it. "
+            + "Restore the database from a backup, or move both files aside to start with an empty store.")
+    }
+
     public static func checkCompatible(path: String) throws(StoreError) {
         let connection: SQLiteConnection
         do throws(SQLiteError) {

@@ -8,4 +8,10 @@ extension SQLiteError {
     package var isStorageFailure: Bool {
         ["readonly", "ioerr", "full", "cantopen", "perm", "busy", "locked"].contains(name)
     }
+
+    /// SQLite found the database file damaged: no write heals it, so the
+    /// store stays failed until alertd is restarted on a repaired file.
+    package var isDamage: Bool {
+        name == "corrupt" || name == "notadb"
+    }
 }

@@ -137,12 +137,19 @@ package final class WriteFailure: Sendable {
     /// The latest failure, nil while writes work.
     package var error: StoreError? { current.withLock { $0 } }
 
-    /// Keeps the latest failure's words (nil: writes work).
+    /// Keeps the latest failure's words (nil: writes work). A damaged
+    /// database (`store_corrupt`) stays the failure: a write that happens
+    /// to miss the damaged pages does not repair them, and health that
+    /// went back to ok while every claim failed hid that nothing was delivered.
     package func record(_ failure: StoreError?) {
         let turned = current.withLock { c -> Bool in
+            if c?.code == .corrupt { return false }
             defer { c = failure }
-            return (c == nil) != (failure == nil)
+            return (c == nil) != (failure == nil) || failure?.code == .corrupt
         }
         if turned { onChange(failure) }
     }
+
+    /// Whether the failure is a damaged database, which nothing but a restart on a repaired file clears.
+    package var isDamage: Bool { current.withLock { $0?.code == .corrupt } }
 }

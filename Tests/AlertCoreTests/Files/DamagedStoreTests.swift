@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import AlertdStore
+@testable import AlertdSQLite
+@testable import AlertdSQLiteStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A database file SQLite finds damaged in a write (a claim of deliveries)
+/// makes health say so, and keeps saying it: no later write repairs the
+/// damaged pages. Health had answered ok while every claim failed and
+/// nothing was delivered (found by a crash-consistency attack).
+@Suite struct DamagedStoreTests {
+    @Test func aDamagedDatabaseIsReportedUntilARestart() async throws {
+        // Deliveries owed to a receiver that is not there: pending at the stop.
+        let hook: [String: Any] = ["type": "webhook", "url": "http://127.0.0.1:\(try TestDaemon.freePort())/x"]
+        let d = try TestDaemon(config: ["presenters": ["hook": hook], "default_route": ["presenters": ["hook"]],
+                                        "retry": ["initial_delay": "1s", "max_delay": "2s", "jitter": false]])
+        try await d.start()
+        for i in 0..<20 { _ = try await d.send(["title": "owed \(i)"]) }
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+
+        // The deliveries table's first page, garbled; its due index (which health counts by) left whole.
+        let path = d.stateDir + "/alertd.db"
+        let (root, pageSize) = try { () throws -> (Int64, Int64) in
+            let c = try SQLiteConnection(path: path)
+            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return (try #require(try c.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'deliveries'")),
+                    try #require(try c.scalar("PRAGMA page_size")))
+        }()
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        file.write(Data(repeating: 0xA5, count: Int(pageSize)))
+        try file.close()
+
+        try await d.start(anyAnswer: true)
+        func health() async throws -> (Int, [String: Any]) {
+            let r = try await d.request("GET", "/v1/health")
+            return (r.status, try JSONSerialization.jsonObject(with: r.body) as? [String: Any] ?? [:])
+        }
+        let damaged = try await eventually(.seconds(10)) { try await health().1["store"] as? String == "damaged" }
+        let (status, body) = try await health()
+        #expect(damaged, "\(body) log:\n\(d.log)")
+        #expect(status == 503 && body["status"] as? String == "degraded", "\(body)")
+        #expect((body["reason"] as? String)?.contains("damaged") == true, "\(body)")
+        #expect(d.log.contains("database file is damaged; alertd cannot claim or record deliveries until it is restarted"), "\(d.log)")
+        // A write elsewhere may succeed; the damage stays said.
+        let silence = try await d.request("POST", "/api/v2/silences", json: [
+            "matchers": [["name": "a", "value": "b", "isRegex": false]], "startsAt": "2026-01-01T00:00:00Z",
+            "endsAt": "2100-01-01T00:00:00Z", "createdBy": "t", "comment": "c"])
+        #expect(silence.status == 200, "\(String(decoding: silence.body, as: UTF8.self))")
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await health().1["store"] as? String == "damaged")
+    }
+
+    /// A journal that holds frames beside a database file missing or
+    /// empty (deleted or cut outside alertd) is refused: SQLite would start
+    /// an empty store and throw the journal away, alerts and all, unsaid.
+    @Test func aJournalWithoutItsDatabaseIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/alertd.db"
+        try Data(repeating: 1, count: 5_000).write(to: URL(fileURLWithPath: path + "-wal"))
+        for database in [nil, Data()] {
+            if let database { try database.write(to: URL(fileURLWithPath: path)) }
+            let error = #expect(throws: StoreError.self) { try SQLiteAlertStore(path: path) }
+            #expect(error?.code == .corrupt, "\(String(describing: error))")
+            #expect(error?.message.contains("\(path)-wal holds 5000 bytes") == true, "\(String(describing: error))")
+        }
+        // An empty journal is no loss: the store opens (fresh).
+        try Data().write(to: URL(fileURLWithPath: path + "-wal"))
+        try FileManager.default.removeItem(atPath: path)
+        let store = try SQLiteAlertStore(path: path)
+        store.close()
+    }
+
+    /// Sticky by itself: a success after the damage does not clear it, where it clears a full disk.
+    @Test func damageIsNotClearedByALaterWrite() {
+        let changes = Mutex<[String?]>([])
+        let failure = WriteFailure { e in changes.withLock { $0.append(e?.code.rawValue) } }
+        failure.record(StoreError(code: .io, message: "full"))
+        failure.record(nil)
+        #expect(failure.error == nil)
+        failure.record(StoreError(code: .corrupt, message: "damaged"))
+        failure.record(nil)
+        failure.record(StoreError(code: .io, message: "full"))
+        #expect(failure.error?.code == .corrupt && failure.isDamage)
+        #expect(changes.withLock { $0 } == ["store_io", nil, "store_corrupt"])
+    }
+}
