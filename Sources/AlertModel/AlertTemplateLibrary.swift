@@ -51,6 +51,15 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
                 let at = "templates.\(name).\(key)"
                 if stringFields.contains(key) {
                     guard let s = value as? String else { problems.append("\(at): must be a string"); continue }
+                    // Fixed values are checked with the file, not at each use; one with
+                    // placeholders can only be checked filled.
+                    if AlertTemplate.placeholderNames(in: s).isEmpty {
+                        if key == "severity", Severity(rawValue: s.lowercased()) == nil {
+                            problems.append("\(at): `\(s)` is not a severity; use one of: \(Severity.spellings)")
+                        } else if key == "expires_after", AlertDuration(parsing: s) == nil {
+                            problems.append("\(at): `\(s)` is not a duration; use a number with a unit, e.g. 90s, 30m, 2h, 1d")
+                        }
+                    }
                     switch key {
                     case "title": t.title = s
                     case "message": t.message = s

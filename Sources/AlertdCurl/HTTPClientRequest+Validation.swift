@@ -12,6 +12,15 @@ extension HTTPClientRequest {
         }
     }
 
+    /// Whether `name` is a header that frames the message or manages the
+    /// connection, which libcurl writes from what it sends: given by a
+    /// configuration, `Content-Length: 5` or `Transfer-Encoding: chunked`
+    /// made the receiver read a body that was not the one sent.
+    package static func transportOwnsHeader(named name: String) -> Bool {
+        ["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "expect"]
+            .contains(name.lowercased())
+    }
+
     /// Why a header cannot be sent as given, or nil: its name must be an
     /// HTTP token, and its value may hold no control character but tab
     /// (RFC 9110 §5.5; a line break would be header injection). Checked

@@ -62,8 +62,10 @@ extension AlertdCommand {
                         """),
                     ManualPage.Item("SIGHUP", """
                         Reload: read the configuration file again and apply it. Presenters, routes, retries, \
-                        limits, templates, retention and the shutdown grace change at once; `api` settings, `state_dir`, \
-                        the store's place and `limits.max_body_bytes` only on restart (alertd logs which were kept). \
+                        limits, templates, inhibitions, `actions`, retention, the `dispatcher` settings and the \
+                        token files change at once; the other `api` settings (listeners, socket, `public_url`, \
+                        threads), `state_dir`, the store's place and `limits.max_body_bytes` only on restart \
+                        (alertd logs which were kept). \
                         An invalid configuration is logged and the \
                         running one kept. `systemctl reload alertd` sends it.
                         """),

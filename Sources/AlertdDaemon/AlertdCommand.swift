@@ -79,7 +79,12 @@ public struct AlertdCommand: CLICommand {
                 _ = try await AlertDaemon.open(config, mode: .check, logger: log)
             } catch {
                 // Said of the file too: most name one of its keys, and the rest what it led to.
-                lines += error.problems.map { "\(configPath ?? "<defaults>"): \($0.message)" }
+                // Building meets again some of what reading found (a secret, `actions.allow`),
+                // under a shorter path: said once, where the key is named in full.
+                let read = Set(problems.map { Self.withoutPath(Substring($0)) })
+                lines += error.problems.flatMap { $0.message.split(separator: "\n") }
+                    .filter { !read.contains(Self.withoutPath($0)) }
+                    .map { "\(configPath ?? "<defaults>"): \($0)" }
             }
         }
         guard lines.isEmpty else {
@@ -88,6 +93,16 @@ public struct AlertdCommand: CLICommand {
         }
         context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
         return .success
+    }
+
+    /// A problem without the key path it opens with (`actions.allow[0]: `, `[0]: `).
+    private static func withoutPath(_ line: Substring) -> Substring {
+        var rest = line
+        while let colon = rest.firstIndex(of: ":"), colon != rest.startIndex, !rest[..<colon].contains(" "),
+              rest[colon...].dropFirst().first == " " {
+            rest = rest[colon...].dropFirst(2)
+        }
+        return rest
     }
 
     /// Runs the daemon on the signals in `context`; with `--check-config`,

@@ -40,7 +40,9 @@ extension DaemonConfiguration {
     /// ``read(from:stateDirectory:)`` of bytes.
     private static func read(_ data: Data, stateDirectory: String?) -> (DaemonConfiguration?, [String]) {
         let root: Any
-        do { root = try StrictJSON.parse(data) } catch {
+        // A key set to null is a key left out (CONFIGURATION.md), everywhere:
+        // each section reading its own nulls missed some, which refused them.
+        do { root = StrictJSON.droppingNullMembers(try StrictJSON.parse(data)) } catch {
             return (nil, ["not valid JSON: \(error.description)"])
         }
         let r = JSONConfigReader()
@@ -56,7 +58,10 @@ extension DaemonConfiguration {
         if let api = r.object(top["api"], at: "api", allowed: ["socket", "socket_mode", "listen", "token_file", "tokens_file", "threads", "public_url"]) {
             config.api.socketPath = r.string(api, "socket", at: "api")
             if let mode = r.string(api, "socket_mode", at: "api") {
-                if let m = UInt16(mode, radix: 8), m <= 0o777 { config.api.socketMode = m } else {
+                // Digits only: UInt16(_:radix:) also takes a sign ("+660").
+                if mode.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }), let m = UInt16(mode, radix: 8), m <= 0o777 {
+                    config.api.socketMode = m
+                } else {
                     r.problem("api.socket_mode", "must be an octal mode such as \"0660\", got \"\(mode)\"")
                 }
             }
@@ -229,6 +234,10 @@ extension DaemonConfiguration {
         let source = matchers("source_matchers")
         let target = matchers("target_matchers")
         let equal = r.strings(obj, "equal", at: path) ?? []
+        // A label missing on both sides counts as equal: a misspelt one would widen the rule unseen.
+        for (i, name) in equal.enumerated() where !AlertSpec.isValidLabelName(name) {
+            r.problem("\(r.join(path, "equal"))[\(i)]", "\"\(name)\" is not a label name (letters, digits and _, not starting with a digit)")
+        }
         guard !source.isEmpty, !target.isEmpty else { return nil }
         return InhibitRule(sourceMatchers: source, targetMatchers: target, equal: equal)
     }
@@ -269,10 +278,7 @@ extension DaemonConfiguration {
             }
             return nil
         }
-        guard let names = r.strings(obj, "group_by", at: path) else {
-            if obj["group_by"].map(StrictJSON.isNull) == true { r.problem(path + ".group_by", "must be a list of label names") }
-            return nil
-        }
+        guard let names = r.strings(obj, "group_by", at: path) else { return nil }
         var by: [String]? = []
         if names.contains("...") {
             if names.count > 1 { r.problem(path + ".group_by", "\"...\" (every label) stands alone; remove the other names") }

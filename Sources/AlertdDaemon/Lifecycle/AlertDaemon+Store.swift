@@ -36,6 +36,10 @@ extension AlertDaemon {
         switch mode {
         case .run:
             let lock = try claimStateDirectory(config.stateDirectory, log: log)
+            do throws(DaemonError) { try requireStoreDirectory(config, mode: mode) } catch {
+                lock.release()
+                throw error
+            }
             do {
                 let store = try SQLiteAlertStore(
                     path: path, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "store"))
@@ -49,6 +53,8 @@ extension AlertDaemon {
             }
         case .check:
             try checkWritableDirectory(config.stateDirectory, role: "state directory")
+            try requireStoreDirectory(config, mode: mode)
+            do { try SQLiteAlertStore.refuseOrphanedJournal(path) } catch { throw DaemonError(error) }
             if FileManager.default.fileExists(atPath: path) {
                 guard FileManager.default.isReadableFile(atPath: path), FileManager.default.isWritableFile(atPath: path) else {
                     throw DaemonError(code: .store, message: "The store \(path) cannot be read and written by this user; check as the user alertd runs as, or fix the file's owner.")
@@ -95,6 +101,7 @@ extension AlertDaemon {
             }
         case .check:
             try checkWritableDirectory(config.stateDirectory, role: "state directory")
+            try requireStoreDirectory(config, mode: mode)
             do { try PostgresAlertStore.checkCompatible(url: url) } catch { throw DaemonError(error) }
             return OpenedStore(store: InMemoryAlertStore(), path: redacted, lastWriteFailure: { nil }, close: {})
         }
@@ -113,7 +120,10 @@ extension AlertDaemon {
     /// written) and when they work again.
     private static func writeFailureLogger(_ log: Logger, _ noun: String) -> @Sendable (StoreError?) -> Void {
         { failure in
-            if let failure {
+            if let failure, failure.code == .corrupt {
+                log.critical("the \(noun)'s database file is damaged; alertd cannot claim or record deliveries until it is restarted on a repaired file",
+                             ["error": failure.message])
+            } else if let failure {
                 log.error("the \(noun) cannot be written; alerts are refused until a write succeeds", ["error": failure.message])
             } else {
                 log.notice("the \(noun) takes writes again")
@@ -141,6 +151,19 @@ extension AlertDaemon {
 
     /// A directory alertd writes in must be one and be writable, or, when
     /// absent, be creatable: its nearest existing ancestor writable.
+    /// alertd creates the state directory and no other: a `store.path` in
+    /// a directory that does not exist is refused saying so, by
+    /// `--check-config` as by a start (which had failed with SQLite's
+    /// "unable to open database file", and the check had passed it).
+    private static func requireStoreDirectory(_ config: DaemonConfiguration, mode: Mode) throws(DaemonError) {
+        let directory = Directory.parent(of: config.resolvedStorePath)
+        func standardized(_ path: String) -> String { URL(fileURLWithPath: path.isEmpty ? "." : path).standardizedFileURL.path }
+        // Checking, the state directory may be one the start will create.
+        if case .check = mode, standardized(directory) == standardized(config.stateDirectory) { return }
+        guard case .failure = FileStatus.of(directory.isEmpty ? "." : directory) else { return }
+        throw DaemonError(code: .store, message: "The store's directory \(directory) does not exist, and alertd creates only the state directory: create it for the user alertd runs as, or change store.path.")
+    }
+
     private static func checkWritableDirectory(_ path: String, role: String) throws(DaemonError) {
         let files = FileManager.default
         let path = path.isEmpty ? "." : path

@@ -250,7 +250,8 @@ public final class AlertDaemon: Sendable {
         guard let c = try? await store.counts() else { return "Store not answering" }
         let counts = "\(c.openAlerts) open alerts, \(c.pending + c.inFlight) deliveries pending, \(c.dead) dead"
         guard let failure = storeWriteFailure() else { return counts }
-        return "Degraded, store not writable, alerts refused: \(failure.message) (\(counts))"
+        let what = failure.code == .corrupt ? "store damaged, deliveries may have stopped" : "store not writable, alerts refused"
+        return "Degraded, \(what): \(failure.message) (\(counts))"
     }
 
     /// Applies a new configuration: presenters, routes, retry policy,
@@ -284,7 +285,7 @@ public final class AlertDaemon: Sendable {
         }
         await warnOfRemovedPresenters(Set(old.presenters.map(\.name)).subtracting(new.presenters.map(\.name)))
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
-                                     inhibitRules: new.inhibitRules)
+                                     inhibitRules: new.inhibitRules, linkLifetime: new.actions.linkLifetime)
         await maintenance.reconfigure(retention: new.store.retention)
         let grouped = Set(intake.current.router.groupSettings.keys)
         intake.update(settings)

@@ -16,8 +16,9 @@ public struct ActionLinkSigner: Sendable, Equatable {
     package let key: [UInt8]
     /// The base URL people reach the API at, e.g. `https://alertd.example`.
     public let publicURL: String
-    /// How long a link stays valid when the alert does not expire sooner.
-    public let lifetime: Duration
+    /// How long a link stays valid when the alert does not expire sooner
+    /// (`actions.link_lifetime`, which a reload changes).
+    public var lifetime: Duration
 
     public init(key: [UInt8], publicURL: String, lifetime: Duration = .seconds(7 * 24 * 3600)) {
         self.key = key

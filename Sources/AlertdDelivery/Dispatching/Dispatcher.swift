@@ -39,7 +39,7 @@ public actor Dispatcher: Service {
 
     public nonisolated let name = "dispatcher"
     private let store: any AlertStore
-    private let links: ActionLinkSigner?
+    private var links: ActionLinkSigner?
     private var presenters: PresenterSet
     private var retry: RetryPolicy
     private let log: Logger
@@ -267,9 +267,12 @@ public actor Dispatcher: Service {
     /// Swaps presenters and retry policy; deliveries already in flight finish
     /// with the presenter they started with. Changed `inhibit` rules screen
     /// every delivery an inhibition holds again: a removed rule lets go of
-    /// its targets now, not at the hourly recheck.
-    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil) async {
+    /// its targets now, not at the hourly recheck. Links signed from now on
+    /// are valid for `linkLifetime`.
+    public func reconfigure(presenters: PresenterSet, retry: RetryPolicy, claimLease: Duration? = nil, inhibitRules: [InhibitRule]? = nil,
+                            linkLifetime: Duration? = nil) async {
         sweepOrphans = true
+        if let linkLifetime { links?.lifetime = linkLifetime }
         storeChanged()
         if let inhibitRules, inhibitRules != self.inhibitRules {
             self.inhibitRules = inhibitRules

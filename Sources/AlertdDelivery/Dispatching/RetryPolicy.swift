@@ -53,7 +53,8 @@ public struct RetryPolicy: Sendable, Equatable {
         }
         let next = now.addingTimeInterval(delay)
         guard next.timeIntervalSince(createdAt) > maxAge.seconds else { return .retry(at: next, error: reason) }
-        let maxAgeText = AlertDuration(seconds: maxAge.components.seconds).description
+        // Whole seconds as written (`1h30m`); "2s" for a max_age of 2500ms read as a different setting.
+        let maxAgeText = maxAge.components.attoseconds == 0 ? AlertDuration(seconds: maxAge.components.seconds).description : maxAge.alertdDescription
         if let retryAfter, now.timeIntervalSince(createdAt) + initialDelay.seconds <= maxAge.seconds {
             // Only the receiver's wait goes past max_age; say so, not "too old".
             let asked = AlertDuration(seconds: retryAfter.wholeSecondsRoundedUp).description

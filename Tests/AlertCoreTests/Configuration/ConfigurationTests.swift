@@ -208,6 +208,42 @@ import Testing
         }
     }
 
+    /// `null` is the same as leaving the key out, for every key: sections
+    /// that read their own nulls had refused `presenters`, `routes`,
+    /// `default_route`, `inhibit`, `group_by` and `rate` set to null.
+    @Test func aKeySetToNullIsAKeyLeftOut() throws {
+        let config = try parse(#"{"presenters": null, "routes": null, "default_route": null, "inhibit": null, "retry": null}"#)
+        #expect(config.presenters.map(\.name) == DaemonConfiguration().presenters.map(\.name))
+        #expect(config.routes.isEmpty && config.inhibitRules.isEmpty)
+        let nested = try parse(#"""
+            {"presenters": {"w": {"type": "webhook", "url": "http://127.0.0.1:9/x", "rate": null, "secret": null}},
+             "routes": [{"presenters": ["w"], "group_by": null, "match": null}], "api": {"listen": null}}
+            """#)
+        #expect(nested.routes.count == 1 && nested.routes.first?.grouping == nil)
+        #expect(nested.presenters.map(\.name) == ["w"] && nested.presenters.first?.rateLimit == nil)
+        // A list's null is not a key: a route that is null is still refused.
+        #expect(problems(#"{"routes": [null]}"#) == ["routes[0]: must be an object"])
+    }
+
+    /// Label names in `inhibit[].equal` are checked: a label missing on both
+    /// sides counts as equal, so a misspelt one widened the rule unseen.
+    @Test func anInhibitionsEqualLabelsAreLabelNames() {
+        func rule(_ equal: String) -> String {
+            #"{"inhibit": [{"source_matchers": ["a=\"b\""], "target_matchers": ["c=\"d\""], "equal": [\#(equal)]}]}"#
+        }
+        #expect(problems(rule(#""instance", "job""#)).isEmpty)
+        #expect(problems(rule(#""instance", "1 bad""#))
+                == [#"inhibit[0].equal[1]: "1 bad" is not a label name (letters, digits and _, not starting with a digit)"#])
+    }
+
+    /// A socket mode is octal digits; `UInt16(_:radix:)` alone took "+660".
+    @Test func aSocketModeIsOctalDigitsOnly() throws {
+        #expect(try parse(#"{"api": {"socket_mode": "0640"}}"#).api.socketMode == 0o640)
+        for bad in ["+660", "-0", "0o660", "0778", "1777", ""] {
+            #expect(problems(#"{"api": {"socket_mode": "\#(bad)"}}"#) == [#"api.socket_mode: must be an octal mode such as "0660", got "\#(bad)""#], "\(bad)")
+        }
+    }
+
     @Test func everyProblemIsReportedWithItsPath() {
         let p = problems("""
         {

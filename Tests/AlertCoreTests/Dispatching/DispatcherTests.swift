@@ -774,6 +774,11 @@ actor ScriptedPresenter: AlertPresenter {
         let old = policy.settle(reason: "500", retryable: true, retryAfter: nil, attempt: 9, createdAt: created.addingTimeInterval(-3599), now: created)
         guard case .dead(let oldWhy) = old else { Issue.record("expected dead: \(old)"); return }
         #expect(oldWhy.hasPrefix("500 (gave up: the next retry would fall past retry.max_age of 1h"))
+        // A max_age of milliseconds is said as written, not cut to whole seconds ("2s").
+        policy.maxAge = .milliseconds(2_500)
+        let short = policy.settle(reason: "500", retryable: true, retryAfter: nil, attempt: 1, createdAt: created.addingTimeInterval(-2), now: created)
+        guard case .dead(let shortWhy) = short else { Issue.record("expected dead: \(short)"); return }
+        #expect(shortWhy.hasPrefix("500 (gave up: the next retry would fall past retry.max_age of 2.5s"), "\(shortWhy)")
     }
 
     /// A receiver's `Retry-After: 9223372036854775807` crashed the daemon

@@ -59,6 +59,50 @@ import Testing
         #expect(shortKey.stderr.contains("/nonexistent/token"))
     }
 
+    /// A store in a directory that does not exist: alertd creates only the
+    /// state directory, so the check refuses it as the start does (the
+    /// check had passed it and the start failed with SQLite's "unable to
+    /// open database file"). One in the state directory still passes
+    /// before that directory exists.
+    @Test func aStoreInADirectoryThatDoesNotExistIsRefusedByTheCheckAndTheStart() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"{"store": {"path": "nodir/x.db"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let state = dir.path + "/state"
+        let checked = try await check(config, stateDir: state)
+        #expect(checked.exitCode == 65)
+        #expect(checked.stderr.contains("The store's directory \(state)/nodir does not exist"), "\(checked.stderr)")
+        let started = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--config", config, "--state-dir", state, "--socket", dir.path + "/s"])
+        #expect(started.exitCode != 0)
+        #expect(started.stderr.contains("The store's directory \(state)/nodir does not exist"), "\(started.stderr)")
+        for path in ["./x.db", "x.db", state + "/x.db"] {
+            try #"{"store": {"path": "\#(path)"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+            let fine = try await check(config, stateDir: dir.path + "/fresh")
+            #expect(fine.exitCode == 0, "\(path): \(fine.stderr)")
+        }
+    }
+
+    /// What reading the file found and building meets again (a secret, a
+    /// handler URL prefix) is said once, under its full key; each line of
+    /// a problem that holds several names the file.
+    @Test func aProblemIsSaidOnceWithItsKey() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"""
+            {"actions": {"allow": ["https://x.example/a?b=1"]},
+             "presenters": {"h": {"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "short"},
+                            "g": {"type": "webhook", "url": "http://127.0.0.1:9/x", "secret_file": "/nonexistent/secret"}}}
+            """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await check(config, stateDir: dir.path + "/state")
+        #expect(result.exitCode == 65)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.contains("x.example") } == ["\(config): actions.allow[0]: `https://x.example/a?b=1` must be a plain http(s) URL prefix, without user info, query or encoded separators"], "\(lines)")
+        #expect(lines.filter { $0.contains("webhook secret") }.count == 1, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("\(config): presenters.h.secret: ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("\(config): presenters.g: ") && $0.contains("/nonexistent/secret") }, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix(config + ": ") }, "\(lines)")
+    }
+
     /// On PostgreSQL the check connects, as a start would, and looks at
     /// the database without changing it: one nothing listens for, or
     /// another program's, fails the check rather than the start.

@@ -158,6 +158,32 @@ import Glibc
         #expect(try await d.request("POST", "/v1/alerts", json: body).status == 413)
     }
 
+    /// `actions.link_lifetime` changes with a reload, like the rest of
+    /// `actions`: the signer was made once at start and kept it unsaid.
+    @Test func aReloadChangesHowLongNewActionLinksLast() async throws {
+        let receiver = try WebhookReceiver()
+        let hook: [String: Any] = ["type": "webhook", "url": receiver.url]
+        var config: [String: Any] = ["api": ["public_url": "https://alertd.example"], "actions": ["link_lifetime": "1h"],
+                                     "presenters": ["hook": hook], "default_route": ["presenters": ["hook"]]]
+        let d = try TestDaemon(config: config)
+        try await d.start()
+        /// Seconds from now until the confirm link of the `n`th delivery expires.
+        func linkLifetime(_ n: Int) async throws -> Double {
+            let sent = Date()
+            _ = try await d.send(["title": "t\(n)", "confirm": ["label": "OK", "url": "https://hooks.example/ok"]])
+            #expect(await receiver.wait(timeout: .seconds(10)) { $0.count >= n })
+            let alert = try #require(receiver.received[n - 1].json["alert"] as? [String: Any])
+            let link = try #require((alert["confirm"] as? [String: Any])?["link"] as? String)
+            let expires = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "expires" }?.value.flatMap(Double.init))
+            return expires - sent.timeIntervalSince1970
+        }
+        #expect(abs(try await linkLifetime(1) - 3_600) < 5)
+        config["actions"] = ["link_lifetime": "2h"]
+        try await d.reload(config)
+        #expect(!d.log.contains("kept until restart"), "\(d.log)")
+        #expect(abs(try await linkLifetime(2) - 7_200) < 5)
+    }
+
     /// A presenter a reload takes out (renamed, say) leaves what it still
     /// owed dead; the reload's log says so once, with how many and the way
     /// back, where only a line per dead delivery had.

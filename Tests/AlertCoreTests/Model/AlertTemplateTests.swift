@@ -119,7 +119,9 @@ import Testing
             {"templates": {
               "a": {"title": 1, "labels": {"x": 2}, "colour": "red"},
               "b": {"confirm": {"label": "OK"}, "cancel": {"label": "No", "url": "https://x.example", "method": "DELETE"}},
-              "c": "not an object"
+              "c": "not an object",
+              "d": {"title": "t", "severity": "nope", "expires_after": "soon"},
+              "e": {"title": "t", "severity": "{{sev}}", "expires_after": "{{ttl}}"}
             }}
             """
         #expect {
@@ -133,6 +135,8 @@ import Testing
                 "templates.b.cancel.method: must be one of POST, PUT, PATCH, GET",
                 "templates.b.confirm: must be an object with string fields label and url (and optionally method)",
                 "templates.c: must be an object",
+                "templates.d.expires_after: `soon` is not a duration; use a number with a unit, e.g. 90s, 30m, 2h, 1d",
+                "templates.d.severity: `nope` is not a severity; use one of: \(Severity.spellings)",
             ]
         }
     }

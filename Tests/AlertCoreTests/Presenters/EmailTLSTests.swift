@@ -46,6 +46,9 @@ struct EmailTLSTests {
         #expect(ServiceFixtures.read(EmailPresenterConfiguration.self, [
             "url": "smtps://h", "from": "a@example.com", "to": ["b@example.com"], "tls": "optional", "username": "u", "password": "p",
         ]).1.isEmpty, "smtps:// is TLS from the first byte")
+        #expect(ServiceFixtures.read(EmailPresenterConfiguration.self, [
+            "url": "smtps://h", "from": "a@example.com", "to": ["b@example.com"], "tls": "none",
+        ]).1 == ["presenters.p.tls: none is for smtp://; smtps:// is TLS from the start, so leave tls out, or use smtp://"])
     }
 
     @Test func smtpsIsTLSFromTheFirstByte() async throws {

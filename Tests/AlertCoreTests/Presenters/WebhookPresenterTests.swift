@@ -149,6 +149,11 @@ import Testing
                                                                           "headers": ["content-type": "text/plain", "Webhook-Id": "x", "X-Team": "ops"]]).1
             == ["presenters.p.headers: `Webhook-Id` is set by alertd on every request and cannot be replaced; leave it out",
                 "presenters.p.headers: `content-type` is set by alertd on every request and cannot be replaced; leave it out"])
+        // So are those that frame the body or manage the connection (a receiver read `Content-Length: 5` of a longer body); Host may be set.
+        #expect(ServiceFixtures.read(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1/",
+                                                                          "headers": ["Content-Length": "5", "transfer-encoding": "chunked", "Host": "hooks.internal"]]).1
+            == ["presenters.p.headers: `Content-Length` frames the request or manages the connection, which alertd does itself; leave it out",
+                "presenters.p.headers: `transfer-encoding` frames the request or manages the connection, which alertd does itself; leave it out"])
     }
 
     @Test func rejectsUnusableSecrets() {

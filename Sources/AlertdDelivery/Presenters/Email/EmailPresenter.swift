@@ -111,6 +111,11 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
             reader.problem(reader.join(path, "tls"), "optional would send the password in the clear to a server that does not offer STARTTLS; "
                            + "leave tls out (required, the default with a password), or say none to allow that")
         }
+        // smtps:// is TLS from the start, whatever tls says: `none` would
+        // promise a plain connection that does not happen.
+        if tls == .none, url.lowercased().hasPrefix("smtps://") {
+            reader.problem(reader.join(path, "tls"), "none is for smtp://; smtps:// is TLS from the start, so leave tls out, or use smtp://")
+        }
         caFile = reader.string(object, "ca_file", at: path)
         if let d = reader.duration(object, "connect_timeout", at: path) { connectTimeout = d }
         if let d = reader.duration(object, "timeout", at: path) { timeout = d }

@@ -96,6 +96,8 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
                 // One given here would be replaced unseen.
                 if StandardWebhookSigner.setsHeader(named: name) {
                     reader.problem(path + ".headers", "`\(name)` is set by alertd on every request and cannot be replaced; leave it out")
+                } else if HTTPClientRequest.transportOwnsHeader(named: name) {
+                    reader.problem(path + ".headers", "`\(name)` frames the request or manages the connection, which alertd does itself; leave it out")
                 }
             }
         }
