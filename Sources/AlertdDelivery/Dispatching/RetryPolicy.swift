@@ -22,6 +22,12 @@ public struct RetryPolicy: Sendable, Equatable {
 
     public init() {}
 
+    /// `maxAge` for messages: whole seconds as written (`1h30m`); one of
+    /// milliseconds as such ("2s" for 2500ms read as another setting).
+    package var maxAgeText: String {
+        maxAge.components.attoseconds == 0 ? AlertDuration(seconds: maxAge.components.seconds).description : maxAge.alertdDescription
+    }
+
     /// The wait after failed attempt number `attempt` (1-based), before jitter.
     public func backoff(afterAttempt attempt: Int) -> Duration {
         var seconds = initialDelay.seconds
@@ -53,8 +59,6 @@ public struct RetryPolicy: Sendable, Equatable {
         }
         let next = now.addingTimeInterval(delay)
         guard next.timeIntervalSince(createdAt) > maxAge.seconds else { return .retry(at: next, error: reason) }
-        // Whole seconds as written (`1h30m`); "2s" for a max_age of 2500ms read as a different setting.
-        let maxAgeText = maxAge.components.attoseconds == 0 ? AlertDuration(seconds: maxAge.components.seconds).description : maxAge.alertdDescription
         if let retryAfter, now.timeIntervalSince(createdAt) + initialDelay.seconds <= maxAge.seconds {
             // Only the receiver's wait goes past max_age; say so, not "too old".
             let asked = AlertDuration(seconds: retryAfter.wholeSecondsRoundedUp).description
