@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "AlertdPOSIX", dependencies: ["AlertModel"]),
         .target(name: "AlertdSQLite", dependencies: ["CSQLite"]),
         .target(name: "AlertdPostgres", dependencies: ["CPostgreSQL", "AlertdPOSIX", "AlertModel"]),
-        .target(name: "AlertdCrypto", dependencies: ["CCrypto"]),
+        .target(name: "AlertdCrypto", dependencies: ["CCrypto", "AlertdPOSIX"]),
         .target(name: "AlertdHTTP", dependencies: ["AlertModel"]),
         .target(name: "AlertdCurl", dependencies: ["CCurl", "AlertdHTTP", "AlertdPOSIX"]),
         .target(name: "AlertdHTTPServer", dependencies: ["CMicroHTTPD", "AlertdHTTP", "AlertdPOSIX"]),

@@ -5,6 +5,7 @@ import CCrypto
 public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     guard a.count == b.count else { return false }
     guard !a.isEmpty else { return true }
+    CryptoLibrary.loaded
     return a.withUnsafeBytes { x in
         b.withUnsafeBytes { y in alertd_crypto_memcmp(x.baseAddress, y.baseAddress, a.count) == 0 }
     }

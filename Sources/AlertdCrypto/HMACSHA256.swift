@@ -7,6 +7,7 @@ public enum HMACSHA256 {
 
     /// The 32-byte MAC of `message` under `key`.
     public static func authenticate(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        CryptoLibrary.loaded
         var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         // OpenSSL wants a non-null key pointer even for an empty key.

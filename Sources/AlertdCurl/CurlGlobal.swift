@@ -1,4 +1,5 @@
 import CCurl
+import AlertdPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +8,9 @@ import Glibc
 /// libcurl's process-wide setup, which must run once before any other
 /// libcurl call, by whichever client comes first.
 enum CurlGlobal {
+    /// The first libcurl call loads it (``LibraryLoading``).
     private static let done: Void = {
-        _ = alertd_curl_global_init(Int(CURL_GLOBAL_ALL))
+        LibraryLoading.run { _ = alertd_curl_global_init(Int(CURL_GLOBAL_ALL)) }
     }()
 
     static func initialize() { done }

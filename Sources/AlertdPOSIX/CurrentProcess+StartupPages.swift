@@ -20,18 +20,17 @@ extension CurrentProcess {
     /// `MADV_DONTNEED` on such a mapping loses nothing. A mapping with any
     /// anonymous page is left alone: that page was written (relocations
     /// under RELRO, a breakpoint) and would go back to the file's bytes.
-    /// Call it only while no other thread can be loading a library: the
-    /// loader maps a library's whole span read-only first, then maps and
-    /// relocates its writable part in place, and a span read here as clean
-    /// would lose those relocations.
+    /// Loads made through ``LibraryLoading`` wait for it (see there why).
     @discardableResult
     public static func releaseStartupPages() -> Int {
-        var parser = ReadOnlyMapping.Parser()
-        guard case .success = FileDescriptorReader.forEachLine(ofFile: "/proc/self/smaps", { parser.add($0) }) else { return 0 }
         var released = 0
-        for mapping in parser.finish() where mapping.isFileBacked && mapping.anonymousKB == 0 {
-            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
-                released += mapping.residentKB
+        LibraryLoading.run {
+            var parser = ReadOnlyMapping.Parser()
+            guard case .success = FileDescriptorReader.forEachLine(ofFile: "/proc/self/smaps", { parser.add($0) }) else { return }
+            for mapping in parser.finish() where mapping.isFileBacked && mapping.anonymousKB == 0 {
+                if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
+                    released += mapping.residentKB
+                }
             }
         }
         return released

@@ -34,14 +34,6 @@ extension AlertDaemon {
         let handler = Task {
             await handle(signals, group: group, notifier: notifier, reloadConfiguration: reloadConfiguration)
         }
-        // Starting is over; the code and tables only it read need not stay
-        // mapped. A procfs read and a madvise per library: no wait on a disk.
-        // Done before any service runs, so no thread can be loading a
-        // library meanwhile (libcurl at a first delivery, an NSS module at a
-        // first lookup): a mapping seen clean, then written by the loader,
-        // went back to the file's bytes, and the process died in the loader
-        // about once in fifty restarts with deliveries due.
-        CurrentProcess.releaseStartupPages()
         var failure: DaemonError?
         do {
             try await group.run()

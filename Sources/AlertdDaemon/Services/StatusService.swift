@@ -44,6 +44,10 @@ package actor StatusService: Service {
                 log.warning("cannot notify the service manager", ["error": error.message])
             }
         }
+        // Starting is over; the code and tables only it read need not stay
+        // mapped. A procfs read and a madvise per library: no wait on a disk.
+        // A first delivery loading libcurl meanwhile waits (LibraryLoading).
+        CurrentProcess.releaseStartupPages()
     }
 
     package func run() async {

@@ -1,5 +1,6 @@
-import AlertdPOSIX
-import FoundationEssentials
+@testable import AlertdPOSIX
+import Foundation
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -91,6 +92,27 @@ import Glibc
         var expected = content
         expected[4096 + 7] = 0xA5
         #expect(Array(UnsafeRawBufferPointer(start: written, count: size)) == expected)
+    }
+
+    /// A library load (``LibraryLoading``) and a release exclude each other:
+    /// a release that read a span the loader was still relocating as clean
+    /// threw the relocations away, and the daemon died in the loader (one
+    /// restart in about fifty with deliveries due).
+    @Test func aReleaseWaitsForALibraryLoadUnderWay() async throws {
+        let loading = Mutex(false)
+        let loader = Thread {
+            LibraryLoading.run {
+                loading.withLock { $0 = true }
+                usleep(200_000)
+                loading.withLock { $0 = false }
+            }
+        }
+        loader.start()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !loading.withLock({ $0 }), ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(loading.withLock { $0 }, "the load did not start")
+        CurrentProcess.releaseStartupPages()
+        #expect(!loading.withLock { $0 }, "the release ran while a library was loading")
     }
 
     /// The real daemon, once ready: GnuTLS, which Debian's libmicrohttpd
