@@ -70,17 +70,6 @@ package enum StrictJSON {
         value is JSONNull
     }
 
-    /// `value` with every object member whose value is `null` left out, at
-    /// any depth, for documents where `null` means the same as leaving the
-    /// key out (a list's `null` elements stay: they are not keys).
-    package static func droppingNullMembers(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            return object.compactMapValues { isNull($0) ? nil : droppingNullMembers($0) }
-        }
-        if let list = value as? [Any] { return list.map(droppingNullMembers) }
-        return value
-    }
-
     /// True for JSON `true` and `false` (and never for a number).
     package static func isBoolean(_ value: Any) -> Bool {
         value is Bool

@@ -81,9 +81,13 @@ public struct AlertdCommand: CLICommand {
                 // Said of the file too: most name one of its keys, and the rest what it led to.
                 // Building meets again some of what reading found (a secret, `actions.allow`),
                 // under a shorter path: said once, where the key is named in full.
-                let read = Set(problems.map { Self.withoutPath(Substring($0)) })
+                let read = problems.map { Self.split(Substring($0)) }
                 lines += error.problems.flatMap { $0.message.split(separator: "\n") }
-                    .filter { !read.contains(Self.withoutPath($0)) }
+                    .filter { line in
+                        let (path, core) = Self.split(line)
+                        // The same words of the same key: its path's parts all in the key's.
+                        return !read.contains { $0.core == core && path.allSatisfy($0.path.joined(separator: ".").contains) }
+                    }
                     .map { "\(configPath ?? "<defaults>"): \($0)" }
             }
         }
@@ -95,14 +99,16 @@ public struct AlertdCommand: CLICommand {
         return .success
     }
 
-    /// A problem without the key path it opens with (`actions.allow[0]: `, `[0]: `).
-    private static func withoutPath(_ line: Substring) -> Substring {
-        var rest = line
+    /// A problem as the key path it opens with, in parts (`actions`, `[0]`
+    /// of `actions: [0]: `), and the words after it.
+    private static func split(_ line: Substring) -> (path: [Substring], core: Substring) {
+        var rest = line, path: [Substring] = []
         while let colon = rest.firstIndex(of: ":"), colon != rest.startIndex, !rest[..<colon].contains(" "),
               rest[colon...].dropFirst().first == " " {
+            path.append(rest[..<colon])
             rest = rest[colon...].dropFirst(2)
         }
-        return rest
+        return (path, rest)
     }
 
     /// Runs the daemon on the signals in `context`; with `--check-config`,

@@ -10,17 +10,25 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// What we were doing, e.g. the statement or `open /var/lib/alertd/alertd.db`.
     public let context: String
+    /// Raised by alertd of a row SQLite read fine (``corrupt(_:context:)``),
+    /// not by SQLite of its file: one bad row, not a damaged database.
+    package let isUnreadableRow: Bool
 
     package init(code: Int32, extendedCode: Int32? = nil, message: String, context: String) {
+        self.init(code: code, extendedCode: extendedCode, message: message, context: context, isUnreadableRow: false)
+    }
+
+    private init(code: Int32, extendedCode: Int32?, message: String, context: String, isUnreadableRow: Bool) {
         self.code = code & 0xFF
         self.extendedCode = extendedCode ?? code
         self.message = message
         self.context = context
+        self.isUnreadableRow = isUnreadableRow
     }
 
     /// Data that SQLite read fine but alertd cannot make sense of (`SQLITE_CORRUPT`).
     package static func corrupt(_ message: String, context: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_CORRUPT, message: message, context: context)
+        SQLiteError(code: SQLITE_CORRUPT, extendedCode: nil, message: message, context: context, isUnreadableRow: true)
     }
 
     /// A stable name for the primary code, e.g. `busy`, `full`, `ioerr`.

@@ -12,6 +12,6 @@ extension SQLiteError {
     /// SQLite found the database file damaged: no write heals it, so the
     /// store stays failed until alertd is restarted on a repaired file.
     package var isDamage: Bool {
-        name == "corrupt" || name == "notadb"
+        (name == "corrupt" || name == "notadb") && !isUnreadableRow
     }
 }

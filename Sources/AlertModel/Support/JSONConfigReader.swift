@@ -12,10 +12,13 @@ public final class JSONConfigReader {
         problems.append(path.isEmpty ? message : "\(path): \(message)")
     }
 
-    /// The object at `path`, after checking its keys against `allowed`.
+    /// The object at `path`, after checking its keys against `allowed`,
+    /// without its keys set to `null`: a setting set to null is one left out.
+    /// Only settings objects come through here; in a map of data (labels,
+    /// headers) a null stays a value, and is refused as one.
     public func object(_ value: Any?, at path: String, allowed: [String]) -> [String: Any]? {
         guard let value, !StrictJSON.isNull(value) else { return nil }
-        guard let obj = value as? [String: Any] else {
+        guard let obj = (value as? [String: Any])?.filter({ !StrictJSON.isNull($0.value) }) else {
             problem(path, "must be an object")
             return nil
         }

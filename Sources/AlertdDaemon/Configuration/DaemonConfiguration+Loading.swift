@@ -40,9 +40,7 @@ extension DaemonConfiguration {
     /// ``read(from:stateDirectory:)`` of bytes.
     private static func read(_ data: Data, stateDirectory: String?) -> (DaemonConfiguration?, [String]) {
         let root: Any
-        // A key set to null is a key left out (CONFIGURATION.md), everywhere:
-        // each section reading its own nulls missed some, which refused them.
-        do { root = StrictJSON.droppingNullMembers(try StrictJSON.parse(data)) } catch {
+        do { root = try StrictJSON.parse(data) } catch {
             return (nil, ["not valid JSON: \(error.description)"])
         }
         let r = JSONConfigReader()

@@ -295,6 +295,9 @@ public actor Dispatcher: Service {
             storeChanged()
         }
         if let claimLease { self.claimLease = claimLease }
+        // A presenter reconfigured (a fixed URL, say) starts afresh at full concurrency.
+        for (kind, streak) in streaks where streak.tripped { pausedUntil[kind] = nil }
+        streaks = [:]
         configuredNames.withLock { $0 = Set(presenters.entries.keys.map(\.name)) }
         self.presenters = presenters
         self.buckets = Self.buckets(for: presenters, keeping: buckets)
@@ -727,9 +730,12 @@ public actor Dispatcher: Service {
         } else if d.followUpOf != nil && (followUp == nil || configured?.followUps != true) {
             // Its presenter was reconfigured since: a type without follow-ups would send the alert again.
             "presenter \"\(d.presenter)\" no longer sends follow-ups"
-        } else if d.attempts > 0, d.kind.action == nil, Date().timeIntervalSince(d.createdAt) > retry.maxAge.seconds {
-            // Held while its presenter failed (``streaks``), it was not tried at
-            // its time: the rule its attempt would have applied, applied now.
+        } else if d.attempts > 1, streaks[d.kind]?.tripped == true, Date().timeIntervalSince(d.createdAt) > retry.maxAge.seconds {
+            // A retry held while its presenter fails (``streaks``; the claim
+            // counted this attempt), not tried at its time: the rule its attempt
+            // would have applied, applied now. Not a first attempt, nor a
+            // replay's (its count starts again), nor one after the presenter
+            // delivered again.
             "gave up: retry.max_age of \(retry.maxAgeText) passed while its presenter failed (first tried \(AlertDuration(seconds: Int64(Date().timeIntervalSince(d.createdAt)))) ago)"
         } else {
             nil
@@ -861,7 +867,7 @@ public actor Dispatcher: Service {
         unsettled.append(Unsettled(delivery: d, settlement: settlement, report: report))
         slots[d.kind, default: Slots()].settled()
         if case .retryableFailure(_, let wait?)? = report?.outcome, wait > .zero, d.kind.action == nil { pause(d.kind, for: wait) }
-        if report != nil, d.kind.action == nil { count(settlement.result, of: d.kind) }
+        if let outcome = report?.outcome, d.kind.action == nil { count(outcome, settlement.result, of: d.kind) }
         refill(d.kind, at: .now)
         guard !settling else { return }
         settling = true
@@ -874,15 +880,15 @@ public actor Dispatcher: Service {
     /// ``longestProbeWait``; failures of attempts begun before the pause do
     /// not lengthen it. Handler calls are not counted: one handler's trouble
     /// says nothing of another's.
-    private func count(_ result: DeliverySettlement.Result, of kind: DeliveryKind) {
-        switch result {
-        case .delivered:
+    /// Only a failure that reached nobody counts: an e-mail that reached some
+    /// of its recipients (retried for the others) says the presenter works.
+    private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind) {
+        switch (outcome, result) {
+        case (_, .delivered):
             if let streak = streaks.removeValue(forKey: kind), streak.tripped {
                 log.notice("presenter delivers again; it is tried at full concurrency", ["presenter": kind.name])
             }
-        case .dead:
-            break
-        case .retry:
+        case (.retryableFailure, .retry):
             var streak = streaks[kind] ?? FailureStreak()
             streak.failures += 1
             if streak.failures >= Self.failuresToTrip, !isPaused(kind, at: .now) {
@@ -895,6 +901,8 @@ public actor Dispatcher: Service {
                 pausedUntil[kind] = Swift.max(pausedUntil[kind] ?? .now, .now + wait)
             }
             streaks[kind] = streak
+        default:
+            break
         }
     }
 

@@ -223,6 +223,11 @@ import Testing
         #expect(nested.presenters.map(\.name) == ["w"] && nested.presenters.first?.rateLimit == nil)
         // A list's null is not a key: a route that is null is still refused.
         #expect(problems(#"{"routes": [null]}"#) == ["routes[0]: must be an object"])
+        // Nor is a null in a map of data: a label matched against null would have matched every alert.
+        let label = problems(#"{"presenters": {"w": {"type": "webhook", "url": "http://127.0.0.1:9/x"}}, "routes": [{"presenters": ["w"], "match": {"labels": {"team": null}}}]}"#)
+        #expect(label.count == 1 && label.first?.hasPrefix("routes[0].match.labels") == true, "\(label)")
+        let header = problems(#"{"presenters": {"w": {"type": "webhook", "url": "http://127.0.0.1:9/x", "headers": {"X-Team": null}}}}"#)
+        #expect(header.count == 1 && header.first?.hasPrefix("presenters.w.headers") == true, "\(header)")
     }
 
     /// Label names in `inhibit[].equal` are checked: a label missing on both

@@ -222,6 +222,44 @@ actor OutagePresenter: AlertPresenter {
         #expect(await hook.deliveredCount == 0)
     }
 
+    /// The held-retry rule is for retries held while the presenter fails:
+    /// a first attempt of a delivery older than `max_age` (made before a long
+    /// stop, or held by a silence) is made, and so is a replay's (the claim
+    /// counts the attempt, so "attempts > 0" had killed every one unsent).
+    @Test func aFirstAttemptOrAReplayOfAnOldDeliveryIsMade() async throws {
+        let hook = ScriptedPresenter(name: "hook", script: [.permanentFailure(reason: "HTTP 400")])
+        let store = InMemoryAlertStore()
+        var retry = fastRetry()
+        retry.maxAge = .seconds(3_600)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: retry, idleTick: .milliseconds(20))
+        let old = Alert(spec: try AlertSpec.Builder().title("old").build().get(), at: Date().addingTimeInterval(-7_200))
+        _ = try await store.submit([AlertSubmission(alert: old, presenters: ["hook"])])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { await store.record(id: old.id)?.deliveries.first?.state == .dead }
+        #expect(await store.record(id: old.id)?.deliveries.first?.lastError == "HTTP 400")
+        #expect(try await store.replayDead(alert: old.id, now: Date()) == 1)
+        try await waitUntil { await store.record(id: old.id)?.deliveries.first?.state == .delivered }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.callCount == 2)
+    }
+
+    /// An e-mail that reached some recipients (retried for the others) is
+    /// no failure of the presenter: it is not paced one at a time.
+    @Test func reachingSomeRecipientsDoesNotSlowThePresenter() async throws {
+        let hook = ScriptedPresenter(name: "hook", script: Array(repeating: .reachedSome(reason: "452 mailbox full"), count: 40),
+                                     delay: .milliseconds(5))
+        let (store, dispatcher, intake) = handingOff(to: hook, maxConcurrency: 8)
+        let run = Task { await dispatcher.run() }
+        for n in 0..<40 { _ = try await intake.submit([try AlertSpec.Builder().title("m\(n)").build().get()]) }
+        try await waitUntil(.seconds(3)) { await hook.callCount >= 40 }
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.maxRunning > 1)
+        _ = store
+    }
+
     /// A service that asks to wait (a 429's Retry-After) is asked nothing
     /// more until then, by any delivery: its limit is the bot's or the
     /// webhook's, not one alert's. Then the backlog goes at once.

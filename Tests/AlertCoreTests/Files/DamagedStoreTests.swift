@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import AlertModel
 @testable import AlertdStore
 @testable import AlertdSQLite
 @testable import AlertdSQLiteStore
@@ -75,6 +76,23 @@ import Glibc
         try FileManager.default.removeItem(atPath: path)
         let store = try SQLiteAlertStore(path: path)
         store.close()
+    }
+
+    /// A row alertd cannot make sense of (SQLite read it fine) is one bad
+    /// row, not a damaged file: a write that meets it fails, and the store
+    /// takes the next write and says nothing of damage.
+    @Test func anUnreadableRowIsNotADamagedFile() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/alertd.db"
+        let store = try SQLiteAlertStore(path: path)
+        defer { store.close() }
+        let alert = Alert(spec: try AlertSpec.Builder().title("odd").build().get())
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: [])])
+        let poke = try SQLiteConnection(path: path)
+        try poke.execute("UPDATE alerts SET state = 'weird' WHERE id = '\(alert.id)'")
+        await #expect(throws: StoreError.self) { _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: Date())) }
+        _ = try await store.submit([AlertSubmission(alert: Alert(spec: try AlertSpec.Builder().title("next").build().get()), presenters: [])])
+        #expect(store.lastWriteFailure == nil, "\(String(describing: store.lastWriteFailure))")
     }
 
     /// Sticky by itself: a success after the damage does not clear it, where it clears a full disk.

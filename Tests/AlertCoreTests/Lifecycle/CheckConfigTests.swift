@@ -91,13 +91,17 @@ import Testing
         try #"""
             {"actions": {"allow": ["https://x.example/a?b=1"]},
              "presenters": {"h": {"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "short"},
-                            "g": {"type": "webhook", "url": "http://127.0.0.1:9/x", "secret_file": "/nonexistent/secret"}}}
+                            "g": {"type": "webhook", "url": "http://127.0.0.1:9/x", "secret_file": "/nonexistent/secret"},
+                            "k": {"type": "webhook", "url": "http://127.0.0.1:9/x", "secret_file": "\#(dir.path)/k.secret"}}}
             """#.write(toFile: config, atomically: true, encoding: .utf8)
+        // Another presenter's secret fails with the same words: said too, under its own key.
+        try writeSecretFile("short", to: dir.path + "/k.secret")
         let result = try await check(config, stateDir: dir.path + "/state")
         #expect(result.exitCode == 65)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.contains("x.example") } == ["\(config): actions.allow[0]: `https://x.example/a?b=1` must be a plain http(s) URL prefix, without user info, query or encoded separators"], "\(lines)")
-        #expect(lines.filter { $0.contains("webhook secret") }.count == 1, "\(lines)")
+        #expect(lines.filter { $0.contains("webhook secret") }.count == 2, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("\(config): presenters.k: The webhook secret") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("\(config): presenters.h.secret: ") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("\(config): presenters.g: ") && $0.contains("/nonexistent/secret") }, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix(config + ": ") }, "\(lines)")
