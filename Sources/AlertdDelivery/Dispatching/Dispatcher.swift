@@ -159,8 +159,8 @@ public actor Dispatcher: Service {
     private var streaks: [DeliveryKind: FailureStreak] = [:]
     private static let failuresToTrip = 16
     /// The longest wait between single attempts of a failing presenter:
-    /// the delay from its return to the delivery of what waited.
-    private static let longestProbeWait: Duration = .seconds(30)
+    /// the most an alert sent once it is back, and what waited, are held.
+    private static let longestProbeWait: Duration = .seconds(5)
     /// Counts what made the store not quiet, so a look that began before
     /// one of them (the loop awaits the store while settles complete) does
     /// not call the store quiet after it.

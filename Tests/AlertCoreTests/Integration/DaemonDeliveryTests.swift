@@ -291,22 +291,46 @@ import Glibc
     /// delivery that goes through makes the presenter's waiting retries due,
     /// where each used to wait out its own backoff (here 30 s).
     @Test func aReceiverBackFromAnOutageGetsItsBacklogAtOnce() async throws {
-        let receiver = try WebhookReceiver(script: Array(repeating: 503, count: 18))
-        let d = try daemon(hook: receiver, retry: ["initial_delay": "3s", "factor": 10, "jitter": false])
+        let receiver = try WebhookReceiver(script: Array(repeating: 503, count: 9))
+        let d = try daemon(hook: receiver, retry: ["initial_delay": "30s", "jitter": false])
         try await d.start()
         var waiting: [String] = []
         for i in 0..<9 { waiting.append(try await d.send(["title": "during the outage \(i)"])) }
-        // Two failed attempts each; the next is 30 s away.
-        #expect(await receiver.wait(timeout: .seconds(10)) { $0.count >= 18 })
+        // One failed attempt each; the next is 30 s away.
+        #expect(await receiver.wait(timeout: .seconds(10)) { $0.count >= 9 })
         try await Task.sleep(for: .milliseconds(300))
         let back = try await d.send(["title": "after it"])
         let sent = ContinuousClock.now
         let all = Set(waiting + [back])
-        #expect(await receiver.wait(timeout: .seconds(12)) { got in
-            all.isSubset(of: Set(got.dropFirst(18).compactMap(\.alertID)))
+        #expect(await receiver.wait(timeout: .seconds(10)) { got in
+            all.isSubset(of: Set(got.dropFirst(9).compactMap(\.alertID)))
         }, "alertd log:\n\(d.log)")
-        #expect(ContinuousClock.now - sent < .seconds(12))
+        #expect(ContinuousClock.now - sent < .seconds(10))
         #expect(d.log.contains("its waiting retries are due now"))
+    }
+
+    /// A receiver that stays down: past 16 failures in a row the presenter
+    /// is tried one delivery at a time, at most 5 s apart, so an alert sent
+    /// once it is back, and everything waiting, goes within about 5 s.
+    @Test func aReceiverDownLongerIsTriedOneAtATimeThenGetsEverything() async throws {
+        let receiver = try WebhookReceiver(script: Array(repeating: 503, count: 1_000_000))
+        let d = try daemon(hook: receiver, retry: ["initial_delay": "1s", "factor": 10, "jitter": false])
+        try await d.start()
+        var waiting: [String] = []
+        for i in 0..<40 { waiting.append(try await d.send(["title": "during the outage \(i)"])) }
+        #expect(await receiver.wait(timeout: .seconds(10)) { $0.count >= 16 })
+        // Tried one at a time now: 1 s, then 5 s on. Each on its own backoff made 40 more by 1 s, 80 by 11 s.
+        try await Task.sleep(for: .seconds(7))
+        let duringOutage = receiver.received.count
+        #expect(duringOutage < 60, "\(duringOutage) attempts while down")
+        #expect(d.log.contains("presenter failing"), "\(d.log)")
+        receiver.script([])
+        let back = try await d.send(["title": "after it"])
+        let all = Set(waiting + [back])
+        #expect(await receiver.wait(timeout: .seconds(10)) { got in
+            all.isSubset(of: Set(got.dropFirst(duringOutage).compactMap(\.alertID)))
+        }, "alertd log:\n\(d.log)")
+        #expect(d.log.contains("it is tried at full concurrency"))
     }
 
     @Test func sigtermDuringDeliveriesExitsCleanlyAndLosesNothing() async throws {
