@@ -152,10 +152,14 @@ public actor Dispatcher: Service {
     /// wait says nothing of another's.
     private var pausedUntil: [DeliveryKind: ContinuousClock.Instant] = [:]
     /// Presenters whose every attempt failed lately (``FailureStreak``):
-    /// past ``failuresToTrip`` in a row, one delivery at a time tries them,
-    /// paced by the backoff (``pausedUntil``), until one is delivered. An
+    /// past ``failuresToTrip`` in a row, their retries are tried one at a
+    /// time, paced by the backoff, until one delivery is delivered. An
     /// outage of 30 s with 10,000 alerts waiting had made 64,000 attempts,
-    /// each written twice to the store (1.5 GB) and logged.
+    /// each written twice to the store (1.5 GB) and logged. New alerts (the
+    /// hand-offs) are not held: each is tried once as it comes, so one sent
+    /// as the receiver comes back goes at once (a receiver up and down every
+    /// 3 s had made them wait up to 16 s), and alerts the receiver always
+    /// refuses do not hold back the ones it takes.
     private var streaks: [DeliveryKind: FailureStreak] = [:]
     private static let failuresToTrip = 16
     /// The longest wait between single attempts of a failing presenter:
@@ -296,7 +300,6 @@ public actor Dispatcher: Service {
         }
         if let claimLease { self.claimLease = claimLease }
         // A presenter reconfigured (a fixed URL, say) starts afresh at full concurrency.
-        for (kind, streak) in streaks where streak.tripped { pausedUntil[kind] = nil }
         streaks = [:]
         configuredNames.withLock { $0 = Set(presenters.entries.keys.map(\.name)) }
         self.presenters = presenters
@@ -395,7 +398,7 @@ public actor Dispatcher: Service {
                     storeQuiet = false
                     let changesBefore = storeChanges
                     let pollAt = Date()
-                    var capacity = freeSlots(at: tick)
+                    var capacity = freeSlots(at: tick, paced: true)
                     if handOffsInTransit { capacity.merge(inTransit.withLock { $0 }) { free, coming in max(0, free - coming) } }
                     if orphansQueued.withLock({ queued in defer { queued = false }; return queued }) { sweepOrphans = true }
                     if ContinuousClock.now - lastOrphanSweep >= idleTick * 10 { sweepOrphans = true }
@@ -500,13 +503,15 @@ public actor Dispatcher: Service {
     /// Free slots per presenter kind, within its rate limit. A slot is free
     /// once its attempt is over, unless more outcomes than the presenter has
     /// slots still wait to be written.
-    private func freeSlots(at tick: ContinuousClock.Instant) -> [DeliveryKind: Int] {
+    /// `paced`: for what a poll claims (retries, and what was left to the
+    /// store), which a failing presenter takes one at a time; not for hand-offs.
+    private func freeSlots(at tick: ContinuousClock.Instant, paced: Bool) -> [DeliveryKind: Int] {
         var capacity: [DeliveryKind: Int] = [:]
-        for (kind, entry) in presenters.entries { capacity[kind] = freeSlots(of: kind, entry, at: tick) }
+        for (kind, entry) in presenters.entries { capacity[kind] = freeSlots(of: kind, entry, at: tick, paced: paced) }
         return capacity
     }
 
-    private func freeSlots(of kind: DeliveryKind, _ entry: PresenterSet.Entry, at tick: ContinuousClock.Instant) -> Int {
+    private func freeSlots(of kind: DeliveryKind, _ entry: PresenterSet.Entry, at tick: ContinuousClock.Instant, paced: Bool = false) -> Int {
         if let until = pausedUntil[kind] {
             if tick < until { return 0 }
             pausedUntil[kind] = nil
@@ -514,8 +519,11 @@ public actor Dispatcher: Service {
         let max = entry.maxConcurrency
         let held = slots[kind] ?? Slots()
         var free = max - held.taken(of: max)
-        // A failing presenter is tried one delivery at a time.
-        if streaks[kind]?.tripped == true { free = Swift.max(0, 1 - held.taken(of: max)) }
+        // A failing presenter's retries: one at a time, once its wait is over.
+        if paced, let streak = streaks[kind], streak.tripped {
+            if let next = streak.nextTry, tick < next { return 0 }
+            free = Swift.max(0, 1 - held.taken(of: max))
+        }
         guard !buckets.isEmpty, let tokens = buckets[kind]?.available(at: tick) else { return free }
         return Swift.min(free, tokens - held.reserved)
     }
@@ -544,7 +552,7 @@ public actor Dispatcher: Service {
             givingBack += dropped
             log.debug("hand-offs left to the store's queue", ["count": "\(dropped.count)"])
         }
-        let taken = handedOff.isEmpty ? [] : takeHandOffs(freeSlots(at: tick))
+        let taken = handedOff.isEmpty ? [] : takeHandOffs(freeSlots(at: tick, paced: false))
         let (ready, toClaim) = sorted(taken)
         await giveBack()
         guard !taken.isEmpty else { return false }
@@ -656,6 +664,7 @@ public actor Dispatcher: Service {
         let now = ContinuousClock.now
         var soonest = idleTick
         for until in pausedUntil.values where until > now { soonest = min(soonest, until - now) }
+        for streak in streaks.values { if let next = streak.nextTry, next > now { soonest = min(soonest, next - now) } }
         for kind in buckets.keys {
             let wait = buckets[kind]!.untilNextToken(at: now)
             if wait > .zero { soonest = min(soonest, wait) }
@@ -875,11 +884,11 @@ public actor Dispatcher: Service {
     }
 
     /// Keeps a presenter's run of failed attempts (``streaks``). Past
-    /// ``failuresToTrip``, a failure when no pause holds (the single attempt
-    /// after one) pauses it for the next step of the backoff, at most
-    /// ``longestProbeWait``; failures of attempts begun before the pause do
-    /// not lengthen it. Handler calls are not counted: one handler's trouble
-    /// says nothing of another's.
+    /// ``failuresToTrip``, a failure once its wait is over (the single
+    /// retry after it, or a new alert's attempt) sets the next wait, a step
+    /// further along the backoff, at most ``longestProbeWait``; failures of
+    /// attempts begun before do not lengthen it. Handler calls are not
+    /// counted: one handler's trouble says nothing of another's.
     /// Only a failure that reached nobody counts: an e-mail that reached some
     /// of its recipients (retried for the others) says the presenter works.
     private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind) {
@@ -891,14 +900,15 @@ public actor Dispatcher: Service {
         case (.retryableFailure, .retry):
             var streak = streaks[kind] ?? FailureStreak()
             streak.failures += 1
-            if streak.failures >= Self.failuresToTrip, !isPaused(kind, at: .now) {
+            let now = ContinuousClock.now
+            if streak.failures >= Self.failuresToTrip, streak.nextTry.map({ now >= $0 }) ?? true {
                 streak.trips += 1
                 let wait = min(retry.backoff(afterAttempt: streak.trips), retry.maxDelay, Self.longestProbeWait)
                 if streak.trips == 1 {
-                    log.warning("presenter failing: its last attempts all failed; one delivery at a time tries it until it delivers, the others wait",
+                    log.warning("presenter failing: its last attempts all failed; its retries are tried one at a time until one is delivered",
                                 ["presenter": kind.name, "failures": "\(streak.failures)", "next_try_in": wait.alertdDescription])
                 }
-                pausedUntil[kind] = Swift.max(pausedUntil[kind] ?? .now, .now + wait)
+                streak.nextTry = now + wait
             }
             streaks[kind] = streak
         default:

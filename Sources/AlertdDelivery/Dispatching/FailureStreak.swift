@@ -4,6 +4,8 @@
 struct FailureStreak {
     var failures = 0
     var trips = 0
+    /// When the next retry may be tried, once tripped.
+    var nextTry: ContinuousClock.Instant?
     /// Past the threshold: tried one delivery at a time.
     var tripped: Bool { trips > 0 }
 }
