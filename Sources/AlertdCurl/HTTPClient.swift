@@ -17,7 +17,7 @@ public final class HTTPClient: Sendable {
     /// A client for code that needs no settings of its own (the CLI), made on first use.
     public static let shared = HTTPClient()
 
-    private let configuration: HTTPClientConfiguration
+    package let configuration: HTTPClientConfiguration
     /// Started by the first request, not before: until then no libcurl is
     /// loaded and no driver thread runs (an idle daemon, an alertctl that
     /// talks to a local alertd without libcurl). nil is "not started yet",

@@ -15,6 +15,12 @@ public enum PresenterFactory {
     static let httpClient: HTTPClient = {
         var configuration = HTTPClientConfiguration()
         configuration.threads = min(4, ProcessInfo.processInfo.activeProcessorCount)
+        // Room to keep every connection a presenter at its highest
+        // `max_concurrency` opened: with 64 kept, one at 1,024 to a receiver
+        // answering in 200 ms closed and reopened connections at every
+        // request (5,000 alerts: 3.5 s and 3.9 s of CPU, now 1.8 s and 1.7 s).
+        // Only connections opened are kept: 64 in flight keep 64.
+        configuration.idleConnectionCache = PresenterDefinition.maxConcurrencyRange.upperBound
         return HTTPClient(configuration: configuration)
     }()
 

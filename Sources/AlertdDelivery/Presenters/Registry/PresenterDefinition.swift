@@ -7,6 +7,8 @@ public struct PresenterDefinition: Sendable, Equatable {
     public var configuration: any PresenterConfiguration
     /// Deliveries in flight at once to this presenter.
     public var maxConcurrency: Int
+    /// What `max_concurrency` may be.
+    public static let maxConcurrencyRange = 1...1_024
     /// Whether it is told when an alert it showed closes: its type's
     /// ``FollowUpSupport`` with its `follow_ups` setting.
     public var followUps: Bool

@@ -54,7 +54,7 @@ public enum PresenterRegistry {
             return nil
         }
         guard let object = reader.object(raw, at: path, allowed: ["type", "max_concurrency", "follow_ups", "rate", "burst"] + type.keys) else { return nil }
-        let concurrency = reader.int(object, "max_concurrency", at: path, range: 1...1_024)
+        let concurrency = reader.int(object, "max_concurrency", at: path, range: PresenterDefinition.maxConcurrencyRange)
         let followUps = reader.bool(object, "follow_ups", at: path)
         if followUps == true && type.followUps == .unsupported {
             reader.problem(reader.join(path, "follow_ups"), "\(typeName) presenters send no follow-ups; remove the key")
