@@ -212,13 +212,13 @@ actor OutagePresenter: AlertPresenter {
         let hook = OutagePresenter(name: "hook", failing: { $0.spec.title.hasPrefix("bad") })
         let (store, dispatcher, intake) = handingOff(to: hook, maxConcurrency: 8)
         let run = Task { await dispatcher.run() }
-        for n in 0..<30 { _ = try await intake.submit([try AlertSpec.Builder().title("bad \\(n)").build().get()]) }
+        for n in 0..<30 { _ = try await intake.submit([try AlertSpec.Builder().title("bad \(n)").build().get()]) }
         // Paced by now: a few waits of the backoff (50, 100, 200, 400, 800 ms).
         try await Task.sleep(for: .milliseconds(1_500))
         let sent = ContinuousClock.now
         let good = try await intake.submit([try AlertSpec.Builder().title("good").build().get()])[0].id
         try await waitUntil(.seconds(5)) { await store.record(id: good)?.deliveries.first?.state == .delivered }
-        #expect(ContinuousClock.now - sent < .milliseconds(300), "\\(ContinuousClock.now - sent)")
+        #expect(ContinuousClock.now - sent < .milliseconds(300), "\(ContinuousClock.now - sent)")
         await dispatcher.shutdownGracefully()
         await run.value
     }
