@@ -27,7 +27,7 @@ round() {  # round BIN_DIR LABEL
     read -r sp dp < <("$PY" bench/load.py free-ports 2)
     "$SINK" "$sp" "$dir/arrivals" >/dev/null 2>&1 & sink_pid=$!
     cat >"$dir/alertd.json" <<J
-{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$sp/alertd", "max_concurrency": 64 } },
+{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$sp/alertd", "max_concurrency": 512 } },
   "default_route": { "presenters": ["sink"] }, "dispatcher": { "shutdown_grace": "1s" } }
 J
     "$1/alertd" --config "$dir/alertd.json" --state-dir "$dir/state" --listen "127.0.0.1:$dp" >"$dir/log" 2>&1 & pid=$!

@@ -43,7 +43,7 @@ for bin in "${BUILDS[@]}"; do
     read -r sp dp < <("$PY" bench/load.py free-ports 2)
     "$SINK" "$sp" "$dir/warm" >/dev/null 2>&1 & sink_pid=$!
     cat >"$dir/alertd.json" <<J
-{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$sp/alertd", "max_concurrency": 64 } },
+{ "presenters": { "sink": { "type": "webhook", "url": "http://127.0.0.1:$sp/alertd", "max_concurrency": 512 } },
   "default_route": { "presenters": ["sink"] }, "dispatcher": { "shutdown_grace": "1s" } }
 J
     valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" \

@@ -549,8 +549,8 @@ def main():
     L.append("## Setup\n")
     L.append("""- alertd: `.build/release/alertd` (release build), a config with one webhook presenter to the sink and
   `default_route` to it; no terminal and no log presenter. Its own log (level info, nothing per alert) goes to a file.
-  The webhook presenter has its default 64 deliveries in flight at most (`max_concurrency`), as Alertmanager
-  sends every group's notification at once; 2 API threads, defaults otherwise.
+  The webhook presenter has its default 512 deliveries in flight at most (`max_concurrency`), near Alertmanager,
+  which sends every group's notification at once; 2 API threads, defaults otherwise.
 - Alertmanager: Debian's `prometheus-alertmanager`, route `group_by: ['...']`, `group_wait: 0s`,
   `group_interval: 1s`, `repeat_interval: 1h`, one webhook receiver (`send_resolved: false`),
   `--cluster.listen-address=` (no gossip), log level info to a file. Every alert is its own group and is sent at once.
