@@ -19,11 +19,24 @@ package struct LabelFingerprint: Sendable, Hashable, CustomStringConvertible {
         }
         // Byte order, as Go sorts strings. The pairs are sorted, so no value
         // is looked up again by its name.
-        for (name, value) in labels.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+        for (name, value) in labels.sorted(by: { Self.precedes($0.key, $1.key) }) {
             add(name)
             add(value)
         }
         value = hash
+    }
+
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s. Over each string's own
+    /// storage: `UTF8View`'s generic comparison was 6% of the daemon's CPU
+    /// taking alerts of 31 labels from Prometheus.
+    private static func precedes(_ a: String, _ b: String) -> Bool {
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                for i in 0..<min(x.count, y.count) where x[i] != y[i] { return x[i] < y[i] }
+                return x.count < y.count
+            }
+        }
+        return (inPlace ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     package var description: String {

@@ -528,4 +528,14 @@ import Testing
         }
         #expect(LabelFingerprint([:]).description == "cbf29ce484222325")
     }
+
+    /// Names in Go's byte order: a shorter name first, capitals before small
+    /// letters, and a decomposed "é" (an "e" and a combining accent) before
+    /// "f", where Swift's own string order puts it after. The expected
+    /// values were computed apart from alertd, by Prometheus's algorithm.
+    @Test func fingerprintsSortNamesByTheirBytes() {
+        #expect(LabelFingerprint(["f": "1", "e\u{301}": "2", "abc": "3", "ab": "4", "Z": "5", "a": "6"]).description == "056b675ec1716c20")
+        let many = Dictionary(uniqueKeysWithValues: (0..<31).map { (String(format: "label_%02d", $0), "value-\($0)") })
+        #expect(LabelFingerprint(many).description == "bd0ef171cbf8f4c8")
+    }
 }
