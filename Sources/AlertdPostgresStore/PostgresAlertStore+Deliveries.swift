@@ -45,7 +45,7 @@ extension PostgresAlertStore {
             var tx = PostgresStoreTransaction(session: session)
             // Read at the first page that screens and kept for the others: the
             // pages are one transaction, and held deliveries change no alert.
-            var screening: (active: [Silence], inhibitions: Inhibitions)?
+            var screening: (active: SilenceIndex, inhibitions: Inhibitions)?
             for _ in 0..<StoreRules.claimPages {
                 var due: [(id: String, heldBy: String?, kind: String)] = []
                 for (kind, slots) in room.sorted(by: { $0.key < $1.key }) where slots > 0 {
@@ -71,7 +71,7 @@ extension PostgresAlertStore {
                 if due.isEmpty { break }
                 if screening == nil {
                     // Reading the open alerts costs; only rules in force need it.
-                    screening = (try tx.activeSilences(at: now), try tx.inhibitions(under: inhibitRules))
+                    screening = (SilenceIndex(try tx.activeSilences(at: now), at: now), try tx.inhibitions(under: inhibitRules))
                 }
                 guard let (active, inhibitions) = screening else { break }
                 var held = 0

@@ -361,7 +361,7 @@ public final class SQLiteAlertStore: AlertStore {
 
     /// What a claim screens its deliveries against: the active silences and
     /// the inhibitions in force.
-    private typealias Screening = (active: [Silence], inhibitions: Inhibitions)
+    private typealias Screening = (active: SilenceIndex, inhibitions: Inhibitions)
 
     /// Screens and claims one page of due deliveries; also says how many a
     /// silence or an inhibition held instead. `screening` is read by the
@@ -373,11 +373,11 @@ public final class SQLiteAlertStore: AlertStore {
         let known = screening
         let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources, snapshots: snapshots) { tx throws(SQLiteError) in
             // Reading the open alerts costs; only rules in force and something to screen need it.
-            let active: [Silence], inhibitions: Inhibitions
+            let active: SilenceIndex, inhibitions: Inhibitions
             if let known {
                 (active, inhibitions) = known
             } else {
-                active = try tx.activeSilences(at: now)
+                active = SilenceIndex(try tx.activeSilences(at: now), at: now)
                 inhibitions = try tx.inhibitions(under: inhibitRules)
             }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")

@@ -58,7 +58,7 @@ public actor InMemoryAlertStore: AlertStore {
         var used: [DeliveryKind: Int] = [:]
         var orphans = 0
         var out: [ClaimedDelivery] = []
-        let active = state.silences.values.filter { $0.isActive(at: now) }
+        let active = SilenceIndex(Array(state.silences.values), at: now)
         let inhibitions = Inhibitions(rules: inhibitRules, openAlerts: inhibitRules.isEmpty ? [] : Array(state.alerts.values))
         for d in due {
             if capacity[d.kind].map({ used[d.kind, default: 0] < $0 }) ?? false,

@@ -153,13 +153,13 @@ extension StoreRules {
     /// been told it closed, so a long-lived group does not read every
     /// alert it ever had at each look.
     package static func flush<T: StoreTransaction>(
-        _ id: AlertGroupID, now: Date, silences: [Silence], inhibitions: Inhibitions, in tx: inout T
+        _ id: AlertGroupID, now: Date, silences: SilenceIndex, inhibitions: Inhibitions, in tx: inout T
     ) throws(T.Failure) -> [GroupNotice] {
         guard var group = try tx.group(id), group.nextDueAt <= now else { return [] }
         let members = try tx.memberAlerts(of: id)
         let open = members.filter { $0.state == .open }
         let firing = open.filter { alert in
-            silences.silencing(alert.spec.labels, at: now).isEmpty && inhibitions.source(inhibiting: alert) == nil
+            silences.silencing(alert.spec.labels).isEmpty && inhibitions.source(inhibiting: alert) == nil
         }
         let firingIDs = Set(firing.map(\.id))
         let told = Dictionary(try tx.told(about: id).map { ($0.presenter, $0) }) { a, _ in a }
@@ -324,7 +324,7 @@ extension StoreRules {
         _ due: [AlertGroupID], now: Date, inhibitRules: [InhibitRule], in tx: inout T
     ) throws(T.Failure) -> [GroupNotice] {
         guard !due.isEmpty else { return [] }
-        let silences = try tx.activeSilences(at: now)
+        let silences = SilenceIndex(try tx.activeSilences(at: now), at: now)
         let inhibitions = try tx.inhibitions(under: inhibitRules)
         var notices: [GroupNotice] = []
         for id in due { notices += try flush(id, now: now, silences: silences, inhibitions: inhibitions, in: &tx) }

@@ -20,7 +20,7 @@ extension StoreRules {
         new.startsAt = max(wholeMillisecond(new.startsAt), now)
         new.endsAt = wholeMillisecond(new.endsAt)
         // The one it replaces is about to end: not counted.
-        let inForce = try tx.unexpiredSilences(at: now).filter { $0.id != id }.reduce(0) { $0 + $1.regexSteps } + new.regexSteps
+        let inForce = SilenceIndex.mostSteps(try tx.unexpiredSilences(at: now).filter { $0.id != id } + [new])
         guard inForce <= Silence.maxRegexStepsInForce else { return .tooCostly(steps: inForce) }
         guard let id else {
             try tx.save(new)
@@ -106,12 +106,12 @@ extension StoreRules {
     /// ``SilenceID/inhibition(by:)``, and closing that alert releases it
     /// (``close``), so it is screened again at once.
     package static func screen<T: StoreTransaction>(
-        _ delivery: DeliveryID, kind: DeliveryKind, heldBy: SilenceID?, of alert: Alert, silences active: [Silence],
+        _ delivery: DeliveryID, kind: DeliveryKind, heldBy: SilenceID?, of alert: Alert, silences active: SilenceIndex,
         inhibitions: Inhibitions = .none, now: Date, in tx: inout T
     ) throws(T.Failure) -> Bool {
         // A group notification lists only what no silence holds, as of its flush.
         guard kind.action == nil, delivery.groupNotification == nil else { return true }
-        let silence = active.silencing(alert.spec.labels, at: now).max { $0.endsAt < $1.endsAt }
+        let silence = active.silencing(alert.spec.labels).max { $0.endsAt < $1.endsAt }
         var data = ["delivery_id": delivery.rawValue, "presenter": kind.name]
         if let silence, alert.state == .open {
             try tx.hold(delivery, until: silence.endsAt, by: silence.id, at: now)

@@ -22,6 +22,9 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
     /// The scalars (folded, for a case-insensitive pattern) every match
     /// starts with: the program's leading run of single-scalar steps.
     let prefix: [UInt32]
+    /// The literal texts one of which every match starts with
+    /// (``literalStarts(of:caseInsensitive:)``), or nil.
+    let starts: [String]?
 
     /// Compiles `pattern`; throws `invalid_regex` or `unsupported_regex`.
     public init(_ pattern: String) throws(SilenceError) {
@@ -48,6 +51,7 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
             prefix.append(value)
         }
         self.prefix = prefix
+        starts = Self.literalStarts(of: node, caseInsensitive: caseInsensitive)
     }
 
     public var description: String { pattern }

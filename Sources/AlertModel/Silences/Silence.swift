@@ -54,10 +54,11 @@ public struct Silence: Sendable, Equatable, Codable {
     /// What its regexes cost together, in steps per character of a label.
     public var regexSteps: Int { matchers.reduce(0) { $0 + ($1.compiled?.stepsPerCharacter ?? 0) } }
 
-    /// What the regexes of every silence in force or ahead may cost
-    /// together: about ten of the largest. Each claim holds them all against its
-    /// alert, so many silences, each within its own bound, would stall the
-    /// store as one without a bound did.
+    /// What the regexes of the silences in force or ahead may cost one
+    /// alert together (``SilenceIndex/mostSteps(_:)``): about ten of the
+    /// largest. Each claim holds its alert against those its index finds,
+    /// so many silences, each within its own bound, would stall the store
+    /// as one without a bound did.
     public static let maxRegexStepsInForce = 10 * MatcherRegex.maxStepsPerCharacter
 
     /// The rules a new or changed silence must keep, as Alertmanager's:

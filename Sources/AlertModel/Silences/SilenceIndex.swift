@@ -4,75 +4,100 @@ import FoundationEssentials
 /// rather than by holding it against each one. Each silence is filed under
 /// one of its matchers that every alert it matches must satisfy in a way
 /// that can be looked up: a plain `name="value"`, or a regex's literal
-/// prefix (`instance=~"db-1\\..*"` under `instance` starting `db-1.`),
-/// whichever the fewest other silences share. Only the silences filed under
-/// one of the alert's labels (and those with no such matcher) are matched.
+/// starts (`instance=~"db-1\\..*"` under `instance` starting `db-1.`;
+/// `instance=~"(web|db)-1.*"` under both `web-1` and `db-1`), whichever the
+/// fewest other silences share. Only the silences filed under one of the
+/// alert's labels (and those with no such matcher) are matched.
 /// Listing 5,000 alerts against 1,000 silences held each alert against
 /// every silence, several times Alertmanager's time; filed only by plain
 /// pairs, 500 regex silences that all shared `job="node"` were still each
 /// matched against every alert.
 public struct SilenceIndex: Sendable {
     private let silences: [Silence]
-    /// Positions in `silences`, by a plain matcher's name, then value.
-    private let byPair: [String: [String: [Int]]]
-    /// Positions in `silences`, by a regex matcher's name, then its literal
-    /// prefix's length in scalars, then the prefix.
-    private let byPrefix: [String: [Int: [String: [Int]]]]
-    /// Positions of the silences with no matcher to file them under.
-    private let unfiled: [Int]
+    private let filing: Filing
+
+    /// Where each silence of a list is filed.
+    private struct Filing: Sendable {
+        /// Positions in the list, by a plain matcher's name, then value.
+        var byPair: [String: [String: [Int]]] = [:]
+        /// Positions in the list, by a regex matcher's name, then the
+        /// length of one of its literal starts in scalars, then that start.
+        var byStart: [String: [Int: [String: [Int]]]] = [:]
+        /// Positions of the silences with no matcher to file them under.
+        var unfiled: [Int] = []
+
+        /// Files each silence under the one of its matchers whose keys the
+        /// fewest others share, so the filing is the same every time.
+        init(_ silences: [Silence]) {
+            let keys = silences.map(SilenceIndex.keys)
+            var shared: [Key: Int] = [:]
+            for silenceKeys in keys {
+                for key in Set(silenceKeys.joined()) { shared[key, default: 0] += 1 }
+            }
+            for (i, silenceKeys) in keys.enumerated() {
+                let cost = { (group: [Key]) in group.reduce(0) { $0 + shared[$1]! } }
+                guard let group = silenceKeys.min(by: { cost($0) < cost($1) }) else {
+                    unfiled.append(i)
+                    continue
+                }
+                for key in group {
+                    switch key {
+                    case .pair(let name, let value):
+                        byPair[name, default: [:]][value, default: []].append(i)
+                    case .start(let name, let text):
+                        byStart[name, default: [:]][text.unicodeScalars.count, default: [:]][text, default: []].append(i)
+                    }
+                }
+            }
+        }
+    }
 
     /// What a silence can be filed under.
     private enum Key: Hashable {
         case pair(name: String, value: String)
-        case prefix(name: String, scalars: String)
+        case start(name: String, text: String)
     }
 
     /// Files the silences of `all` active at `now`.
     public init(_ all: [Silence], at now: Date) {
-        let active = all.filter { $0.isActive(at: now) }
-        let keys = active.map(Self.keys)
-        var shared: [Key: Int] = [:]
-        for silenceKeys in keys {
-            for key in Set(silenceKeys) { shared[key, default: 0] += 1 }
-        }
-        var byPair: [String: [String: [Int]]] = [:]
-        var byPrefix: [String: [Int: [String: [Int]]]] = [:]
-        var unfiled: [Int] = []
-        for (i, silenceKeys) in keys.enumerated() {
-            // The first of the least shared keys, so the filing is the same every time.
-            switch silenceKeys.min(by: { shared[$0]! < shared[$1]! }) {
-            case .pair(let name, let value)?:
-                byPair[name, default: [:]][value, default: []].append(i)
-            case .prefix(let name, let scalars)?:
-                byPrefix[name, default: [:]][scalars.unicodeScalars.count, default: [:]][scalars, default: []].append(i)
-            case nil:
-                unfiled.append(i)
-            }
-        }
-        self.silences = active
-        self.byPair = byPair
-        self.byPrefix = byPrefix
-        self.unfiled = unfiled
+        silences = all.filter { $0.isActive(at: now) }
+        filing = Filing(silences)
     }
 
-    /// The keys every alert `silence` matches is found under: its plain
-    /// matchers' pairs (a non-empty value, so the alert has the label), and
-    /// its case-sensitive regex matchers' literal prefixes (a match starts
-    /// with the prefix, so again the alert has the label).
-    private static func keys(_ silence: Silence) -> [Key] {
-        silence.matchers.compactMap { matcher -> Key? in
+    /// For each matcher of `silence` it can be filed under, the keys every
+    /// alert it matches is found under one of: a plain matcher's pair (a
+    /// non-empty value, so the alert has the label), and a case-sensitive
+    /// regex matcher's literal starts (a match begins with one, so again the
+    /// alert has the label).
+    private static func keys(_ silence: Silence) -> [[Key]] {
+        silence.matchers.compactMap { matcher -> [Key]? in
             switch matcher.op {
             case .equal where !matcher.value.isEmpty:
-                return .pair(name: matcher.name, value: matcher.value)
+                return [.pair(name: matcher.name, value: matcher.value)]
             case .matchesRegex:
-                guard let regex = matcher.compiled, !regex.caseInsensitive, !regex.prefix.isEmpty else { return nil }
-                let prefix = regex.prefix.compactMap(Unicode.Scalar.init)
-                guard prefix.count == regex.prefix.count else { return nil }
-                return .prefix(name: matcher.name, scalars: String(String.UnicodeScalarView(prefix)))
+                return matcher.compiled?.starts.map { $0.map { Key.start(name: matcher.name, text: $0) } }
             default:
                 return nil
             }
         }
+    }
+
+    /// The most regex steps per character of a label that the index of
+    /// `silences` (all active) could hold one alert against: the unfiled
+    /// silences, and for each name, and each length of start, the costliest
+    /// value or start an alert's label could have. What a store bounds
+    /// (``Silence/maxRegexStepsInForce``): a thousand silences each filed
+    /// under a start of its own cost an alert a few of them, where counting
+    /// every silence refused the 543rd (Alertmanager takes them all).
+    public static func mostSteps(_ silences: [Silence]) -> Int {
+        let filing = Filing(silences)
+        let steps = { (positions: [Int]) in Set(positions).reduce(0) { $0 + silences[$1].regexSteps } }
+        var most = steps(filing.unfiled)
+        for values in filing.byPair.values { most += values.values.map(steps).max() ?? 0 }
+        for lengths in filing.byStart.values {
+            for starts in lengths.values { most += starts.values.map(steps).max() ?? 0 }
+        }
+        return most
     }
 
     public var isEmpty: Bool { silences.isEmpty }
@@ -88,10 +113,10 @@ public struct SilenceIndex: Sendable {
     /// the labels against (``MatcherRegex/wholeMatch(_:work:)``).
     public func silencing(_ labels: [String: String], work: inout Int) -> [Silence] {
         guard !silences.isEmpty else { return [] }
-        var candidates = unfiled
+        var candidates = filing.unfiled
         for (name, value) in labels {
-            if let filed = byPair[name]?[value] { candidates += filed }
-            guard let lengths = byPrefix[name] else { continue }
+            if let filed = filing.byPair[name]?[value] { candidates += filed }
+            guard let lengths = filing.byStart[name] else { continue }
             let scalars = value.unicodeScalars
             for (length, table) in lengths {
                 guard let end = scalars.index(scalars.startIndex, offsetBy: length, limitedBy: scalars.endIndex),
@@ -102,7 +127,12 @@ public struct SilenceIndex: Sendable {
         if candidates.count > 1 { candidates.sort() }
         // Matched in place: copying each candidate first cost more than matching it.
         var found: [Silence] = []
-        for i in candidates where silences[i].matches(labels, work: &work) { found.append(silences[i]) }
+        var last = -1
+        for i in candidates where i != last {
+            // Filed under two starts (`(ab|abc).*`), a silence may come twice.
+            last = i
+            if silences[i].matches(labels, work: &work) { found.append(silences[i]) }
+        }
         return found
     }
 }

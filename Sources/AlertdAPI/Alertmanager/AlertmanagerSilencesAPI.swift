@@ -50,8 +50,9 @@ public struct AlertmanagerSilencesAPI: Sendable {
             throw .silenceNotFound(replacing?.rawValue ?? "")
         case .tooCostly(let steps):
             throw APIError(SilenceError(.invalidSilence, """
-                With this one, the regexes of the silences in force or ahead would take \(steps) steps per character of a label, \
-                more than the \(Silence.maxRegexStepsInForce) they may together; expire some, or use fewer or smaller regexes.
+                With this one, an alert could be held against silence regexes of \(steps) steps per character of a label, \
+                more than the \(Silence.maxRegexStepsInForce) they may take together; expire some, use fewer or smaller regexes, \
+                or start each with literal text (instance=~"db-1.*", not instance=~".*db-1.*"), so that fewer alerts are held against it.
                 """))
         case .saved(let saved):
             onChange()

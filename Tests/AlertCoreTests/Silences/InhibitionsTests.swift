@@ -44,7 +44,7 @@ import Testing
         state.alerts[b.id] = b
         state.alerts[target.id] = target
         func claimable() throws -> Bool {
-            try StoreRules.screen(DeliveryID(rawValue: "d"), kind: .presenter("log"), heldBy: nil, of: target, silences: [],
+            try StoreRules.screen(DeliveryID(rawValue: "d"), kind: .presenter("log"), heldBy: nil, of: target, silences: SilenceIndex([], at: Date()),
                                   inhibitions: inhibitions, now: Date(), in: &state)
         }
         #expect(try !claimable(), "b is open and inhibits it")

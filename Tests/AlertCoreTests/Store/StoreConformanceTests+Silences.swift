@@ -70,6 +70,28 @@ extension StoreConformanceTests {
         }
     }
 
+    /// Regex silences that each start with their own text are held only
+    /// against the alerts that have it: the budget counts what one alert
+    /// costs, so 600 (the whole count refused the 543rd) are all saved,
+    /// and each silences its own alert.
+    @Test(arguments: StoreBackend.allCases) func regexSilencesFiledByTheirOwnStartFitTheBudget(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        for k in 0..<600 {
+            let s = try silence(#"instance=~"(web|db|cache|api)-\#(k)[0-9]*\.(prod|stage)\.example\.com:9100""#, #"alertname=~"(Disk|Cpu|Mem).*""#,
+                                from: now.addingTimeInterval(-1))
+            guard case .saved = try await store.saveSilence(s, replacing: nil, now: now) else {
+                Issue.record("silence \(k) refused"); return
+            }
+        }
+        let held = try labelled(["instance": "api-599.stage.example.com:9100", "alertname": "MemHigh"])
+        let shown = try labelled(["instance": "api-600x.stage.example.com:9100", "alertname": "MemHigh"])
+        _ = try await store.submit([AlertSubmission(alert: held, presenters: ["hook"]), AlertSubmission(alert: shown, presenters: ["hook"])])
+        // Saving them took a while: the alerts are due from when they were made.
+        let claimed = try await store.claimDueDeliveries(now: Date().addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0)
+        #expect(claimed.map(\.alert.id) == [shown.id])
+    }
+
     @Test(arguments: StoreBackend.allCases) func silencesAreStoredListedChangedAndExpired(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let now = Date()
