@@ -14,41 +14,51 @@ import FoundationEssentials
 /// matched against every alert.
 public struct SilenceIndex: Sendable {
     private let silences: [Silence]
-    private let filing: Filing
+    /// Positions in `silences`, by a plain matcher's name, then value.
+    private let byPair: [String: [String: [Int]]]
+    /// Positions in `silences`, by a regex matcher's name, then the length
+    /// of one of its literal starts in scalars, then that start.
+    private let byStart: [String: [Int: [String: [Int]]]]
+    /// Positions of the silences with no matcher to file them under.
+    private let unfiled: [Int]
 
-    /// Where each silence of a list is filed.
-    private struct Filing: Sendable {
-        /// Positions in the list, by a plain matcher's name, then value.
-        var byPair: [String: [String: [Int]]] = [:]
-        /// Positions in the list, by a regex matcher's name, then the
-        /// length of one of its literal starts in scalars, then that start.
-        var byStart: [String: [Int: [String: [Int]]]] = [:]
-        /// Positions of the silences with no matcher to file them under.
-        var unfiled: [Int] = []
+    /// Where each silence of a list is filed: under the one of its matchers
+    /// whose keys the fewest others share, the first such, so the filing is
+    /// the same every time. Keys are numbered as they are first seen, so
+    /// each is hashed once (hashing them over and over was most of a
+    /// silence's save with a thousand in force).
+    private struct Filing {
+        /// Every key a silence has, by number.
+        var keys: [Key] = []
+        /// For each silence, the numbers of the keys it is filed under;
+        /// none when it has no matcher to file it under.
+        var filed: [[Int]] = []
 
-        /// Files each silence under the one of its matchers whose keys the
-        /// fewest others share, so the filing is the same every time.
         init(_ silences: [Silence]) {
-            let keys = silences.map(SilenceIndex.keys)
-            var shared: [Key: Int] = [:]
-            for silenceKeys in keys {
-                for key in Set(silenceKeys.joined()) { shared[key, default: 0] += 1 }
-            }
-            for (i, silenceKeys) in keys.enumerated() {
-                let cost = { (group: [Key]) in group.reduce(0) { $0 + shared[$1]! } }
-                guard let group = silenceKeys.min(by: { cost($0) < cost($1) }) else {
-                    unfiled.append(i)
-                    continue
-                }
-                for key in group {
-                    switch key {
-                    case .pair(let name, let value):
-                        byPair[name, default: [:]][value, default: []].append(i)
-                    case .start(let name, let text):
-                        byStart[name, default: [:]][text.unicodeScalars.count, default: [:]][text, default: []].append(i)
+            var numbers: [Key: Int] = [:]
+            var shared: [Int] = []
+            var groups: [[[Int]]] = []
+            groups.reserveCapacity(silences.count)
+            for silence in silences {
+                let silenceGroups = SilenceIndex.keys(silence).map { group in
+                    group.map { key in
+                        if let n = numbers[key] { return n }
+                        numbers[key] = keys.count
+                        keys.append(key)
+                        shared.append(0)
+                        return keys.count - 1
                     }
                 }
+                // Once a silence, however many of its matchers have the key.
+                var last = -1
+                for n in silenceGroups.joined().sorted() where n != last {
+                    shared[n] += 1
+                    last = n
+                }
+                groups.append(silenceGroups)
             }
+            let cost = { (group: [Int]) in group.reduce(0) { $0 + shared[$1] } }
+            filed = groups.map { $0.min { cost($0) < cost($1) } ?? [] }
         }
     }
 
@@ -61,7 +71,24 @@ public struct SilenceIndex: Sendable {
     /// Files the silences of `all` active at `now`.
     public init(_ all: [Silence], at now: Date) {
         silences = all.filter { $0.isActive(at: now) }
-        filing = Filing(silences)
+        let filing = Filing(silences)
+        var byPair: [String: [String: [Int]]] = [:]
+        var byStart: [String: [Int: [String: [Int]]]] = [:]
+        var unfiled: [Int] = []
+        for (i, numbers) in filing.filed.enumerated() {
+            if numbers.isEmpty { unfiled.append(i) }
+            for n in numbers {
+                switch filing.keys[n] {
+                case .pair(let name, let value):
+                    byPair[name, default: [:]][value, default: []].append(i)
+                case .start(let name, let text):
+                    byStart[name, default: [:]][text.unicodeScalars.count, default: [:]][text, default: []].append(i)
+                }
+            }
+        }
+        self.byPair = byPair
+        self.byStart = byStart
+        self.unfiled = unfiled
     }
 
     /// For each matcher of `silence` it can be filed under, the keys every
@@ -85,19 +112,36 @@ public struct SilenceIndex: Sendable {
     /// The most regex steps per character of a label that the index of
     /// `silences` (all active) could hold one alert against: the unfiled
     /// silences, and for each name, and each length of start, the costliest
-    /// value or start an alert's label could have. What a store bounds
-    /// (``Silence/maxRegexStepsInForce``): a thousand silences each filed
-    /// under a start of its own cost an alert a few of them, where counting
-    /// every silence refused the 543rd (Alertmanager takes them all).
+    /// value or start an alert's label could have; never more than all of
+    /// them. What a store bounds (``Silence/maxRegexStepsInForce``): a
+    /// thousand silences each filed under a start of its own cost an alert
+    /// a few of them, where counting every silence refused the 543rd
+    /// (Alertmanager takes them all).
     public static func mostSteps(_ silences: [Silence]) -> Int {
-        let filing = Filing(silences)
-        let steps = { (positions: [Int]) in Set(positions).reduce(0) { $0 + silences[$1].regexSteps } }
-        var most = steps(filing.unfiled)
-        for values in filing.byPair.values { most += values.values.map(steps).max() ?? 0 }
-        for lengths in filing.byStart.values {
-            for starts in lengths.values { most += starts.values.map(steps).max() ?? 0 }
+        let steps = silences.map(\.regexSteps)
+        let all = steps.reduce(0, +)
+        guard all > 0 else { return 0 }
+        /// What one label of an alert finds at most one key of.
+        enum Reach: Hashable {
+            case pair(name: String)
+            case start(name: String, length: Int)
         }
-        return most
+        let filing = Filing(silences)
+        var filed = [Int](repeating: 0, count: filing.keys.count)
+        var unfiled = 0
+        for (i, numbers) in filing.filed.enumerated() {
+            if numbers.isEmpty { unfiled += steps[i] }
+            for n in numbers { filed[n] += steps[i] }
+        }
+        var most: [Reach: Int] = [:]
+        for (n, key) in filing.keys.enumerated() where filed[n] > 0 {
+            let reach: Reach = switch key {
+            case .pair(let name, _): .pair(name: name)
+            case .start(let name, let text): .start(name: name, length: text.unicodeScalars.count)
+            }
+            most[reach] = max(most[reach] ?? 0, filed[n])
+        }
+        return min(all, most.values.reduce(unfiled, +))
     }
 
     public var isEmpty: Bool { silences.isEmpty }
@@ -113,10 +157,10 @@ public struct SilenceIndex: Sendable {
     /// the labels against (``MatcherRegex/wholeMatch(_:work:)``).
     public func silencing(_ labels: [String: String], work: inout Int) -> [Silence] {
         guard !silences.isEmpty else { return [] }
-        var candidates = filing.unfiled
+        var candidates = unfiled
         for (name, value) in labels {
-            if let filed = filing.byPair[name]?[value] { candidates += filed }
-            guard let lengths = filing.byStart[name] else { continue }
+            if let filed = byPair[name]?[value] { candidates += filed }
+            guard let lengths = byStart[name] else { continue }
             let scalars = value.unicodeScalars
             for (length, table) in lengths {
                 guard let end = scalars.index(scalars.startIndex, offsetBy: length, limitedBy: scalars.endIndex),
