@@ -136,16 +136,23 @@ struct PostgresStoreTransaction: StoreTransaction {
         return Inhibitions(rules: rules, openAlerts: rows.compactMap { try? StoreCoding.openAlert(StoreCoding.AlertRow($0)) })
     }
 
-    /// The silences active at `now`, which screen every claim.
-    /// Read to screen deliveries as they are claimed or flushed, and locked
-    /// (`FOR SHARE`) until that commits: a silence another node expired
-    /// meanwhile released nothing (the hold was not written yet), and the
-    /// hold then kept the delivery back until the silence's old end.
-    /// Expiring now waits for the screening to commit, then releases it.
+    /// The silences active at `now`, locked (`FOR SHARE`) until the
+    /// transaction commits, as ``screeningSilences(at:)`` are.
     func activeSilences(at now: Date) throws(PostgresError) -> [Silence] {
         let ms = StoreCoding.millis(now)
         return try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 AND starts_at <= $1 FOR SHARE",
                               [.integer(ms)])
+            .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
+    }
+
+    /// The silences not yet expired, which screen every claim and flush,
+    /// locked (`FOR SHARE`) until that commits: a silence another node
+    /// expired meanwhile released nothing (the hold was not written yet),
+    /// and the hold then kept the delivery back until the silence's old
+    /// end. Expiring or changing one now waits for the screening to
+    /// commit, then releases what it held.
+    func screeningSilences(at now: Date) throws(PostgresError) -> [Silence] {
+        try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 FOR SHARE", [.integer(StoreCoding.millis(now))])
             .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
     }
 

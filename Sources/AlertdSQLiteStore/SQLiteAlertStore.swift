@@ -377,7 +377,7 @@ public final class SQLiteAlertStore: AlertStore {
             if let known {
                 (active, inhibitions) = known
             } else {
-                active = SilenceIndex(try tx.activeSilences(at: now), at: now)
+                active = SilenceIndex(try tx.screeningSilences(at: now), at: now)
                 inhibitions = try tx.inhibitions(under: inhibitRules)
             }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")

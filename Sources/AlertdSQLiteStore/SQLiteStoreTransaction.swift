@@ -180,6 +180,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
     }
 
+    /// One writer: nothing changes a silence while a screening runs.
+    mutating func screeningSilences(at now: Date) throws(SQLiteError) -> [Silence] { try unexpiredSilences(at: now) }
+
     mutating func unexpiredSilences(at now: Date) throws(SQLiteError) -> [Silence] {
         try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ?")
             .query([.integer(StoreCoding.millis(now))]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)

@@ -58,6 +58,10 @@ package protocol StoreTransaction {
     mutating func activeSilences(at now: Date) throws(Failure) -> [Silence]
     /// The silences active at `now` or still to start.
     mutating func unexpiredSilences(at now: Date) throws(Failure) -> [Silence]
+    /// ``unexpiredSilences(at:)``, read to screen deliveries with (a
+    /// ``SilenceIndex`` files them all; the active ones hold). A store
+    /// nodes share keeps them from changing until the screening commits.
+    mutating func screeningSilences(at now: Date) throws(Failure) -> [Silence]
     /// Whether any silence is active at `now` or will be: one not yet ended.
     mutating func hasSilence(endingAfter now: Date) throws(Failure) -> Bool
     /// Every open alert, for inhibition.

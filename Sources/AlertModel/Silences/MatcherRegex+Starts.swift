@@ -11,15 +11,17 @@ extension MatcherRegex {
     /// `(Disk|Cpu).*` `Disk` or `Cpu`. nil when a match may start otherwise
     /// (with a class, `.`, an optional part, or the empty text), when there
     /// would be more than ``maxStarts``, and for `(?i)` patterns.
-    static func literalStarts(of node: Node, caseInsensitive: Bool) -> [String]? {
+    static func literalStarts(of node: Node, caseInsensitive: Bool) -> [[Unicode.Scalar]]? {
         guard !caseInsensitive, let found = starts(of: node)?.starts else { return nil }
-        var texts = Set<String>()
+        // Scalars, not `String`s: two spellings of one text (a composed `é`,
+        // an `e` and a combining accent) are two starts of their own.
+        var texts = Set<[Unicode.Scalar]>()
         for start in found {
             let scalars = start.prefix(maxStartLength).compactMap(Unicode.Scalar.init)
             guard !scalars.isEmpty, scalars.count == min(start.count, maxStartLength) else { return nil }
-            texts.insert(String(String.UnicodeScalarView(scalars)))
+            texts.insert(scalars)
         }
-        return texts.sorted()
+        return texts.sorted { $0.lexicographicallyPrecedes($1) { $0.value < $1.value } }
     }
 
     /// `node`'s literal starts, and whether each is the whole of what a

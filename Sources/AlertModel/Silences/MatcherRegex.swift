@@ -24,7 +24,7 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
     let prefix: [UInt32]
     /// The literal texts one of which every match starts with
     /// (``literalStarts(of:caseInsensitive:)``), or nil.
-    let starts: [String]?
+    let starts: [[Unicode.Scalar]]?
 
     /// Compiles `pattern`; throws `invalid_regex` or `unsupported_regex`.
     public init(_ pattern: String) throws(SilenceError) {
@@ -68,8 +68,8 @@ public struct MatcherRegex: Sendable, Hashable, CustomStringConvertible {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
-    /// True when the pattern matches all of `text`. Every claim holds each
-    /// active silence against its alert: a plain literal is compared as
+    /// True when the pattern matches all of `text`. Every claim holds the
+    /// active silences its index finds against its alert: a plain literal is compared as
     /// such, and the NFA's lists live in one temporary allocation (seven
     /// heap allocations a match made a thousand regex silences cost
     /// seconds over a few thousand alerts). A text that does not start with

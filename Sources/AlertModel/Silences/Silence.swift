@@ -73,10 +73,10 @@ public struct Silence: Sendable, Equatable, Codable {
         }
         if createdBy.trimmingSpaces().isEmpty { throw refuse("Say who makes the silence (createdBy; amtool -a).") }
         if comment.trimmingSpaces().isEmpty { throw refuse("Say why in a comment (amtool -c).") }
-        // Every claim holds each active silence against the alert: none may be large.
+        // Every claim holds its alert against the silences filed under its labels, and against those filed under none: none may be large.
         if matchers.count > Self.maxMatchers { throw refuse("A silence has at most \(Self.maxMatchers) matchers; this one has \(matchers.count).") }
-        // The store holds every active silence against each alert it
-        // screens, on its one writer: 64 regexes of 3,000 steps a character,
+        // The store holds the silences its index finds against each alert
+        // it screens, on its one writer: 64 regexes of 3,000 steps a character,
         // against a 1,024-character label, held every write behind them for
         // a second per alert. Together a silence's regexes may cost what one
         // regex of the largest size may.

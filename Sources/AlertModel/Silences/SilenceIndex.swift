@@ -8,17 +8,27 @@ import FoundationEssentials
 /// `instance=~"(web|db)-1.*"` under both `web-1` and `db-1`), whichever the
 /// fewest other silences share. Only the silences filed under one of the
 /// alert's labels (and those with no such matcher) are matched.
+///
+/// The filing is of every silence not yet expired, pending ones too, as
+/// the store's budget (``mostSteps(_:)``) counts them: filed over the
+/// active ones alone, a pending silence's start could no longer spread
+/// others apart, and one alert could reach more than the budget allowed.
+/// Starts are kept as scalars: as `String`s, a composed `é` and an `e`
+/// with a combining accent were one key of two lengths, and a silence
+/// filed under one form was not found by an alert written in the other.
 /// Listing 5,000 alerts against 1,000 silences held each alert against
 /// every silence, several times Alertmanager's time; filed only by plain
 /// pairs, 500 regex silences that all shared `job="node"` were still each
 /// matched against every alert.
 public struct SilenceIndex: Sendable {
+    /// The silences not yet expired, and which of them are active.
     private let silences: [Silence]
+    private let active: [Bool]
     /// Positions in `silences`, by a plain matcher's name, then value.
     private let byPair: [String: [String: [Int]]]
     /// Positions in `silences`, by a regex matcher's name, then the length
     /// of one of its literal starts in scalars, then that start.
-    private let byStart: [String: [Int: [String: [Int]]]]
+    private let byStart: [String: [Int: [[Unicode.Scalar]: [Int]]]]
     /// Positions of the silences with no matcher to file them under.
     private let unfiled: [Int]
 
@@ -65,15 +75,16 @@ public struct SilenceIndex: Sendable {
     /// What a silence can be filed under.
     private enum Key: Hashable {
         case pair(name: String, value: String)
-        case start(name: String, text: String)
+        case start(name: String, scalars: [Unicode.Scalar])
     }
 
-    /// Files the silences of `all` active at `now`.
+    /// Files the silences of `all` not yet expired at `now`; those active
+    /// at `now` are found.
     public init(_ all: [Silence], at now: Date) {
-        silences = all.filter { $0.isActive(at: now) }
-        let filing = Filing(silences)
+        let unexpired = all.filter { $0.state(at: now) != .expired }
+        let filing = Filing(unexpired)
         var byPair: [String: [String: [Int]]] = [:]
-        var byStart: [String: [Int: [String: [Int]]]] = [:]
+        var byStart: [String: [Int: [[Unicode.Scalar]: [Int]]]] = [:]
         var unfiled: [Int] = []
         for (i, numbers) in filing.filed.enumerated() {
             if numbers.isEmpty { unfiled.append(i) }
@@ -81,11 +92,13 @@ public struct SilenceIndex: Sendable {
                 switch filing.keys[n] {
                 case .pair(let name, let value):
                     byPair[name, default: [:]][value, default: []].append(i)
-                case .start(let name, let text):
-                    byStart[name, default: [:]][text.unicodeScalars.count, default: [:]][text, default: []].append(i)
+                case .start(let name, let scalars):
+                    byStart[name, default: [:]][scalars.count, default: [:]][scalars, default: []].append(i)
                 }
             }
         }
+        silences = unexpired
+        active = unexpired.map { $0.isActive(at: now) }
         self.byPair = byPair
         self.byStart = byStart
         self.unfiled = unfiled
@@ -102,7 +115,7 @@ public struct SilenceIndex: Sendable {
             case .equal where !matcher.value.isEmpty:
                 return [.pair(name: matcher.name, value: matcher.value)]
             case .matchesRegex:
-                return matcher.compiled?.starts.map { $0.map { Key.start(name: matcher.name, text: $0) } }
+                return matcher.compiled?.starts.map { $0.map { Key.start(name: matcher.name, scalars: $0) } }
             default:
                 return nil
             }
@@ -110,7 +123,7 @@ public struct SilenceIndex: Sendable {
     }
 
     /// The most regex steps per character of a label that the index of
-    /// `silences` (all active) could hold one alert against: the unfiled
+    /// `silences` (those not yet expired) could hold one alert against: the unfiled
     /// silences, and for each name, and each length of start, the costliest
     /// value or start an alert's label could have; never more than all of
     /// them. What a store bounds (``Silence/maxRegexStepsInForce``): a
@@ -137,14 +150,15 @@ public struct SilenceIndex: Sendable {
         for (n, key) in filing.keys.enumerated() where filed[n] > 0 {
             let reach: Reach = switch key {
             case .pair(let name, _): .pair(name: name)
-            case .start(let name, let text): .start(name: name, length: text.unicodeScalars.count)
+            case .start(let name, let scalars): .start(name: name, length: scalars.count)
             }
             most[reach] = max(most[reach] ?? 0, filed[n])
         }
         return min(all, most.values.reduce(unfiled, +))
     }
 
-    public var isEmpty: Bool { silences.isEmpty }
+    /// Whether no silence is active.
+    public var isEmpty: Bool { !active.contains(true) }
 
     /// What `[Silence].silencing(_:at:)` gives for these labels, in the same
     /// order: the active silences that match.
@@ -156,7 +170,7 @@ public struct SilenceIndex: Sendable {
     /// ``silencing(_:)``, adding to `work` the steps of the regexes it held
     /// the labels against (``MatcherRegex/wholeMatch(_:work:)``).
     public func silencing(_ labels: [String: String], work: inout Int) -> [Silence] {
-        guard !silences.isEmpty else { return [] }
+        guard !isEmpty else { return [] }
         var candidates = unfiled
         for (name, value) in labels {
             if let filed = byPair[name]?[value] { candidates += filed }
@@ -164,7 +178,7 @@ public struct SilenceIndex: Sendable {
             let scalars = value.unicodeScalars
             for (length, table) in lengths {
                 guard let end = scalars.index(scalars.startIndex, offsetBy: length, limitedBy: scalars.endIndex),
-                      let filed = table[String(scalars[..<end])] else { continue }
+                      let filed = table[Array(scalars[..<end])] else { continue }
                 candidates += filed
             }
         }
@@ -175,7 +189,7 @@ public struct SilenceIndex: Sendable {
         for i in candidates where i != last {
             // Filed under two starts (`(ab|abc).*`), a silence may come twice.
             last = i
-            if silences[i].matches(labels, work: &work) { found.append(silences[i]) }
+            if active[i], silences[i].matches(labels, work: &work) { found.append(silences[i]) }
         }
         return found
     }

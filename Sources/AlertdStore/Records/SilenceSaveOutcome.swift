@@ -6,7 +6,8 @@ public enum SilenceSaveOutcome: Sendable, Equatable {
     case saved(Silence)
     /// `replacing` named no silence.
     case notFound
-    /// With it, the regexes of the silences in force or ahead would cost
-    /// `steps` per character, past ``Silence/maxRegexStepsInForce``.
+    /// With it, one alert could be held against silence regexes of `steps`
+    /// per character (``SilenceIndex/mostSteps(_:)``), past
+    /// ``Silence/maxRegexStepsInForce``.
     case tooCostly(steps: Int)
 }
