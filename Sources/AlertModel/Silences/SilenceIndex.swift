@@ -8,6 +8,10 @@ import FoundationEssentials
 /// `instance=~"(web|db)-1.*"` under both `web-1` and `db-1`), whichever the
 /// fewest other silences share. Only the silences filed under one of the
 /// alert's labels (and those with no such matcher) are matched.
+/// Listing 5,000 alerts against 1,000 silences held each alert against
+/// every silence, several times Alertmanager's time; filed only by plain
+/// pairs, 500 regex silences that all shared `job="node"` were still each
+/// matched against every alert.
 ///
 /// The filing is of every silence not yet expired, pending ones too, as
 /// the store's budget (``mostSteps(_:)``) counts them: filed over the
@@ -16,10 +20,6 @@ import FoundationEssentials
 /// Starts are kept as scalars: as `String`s, a composed `é` and an `e`
 /// with a combining accent were one key of two lengths, and a silence
 /// filed under one form was not found by an alert written in the other.
-/// Listing 5,000 alerts against 1,000 silences held each alert against
-/// every silence, several times Alertmanager's time; filed only by plain
-/// pairs, 500 regex silences that all shared `job="node"` were still each
-/// matched against every alert.
 public struct SilenceIndex: Sendable {
     /// The silences not yet expired, and which of them are active.
     private let silences: [Silence]

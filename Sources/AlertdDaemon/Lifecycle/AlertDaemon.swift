@@ -148,9 +148,10 @@ public final class AlertDaemon: Sendable {
             logger.warning("the API listens on \(host):\(port) without a token: anyone who can reach it may send, confirm, cancel, replay and silence; set api.token_file or api.tokens_file, or listen on 127.0.0.1")
         }
         let files = CurrentProcess.raiseOpenFileLimit()
-        let connections = Self.connectionLimit(openFiles: files, listeners: listeners.count)
+        let deliveries = presenters.entries.values.reduce(0) { $0 + $1.maxConcurrency }
+        let connections = Self.connectionLimit(openFiles: files, listeners: listeners.count, deliveries: deliveries)
         if connections < HTTPServerConfiguration().connectionLimit {
-            logger.warning("The open-file limit (\(files)) leaves room for \(connections) connections per listener; raise LimitNOFILE= to allow more.")
+            logger.warning("The open-file limit (\(files)) leaves room for \(connections) connections per listener, with \(deliveries) kept for deliveries (the presenters' max_concurrency); raise LimitNOFILE= to allow more.")
         }
         apiServers = listeners.map { listener in
             var c = HTTPServerConfiguration(listener: listener)
@@ -163,15 +164,18 @@ public final class AlertDaemon: Sendable {
 
     /// Connections each listener may hold: the default, or less when the
     /// open-file limit is low, so clients that fill every listener still
-    /// leave ``reservedFiles`` descriptors for everything else. Connections
-    /// that filled a soft limit of 1,024 made every delivery fail to connect.
-    static func connectionLimit(openFiles: Int, listeners: Int) -> Int {
-        let room = (openFiles - reservedFiles) / max(1, listeners)
+    /// leave a socket for each delivery that may be in flight
+    /// (`deliveries`, the presenters' `max_concurrency` together) and
+    /// ``reservedFiles`` descriptors for everything else. Connections that
+    /// filled a soft limit of 1,024 made every delivery fail to connect.
+    static func connectionLimit(openFiles: Int, listeners: Int, deliveries: Int = 0) -> Int {
+        let room = (openFiles - reservedFiles - deliveries) / max(1, listeners)
         return max(16, min(HTTPServerConfiguration().connectionLimit, room))
     }
 
-    /// Descriptors kept out of the listeners' reach: deliveries' sockets,
-    /// the store's files, child processes' pipes, the event streams' timers.
+    /// Descriptors kept out of the listeners' reach besides deliveries'
+    /// sockets: the store's files, child processes' pipes, the event
+    /// streams' timers.
     static let reservedFiles = 256
 
     /// The daemon's services in start order: deliveries and deadlines are
