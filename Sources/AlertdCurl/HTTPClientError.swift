@@ -49,6 +49,17 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// Why a connection failed, from the `errno` of `connect(2)`, in the
     /// words of ``couldNotConnect(url:address:reason:)``.
+    /// `connection refused by 127.0.0.1:9`, `could not connect to
+    /// 127.0.0.1:9`, or the reason after where: "could not connect by" read
+    /// as nothing at all when libcurl had no error number to give.
+    static func phrase(_ reason: String, _ address: String) -> String {
+        switch reason {
+        case "connection refused": "connection refused by \(address)"
+        case "could not connect": "could not connect to \(address)"
+        default: "could not connect to \(address): \(reason)"
+        }
+    }
+
     package static func connectFailureReason(errno: Int32) -> String {
         switch errno {
         case ECONNREFUSED: "connection refused"
@@ -56,6 +67,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case EHOSTUNREACH: "host unreachable"
         case ENOENT: "no such socket"
         case EACCES: "permission denied"
+        case EMFILE, ENFILE: "no file descriptor left for a socket (the open-file limit; raise LimitNOFILE=)"
         case 0: "could not connect"
         case let e: Errno(e).description.lowercased()
         }
@@ -81,7 +93,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// A short phrase: `connection refused by 127.0.0.1:9`.
     public var summary: String {
         switch self {
-        case .couldNotConnect(_, let address, let reason): "\(reason) by \(address)"
+        case .couldNotConnect(_, let address, let reason): Self.phrase(reason, address)
         case .timedOut(let url, .connect, let after): "no connection to \(url) within \(after.alertdDescription)"
         case .timedOut(let url, .response, let after): "no response from \(url) within \(after.alertdDescription)"
         case .connectionLost(let url, let reason): "connection to \(url) lost: \(reason)"
@@ -100,7 +112,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     public var message: String {
         switch self {
         case .couldNotConnect(let url, let address, let reason):
-            "Could not connect to \(url): \(reason) by \(address). Is the server running and listening there?"
+            "Could not connect to \(url): \(Self.phrase(reason, address)). Is the server running and listening there?"
         case .timedOut(let url, .connect, let after):
             "Could not connect to \(url) within \(after.alertdDescription). Check that the host is reachable and no firewall drops the traffic."
         case .timedOut(let url, .response, let after):

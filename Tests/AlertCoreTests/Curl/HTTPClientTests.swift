@@ -136,6 +136,21 @@ import Testing
         #expect(error?.message.contains(url) == true)
     }
 
+    /// Each way a connection fails reads as a phrase: "could not connect by
+    /// 127.0.0.1:9" was what libcurl's missing error number gave (an
+    /// attack ran the daemon out of descriptors), and running out is said.
+    @Test func connectFailuresReadAsPhrases() {
+        func summary(_ errno: Int32) -> String {
+            HTTPClientError.couldNotConnect(url: "http://h/x", address: "127.0.0.1:9", reason: HTTPClientError.connectFailureReason(errno: errno)).summary
+        }
+        #expect(summary(0) == "could not connect to 127.0.0.1:9")
+        #expect(summary(ECONNREFUSED) == "connection refused by 127.0.0.1:9")
+        #expect(summary(ENETUNREACH) == "could not connect to 127.0.0.1:9: network unreachable")
+        #expect(summary(EMFILE) == "could not connect to 127.0.0.1:9: no file descriptor left for a socket (the open-file limit; raise LimitNOFILE=)")
+        let message = HTTPClientError.couldNotConnect(url: "http://h/x", address: "127.0.0.1:9", reason: "could not connect").message
+        #expect(message == "Could not connect to http://h/x: could not connect to 127.0.0.1:9. Is the server running and listening there?")
+    }
+
     @Test func capsTheResponseBody() async throws {
         let (server, base) = try startLoopbackServer { _ in HTTPResponse(body: Data(repeating: 7, count: 100_000)) }
         defer { Task { await server.stop() } }
