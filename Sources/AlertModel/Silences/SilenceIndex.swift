@@ -24,6 +24,9 @@ public struct SilenceIndex: Sendable {
     /// The silences not yet expired, and which of them are active.
     private let silences: [Silence]
     private let active: [Bool]
+    /// Whether no silence is active: asked for every delivery a claim
+    /// screens, so found once here.
+    public let isEmpty: Bool
     /// Positions in `silences`, by a plain matcher's name, then value.
     private let byPair: [String: [String: [Int]]]
     /// Positions in `silences`, by a regex matcher's name, then the length
@@ -99,6 +102,7 @@ public struct SilenceIndex: Sendable {
         }
         silences = unexpired
         active = unexpired.map { $0.isActive(at: now) }
+        isEmpty = !active.contains(true)
         self.byPair = byPair
         self.byStart = byStart
         self.unfiled = unfiled
@@ -156,9 +160,6 @@ public struct SilenceIndex: Sendable {
         }
         return min(all, most.values.reduce(unfiled, +))
     }
-
-    /// Whether no silence is active.
-    public var isEmpty: Bool { !active.contains(true) }
 
     /// What `[Silence].silencing(_:at:)` gives for these labels, in the same
     /// order: the active silences that match.
