@@ -71,7 +71,7 @@ extension PostgresAlertStore {
                 if due.isEmpty { break }
                 if screening == nil {
                     // Reading the open alerts costs; only rules in force need it.
-                    screening = (SilenceIndex(try tx.screeningSilences(at: now), at: now), try tx.inhibitions(under: inhibitRules))
+                    screening = (try tx.screeningSilences(at: now), try tx.inhibitions(under: inhibitRules))
                 }
                 guard let (active, inhibitions) = screening else { break }
                 var held = 0

@@ -151,9 +151,10 @@ struct PostgresStoreTransaction: StoreTransaction {
     /// and the hold then kept the delivery back until the silence's old
     /// end. Expiring or changing one now waits for the screening to
     /// commit, then releases what it held.
-    func screeningSilences(at now: Date) throws(PostgresError) -> [Silence] {
-        try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 FOR SHARE", [.integer(StoreCoding.millis(now))])
+    func screeningSilences(at now: Date) throws(PostgresError) -> SilenceIndex {
+        let silences = try conn.query("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > $1 FOR SHARE", [.integer(StoreCoding.millis(now))])
             .rows.compactMap { StoreCoding.silence(StoreCoding.SilenceRow($0)) }
+        return SilenceIndex(silences, at: now)
     }
 
     func unexpiredSilences(at now: Date) throws(PostgresError) -> [Silence] {

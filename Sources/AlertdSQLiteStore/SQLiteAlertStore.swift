@@ -16,6 +16,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// The inhibition sources claims and group flushes screen against, kept between them.
     private let inhibitionSources = InhibitionSources()
     private let groupSnapshots = GroupSnapshotCache()
+    private let silenceIndex = SilenceScreeningCache()
     private let checkpointer: WALCheckpointer
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.
@@ -296,7 +297,7 @@ public final class SQLiteAlertStore: AlertStore {
     public func claimDueDeliveries(now: Date, capacity: [DeliveryKind: Int], orphanLimit: Int,
                                    inhibitRules: [InhibitRule]) async throws(StoreError) -> [ClaimedDelivery] {
         let nowMs = StoreCoding.millis(now)
-        let sources = inhibitionSources, snapshots = groupSnapshots
+        let sources = inhibitionSources, snapshots = groupSnapshots, silences = silenceIndex
         let rows: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)] = try await writer.write(durable: false) { conn throws(SQLiteError) in
             // A delivery a silence or an inhibition holds leaves the due set,
             // but it took a row of the page read for a free slot: the page is
@@ -313,7 +314,7 @@ public final class SQLiteAlertStore: AlertStore {
             for _ in 0..<StoreRules.claimPages {
                 let ids = try Self.due(room: room, orphanRoom: orphanRoom, nowMs: nowMs, in: conn)
                 if ids.isEmpty { break }
-                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, sources: sources,
+                let (claimed, held) = try Self.claimPage(ids, now: now, inhibitRules: inhibitRules, screening: &screening, sources: sources, silences: silences,
                                                          snapshots: snapshots, in: conn)
                 out += claimed
                 for (delivery, _, _, _) in claimed {
@@ -367,17 +368,18 @@ public final class SQLiteAlertStore: AlertStore {
     /// silence or an inhibition held instead. `screening` is read by the
     /// first page and kept for the claim's others.
     private static func claimPage(_ ids: [(id: String, heldBy: String?, orphan: Bool)], now: Date, inhibitRules: [InhibitRule],
-                              screening: inout Screening?, sources: InhibitionSources, snapshots: GroupSnapshotCache,
+                              screening: inout Screening?, sources: InhibitionSources, silences: SilenceScreeningCache,
+                              snapshots: GroupSnapshotCache,
                               in conn: SQLiteConnection) throws(SQLiteError)
         -> (claimed: [(DeliveryRecord, StoreCoding.AlertRow, StoredSnapshot?, DeliveryID?)], held: Int) {
         let known = screening
-        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources, snapshots: snapshots) { tx throws(SQLiteError) in
+        let (out, held, used) = try SQLiteStoreTransaction.run(in: conn, sources: sources, snapshots: snapshots, silences: silences) { tx throws(SQLiteError) in
             // Reading the open alerts costs; only rules in force and something to screen need it.
             let active: SilenceIndex, inhibitions: Inhibitions
             if let known {
                 (active, inhibitions) = known
             } else {
-                active = SilenceIndex(try tx.screeningSilences(at: now), at: now)
+                active = try tx.screeningSilences(at: now)
                 inhibitions = try tx.inhibitions(under: inhibitRules)
             }
             let screened = try conn.statement("SELECT alert_id, presenter, kind FROM deliveries WHERE id = ?")
@@ -416,14 +418,16 @@ public final class SQLiteAlertStore: AlertStore {
 
     public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] {
         guard !accepted.isEmpty else { return [] }
-        return try await writer.write(durable: false) { conn throws(SQLiteError) in try Self.claimAccepted(accepted, now: now, in: conn) }
+        return try await writer.write(durable: false) { [silenceIndex] conn throws(SQLiteError) in
+            try Self.claimAccepted(accepted, now: now, silences: silenceIndex, in: conn)
+        }
     }
 
     public func settle(_ settlements: [DeliverySettlement], thenClaim accepted: [AcceptedDelivery],
                        now: Date) async throws(StoreError) -> (queued: Int, claimed: [DeliveryRecord]) {
         guard !accepted.isEmpty else { return (try await settle(settlements), []) }
-        return try await writer.write(durable: false, sharingRows: true) { conn throws(SQLiteError) in
-            (try Self.settle(settlements, in: conn), try Self.claimAccepted(accepted, now: now, in: conn))
+        return try await writer.write(durable: false, sharingRows: true) { [silenceIndex] conn throws(SQLiteError) in
+            (try Self.settle(settlements, in: conn), try Self.claimAccepted(accepted, now: now, silences: silenceIndex, in: conn))
         }
     }
 
@@ -432,9 +436,10 @@ public final class SQLiteAlertStore: AlertStore {
     /// then the claimed delivery is known without reading it back. A
     /// `RETURNING` clause cost SQLite a third of the claim. Any other is
     /// left to the poll's claim.
-    private static func claimAccepted(_ accepted: [AcceptedDelivery], now: Date, in conn: SQLiteConnection) throws(SQLiteError) -> [DeliveryRecord] {
-        try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
-            guard try tx.activeSilences(at: now).isEmpty else { return [] }
+    private static func claimAccepted(_ accepted: [AcceptedDelivery], now: Date, silences: SilenceScreeningCache,
+                                      in conn: SQLiteConnection) throws(SQLiteError) -> [DeliveryRecord] {
+        try SQLiteStoreTransaction.run(in: conn, silences: silences) { tx throws(SQLiteError) in
+            guard try tx.screeningSilences(at: now).isEmpty else { return [] }
             let claim = try conn.statement("""
                 UPDATE deliveries SET state = 'in_flight', attempts = 1, updated_at = ?1
                 WHERE id = ?2 AND state = 'pending' AND next_attempt_at <= ?1 AND attempts = 0 AND last_error IS NULL
@@ -645,10 +650,11 @@ public final class SQLiteAlertStore: AlertStore {
     public func flushDueGroups(now: Date, inhibitRules: [InhibitRule], limit: Int) async throws(StoreError) -> [GroupNotice] {
         // Lost to a power cut, a flush is made again from the same state:
         // the same notifications, with the same delivery ids.
-        try await writer.write(durable: false) { [inhibitionSources, groupSnapshots] conn throws(SQLiteError) in
+        try await writer.write(durable: false) { [inhibitionSources, groupSnapshots, silenceIndex] conn throws(SQLiteError) in
             let due = try conn.statement("SELECT id FROM alert_groups WHERE next_due_at <= ? ORDER BY next_due_at LIMIT ?")
                 .query([.integer(StoreCoding.millis(now)), .integer(Int64(limit))]) { AlertGroupID(trusted: $0.text(0)) }
-            return try SQLiteStoreTransaction.run(in: conn, sources: inhibitionSources, snapshots: groupSnapshots) { tx throws(SQLiteError) in
+            return try SQLiteStoreTransaction.run(in: conn, sources: inhibitionSources, snapshots: groupSnapshots,
+                                                  silences: silenceIndex) { tx throws(SQLiteError) in
                 try StoreRules.flush(due, now: now, inhibitRules: inhibitRules, in: &tx)
             }
         }

@@ -23,14 +23,17 @@ struct SQLiteStoreTransaction: StoreTransaction {
     private let sources: InhibitionSources?
     /// The store's snapshots of group notifications just queued (``GroupSnapshotCache``).
     private let snapshots: GroupSnapshotCache?
+    /// The store's filing of the silences (``SilenceScreeningCache``).
+    private let silences: SilenceScreeningCache?
 
-    private init(conn: SQLiteConnection, sources: InhibitionSources?, snapshots: GroupSnapshotCache?) {
+    private init(conn: SQLiteConnection, sources: InhibitionSources?, snapshots: GroupSnapshotCache?, silences: SilenceScreeningCache?) {
         self.conn = conn
         let batch = PendingRows.current
         rows = batch ?? PendingRows()
         ownsRows = batch == nil
         self.sources = sources
         self.snapshots = snapshots
+        self.silences = silences
     }
 
     /// Runs `body` on a transaction over `conn`, then writes the rows it
@@ -39,8 +42,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
     /// ``PendingRows`` and ``CounterLedger``: the one way to make one, so no
     /// write is left behind.
     static func run<T>(in conn: SQLiteConnection, sources: InhibitionSources? = nil, snapshots: GroupSnapshotCache? = nil,
+                       silences: SilenceScreeningCache? = nil,
                        _ body: (inout SQLiteStoreTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        var tx = SQLiteStoreTransaction(conn: conn, sources: sources, snapshots: snapshots)
+        var tx = SQLiteStoreTransaction(conn: conn, sources: sources, snapshots: snapshots, silences: silences)
         let result = try body(&tx)
         if tx.ownsRows { try tx.flush() }
         if let ledger = CounterLedger.current {
@@ -180,8 +184,12 @@ struct SQLiteStoreTransaction: StoreTransaction {
             .query([.integer(ms), .integer(ms)]) { StoreCoding.SilenceRow($0) }.compactMap(StoreCoding.silence)
     }
 
-    /// One writer: nothing changes a silence while a screening runs.
-    mutating func screeningSilences(at now: Date) throws(SQLiteError) -> [Silence] { try unexpiredSilences(at: now) }
+    /// One writer: nothing changes a silence while a screening runs. The
+    /// store's filing when the transaction has it, else read now.
+    mutating func screeningSilences(at now: Date) throws(SQLiteError) -> SilenceIndex {
+        guard let silences else { return SilenceIndex(try unexpiredSilences(at: now), at: now) }
+        return try silences.silences(at: now, in: &self)
+    }
 
     mutating func unexpiredSilences(at now: Date) throws(SQLiteError) -> [Silence] {
         try conn.statement("SELECT \(StoreCoding.silenceColumns) FROM silences WHERE ends_at > ?")

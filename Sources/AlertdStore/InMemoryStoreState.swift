@@ -107,7 +107,7 @@ package struct InMemoryStoreState: StoreTransaction {
     }
 
     package mutating func activeSilences(at now: Date) -> [Silence] { silences.values.filter { $0.isActive(at: now) } }
-    package mutating func screeningSilences(at now: Date) -> [Silence] { unexpiredSilences(at: now) }
+    package mutating func screeningSilences(at now: Date) -> SilenceIndex { SilenceIndex(unexpiredSilences(at: now), at: now) }
     package mutating func unexpiredSilences(at now: Date) -> [Silence] { silences.values.filter { $0.state(at: now) != .expired } }
 
     package mutating func hasSilence(endingAfter now: Date) -> Bool { silences.values.contains { $0.endsAt > now } }

@@ -324,7 +324,7 @@ extension StoreRules {
         _ due: [AlertGroupID], now: Date, inhibitRules: [InhibitRule], in tx: inout T
     ) throws(T.Failure) -> [GroupNotice] {
         guard !due.isEmpty else { return [] }
-        let silences = SilenceIndex(try tx.screeningSilences(at: now), at: now)
+        let silences = try tx.screeningSilences(at: now)
         let inhibitions = try tx.inhibitions(under: inhibitRules)
         var notices: [GroupNotice] = []
         for id in due { notices += try flush(id, now: now, silences: silences, inhibitions: inhibitions, in: &tx) }

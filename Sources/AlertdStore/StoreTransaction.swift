@@ -58,10 +58,11 @@ package protocol StoreTransaction {
     mutating func activeSilences(at now: Date) throws(Failure) -> [Silence]
     /// The silences active at `now` or still to start.
     mutating func unexpiredSilences(at now: Date) throws(Failure) -> [Silence]
-    /// ``unexpiredSilences(at:)``, read to screen deliveries with (a
-    /// ``SilenceIndex`` files them all; the active ones hold). A store
-    /// nodes share keeps them from changing until the screening commits.
-    mutating func screeningSilences(at now: Date) throws(Failure) -> [Silence]
+    /// ``unexpiredSilences(at:)``, filed, to screen deliveries with (the
+    /// active ones hold). A store nodes share keeps them from changing
+    /// until the screening commits; one process's store may keep the
+    /// filing between screenings.
+    mutating func screeningSilences(at now: Date) throws(Failure) -> SilenceIndex
     /// Whether any silence is active at `now` or will be: one not yet ended.
     mutating func hasSilence(endingAfter now: Date) throws(Failure) -> Bool
     /// Every open alert, for inhibition.

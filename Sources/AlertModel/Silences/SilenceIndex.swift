@@ -34,6 +34,12 @@ public struct SilenceIndex: Sendable {
     private let byStart: [String: [Int: [[Unicode.Scalar]: [Int]]]]
     /// Positions of the silences with no matcher to file them under.
     private let unfiled: [Int]
+    /// When it was filed, and when the first of its silences ends: between
+    /// the two it files what a new index would (``moved(to:)``).
+    private let filedAt: Date
+    private let firstEnd: Date
+    /// Costly screenings made against these silences as they are active now.
+    private let screenings: SilenceScreenings
 
     /// Where each silence of a list is filed: under the one of its matchers
     /// whose keys the fewest others share, the first such, so the filing is
@@ -106,6 +112,33 @@ public struct SilenceIndex: Sendable {
         self.byPair = byPair
         self.byStart = byStart
         self.unfiled = unfiled
+        filedAt = now
+        firstEnd = unexpired.lazy.map(\.endsAt).min() ?? .distantFuture
+        screenings = SilenceScreenings()
+    }
+
+    private init(_ filed: SilenceIndex, at now: Date) {
+        silences = filed.silences
+        active = filed.silences.map { $0.isActive(at: now) }
+        isEmpty = !active.contains(true)
+        byPair = filed.byPair
+        byStart = filed.byStart
+        unfiled = filed.unfiled
+        filedAt = filed.filedAt
+        firstEnd = filed.firstEnd
+        screenings = active == filed.active ? filed.screenings : SilenceScreenings()
+    }
+
+    /// The same silences at a later `now`, with those that started since
+    /// found and the filing kept (and its costly screenings, while no
+    /// silence started); nil once one of them has ended (or for a
+    /// clock set back), when the silences must be filed anew, as
+    /// ``init(_:at:)`` would not file an expired one. Filing a thousand
+    /// regex silences, and reading them, cost each claim more than its
+    /// screening.
+    public func moved(to now: Date) -> SilenceIndex? {
+        guard now >= filedAt, now < firstEnd else { return nil }
+        return SilenceIndex(self, at: now)
     }
 
     /// For each matcher of `silence` it can be filed under, the keys every
@@ -169,9 +202,12 @@ public struct SilenceIndex: Sendable {
     }
 
     /// ``silencing(_:)``, adding to `work` the steps of the regexes it held
-    /// the labels against (``MatcherRegex/wholeMatch(_:work:)``).
+    /// the labels against (``MatcherRegex/wholeMatch(_:work:)``): none for
+    /// labels a costly screening found before (``SilenceScreenings``).
     public func silencing(_ labels: [String: String], work: inout Int) -> [Silence] {
         guard !isEmpty else { return [] }
+        if let known = screenings.found(for: labels) { return known.map { silences[$0] } }
+        let workBefore = work
         var candidates = unfiled
         for (name, value) in labels {
             if let filed = byPair[name]?[value] { candidates += filed }
@@ -185,13 +221,14 @@ public struct SilenceIndex: Sendable {
         }
         if candidates.count > 1 { candidates.sort() }
         // Matched in place: copying each candidate first cost more than matching it.
-        var found: [Silence] = []
+        var found: [Int] = []
         var last = -1
         for i in candidates where i != last {
             // Filed under two starts (`(ab|abc).*`), a silence may come twice.
             last = i
-            if active[i], silences[i].matches(labels, work: &work) { found.append(silences[i]) }
+            if active[i], silences[i].matches(labels, work: &work) { found.append(i) }
         }
-        return found
+        if work - workBefore >= SilenceScreenings.worthKeeping { screenings.keep(found, for: labels) }
+        return found.map { silences[$0] }
     }
 }

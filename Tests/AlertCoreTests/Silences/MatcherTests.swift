@@ -234,6 +234,41 @@ import Testing
         #expect(SilenceIndex([pending], at: now.addingTimeInterval(61)).silencing(["instance": "db-17"]).map(\.id) == [pending.id])
     }
 
+    /// A costly screening is made once for the same labels while the same
+    /// silences are active (a group's flush screens every member again),
+    /// and made again once another starts; a cheap one is not kept.
+    @Test func aCostlyScreeningIsKeptWhileTheActiveSilencesStay() throws {
+        let now = Date()
+        func silence(_ pattern: String, from start: TimeInterval) throws -> Silence {
+            Silence(matchers: [try LabelMatcher(name: "x", .matchesRegex, pattern)], startsAt: now.addingTimeInterval(start),
+                    endsAt: now.addingTimeInterval(3_600), createdBy: "a", comment: "c")
+        }
+        let costly = try silence("a(?:.*){200}q", from: -1), later = try silence("a.*", from: 60)
+        let index = SilenceIndex([costly, later], at: now)
+        let labels = ["x": String(repeating: "a", count: 1_024) + "q"]
+        func screen(_ index: SilenceIndex) -> (found: [SilenceID], work: Int) {
+            var work = 0
+            let found = index.silencing(labels, work: &work).map(\.id)
+            return (found, work)
+        }
+        let first = screen(index)
+        #expect(first.found == [costly.id] && first.work >= 100_000, "\(first.work)")
+        #expect(screen(index).found == [costly.id] && screen(index).work == 0)
+        let moved = try #require(index.moved(to: now.addingTimeInterval(30)))
+        #expect(screen(moved).found == [costly.id] && screen(moved).work == 0)
+        // Once `later` starts, it holds too: screened anew.
+        let started = try #require(index.moved(to: now.addingTimeInterval(61)))
+        let again = screen(started)
+        #expect(again.found == [costly.id, later.id] && again.work > 0, "\(again)")
+        // A cheap screening is made every time.
+        let cheap = SilenceIndex([try silence("a.*", from: -1)], at: now)
+        var work = 0
+        _ = cheap.silencing(["x": "ab"], work: &work)
+        _ = cheap.silencing(["x": "ab"], work: &work)
+        #expect(work > 0 && work % 2 == 0)
+        #expect(index.moved(to: now.addingTimeInterval(3_600)) == nil && index.moved(to: now.addingTimeInterval(-1)) == nil)
+    }
+
     /// What the silences in force may cost one alert counts those its index
     /// would hold it against: a thousand regex silences starting with their
     /// own text (Alertmanager takes them; counted whole, the 543rd was

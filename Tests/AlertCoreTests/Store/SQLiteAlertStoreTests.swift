@@ -61,6 +61,64 @@ import Testing
         #expect(conn.rollbacks == 2)
     }
 
+    /// The writer keeps the silences filed between screenings
+    /// (`SilenceScreeningCache`): what it gives must be what reading them
+    /// again gives, after a change, a rollback, a start and an end.
+    @Test func keptSilencesFollowChangesRollbacksStartsAndEnds() throws {
+        _ = store
+        let conn = try SQLiteConnection(path: dir.path + "/alertd.db")
+        let cache = SilenceScreeningCache()
+        let now = Date()
+        func silence(_ matcher: String, from start: Date, for seconds: TimeInterval = 60) throws -> Silence {
+            Silence(matchers: [try LabelMatcher(parsing: matcher)], startsAt: start, endsAt: start.addingTimeInterval(seconds),
+                    createdBy: "alice", comment: "maintenance")
+        }
+        /// The ids of the silences holding `labels` at `at`, in a transaction of its own or in the open one.
+        func holding(_ labels: [String: String], at: Date, inOpen: Bool = false) throws -> Set<String> {
+            try conn.withLock { c throws(SQLiteError) in
+                if !inOpen { try c.execute("BEGIN") }
+                defer { if !inOpen { try? c.execute("COMMIT") } }
+                return try SQLiteStoreTransaction.run(in: c, silences: cache) { tx throws(SQLiteError) in
+                    Set(try tx.screeningSilences(at: at).silencing(labels).map(\.id.rawValue))
+                }
+            }
+        }
+        func save(_ s: Silence, commit: Bool) throws {
+            try conn.withLock { c throws(SQLiteError) in
+                try c.execute("BEGIN")
+                try SQLiteStoreTransaction.run(in: c, silences: cache) { tx throws(SQLiteError) in try tx.save(s) }
+            }
+            // Screened inside the same transaction, the new silence holds.
+            #expect(try holding(["host": "db"], at: s.startsAt.addingTimeInterval(1), inOpen: true).contains(s.id.rawValue))
+            try conn.withLock { c throws(SQLiteError) in try c.execute(commit ? "COMMIT" : "ROLLBACK") }
+        }
+        #expect(try holding(["host": "db"], at: now).isEmpty)
+        let plain = try silence(#"host="db""#, from: now.addingTimeInterval(-1))
+        try save(plain, commit: true)
+        #expect(try holding(["host": "db"], at: now) == [plain.id.rawValue])
+        // Rolled back, a silence screened inside its transaction is gone.
+        let undone = try silence(#"host=~"d.*""#, from: now.addingTimeInterval(-1))
+        try save(undone, commit: false)
+        // One that starts later holds from its start, and none after its end.
+        // Saved straight after the rollback, it brings the count of changes
+        // back to what it was when the one rolled back was screened.
+        let later = try silence(#"host=~"db|web""#, from: now.addingTimeInterval(30), for: 60)
+        try save(later, commit: true)
+        #expect(try holding(["host": "db"], at: now) == [plain.id.rawValue])
+        #expect(try holding(["host": "db"], at: now.addingTimeInterval(31)) == [plain.id.rawValue, later.id.rawValue])
+        #expect(try holding(["host": "db"], at: now.addingTimeInterval(61)) == [later.id.rawValue])
+        #expect(try holding(["host": "db"], at: now.addingTimeInterval(91)).isEmpty)
+        // Changed in place (expired early), it stops holding.
+        var ended = later
+        ended.endsAt = now.addingTimeInterval(40)
+        try conn.withLock { c throws(SQLiteError) in
+            try c.execute("BEGIN")
+            try SQLiteStoreTransaction.run(in: c, silences: cache) { tx throws(SQLiteError) in try tx.save(ended) }
+            try c.execute("COMMIT")
+        }
+        #expect(try holding(["host": "db"], at: now.addingTimeInterval(45)) == [plain.id.rawValue])
+    }
+
     @Test func concurrentSubmissionsShareCommits() async throws {
         let batches = BatchCounter()
         let counted = try SQLiteAlertStore(path: dir.path + "/group.db") { n in batches.add(n) }
