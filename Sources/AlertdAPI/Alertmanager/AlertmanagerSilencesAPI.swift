@@ -81,8 +81,17 @@ public struct AlertmanagerSilencesAPI: Sendable {
             guard let m = raw as? [String: Any], let name = m["name"] as? String, let value = m["value"] as? String else {
                 throw .invalidBody("`matchers[\(i)]` must be an object with string `name` and `value`.")
             }
-            let wire = AlertmanagerRepresentation.Matcher(name: name, value: value, isRegex: m["isRegex"] as? Bool ?? false,
-                                                          isEqual: m["isEqual"] as? Bool)
+            // Taken for its default, a flag of another type turned `a!="x"`
+            // into `a="x"`: it silenced just the alerts meant to stay loud.
+            func flag(_ key: String) throws(APIError) -> Bool? {
+                guard let raw = m[key], !StrictJSON.isNull(raw) else { return nil }
+                guard StrictJSON.isBoolean(raw), let flag = raw as? Bool else {
+                    throw .invalidBody("`matchers[\(i)].\(key)` must be true or false.")
+                }
+                return flag
+            }
+            let wire = AlertmanagerRepresentation.Matcher(name: name, value: value, isRegex: try flag("isRegex") ?? false,
+                                                          isEqual: try flag("isEqual"))
             do throws(SilenceError) {
                 matchers.append(try wire.matcher())
             } catch {

@@ -372,6 +372,15 @@ import Testing
         let late = await refusal(#"{"name": "job", "value": "x"}"#, end: "9999-12-31T23:59:59.9999999Z")
         #expect(late.0 == 400)
         #expect(late.1?.contains("`endsAt` must be an RFC 3339 time") == true, "\(late.1 ?? "")")
+        // A flag of another type is refused, not taken for its default: `"isEqual": "false"` stored `a="x"`.
+        for flag in [#""isEqual": "false""#, #""isEqual": 0"#, #""isRegex": "true""#, #""isRegex": 1"#, #""isEqual": []"#] {
+            let wrong = await refusal(#"{"name": "alertname", "value": "Q"}, {"name": "a", "value": "x", "# + flag + "}")
+            #expect(wrong.0 == 400 && wrong.1?.contains("must be true or false") == true, "\(flag): \(wrong)")
+        }
+        #expect(await refusal(#"{"name": "alertname", "value": "Q", "isRegex": null, "isEqual": null}"#).0 == 200)
+        // Only that one was stored.
+        let listed = try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/silences"))) as? [Any]
+        #expect(listed?.count == 1)
     }
 
     @Test func theWebhookReceiverOpensAndResolvesByFingerprint() async throws {
