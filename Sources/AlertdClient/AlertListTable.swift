@@ -50,10 +50,14 @@ package enum AlertListTable {
     }
 
     /// Control characters (line breaks, escapes) as spaces, so one alert stays one row
-    /// and a title cannot drive the terminal.
+    /// and a title cannot drive the terminal; what else a line may not hold
+    /// (``TextPolicy``: a right-to-left override, which reorders what the
+    /// reader sees) as U+FFFD. Titles are held to that policy when stored,
+    /// but a server that is not alertd holds to nothing.
     package static func singleLine(_ text: String) -> String {
-        String(text.map { character in
+        let spaced = String(text.map { character in
             character.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : character
         })
+        return TextPolicy.replacingRefused(in: spaced, .line)
     }
 }

@@ -10,38 +10,39 @@ extension AlertdClientError {
     package func report(_ context: CommandContext, json: Bool = false) -> ExitCode {
         switch self {
         case .unreachable:
-            context.errorOutput(Self.shown("alertctl: \(message)\n"))
+            context.errorOutput(Self.shown("alertctl: \(message)"))
             return .unavailable
         case .unanswered:
-            context.errorOutput(Self.shown("alertctl: \(description)\n"))
+            context.errorOutput(Self.shown("alertctl: \(description)"))
             return .unavailable
         case .api(let status, let error):
             if json {
                 context.output(String(decoding: HTTPErrorBody(code: error.code, message: error.message, details: error.details).encoded(),
                                       as: UTF8.self) + "\n")
             } else if let details = error.details, !details.isEmpty {
-                context.errorOutput(Self.shown(details.map { "error: \($0.field): \($0.message) [\($0.code)]\n" }.joined()))
+                context.errorOutput(details.map { Self.shown("error: \($0.field): \($0.message) [\($0.code)]") }.joined())
             } else {
-                context.errorOutput(Self.shown("alertctl: \(message) [\(error.code)]\n"))
+                context.errorOutput(Self.shown("alertctl: \(message) [\(error.code)]"))
             }
             return status == 422 && error.code == "invalid_alert" ? .dataError : .failure
         case .alreadyDecided(let conflict):
             if json {
                 context.output(CLIJSON.text(conflict) + "\n")
             } else {
-                context.errorOutput(Self.shown("alertctl: \(message) [\(code)]\n"))
+                context.errorOutput(Self.shown("alertctl: \(message) [\(code)]"))
             }
             return .failure
         case .badResponse, .transport:
-            context.errorOutput(Self.shown("alertctl: \(description)\n"))
+            context.errorOutput(Self.shown("alertctl: \(description)"))
             return .failure
         }
     }
 
-    /// What the server said, as the terminal shows it: an answer that is
-    /// not alertd's (a proxy, a hostile server) may hold escape sequences
-    /// that retitle the window or clear the screen.
-    package static func shown(_ text: String) -> String {
-        TextPolicy.replacingRefused(in: text, .multiline)
+    /// One line of what the server said, as the terminal shows it, ended:
+    /// an answer that is not alertd's (a proxy, a hostile server) may hold
+    /// escape sequences that retitle the window or clear the screen, or a
+    /// line break that starts a line of its own making on standard error.
+    package static func shown(_ line: String) -> String {
+        AlertListTable.singleLine(line) + "\n"
     }
 }

@@ -21,7 +21,7 @@ import Testing
     open(out + ".ready", "w").close()
     if mode == "esc":
         # Every field alertctl watch prints, carrying escape sequences.
-        esc = "\u001b]0;PWNED\u0007\u001b[2J\u009b31m"
+        esc = "\u001b]0;PWNED\u0007\u001b[2J\u009b31m\u202eevil\r\nInjected: line"
         alert = "01a2423b-3fed-7333-9621-99c1e2b5574c"
         events = [{"alert_id": alert, "type": "delivery.failed" + esc, "at": "AT" + esc, "presenter": "p" + esc, "error": "e" + esc},
                   {"alert_id": alert, "type": "alert.confirmed", "at": "2026-12-04T18:05:09.974Z", "actor": "a" + esc, "recipient": "r" + esc}]
@@ -37,7 +37,7 @@ import Testing
                           + b"".join(("data: " + json.dumps(e) + "\n\n").encode() for e in events))
                 threading.Event().wait(5)
             else:
-                body = b'{"error": {"code": "not_found", "message": "no"}}'
+                body = json.dumps({"error": {"code": "not_found", "message": "no" + esc}}).encode()
                 c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
             c.close()
         while True:
@@ -236,6 +236,21 @@ import Testing
         #expect(lines.count == 2, "\(result.stdout) \(result.stderr)")
         #expect(lines.contains { $0.contains("PWNED") })
         #expect(!result.stdout.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(result.stdout)")
+        // Nor a right-to-left override, which reorders what the reader sees.
+        #expect(!result.stdout.unicodeScalars.contains("\u{202E}"), "\(result.stdout)")
+    }
+
+    /// An error the server sends is printed on one line of standard error,
+    /// whatever it holds: a line break in it would start a line of the
+    /// server's making ("Injected: line").
+    @Test func anErrorFromTheServerIsOneSafeLine() async throws {
+        let result = try await withServer("esc") { socket, _ in
+            try await TestBinaries.run("/usr/bin/timeout", ["5", try TestBinaries.alertctl, "--socket", socket, "show", "01a2423b-3fed-7333-9621-99c1e2b5574c"])
+        }
+        #expect(result.stderr.hasPrefix("alertctl: alertd answered 404: no") && result.stderr.contains("[not_found]"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.hasSuffix("\n"), "\(result.stderr)")
+        #expect(!result.stderr.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(result.stderr)")
+        #expect(!result.stderr.unicodeScalars.contains("\u{202E}"), "\(result.stderr)")
     }
 
     /// `alertctl groups` prints each group's route and labels as the
