@@ -13,6 +13,9 @@ package enum FileDescriptorReader {
         case failed(Errno)
         /// There was more than the limit.
         case tooLarge
+        /// The path names something other than a regular file (a directory,
+        /// a FIFO, a device), which ``readFile(_:)`` does not read.
+        case notRegularFile
     }
 
     /// Every byte up to end of input, or a failure once more than `limit`
@@ -68,12 +71,19 @@ package enum FileDescriptorReader {
         }
     }
 
-    /// Every byte of the file at `path`. Failing to open it is `.failed`
-    /// too, with the reason `open(2)` gave.
+    /// Every byte of the regular file at `path`. Failing to open it is
+    /// `.failed` too, with the reason `open(2)` gave. Opened without
+    /// blocking and refused unless regular: a FIFO put in the config file's
+    /// place held a reload in `open(2)` for good, and the daemon's SIGTERM
+    /// behind it.
     package static func readFile(_ path: String) -> Result<[UInt8], Failure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(.failed(.current)) }
         defer { close(fd) }
-        return readToEnd(fd)
+        switch FileStatus.of(descriptor: fd) {
+        case .failure(let error): return .failure(.failed(error))
+        case .success(let status) where status.kind != .regular: return .failure(.notRegularFile)
+        case .success: return readToEnd(fd)
+        }
     }
 }

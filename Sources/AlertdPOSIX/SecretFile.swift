@@ -29,7 +29,9 @@ public enum SecretFile {
     /// The permissions checked are those of the file read: the descriptor
     /// is checked, not the path, so a swap in between changes nothing.
     public static func contents(_ path: String) throws(SecretFileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Without blocking, and only a regular file: a FIFO in its place
+        // held a reload in open(2) for good, and SIGTERM behind it.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             throw SecretFileError(path: path, problem: errno == ENOENT ? .missing : .unreadable)
         }
@@ -37,6 +39,7 @@ public enum SecretFile {
         guard case .success(let status) = FileStatus.of(descriptor: fd) else {
             throw SecretFileError(path: path, problem: .unreadable)
         }
+        guard status.kind == .regular else { throw SecretFileError(path: path, problem: .notRegularFile) }
         if status.isWritableByOthers {
             throw SecretFileError(path: path, problem: .writableByOthers, permissions: status.permissions)
         }
@@ -46,7 +49,7 @@ public enum SecretFile {
         switch FileDescriptorReader.readToEnd(fd, limit: maximumSize) {
         case .success(let bytes): return bytes
         case .failure(.tooLarge): throw SecretFileError(path: path, problem: .tooLarge)
-        case .failure(.failed): throw SecretFileError(path: path, problem: .unreadable)
+        case .failure(.failed), .failure(.notRegularFile): throw SecretFileError(path: path, problem: .unreadable)
         }
     }
 }
@@ -58,6 +61,8 @@ public struct SecretFileError: Error, Sendable, Equatable, CustomStringConvertib
         case unreadable
         case empty
         case tooLarge = "too_large"
+        /// A directory, a FIFO or a device: nothing to read a secret from.
+        case notRegularFile = "not_regular_file"
         /// Group or others may write it, so someone else could replace the secret.
         case writableByOthers = "writable_by_others"
         /// Every user may read it, so the secret is no secret.
@@ -83,6 +88,7 @@ public struct SecretFileError: Error, Sendable, Equatable, CustomStringConvertib
         case .unreadable: "cannot read the secret file \(path); check that it exists and that this user may read it"
         case .empty: "the secret file \(path) is empty"
         case .tooLarge: "the secret file \(path) is larger than 1 MiB; point at the file holding only the secret"
+        case .notRegularFile: "the secret file \(path) is not a regular file (a directory, a FIFO or a device); point at the file holding the secret"
         case .writableByOthers:
             "the secret file \(path) may be written by group or others\(mode), so someone else could replace the secret; make it writable by its owner only (chmod go-w \(path))"
         case .readableByEveryone:

@@ -24,7 +24,11 @@ extension DaemonConfiguration {
         case .success(let bytes):
             return read(Data(bytes), stateDirectory: stateDirectory)
         case .failure(let failure):
-            let why = if case .failed(let error) = failure { "\(error)" } else { "it is too large" }
+            let why = switch failure {
+            case .failed(let error): "\(error)"
+            case .tooLarge: "it is too large"
+            case .notRegularFile: "it is not a regular file (a directory, a FIFO or a device)"
+            }
             return (nil, ["cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"])
         }
     }

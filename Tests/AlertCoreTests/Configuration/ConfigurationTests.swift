@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import AlertModel
 @testable import AlertdHTTP
 @testable import AlertdCurl
@@ -42,12 +43,26 @@ import Testing
         #expect(unnamed.stateDirectory == AlertdPaths.defaultStateDirectory(environment: ProcessInfo.processInfo.environment))
         #expect(unnamed.retry.maxAttempts == 3)
         #expect(throws: ConfigurationError.self) { try DaemonConfiguration.parse(Data(#"{"state_dir": 5}"#.utf8)) }
-        // Why, in the C library's words: a file not there reads otherwise than a directory.
-        for (unreadable, why) in [(dir + "/missing.json", "No such file or directory"), (dir, "Is a directory")] {
+        // Why: a file not there reads otherwise than a directory or a FIFO,
+        // which are refused unread (a FIFO in the file's place held a reload
+        // in open(2) for good, and SIGTERM behind it).
+        let fifo = dir + "/fifo.json"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let notAFile = "it is not a regular file (a directory, a FIFO or a device)"
+        for (unreadable, why) in [(dir + "/missing.json", "No such file or directory"), (dir, notAFile), (fifo, notAFile)] {
             let problem = "cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"
-            #expect(throws: ConfigurationError(source: unreadable, problems: [problem])) {
-                try DaemonConfiguration.load(from: unreadable)
+            let done = DispatchSemaphore(value: 0)
+            let outcome = Mutex<Result<DaemonConfiguration, ConfigurationError>?>(nil)
+            DispatchQueue.global().async {
+                let result = Result { () throws(ConfigurationError) in try DaemonConfiguration.load(from: unreadable) }
+                outcome.withLock { $0 = result }
+                done.signal()
             }
+            guard done.wait(timeout: .now() + 10) == .success else {
+                Issue.record("reading \(unreadable) blocked")
+                continue
+            }
+            #expect(throws: ConfigurationError(source: unreadable, problems: [problem])) { try outcome.withLock { $0 }?.get() }
         }
     }
 
