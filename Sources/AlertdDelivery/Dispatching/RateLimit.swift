@@ -28,8 +28,17 @@ public struct RateLimit: Sendable, Equatable {
             reader.problem(reader.join(path, "rate"), "must be deliveries per second (a positive number) or a string such as \"30/m\", \"5/s\" or \"100/h\"")
             return nil
         }
-        return RateLimit(perSecond: perSecond, burst: burst ?? max(1, Int(perSecond.rounded(.up))))
+        // Out of these, a rate's arithmetic overflowed and the daemon
+        // trapped: reading 1e300/s, and at the second delivery at 1e-17/s.
+        guard allowed.contains(perSecond) else {
+            reader.problem(reader.join(path, "rate"), "must be from 1 a week (\"0.006/h\") to 1,000,000 a second; leave it out for no limit")
+            return nil
+        }
+        return RateLimit(perSecond: perSecond, burst: burst ?? min(100_000, max(1, Int(perSecond.rounded(.up)))))
     }
+
+    /// The rates a configuration may give, per second: one a week to a million a second.
+    static let allowed = (1.0 / 604_800)...1_000_000
 
     /// A positive number of deliveries per second, or `N/s`, `N/m`, `N/h`.
     static func parse(_ raw: Any) -> Double? {

@@ -27,7 +27,10 @@ struct TokenBucket: Sendable {
     mutating func untilNextToken(at now: ContinuousClock.Instant) -> Duration {
         refill(now)
         guard tokens < 1 else { return .zero }
-        return .milliseconds(Int64(((1 - tokens) / limit.perSecond * 1000).rounded(.up)))
+        // At most a week: a rate made in code, not read from a configuration,
+        // may be small enough for the wait to overflow.
+        let milliseconds = ((1 - tokens) / limit.perSecond * 1000).rounded(.up)
+        return .milliseconds(Int64(milliseconds < 604_800_000 ? milliseconds : 604_800_000))
     }
 
     private mutating func refill(_ now: ContinuousClock.Instant) {

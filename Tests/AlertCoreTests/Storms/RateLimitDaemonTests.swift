@@ -117,5 +117,25 @@ import Glibc
         #expect(bucket.untilNextToken(at: start) == .milliseconds(250))
         #expect(bucket.available(at: start + .milliseconds(500)) == 2)
         #expect(bucket.available(at: start + .seconds(60)) == 3)  // never more than the burst
+        // A rate too small for its wait in milliseconds trapped the dispatcher: the wait is at most a week.
+        var slow = TokenBucket(RateLimit(perSecond: 1e-17, burst: 1), now: start)
+        slow.take(1, at: start)
+        #expect(slow.untilNextToken(at: start) == .seconds(604_800))
+    }
+
+    /// A rate at either extreme is a configuration problem, not a trap:
+    /// 1e300/s trapped reading the default burst, 1e-17/s the dispatcher.
+    @Test func ratesOutsideAWeekToAMillionASecondAreProblems() {
+        func problems(_ rate: String) -> [String] {
+            let reader = JSONConfigReader()
+            _ = RateLimit.read(["rate": try! StrictJSON.parse(rate)], at: "presenters.x", reader)
+            return reader.problems
+        }
+        for bad in ["1e300", "9.3e18", "\"1e19/s\"", "1e-17", "\"1e-16/s\"", "\"0.001/h\""] {
+            #expect(problems(bad).first?.contains("from 1 a week") == true, "\(bad): \(problems(bad))")
+        }
+        for good in ["1000000", "\"0.006/h\"", "\"1/h\"", "0.5"] { #expect(problems(good).isEmpty, "\(good)") }
+        let reader = JSONConfigReader()
+        #expect(RateLimit.read(["rate": 1_000_000.0], at: "x", reader)?.burst == 100_000)
     }
 }
