@@ -40,7 +40,7 @@ public actor InMemoryAlertStore: AlertStore {
             .filter { a in
                 (query.state == nil || a.state == query.state)
                     && (query.before.map { a.id < $0 } ?? true)
-                    && query.labels.allSatisfy { a.spec.labels[$0.0] == $0.1 }
+                    && query.labels.allSatisfy { label in a.spec.labels[label.0].map { LabelMatcher.same($0, label.1) } ?? false }
                     && (query.deliveryState.map { wanted in state.deliveries.values.contains { $0.alertID == a.id && $0.state == wanted } } ?? true)
             }
             .sorted { $0.id > $1.id }

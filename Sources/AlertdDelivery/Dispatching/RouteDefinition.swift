@@ -31,9 +31,13 @@ public struct RouteDefinition: Sendable, Equatable {
         self.continueMatching = continueMatching
     }
 
+    /// Label values compare byte for byte, as silences and filters do: a
+    /// route of `team: café` took `cafe` with a combining accent too, which
+    /// a silence of `team="café"` did not hold.
     public func matches(_ spec: AlertSpec) -> Bool {
         if let severities, !severities.contains(spec.severity) { return false }
         if let minSeverity, spec.severity < minSeverity { return false }
-        return labels.allSatisfy { spec.labels[$0.key] == $0.value } && matchers.allSatisfy { $0.matches(spec.labels) }
+        return labels.allSatisfy { label in spec.labels[label.key].map { LabelMatcher.same($0, label.value) } ?? false }
+            && matchers.allSatisfy { $0.matches(spec.labels) }
     }
 }

@@ -972,6 +972,10 @@ actor OutagePresenter: AlertPresenter {
         #expect(try route(.error, [:]) == ["pager"])
         let onlyDefault = AlertRouter(routes: [RouteDefinition(labels: ["a": "b"], presenters: ["x"])], defaultRoute: RouteDefinition(presenters: ["log"]))
         #expect(onlyDefault.presenters(for: try AlertSpec.Builder().title("x").build().get()) == ["log"])
+        // Values compare byte for byte, as silences do: `café` decomposed is not the route's composed one.
+        let cafe = AlertRouter(routes: [RouteDefinition(labels: ["team": "caf\u{E9}"], presenters: ["x"])], defaultRoute: RouteDefinition(presenters: ["log"]))
+        #expect(cafe.presenters(for: try AlertSpec.Builder().title("x").labels(["team": "caf\u{E9}"]).build().get()) == ["x"])
+        #expect(cafe.presenters(for: try AlertSpec.Builder().title("x").labels(["team": "cafe\u{301}"]).build().get()) == ["log"])
     }
 }
 

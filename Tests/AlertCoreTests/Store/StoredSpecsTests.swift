@@ -18,4 +18,16 @@ import Testing
         #expect(StoredSpecs.spec(#"{"title": 3}"#) == nil)
         #expect(StoredSpecs.spec("") == nil)
     }
+
+    /// A text is one spec byte for byte: `café` composed and decomposed are
+    /// two, though Swift's `String` takes them for one.
+    @Test func canonicallyEquivalentTextsAreTwoSpecs() throws {
+        let composed = try AlertSpec.Builder().title("caf\u{E9} \(UUID())").labels(["site": "caf\u{E9}"]).build().get()
+        let decomposed = try AlertSpec.Builder().title(composed.title.replacingOccurrences(of: "\u{E9}", with: "e\u{301}"))
+            .labels(["site": "cafe\u{301}"]).build().get()
+        #expect(composed.canonicalJSON == decomposed.canonicalJSON)  // as `String`s
+        #expect(StoredSpecs.spec(composed.canonicalJSON)?.title.utf8.elementsEqual(composed.title.utf8) == true)
+        let read = try #require(StoredSpecs.spec(decomposed.canonicalJSON))
+        #expect(read.title.utf8.elementsEqual(decomposed.title.utf8) && read.labels["site"]?.utf8.elementsEqual("cafe\u{301}".utf8) == true)
+    }
 }
