@@ -44,9 +44,9 @@ public struct SendCommand: CLICommand {
         connection = try AlertdConnectionOptions(parsed: parsed)
         json = parsed.flag("json")
         let raw = parsed.value("timeout") ?? "10m"
-        guard let timeout = AlertDuration(parsing: raw), timeout.seconds > 0 else {
+        guard let timeout = AlertDuration(parsing: raw), timeout.seconds > 0, timeout.seconds <= AlertDuration.longestOption.seconds else {
             throw .invalidValue(raw, for: parsed.configuration.option(named: "timeout")!,
-                                expected: "give a duration such as 90s, 10m or 1h30m.")
+                                expected: "give a duration such as 90s, 10m or 1h30m, at most \(AlertDuration.longestOption) (100 years).")
         }
         if parsed.flag("wait") {
             wait = timeout.duration

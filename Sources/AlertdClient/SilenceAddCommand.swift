@@ -39,9 +39,6 @@ public struct SilenceAddCommand: CLICommand {
     package let json: Bool
     package let connection: AlertdConnectionOptions
 
-    /// The longest `--duration`.
-    static let longest = AlertDuration(seconds: 36_500 * 86_400)
-
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         let words = parsed.argumentValues("matcher")
         guard !words.isEmpty else { throw .missingArgument(Self.configuration.arguments[0]) }
@@ -68,13 +65,12 @@ public struct SilenceAddCommand: CLICommand {
             throw .invalidCombination("Give --end or --duration, not both.")
         }
         let rawDuration = parsed.value("duration") ?? "1h"
-        // Bounded: an end thousands of years on overflowed the date and crashed alertctl.
         let parsedDuration = AlertDuration(parsing: rawDuration)
-        guard let duration = parsedDuration, duration.seconds > 0, duration.seconds <= Self.longest.seconds else {
+        guard let duration = parsedDuration, duration.seconds > 0, duration.seconds <= AlertDuration.longestOption.seconds else {
             let expected = switch parsedDuration?.seconds {
             case nil: "a duration such as 2h or 30m."
             case let s? where s <= 0: "a silence lasts more than zero; give e.g. 2h or 30m."
-            default: "a silence lasts at most \(Self.longest) (100 years); give e.g. 2h or 30m."
+            default: "a silence lasts at most \(AlertDuration.longestOption) (100 years); give e.g. 2h or 30m."
             }
             throw .invalidValue(rawDuration, for: Self.configuration.option(named: "duration")!, expected: expected)
         }
