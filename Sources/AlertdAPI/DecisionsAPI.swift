@@ -88,14 +88,21 @@ public struct DecisionsAPI: Sendable {
         }
         // Read before the store is asked: a comment that is no string was dropped, and the alert resolved.
         let comment = try Self.comment(in: obj)
-        guard let id = try await APIError.storeCall(await store.openAlert(dedupKey: key)) else {
-            throw .alertNotFound(dedupKey: key)
-        }
         var forwarded = request
         var body = JSONObject()
         body.string("comment", comment)
         forwarded.http.body = body.jsonData
-        return try await decide(forwarded, id: id.rawValue, .resolved)
+        // Decided by another caller between the look-up and the decision,
+        // the key's alert is no longer open: as after it, the key is looked
+        // up again (a new alert may have it) and then has none, a 404. The
+        // losers of concurrent resolves were answered 409, and `alertctl
+        // resolve --dedup-key` exited 1 though what it asked for held.
+        for _ in 0..<3 {
+            guard let id = try await APIError.storeCall(await store.openAlert(dedupKey: key)) else { break }
+            let answer = try await decide(forwarded, id: id.rawValue, .resolved)
+            guard answer.status == 409 else { return answer }
+        }
+        throw .alertNotFound(dedupKey: key)
     }
 
     /// The alert, action and recipient (nil for a link that names none) a

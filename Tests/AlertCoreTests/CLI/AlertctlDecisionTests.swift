@@ -153,6 +153,19 @@ import Glibc
         #expect(try Self.json(withComment.stdout)["id"] as? String == thirdID)
         #expect((try await daemon.show(thirdID)["decision"] as? [String: Any])?["comment"] as? String == "it ran")
 
+        // Resolved at once by several callers, one resolves it and the others
+        // find no open alert (a loser between look-up and decision got 409).
+        for round in 0..<3 {
+            _ = try await daemon.alertctl(["send", "-t", "Raced", "--dedup-key", "race-\(round)"])
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await daemon.request("POST", "/v1/alerts/resolve", json: ["dedup_key": "race-\(round)"]).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.sorted() == [200] + Array(repeating: 404, count: 7), "\(statuses)")
+        }
+
         for arguments in [["resolve"], ["resolve", newID, "--dedup-key", "backup"], ["resolve", "--dedup-key", ""],
                           ["confirm"], ["cancel", "not-an-id"], ["send", "-t", "x", "--timeout", "5s"],
                           ["send", "-t", "x", "--wait", "--timeout", "soon"], ["watch", "--since", "-1"],
