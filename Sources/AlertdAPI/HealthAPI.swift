@@ -8,14 +8,14 @@ import AlertdStore
 /// that reads but cannot be written (a read-only or full disk) is
 /// `degraded`, since every submission would fail.
 public struct HealthAPI: Sendable {
-    package let store: any AlertStore
+    package let probe: StoreProbe
     package let dispatcherRunning: @Sendable () async -> Bool
     package let writeFailure: @Sendable () -> StoreError?
 
     /// `writeFailure` says why the store's writes fail, while they do.
-    public init(store: any AlertStore, dispatcherRunning: @escaping @Sendable () async -> Bool,
+    public init(probe: StoreProbe, dispatcherRunning: @escaping @Sendable () async -> Bool,
                 writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
-        self.store = store
+        self.probe = probe
         self.dispatcherRunning = dispatcherRunning
         self.writeFailure = writeFailure
     }
@@ -67,8 +67,10 @@ public struct HealthAPI: Sendable {
         // still a 503, not an error.
         var counts: StoreCounts?
         var reasons: [String] = []
-        do { counts = try await store.counts() } catch {
-            reasons.append(detailed ? error.message : "The store does not answer; alertd's log says why.")
+        switch await probe.counts() {
+        case .success(let read): counts = read
+        case .failure(let error) where error.code == .unresponsive: reasons.append(error.message)
+        case .failure(let error): reasons.append(detailed ? error.message : "The store does not answer; alertd's log says why.")
         }
         let unwritable = counts == nil ? nil : writeFailure()
         let damaged = unwritable?.code == .corrupt

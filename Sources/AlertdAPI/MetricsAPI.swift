@@ -4,13 +4,13 @@ import AlertdStore
 /// `GET /metrics`: Prometheus text exposition.
 public struct MetricsAPI: Sendable {
     package let metrics: DaemonMetrics
-    package let store: any AlertStore
+    package let probe: StoreProbe
     package let writeFailure: @Sendable () -> StoreError?
 
     /// `writeFailure` says why the store's writes fail, while they do.
-    public init(metrics: DaemonMetrics, store: any AlertStore, writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
+    public init(metrics: DaemonMetrics, probe: StoreProbe, writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
         self.metrics = metrics
-        self.store = store
+        self.probe = probe
         self.writeFailure = writeFailure
     }
 
@@ -19,7 +19,7 @@ public struct MetricsAPI: Sendable {
             // Deliberately not a 503: the process's own counters are worth
             // scraping while the store is down; only the store gauges keep
             // their last values.
-            let counts = try? await store.counts()
+            let counts = try? await probe.counts().get()
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                                 body: .init(metrics.render(counts: counts, storeWritable: writeFailure() == nil).utf8))
         }

@@ -16,6 +16,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let closed = Code(rawValue: "store_closed")
         /// Stored data could not be read back.
         public static let corrupt = Code(rawValue: "store_corrupt")
+        /// It has not answered within a probe's deadline (a hung or frozen disk).
+        public static let unresponsive = Code(rawValue: "store_unresponsive")
     }
 
     public let code: Code

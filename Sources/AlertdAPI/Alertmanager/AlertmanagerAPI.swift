@@ -13,15 +13,18 @@ public struct AlertmanagerAPI: Sendable {
     package let store: any AlertStore
     package let metrics: DaemonMetrics
     package let dispatcherRunning: @Sendable () async -> Bool
+    /// `/-/ready` asks the store through it, within its deadline.
+    private let probe: StoreProbe
     /// The regex steps one listing's `filter` matchers may take (``FilterWork``).
     package var filterStepLimit = FilterWork.limit
     /// Listings build through it, a few at once (``ListingGate``).
     private let listings: ListingGate
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
-                dispatcherRunning: @escaping @Sendable () async -> Bool, listings: ListingGate = ListingGate()) {
+                dispatcherRunning: @escaping @Sendable () async -> Bool, listings: ListingGate = ListingGate(), probe: StoreProbe? = nil) {
         self.intake = intake
         self.store = store
+        self.probe = probe ?? StoreProbe(store: store)
         self.metrics = metrics
         self.dispatcherRunning = dispatcherRunning
         self.listings = listings
@@ -47,7 +50,7 @@ public struct AlertmanagerAPI: Sendable {
         // Probes hold no token, as for /v1/health.
         router.add("GET", "/-/healthy", access: .public, errors: .alertmanager) { _ in .text("OK") }
         router.add("GET", "/-/ready", access: .public, errors: .alertmanager) { _ in
-            let ready = (try? await store.counts()) != nil
+            let ready = (try? await probe.counts().get()) != nil
             let running = await dispatcherRunning()
             return ready && running ? .text("OK") : .text(status: 503, "alertd is not ready: store \(ready ? "ok" : "unavailable"), dispatcher \(running ? "running" : "stopped")")
         }

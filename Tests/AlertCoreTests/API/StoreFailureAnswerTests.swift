@@ -121,4 +121,24 @@ import Testing
         #expect(tcp.status == 503)
         #expect(APIFixture.json(tcp)?["reason"] as? String == "The store does not answer; alertd's log says why.")
     }
+
+    /// A store that does not answer at all (a frozen disk) is reported
+    /// within the probe's deadline, and the probes after at once, while
+    /// the one read is still out; `/metrics` still answers. They all hung.
+    @Test func theProbesAnswerWhileTheStoreDoesNot() async throws {
+        let router = APIFixture.router(store: FailingAlertStore(countsHang: true))
+        let clock = ContinuousClock()
+        var health = HTTPResponse(status: 0)
+        let first = await clock.measure { health = await router.handle(APIFixture.request("GET", "/v1/health")) }
+        #expect(health.status == 503 && first < .seconds(10), "\(first)")
+        #expect(APIFixture.json(health)?["store"] as? String == "unavailable")
+        let reason = APIFixture.json(health)?["reason"] as? String
+        #expect(reason?.contains("has not answered for") == true && reason?.contains("frozen") == true, "\(reason ?? "")")
+        var ready = HTTPResponse(status: 0), metrics = HTTPResponse(status: 0)
+        let later = await clock.measure {
+            ready = await router.handle(APIFixture.request("GET", "/-/ready", as: .tcp(authorization: nil)))
+            metrics = await router.handle(APIFixture.request("GET", "/metrics"))
+        }
+        #expect(ready.status == 503 && metrics.status == 200 && later < .seconds(1), "\(ready.status) \(metrics.status) \(later)")
+    }
 }

@@ -6,6 +6,8 @@ import Foundation
 /// full or vanished disk would: what the layers above do with a failure.
 struct FailingAlertStore: AlertStore {
     var error = StoreError(code: .io, message: "disk I/O error; check the disk holding the state directory.")
+    /// `counts()` does not return for a minute, as on a frozen disk.
+    var countsHang = false
 
     func submit(_ submissions: [AlertSubmission]) async throws(StoreError) -> [SubmissionResult] { throw error }
     func record(id: AlertID) async throws(StoreError) -> AlertRecord? { throw error }
@@ -18,7 +20,10 @@ struct FailingAlertStore: AlertStore {
     func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { throw error }
     func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int { throw error }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }
-    func counts() async throws(StoreError) -> StoreCounts { throw error }
+    func counts() async throws(StoreError) -> StoreCounts {
+        if countsHang { try? await Task.sleep(for: .seconds(60)) }
+        throw error
+    }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { throw error }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { throw error }
