@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import AlertdPOSIX
 import FoundationEssentials
 import Synchronization
 
@@ -28,6 +29,8 @@ package final class ResponseStream: @unchecked Sendable {
         /// The client fell more than `maxBuffered` bytes behind and is being dropped.
         package var dropped = false
         package var producer: Task<Void, Never>?
+        /// The buffer grew past ``HeapTrimmer/threshold`` at some point.
+        package var grewLarge = false
     }
 
     /// libmicrohttpd's "end of stream" and "error" returns (the C macros carry casts Swift cannot import).
@@ -73,14 +76,19 @@ package final class ResponseStream: @unchecked Sendable {
         }
     }
 
-    /// libmicrohttpd released the response: stop the producer.
+    /// libmicrohttpd released the response: stop the producer. A buffer
+    /// that grew large is handed back to the kernel once such work stops:
+    /// 512 stalled event streams left the idle daemon at 200 MB.
     package func close() {
-        let producer = state.withLock { s in
+        let (producer, grewLarge) = state.withLock { s in
             s.closed = true
-            return s.producer
+            s.buffer = []
+            s.readOffset = 0
+            return (s.producer, s.grewLarge)
         }
         producer?.cancel()
         core.forget(self)
+        if grewLarge { core.trimmer.largeWorkEnded() }
     }
 
     /// Whether the client has closed or reset its end, looked at without
@@ -151,6 +159,21 @@ package final class ResponseStream: @unchecked Sendable {
                 // when the client reads again, or at the connection's idle timeout.
                 wake(&s)
                 return false
+            }
+            // Room is made before the buffer grows: the sent bytes moved out
+            // first, and growth to no more than the bound. Doubling took a
+            // stalled stream's buffer to twice the bound, and 512 of them
+            // to 300 MB.
+            if s.buffer.count + chunk.count > s.buffer.capacity {
+                if s.readOffset > 0 {
+                    s.buffer.removeFirst(s.readOffset)
+                    s.readOffset = 0
+                }
+                let needed = s.buffer.count + chunk.count
+                if needed > s.buffer.capacity {
+                    s.buffer.reserveCapacity(max(needed, min(s.buffer.capacity * 2, maxBuffered)))
+                    if s.buffer.capacity >= HeapTrimmer.threshold { s.grewLarge = true }
+                }
             }
             s.buffer.append(contentsOf: chunk)
             wake(&s)

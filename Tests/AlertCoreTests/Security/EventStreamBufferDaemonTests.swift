@@ -87,4 +87,34 @@ import Testing
         let next = await resumed.read { !Self.ids($0).isEmpty }
         #expect(Self.ids(next).first == last + 1)
     }
+
+    /// Streams that replayed a long log to clients that never read, once
+    /// gone, leave no memory behind: 256 of them left an idle daemon at
+    /// 144 MB (25 before), their buffers having doubled past the bound and
+    /// the freed heap kept.
+    @Test func theMemoryOfStalledStreamsIsGivenBackOnceTheyAreGone() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let pid = try #require(d.pid)
+        for batch in 0..<12 {
+            let alerts = (0..<1_000).map { ["title": "log \(batch)-\($0) " + String(repeating: "x", count: 100)] }
+            #expect(try await d.request("POST", "/v1/alerts", json: alerts).status == 202)
+        }
+        try await Task.sleep(for: .seconds(2))
+        let before = rss(pid)
+        var stalled = try (0..<128).map { _ in try RawSocket(port: d.port, receiveBuffer: 4096) }
+        for socket in stalled { socket.send("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
+        try await Task.sleep(for: .seconds(4))
+        let during = rss(pid)
+        stalled.removeAll()  // closes them
+        // The trimmer waits 1.5 s after the last large work.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var after = rss(pid)
+        while ContinuousClock.now < deadline, (after - before) * 4 > during - before {
+            try await Task.sleep(for: .milliseconds(500))
+            after = rss(pid)
+        }
+        #expect(during - before > 8 * 1024, "the streams cost \(during - before) kB: the test did not fill their buffers")
+        #expect((after - before) * 4 < during - before, "\(before) kB before, \(during) kB with the streams, \(after) kB after")
+    }
 }
