@@ -51,6 +51,10 @@ final class SilenceScreeningCache: Sendable {
             if let known = kept, known.rollbacks == conn.rollbacks,
                let changes = try Self.changes(conn), changes == known.changes,
                let index = known.index.moved(to: now) {
+                // Kept as moved: moved again from the first filing after a
+                // silence started, each claim's active silences differed
+                // from that one's, and its costly screenings were dropped.
+                kept?.index = index
                 return index
             }
             try conn.execute(Self.countingChanges)

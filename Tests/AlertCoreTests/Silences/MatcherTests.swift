@@ -267,6 +267,19 @@ import Testing
         _ = cheap.silencing(["x": "ab"], work: &work)
         #expect(work > 0 && work % 2 == 0)
         #expect(index.moved(to: now.addingTimeInterval(3_600)) == nil && index.moved(to: now.addingTimeInterval(-1)) == nil)
+        // Moved on from there, with the same silences active, it keeps them.
+        let onward = try #require(started.moved(to: now.addingTimeInterval(62)))
+        #expect(screen(onward).found == [costly.id, later.id] && screen(onward).work == 0)
+        // Labels are one key byte for byte: `café` decomposed is screened on its own.
+        let plain = Silence(matchers: [try LabelMatcher(name: "team", .equal, "caf\u{E9}")], startsAt: now.addingTimeInterval(-1),
+                            endsAt: now.addingTimeInterval(3_600), createdBy: "a", comment: "c")
+        let cafe = SilenceIndex([costly, plain], at: now)
+        var held = labels
+        held["team"] = "caf\u{E9}"
+        var cafeWork = 0
+        #expect(Set(cafe.silencing(held, work: &cafeWork).map(\.id)) == [costly.id, plain.id] && cafeWork >= 100_000)
+        held["team"] = "cafe\u{301}"
+        #expect(cafe.silencing(held, work: &cafeWork).map(\.id) == [costly.id])
     }
 
     /// What the silences in force may cost one alert counts those its index
