@@ -63,8 +63,11 @@ public final class StoreProbe: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             let once = Once(continuation)
             let timer = Task {
-                try? await Task.sleep(for: limit)
-                once.resume(nil)
+                // Cancelled, it says nothing: the value is on its way.
+                do {
+                    try await Task.sleep(for: limit)
+                    once.resume(nil)
+                } catch {}
             }
             Task {
                 let value = await task.value
