@@ -16,6 +16,11 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
 
     /// Reads and checks a template file. Every problem is reported at once.
     public static func load(from path: String) throws(TemplateFileError) -> AlertTemplateLibrary {
+        // Read, a FIFO in the file's place held a reload (and SIGTERM behind
+        // it) for good.
+        if let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType, type != .typeRegular {
+            throw TemplateFileError(path: path, problems: ["cannot read the template file: it is not a regular file (a directory, a FIFO or a device)"])
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

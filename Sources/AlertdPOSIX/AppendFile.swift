@@ -20,9 +20,14 @@ package final class AppendFile: Sendable {
     deinit { close(fd) }
 
     /// Opens (creating with `mode`) `path` for appending; `open(2)`.
+    /// Opened without blocking: a FIFO no one reads held the log
+    /// presenter's reopen at SIGHUP in `open(2)` for good; now it fails
+    /// (`ENXIO`). Writes block as before.
     package static func open(_ path: String, mode: UInt32 = 0o640) -> Result<AppendFile, Errno> {
-        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(mode))
-        return fd >= 0 ? .success(AppendFile(path: path, fd: fd)) : .failure(.current)
+        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, mode_t(mode))
+        guard fd >= 0 else { return .failure(.current) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return .success(AppendFile(path: path, fd: fd))
     }
 
     /// Writes all of `bytes`; the error of a failed `write(2)`, if one failed.

@@ -9,6 +9,7 @@ import Synchronization
 @testable import AlertdAPI
 @testable import AlertdDaemon
 @testable import AlertdClient
+@testable import AlertdPOSIX
 
 @Suite struct ConfigurationTests {
     func parse(_ json: String) throws -> DaemonConfiguration {
@@ -64,6 +65,14 @@ import Synchronization
             }
             #expect(throws: ConfigurationError(source: unreadable, problems: [problem])) { try outcome.withLock { $0 }?.get() }
         }
+        // Nor do the templates file, read at a reload too, or a log file no one reads, reopened at one.
+        let template = #expect(throws: TemplateFileError.self) { try AlertTemplateLibrary.load(from: fifo) }
+        #expect(template?.problems == ["cannot read the template file: it is not a regular file (a directory, a FIFO or a device)"])
+        guard case .failure(let error) = AppendFile.open(fifo) else {
+            Issue.record("a FIFO no one reads was opened for the log")
+            return
+        }
+        #expect(error == Errno(ENXIO))
     }
 
     @Test func aPostgreSQLStoreIsAURLOrAURLFileNeverBesideAPath() throws {

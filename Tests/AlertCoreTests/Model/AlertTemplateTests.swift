@@ -150,7 +150,7 @@ import Testing
             "cannot read the template file: there is no such file",
         ])) { try AlertTemplateLibrary.load(from: "/nonexistent/t.json") }
         #expect(throws: TemplateFileError(path: "/tmp", problems: [
-            "cannot read the template file: it is not a readable file",
+            "cannot read the template file: it is not a regular file (a directory, a FIFO or a device)",
         ])) { try AlertTemplateLibrary.load(from: "/tmp") }
     }
 }
