@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import AlertdLogging
 import AlertdPOSIX
@@ -48,8 +49,23 @@ extension AlertDaemon {
 
     private func handle(
         _ signals: AsyncStream<ProcessSignal>, group: ServiceGroup, notifier: SystemdNotifier,
-        reloadConfiguration: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+        reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
+        // Reloads run beside this loop, one at a time, and SIGHUPs that come
+        // during one make one more after it: run in the loop, a reload whose
+        // read hung (a config on an NFS server gone) held SIGTERM behind it
+        // for good.
+        let (reloadRequests, requestReload) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reloader = Task {
+            for await _ in reloadRequests {
+                await reloadOnSignal(notifier: notifier, reloadConfiguration: reloadConfiguration)
+                await group.setGracePeriod(configuration.withLock { $0.dispatcher.shutdownGrace })
+            }
+        }
+        defer {
+            requestReload.finish()
+            reloader.cancel()
+        }
         var stopping = false
         #if ALERTD_TEST_HOOKS
         var stalled = false
@@ -60,6 +76,7 @@ extension AlertDaemon {
                 let name = sig.description
                 if !stopping {
                     stopping = true
+                    reloader.cancel()
                     log.notice("signal received, shutting down", ["signal": name])
                     await group.triggerGracefulShutdown()
                 } else {
@@ -68,8 +85,7 @@ extension AlertDaemon {
                     await group.stopNow()
                 }
             case .hangUp where !stopping:
-                await reloadOnSignal(notifier: notifier, reloadConfiguration: reloadConfiguration)
-                await group.setGracePeriod(configuration.withLock { $0.dispatcher.shutdownGrace })
+                requestReload.yield()
             #if ALERTD_TEST_HOOKS
             case .user2:
                 stalled.toggle()
@@ -85,11 +101,21 @@ extension AlertDaemon {
     /// SIGHUP: read the configuration again; apply it if it is valid, keep
     /// the running one and say why if not. systemd hears RELOADING=1 first
     /// and READY=1 after, whatever the result.
-    private func reloadOnSignal(notifier: SystemdNotifier, reloadConfiguration: () throws(ConfigurationError) -> DaemonConfiguration) async {
+    private func reloadOnSignal(
+        notifier: SystemdNotifier, reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    ) async {
         try? notifier.reloading()
         var problems: [String] = []
         do throws(ConfigurationError) {
-            let new = try reloadConfiguration()
+            // Read off the task pool: a read that blocks must not hold one of its few threads.
+            let read = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DaemonConfiguration, ConfigurationError>, Never>) in
+                DispatchQueue.global(qos: .utility).async {
+                    continuation.resume(returning: Result { () throws(ConfigurationError) in try reloadConfiguration() })
+                }
+            }
+            // Shutting down since: nothing is applied to a daemon stopping.
+            guard !Task.isCancelled else { return }
+            let new = try read.get()
             do throws(DaemonError) {
                 for warning in try await reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
             } catch {
