@@ -6,24 +6,27 @@ import AlertdStore
 /// read never returned, each probe hung with it, and a load balancer or
 /// systemd could not tell a hung store from a hung network. One read at a
 /// time: while one is out, probes wait on it rather than queue more reads
-/// behind it, and once it is older than the deadline they are answered at
-/// once.
+/// behind it, all of them until the deadline at most; once it is older
+/// than that, they are answered at once.
 public final class StoreProbe: Sendable {
+    private typealias Waiter = CheckedContinuation<Result<StoreCounts, StoreError>?, Never>
+
     private struct Reading {
-        let task: Task<Result<StoreCounts, StoreError>, Never>
+        /// Tells this read from a later one, for the deadline's timer.
+        let number: Int
         let started: ContinuousClock.Instant
+        /// Probes waiting for it; none once its deadline has passed.
+        var waiters: [Waiter] = []
     }
 
-    /// Resumes a continuation once, whichever of its racers comes first.
-    private final class Once<T: Sendable>: Sendable {
-        let continuation: Mutex<CheckedContinuation<T?, Never>?>
-        init(_ continuation: CheckedContinuation<T?, Never>) { self.continuation = Mutex(continuation) }
-        func resume(_ value: T?) { continuation.withLock { $0.take() }?.resume(returning: value) }
+    private struct State {
+        var reading: Reading?
+        var reads = 0
     }
 
     private let store: any AlertStore
     private let deadline: Duration
-    private let reading = Mutex<Reading?>(nil)
+    private let state = Mutex(State())
 
     public init(store: any AlertStore, deadline: Duration = .seconds(3)) {
         self.store = store
@@ -34,46 +37,52 @@ public final class StoreProbe: Sendable {
     /// `store_unresponsive` once a read has been out for the deadline.
     public func counts() async -> Result<StoreCounts, StoreError> {
         let now = ContinuousClock.now
-        let current = reading.withLock { reading in
-            if let reading { return reading }
-            let task = Task { [store] () -> Result<StoreCounts, StoreError> in
-                let result: Result<StoreCounts, StoreError>
-                do throws(StoreError) { result = .success(try await store.counts()) } catch { result = .failure(error) }
-                // Only this read is ever out: a new one starts once it is gone.
-                self.reading.withLock { $0 = nil }
-                return result
+        var started = now
+        let result = await withCheckedContinuation { (waiter: Waiter) in
+            let (late, new) = state.withLock { state -> (Bool, Int?) in
+                var new: Int?
+                if state.reading == nil {
+                    state.reads += 1
+                    state.reading = Reading(number: state.reads, started: now)
+                    new = state.reads
+                }
+                started = state.reading!.started
+                if now - started >= deadline { return (true, new) }
+                state.reading!.waiters.append(waiter)
+                return (false, new)
             }
-            reading = Reading(task: task, started: now)
-            return reading!
+            if let new { read(number: new) }
+            if late { waiter.resume(returning: nil) }
         }
-        let left = current.started + deadline - now
-        guard left > .zero, let result = await Self.value(of: current.task, within: left) else {
-            let seconds = (ContinuousClock.now - current.started).components.seconds
-            return .failure(StoreError(code: .unresponsive, message: """
-                The store has not answered for \(seconds) s: its disk may be hung or frozen (an NFS server gone, fsfreeze); \
-                alertd answers again once it does.
-                """))
-        }
-        return result
+        if let result { return result }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        return .failure(StoreError(code: .unresponsive, message: """
+            The store has not answered for \(seconds) s: its disk may be hung or frozen (an NFS server gone, fsfreeze); \
+            alertd answers again once it does.
+            """))
     }
 
-    /// The task's value, or nil if it takes longer than `limit` (the task
-    /// goes on; nothing here waits for it).
-    private static func value<T: Sendable>(of task: Task<T, Never>, within limit: Duration) async -> T? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-            let once = Once(continuation)
-            let timer = Task {
-                // Cancelled, it says nothing: the value is on its way.
-                do {
-                    try await Task.sleep(for: limit)
-                    once.resume(nil)
-                } catch {}
+    /// Reads the counts for every waiter, and lets them go at the deadline
+    /// if the read has not come back by then (it goes on; the next probe
+    /// after it starts another).
+    private func read(number: Int) {
+        Task { [self] in
+            let result: Result<StoreCounts, StoreError>
+            do throws(StoreError) { result = .success(try await self.store.counts()) } catch { result = .failure(error) }
+            let waiters = state.withLock { state -> [Waiter] in
+                defer { state.reading = nil }
+                return state.reading?.waiters ?? []
             }
-            Task {
-                let value = await task.value
-                timer.cancel()
-                once.resume(value)
+            for waiter in waiters { waiter.resume(returning: result) }
+        }
+        Task { [self] in
+            try? await Task.sleep(for: self.deadline)
+            let waiters = state.withLock { state -> [Waiter] in
+                guard state.reading?.number == number else { return [] }
+                defer { state.reading?.waiters = [] }
+                return state.reading?.waiters ?? []
             }
+            for waiter in waiters { waiter.resume(returning: nil) }
         }
     }
 }
