@@ -9,30 +9,6 @@ import Synchronization
 /// labels are hashed only once one is; the kept labels are bounded in count
 /// and size, and all are let go when full.
 final class SilenceScreenings: Sendable {
-    /// Labels compared and hashed byte for byte, as matchers compare them:
-    /// keyed by `[String: String]`, `café` composed and decomposed were one
-    /// key, and one alert's screening answered for the other's.
-    private struct Labels: Hashable {
-        let labels: [String: String]
-
-        static func == (a: Labels, b: Labels) -> Bool {
-            a.labels.count == b.labels.count && a.labels.allSatisfy { name, value in
-                b.labels.contains { LabelMatcher.same($0.key, name) && LabelMatcher.same($0.value, value) }
-            }
-        }
-
-        func hash(into hasher: inout Hasher) {
-            // In an order of their own bytes, so equal labels hash alike whatever the dictionary's order.
-            for (name, value) in labels.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                var name = name, value = value
-                name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-                hasher.combine(0xFF as UInt8)
-                value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-                hasher.combine(0xFF as UInt8)
-            }
-        }
-    }
-
     /// Steps of regex matching below which screening again is cheaper than keeping.
     static let worthKeeping = 100_000
     static let maxKept = 1_024
@@ -40,7 +16,10 @@ final class SilenceScreenings: Sendable {
     static let maxBytes = 1 << 20
 
     private struct Kept {
-        var found: [Labels: [Int]] = [:]
+        /// By the labels' bytes: keyed by `[String: String]`, `café`
+        /// composed and decomposed were one key, and one alert's screening
+        /// answered for the other's.
+        var found: [[ExactText: ExactText]: [Int]] = [:]
         var bytes = 0
     }
 
@@ -50,7 +29,11 @@ final class SilenceScreenings: Sendable {
 
     /// The positions of the silences found for `labels`, if kept.
     func found(for labels: [String: String]) -> [Int]? {
-        kept.withLock { $0.found.isEmpty ? nil : $0.found[Labels(labels: labels)] }
+        kept.withLock { $0.found.isEmpty ? nil : $0.found[Self.key(labels)] }
+    }
+
+    private static func key(_ labels: [String: String]) -> [ExactText: ExactText] {
+        Dictionary(labels.map { (ExactText($0.key), ExactText($0.value)) }) { first, _ in first }
     }
 
     func keep(_ found: [Int], for labels: [String: String]) {
@@ -58,7 +41,7 @@ final class SilenceScreenings: Sendable {
         guard bytes <= Self.maxBytes else { return }
         kept.withLock { kept in
             if kept.found.count >= Self.maxKept || kept.bytes + bytes > Self.maxBytes { kept = Kept() }
-            kept.found[Labels(labels: labels)] = found
+            kept.found[Self.key(labels)] = found
             kept.bytes += bytes
         }
     }
