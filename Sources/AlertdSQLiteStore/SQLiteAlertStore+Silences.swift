@@ -9,7 +9,7 @@ extension SQLiteAlertStore {
             // Before the silence is written: a claim made at intake after this
             // sees the silence and makes none; one made before is given back.
             self.silenceSaves.add(1, ordering: .releasing)
-            return try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+            return try SQLiteStoreTransaction.run(in: conn, silences: self.silenceIndex) { tx throws(SQLiteError) in
                 try StoreRules.saveSilence(silence, replacing: id, now: now, in: &tx)
             }
         }
@@ -30,7 +30,7 @@ extension SQLiteAlertStore {
 
     public func expireSilence(id: SilenceID, now: Date) async throws(StoreError) -> Silence? {
         try await writer.write { conn throws(SQLiteError) in
-            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.expireSilence(id, now: now, in: &tx) }
+            try SQLiteStoreTransaction.run(in: conn, silences: self.silenceIndex) { tx throws(SQLiteError) in try StoreRules.expireSilence(id, now: now, in: &tx) }
         }
     }
 

@@ -16,7 +16,7 @@ public final class SQLiteAlertStore: AlertStore {
     /// The inhibition sources claims and group flushes screen against, kept between them.
     private let inhibitionSources = InhibitionSources()
     private let groupSnapshots = GroupSnapshotCache()
-    private let silenceIndex = SilenceScreeningCache()
+    let silenceIndex = SilenceScreeningCache()
     private let checkpointer: WALCheckpointer
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.

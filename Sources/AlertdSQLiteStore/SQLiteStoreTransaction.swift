@@ -200,13 +200,27 @@ struct SQLiteStoreTransaction: StoreTransaction {
         try !conn.statement("SELECT 1 FROM silences WHERE ends_at > ? LIMIT 1").query([.integer(StoreCoding.millis(now))]) { _ in () }.isEmpty
     }
 
+    /// The store's budget when the transaction has it, else read now.
+    mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(SQLiteError) -> Int {
+        guard let silences else {
+            var budget = SilenceBudget(try unexpiredSilences(at: now))
+            return budget.stepsInForce(at: now, saving: new, replacing: replaced)
+        }
+        return try silences.stepsInForce(saving: new, replacing: replaced, at: now, in: &self)
+    }
+
     mutating func save(_ s: Silence) throws(SQLiteError) {
         try flush()
-        try conn.statement("""
-            INSERT OR REPLACE INTO silences (id, matchers, starts_at, ends_at, created_by, comment, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).run([.text(s.id.rawValue), .text(StoreCoding.encodeMatchers(s.matchers)), .integer(StoreCoding.millis(s.startsAt)),
-                      .integer(StoreCoding.millis(s.endsAt)), .text(s.createdBy), .text(s.comment), .integer(StoreCoding.millis(s.updatedAt))])
+        let conn = conn
+        let write = { () throws(SQLiteError) in
+            try conn.statement("""
+                INSERT OR REPLACE INTO silences (id, matchers, starts_at, ends_at, created_by, comment, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).run([.text(s.id.rawValue), .text(StoreCoding.encodeMatchers(s.matchers)), .integer(StoreCoding.millis(s.startsAt)),
+                          .integer(StoreCoding.millis(s.endsAt)), .text(s.createdBy), .text(s.comment), .integer(StoreCoding.millis(s.updatedAt))])
+        }
+        guard let silences else { return try write() }
+        try silences.saving(s, in: conn, write)
     }
 
     /// Screening happens as a pending delivery is claimed: it stays pending.

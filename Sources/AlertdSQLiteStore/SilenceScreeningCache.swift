@@ -39,8 +39,23 @@ final class SilenceScreeningCache: Sendable {
         END;
         """
 
-    /// Used by the writer's thread alone; the lock is never contended.
+    /// The budget of the silences not yet expired (``SilenceBudget``), with
+    /// the rollbacks and the count of changes it is as of. Unlike the
+    /// filing, each save keeps it (``saving(_:in:_:)``): a save's change is
+    /// known to it, and worked out again from every silence, the budget was
+    /// most of a save.
+    private struct KeptBudget {
+        var rollbacks: Int
+        var changes: Int64
+        var budget: SilenceBudget
+        /// The latest time it was asked about: it may have let go of the
+        /// silences expired by then (``SilenceBudget``).
+        var latest: Date
+    }
+
+    /// Used by the writer's thread alone; the locks are never contended.
     private let kept = Mutex<Kept?>(nil)
+    private let keptBudget = Mutex<KeptBudget?>(nil)
 
     init() {}
 
@@ -62,6 +77,40 @@ final class SilenceScreeningCache: Sendable {
             kept = Kept(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0, index: index)
             return index
         }
+    }
+
+    /// What the silences not expired at `now` could cost one alert once
+    /// `new` is saved over `replaced`, as `tx` sees them.
+    func stepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date,
+                      in tx: inout SQLiteStoreTransaction) throws(SQLiteError) -> Int {
+        let conn = tx.conn
+        return try keptBudget.withLock { kept throws(SQLiteError) -> Int in
+            if try !Self.isCurrent(kept, conn) || now < kept!.latest {
+                try conn.execute(Self.countingChanges)
+                let budget = SilenceBudget(try tx.unexpiredSilences(at: now))
+                kept = KeptBudget(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0, budget: budget, latest: now)
+            }
+            kept!.latest = now
+            return kept!.budget.stepsInForce(at: now, saving: new, replacing: replaced)
+        }
+    }
+
+    /// Runs `write`, which stores `silence` on `conn`, and takes the
+    /// silence into the kept budget when nothing else changed since it was
+    /// made; else the budget is made again at the next save.
+    func saving(_ silence: Silence, in conn: SQLiteConnection, _ write: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        try keptBudget.withLock { kept throws(SQLiteError) in
+            let current = try Self.isCurrent(kept, conn)
+            try write()
+            guard current, let changes = try Self.changes(conn) else { return kept = nil }
+            kept!.budget.save(silence)
+            kept!.changes = changes
+        }
+    }
+
+    private static func isCurrent(_ kept: KeptBudget?, _ conn: SQLiteConnection) throws(SQLiteError) -> Bool {
+        guard let kept, kept.rollbacks == conn.rollbacks else { return false }
+        return try changes(conn) == kept.changes
     }
 
     /// The count of changes, nil before the trigger is made.

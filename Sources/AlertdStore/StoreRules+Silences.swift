@@ -19,11 +19,8 @@ extension StoreRules {
         new.updatedAt = now
         new.startsAt = max(wholeMillisecond(new.startsAt), now)
         new.endsAt = wholeMillisecond(new.endsAt)
-        // The one it replaces is about to end: not counted. Within the
-        // budget all together, none need be filed to know.
-        let unexpired = try tx.unexpiredSilences(at: now).filter { $0.id != id } + [new]
-        let together = unexpired.reduce(0) { $0 + $1.regexSteps }
-        let inForce = together <= Silence.maxRegexStepsInForce ? together : SilenceIndex.mostSteps(unexpired)
+        // The one it replaces is about to end: not counted.
+        let inForce = try tx.silenceStepsInForce(saving: new, replacing: id, at: now)
         guard inForce <= Silence.maxRegexStepsInForce else { return .tooCostly(steps: inForce) }
         guard let id else {
             try tx.save(new)

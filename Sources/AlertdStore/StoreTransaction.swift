@@ -63,6 +63,11 @@ package protocol StoreTransaction {
     /// until the screening commits; one process's store may keep the
     /// filing between screenings.
     mutating func screeningSilences(at now: Date) throws(Failure) -> SilenceIndex
+    /// What the silences not expired at `now` could cost one alert in
+    /// regex steps (``SilenceBudget``) once `new` is saved and the silence
+    /// `replaced` is gone. By default read from every such silence; a
+    /// store may keep the budget between saves.
+    mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int
     /// Whether any silence is active at `now` or will be: one not yet ended.
     mutating func hasSilence(endingAfter now: Date) throws(Failure) -> Bool
     /// Every open alert, for inhibition.
@@ -104,6 +109,11 @@ package protocol StoreTransaction {
 }
 
 extension StoreTransaction {
+    package mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int {
+        var budget = SilenceBudget(try unexpiredSilences(at: now))
+        return budget.stepsInForce(at: now, saving: new, replacing: replaced)
+    }
+
     package mutating func inhibitions(under rules: [InhibitRule]) throws(Failure) -> Inhibitions {
         try inhibitionsOfEveryOpenAlert(under: rules)
     }

@@ -55,7 +55,7 @@ public struct Silence: Sendable, Equatable, Codable {
     public var regexSteps: Int { matchers.reduce(0) { $0 + ($1.compiled?.stepsPerCharacter ?? 0) } }
 
     /// What the regexes of the silences in force or ahead may cost one
-    /// alert together (``SilenceIndex/mostSteps(_:)``): about ten of the
+    /// alert together (``SilenceBudget``): about ten of the
     /// largest. Each claim holds its alert against those its index finds,
     /// so many silences, each within its own bound, would stall the store
     /// as one without a bound did.

@@ -14,7 +14,7 @@ import FoundationEssentials
 /// matched against every alert.
 ///
 /// The filing is of every silence not yet expired, pending ones too, as
-/// the store's budget (``mostSteps(_:)``) counts them: filed over the
+/// the store's budget (``SilenceBudget``) counts them: filed over the
 /// active ones alone, a pending silence's start could no longer spread
 /// others apart, and one alert could reach more than the budget allowed.
 /// Starts are kept as scalars: as `String`s, a composed `é` and an `e`
@@ -41,11 +41,10 @@ public struct SilenceIndex: Sendable {
     /// Costly screenings made against these silences as they are active now.
     private let screenings: SilenceScreenings
 
-    /// Where each silence of a list is filed: under the one of its matchers
-    /// whose keys the fewest others share, the first such, so the filing is
-    /// the same every time. Keys are numbered as they are first seen, so
-    /// each is hashed once (hashing them over and over was most of a
-    /// silence's save with a thousand in force).
+    /// Where each silence of a list is filed (``filed(_:keyCount:)``).
+    /// Keys are numbered as they are first seen, so each is hashed once
+    /// (hashing them over and over was most of a silence's save with a
+    /// thousand in force).
     private struct Filing {
         /// Every key a silence has, by number.
         var keys: [Key] = []
@@ -55,34 +54,51 @@ public struct SilenceIndex: Sendable {
 
         init(_ silences: [Silence]) {
             var numbers: [Key: Int] = [:]
-            var shared: [Int] = []
-            var groups: [[[Int]]] = []
-            groups.reserveCapacity(silences.count)
-            for silence in silences {
-                let silenceGroups = SilenceIndex.keys(silence).map { group in
+            let numbered = silences.map { silence in
+                NumberedKeys(SilenceIndex.keys(silence).map { group in
                     group.map { key in
                         if let n = numbers[key] { return n }
                         numbers[key] = keys.count
                         keys.append(key)
-                        shared.append(0)
                         return keys.count - 1
                     }
-                }
-                // Once a silence, however many of its matchers have the key.
-                var last = -1
-                for n in silenceGroups.joined().sorted() where n != last {
-                    shared[n] += 1
-                    last = n
-                }
-                groups.append(silenceGroups)
+                })
             }
-            let cost = { (group: [Int]) in group.reduce(0) { $0 + shared[$1] } }
-            filed = groups.map { $0.min { cost($0) < cost($1) } ?? [] }
+            filed = SilenceIndex.filed(numbered, keyCount: keys.count)
         }
     }
 
+    /// A silence's keys by number: one group per matcher it can be filed
+    /// under (``keys(_:)``), and each number once.
+    struct NumberedKeys: Sendable {
+        let groups: [[Int]]
+        let distinct: [Int]
+
+        init(_ groups: [[Int]]) {
+            self.groups = groups
+            var last = -1
+            distinct = groups.joined().sorted().filter { n in
+                defer { last = n }
+                return n != last
+            }
+        }
+    }
+
+    /// For each silence, the group of its keys it is filed under: the one
+    /// whose keys the fewest silences share, the first such, so the filing
+    /// is the same every time; none without a group.
+    static func filed(_ silences: some Collection<NumberedKeys>, keyCount: Int) -> [[Int]] {
+        var shared = [Int](repeating: 0, count: keyCount)
+        // Once a silence, however many of its matchers have the key.
+        for silence in silences {
+            for n in silence.distinct { shared[n] += 1 }
+        }
+        let cost = { (group: [Int]) in group.reduce(0) { $0 + shared[$1] } }
+        return silences.map { $0.groups.min { cost($0) < cost($1) } ?? [] }
+    }
+
     /// What a silence can be filed under.
-    private enum Key: Hashable {
+    enum Key: Hashable {
         case pair(name: String, value: String)
         case start(name: String, scalars: [Unicode.Scalar])
     }
@@ -146,7 +162,7 @@ public struct SilenceIndex: Sendable {
     /// non-empty value, so the alert has the label), and a case-sensitive
     /// regex matcher's literal starts (a match begins with one, so again the
     /// alert has the label).
-    private static func keys(_ silence: Silence) -> [[Key]] {
+    static func keys(_ silence: Silence) -> [[Key]] {
         silence.matchers.compactMap { matcher -> [Key]? in
             switch matcher.op {
             case .equal where !matcher.value.isEmpty:
@@ -157,41 +173,6 @@ public struct SilenceIndex: Sendable {
                 return nil
             }
         }
-    }
-
-    /// The most regex steps per character of a label that the index of
-    /// `silences` (those not yet expired) could hold one alert against: the unfiled
-    /// silences, and for each name, and each length of start, the costliest
-    /// value or start an alert's label could have; never more than all of
-    /// them. What a store bounds (``Silence/maxRegexStepsInForce``): a
-    /// thousand silences each filed under a start of its own cost an alert
-    /// a few of them, where counting every silence refused the 543rd
-    /// (Alertmanager takes them all).
-    public static func mostSteps(_ silences: [Silence]) -> Int {
-        let steps = silences.map(\.regexSteps)
-        let all = steps.reduce(0, +)
-        guard all > 0 else { return 0 }
-        /// What one label of an alert finds at most one key of.
-        enum Reach: Hashable {
-            case pair(name: String)
-            case start(name: String, length: Int)
-        }
-        let filing = Filing(silences)
-        var filed = [Int](repeating: 0, count: filing.keys.count)
-        var unfiled = 0
-        for (i, numbers) in filing.filed.enumerated() {
-            if numbers.isEmpty { unfiled += steps[i] }
-            for n in numbers { filed[n] += steps[i] }
-        }
-        var most: [Reach: Int] = [:]
-        for (n, key) in filing.keys.enumerated() where filed[n] > 0 {
-            let reach: Reach = switch key {
-            case .pair(let name, _): .pair(name: name)
-            case .start(let name, let scalars): .start(name: name, length: scalars.count)
-            }
-            most[reach] = max(most[reach] ?? 0, filed[n])
-        }
-        return min(all, most.values.reduce(unfiled, +))
     }
 
     /// What `[Silence].silencing(_:at:)` gives for these labels, in the same

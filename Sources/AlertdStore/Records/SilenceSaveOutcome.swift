@@ -7,7 +7,7 @@ public enum SilenceSaveOutcome: Sendable, Equatable {
     /// `replacing` named no silence.
     case notFound
     /// With it, one alert could be held against silence regexes of `steps`
-    /// per character (``SilenceIndex/mostSteps(_:)``), past
+    /// per character (``SilenceBudget``), past
     /// ``Silence/maxRegexStepsInForce``.
     case tooCostly(steps: Int)
 }
