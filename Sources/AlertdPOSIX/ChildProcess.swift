@@ -108,11 +108,34 @@ final class ChildRun: Sendable {
         sigaddset(&pipeSignal, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
 
-        // Without pipe2 (a GNU extension Swift does not see), close-on-exec
-        // is set after the fact; the lock keeps a concurrent run from
-        // spawning in between and inheriting this run's pipe ends, which
-        // would keep its child from ever seeing the end of its input.
-        let spawned: Result<(pid: pid_t, stdin: Int32, output: Int32), ChildProcessError> = Self.spawnLock.withLock { _ in
+        // A program is busy ("text file busy") while any process holds it
+        // open for writing: a deployment's copy as it finishes, or a process
+        // forked as something wrote it, until that one execs. Moments, so
+        // tried again a few times before the run fails.
+        var spawned = spawnWithPipes(program)
+        var pause: useconds_t = 2_000
+        while case .failure(let error) = spawned, error.errno == Errno(ETXTBSY), pause <= 64_000 {
+            usleep(pause)
+            pause *= 2
+            spawned = spawnWithPipes(program)
+        }
+        let pid: pid_t, stdin: Int32, output: Int32
+        switch spawned {
+        case .success(let child): (pid, stdin, output) = child
+        case .failure(let error): return .failure(error)
+        }
+        _ = fcntl(stdin, F_SETFL, fcntl(stdin, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+        return .success(supervise(pid, stdin: stdin, output: output))
+    }
+
+    /// Starts the program with a pipe on its standard input and one for
+    /// its output. Without pipe2 (a GNU extension Swift does not see),
+    /// close-on-exec is set after the fact; the lock keeps a concurrent run
+    /// from spawning in between and inheriting this run's pipe ends, which
+    /// would keep its child from ever seeing the end of its input.
+    private func spawnWithPipes(_ program: String) -> Result<(pid: pid_t, stdin: Int32, output: Int32), ChildProcessError> {
+        Self.spawnLock.withLock { _ in
             var stdinPipe: [Int32] = [-1, -1]
             var outputPipe: [Int32] = [-1, -1]
             guard pipe(&stdinPipe) == 0 else { return .failure(ChildProcessError(program: program, errno: .current)) }
@@ -135,14 +158,6 @@ final class ChildRun: Sendable {
                 return .failure(error)
             }
         }
-        let pid: pid_t, stdin: Int32, output: Int32
-        switch spawned {
-        case .success(let child): (pid, stdin, output) = child
-        case .failure(let error): return .failure(error)
-        }
-        _ = fcntl(stdin, F_SETFL, fcntl(stdin, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
-        return .success(supervise(pid, stdin: stdin, output: output))
     }
 
     private func spawn(_ program: String, stdin: Int32, output: Int32) -> Result<pid_t, ChildProcessError> {
@@ -187,7 +202,7 @@ final class ChildRun: Sendable {
         var outputFD: Int32? = output
         var written = 0
         var collected = Data()
-        var truncated = false
+        var cut = false
         var status: Int32?
         var killedFor: ChildProcessResult.Termination?
         defer {
@@ -200,21 +215,32 @@ final class ChildRun: Sendable {
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
+        // A few reads a wake-up: a program that writes as fast as it is
+        // read would otherwise keep the loop from its deadline.
         func drain(_ fd: Int32) -> Bool {
-            while true {
+            for _ in 0..<64 {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if n > 0 {
-                    // The last of it is kept: a program puts why it failed at the end.
+                    // The last of it is kept: a program puts why it failed at
+                    // the end. Cut back into a fresh buffer: cut from the
+                    // front in place, `Data` kept every byte read behind the
+                    // cut, and a program printing without end grew alertd by
+                    // hundreds of MB a second.
                     collected.append(contentsOf: buffer[..<n])
-                    if collected.count > maxOutputBytes {
-                        collected.removeFirst(collected.count - maxOutputBytes)
-                        truncated = true
+                    if collected.count > 2 * maxOutputBytes {
+                        collected = Data(collected.suffix(maxOutputBytes))
+                        cut = true
                     }
                     continue
                 }
                 if n < 0 && (errno == EAGAIN || errno == EINTR) { return true }
                 return false  // end of file, or an error: either way nothing more comes
             }
+            return true
+        }
+        func result(_ termination: ChildProcessResult.Termination) -> ChildProcessResult {
+            ChildProcessResult(termination: termination, output: Data(collected.suffix(maxOutputBytes)),
+                               outputTruncated: cut || collected.count > maxOutputBytes)
         }
 
         while status == nil {
@@ -256,11 +282,11 @@ final class ChildRun: Sendable {
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
             if let fd = outputFD { _ = drain(fd) }
-            return ChildProcessResult(termination: killedFor, output: collected, outputTruncated: truncated)
+            return result(killedFor)
         }
         let raw = status ?? 0
         let signal = raw & 0x7f
         let termination: ChildProcessResult.Termination = signal == 0 ? .exited((raw >> 8) & 0xff) : .signalled(signal)
-        return ChildProcessResult(termination: termination, output: collected, outputTruncated: truncated)
+        return result(termination)
     }
 }

@@ -13,11 +13,18 @@ import Glibc
 @Suite struct ExecPresenterTests {
     let dir = TemporaryDirectory()
 
-    /// Writes an executable shell script and returns its path.
+    /// Writes an executable shell script and returns its path. Opened
+    /// close-on-exec: a program another test started as this one wrote
+    /// kept it open for writing for as long as it ran, and running the
+    /// script failed with "text file busy".
     func script(_ name: String, _ body: String) throws -> String {
         let path = dir.path + "/" + name
-        try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o755)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let text = Array(("#!/bin/sh\n" + body + "\n").utf8)
+        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == text.count else { throw POSIXError(.EIO) }
         return path
     }
 
@@ -95,6 +102,45 @@ import Glibc
             }
             #expect(gone, "\(file) \(child) still runs")
         }
+    }
+
+    /// A program that prints without end costs alertd the end of what it
+    /// printed, not all of it: cut from the front in place, the output read
+    /// stayed in memory, and one printing 300 MB took the daemon past 300 MB
+    /// (`yes` grew it by 450 MB a second until its timeout).
+    @Test func aProgramThatPrintsWithoutEndCostsTheDaemonOnlyItsLastWords() async throws {
+        let flood = try script("flood", "head -c 300000000 /dev/zero | tr '\\0' x; echo; echo 'fatal: flooded'; exit 3")
+        let d = try TestDaemon(config: ["presenters": ["flood": ["type": "exec", "command": [flood]]],
+                                        "default_route": ["presenters": ["flood"]]])
+        try await d.start()
+        let pid = try #require(d.pid)
+        #expect(try await d.request("POST", "/v1/alerts", json: ["title": "chatty"]).status == 202)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var dead = 0
+        while ContinuousClock.now < deadline, dead == 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            let health = try JSONSerialization.jsonObject(with: try await d.request("GET", "/v1/health").body) as? [String: Any]
+            dead = health?["dead_deliveries"] as? Int ?? 0
+        }
+        #expect(dead == 1, "the delivery did not end")
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let peak = Int(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        #expect(peak > 0 && peak < 96 * 1024, "peak RSS \(peak) kB")
+        #expect(d.log.contains("fatal: flooded"), "the end of the output is the delivery's error")
+    }
+
+    /// A program still open for writing somewhere (a deployment's copy
+    /// finishing) is run once it is free, where the run failed for good.
+    @Test func aProgramBusyForAMomentIsRunOnceFree() async throws {
+        let program = try script("busy", "exit 0")
+        let writer = open(program, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        let p = try presenter(["command": [program]])
+        let alert = try ServiceFixtures.alert()
+        async let outcome = p.present(alert, delivery: ServiceFixtures.delivery)
+        try await Task.sleep(for: .milliseconds(20))
+        close(writer)
+        #expect(await outcome == .delivered)
     }
 
     @Test func aProgramThatIgnoresItsInputStillCounts() async throws {
