@@ -38,11 +38,13 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
         return AlertdEndpoint(transport: .tcp(baseURL: base), token: token)
     }
 
-    /// The socket path or the base URL, for messages; never the token.
+    /// The socket path or the base URL, for messages; never the token,
+    /// nor a password in the URL (`http://***@proxy:8080`): what alertctl
+    /// says ends up in the logs of the scripts and jobs that run it.
     public var description: String {
         switch transport {
         case .unixSocket(let path): path
-        case .tcp(let baseURL): baseURL
+        case .tcp(let baseURL): URLRedaction.redactingUserInfo(baseURL)
         }
     }
 
