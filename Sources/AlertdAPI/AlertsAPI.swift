@@ -141,15 +141,23 @@ public struct AlertsAPI: Sendable {
     private static func spec(reading reader: inout StrictJSON.Reader, _ settings: AlertIntake.Settings) throws(StrictJSON.Failure)
         -> Result<AlertSpec, AlertSpecErrors> {
         var (builder, passed) = try AlertSpec.Builder.reading(&reader, passing: ["template", "values"])
-        let templateName = passed["template"]
-        let rawValues = passed["values"]
-        if let templateName {
+        // A null counts as leaving the field out, as for every other field.
+        let templateField = passed["template"].flatMap { $0 is JSONNull ? nil : $0 }
+        let rawValues = passed["values"].flatMap { $0 is JSONNull ? nil : $0 }
+        if let templateField {
+            // Not looked up by its JSON text: `123` is no name, and the
+            // template called "123" is not the one meant.
+            let templateName = templateField as? String
+            if templateName == nil {
+                builder = builder.problem(AlertSpecError(field: "template", code: .invalidType,
+                                                         message: "`template` must be a template's name, a string such as \"disk-full\"."))
+            }
             // Values of the wrong type are one problem, and still fill their
             // placeholders (with their JSON text, or, when `values` is no
             // object, each placeholder's name), so that the template's fields
             // do not come back as problems of their own (`missing_title`,
             // `missing_template_values`, an empty path segment).
-            let template = (templateName as? String).flatMap { settings.templates[$0] }
+            let template = templateName.flatMap { settings.templates[$0] }
             var values: [String: String] = [:]
             if let object = rawValues as? [String: Any] {
                 for (name, value) in object { values[name] = value as? String ?? "\(value)" }
@@ -167,7 +175,7 @@ public struct AlertsAPI: Sendable {
             }
             if let template {
                 builder = template.fill(builder, values: values)
-            } else {
+            } else if let templateName {
                 let known = settings.templates.names
                 builder = builder.problem(AlertSpecError(
                     field: "template", code: .unknownTemplate,

@@ -47,6 +47,16 @@ import Testing
         #expect(try await codes(["template": "disk_full", "values": ["db1"]]) == ["invalid_type"])
         #expect(try await codes(["template": "restart", "values": ["host": 97]]) == ["invalid_type"])
         #expect(try await codes(["template": "restart", "values": ["host": ".."]]) == ["invalid_template_value"])
+        // A null is a field left out, here as everywhere; a name that is no
+        // string is the wrong type, not a template called by its JSON text.
+        #expect(try await d.request("POST", "/v1/alerts", json: ["template": NSNull(), "title": "plain"]).status == 202)
+        #expect(try await d.request("POST", "/v1/alerts", json: ["title": "plain", "values": NSNull()]).status == 202)
+        for name: Any in [123, true, ["disk_full"]] {
+            let r = try await d.request("POST", "/v1/alerts", json: ["template": name])
+            let details = try HTTPErrorBody.decode(r.body).details ?? []
+            #expect(details.map(\.code) == ["invalid_type"], "\(name)")
+            #expect(details.allSatisfy { !$0.message.contains("JSON") }, "\(details.map(\.message))")
+        }
     }
 
     @Test func checkConfigReadsTheFilesTheConfigNames() async throws {
