@@ -133,17 +133,6 @@ public enum URLRedaction {
 
     /// `%XX` escapes decoded; text that is not valid UTF-8 afterwards is kept as it was.
     private static func percentDecoded(_ s: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = s.utf8[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self) ?? s
+        PercentDecoding.decoded(s) ?? s
     }
 }

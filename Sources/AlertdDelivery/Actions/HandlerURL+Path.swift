@@ -34,7 +34,14 @@ extension HandlerURL {
         if lower.contains("%2f") || lower.contains("%5c") || lower.contains("%00") || segment.contains("\\") { return true }
         // `..;x` is `..` to servlet containers, which drop path parameters.
         let withParameters = segment.replacing(#/%3b/#.ignoresCase(), with: ";")
-        guard withParameters.contains(";") else { return false }
-        return DotSegment(withParameters.prefix { $0 != ";" }) != nil
+        if withParameters.contains(";"), DotSegment(withParameters.prefix { $0 != ";" }) != nil { return true }
+        // Bytes no UTF-8 decoder should take: `%c0%ae` is an overlong `.`
+        // to the lenient ones some servers have.
+        if PercentDecoding.decoded(segment) == nil { return true }
+        // Decoded twice, by a proxy and then the server behind it:
+        // `%252e%252e` is `..` to the second.
+        guard lower.contains("%25") else { return false }
+        let once = segment.replacing(#/%25/#, with: "%")
+        return DotSegment(once) != nil || isAmbiguous(once)
     }
 }

@@ -161,9 +161,15 @@ import Testing
         let (policy, problems) = HandlerURLPolicy.parse(["https://ops.example/hooks/"])
         #expect(problems.isEmpty)
         for escape in ["/hooks/../admin/delete", "/hooks/%2e%2e/admin", "/hooks/%2E%2E/admin", "/hooks/.%2E/admin",
-                       "/hooks/x/../../admin", "/hooks/..%2fadmin", "/hooks/..%2Fadmin", "/hooks/..%5cadmin", "/hooks/..;/admin"] {
+                       "/hooks/x/../../admin", "/hooks/..%2fadmin", "/hooks/..%2Fadmin", "/hooks/..%5cadmin", "/hooks/..;/admin",
+                       // Decoded twice (a proxy, then its server), and overlong UTF-8 `.` and `/` for lenient decoders.
+                       "/hooks/%252e%252e/admin", "/hooks/%25252E%25252e/admin", "/hooks/..%252fadmin", "/hooks/a%255cb",
+                       "/hooks/%c0%ae%c0%ae/admin", "/hooks/%e0%80%ae%e0%80%ae/admin", "/hooks/..%c0%afadmin"] {
             #expect(!allows(policy, "https://ops.example" + escape), "\(escape)")
         }
+        // Text that is only text still matches: an encoded `%` and UTF-8 that decodes.
+        #expect(allows(policy, "https://ops.example/hooks/50%25-full"))
+        #expect(allows(policy, "https://ops.example/hooks/caf%C3%A9"))
         #expect(try policy.check("https://ops.example/hooks/x/../restart").get().string == "https://ops.example/hooks/restart")
         // A whole origin allowed: nothing to escape from.
         let (origin, _) = HandlerURLPolicy.parse(["https://ops.example/"])
