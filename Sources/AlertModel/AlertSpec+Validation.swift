@@ -55,7 +55,8 @@ private struct Validator {
             return nil
         }
         let title = raw.trimmingSpaces()
-        if title.isEmpty {
+        // Spaces of other widths and invisible characters alone look empty too.
+        if title.isEmpty || TextPolicy.showsNothing(title) {
             errors.append(.init(field: "title", code: .missingTitle,
                                 message: "The title is empty: say in a few words what happened, e.g. \"Disk full on db1\"."))
             return nil

@@ -10,14 +10,18 @@
 /// - bidirectional formatting characters (U+061C, U+200E, U+200F,
 ///   U+202A–202E, U+2066–2069), which make text display in another order
 ///   than it was written ("Trojan Source");
-/// - invisible characters that separate nothing a person can see (U+200B,
-///   U+2060–2064, U+FEFF, U+180E, U+206A–206F, U+FFF9–FFFB, and tag
-///   characters outside an emoji flag), which make two different strings
-///   look the same or hide text from the person who approves it;
+/// - invisible characters that separate nothing a person can see (Unicode's
+///   default-ignorable code points, such as U+200B, U+2060–2064, U+FEFF,
+///   U+00AD, U+034F, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0,
+///   U+FFF9–FFFB, and tag characters outside a subdivision flag), which make
+///   two different strings look the same or hide text from the person who
+///   approves it: behind one 🏴, any number of tags spelled a message no
+///   one saw;
 /// - in one-line text, the line and paragraph separators U+2028/U+2029.
 ///
-/// Zero-width joiners (U+200C, U+200D) and variation selectors stay
-/// allowed: emoji sequences and several scripts need them to be written at all.
+/// Zero-width joiners (U+200C, U+200D) and variation selectors (Mongolian's
+/// free variation selectors too) stay allowed: emoji sequences and several
+/// scripts need them to be written at all.
 public enum TextPolicy {
     /// What shape the text has.
     public enum Kind: Sendable {
@@ -48,18 +52,12 @@ public enum TextPolicy {
         // Printable ASCII, most text, is never refused: no scalar-by-scalar walk for it.
         var contiguous = text
         if contiguous.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return nil }
-        var previous: Unicode.Scalar?
-        var iterator = text.unicodeScalars.makeIterator()
-        var current = iterator.next()
-        while let s = current {
-            let next = iterator.next()
-            if let reason = reason(s, previous: previous, next: next, kind) {
-                return Refusal(scalar: s, reason: reason)
-            }
-            previous = s
-            current = next
+        var refused: Refusal?
+        walk(text, kind) { s, reason in
+            if let reason { refused = Refusal(scalar: s, reason: reason) }
+            return refused == nil
         }
-        return nil
+        return refused
     }
 
     /// `text` with each character the policy refuses replaced by U+FFFD: for
@@ -79,16 +77,51 @@ public enum TextPolicy {
     private static func mappingRefused(in text: String, _ kind: Kind, _ shown: (Unicode.Scalar) -> String) -> String {
         guard firstRefused(in: text, kind) != nil else { return text }
         var out = ""
-        var previous: Unicode.Scalar?
-        var iterator = text.unicodeScalars.makeIterator()
-        var current = iterator.next()
-        while let s = current {
-            let next = iterator.next()
-            if reason(s, previous: previous, next: next, kind) == nil { out.unicodeScalars.append(s) } else { out += shown(s) }
-            previous = s
-            current = next
+        walk(text, kind) { s, reason in
+            if reason == nil { out.unicodeScalars.append(s) } else { out += shown(s) }
+            return true
         }
         return out
+    }
+
+    /// Each scalar of `text` with why the policy refuses it (nil when it
+    /// does not), until `visit` returns false.
+    private static func walk(_ text: String, _ kind: Kind, _ visit: (Unicode.Scalar, String?) -> Bool) {
+        let scalars = Array(text.unicodeScalars)
+        // Where the tags of the flag being read end (after its cancel tag).
+        var flagEnd = 0
+        for i in scalars.indices {
+            let s = scalars[i]
+            let why: String?
+            if (0xE0000...0xE007F).contains(s.value) {
+                if i >= flagEnd, i > 0, scalars[i - 1].value == 0x1F3F4, let end = subdivisionFlagEnd(scalars, from: i) { flagEnd = end }
+                why = i < flagEnd ? nil : "an invisible tag character"
+            } else {
+                why = reason(s, next: i + 1 < scalars.count ? scalars[i + 1] : nil, kind)
+            }
+            guard visit(s, why) else { return }
+        }
+    }
+
+    /// Past the cancel tag, when the tags from `start` spell a subdivision
+    /// code (Unicode's: 3–6 lower-case letters or digits, `gbsct`) and end
+    /// with the cancel tag U+E007F, as a flag's do.
+    private static func subdivisionFlagEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        var i = start
+        while i < scalars.count, i - start < 6, (0xE0061...0xE007A).contains(scalars[i].value) || (0xE0030...0xE0039).contains(scalars[i].value) {
+            i += 1
+        }
+        guard i - start >= 3, i < scalars.count, scalars[i].value == 0xE007F else { return nil }
+        return i + 1
+    }
+
+    /// Whether `text` shows nothing at all: only spaces of any width,
+    /// invisible characters and blank signs such as U+2800, which a reader
+    /// takes for no text.
+    public static func showsNothing(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { s in
+            s.properties.isWhitespace || s.properties.isDefaultIgnorableCodePoint || s.value == 0x2800
+        }
     }
 
     /// The problem to report for `field`, or nil when the text passes.
@@ -103,7 +136,7 @@ public enum TextPolicy {
                 + "direction overrides and invisible characters change what a reader sees).")
     }
 
-    private static func reason(_ s: Unicode.Scalar, previous: Unicode.Scalar?, next: Unicode.Scalar?, _ kind: Kind) -> String? {
+    private static func reason(_ s: Unicode.Scalar, next: Unicode.Scalar?, _ kind: Kind) -> String? {
         switch s.value {
         case 0x20..<0x7F:
             return nil
@@ -116,15 +149,12 @@ public enum TextPolicy {
             return "a control character"
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
             return "a bidirectional formatting character"
-        case 0x200B, 0x2060...0x2064, 0xFEFF, 0x180E, 0x206A...0x206F, 0xFFF9...0xFFFB:
+        case 0x200B, 0x2060...0x2064, 0xFEFF, 0x180E, 0x206A...0x206F, 0xFFF9...0xFFFB,
+             0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, 0xFFF0...0xFFF8,
+             0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xE0080...0xE00FF, 0xE01F0...0xE0FFF:
             return kind == .identifier ? nil : "an invisible character"
         case 0x2028, 0x2029:
             return kind == .multiline ? nil : "a line break"
-        case 0xE0000...0xE007F:
-            // Tag characters spell the subdivision flags (🏴 + tags + cancel tag);
-            // anywhere else they are text no one can see.
-            let inFlag = s.value >= 0xE0020 && (previous?.value == 0x1F3F4 || (0xE0020...0xE007E).contains(previous?.value ?? 0))
-            return inFlag ? nil : "an invisible tag character"
         default:
             return nil
         }

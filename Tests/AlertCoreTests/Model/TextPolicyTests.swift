@@ -23,7 +23,10 @@ import Testing
                      // Emoji sequences need the zero-width joiner and variation selectors...
                      "👨‍👩‍👧 family", "❤️ ok",
                      // ...subdivision flags need tag characters, and Persian needs the non-joiner.
-                     "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scotland", "می‌خواهم"] {
+                     "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scotland", "می‌خواهم",
+                     "🏴\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}🏴\u{E0075}\u{E0073}\u{E0074}\u{E0078}\u{E007F} two flags",
+                     // Mongolian's free variation selectors are variation selectors too.
+                     "ᠮᠣ᠋ᠩᠭᠣᠯ"] {
             #expect(TextPolicy.firstRefused(in: text, .line) == nil, "\(text)")
         }
     }
@@ -41,6 +44,16 @@ import Testing
             ("\u{FEFF}key", "U+FEFF", "an invisible character"),
             ("word\u{2060}joiner", "U+2060", "an invisible character"),
             ("hidden\u{E0041}\u{E0042}", "U+E0041", "an invisible tag character"),
+            // Behind a 🏴, only a subdivision code and its cancel tag are a flag: anything else is hidden text.
+            ("ok 🏴\u{E0049}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E0065}\u{E007F}", "U+E0049", "an invisible tag character"),
+            ("ok 🏴" + String(repeating: "\u{E0078}", count: 150), "U+E0078", "an invisible tag character"),
+            ("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074} no cancel", "U+E0067", "an invisible tag character"),
+            ("🏴\u{E0067}\u{E0062}\u{E007F}", "U+E0067", "an invisible tag character"),
+            ("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}\u{E0078}", "U+E0078", "an invisible tag character"),
+            ("soft\u{AD}hyphen", "U+00AD", "an invisible character"),
+            ("a\u{34F}b", "U+034F", "an invisible character"),
+            ("\u{3164}", "U+3164", "an invisible character"),
+            ("x\u{1D173}y", "U+1D173", "an invisible character"),
             ("two\u{2028}lines", "U+2028", "a line break"),
             ("tab\there", "U+0009", "a line break or tab"),
         ]
@@ -48,6 +61,17 @@ import Testing
             let refusal = TextPolicy.firstRefused(in: text, .line)
             #expect(refusal?.description == "\(code) (\(reason))", "\(text.debugDescription)")
         }
+    }
+
+    /// A title that shows nothing is no title, whatever fills it.
+    @Test func aTitleOfBlanksAndInvisibleCharactersIsMissing() throws {
+        for blank in ["\u{A0}\u{2003}", "\u{3000}", "\u{2800}", "\u{AD}", "\u{115F}\u{FFA0}", "\u{200B}"] {
+            guard case .failure(let errors) = AlertSpec.Builder().title(blank).build() else { Issue.record("accepted"); continue }
+            #expect(errors.errors.map(\.code) == [.missingTitle], "\(blank.unicodeScalars.map(\.value))")
+        }
+        #expect(TextPolicy.showsNothing(" \u{2800} \u{3164}"))
+        #expect(!TextPolicy.showsNothing("\u{2800}x"))
+        #expect(!TextPolicy.showsNothing("🏴"))
     }
 
     @Test func multilineTextKeepsNewlinesTabsAndCRLFOnly() {
