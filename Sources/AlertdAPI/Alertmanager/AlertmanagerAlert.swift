@@ -152,7 +152,9 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     /// and are checked as any alert's are.
     package func spec(limits: AlertSpecLimits) -> Result<AlertSpec, AlertSpecErrors> {
         let fallback = labels["alertname"] ?? "Alert \(fingerprint)"
-        var title = Self.fitted(annotations["summary"] ?? fallback, keepingNewlines: false, limit: limits.maxTitleLength)
+        // A summary that shows nothing is none: made to fit, it was a title of U+FFFD.
+        let summary = annotations["summary"].flatMap { TextPolicy.showsNothing($0) ? nil : $0 }
+        var title = Self.fitted(summary ?? fallback, keepingNewlines: false, limit: limits.maxTitleLength)
         if title.isEmpty { title = Self.fitted(fallback, keepingNewlines: false, limit: limits.maxTitleLength) }
         // Set in place: each chained setter copies the builder whole.
         var builder = AlertSpec.Builder()
