@@ -203,6 +203,12 @@ public struct AlertsAPI: Sendable {
     package func list(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var query = AlertQuery()
         var problems: [HTTPErrorBody.Detail] = []
+        // Taken once: the first of two won, and the second was not even checked.
+        for name in ["state", "delivery_state", "limit", "cursor"] {
+            let count = request.queryValues(name).count
+            guard count > 1 else { continue }
+            problems.append(.init(field: name, code: "repeated_parameter", message: "`\(name)` is given \(count) times; give it once (only `label` repeats)."))
+        }
         if let s = request.queryValue("state") {
             if let state = AlertState(rawValue: s) { query.state = state } else {
                 problems.append(.init(field: "state", code: "invalid_state",

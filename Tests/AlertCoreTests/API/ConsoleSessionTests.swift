@@ -221,6 +221,12 @@ import Testing
         #expect(body.code == "invalid_query")
         #expect(body.details?.map(\.code) == ["invalid_delivery_state", "invalid_limit"])
         #expect(await router.handle(request("GET", "/v1/alerts?delivery_state=dead", bearer: Self.secrets["rita"])).status == 200)
+        // Given twice, the second was neither checked nor used; only `label` repeats.
+        for query in ["state=open&state=bogus", "limit=1000&limit=abc", "state=confirmed&state=open", "cursor=a&cursor=b"] {
+            let twice = await router.handle(request("GET", "/v1/alerts?" + query, bearer: Self.secrets["rita"]))
+            #expect(try HTTPErrorBody.decode(APIFixture.body(twice)).details?.first?.code == "repeated_parameter", "\(query)")
+        }
+        #expect(await router.handle(request("GET", "/v1/alerts?label=a=1&label=b=2", bearer: Self.secrets["rita"])).status == 200)
     }
 
     /// With no token configured TCP is open, and so is the console: nothing to sign in with.
