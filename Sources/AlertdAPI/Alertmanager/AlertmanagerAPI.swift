@@ -81,7 +81,17 @@ public struct AlertmanagerAPI: Sendable {
     /// presenters an alert's route picks. An alert an open alert inhibits
     /// names that alert's fingerprint in `inhibitedBy`, as Alertmanager does.
     package func getAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        try await listings.through { () throws(APIError) in await APIRepresentation.jsonArray(try await listed(request).map(\.shown)) }
+        try await listings.through(costly: Self.isCostly(request)) { () throws(APIError) in
+            await APIRepresentation.jsonArray(try await listed(request).map(\.shown))
+        }
+    }
+
+    /// Whether the listing holds alerts against regexes (a `filter` with
+    /// `=~` or `!~`, or `receiver`): those may run for seconds, and take
+    /// their turns apart from the others (``ListingGate``).
+    private static func isCostly(_ request: HTTPRequest) -> Bool {
+        guard request.queryValue("receiver") == nil else { return true }
+        return (try? filters(request))?.contains { $0.op == .matchesRegex || $0.op == .doesNotMatchRegex } ?? false
     }
 
     /// The alerts `GET /api/v2/alerts` lists for `request`, each with the
@@ -153,7 +163,7 @@ public struct AlertmanagerAPI: Sendable {
     /// its own (alertd sends it alone, as Alertmanager's `group_by: ['...']`
     /// does). Takes `getAlerts`'s parameters; `receiver` picks groups.
     package func getGroups(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        try await listings.through { () throws(APIError) in try await groups(request) }
+        try await listings.through(costly: Self.isCostly(request)) { () throws(APIError) in try await groups(request) }
     }
 
     private func groups(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {

@@ -33,6 +33,43 @@ import Testing
         #expect(await gate.queued == 0)
     }
 
+    /// Costly listings (regex filters, seconds each) keep one turn free for
+    /// the others: a few clients looping over costly filters made every
+    /// other listing wait 5 to 15 s behind them.
+    @Test func costlyListingsLeaveATurnToTheOthers() async throws {
+        let gate = ListingGate(width: 2)
+        final class Shared: Sendable { let state = Mutex((costlyNow: 0, costlyMost: 0, release: false, plainDone: false)) }
+        let shared = Shared()
+        var costly: [Task<Void, any Error>] = []
+        for _ in 0..<4 {
+            costly.append(Task {
+                try await gate.through(costly: true) { () throws(APIError) in
+                    shared.state.withLock { $0.costlyNow += 1; $0.costlyMost = max($0.costlyMost, $0.costlyNow) }
+                    while !shared.state.withLock({ $0.release }) { try? await Task.sleep(for: .milliseconds(5)) }
+                    shared.state.withLock { $0.costlyNow -= 1 }
+                }
+            })
+        }
+        var waited = 0
+        while await gate.queued < 3, waited < 400 {
+            try await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
+        #expect(await gate.queued == 3, "one costly listing runs, the others wait")
+        // A plain listing takes the turn left free at once, while the costly ones still hold theirs.
+        let plain = Task { try await gate.through { () throws(APIError) in shared.state.withLock { $0.plainDone = true } } }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !shared.state.withLock({ $0.plainDone }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(shared.state.withLock { $0.plainDone }, "the plain listing waited behind the costly ones")
+        shared.state.withLock { $0.release = true }
+        try await plain.value
+        for task in costly { try await task.value }
+        #expect(shared.state.withLock { $0.costlyMost } == 1)
+        #expect(await gate.queued == 0)
+        // Alone at width 1, a costly one still gets the one turn.
+        try await ListingGate(width: 1).through(costly: true) { () throws(APIError) in }
+    }
+
     /// A group's answer waits for a turn of the gate it is given, as the
     /// Alertmanager listings do, and answers once the turn comes.
     @Test func groupAnswersTakeTheirTurn() async throws {
