@@ -32,8 +32,9 @@ extension AlertDaemon {
         let group = ServiceGroup(
             services: services(notifier: notifier, environment: environment),
             gracePeriod: configuration.withLock { $0.dispatcher.shutdownGrace }, logger: Logger(label: "services"))
+        let reloads = ReloadGate()
         let handler = Task {
-            await handle(signals, group: group, notifier: notifier, reloadConfiguration: reloadConfiguration)
+            await handle(signals, group: group, notifier: notifier, reloads: reloads, reloadConfiguration: reloadConfiguration)
         }
         var failure: DaemonError?
         do {
@@ -42,13 +43,15 @@ extension AlertDaemon {
             failure = (error.underlying as? DaemonError) ?? DaemonError(code: .service, message: error.message)
         }
         handler.cancel()
+        // A reload applying reaches the store: it finishes before the store closes.
+        await reloads.closeAndWait()
         close()
         if let failure { throw failure }
         log.notice("alertd stopped")
     }
 
     private func handle(
-        _ signals: AsyncStream<ProcessSignal>, group: ServiceGroup, notifier: SystemdNotifier,
+        _ signals: AsyncStream<ProcessSignal>, group: ServiceGroup, notifier: SystemdNotifier, reloads: ReloadGate,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
         // Reloads run beside this loop, one at a time, and SIGHUPs that come
@@ -58,7 +61,7 @@ extension AlertDaemon {
         let (reloadRequests, requestReload) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let reloader = Task {
             for await _ in reloadRequests {
-                await reloadOnSignal(notifier: notifier, reloadConfiguration: reloadConfiguration)
+                await reloadOnSignal(notifier: notifier, gate: reloads, reloadConfiguration: reloadConfiguration)
                 await group.setGracePeriod(configuration.withLock { $0.dispatcher.shutdownGrace })
             }
         }
@@ -77,6 +80,7 @@ extension AlertDaemon {
                 if !stopping {
                     stopping = true
                     reloader.cancel()
+                    reloads.close()
                     log.notice("signal received, shutting down", ["signal": name])
                     await group.triggerGracefulShutdown()
                 } else {
@@ -102,7 +106,8 @@ extension AlertDaemon {
     /// the running one and say why if not. systemd hears RELOADING=1 first
     /// and READY=1 after, whatever the result.
     private func reloadOnSignal(
-        notifier: SystemdNotifier, reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+        notifier: SystemdNotifier, gate: ReloadGate,
+        reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
         try? notifier.reloading()
         var problems: [String] = []
@@ -116,6 +121,8 @@ extension AlertDaemon {
             // Shutting down since: nothing is applied to a daemon stopping.
             guard !Task.isCancelled else { return }
             let new = try read.get()
+            guard gate.enter() else { return }
+            defer { gate.leave() }
             do throws(DaemonError) {
                 for warning in try await reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
             } catch {

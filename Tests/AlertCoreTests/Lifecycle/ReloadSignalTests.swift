@@ -39,4 +39,31 @@ import Synchronization
         #expect(clock.now - stopping < .seconds(10), "stopped after \(clock.now - stopping)")
         #expect(reads.count.load(ordering: .relaxed) == 1)
     }
+
+    /// A stop waits for a reload applying before the store closes, and no
+    /// reload applies once the stop has begun: one past its read when
+    /// SIGTERM came applied routes through a store being closed under it.
+    @Test func aStopWaitsForAReloadApplyingAndNoneAppliesAfter() async throws {
+        let gate = ReloadGate()
+        #expect(gate.enter())
+        final class Flag: Sendable { let done = Atomic(false) }
+        let flag = Flag()
+        let stop = Task {
+            await gate.closeAndWait()
+            flag.done.store(true, ordering: .relaxed)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let stoppedEarly = flag.done.load(ordering: .relaxed)
+        #expect(!stoppedEarly, "the stop went on while a reload applied")
+        #expect(!gate.enter(), "a reload applied after the stop began")
+        gate.leave()
+        await stop.value
+        let stopped = flag.done.load(ordering: .relaxed)
+        #expect(stopped)
+        // Nothing applying: the stop goes on at once.
+        let idle = ReloadGate()
+        idle.close()
+        #expect(!idle.enter())
+        await idle.closeAndWait()
+    }
 }
