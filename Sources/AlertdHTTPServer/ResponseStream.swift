@@ -21,8 +21,7 @@ import Glibc
 /// resumed while suspended, when libmicrohttpd keeps it alive.
 package final class ResponseStream: @unchecked Sendable {
     private struct State {
-        package var buffer: [UInt8] = []
-        package var readOffset = 0
+        package var buffer = BlockQueue()
         package var finished = false
         package var suspended = false
         package var closed = false
@@ -82,8 +81,7 @@ package final class ResponseStream: @unchecked Sendable {
     package func close() {
         let (producer, grewLarge) = state.withLock { s in
             s.closed = true
-            s.buffer = []
-            s.readOffset = 0
+            s.buffer.removeAll()
             return (s.producer, s.grewLarge)
         }
         producer?.cancel()
@@ -110,8 +108,7 @@ package final class ResponseStream: @unchecked Sendable {
         state.withLock { s in
             guard !s.closed else { return }
             s.dropped = true
-            s.buffer = []
-            s.readOffset = 0
+            s.buffer.removeAll()
             wake(&s)
         }
     }
@@ -120,23 +117,7 @@ package final class ResponseStream: @unchecked Sendable {
     package func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         state.withLock { s in
             if s.dropped { return Self.endWithError }
-            let available = s.buffer.count - s.readOffset
-            if available > 0 {
-                let n = min(available, max)
-                s.buffer.withUnsafeBufferPointer { src in
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: src.baseAddress! + s.readOffset, byteCount: n)
-                }
-                s.readOffset += n
-                if s.readOffset == s.buffer.count {
-                    s.buffer.removeAll(keepingCapacity: true)
-                    s.readOffset = 0
-                } else if s.readOffset > 64 * 1024, s.readOffset * 2 > s.buffer.count {
-                    // A producer outpacing the client would otherwise keep every sent byte.
-                    s.buffer.removeFirst(s.readOffset)
-                    s.readOffset = 0
-                }
-                return n
-            }
+            if !s.buffer.isEmpty { return s.buffer.read(into: buffer, max: max) }
             if s.finished { return Self.endOfStream }
             if s.closed { return Self.endWithError }
             s.suspended = true
@@ -149,33 +130,18 @@ package final class ResponseStream: @unchecked Sendable {
     private func push(_ chunk: Data) -> Bool {
         state.withLock { s in
             guard !s.closed, !s.finished, !s.dropped else { return false }
-            let unsent = s.buffer.count - s.readOffset
+            let unsent = s.buffer.count
             // One chunk larger than the bound is still sent to a client that keeps up.
             if unsent > 0, unsent + chunk.count > maxBuffered {
                 s.dropped = true
-                s.buffer = []
-                s.readOffset = 0
+                s.buffer.removeAll()
                 // A suspended reader learns at once; one blocked on a full socket
                 // when the client reads again, or at the connection's idle timeout.
                 wake(&s)
                 return false
             }
-            // Room is made before the buffer grows: the sent bytes moved out
-            // first, and growth to no more than the bound. Doubling took a
-            // stalled stream's buffer to twice the bound, and 512 of them
-            // to 300 MB.
-            if s.buffer.count + chunk.count > s.buffer.capacity {
-                if s.readOffset > 0 {
-                    s.buffer.removeFirst(s.readOffset)
-                    s.readOffset = 0
-                }
-                let needed = s.buffer.count + chunk.count
-                if needed > s.buffer.capacity {
-                    s.buffer.reserveCapacity(max(needed, min(s.buffer.capacity * 2, maxBuffered)))
-                    if s.buffer.capacity >= HeapTrimmer.threshold { s.grewLarge = true }
-                }
-            }
-            s.buffer.append(contentsOf: chunk)
+            s.buffer.append(chunk)
+            if s.buffer.held >= HeapTrimmer.threshold { s.grewLarge = true }
             wake(&s)
             return true
         }
