@@ -1,24 +1,40 @@
 /// `%XX` escapes, decoded the one way every part of alertd reads them.
 package enum PercentDecoding {
-    /// The bytes `text` stands for: each `%XX` as its byte, the rest as it is.
-    package static func bytes(_ text: some StringProtocol) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var utf8 = Substring(text).utf8[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
+    /// The bytes `encoded` stands for: each `%XX` as its byte, and `+` as a
+    /// space when `plusIsSpace` (a query component); the rest as it is.
+    package static func bytes<C: Collection>(_ encoded: C, plusIsSpace: Bool = false) -> [UInt8] where C.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(encoded.count)
+        var i = encoded.startIndex
+        while i != encoded.endIndex {
+            let b = encoded[i]
+            // Two hex digits: `UInt8(_:radix:)` alone takes `+e` and `-0` too, which no server reads as a byte.
+            if b == UInt8(ascii: "%"),
+               let h1 = encoded.index(i, offsetBy: 1, limitedBy: encoded.endIndex), h1 != encoded.endIndex,
+               let h2 = encoded.index(h1, offsetBy: 1, limitedBy: encoded.endIndex), h2 != encoded.endIndex,
+               let high = hexValue(encoded[h1]), let low = hexValue(encoded[h2]) {
+                out.append(high << 4 | low)
+                i = encoded.index(after: h2)
+                continue
             }
+            out.append(plusIsSpace && b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)
+            i = encoded.index(after: i)
         }
-        return bytes
+        return out
     }
 
     /// The text `text` stands for, or nil when its bytes are not valid
     /// UTF-8 (an overlong `%c0%ae`, which lenient decoders read as `.`).
     package static func decoded(_ text: some StringProtocol) -> String? {
-        String(validating: bytes(text), as: UTF8.self)
+        String(validating: bytes(Substring(text).utf8), as: UTF8.self)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

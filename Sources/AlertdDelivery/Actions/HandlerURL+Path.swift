@@ -37,11 +37,10 @@ extension HandlerURL {
         if withParameters.contains(";"), DotSegment(withParameters.prefix { $0 != ";" }) != nil { return true }
         // Bytes no UTF-8 decoder should take: `%c0%ae` is an overlong `.`
         // to the lenient ones some servers have.
-        if PercentDecoding.decoded(segment) == nil { return true }
-        // Decoded twice, by a proxy and then the server behind it:
-        // `%252e%252e` is `..` to the second.
-        guard lower.contains("%25") else { return false }
-        let once = segment.replacing(#/%25/#, with: "%")
+        guard let once = PercentDecoding.decoded(segment) else { return true }
+        // Decoded twice, by a proxy and then the server behind it: after the
+        // first, `%252e%252e` and `%252%65%252%65` are `%2e%2e`, `..` to the second.
+        guard once.contains("%"), once != segment else { return false }
         return DotSegment(once) != nil || isAmbiguous(once)
     }
 }

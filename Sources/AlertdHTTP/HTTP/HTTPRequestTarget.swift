@@ -1,3 +1,5 @@
+import AlertModel
+
 /// A request target (`/path?query`) taken apart. Malformed escapes are kept
 /// as they were sent rather than rejected: the router then simply finds no
 /// route, which is the answer such a request deserves.
@@ -60,31 +62,6 @@ package struct HTTPRequestTarget: Sendable, Equatable {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(decoding: bytes, as: UTF8.self)
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i != bytes.endIndex {
-            let b = bytes[i]
-            if b == UInt8(ascii: "%"),
-               let h1 = bytes.index(i, offsetBy: 1, limitedBy: bytes.endIndex), h1 != bytes.endIndex,
-               let h2 = bytes.index(h1, offsetBy: 1, limitedBy: bytes.endIndex), h2 != bytes.endIndex,
-               let hi = hexValue(bytes[h1]), let lo = hexValue(bytes[h2]) {
-                out.append(hi << 4 | lo)
-                i = bytes.index(after: h2)
-                continue
-            }
-            out.append(plusIsSpace && b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)
-            i = bytes.index(after: i)
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return String(decoding: PercentDecoding.bytes(bytes, plusIsSpace: plusIsSpace), as: UTF8.self)
     }
 }

@@ -164,7 +164,10 @@ import Testing
                        "/hooks/x/../../admin", "/hooks/..%2fadmin", "/hooks/..%2Fadmin", "/hooks/..%5cadmin", "/hooks/..;/admin",
                        // Decoded twice (a proxy, then its server), and overlong UTF-8 `.` and `/` for lenient decoders.
                        "/hooks/%252e%252e/admin", "/hooks/%25252E%25252e/admin", "/hooks/..%252fadmin", "/hooks/a%255cb",
-                       "/hooks/%c0%ae%c0%ae/admin", "/hooks/%e0%80%ae%e0%80%ae/admin", "/hooks/..%c0%afadmin"] {
+                       "/hooks/%c0%ae%c0%ae/admin", "/hooks/%e0%80%ae%e0%80%ae/admin", "/hooks/..%c0%afadmin",
+                       // The first decoding makes the escape the second decodes, from other escapes.
+                       "/hooks/%252%65%252%65/admin", "/hooks/%25%32%65%25%32%65/admin", "/hooks/..%25%32%66admin",
+                       "/hooks/..%25%35%63admin"] {
             #expect(!allows(policy, "https://ops.example" + escape), "\(escape)")
         }
         // Text that is only text still matches: an encoded `%` and UTF-8 that decodes.
