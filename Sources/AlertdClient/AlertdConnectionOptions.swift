@@ -46,7 +46,8 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             throw .invalidCombination("'--token-file' is for '--url'; the Unix socket needs no token.")
         }
         if let url, let problem = Self.urlProblem(url) {
-            throw .invalidValue(url, for: parsed.configuration.option(named: "url")!, expected: problem)
+            // A password in it is not said (``AlertdEndpoint/description``).
+            throw .invalidValue(URLRedaction.redactingUserInfo(url), for: parsed.configuration.option(named: "url")!, expected: problem)
         }
     }
 
@@ -65,7 +66,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
                 throw .invalidCombination("ALERTD_SOCKET and ALERTD_URL are both set; unset one, or choose with '--socket' or '--url'.")
             }
             if let problem = Self.urlProblem(fromEnvironment) {
-                throw CommandLineError(code: .invalidValue, message: "ALERTD_URL is '\(fromEnvironment)': \(problem)")
+                throw CommandLineError(code: .invalidValue, message: "ALERTD_URL is '\(URLRedaction.redactingUserInfo(fromEnvironment))': \(problem)")
             }
             url = fromEnvironment
         } else {

@@ -247,6 +247,13 @@ import Testing
         let secret = try await TestBinaries.alertctl("list", environment: ["ALERTD_URL": "http://alice:S3cretPass@127.0.0.1:\(port)"])
         #expect(secret.stderr.hasPrefix("alertctl: cannot reach alertd at http://***@127.0.0.1:\(port): connection refused"), "\(secret.stderr)")
         #expect(!secret.stderr.contains("S3cretPass"))
+        // Nor when the URL itself is refused.
+        let refused = try await TestBinaries.alertctl("list", environment: ["ALERTD_URL": "http://alice:S3cretPass@127.0.0.1:\(port)/v1"])
+        let refusedOption = try await TestBinaries.alertctl("list", "--url", "ftp://alice:S3cretPass@127.0.0.1:\(port)")
+        for answer in [refused, refusedOption] {
+            #expect(answer.exitCode == 64 && answer.stderr.contains("***@127.0.0.1"), "\(answer.stderr)")
+            #expect(!answer.stderr.contains("S3cretPass"))
+        }
     }
 
     @Test func tcpNeedsTheToken() async throws {
