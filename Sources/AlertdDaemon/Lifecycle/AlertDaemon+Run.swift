@@ -42,9 +42,10 @@ extension AlertDaemon {
         } catch {
             failure = (error.underlying as? DaemonError) ?? DaemonError(code: .service, message: error.message)
         }
+        // A reload applying reaches the store: it finishes before the store
+        // closes, within the grace, while a second signal may still cut it short.
+        await reloads.closeAndWait(atMost: configuration.withLock { $0.dispatcher.shutdownGrace })
         handler.cancel()
-        // A reload applying reaches the store: it finishes before the store closes.
-        await reloads.closeAndWait()
         close()
         if let failure { throw failure }
         log.notice("alertd stopped")
@@ -86,6 +87,7 @@ extension AlertDaemon {
                 } else {
                     log.warning("second signal received, stopping at once; deliveries in flight are retried after restart",
                                 ["signal": name])
+                    reloads.stopWaiting()
                     await group.stopNow()
                 }
             case .hangUp where !stopping:
@@ -110,19 +112,19 @@ extension AlertDaemon {
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
         try? notifier.reloading()
+        // Read off the task pool: a read that blocks must not hold one of its few threads.
+        let read = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DaemonConfiguration, ConfigurationError>, Never>) in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(returning: Result { () throws(ConfigurationError) in try reloadConfiguration() })
+            }
+        }
+        // Shutting down since: nothing is applied to a daemon stopping. Held
+        // to the end, the status line read from the store included.
+        guard !Task.isCancelled, gate.enter() else { return }
+        defer { gate.leave() }
         var problems: [String] = []
         do throws(ConfigurationError) {
-            // Read off the task pool: a read that blocks must not hold one of its few threads.
-            let read = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DaemonConfiguration, ConfigurationError>, Never>) in
-                DispatchQueue.global(qos: .utility).async {
-                    continuation.resume(returning: Result { () throws(ConfigurationError) in try reloadConfiguration() })
-                }
-            }
-            // Shutting down since: nothing is applied to a daemon stopping.
-            guard !Task.isCancelled else { return }
             let new = try read.get()
-            guard gate.enter() else { return }
-            defer { gate.leave() }
             do throws(DaemonError) {
                 for warning in try await reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
             } catch {
@@ -134,9 +136,12 @@ extension AlertDaemon {
         metrics.reloaded(successfully: problems.isEmpty)
         if problems.isEmpty {
             log.notice("configuration reloaded")
+            // READY=1 after the stop's STOPPING=1 would tell systemd the daemon runs on.
+            guard !gate.isClosed else { return }
             try? notifier.ready(status: "Reloaded; \(await statusLine())")
         } else {
             for p in problems { log.error("reload failed; keeping the running configuration", ["problem": p]) }
+            guard !gate.isClosed else { return }
             try? notifier.ready(status: "Reload failed (\(problems.count) problems, see the log); running the previous configuration")
         }
     }

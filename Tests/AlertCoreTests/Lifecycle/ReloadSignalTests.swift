@@ -43,27 +43,41 @@ import Synchronization
     /// A stop waits for a reload applying before the store closes, and no
     /// reload applies once the stop has begun: one past its read when
     /// SIGTERM came applied routes through a store being closed under it.
+    /// The wait ends with its time, or at a second signal.
     @Test func aStopWaitsForAReloadApplyingAndNoneAppliesAfter() async throws {
+        final class Flag: Sendable { let done = Atomic(false) }
+        func stopping(_ gate: ReloadGate, atMost limit: Duration) -> (Task<Void, Never>, Flag) {
+            let flag = Flag()
+            return (Task { await gate.closeAndWait(atMost: limit); flag.done.store(true, ordering: .relaxed) }, flag)
+        }
         let gate = ReloadGate()
         #expect(gate.enter())
-        final class Flag: Sendable { let done = Atomic(false) }
-        let flag = Flag()
-        let stop = Task {
-            await gate.closeAndWait()
-            flag.done.store(true, ordering: .relaxed)
-        }
+        let (stop, flag) = stopping(gate, atMost: .seconds(60))
         try await Task.sleep(for: .milliseconds(100))
         let stoppedEarly = flag.done.load(ordering: .relaxed)
         #expect(!stoppedEarly, "the stop went on while a reload applied")
         #expect(!gate.enter(), "a reload applied after the stop began")
+        #expect(gate.isClosed)
         gate.leave()
         await stop.value
-        let stopped = flag.done.load(ordering: .relaxed)
-        #expect(stopped)
         // Nothing applying: the stop goes on at once.
         let idle = ReloadGate()
         idle.close()
         #expect(!idle.enter())
-        await idle.closeAndWait()
+        await idle.closeAndWait(atMost: .seconds(60))
+        // A reload that never ends holds the stop for its time at most, or until a second signal.
+        let clock = ContinuousClock()
+        for cutShort in [false, true] {
+            let stuck = ReloadGate()
+            #expect(stuck.enter())
+            let start = clock.now
+            let (stop, _) = stopping(stuck, atMost: cutShort ? .seconds(60) : .milliseconds(200))
+            if cutShort {
+                try await Task.sleep(for: .milliseconds(100))
+                stuck.stopWaiting()
+            }
+            await stop.value
+            #expect(clock.now - start < .seconds(5), "cut short: \(cutShort)")
+        }
     }
 }
