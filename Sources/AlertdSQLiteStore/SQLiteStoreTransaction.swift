@@ -23,7 +23,9 @@ struct SQLiteStoreTransaction: StoreTransaction {
     private let sources: InhibitionSources?
     /// The store's snapshots of group notifications just queued (``GroupSnapshotCache``).
     private let snapshots: GroupSnapshotCache?
-    /// The store's filing of the silences (``SilenceScreeningCache``).
+    /// The store's filing of the silences and their budget, kept between
+    /// transactions (``SilenceScreeningCache``); each silence saved goes
+    /// through it.
     private let silences: SilenceScreeningCache?
 
     private init(conn: SQLiteConnection, sources: InhibitionSources?, snapshots: GroupSnapshotCache?, silences: SilenceScreeningCache?) {
@@ -202,10 +204,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     /// The store's budget when the transaction has it, else read now.
     mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(SQLiteError) -> Int {
-        guard let silences else {
-            var budget = SilenceBudget(try unexpiredSilences(at: now))
-            return budget.stepsInForce(at: now, saving: new, replacing: replaced)
-        }
+        guard let silences else { return SilenceBudget.steps(of: try unexpiredSilences(at: now), at: now, saving: new, replacing: replaced) }
         return try silences.stepsInForce(saving: new, replacing: replaced, at: now, in: &self)
     }
 

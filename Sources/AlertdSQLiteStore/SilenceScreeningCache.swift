@@ -48,9 +48,6 @@ final class SilenceScreeningCache: Sendable {
         var rollbacks: Int
         var changes: Int64
         var budget: SilenceBudget
-        /// The latest time it was asked about: it may have let go of the
-        /// silences expired by then (``SilenceBudget``).
-        var latest: Date
     }
 
     /// Used by the writer's thread alone; the locks are never contended.
@@ -85,12 +82,13 @@ final class SilenceScreeningCache: Sendable {
                       in tx: inout SQLiteStoreTransaction) throws(SQLiteError) -> Int {
         let conn = tx.conn
         return try keptBudget.withLock { kept throws(SQLiteError) -> Int in
-            if try !Self.isCurrent(kept, conn) || now < kept!.latest {
+            // Asked about a time before it let go of expired silences (the
+            // clock set back), it would miss those that ended between.
+            if try !Self.isCurrent(kept, conn) || now < kept!.budget.droppedThrough {
                 try conn.execute(Self.countingChanges)
                 let budget = SilenceBudget(try tx.unexpiredSilences(at: now))
-                kept = KeptBudget(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0, budget: budget, latest: now)
+                kept = KeptBudget(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0, budget: budget)
             }
-            kept!.latest = now
             return kept!.budget.stepsInForce(at: now, saving: new, replacing: replaced)
         }
     }

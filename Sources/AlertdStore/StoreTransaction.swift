@@ -110,8 +110,7 @@ package protocol StoreTransaction {
 
 extension StoreTransaction {
     package mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int {
-        var budget = SilenceBudget(try unexpiredSilences(at: now))
-        return budget.stepsInForce(at: now, saving: new, replacing: replaced)
+        SilenceBudget.steps(of: try unexpiredSilences(at: now), at: now, saving: new, replacing: replaced)
     }
 
     package mutating func inhibitions(under rules: [InhibitRule]) throws(Failure) -> Inhibitions {

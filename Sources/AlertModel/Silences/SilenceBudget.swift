@@ -11,7 +11,7 @@ import FoundationEssentials
 ///
 /// Kept between saves, each silence's keys numbered once: read, compiled
 /// and filed again from every silence at each save, the budget was most of
-/// the save, and saving a thousand regex silences took 2.2 s where
+/// the save, and saving a thousand regex silences took 2.9 s where
 /// Alertmanager took 0.44.
 public struct SilenceBudget: Sendable {
     /// What one label of an alert finds at most one key of.
@@ -29,12 +29,13 @@ public struct SilenceBudget: Sendable {
     }
 
     private var entries: [SilenceID: Counted] = [:]
-    private var numbers: [SilenceIndex.Key: Int] = [:]
-    /// Each key, by its number.
-    private var keys: [SilenceIndex.Key] = []
+    private var keys = SilenceIndex.KeyNumbers()
     /// The number of each key's reach, by the key's number.
     private var reachOfKey: [Int] = []
     private var reaches: [Reach: Int] = [:]
+    /// Up to when it has let go of the silences expired: asked about an
+    /// earlier time, it no longer counts those that ended between.
+    public private(set) var droppedThrough = Date.distantPast
 
     /// The budget of `silences` (those not yet expired count).
     public init(_ silences: some Sequence<Silence>) {
@@ -58,14 +59,14 @@ public struct SilenceBudget: Sendable {
         }
         live.append(saved)
         defer {
-            if entries.count > 2 * live.count + 64 || numbers.count > 2 * live.reduce(0, { $0 + $1.keys.distinct.count }) + 256 {
+            if entries.count > 2 * live.count + 64 || keys.count > 2 * live.reduce(0, { $0 + $1.keys.distinct.count }) + 256 {
                 refiled(at: now)
             }
         }
         let all = live.reduce(0) { $0 + $1.steps }
         guard all > Silence.maxRegexStepsInForce else { return all }
-        let filing = SilenceIndex.filed(live.lazy.map(\.keys), keyCount: numbers.count)
-        var filed = [Int](repeating: 0, count: numbers.count)
+        let filing = SilenceIndex.filed(live.lazy.map(\.keys), keyCount: keys.count)
+        var filed = [Int](repeating: 0, count: keys.count)
         var unfiled = 0
         for (entry, keys) in zip(live, filing) {
             if keys.isEmpty { unfiled += entry.steps }
@@ -78,24 +79,30 @@ public struct SilenceBudget: Sendable {
         return min(all, most.reduce(unfiled, +))
     }
 
-    /// What `silences` together could cost one alert, expired or not.
+    /// What `silences` together could cost one alert, expired or not (their
+    /// sum while it is within the bound, as ``stepsInForce(at:saving:replacing:)``).
     public static func steps(of silences: [Silence]) -> Int {
         guard let last = silences.last else { return 0 }
-        var budget = SilenceBudget(silences.dropLast())
-        return budget.stepsInForce(at: .distantPast, saving: last)
+        return steps(of: silences.dropLast(), at: .distantPast, saving: last)
+    }
+
+    /// ``stepsInForce(at:saving:replacing:)`` of a budget made for once from
+    /// `unexpired`: what a store that keeps none counts at each save.
+    public static func steps(of unexpired: some Sequence<Silence>, at now: Date, saving new: Silence,
+                             replacing replaced: SilenceID? = nil) -> Int {
+        var budget = SilenceBudget(unexpired)
+        return budget.stepsInForce(at: now, saving: new, replacing: replaced)
     }
 
     /// Starts over from the silences not expired at `now`: the keys of
-    /// those expired or replaced would otherwise be kept for good. A
-    /// budget asked about an earlier time after this no longer counts the
-    /// silences that ended between (a store keeping one makes it again
-    /// when its clock goes back).
+    /// those expired or replaced would otherwise be kept for good.
     private mutating func refiled(at now: Date) {
         var fresh = SilenceBudget([])
         for (id, counted) in entries where counted.endsAt > now {
-            let groups = counted.keys.groups.map { $0.map { fresh.number(keys[$0]) } }
+            let groups = counted.keys.groups.map { $0.map { fresh.number(keys.keys[$0]) } }
             fresh.entries[id] = Counted(steps: counted.steps, endsAt: counted.endsAt, keys: SilenceIndex.NumberedKeys(groups))
         }
+        fresh.droppedThrough = max(droppedThrough, now)
         self = fresh
     }
 
@@ -105,16 +112,15 @@ public struct SilenceBudget: Sendable {
     }
 
     private mutating func number(_ key: SilenceIndex.Key) -> Int {
-        if let n = numbers[key] { return n }
+        let (n, isNew) = keys.number(key)
+        guard isNew else { return n }
         let reach: Reach = switch key {
         case .pair(let name, _): .pair(name: name)
         case .start(let name, let scalars): .start(name: name, length: scalars.count)
         }
         let r = reaches[reach] ?? reaches.count
         reaches[reach] = r
-        numbers[key] = keys.count
-        keys.append(key)
         reachOfKey.append(r)
-        return keys.count - 1
+        return n
     }
 }

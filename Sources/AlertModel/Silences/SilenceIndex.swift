@@ -47,24 +47,33 @@ public struct SilenceIndex: Sendable {
     /// thousand in force).
     private struct Filing {
         /// Every key a silence has, by number.
-        var keys: [Key] = []
+        var keys = KeyNumbers()
         /// For each silence, the numbers of the keys it is filed under;
         /// none when it has no matcher to file it under.
         var filed: [[Int]] = []
 
         init(_ silences: [Silence]) {
-            var numbers: [Key: Int] = [:]
             let numbered = silences.map { silence in
-                NumberedKeys(SilenceIndex.keys(silence).map { group in
-                    group.map { key in
-                        if let n = numbers[key] { return n }
-                        numbers[key] = keys.count
-                        keys.append(key)
-                        return keys.count - 1
-                    }
-                })
+                NumberedKeys(SilenceIndex.keys(silence).map { group in group.map { keys.number($0).number } })
             }
             filed = SilenceIndex.filed(numbered, keyCount: keys.count)
+        }
+    }
+
+    /// Keys numbered in the order they are first seen.
+    struct KeyNumbers: Sendable {
+        private var numbers: [Key: Int] = [:]
+        /// Each key, by its number.
+        private(set) var keys: [Key] = []
+
+        var count: Int { keys.count }
+
+        /// The key's number, and whether it was first seen now.
+        mutating func number(_ key: Key) -> (number: Int, isNew: Bool) {
+            if let n = numbers[key] { return (n, false) }
+            numbers[key] = keys.count
+            keys.append(key)
+            return (keys.count - 1, true)
         }
     }
 
@@ -114,7 +123,7 @@ public struct SilenceIndex: Sendable {
         for (i, numbers) in filing.filed.enumerated() {
             if numbers.isEmpty { unfiled.append(i) }
             for n in numbers {
-                switch filing.keys[n] {
+                switch filing.keys.keys[n] {
                 case .pair(let name, let value):
                     byPair[name, default: [:]][value, default: []].append(i)
                 case .start(let name, let scalars):

@@ -297,12 +297,19 @@ import Testing
         }
         #expect(own.reduce(0) { $0 + $1.regexSteps } > Silence.maxRegexStepsInForce)
         #expect(SilenceBudget.steps(of: own) < Silence.maxRegexStepsInForce / 10, "\(SilenceBudget.steps(of: own))")
-        let shared = try (0..<20).map { _ in
-            silence([try LabelMatcher(name: "alertname", .equal, "A"), try LabelMatcher(name: "x", .matchesRegex, "(?:a|b){100}")])
-        }
+        // Past the bound all together, so that the filing, not the sum, is what is counted.
+        let costly = try LabelMatcher(name: "x", .matchesRegex, "(?:a|b){1000}")
+        let many = Silence.maxRegexStepsInForce / (try silence([costly])).regexSteps + 2
+        let shared = try (0..<many).map { _ in silence([try LabelMatcher(name: "alertname", .equal, "A"), costly]) }
+        #expect(shared.reduce(0) { $0 + $1.regexSteps } > Silence.maxRegexStepsInForce)
         #expect(SilenceBudget.steps(of: shared) == shared.reduce(0) { $0 + $1.regexSteps })
-        let unfiled = try (0..<20).map { k in silence([try LabelMatcher(name: "instance", .matchesRegex, ".*-\(k)")]) }
+        let unfiledOne = { (k: Int) in silence([try LabelMatcher(name: "instance", .matchesRegex, ".(?:a|b){900}-\(k)")]) }
+        let unfiled = try (0..<(Silence.maxRegexStepsInForce / (try unfiledOne(0)).regexSteps + 2)).map(unfiledOne)
+        #expect(unfiled.reduce(0) { $0 + $1.regexSteps } > Silence.maxRegexStepsInForce)
         #expect(SilenceBudget.steps(of: unfiled) == unfiled.reduce(0) { $0 + $1.regexSteps })
+        // Each under a pair of its own: one of them.
+        let apart = try (0..<many).map { k in silence([try LabelMatcher(name: "alertname", .equal, "A\(k)"), costly]) }
+        #expect(SilenceBudget.steps(of: apart) == apart[0].regexSteps)
         // An alert is held only against the silences whose start it has:
         // db-417 against those of 4, 41 and 417, which all match it.
         var work = 0

@@ -70,6 +70,34 @@ extension StoreConformanceTests {
         }
     }
 
+    /// The budget counts the silences not expired at the save's own time,
+    /// even after saves at a later time (a clock set back): a store that
+    /// keeps the budget and let go of the silences expired by then must not
+    /// forget them.
+    @Test(arguments: StoreBackend.allCases) func aClockSetBackCountsTheSilencesAgain(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let costly = { (at: Date) in try self.silence(#"alertname="A""#, #"x=~"(?:a|b){1000}""#, from: at, for: 10) }
+        let fits = Silence.maxRegexStepsInForce / (try costly(now)).regexSteps
+        for i in 0..<fits {
+            guard case .saved = try await store.saveSilence(try costly(now), replacing: nil, now: now) else {
+                Issue.record("silence \(i) of \(fits) refused"); return
+            }
+        }
+        // Many more that end with them, so that a kept budget starts over once they have.
+        for k in 0..<80 {
+            _ = try await store.saveSilence(try silence(#"alertname="B\#(k)""#, from: now, for: 10), replacing: nil, now: now)
+        }
+        let later = now.addingTimeInterval(20)
+        guard case .saved = try await store.saveSilence(try costly(later), replacing: nil, now: later) else {
+            Issue.record("refused once the others had ended"); return
+        }
+        let back = now.addingTimeInterval(5)
+        guard case .tooCostly = try await store.saveSilence(try costly(back), replacing: nil, now: back) else {
+            Issue.record("saved past the budget with the clock set back"); return
+        }
+    }
+
     /// Regex silences that each start with their own text are held only
     /// against the alerts that have it: the budget counts what one alert
     /// costs, so 600 (the whole count refused the 543rd) are all saved,
