@@ -1,6 +1,7 @@
 /// Lets at most `width` large answers build at once (alert listings,
 /// Alertmanager's, a group with its members); the others wait their turn, in
-/// order. A listing holds every alert it shows, decoded, with its JSON:
+/// order, but that a costly one (``through(costly:_:)``) may be passed by
+/// the others. A listing holds every alert it shows, decoded, with its JSON:
 /// some 230 MB with 60,000 open alerts, and six readers at once took the
 /// daemon to 1.4 GB; 32 readers of one group of 50,000 took it to 2.3 GB.
 /// One gate for all of them, made where the API is wired.
