@@ -151,7 +151,8 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     /// text is cut) rather than refused; labels are the alert's identity
     /// and are checked as any alert's are.
     package func spec(limits: AlertSpecLimits) -> Result<AlertSpec, AlertSpecErrors> {
-        let fallback = labels["alertname"] ?? "Alert \(fingerprint)"
+        // An alertname that shows nothing is none too, or the alert would be refused for a missing title.
+        let fallback = labels["alertname"].flatMap { TextPolicy.showsNothing($0) ? nil : $0 } ?? "Alert \(fingerprint)"
         // A summary that shows nothing is none: made to fit, it was a title of U+FFFD.
         let summary = annotations["summary"].flatMap { TextPolicy.showsNothing($0) ? nil : $0 }
         var title = Self.fitted(summary ?? fallback, keepingNewlines: false, limit: limits.maxTitleLength)

@@ -493,14 +493,16 @@ import Testing
              {"labels": {"alertname": "Nfd"}, "annotations": {"summary": "\(decomposed)"}},
              {"labels": {"alertname": "Many", \(labels64)}, "generatorURL": "http://prometheus:9090/graph"},
              {"labels": {"alertname": "Url"}, "generatorURL": "http://prometheus:9090/graph?g0.expr=up"},
-             {"labels": {"alertname": "Unseen"}, "annotations": {"summary": "\\u200b\\u3164"}}]
+             {"labels": {"alertname": "Unseen"}, "annotations": {"summary": "\\u200b\\u3164"}},
+             {"labels": {"alertname": "\\u2800", "blank": "name"}}]
             """
         let r = await post("/api/v2/alerts", body)
         #expect(r.status == 200, "\(String(decoding: APIFixture.body(r), as: UTF8.self))")
         let byName = Dictionary(try await openAlerts().map { ($0.spec.labels["alertname"] ?? "", $0.spec) }, uniquingKeysWith: { a, _ in a })
-        #expect(byName.count == 6)
-        // A summary that shows nothing is none: the alertname is the title.
+        #expect(byName.count == 7)
+        // A summary that shows nothing is none: the alertname is the title; one that shows nothing, the fingerprint.
         #expect(byName["Unseen"]?.title == "Unseen")
+        #expect(byName["\u{2800}"]?.title.hasPrefix("Alert ") == true)
         #expect(byName["Zw"]?.title == "disk\u{FFFD}full")
         #expect(byName["Zw"]?.message == "a\u{FFFD}b\u{FFFD}c\nnext")
         for name in ["Hi", "Nfd"] {
