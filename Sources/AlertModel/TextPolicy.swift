@@ -85,34 +85,44 @@ public enum TextPolicy {
     }
 
     /// Each scalar of `text` with why the policy refuses it (nil when it
-    /// does not), until `visit` returns false.
+    /// does not), until `visit` returns false. Looks ahead past one scalar
+    /// only after a 🏴, for the tags of a flag.
     private static func walk(_ text: String, _ kind: Kind, _ visit: (Unicode.Scalar, String?) -> Bool) {
-        let scalars = Array(text.unicodeScalars)
+        let scalars = text.unicodeScalars
         // Where the tags of the flag being read end (after its cancel tag).
-        var flagEnd = 0
-        for i in scalars.indices {
+        var flagEnd = scalars.startIndex
+        var previous: Unicode.Scalar?
+        var i = scalars.startIndex
+        while i < scalars.endIndex {
             let s = scalars[i]
+            let next = scalars.index(after: i)
             let why: String?
             if (0xE0000...0xE007F).contains(s.value) {
-                if i >= flagEnd, i > 0, scalars[i - 1].value == 0x1F3F4, let end = subdivisionFlagEnd(scalars, from: i) { flagEnd = end }
+                if i >= flagEnd, previous?.value == 0x1F3F4, let end = subdivisionFlagEnd(scalars, from: i) { flagEnd = end }
                 why = i < flagEnd ? nil : "an invisible tag character"
             } else {
-                why = reason(s, next: i + 1 < scalars.count ? scalars[i + 1] : nil, kind)
+                why = reason(s, next: next < scalars.endIndex ? scalars[next] : nil, kind)
             }
             guard visit(s, why) else { return }
+            previous = s
+            i = next
         }
     }
 
     /// Past the cancel tag, when the tags from `start` spell a subdivision
     /// code (Unicode's: 3–6 lower-case letters or digits, `gbsct`) and end
     /// with the cancel tag U+E007F, as a flag's do.
-    private static func subdivisionFlagEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+    private static func subdivisionFlagEnd(_ scalars: String.UnicodeScalarView, from start: String.UnicodeScalarView.Index)
+        -> String.UnicodeScalarView.Index? {
         var i = start
-        while i < scalars.count, i - start < 6, (0xE0061...0xE007A).contains(scalars[i].value) || (0xE0030...0xE0039).contains(scalars[i].value) {
-            i += 1
+        var count = 0
+        while i < scalars.endIndex, count < 6,
+              (0xE0061...0xE007A).contains(scalars[i].value) || (0xE0030...0xE0039).contains(scalars[i].value) {
+            i = scalars.index(after: i)
+            count += 1
         }
-        guard i - start >= 3, i < scalars.count, scalars[i].value == 0xE007F else { return nil }
-        return i + 1
+        guard count >= 3, i < scalars.endIndex, scalars[i].value == 0xE007F else { return nil }
+        return scalars.index(after: i)
     }
 
     /// Whether `text` shows nothing at all: only spaces of any width,
@@ -149,7 +159,7 @@ public enum TextPolicy {
             return "a control character"
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
             return "a bidirectional formatting character"
-        case 0x200B, 0x2060...0x2064, 0xFEFF, 0x180E, 0x206A...0x206F, 0xFFF9...0xFFFB,
+        case 0x200B, 0x2060...0x2065, 0xFEFF, 0x180E, 0x206A...0x206F, 0xFFF9...0xFFFB,
              0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, 0xFFF0...0xFFF8,
              0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xE0080...0xE00FF, 0xE01F0...0xE0FFF:
             return kind == .identifier ? nil : "an invisible character"
