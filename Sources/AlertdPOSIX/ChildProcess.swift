@@ -111,10 +111,13 @@ final class ChildRun: Sendable {
         // A program is busy ("text file busy") while any process holds it
         // open for writing: a deployment's copy as it finishes, or a process
         // forked as something wrote it, until that one execs. Moments, so
-        // tried again a few times before the run fails.
+        // tried again for half a second before the run fails, within its
+        // time and unless it is cancelled.
+        let deadline = ContinuousClock.now + timeout
         var spawned = spawnWithPipes(program)
         var pause: useconds_t = 2_000
-        while case .failure(let error) = spawned, error.errno == Errno(ETXTBSY), pause <= 64_000 {
+        while case .failure(let error) = spawned, error.errno == Errno(ETXTBSY), pause <= 256_000,
+              !cancelRequested.load(ordering: .relaxed), ContinuousClock.now + .microseconds(pause) < deadline {
             usleep(pause)
             pause *= 2
             spawned = spawnWithPipes(program)
@@ -126,7 +129,7 @@ final class ChildRun: Sendable {
         }
         _ = fcntl(stdin, F_SETFL, fcntl(stdin, F_GETFL) | O_NONBLOCK)
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
-        return .success(supervise(pid, stdin: stdin, output: output))
+        return .success(supervise(pid, stdin: stdin, output: output, until: deadline))
     }
 
     /// Starts the program with a pipe on its standard input and one for
@@ -196,8 +199,7 @@ final class ChildRun: Sendable {
 
     /// Feeds the input, collects the output and waits for the exit, until
     /// the deadline or a cancellation.
-    private func supervise(_ pid: pid_t, stdin: Int32, output: Int32) -> ChildProcessResult {
-        let deadline = ContinuousClock.now + timeout
+    private func supervise(_ pid: pid_t, stdin: Int32, output: Int32, until deadline: ContinuousClock.Instant) -> ChildProcessResult {
         var inputFD: Int32? = stdin
         var outputFD: Int32? = output
         var written = 0
