@@ -82,11 +82,11 @@ final class SilenceScreeningCache: Sendable {
                       in tx: inout SQLiteStoreTransaction) throws(SQLiteError) -> Int {
         let conn = tx.conn
         return try keptBudget.withLock { kept throws(SQLiteError) -> Int in
-            // Asked about a time before it let go of expired silences (the
-            // clock set back), it would miss those that ended between.
+            // Asked about a time before it was read, or let go of expired
+            // silences (the clock set back), it would miss those that ended between.
             if try !Self.isCurrent(kept, conn) || now < kept!.budget.droppedThrough {
                 try conn.execute(Self.countingChanges)
-                let budget = SilenceBudget(try tx.unexpiredSilences(at: now))
+                let budget = SilenceBudget(try tx.unexpiredSilences(at: now), unexpiredAt: now)
                 kept = KeptBudget(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0, budget: budget)
             }
             return kept!.budget.stepsInForce(at: now, saving: new, replacing: replaced)

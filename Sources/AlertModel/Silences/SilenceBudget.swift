@@ -37,9 +37,12 @@ public struct SilenceBudget: Sendable {
     /// earlier time, it no longer counts those that ended between.
     public private(set) var droppedThrough = Date.distantPast
 
-    /// The budget of `silences` (those not yet expired count).
-    public init(_ silences: some Sequence<Silence>) {
+    /// The budget of `silences` (those not yet expired count). When they
+    /// are those not expired at `read` (a store's table read then), it is
+    /// as if the others had been let go of then.
+    public init(_ silences: some Sequence<Silence>, unexpiredAt read: Date = .distantPast) {
         for silence in silences { save(silence) }
+        droppedThrough = read
     }
 
     /// Takes in `silence` as saved, over the one with its id.
@@ -90,7 +93,7 @@ public struct SilenceBudget: Sendable {
     /// `unexpired`: what a store that keeps none counts at each save.
     public static func steps(of unexpired: some Sequence<Silence>, at now: Date, saving new: Silence,
                              replacing replaced: SilenceID? = nil) -> Int {
-        var budget = SilenceBudget(unexpired)
+        var budget = SilenceBudget(unexpired, unexpiredAt: now)
         return budget.stepsInForce(at: now, saving: new, replacing: replaced)
     }
 

@@ -98,6 +98,31 @@ extension StoreConformanceTests {
         }
     }
 
+    /// The same with the budget read from the table at the later time, as
+    /// a restarted daemon reads it: the silences ended by then are not in
+    /// what it read, and the earlier time must count them.
+    @Test func aClockSetBackAfterARestartCountsTheSilencesAgain() async throws {
+        let path = dir.path + "/budget.db"
+        let now = Date()
+        let costly = { (at: Date) in try self.silence(#"alertname="A""#, #"x=~"(?:a|b){1000}""#, from: at, for: 10) }
+        do {
+            let store = try SQLiteAlertStore(path: path)
+            for _ in 0..<(Silence.maxRegexStepsInForce / (try costly(now)).regexSteps) {
+                _ = try await store.saveSilence(try costly(now), replacing: nil, now: now)
+            }
+            store.close()
+        }
+        let store = try SQLiteAlertStore(path: path)
+        let later = now.addingTimeInterval(20)
+        guard case .saved = try await store.saveSilence(try costly(later), replacing: nil, now: later) else {
+            Issue.record("refused once the others had ended"); return
+        }
+        let back = now.addingTimeInterval(5)
+        guard case .tooCostly = try await store.saveSilence(try costly(back), replacing: nil, now: back) else {
+            Issue.record("saved past the budget with the clock set back"); return
+        }
+    }
+
     /// Regex silences that each start with their own text are held only
     /// against the alerts that have it: the budget counts what one alert
     /// costs, so 600 (the whole count refused the 543rd) are all saved,
