@@ -203,7 +203,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     /// The store's budget when the transaction has it, else read now.
-    mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(SQLiteError) -> Int {
+    mutating func silenceStepsInForce(saving new: Silence?, replacing replaced: SilenceID?, at now: Date) throws(SQLiteError) -> Int {
         guard let silences else { return SilenceBudget.steps(of: try unexpiredSilences(at: now), at: now, saving: new, replacing: replaced) }
         return try silences.stepsInForce(saving: new, replacing: replaced, at: now, in: &self)
     }

@@ -77,8 +77,8 @@ final class SilenceScreeningCache: Sendable {
     }
 
     /// What the silences not expired at `now` could cost one alert once
-    /// `new` is saved over `replaced`, as `tx` sees them.
-    func stepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date,
+    /// `new` (if any) is saved over `replaced`, as `tx` sees them.
+    func stepsInForce(saving new: Silence?, replacing replaced: SilenceID?, at now: Date,
                       in tx: inout SQLiteStoreTransaction) throws(SQLiteError) -> Int {
         let conn = tx.conn
         return try keptBudget.withLock { kept throws(SQLiteError) -> Int in

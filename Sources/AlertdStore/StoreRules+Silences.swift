@@ -19,9 +19,15 @@ extension StoreRules {
         new.updatedAt = now
         new.startsAt = max(wholeMillisecond(new.startsAt), now)
         new.endsAt = wholeMillisecond(new.endsAt)
-        // The one it replaces is about to end: not counted.
+        // The one it replaces is about to end: not counted. Past the bound
+        // already (silences filed anew as others ended), one that adds
+        // nothing to it is still taken: every silence was refused, a plain
+        // one in an incident too, until someone found which regexes to end.
         let inForce = try tx.silenceStepsInForce(saving: new, replacing: id, at: now)
-        guard inForce <= Silence.maxRegexStepsInForce else { return .tooCostly(steps: inForce) }
+        if inForce > Silence.maxRegexStepsInForce {
+            let already = try tx.silenceStepsInForce(saving: nil, replacing: nil, at: now)
+            guard inForce <= already else { return .tooCostly(steps: inForce) }
+        }
         guard let id else {
             try tx.save(new)
             return .saved(new)

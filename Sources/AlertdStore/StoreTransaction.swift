@@ -64,10 +64,10 @@ package protocol StoreTransaction {
     /// filing between screenings.
     mutating func screeningSilences(at now: Date) throws(Failure) -> SilenceIndex
     /// What the silences not expired at `now` could cost one alert in
-    /// regex steps (``SilenceBudget``) once `new` is saved and the silence
-    /// `replaced` is gone. By default read from every such silence; a
-    /// store may keep the budget between saves.
-    mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int
+    /// regex steps (``SilenceBudget``) once `new` (if any) is saved and the
+    /// silence `replaced` is gone. By default read from every such silence;
+    /// a store may keep the budget between saves.
+    mutating func silenceStepsInForce(saving new: Silence?, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int
     /// Whether any silence is active at `now` or will be: one not yet ended.
     mutating func hasSilence(endingAfter now: Date) throws(Failure) -> Bool
     /// Every open alert, for inhibition.
@@ -109,7 +109,7 @@ package protocol StoreTransaction {
 }
 
 extension StoreTransaction {
-    package mutating func silenceStepsInForce(saving new: Silence, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int {
+    package mutating func silenceStepsInForce(saving new: Silence?, replacing replaced: SilenceID?, at now: Date) throws(Failure) -> Int {
         SilenceBudget.steps(of: try unexpiredSilences(at: now), at: now, saving: new, replacing: replaced)
     }
 

@@ -50,17 +50,17 @@ public struct SilenceBudget: Sendable {
         entries[silence.id] = counted(silence)
     }
 
-    /// What one alert could be held against once `new` is saved and the
-    /// silence `replaced` is gone, counting those not expired at `now`.
-    /// Only numbers `new`'s keys; the silences stay as they were.
-    public mutating func stepsInForce(at now: Date, saving new: Silence, replacing replaced: SilenceID? = nil) -> Int {
-        let saved = counted(new)
+    /// What one alert could be held against once `new` (if any) is saved
+    /// and the silence `replaced` is gone, counting those not expired at
+    /// `now`. Only numbers `new`'s keys; the silences stay as they were.
+    public mutating func stepsInForce(at now: Date, saving new: Silence?, replacing replaced: SilenceID? = nil) -> Int {
+        let saved = new.map { counted($0) }
         var live: [Counted] = []
         live.reserveCapacity(entries.count + 1)
-        for (id, counted) in entries where id != replaced && id != new.id && counted.endsAt > now {
+        for (id, counted) in entries where id != replaced && id != new?.id && counted.endsAt > now {
             live.append(counted)
         }
-        live.append(saved)
+        if let saved { live.append(saved) }
         defer {
             if entries.count > 2 * live.count + 64 || keys.count > 2 * live.reduce(0, { $0 + $1.keys.distinct.count }) + 256 {
                 refiled(at: now)
@@ -91,7 +91,7 @@ public struct SilenceBudget: Sendable {
 
     /// ``stepsInForce(at:saving:replacing:)`` of a budget made for once from
     /// `unexpired`: what a store that keeps none counts at each save.
-    public static func steps(of unexpired: some Sequence<Silence>, at now: Date, saving new: Silence,
+    public static func steps(of unexpired: some Sequence<Silence>, at now: Date, saving new: Silence?,
                              replacing replaced: SilenceID? = nil) -> Int {
         var budget = SilenceBudget(unexpired, unexpiredAt: now)
         return budget.stepsInForce(at: now, saving: new, replacing: replaced)

@@ -98,6 +98,32 @@ extension StoreConformanceTests {
         }
     }
 
+    /// Silences ending can file others anew under a key they now share,
+    /// past the bound with nothing saved. A silence that adds nothing to
+    /// what is in force is still taken then (every silence was refused, a
+    /// plain one in an incident too); one that adds to it is not.
+    @Test(arguments: StoreBackend.allCases) func pastTheBoundAfterOthersEndWhatAddsNothingIsTaken(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let now = Date()
+        let k = 12
+        func saved(_ matchers: String...) async throws -> SilenceID? {
+            let s = Silence(matchers: try matchers.map { try LabelMatcher(parsing: $0) }, startsAt: now,
+                            endsAt: now.addingTimeInterval(3600), createdBy: "alice", comment: "c")
+            guard case .saved(let stored) = try await store.saveSilence(s, replacing: nil, now: now) else { return nil }
+            return stored.id
+        }
+        // Each regex silence filed under its own `x`, which fewer share than `y`; together they cost one of them.
+        for i in 0..<k { #expect(try await saved(#"a=~"(?:.*x){1000}""#, #"y="1""#, #"x="s\#(i)""#) != nil) }
+        var plainY: [SilenceID] = []
+        for j in 0..<2 { plainY.append(try #require(try await saved(#"y="1""#, #"t="\#(j)""#))) }
+        for i in 0..<k { for j in 0..<k { _ = try await saved(#"x="s\#(i)""#, #"u="\#(j)""#) } }
+        #expect(try await saved(#"probe="1""#) != nil)
+        // The plain ones on `y` end: fewer share `y` now, and all twelve are filed under it, past the bound.
+        for id in plainY { _ = try await store.expireSilence(id: id, now: now) }
+        #expect(try await saved(#"alertname="DiskFull""#) != nil, "a plain silence was refused")
+        #expect(try await saved(#"a=~"(?:.*x){1000}""#, #"y="1""#, #"x="s99""#) == nil, "one more past the bound was taken")
+    }
+
     /// The same with the budget read from the table at the later time, as
     /// a restarted daemon reads it: the silences ended by then are not in
     /// what it read, and the earlier time must count them.
