@@ -20,8 +20,11 @@
 /// - in one-line text, the line and paragraph separators U+2028/U+2029.
 ///
 /// Zero-width joiners (U+200C, U+200D) and variation selectors (Mongolian's
-/// free variation selectors too) stay allowed: emoji sequences and several
-/// scripts need them to be written at all.
+/// free variation selectors too) stay allowed where they join or vary
+/// something: a joiner alone between two characters, a selector alone after
+/// the character it varies (an ideographic one after an ideograph). Emoji
+/// sequences and several scripts need them to be written at all; runs of
+/// them, a byte each, hid any text.
 public enum TextPolicy {
     /// What shape the text has.
     public enum Kind: Sendable {
@@ -101,7 +104,7 @@ public enum TextPolicy {
                 if i >= flagEnd, previous?.value == 0x1F3F4, let end = subdivisionFlagEnd(scalars, from: i) { flagEnd = end }
                 why = i < flagEnd ? nil : "an invisible tag character"
             } else {
-                why = reason(s, next: next < scalars.endIndex ? scalars[next] : nil, kind)
+                why = reason(s, previous: previous, next: next < scalars.endIndex ? scalars[next] : nil, kind)
             }
             guard visit(s, why) else { return }
             previous = s
@@ -146,7 +149,7 @@ public enum TextPolicy {
                 + "direction overrides and invisible characters change what a reader sees).")
     }
 
-    private static func reason(_ s: Unicode.Scalar, next: Unicode.Scalar?, _ kind: Kind) -> String? {
+    private static func reason(_ s: Unicode.Scalar, previous: Unicode.Scalar?, next: Unicode.Scalar?, _ kind: Kind) -> String? {
         switch s.value {
         case 0x20..<0x7F:
             return nil
@@ -165,8 +168,33 @@ public enum TextPolicy {
             return kind == .identifier ? nil : "an invisible character"
         case 0x2028, 0x2029:
             return kind == .multiline ? nil : "a line break"
+        case 0x200C, 0x200D:
+            // A joiner joins two characters: alone between them. Runs of
+            // them, or one at an end, spelled hidden bits.
+            guard kind != .identifier else { return nil }
+            let joins = previous.map { !isJoiner($0) } == true && next.map { !isJoiner($0) && !isVariationSelector($0) } == true
+            return joins ? nil : "an invisible joiner outside a sequence"
+        case 0xFE00...0xFE0F, 0xE0100...0xE01EF, 0x180B...0x180D, 0x180F:
+            // A variation selector picks a form of the one character before
+            // it (an emoji's, an ideograph's): one after each. A run of them,
+            // a byte each, carried any text no one saw.
+            guard kind != .identifier else { return nil }
+            guard let previous, !isJoiner(previous), !isVariationSelector(previous), previous.value > 0x20 else {
+                return "an invisible variation selector outside a sequence"
+            }
+            // The ideographic variation selectors are for ideographs alone.
+            return s.value >= 0xE0100 && !previous.properties.isIdeographic ? "an invisible variation selector outside a sequence" : nil
         default:
             return nil
+        }
+    }
+
+    private static func isJoiner(_ s: Unicode.Scalar) -> Bool { s.value == 0x200C || s.value == 0x200D }
+
+    private static func isVariationSelector(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0xFE00...0xFE0F, 0xE0100...0xE01EF, 0x180B...0x180D, 0x180F: true
+        default: false
         }
     }
 

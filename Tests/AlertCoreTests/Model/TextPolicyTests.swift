@@ -26,7 +26,9 @@ import Testing
                      "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scotland", "می‌خواهم",
                      "🏴\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}🏴\u{E0075}\u{E0073}\u{E0074}\u{E0078}\u{E007F} two flags",
                      // Mongolian's free variation selectors are variation selectors too.
-                     "ᠮᠣ᠋ᠩᠭᠣᠯ"] {
+                     "ᠮᠣ᠋ᠩᠭᠣᠯ",
+                     // A selector after what it varies, a joiner between two: keycaps, ZWJ emoji, ideographic variants.
+                     "1\u{FE0F}\u{20E3} first", "❤\u{FE0F}\u{200D}🔥", "☺\u{FE0E}", "葛\u{E0100}城"] {
             #expect(TextPolicy.firstRefused(in: text, .line) == nil, "\(text)")
         }
     }
@@ -54,6 +56,15 @@ import Testing
             ("a\u{34F}b", "U+034F", "an invisible character"),
             ("\u{3164}", "U+3164", "an invisible character"),
             ("x\u{1D173}y", "U+1D173", "an invisible character"),
+            // Joiners and variation selectors only where they join or vary: runs of them hid a byte each.
+            ("Disk ok 😀\u{FE0F}\u{FE01}\u{FE02}", "U+FE01", "an invisible variation selector outside a sequence"),
+            ("\u{FE0F}start", "U+FE0F", "an invisible variation selector outside a sequence"),
+            ("ok \u{FE00}", "U+FE00", "an invisible variation selector outside a sequence"),
+            ("a\u{E0100}b", "U+E0100", "an invisible variation selector outside a sequence"),
+            ("Disk\u{200D}\u{200C}\u{200D} ok", "U+200D", "an invisible joiner outside a sequence"),
+            ("\u{200D}start", "U+200D", "an invisible joiner outside a sequence"),
+            ("end\u{200C}", "U+200C", "an invisible joiner outside a sequence"),
+            ("a\u{200D}\u{FE0F}", "U+200D", "an invisible joiner outside a sequence"),
             ("two\u{2028}lines", "U+2028", "a line break"),
             ("tab\there", "U+0009", "a line break or tab"),
         ]
