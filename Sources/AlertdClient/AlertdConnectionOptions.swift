@@ -47,7 +47,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
         }
         if let url, let problem = Self.urlProblem(url) {
             // A password in it is not said (``AlertdEndpoint/description``).
-            throw .invalidValue(URLRedaction.redactingUserInfo(url), for: parsed.configuration.option(named: "url")!, expected: problem)
+            throw .invalidValue(URLRedaction.redactingAllBeforeTheLastAt(url), for: parsed.configuration.option(named: "url")!, expected: problem)
         }
     }
 
@@ -66,7 +66,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
                 throw .invalidCombination("ALERTD_SOCKET and ALERTD_URL are both set; unset one, or choose with '--socket' or '--url'.")
             }
             if let problem = Self.urlProblem(fromEnvironment) {
-                throw CommandLineError(code: .invalidValue, message: "ALERTD_URL is '\(URLRedaction.redactingUserInfo(fromEnvironment))': \(problem)")
+                throw CommandLineError(code: .invalidValue, message: "ALERTD_URL is '\(URLRedaction.redactingAllBeforeTheLastAt(fromEnvironment))': \(problem)")
             }
             url = fromEnvironment
         } else {

@@ -19,6 +19,17 @@ public enum URLRedaction {
         return String(url[..<authorityStart]) + "***" + String(url[at...])
     }
 
+    /// Text meant as a URL and refused, quoted in the error that says so:
+    /// all before its last `@` (after `scheme://`, if any) replaced by
+    /// `***`. A password with `/`, `?` or `#` in it, not encoded, ends the
+    /// authority ``redactingUserInfo(_:)`` looks in before its `@`.
+    public static func redactingAllBeforeTheLastAt(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let start = text.firstRange(of: "://")?.upperBound ?? text.startIndex
+        guard start <= at else { return text }
+        return String(text[..<start]) + "***" + String(text[at...])
+    }
+
     /// Only `scheme://host[:port]` of `url`, for services whose URL path or
     /// query is itself a credential (a chat webhook's token, a bot token):
     /// `https://hooks.slack.com/services/T0/B0/XXXX` becomes

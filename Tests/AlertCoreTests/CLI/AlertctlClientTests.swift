@@ -250,7 +250,10 @@ import Testing
         // Nor when the URL itself is refused.
         let refused = try await TestBinaries.alertctl("list", environment: ["ALERTD_URL": "http://alice:S3cretPass@127.0.0.1:\(port)/v1"])
         let refusedOption = try await TestBinaries.alertctl("list", "--url", "ftp://alice:S3cretPass@127.0.0.1:\(port)")
-        for answer in [refused, refusedOption] {
+        // A password with `/` or `#` in it, not encoded, or no scheme at all: no URL, and still not said.
+        let slashed = try await TestBinaries.alertctl("list", "--url", "http://alice:S3cretPass/x#y@127.0.0.1:\(port)")
+        let schemeless = try await TestBinaries.alertctl("list", environment: ["ALERTD_URL": "alice:S3cretPass@127.0.0.1:\(port)"])
+        for answer in [refused, refusedOption, slashed, schemeless] {
             #expect(answer.exitCode == 64 && answer.stderr.contains("***@127.0.0.1"), "\(answer.stderr)")
             #expect(!answer.stderr.contains("S3cretPass"))
         }
