@@ -78,6 +78,10 @@ import Glibc
         let chatty = try script("chatty", "head -c 100000 /dev/zero | tr '\\0' x; echo; echo 'fatal: no route to pager'; exit 3")
         let said = try await presenter(["command": [chatty]]).present(alert, delivery: ServiceFixtures.delivery)
         #expect(said.reason?.hasSuffix("xxx | fatal: no route to pager") == true, "\(said.reason ?? "")")
+        // Cut in scalars, not characters: one letter with thousands of combining marks is one character.
+        let marks = try script("marks", "printf 'disk full'; for i in $(seq 800); do printf '\\314\\201\\314\\201\\314\\201\\314\\201\\314\\201'; done; exit 3")
+        let marked = try await presenter(["command": [marks]]).present(alert, delivery: ServiceFixtures.delivery)
+        #expect((marked.reason?.unicodeScalars.count ?? 0) < 1_200, "\(marked.reason?.unicodeScalars.count ?? 0) scalars")
         // A bare name is looked up on PATH.
         #expect(try await presenter(["command": ["true"]]).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
         #expect(try await presenter(["command": ["false"]]).present(alert, delivery: ServiceFixtures.delivery)

@@ -214,7 +214,11 @@ public struct ExecPresenter: AlertPresenter {
         let text = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " | ")
         guard !text.isEmpty else { return "" }
-        let tail = text.count > maxReasonOutput || truncated ? "…" + String(text.suffix(maxReasonOutput)) : text
+        // Cut in scalars: one character of a letter and 8,000 combining marks
+        // kept the whole 16 KiB in every error and log line.
+        let scalars = text.unicodeScalars
+        let tail = scalars.count > maxReasonOutput || truncated
+            ? "…" + String(String.UnicodeScalarView(scalars.suffix(maxReasonOutput))) : text
         return ": " + tail
     }
 }
