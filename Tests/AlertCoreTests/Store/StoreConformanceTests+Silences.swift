@@ -70,6 +70,20 @@ extension StoreConformanceTests {
         }
     }
 
+    /// Saves a costly silence 20 s after `now`, when the ones saved at
+    /// `now` have ended, then one at 5 s, when they have not: past the
+    /// budget, whatever the store kept from the later save.
+    func expectTheClockSetBackCounted(_ store: any AlertStore, costly: (Date) throws -> Silence, now: Date) async throws {
+        let later = now.addingTimeInterval(20)
+        guard case .saved = try await store.saveSilence(try costly(later), replacing: nil, now: later) else {
+            Issue.record("refused once the others had ended"); return
+        }
+        let back = now.addingTimeInterval(5)
+        guard case .tooCostly = try await store.saveSilence(try costly(back), replacing: nil, now: back) else {
+            Issue.record("saved past the budget with the clock set back"); return
+        }
+    }
+
     /// The budget counts the silences not expired at the save's own time,
     /// even after saves at a later time (a clock set back): a store that
     /// keeps the budget and let go of the silences expired by then must not
@@ -88,14 +102,7 @@ extension StoreConformanceTests {
         for k in 0..<80 {
             _ = try await store.saveSilence(try silence(#"alertname="B\#(k)""#, from: now, for: 10), replacing: nil, now: now)
         }
-        let later = now.addingTimeInterval(20)
-        guard case .saved = try await store.saveSilence(try costly(later), replacing: nil, now: later) else {
-            Issue.record("refused once the others had ended"); return
-        }
-        let back = now.addingTimeInterval(5)
-        guard case .tooCostly = try await store.saveSilence(try costly(back), replacing: nil, now: back) else {
-            Issue.record("saved past the budget with the clock set back"); return
-        }
+        try await expectTheClockSetBackCounted(store, costly: costly, now: now)
     }
 
     /// Silences ending can file others anew under a key they now share,
@@ -139,14 +146,7 @@ extension StoreConformanceTests {
             store.close()
         }
         let store = try SQLiteAlertStore(path: path)
-        let later = now.addingTimeInterval(20)
-        guard case .saved = try await store.saveSilence(try costly(later), replacing: nil, now: later) else {
-            Issue.record("refused once the others had ended"); return
-        }
-        let back = now.addingTimeInterval(5)
-        guard case .tooCostly = try await store.saveSilence(try costly(back), replacing: nil, now: back) else {
-            Issue.record("saved past the budget with the clock set back"); return
-        }
+        try await expectTheClockSetBackCounted(store, costly: costly, now: now)
     }
 
     /// Regex silences that each start with their own text are held only
