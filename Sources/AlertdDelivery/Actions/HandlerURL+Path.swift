@@ -38,9 +38,25 @@ extension HandlerURL {
         // Bytes no UTF-8 decoder should take: `%c0%ae` is an overlong `.`
         // to the lenient ones some servers have.
         guard let once = PercentDecoding.decoded(segment) else { return true }
+        // IIS and .NET decode `%uXXXX`, which is no escape to anyone else.
+        if lower.contains("%u") { return true }
+        // Windows servers trim a segment's trailing dots and spaces (`..%20`,
+        // `...` are `..` to them), and those that apply NFKC read the
+        // fullwidth and leader dots as `.`: a segment of nothing else is a
+        // dot segment to someone, unless it is one to us already.
+        if once != "." && once != "..", !once.isEmpty, once.unicodeScalars.allSatisfy(Self.readsAsDotOrSpace) { return true }
         // Decoded twice, by a proxy and then the server behind it: after the
         // first, `%252e%252e` and `%252%65%252%65` are `%2e%2e`, `..` to the second.
         guard once.contains("%"), once != segment else { return false }
         return DotSegment(once) != nil || isAmbiguous(once)
+    }
+
+    /// Dots, spaces, and the characters NFKC makes dots of (fullwidth and
+    /// small full stops, the one-, two- and three-dot leaders).
+    private static func readsAsDotOrSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case ".", " ", "\t", "\u{FF0E}", "\u{FE52}", "\u{2024}", "\u{2025}", "\u{2026}": true
+        default: false
+        }
     }
 }

@@ -167,12 +167,17 @@ import Testing
                        "/hooks/%c0%ae%c0%ae/admin", "/hooks/%e0%80%ae%e0%80%ae/admin", "/hooks/..%c0%afadmin",
                        // The first decoding makes the escape the second decodes, from other escapes.
                        "/hooks/%252%65%252%65/admin", "/hooks/%25%32%65%25%32%65/admin", "/hooks/..%25%32%66admin",
-                       "/hooks/..%25%35%63admin"] {
+                       "/hooks/..%25%35%63admin",
+                       // `%uXXXX` (IIS), trailing dots and spaces (Windows), dots NFKC makes.
+                       "/hooks/%u002e%u002e/admin", "/hooks/%U002E%U002E/admin", "/hooks/..%20/admin", "/hooks/.%2e%09/admin",
+                       "/hooks/.../admin", "/hooks/%2e%2e%2e/admin", "/hooks/%EF%BC%8E%EF%BC%8E/admin", "/hooks/%E2%80%A5/admin",
+                       "/hooks/%252e%252e%2520/admin"] {
             #expect(!allows(policy, "https://ops.example" + escape), "\(escape)")
         }
         // Text that is only text still matches: an encoded `%` and UTF-8 that decodes.
         #expect(allows(policy, "https://ops.example/hooks/50%25-full"))
         #expect(allows(policy, "https://ops.example/hooks/caf%C3%A9"))
+        #expect(allows(policy, "https://ops.example/hooks/v1.2%20beta/x."))
         #expect(try policy.check("https://ops.example/hooks/x/../restart").get().string == "https://ops.example/hooks/restart")
         // A whole origin allowed: nothing to escape from.
         let (origin, _) = HandlerURLPolicy.parse(["https://ops.example/"])
