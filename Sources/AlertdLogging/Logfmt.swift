@@ -4,14 +4,44 @@ import AlertModel
 /// the log presenter's logfmt lines are written by the same rules.
 public enum Logfmt {
     /// Quotes a value when it is empty or holds a space, `=`, `"`, `\` or a
-    /// control character, escaping inside the quotes so the line stays one line.
+    /// control character, escaping inside the quotes so the line stays one
+    /// line. Bidirectional controls are escaped too (`\u202e`): a program's
+    /// output or a server's error quoted in a log line could otherwise turn
+    /// the rest of the line around on a terminal, `journalctl` included.
     public static func value(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.unicodeScalars.contains {
+        var needsQuotes = value.isEmpty, turnsText = false
+        for scalar in value.unicodeScalars {
             // Unicode's control characters (Cc) are exactly these two ranges: no table lookup.
-            $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+            if scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                needsQuotes = true
+            } else if isBidiControl(scalar) {
+                needsQuotes = true
+                turnsText = true
+            }
         }
+        guard needsQuotes else { return value }
         // Inside the quotes, the escapes are JSON's, which logfmt readers accept.
-        return needsQuotes ? JSONObject.quoted(value) : value
+        let quoted = JSONObject.quoted(value)
+        guard turnsText else { return quoted }
+        var out = String.UnicodeScalarView()
+        for scalar in quoted.unicodeScalars {
+            if isBidiControl(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// The marks and embeddings that reorder text (Unicode's Bidi_Control):
+    /// invisible, and never in alert text (``TextPolicy`` refuses them).
+    private static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// ` key=value key2="quoted value"`, keys sorted: metadata after a message.

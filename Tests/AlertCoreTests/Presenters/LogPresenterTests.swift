@@ -44,6 +44,8 @@ import Testing
         ("plain", "plain"), ("", #""""#), ("a b", #""a b""#), ("k=v", #""k=v""#), (#"say "hi""#, #""say \"hi\"""#),
         (#"back\slash"#, #""back\\slash""#), ("two\nlines\r\tend", #""two\nlines\r\tend""#), ("bell\u{7}", #""bell\u0007""#),
         ("ünïcode", "ünïcode"), ("del\u{7F}", #""del\u007f""#), ("nel\u{85}", #""nel\u0085""#), ("nbsp\u{A0}", "nbsp\u{A0}"),
+        // Bidirectional controls would turn the rest of the line around on a terminal.
+        ("ok\u{202E}live", #""ok\u202elive""#), ("\u{2066}a b\u{2069}\u{200F}", #""\u2066a b\u2069\u200f""#), ("עברית", "עברית"),
     ])
     func quotesLogfmtValues(_ raw: String, _ quoted: String) {
         #expect(Logfmt.value(raw) == quoted)
