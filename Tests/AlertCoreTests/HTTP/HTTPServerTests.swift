@@ -441,6 +441,27 @@ import Testing
         #expect(elapsed < .seconds(2))
     }
 
+    /// The grace over (the service's task cancelled, its waits cut short),
+    /// what is still running is answered all the same.
+    @Test func aCancelledStopStillAnswersWhatItCutsShort() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let (server, base) = try startLoopbackServer(shutdownGracePeriod: .seconds(30)) { _ in
+            started.continuation.yield()
+            try? await Task.sleep(for: .seconds(5))
+            return .text("too late")
+        }
+        let client = self.client
+        let pending = Task { try await client.send(HTTPClientRequest(url: base + "/stuck")) }
+        for await _ in started.stream { break }
+        let stopping = Task { await server.stop() }
+        try await Task.sleep(for: .milliseconds(50))
+        stopping.cancel()
+        await stopping.value
+        let response = try await pending.value
+        #expect(response.status == 503)
+        #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: response.body).error.code == "shutting_down")
+    }
+
     @Test func stopEndsOpenStreams() async throws {
         let opened = AsyncStream<Void>.makeStream()
         let (server, base) = try startLoopbackServer { _ in
