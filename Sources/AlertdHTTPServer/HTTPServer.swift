@@ -160,8 +160,11 @@ public final class HTTPServer: Sendable {
         core.beginStopping()
         await Self.drain(core, for: configuration.shutdownGracePeriod)
         core.abortAll()
-        // The 503s and final chunks just queued still have to reach the wire.
-        await Self.drain(core, for: Self.abortDrainLimit)
+        // The 503s and final chunks just queued still have to reach the wire,
+        // the grace over or not: in a task of its own, since a cancelled
+        // task's sleep ends at once, and stopping the daemon then closed the
+        // connections they were queued on unanswered.
+        await Task { await Self.drain(core, for: Self.abortDrainLimit) }.value
         Self.tearDown(running)
     }
 
