@@ -13,18 +13,19 @@ import Glibc
 /// handle configured for it, and the response as it arrives.
 ///
 /// A streaming transfer (``HTTPClient/stream(_:)``) sets `headContinuation`
-/// and `bodyContinuation` instead of `continuation`: the head is handed over
+/// and `bodyContinuation` instead of `completion`: the head is handed over
 /// at the blank line that ends the final response's headers, and each body
 /// chunk as libcurl writes it, unbuffered and without `maxResponseBytes`.
 ///
 /// `@unchecked Sendable` is safe because after `submit` only the driver's
 /// thread touches the mutable state (libcurl calls the callbacks on that
-/// thread too); the caller's task only sets the continuations before
+/// thread too); the caller only sets `completion` or the continuations before
 /// submitting (the inbox lock orders the two) and flips `cancelRequested`,
 /// an atomic.
 package final class CurlTransfer: @unchecked Sendable {
     package let request: HTTPClientRequest
-    package var continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// Gets the whole response, or the failure, once, on the driver's thread.
+    package var completion: (@Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void)?
     /// Streaming: resumed once, with the head (an empty body) or the failure before it.
     package var headContinuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
     /// Streaming: gets the body as it arrives; finished, or failed, with the transfer.
@@ -220,8 +221,10 @@ package final class CurlTransfer: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         easy = nil
-        continuation?.resume(returning: result)
-        continuation = nil
+        // Let go before it runs: it may hold what holds this transfer (a client).
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
         if let bodyContinuation {
             if !headDelivered {
                 headDelivered = true

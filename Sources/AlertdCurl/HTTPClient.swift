@@ -41,13 +41,36 @@ public final class HTTPClient: Sendable {
         let transfer = CurlTransfer(request)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                transfer.continuation = continuation
+                transfer.completion = { continuation.resume(returning: $0) }
                 driver.submit(transfer)
             }
         } onCancel: {
             Self.abort(transfer, on: driver)
         }
         return try result.get()
+    }
+
+    /// Sends one request with no task waiting for it: `completion` gets the
+    /// whole response, or the failure, once, on the client's thread, where
+    /// every other transfer of that thread waits while it runs, so it must
+    /// return at once. The client is kept until then. What this returns can
+    /// abort the transfer, which then completes with
+    /// ``HTTPClientError/cancelled(url:)``.
+    public func send(
+        _ request: HTTPClientRequest, completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
+    ) -> HTTPClientTransfer {
+        let transfer = CurlTransfer(request)
+        // The client's deinit would end its threads, and the transfer with them.
+        transfer.completion = { [self] result in withExtendedLifetime(self) { completion(result) } }
+        let driver: CurlMultiDriver
+        do {
+            driver = try multiDriver(for: request)
+        } catch {
+            transfer.finish(.failure(error))
+            return HTTPClientTransfer(transfer: transfer, driver: nil)
+        }
+        driver.submit(transfer)
+        return HTTPClientTransfer(transfer: transfer, driver: driver)
     }
 
     /// Sends one request and returns as soon as the response head is in;
@@ -103,7 +126,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Aborts a transfer whose caller went away.
-    private static func abort(_ transfer: CurlTransfer, on driver: CurlMultiDriver) {
+    static func abort(_ transfer: CurlTransfer, on driver: CurlMultiDriver) {
         transfer.cancelRequested.store(true, ordering: .relaxed)
         driver.cancel(transfer)
     }

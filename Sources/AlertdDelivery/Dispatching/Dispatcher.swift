@@ -56,7 +56,7 @@ public actor Dispatcher: Service {
     private var buckets: [DeliveryKind: TokenBucket] = [:]
     /// The `inhibit` rules, held against each delivery as it is claimed.
     private var inhibitRules: [InhibitRule]
-    private var tasks: [DeliveryID: Task<Void, Never>] = [:]
+    private var tasks: [DeliveryID: RunningAttempt] = [:]
     /// Attempts shutdown cut off, to be given back as it ends (``releaseCutOff()``).
     private var cutOffIDs: [DeliveryID] = []
     /// Deliveries claimed while their presenter was not paused and about to
@@ -109,6 +109,9 @@ public actor Dispatcher: Service {
     /// Hand-offs taken for a freed slot that the store must claim: claimed
     /// in the next write of outcomes.
     private var claimNext: [AcceptedDelivery] = []
+    /// Outcomes of attempts run on an HTTP client's thread
+    /// (``HTTPRequestPresenter``), for the actor to take in one turn.
+    private nonisolated let reported = Mutex<[Unsettled]>([])
     /// Hand-offs from intake, until `loop` moves them to `handedOff`.
     private nonisolated let inbox = Mutex<[AcceptedDelivery]>([])
     /// Hand-offs on their way, by kind: intake has them in a store write that
@@ -693,6 +696,9 @@ public actor Dispatcher: Service {
 
     /// Lets the deliveries in flight finish; once the task is cancelled (the
     /// grace is over), cancels them and waits only for them to wind down.
+    /// How long a stop waits for aborted requests to report back.
+    private static let cutOffReportLimit: Duration = .seconds(1)
+
     private func finishInFlight() async {
         while !tasks.isEmpty {
             if Task.isCancelled {
@@ -700,8 +706,19 @@ public actor Dispatcher: Service {
                 log.warning("deliveries cut off by shutdown; they are given back, to be retried by another node or after restart",
                             ["count": "\(tasks.count)"])
                 let cut = Array(tasks.values)
-                for task in cut { task.cancel() }
-                for task in cut { await task.value }
+                for attempt in cut { attempt.cancel() }
+                for case .task(let task) in cut { await task.value }
+                // Requests abort on their client's thread and report back,
+                // cut off (``takeReported()``), each within moments.
+                let deadline = ContinuousClock.now + Self.cutOffReportLimit
+                while tasks.values.contains(where: \.isRequest), ContinuousClock.now < deadline {
+                    // In a task of its own: this one is cancelled, and its sleep would end at once.
+                    await Task.detached { try? await Task.sleep(for: .milliseconds(5)) }.value
+                }
+                for (id, attempt) in tasks where attempt.isRequest {
+                    cutOffIDs.append(id)
+                    tasks[id] = nil
+                }
                 break
             }
             seen = await signal.wait(changedFrom: seen, timeout: idleTick)
@@ -792,11 +809,20 @@ public actor Dispatcher: Service {
                                       followUp: followUp, thread: claimed.group?.thread)
         let alert = claimed.alert
         let isFollowUp = followUp != nil
+        if notification == nil, let requester = entry.requester {
+            // On the client's thread, reported back with others in one turn (``takeReported()``).
+            let transfer = requester.attempt(alert, delivery: context).start { [self] outcome in
+                let (settlement, report) = Self.judged(d, outcome, thread: nil, retry: retry, acceptedAt: alert.createdAt, isFollowUp: isFollowUp)
+                self.report(Unsettled(delivery: d, settlement: settlement, report: report))
+            }
+            tasks[d.id] = .request(transfer)
+            return
+        }
         // Detached: the attempt starts on the global executor and comes to the
         // actor only with its outcome. Inheriting the actor made every start
         // wait its turn behind hand-offs and outcomes, then hop off again at
         // once to the presenter: one more job on the busiest executor.
-        tasks[d.id] = Task.detached { [self] in
+        tasks[d.id] = .task(Task.detached { [self] in
             let outcome: PresentationOutcome
             var thread: String?
             if let notification {
@@ -819,14 +845,41 @@ public actor Dispatcher: Service {
                                                    isFollowUp: isFollowUp)
             if let notification, settlement.result == .delivered { settlement.listed = Set(notification.firing.map(\.id)) }
             await self.settled(d, settlement, report: report)
+        })
+    }
+
+    /// Queues the outcome of an attempt run on an HTTP client's thread; the
+    /// first of a batch sends the actor to take them all.
+    private nonisolated func report(_ outcome: Unsettled) {
+        let first = reported.withLock { reported in
+            reported.append(outcome)
+            return reported.count == 1
+        }
+        if first { Task { await self.takeReported() } }
+    }
+
+    /// Settles the outcomes ``report(_:)`` queued; once shutdown cuts
+    /// attempts off, they are cut off, as a task's would be.
+    private func takeReported() {
+        let batch = reported.withLock { reported in
+            defer { reported = [] }
+            return reported
+        }
+        for u in batch {
+            if cuttingOff {
+                log.debug("delivery cut off", ["delivery.id": u.delivery.id.rawValue, "presenter": u.delivery.kind.name])
+                cutOff(u.delivery)
+            } else {
+                settled(u.delivery, u.settlement, report: u.report)
+            }
         }
     }
 
     /// Settles `d` dead with `reason`, unsent.
     private func endUnsent(_ d: DeliveryRecord, reason: String) {
-        tasks[d.id] = Task {
+        tasks[d.id] = .task(Task {
             self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
-        }
+        })
         slots[d.kind, default: Slots()].running += 1
     }
 

@@ -6,6 +6,9 @@ import AlertModel
 public struct PresenterSet: Sendable {
     public struct Entry: Sendable {
         public let presenter: any AlertPresenter
+        /// The presenter, when its attempt at one alert is one HTTP request:
+        /// found once here, not at every attempt.
+        let requester: (any HTTPRequestPresenter)?
         public let maxConcurrency: Int
         /// Whether it sends follow-ups (its definition's ``PresenterDefinition/followUps``).
         public let followUps: Bool
@@ -14,6 +17,7 @@ public struct PresenterSet: Sendable {
 
         public init(presenter: any AlertPresenter, maxConcurrency: Int, followUps: Bool = false, rateLimit: RateLimit? = nil) {
             self.presenter = presenter
+            self.requester = presenter as? any HTTPRequestPresenter
             self.maxConcurrency = max(1, maxConcurrency)
             self.followUps = followUps
             self.rateLimit = rateLimit

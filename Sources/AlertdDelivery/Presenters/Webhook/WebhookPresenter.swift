@@ -10,7 +10,7 @@ import AlertdHTTP
 /// It makes one attempt and judges it: 2xx is delivered; 408, 429, 5xx and
 /// network trouble are worth retrying (with the receiver's `Retry-After`);
 /// redirects, other 4xx and unusable URLs are not.
-public struct WebhookPresenter: AlertPresenter {
+public struct WebhookPresenter: HTTPRequestPresenter {
     public let name: String
     public let configuration: WebhookPresenterConfiguration
     private let signer: StandardWebhookSigner?
@@ -35,23 +35,23 @@ public struct WebhookPresenter: AlertPresenter {
         self.now = now
     }
 
-    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+    public func attempt(_ alert: Alert, delivery: DeliveryContext) -> HTTPAttempt {
         let body: Data
         do {
             body = try configuration.body(of: alert, delivery: delivery, receiver: name)
         } catch {
-            return .permanentFailure(reason: "cannot encode alert \(alert.id) as JSON: \(error)")
+            return .settled(.permanentFailure(reason: "cannot encode alert \(alert.id) as JSON: \(error)"))
         }
-        return await post(body, delivery: delivery)
+        return post(body, delivery: delivery)
     }
 
     /// A group notification as a ``WebhookGroupPayload`` (or Alertmanager's
     /// body), signed the same way. A webhook has no threads.
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
-        GroupPresentationOutcome(outcome: await post(configuration.body(of: notification, delivery: delivery, receiver: name), delivery: delivery))
+        GroupPresentationOutcome(outcome: await post(configuration.body(of: notification, delivery: delivery, receiver: name), delivery: delivery).outcome())
     }
 
-    private func post(_ body: Data, delivery: DeliveryContext) async -> PresentationOutcome {
+    private func post(_ body: Data, delivery: DeliveryContext) -> HTTPAttempt {
         let request = HTTPClientRequest(
             url: configuration.url, method: "POST", headers: headers(deliveryID: delivery.deliveryID, body: body), body: body,
             connectTimeout: configuration.connectTimeout, timeout: configuration.timeout,
@@ -60,11 +60,12 @@ public struct WebhookPresenter: AlertPresenter {
         // Reasons name the receiver by its origin: a webhook URL's path or
         // query is often its credential (Mattermost's /hooks/<key>, a
         // ?token=), and reasons reach read-only API clients and logs.
-        do {
-            let response = try await client.send(request)
-            return Self.outcome(for: response, url: configuration.url, now: now(), naming: URLRedaction.origin)
-        } catch {
-            return Self.outcome(for: error, url: configuration.url, naming: URLRedaction.origin)
+        let (url, now) = (configuration.url, self.now)
+        return .send(request, on: client) { result in
+            switch result {
+            case .success(let response): Self.outcome(for: response, url: url, now: now(), naming: URLRedaction.origin)
+            case .failure(let error): Self.outcome(for: error, url: url, naming: URLRedaction.origin)
+            }
         }
     }
 

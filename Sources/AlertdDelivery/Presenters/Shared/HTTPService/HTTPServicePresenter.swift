@@ -6,7 +6,7 @@ import AlertdCurl
 /// builds, and the answer is judged by the service's ``HTTPServiceAnswers``.
 /// Reasons name the service and its URL's origin only: the rest of a
 /// service URL is often a credential.
-public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: AlertPresenter {
+public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTTPRequestPresenter {
     public let name: String
     public let configuration: Configuration
     private let secrets: PresenterSecrets
@@ -27,8 +27,15 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
         self.now = now
     }
 
-    public func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
-        await send(configuration.request(for: alert, delivery: delivery, secrets: secrets)).outcome
+    public func attempt(_ alert: Alert, delivery: DeliveryContext) -> HTTPAttempt {
+        let built = configuration.request(for: alert, delivery: delivery, secrets: secrets)
+        let now = self.now
+        return .send(request(built), on: client) { result in
+            switch result {
+            case .success(let response): Self.outcome(for: response, url: built.url, now: now())
+            case .failure(let error): Self.outcome(for: error, url: built.url)
+            }
+        }
     }
 
     /// A group notification in the type's group format. A delivered first
@@ -36,26 +43,34 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: Ale
     /// Matrix's `event_id`) as the thread; a later one keeps the thread it
     /// was given, so the group's messages stay under its first.
     public func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome {
-        let (outcome, response) = await send(configuration.request(for: notification, delivery: delivery, secrets: secrets))
+        let built = configuration.request(for: notification, delivery: delivery, secrets: secrets)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.send(request(built))
+        } catch {
+            return GroupPresentationOutcome(outcome: Self.outcome(for: error, url: built.url))
+        }
+        let outcome = Self.outcome(for: response, url: built.url, now: now())
         guard outcome.isDelivered else { return GroupPresentationOutcome(outcome: outcome) }
-        return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? response.flatMap(Configuration.answers.thread(in:)))
+        return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? Configuration.answers.thread(in: response))
     }
 
-    /// Sends one request and judges the answer; the answer too, when there was one.
-    private func send(_ built: HTTPServiceRequest) async -> (outcome: PresentationOutcome, response: HTTPClientResponse?) {
+    /// What is sent for `built`.
+    private func request(_ built: HTTPServiceRequest) -> HTTPClientRequest {
         var headers = built.headers
         headers.set("User-Agent", AlertdVersion.userAgent)
-        let request = HTTPClientRequest(
+        return HTTPClientRequest(
             url: built.url, method: built.method, headers: headers, body: built.body,
             connectTimeout: configuration.http.connectTimeout, timeout: configuration.http.timeout,
             maxResponseBytes: Self.maxResponseBytes, oversizedResponse: .truncate,
             receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
-        let service = Configuration.typeName
-        do {
-            let response = try await client.send(request)
-            return (Configuration.answers.outcome(for: response, service: service, url: built.url, now: now()), response)
-        } catch {
-            return (Configuration.answers.outcome(for: error, service: service, url: built.url), nil)
-        }
+    }
+
+    private static func outcome(for response: HTTPClientResponse, url: String, now: Date) -> PresentationOutcome {
+        Configuration.answers.outcome(for: response, service: Configuration.typeName, url: url, now: now)
+    }
+
+    private static func outcome(for error: HTTPClientError, url: String) -> PresentationOutcome {
+        Configuration.answers.outcome(for: error, service: Configuration.typeName, url: url)
     }
 }
