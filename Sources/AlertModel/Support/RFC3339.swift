@@ -56,11 +56,15 @@ package enum RFC3339 {
         // or rounding to the millisecond alertd keeps) the year has five
         // digits when written back, which Go and amtool cannot read.
         guard (seconds * 1000).rounded() <= lastMillisecond else { return nil }
+        // Before year 0 (`0000-01-01T00:00:00+01:00`) it has no four-digit year either.
+        guard seconds >= firstSecond else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 
     /// 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
     private static let lastMillisecond = 253_402_300_799_999.0
+    /// 0000-01-01T00:00:00Z, in seconds since 1970.
+    private static let firstSecond = -62_167_219_200.0
 
     /// Whether `date` is Go's zero time (or earlier): no time at all.
     package static func isUnset(_ date: Date) -> Bool { date <= goZero }

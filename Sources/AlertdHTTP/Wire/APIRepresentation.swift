@@ -22,7 +22,8 @@ public enum APIRepresentation {
         d.dateDecodingStrategy = .custom { decoder in
             let c = try decoder.singleValueContainer()
             let s = try c.decode(String.self)
-            guard let date = try? Date(s, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) else {
+            // The one reader of these times: Foundation's took a `+99:00` offset and a year before 0.
+            guard let date = RFC3339.parse(s) else {
                 throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an RFC 3339 time: \(s)")
             }
             return date

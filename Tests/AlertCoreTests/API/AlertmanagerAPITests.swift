@@ -540,6 +540,9 @@ import Testing
         for late in ["9999-12-31T23:59:59.9999Z", "9999-12-31T23:30:00-01:00", "9999-12-31T23:59:60Z"] {
             #expect(RFC3339.parse(late) == nil, "\(late)")
         }
+        // Nor before year 0, which an offset reached.
+        #expect(RFC3339.parse("0000-01-01T00:00:00Z").map(RFC3339.isUnset) == true)
+        #expect(RFC3339.parse("0000-01-01T00:00:00+01:00") == nil)
         #expect(LabelFingerprint([:]).description == "cbf29ce484222325")
     }
 
