@@ -36,7 +36,7 @@ public struct AlertdEvent: Sendable, Equatable {
 
     /// When it happened, if `at` reads as a time.
     public var date: Date? {
-        try? Date(at, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+        RFC3339.parse(at)
     }
 
     /// For `alert.confirmed`, `alert.cancelled`, `alert.expired` and

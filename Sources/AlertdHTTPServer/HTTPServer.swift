@@ -164,12 +164,16 @@ public final class HTTPServer: Sendable {
         // the grace over or not: in a task of its own, since a cancelled
         // task's sleep ends at once, and stopping the daemon then closed the
         // connections they were queued on unanswered.
-        await Task { await Self.drain(core, for: Self.abortDrainLimit) }.value
+        // Cancelled, within the second the service group allows for the rest.
+        let limit = Task.isCancelled ? Self.cancelledDrainLimit : Self.abortDrainLimit
+        await Task { await Self.drain(core, for: limit) }.value
         Self.tearDown(running)
     }
 
     /// How long stop() waits for the answers it forced to be sent.
     private static let abortDrainLimit: Duration = .seconds(1)
+    /// The same once the grace is over (the task cancelled).
+    private static let cancelledDrainLimit: Duration = .milliseconds(250)
 
     /// Waits until nothing is in flight or `limit` passes. libmicrohttpd has
     /// no completion signal to await across all connections, so this polls.

@@ -7,25 +7,26 @@ public enum Logfmt {
     /// control character, escaping inside the quotes so the line stays one
     /// line. Bidirectional controls are escaped too (`\u202e`): a program's
     /// output or a server's error quoted in a log line could otherwise turn
-    /// the rest of the line around on a terminal, `journalctl` included.
+    /// the rest of the line around on a terminal, `journalctl` included; so
+    /// are the line and paragraph separators some viewers break lines at.
     public static func value(_ value: String) -> String {
-        var needsQuotes = value.isEmpty, turnsText = false
+        var needsQuotes = value.isEmpty, hides = false
         for scalar in value.unicodeScalars {
             // Unicode's control characters (Cc) are exactly these two ranges: no table lookup.
             if scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                 needsQuotes = true
-            } else if isBidiControl(scalar) {
+            } else if isHidden(scalar) {
                 needsQuotes = true
-                turnsText = true
+                hides = true
             }
         }
         guard needsQuotes else { return value }
         // Inside the quotes, the escapes are JSON's, which logfmt readers accept.
         let quoted = JSONObject.quoted(value)
-        guard turnsText else { return quoted }
+        guard hides else { return quoted }
         var out = String.UnicodeScalarView()
         for scalar in quoted.unicodeScalars {
-            if isBidiControl(scalar) {
+            if isHidden(scalar) {
                 let hex = String(scalar.value, radix: 16)
                 out.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
             } else {
@@ -35,11 +36,12 @@ public enum Logfmt {
         return String(out)
     }
 
-    /// The marks and embeddings that reorder text (Unicode's Bidi_Control):
-    /// invisible, and never in alert text (``TextPolicy`` refuses them).
-    private static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+    /// The marks and embeddings that reorder text (Unicode's Bidi_Control),
+    /// and U+2028 and U+2029: invisible, and never in alert text
+    /// (``TextPolicy`` refuses them).
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
         }
     }

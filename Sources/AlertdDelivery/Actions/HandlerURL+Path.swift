@@ -51,11 +51,12 @@ extension HandlerURL {
         return DotSegment(once) != nil || isAmbiguous(once)
     }
 
-    /// Dots, spaces, and the characters NFKC makes dots of (fullwidth and
-    /// small full stops, the one-, two- and three-dot leaders).
+    /// Dots, spaces, and the characters NFKC makes dots or spaces of
+    /// (fullwidth and small full stops, the one-, two- and three-dot
+    /// leaders, the no-break and ideographic spaces).
     private static func readsAsDotOrSpace(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {
-        case ".", " ", "\t", "\u{FF0E}", "\u{FE52}", "\u{2024}", "\u{2025}", "\u{2026}": true
+        case ".", " ", "\t", "\u{A0}", "\u{3000}", "\u{FF0E}", "\u{FE52}", "\u{2024}", "\u{2025}", "\u{2026}": true
         default: false
         }
     }

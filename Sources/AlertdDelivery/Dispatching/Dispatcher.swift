@@ -694,11 +694,12 @@ public actor Dispatcher: Service {
         }
     }
 
+    /// How long a stop waits for aborted requests to report back: well
+    /// within the second the service group gives a cancelled service.
+    private static let cutOffReportLimit: Duration = .milliseconds(250)
+
     /// Lets the deliveries in flight finish; once the task is cancelled (the
     /// grace is over), cancels them and waits only for them to wind down.
-    /// How long a stop waits for aborted requests to report back.
-    private static let cutOffReportLimit: Duration = .seconds(1)
-
     private func finishInFlight() async {
         while !tasks.isEmpty {
             if Task.isCancelled {
@@ -715,6 +716,8 @@ public actor Dispatcher: Service {
                     // In a task of its own: this one is cancelled, and its sleep would end at once.
                     await Task.detached { try? await Task.sleep(for: .milliseconds(5)) }.value
                 }
+                // Not reported back: given back as cut off. Those reported
+                // have their outcome on its way to the store, and keep it.
                 for (id, attempt) in tasks where attempt.isRequest {
                     cutOffIDs.append(id)
                     tasks[id] = nil
@@ -870,6 +873,7 @@ public actor Dispatcher: Service {
                 log.debug("delivery cut off", ["delivery.id": u.delivery.id.rawValue, "presenter": u.delivery.kind.name])
                 cutOff(u.delivery)
             } else {
+                tasks[u.delivery.id] = .reported
                 settled(u.delivery, u.settlement, report: u.report)
             }
         }

@@ -171,7 +171,7 @@ import Testing
                        // `%uXXXX` (IIS), trailing dots and spaces (Windows), dots NFKC makes.
                        "/hooks/%u002e%u002e/admin", "/hooks/%U002E%U002E/admin", "/hooks/..%20/admin", "/hooks/.%2e%09/admin",
                        "/hooks/.../admin", "/hooks/%2e%2e%2e/admin", "/hooks/%EF%BC%8E%EF%BC%8E/admin", "/hooks/%E2%80%A5/admin",
-                       "/hooks/%252e%252e%2520/admin"] {
+                       "/hooks/%252e%252e%2520/admin", "/hooks/..%C2%A0/admin", "/hooks/..%E3%80%80/admin"] {
             #expect(!allows(policy, "https://ops.example" + escape), "\(escape)")
         }
         // Text that is only text still matches: an encoded `%` and UTF-8 that decodes.

@@ -154,6 +154,55 @@ actor OutagePresenter: AlertPresenter {
         if try await !eventually(timeout, every: .milliseconds(10), condition) { Issue.record("condition not met within \(timeout)") }
     }
 
+    /// A webhook sending to `receiver`, as the daemon makes one.
+    func webhook(to receiver: WebhookReceiver) throws -> WebhookPresenter {
+        try WebhookPresenter(name: "hook", configuration: .init(url: receiver.url, timeout: .seconds(30)), client: HTTPClient())
+    }
+
+    /// A request the shutdown cuts off goes back to pending at once, for
+    /// another node or the next start, and the stop does not wait for the
+    /// receiver.
+    @Test func aRequestCutOffByShutdownIsGivenBack() async throws {
+        let receiver = try WebhookReceiver(delay: .seconds(20))
+        let store = HeldSettleStore(held: false)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: try webhook(to: receiver), maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        #expect(await receiver.wait { $0.count == 1 })
+        let clock = ContinuousClock()
+        let stopped = await clock.measure {
+            run.cancel()
+            await run.value
+        }
+        #expect(stopped < .seconds(2))
+        let delivery = try #require(try await store.record(id: id)?.deliveries.first)
+        #expect(delivery.state == .pending)
+        #expect(store.released.withLock { $0 } == [delivery.id])
+        #expect(store.settleCalls.load(ordering: .relaxed) == 0)
+        await receiver.stop()
+    }
+
+    /// One the receiver answered, its outcome not yet written when the
+    /// shutdown cuts the rest off, keeps its outcome: given back too, it
+    /// would be sent again by another node while the delivered write lands.
+    @Test func aRequestAnsweredBeforeTheCutOffKeepsItsOutcome() async throws {
+        let receiver = try WebhookReceiver()
+        let store = HeldSettleStore(held: true)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: try webhook(to: receiver), maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20))
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { store.settleCalls.load(ordering: .relaxed) == 1 }
+        run.cancel()
+        await run.value
+        #expect(store.released.withLock { $0 }.isEmpty)
+        store.release()
+        try await waitUntil { try await store.record(id: id)?.deliveries.first?.state == .delivered }
+        #expect(receiver.received.count == 1)
+        await receiver.stop()
+    }
+
     @Test func retriesWithBackoffUntilDelivered() async throws {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook", script: [

@@ -46,6 +46,7 @@ import Testing
         ("ünïcode", "ünïcode"), ("del\u{7F}", #""del\u007f""#), ("nel\u{85}", #""nel\u0085""#), ("nbsp\u{A0}", "nbsp\u{A0}"),
         // Bidirectional controls would turn the rest of the line around on a terminal.
         ("ok\u{202E}live", #""ok\u202elive""#), ("\u{2066}a b\u{2069}\u{200F}", #""\u2066a b\u2069\u200f""#), ("עברית", "עברית"),
+        ("one\u{2028}line", #""one\u2028line""#),
     ])
     func quotesLogfmtValues(_ raw: String, _ quoted: String) {
         #expect(Logfmt.value(raw) == quoted)

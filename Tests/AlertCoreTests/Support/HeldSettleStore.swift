@@ -46,7 +46,12 @@ final class HeldSettleStore: AlertStore {
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
         try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
     }
-    func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { try await inner.releaseClaims(ids, now: now) }
+    /// Deliveries given back with ``releaseClaims(_:now:)``.
+    let released = Mutex<[DeliveryID]>([])
+    func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int {
+        released.withLock { $0 += ids }
+        return try await inner.releaseClaims(ids, now: now)
+    }
     func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int {
         try await inner.hastenRetries(of: presenter, now: now)
     }
