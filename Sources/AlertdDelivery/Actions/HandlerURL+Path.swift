@@ -41,23 +41,36 @@ extension HandlerURL {
         // IIS and .NET decode `%uXXXX`, which is no escape to anyone else.
         if lower.contains("%u") { return true }
         // Windows servers trim a segment's trailing dots and spaces (`..%20`,
-        // `...` are `..` to them), and those that apply NFKC read the
-        // fullwidth and leader dots as `.`: a segment of nothing else is a
-        // dot segment to someone, unless it is one to us already.
+        // `...` are `..` to them): a segment of nothing else is a dot
+        // segment to someone, unless it is one to us already.
         if once != "." && once != "..", !once.isEmpty, once.unicodeScalars.allSatisfy(Self.readsAsDotOrSpace) { return true }
+        // Servers that apply NFKC make dots, slashes and spaces of fullwidth,
+        // small and vertical forms and leaders (`．`, `／`, `＼`, `︰`, `‥`, a
+        // no-break space), too many to list: any punctuation, symbol or
+        // space beyond ASCII makes a segment ambiguous.
+        if once.unicodeScalars.contains(where: Self.mayBecomeASCIIPunctuation) { return true }
         // Decoded twice, by a proxy and then the server behind it: after the
         // first, `%252e%252e` and `%252%65%252%65` are `%2e%2e`, `..` to the second.
         guard once.contains("%"), once != segment else { return false }
         return DotSegment(once) != nil || isAmbiguous(once)
     }
 
-    /// Dots, spaces, and the characters NFKC makes dots or spaces of
-    /// (fullwidth and small full stops, the one-, two- and three-dot
-    /// leaders, the no-break and ideographic spaces).
+    /// Dots and spaces, which Windows servers trim from a segment's end.
     private static func readsAsDotOrSpace(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case ".", " ", "\t", "\u{A0}", "\u{3000}", "\u{FF0E}", "\u{FE52}", "\u{2024}", "\u{2025}", "\u{2026}": true
-        default: false
+        scalar == "." || scalar == " " || scalar == "\t"
+    }
+
+    /// A character beyond ASCII that is punctuation, a symbol or a space:
+    /// what NFKC may turn into `.`, `/`, `\` or a space.
+    private static func mayBecomeASCIIPunctuation(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return false }
+        return switch scalar.properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation, .finalPunctuation,
+             .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol, .spaceSeparator, .lineSeparator,
+             .paragraphSeparator:
+            true
+        default:
+            false
         }
     }
 }
