@@ -18,6 +18,9 @@ package final class MHDServerCore: Sendable {
         package var streams: [ObjectIdentifier: ResponseStream] = [:]
         /// The TCP client address of each stream in `streams` (none for a Unix peer).
         package var streamPeers: [ObjectIdentifier: String] = [:]
+        /// Requests whose body is still coming: a stop waits for them as
+        /// for those being handled (it closed them unanswered at once).
+        package var receiving: Set<ObjectIdentifier> = []
         /// Set when stop() begins: responses close their connections and new streams end at once.
         package var stopping = false
         /// Set when stop() stops waiting: no connection may be suspended any more.
@@ -63,8 +66,9 @@ package final class MHDServerCore: Sendable {
 
     // MARK: Stopping
 
-    /// Handled requests and streams whose response has not been sent in full.
-    package var inFlight: Int { flight.withLock { $0.requests.count + $0.streams.count } }
+    /// Requests being received or handled, and streams, whose response has
+    /// not been sent in full.
+    package var inFlight: Int { flight.withLock { $0.requests.count + $0.streams.count + $0.receiving.count } }
 
     /// Whether stop() has begun.
     package var isStopping: Bool { flight.withLock { $0.stopping } }
@@ -116,6 +120,7 @@ package final class MHDServerCore: Sendable {
             if bodyComing, let screen, let answer = screen({ makeRequest(context, connection: connection, method: method) }) {
                 return queue(answer, context: context, connection: connection)
             }
+            if bodyComing { flight.withLock { _ = $0.receiving.insert(ObjectIdentifier(context)) } }
             return .YES
 
         case .body:
@@ -160,6 +165,7 @@ package final class MHDServerCore: Sendable {
         context.bodyBytes = context.body.count
         context.body = Data()
         let accepted = flight.withLock { f in
+            f.receiving.remove(ObjectIdentifier(context))
             guard !f.refusing else { return false }
             f.requests[ObjectIdentifier(context)] = context
             return true
@@ -411,6 +417,9 @@ package final class MHDServerCore: Sendable {
 extension MHDServerCore {
     /// Drops a request from the register, whatever state it ended in.
     package func forget(_ context: RequestContext) {
-        flight.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(context)) }
+        flight.withLock { f in
+            f.requests.removeValue(forKey: ObjectIdentifier(context))
+            f.receiving.remove(ObjectIdentifier(context))
+        }
     }
 }

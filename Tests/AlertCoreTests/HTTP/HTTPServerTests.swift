@@ -462,6 +462,21 @@ import Testing
         #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: response.body).error.code == "shutting_down")
     }
 
+    /// A request still sending its body when the stop begins has the
+    /// grace to finish it, and is answered: it was closed unanswered at once.
+    @Test func stopWaitsForABodyStillComing() async throws {
+        let (server, _) = try startLoopbackServer(shutdownGracePeriod: .seconds(5)) { request in .text("got \(request.body.count)") }
+        let socket = try RawSocket(port: try #require(server.port))
+        socket.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\n12345")
+        try await Task.sleep(for: .milliseconds(100))
+        let stopping = Task { await server.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        socket.send("67890")
+        let reply = await socket.read { $0.contains("got 10") }
+        #expect(reply.hasPrefix("HTTP/1.1 200"), "reply: \(reply)")
+        await stopping.value
+    }
+
     @Test func stopEndsOpenStreams() async throws {
         let opened = AsyncStream<Void>.makeStream()
         let (server, base) = try startLoopbackServer { _ in
