@@ -98,6 +98,9 @@ public final class SQLiteAlertStore: AlertStore {
     /// of the database file alone (the backup an operator makes after
     /// `systemctl stop`) missed them.
     public func close() {
+        // What is queued behind another program's lock fails now rather
+        // than wait its turn: the stop's grace is over by the time this runs.
+        writeConnection.stopWaitingForLocks()
         writer.close()
         checkpointer.stop()
         writeConnection.withLock { conn in
