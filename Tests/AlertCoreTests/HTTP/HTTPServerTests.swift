@@ -423,9 +423,11 @@ import Testing
         }
     }
 
-    @Test func stopAnswers503WhenTheGracePeriodRunsOut() async throws {
+    /// A server with `grace` whose handler takes five seconds, and a
+    /// request it is handling.
+    func stuckRequest(grace: Duration) async throws -> (server: HTTPServer, pending: Task<HTTPClientResponse, any Error>) {
         let started = AsyncStream<Void>.makeStream()
-        let (server, base) = try startLoopbackServer(shutdownGracePeriod: .milliseconds(100)) { _ in
+        let (server, base) = try startLoopbackServer(shutdownGracePeriod: grace) { _ in
             started.continuation.yield()
             try? await Task.sleep(for: .seconds(5))
             return .text("too late")
@@ -433,6 +435,11 @@ import Testing
         let client = self.client
         let pending = Task { try await client.send(HTTPClientRequest(url: base + "/stuck")) }
         for await _ in started.stream { break }
+        return (server, pending)
+    }
+
+    @Test func stopAnswers503WhenTheGracePeriodRunsOut() async throws {
+        let (server, pending) = try await stuckRequest(grace: .milliseconds(100))
         let clock = ContinuousClock()
         let elapsed = await clock.measure { await server.stop() }
         let response = try await pending.value
@@ -444,15 +451,7 @@ import Testing
     /// The grace over (the service's task cancelled, its waits cut short),
     /// what is still running is answered all the same.
     @Test func aCancelledStopStillAnswersWhatItCutsShort() async throws {
-        let started = AsyncStream<Void>.makeStream()
-        let (server, base) = try startLoopbackServer(shutdownGracePeriod: .seconds(30)) { _ in
-            started.continuation.yield()
-            try? await Task.sleep(for: .seconds(5))
-            return .text("too late")
-        }
-        let client = self.client
-        let pending = Task { try await client.send(HTTPClientRequest(url: base + "/stuck")) }
-        for await _ in started.stream { break }
+        let (server, pending) = try await stuckRequest(grace: .seconds(30))
         let stopping = Task { await server.stop() }
         try await Task.sleep(for: .milliseconds(50))
         stopping.cancel()

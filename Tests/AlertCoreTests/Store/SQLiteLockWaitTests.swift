@@ -10,11 +10,18 @@ import Testing
     /// Writes queued behind a lock another program holds fail once the store
     /// closes, rather than each wait its five seconds in turn: a stop whose
     /// grace was 1 s took 43 s while another program held the lock.
-    @Test func closingGivesUpWaitingForAnotherProgramsLock() async throws {
-        let dir = TemporaryDirectory()
+    let dir = TemporaryDirectory()
+
+    /// A store, and another connection to its file holding the write lock.
+    func locked() throws -> (store: SQLiteAlertStore, other: SQLiteConnection) {
         let store = try SQLiteAlertStore(path: dir.path + "/locked.db")
         let other = try SQLiteConnection(path: dir.path + "/locked.db")
         try other.withLock { c throws(SQLiteError) in try c.execute("BEGIN IMMEDIATE") }
+        return (store, other)
+    }
+
+    @Test func closingGivesUpWaitingForAnotherProgramsLock() async throws {
+        let (store, other) = try locked()
         let writes = Task {
             await withTaskGroup(of: Bool.self) { group in
                 for n in 0..<3 {
@@ -36,10 +43,7 @@ import Testing
 
     /// Until then a reader or writer waits for the lock as before.
     @Test func aLockHeldBrieflyIsWaitedFor() async throws {
-        let dir = TemporaryDirectory()
-        let store = try SQLiteAlertStore(path: dir.path + "/brief.db")
-        let other = try SQLiteConnection(path: dir.path + "/brief.db")
-        try other.withLock { c throws(SQLiteError) in try c.execute("BEGIN IMMEDIATE") }
+        let (store, other) = try locked()
         let release = Task {
             try? await Task.sleep(for: .milliseconds(500))
             try? other.withLock { c throws(SQLiteError) in try c.execute("COMMIT") }
