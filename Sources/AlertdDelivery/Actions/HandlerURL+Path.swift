@@ -41,8 +41,9 @@ extension HandlerURL {
         // IIS and .NET decode `%uXXXX`, which is no escape to anyone else.
         if lower.contains("%u") { return true }
         // Windows servers trim a segment's trailing dots and spaces (`..%20`,
-        // `...` are `..` to them): a segment of nothing else is a dot
-        // segment to someone, unless it is one to us already.
+        // `...` are `..` to them), and others trim more (``readsAsDotOrSpace(_:)``):
+        // a segment of nothing else is a dot segment to someone, unless it
+        // is one to us already.
         if once != "." && once != "..", !once.isEmpty, once.unicodeScalars.allSatisfy(Self.readsAsDotOrSpace) { return true }
         // Servers that apply NFKC make dots, slashes and spaces of fullwidth,
         // small and vertical forms and leaders (`．`, `／`, `＼`, `︰`, `‥`, a
@@ -55,9 +56,16 @@ extension HandlerURL {
         return DotSegment(once) != nil || isAmbiguous(once)
     }
 
-    /// Dots and spaces, which Windows servers trim from a segment's end.
+    /// Dots, and what a server may trim from a segment's ends or read as a
+    /// space: Windows trims dots and spaces, `trim()` and `strip()` every
+    /// control and white space, a form decoder reads `+` as a space, and
+    /// format characters (a zero-width space, a soft hyphen) show as nothing.
     private static func readsAsDotOrSpace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "." || scalar == " " || scalar == "\t"
+        if scalar == "." || scalar == "+" || scalar.properties.isWhitespace { return true }
+        switch scalar.properties.generalCategory {
+        case .control, .format: return true
+        default: return false
+        }
     }
 
     /// A character beyond ASCII that is punctuation, a symbol or a space:

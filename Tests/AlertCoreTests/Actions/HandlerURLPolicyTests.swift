@@ -173,7 +173,10 @@ import Testing
                        "/hooks/.../admin", "/hooks/%2e%2e%2e/admin", "/hooks/%EF%BC%8E%EF%BC%8E/admin", "/hooks/%E2%80%A5/admin",
                        "/hooks/%252e%252e%2520/admin", "/hooks/..%C2%A0/admin", "/hooks/..%E3%80%80/admin",
                        "/hooks/%EF%B8%B0/admin", "/hooks/%EF%B8%99/admin", "/hooks/..%EF%BC%8Fadmin", "/hooks/..%EF%BC%BCadmin",
-                       "/hooks/..%EF%B9%A8admin", "/hooks/%EF%BC%8E%EF%BC%8E%EF%BC%8Fadmin"] {
+                       "/hooks/..%EF%B9%A8admin", "/hooks/%EF%BC%8E%EF%BC%8E%EF%BC%8Fadmin",
+                       // What trim(), strip() or a form decoder leaves as `..`.
+                       "/hooks/..%0a/admin", "/hooks/..%0D/admin", "/hooks/..%0b/admin", "/hooks/..%C2%85/admin", "/hooks/..+/admin",
+                       "/hooks/..%E2%80%8B/admin", "/hooks/..%C2%AD/admin", "/hooks/%2B../admin"] {
             #expect(!allows(policy, "https://ops.example" + escape), "\(escape)")
         }
         // Text that is only text still matches: an encoded `%` and UTF-8 that decodes.
@@ -181,6 +184,7 @@ import Testing
         #expect(allows(policy, "https://ops.example/hooks/caf%C3%A9"))
         #expect(allows(policy, "https://ops.example/hooks/v1.2%20beta/x."))
         #expect(allows(policy, "https://ops.example/hooks/%E6%97%A5%E6%9C%AC/stra%C3%9Fe"))
+        #expect(allows(policy, "https://ops.example/hooks/c++/a+b"))
         #expect(try policy.check("https://ops.example/hooks/x/../restart").get().string == "https://ops.example/hooks/restart")
         // A whole origin allowed: nothing to escape from.
         let (origin, _) = HandlerURLPolicy.parse(["https://ops.example/"])
