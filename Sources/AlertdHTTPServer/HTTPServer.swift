@@ -163,8 +163,8 @@ public final class HTTPServer: Sendable {
         // The 503s and final chunks just queued still have to reach the wire,
         // the grace over or not: in a task of its own, since a cancelled
         // task's sleep ends at once, and stopping the daemon then closed the
-        // connections they were queued on unanswered.
-        // Cancelled, within the second the service group allows for the rest.
+        // connections they were queued on unanswered. Cancelled, it waits
+        // less, within the second the service group gives a cancelled service.
         let limit = Task.isCancelled ? Self.cancelledDrainLimit : Self.abortDrainLimit
         await Task { await Self.drain(core, for: limit) }.value
         Self.tearDown(running)
