@@ -32,9 +32,13 @@ extension HandlerURL {
     private static func isAmbiguous(_ segment: String) -> Bool {
         let lower = segment.lowercased()
         if lower.contains("%2f") || lower.contains("%5c") || lower.contains("%00") || segment.contains("\\") { return true }
-        // `..;x` is `..` to servlet containers, which drop path parameters.
+        // `..;x` is `..` to servlet containers, which drop path parameters,
+        // and so is `..%20;x` to one that trims what is left.
         let withParameters = segment.replacing(#/%3b/#.ignoresCase(), with: ";")
-        if withParameters.contains(";"), DotSegment(withParameters.prefix { $0 != ";" }) != nil { return true }
+        if withParameters.contains(";") {
+            let beforeParameters = String(withParameters.prefix { $0 != ";" })
+            if DotSegment(beforeParameters) != nil || isAmbiguous(beforeParameters) { return true }
+        }
         // Bytes no UTF-8 decoder should take: `%c0%ae` is an overlong `.`
         // to the lenient ones some servers have.
         guard let once = PercentDecoding.decoded(segment) else { return true }

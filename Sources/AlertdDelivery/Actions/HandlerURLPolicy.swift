@@ -42,7 +42,7 @@ public struct HandlerURLPolicy: Sendable, Equatable {
                 do {
                     let prefix = try HandlerURL(item)
                     guard prefix.userInfo == nil, prefix.query == nil, !prefix.hasAmbiguousPath else {
-                        problems.append("[\(i)]: `\(URLRedaction.redactingUserInfo(item))` must be a plain http(s) URL prefix, without user info, query or encoded separators")
+                        problems.append("[\(i)]: `\(URLRedaction.redactingUserInfo(item))` must be a plain http(s) URL prefix, without user info, a query, encoded separators, or a path segment some server may read as a separator or a dot segment (see API.md)")
                         continue
                     }
                     entries.append(.urlPrefix(prefix))

@@ -176,7 +176,9 @@ import Testing
                        "/hooks/..%EF%B9%A8admin", "/hooks/%EF%BC%8E%EF%BC%8E%EF%BC%8Fadmin",
                        // What trim(), strip() or a form decoder leaves as `..`.
                        "/hooks/..%0a/admin", "/hooks/..%0D/admin", "/hooks/..%0b/admin", "/hooks/..%C2%85/admin", "/hooks/..+/admin",
-                       "/hooks/..%E2%80%8B/admin", "/hooks/..%C2%AD/admin", "/hooks/%2B../admin"] {
+                       "/hooks/..%E2%80%8B/admin", "/hooks/..%C2%AD/admin", "/hooks/%2B../admin",
+                       // The same before path parameters, which servlet containers drop.
+                       "/hooks/..%20;x/admin", "/hooks/...;x/admin", "/hooks/..+%3Bx/admin", "/hooks/..%E2%80%8B;x/admin"] {
             #expect(!allows(policy, "https://ops.example" + escape), "\(escape)")
         }
         // Text that is only text still matches: an encoded `%` and UTF-8 that decodes.

@@ -99,7 +99,7 @@ import Testing
         let result = try await check(config, stateDir: dir.path + "/state")
         #expect(result.exitCode == 65)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.filter { $0.contains("x.example") } == ["\(config): actions.allow[0]: `https://x.example/a?b=1` must be a plain http(s) URL prefix, without user info, query or encoded separators"], "\(lines)")
+        #expect(lines.filter { $0.contains("x.example") } == ["\(config): actions.allow[0]: `https://x.example/a?b=1` must be a plain http(s) URL prefix, without user info, a query, encoded separators, or a path segment some server may read as a separator or a dot segment (see API.md)"], "\(lines)")
         #expect(lines.filter { $0.contains("webhook secret") }.count == 2, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("\(config): presenters.k: The webhook secret") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("\(config): presenters.h.secret: ") }, "\(lines)")
