@@ -703,6 +703,8 @@ public actor Dispatcher: Service {
     private func finishInFlight() async {
         while !tasks.isEmpty {
             if Task.isCancelled {
+                // Outcomes already back are settled, not cut off.
+                takeReported()
                 cuttingOff = true
                 log.warning("deliveries cut off by shutdown; they are given back, to be retried by another node or after restart",
                             ["count": "\(tasks.count)"])
@@ -710,9 +712,11 @@ public actor Dispatcher: Service {
                 for attempt in cut { attempt.cancel() }
                 for case .task(let task) in cut { await task.value }
                 // Requests abort on their client's thread and report back,
-                // cut off (``takeReported()``), each within moments.
+                // cut off (``takeReported()``), each within moments; those
+                // reported already are waited for within the same time, their
+                // outcome still on its way to the store.
                 let deadline = ContinuousClock.now + Self.cutOffReportLimit
-                while tasks.values.contains(where: \.isRequest), ContinuousClock.now < deadline {
+                while tasks.values.contains(where: \.ranOnClient), ContinuousClock.now < deadline {
                     // In a task of its own: this one is cancelled, and its sleep would end at once.
                     await Task.detached { try? await Task.sleep(for: .milliseconds(5)) }.value
                 }

@@ -14,6 +14,11 @@ enum RunningAttempt {
         if case .request = self { true } else { false }
     }
 
+    /// A request, reported back or not: not done until its outcome is written.
+    var ranOnClient: Bool {
+        if case .task = self { false } else { true }
+    }
+
     /// Cuts the attempt off: the task is cancelled, the request aborted.
     func cancel() {
         switch self {
