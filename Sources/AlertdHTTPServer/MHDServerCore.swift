@@ -88,6 +88,9 @@ package final class MHDServerCore: Sendable {
         let (requests, streams) = flight.withLock { f in
             f.stopping = true
             f.refusing = true
+            // A body that comes in full now gets the 503 (`refusing`); the
+            // rest is closed with the server, not waited for again.
+            f.receiving.removeAll()
             return (Array(f.requests.values), Array(f.streams.values))
         }
         let response = Self.errorResponse(503, "shutting_down", "The server is shutting down; retry against the new instance.")

@@ -467,12 +467,14 @@ import Testing
         let (server, _) = try startLoopbackServer(shutdownGracePeriod: .seconds(5)) { request in .text("got \(request.body.count)") }
         let socket = try RawSocket(port: try #require(server.port))
         socket.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\n12345")
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(300))
         let stopping = Task { await server.stop() }
         try await Task.sleep(for: .milliseconds(300))
         socket.send("67890")
         let reply = await socket.read { $0.contains("got 10") }
         #expect(reply.hasPrefix("HTTP/1.1 200"), "reply: \(reply)")
+        // Answered as the stop answers, so the stop had begun before the body ended.
+        #expect(reply.lowercased().contains("connection: close"), "reply: \(reply)")
         await stopping.value
     }
 
