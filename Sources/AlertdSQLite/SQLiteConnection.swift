@@ -20,7 +20,7 @@ package final class SQLiteConnection: @unchecked Sendable {
     private var walHook: WALHook?
     /// Counted by SQLite's rollback hook (see ``rollbacks``).
     private let rolledBack = RollbackCount()
-    /// Read by SQLite's busy handler (see ``stopWaitingForLocks()``).
+    /// Read by SQLite's busy handler (see ``limitLockWaits(to:)``).
     private let lockWait = LockWait()
 
     /// Opens (creating if asked) the database at `path`.
@@ -49,12 +49,13 @@ package final class SQLiteConnection: @unchecked Sendable {
         }, Unmanaged.passUnretained(rolledBack).toOpaque())
     }
 
-    /// Statements waiting for another connection's lock give up from now
-    /// on, and so do later ones: a store closing with writes queued behind
-    /// a lock another program holds waited for each in turn (45 s of a
-    /// held `BEGIN IMMEDIATE` kept a stop with a 1 s grace 43 s).
-    package func stopWaitingForLocks() {
-        lockWait.givenUp.store(true, ordering: .relaxed)
+    /// How long a statement waits for another connection's lock from now
+    /// on, the one waiting now included: 0 gives up at once. A store
+    /// closing with writes queued behind a lock another program holds
+    /// waited 5 s for each in turn (45 s of a held `BEGIN IMMEDIATE` kept a
+    /// stop with a 1 s grace 43 s).
+    package func limitLockWaits(to milliseconds: Int32) {
+        lockWait.limitMilliseconds.store(max(0, milliseconds), ordering: .relaxed)
     }
 
     /// How many transactions have rolled back on this connection
@@ -143,24 +144,24 @@ package final class SQLiteConnection: @unchecked Sendable {
         }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
-    /// `@unchecked Sendable`: SQLite calls the hook on the thread that holds
-    /// the connection's lock, and ``rollbacks`` is read under it.
     /// A wait for another connection's lock: 1 ms more at each try, up to
-    /// 10 ms, for at most ``limitMilliseconds`` in all, until given up.
+    /// 10 ms, for at most `limitMilliseconds` in all (5 s, as
+    /// `sqlite3_busy_timeout` had it, until ``SQLiteConnection/limitLockWaits(to:)``).
     private final class LockWait: Sendable {
-        static let limitMilliseconds: Int32 = 5_000
-        let givenUp = Atomic<Bool>(false)
+        let limitMilliseconds = Atomic<Int32>(5_000)
 
         /// Whether to try again after `tries` tries, having slept if so.
         func again(after tries: Int32) -> Bool {
-            guard !givenUp.load(ordering: .relaxed) else { return false }
             let step = min(tries + 1, 10)
             let waited = tries < 10 ? tries * (tries + 1) / 2 : 45 + (tries - 9) * 10
-            guard waited + step <= Self.limitMilliseconds else { return false }
+            guard waited + step <= limitMilliseconds.load(ordering: .relaxed) else { return false }
             usleep(UInt32(step) * 1_000)
             return true
         }
     }
+
+    /// `@unchecked Sendable`: SQLite calls the hook on the thread that holds
+    /// the connection's lock, and ``rollbacks`` is read under it.
 
     private final class RollbackCount: @unchecked Sendable {
         var value = 0

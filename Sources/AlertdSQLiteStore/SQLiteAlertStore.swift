@@ -100,8 +100,10 @@ public final class SQLiteAlertStore: AlertStore {
     public func close() {
         // What is queued behind another program's lock fails now rather
         // than wait its turn: the stop's grace is over by the time this runs.
-        writeConnection.stopWaitingForLocks()
+        writeConnection.limitLockWaits(to: 0)
         writer.close()
+        // The checkpoint below waits for readers, a backup perhaps, but briefly.
+        writeConnection.limitLockWaits(to: 1_000)
         checkpointer.stop()
         writeConnection.withLock { conn in
             // Fails only while a read is under way (none is, once the daemon's
