@@ -162,7 +162,6 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// `@unchecked Sendable`: SQLite calls the hook on the thread that holds
     /// the connection's lock, and ``rollbacks`` is read under it.
-
     private final class RollbackCount: @unchecked Sendable {
         var value = 0
     }
