@@ -13,9 +13,11 @@ extension AlertDecision {
 
     /// The decision without its comment: `confirmed by uid:1000 at
     /// 2025-06-01 12:00:00 UTC`, for where the comment has a line of its own.
+    /// The actor and recipient as a terminal may show them: alertd checks
+    /// both, a server that is not alertd checks nothing.
     package var summaryText: String {
         var text = outcome.rawValue
-        if outcome != .expired { text += " \(byline)" }
+        if outcome != .expired { text += " \(AlertListTable.singleLine(byline))" }
         return text + " at \(UTCTimestamp.readable(at))"
     }
 }

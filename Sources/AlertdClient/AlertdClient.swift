@@ -61,11 +61,16 @@ public struct AlertdClient: Sendable {
     public func listAll(_ query: AlertQuery = AlertQuery()) async throws(AlertdClientError) -> [APIRepresentation.AlertDetail] {
         var query = query
         var alerts: [APIRepresentation.AlertDetail] = []
+        // alertd's cursors only move on, to older alerts; one that comes back
+        // (two taking turns, from a server that is not alertd) would read
+        // the same pages for good, each kept again.
+        var cursors: Set<AlertID> = []
+        var ids: Set<AlertID> = []
         while true {
             let page = try await list(query)
-            alerts += page.alerts
-            // A cursor that does not move on would loop forever; trust only one that does.
-            guard let next = page.nextCursor, next != query.before, !page.alerts.isEmpty else { return alerts }
+            let new = page.alerts.filter { ids.insert($0.id).inserted }
+            alerts += new
+            guard let next = page.nextCursor, !new.isEmpty, cursors.insert(next).inserted else { return alerts }
             query.before = next
         }
     }

@@ -221,8 +221,11 @@ package struct InteractiveWatch {
 
     // MARK: Output
 
+    /// Every line but the boxes goes through here, and most carry the
+    /// server's words (its errors, who decided): a server that is not
+    /// alertd may put escape sequences in them.
     private func say(_ line: String) {
-        context.output(line + "\n")
+        context.output(AlertListTable.singleLine(line) + "\n")
     }
 
     /// `COLUMNS`, else the terminal's width, else 80; as the terminal presenter.

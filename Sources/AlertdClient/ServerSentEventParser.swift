@@ -105,7 +105,11 @@ public struct ServerSentEventParser: Sendable {
                 data = ""
             }
         case "id":
-            if !value.contains("\u{0}") { pendingID = value }
+            // WHATWG ignores an id holding NUL. One holding any other control
+            // character is ignored too: it goes back as `Last-Event-ID`, a
+            // header that cannot carry it, and refused there it failed every
+            // reconnect, the stream silent for good.
+            if !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { pendingID = value }
         case "retry":
             if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                let ms = Int64(value) {

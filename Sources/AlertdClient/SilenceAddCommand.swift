@@ -98,7 +98,7 @@ public struct SilenceAddCommand: CLICommand {
         } catch {
             return error.report(context, json: json)
         }
-        context.output((json ? CLIJSON.text(AlertmanagerRepresentation.SilenceCreated(silenceID: id)) : id) + "\n")
+        context.output((json ? CLIJSON.text(AlertmanagerRepresentation.SilenceCreated(silenceID: id)) : AlertListTable.singleLine(id)) + "\n")
         return .success
     }
 }

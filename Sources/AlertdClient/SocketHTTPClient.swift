@@ -154,8 +154,14 @@ private struct ResponseReader {
     mutating func response(for request: HTTPClientRequest) -> Result<HTTPClientResponse, Failure> {
         do throws(Failure) {
             var (status, headers) = try head()
-            // An interim answer (100 Continue) comes before the real one.
-            while (100...199).contains(status) { (status, headers) = try head() }
+            // An interim answer (100 Continue) comes before the real one; a
+            // server that sends nothing else is answered, not waited out.
+            var interim = 0
+            while (100...199).contains(status) {
+                interim += 1
+                guard interim <= Self.maxInterimAnswers else { throw .malformed("the answer has over \(Self.maxInterimAnswers) interim (1xx) heads") }
+                (status, headers) = try head()
+            }
             var body: [UInt8] = []
             var truncated = false
             let limit = request.maxResponseBytes
@@ -226,18 +232,23 @@ private struct ResponseReader {
     /// The most header lines an answer may have; alertd sends about ten.
     static let maxHeaderLines = 256
 
+    /// The most 1xx heads before the answer; alertd sends none.
+    static let maxInterimAnswers = 16
+
     /// The next line, without its CRLF.
     private mutating func line() throws(Failure) -> String {
-        var searched = position
+        // Counted from `position`: a fill that finds everything taken starts
+        // the buffer over, and an index into it would point past its end.
+        var searched = 0
         while true {
-            if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = buffer[(position + searched)...].firstIndex(of: UInt8(ascii: "\n")) {
                 let end = newline > position && buffer[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
                 let text = String(decoding: buffer[position..<end], as: UTF8.self)
                 position = newline + 1
                 return text
             }
-            searched = buffer.count
-            guard buffer.count - position < 64 * 1024 else { throw .malformed("a header line is too long") }
+            searched = buffer.count - position
+            guard searched < 64 * 1024 else { throw .malformed("a header line is too long") }
             guard try fill() else { throw .malformed("the connection closed before the response ended") }
         }
     }

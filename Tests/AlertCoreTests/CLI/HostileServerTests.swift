@@ -43,6 +43,18 @@ import Testing
         while True:
             c, _ = s.accept()
             threading.Thread(target=serve, args=(c,), daemon=True).start()
+    if mode == "cursors":
+        # Pages of new alerts whose cursors take turns: two ids, over and over.
+        served = 0
+        while served < 1000:
+            c, _ = s.accept(); c.recv(65536)
+            alert = {"created_at": "2026-12-04T18:05:09.974Z", "updated_at": "2026-12-04T18:05:09.974Z", "state": "open",
+                     "id": "01a2423b-3fed-7333-9621-%012x" % served, "spec": {"labels": {}, "severity": "info", "title": "t"}}
+            body = json.dumps({"alerts": [alert], "next_cursor": "01a2423b-3fed-7333-9621-%012x" % (served % 2)}).encode()
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+            c.close(); served += 1
+            with open(out + ".part", "w") as f: f.write(str(served))
+            os.rename(out + ".part", out)
     c, _ = s.accept(); c.recv(65536)
     sent = 0
     try:
@@ -66,6 +78,20 @@ import Testing
         elif mode == "silent":
             # Takes the request and never answers.
             threading.Event().wait(5)
+        elif mode == "split":
+            # A chunked body that starts in a read of its own, after the
+            # head was read to its last byte; then one longer than the head.
+            import time
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            time.sleep(0.3)
+            body = b'{"ok": "' + b"y" * 70000 + b'"}'
+            c.sendall(b"%x\r\n" % len(body) + body + b"\r\n")
+            time.sleep(0.3)
+            c.sendall(b"0\r\n\r\n"); sent = len(body)
+        elif mode == "continue":
+            # Interim answers and nothing else.
+            for _ in range(10000):
+                c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n"); sent += 1
         elif mode == "headers":
             c.sendall(b"HTTP/1.1 200 OK\r\n")
             for i in range(2000):
@@ -226,6 +252,38 @@ import Testing
         #expect(sent >= 0 && sent < 200_000, "the server got \(sent) header lines out")
     }
 
+    /// A line that starts in a read of its own (the head taken to its last
+    /// byte, the chunked body sent after a pause) is read, not lost past
+    /// the buffer's end: alertctl died of it.
+    @Test func aBodyThatStartsInAReadOfItsOwnIsRead() async throws {
+        let (result, sent) = try await exchange("split")
+        let response = try result.get()
+        #expect(response.status == 200)
+        #expect(response.body.count == 70_010 && sent == 70_010, "\(response.body.count) of \(sent)")
+    }
+
+    /// Interim (1xx) answers without end are refused, not read until the timeout.
+    @Test func endlessInterimAnswersAreRefused() async throws {
+        let (result, sent) = try await exchange("continue")
+        guard case .failure(let error) = result, case .connectionLost(_, let reason) = error else {
+            Issue.record("expected connectionLost, got \(result)")
+            return
+        }
+        #expect(reason.contains("interim"), "\(reason)")
+        #expect(sent >= 0, "the server got \(sent) heads out")
+    }
+
+    /// `list --all` stops when a cursor comes back: two taking turns read
+    /// pages for good, each kept (1.9 GB in 20 s).
+    @Test func listAllStopsWhenACursorComesBack() async throws {
+        let result = try await withServer("cursors") { socket, out in
+            let result = try await TestBinaries.run("/usr/bin/timeout", ["10", try TestBinaries.alertctl, "--socket", socket, "list", "--all", "--json"])
+            return (result, Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? -1)
+        }
+        #expect(result.0.exitCode == 0, "\(result.0.stderr)")
+        #expect(result.1 == 3, "\(result.1) pages served")
+    }
+
     /// `alertctl watch` prints an event's time, type, presenter, error and
     /// who decided as the server sent them: no escape sequence gets through.
     @Test func watchLinesCarryNoControlCharacters() async throws {
@@ -274,4 +332,17 @@ import Testing
         #expect(lines.count == 2)
         #expect(!lines.joined().unicodeScalars.contains { $0.properties.generalCategory == .control })
     }
+
+    /// Who decided, as a server that is not alertd sends it, in every line
+    /// that tells a decision (`send --wait`, `watch`, `show`): no escape
+    /// sequence, and no line break that starts a line of its making.
+    @Test func decisionLinesCarryNoControlCharacters() {
+        let esc = "a\u{1B}]0;PWNED\u{07}\u{1B}[2J\u{9B}31m\u{202E}\r\nInjected: line"
+        let decision = AlertDecision(outcome: .confirmed, actor: esc, comment: esc, recipient: esc)
+        for line in [decision.commandLineText, decision.summaryText] {
+            #expect(line.contains("PWNED"))
+            #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{202E}" }, "\(line)")
+        }
+    }
 }
+

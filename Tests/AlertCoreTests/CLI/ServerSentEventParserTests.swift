@@ -53,6 +53,16 @@ import Testing
         #expect(parser.lastEventID == "42")
     }
 
+    /// An id no header could carry back (a control character) is ignored
+    /// as one holding NUL is: the stream resumes from the last good one.
+    @Test func anIdWithAControlCharacterIsIgnored() {
+        var parser = ServerSentEventParser()
+        #expect(parser.feed(Array("id: 5\ndata: a\n\nid: 6\u{1}\ndata: b\n\nid: 7\tx\ndata: c\n\n".utf8)) == [
+            ServerSentEvent(id: "5", data: "a"), ServerSentEvent(id: "5", data: "b"), ServerSentEvent(id: "5", data: "c"),
+        ])
+        #expect(parser.lastEventID == "5")
+    }
+
     @Test func fieldsWithoutColonOrSpace() {
         #expect(parse("data\n\n") == [ServerSentEvent(data: "")])
         #expect(parse("data:x\nevent:ping\n\n") == [ServerSentEvent(type: "ping", data: "x")])
