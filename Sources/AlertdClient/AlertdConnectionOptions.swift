@@ -11,7 +11,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
     /// The options to add to a command's configuration.
     public static let options: [CommandOption] = [
         .value("socket", valueName: "path",
-               help: "alertd's Unix socket. Defaults to $ALERTD_SOCKET, else alertd's own default ($RUNTIME_DIRECTORY/alertd.sock or ./.alertd/alertd.sock), else the service's /run/alertd/alertd.sock when that is missing or nothing answers on it and /run/alertd exists."),
+               help: "alertd's Unix socket. Defaults to $ALERTD_SOCKET, else alertd's own default ($RUNTIME_DIRECTORY/alertd.sock or ./.alertd/alertd.sock if you own it and ./.alertd), else the service's /run/alertd/alertd.sock when that is missing or nothing answers on it and /run/alertd exists."),
         .value("url", valueName: "url",
                help: "Talk to alertd over TCP instead, e.g. http://127.0.0.1:9190; defaults to $ALERTD_URL."),
         .value("token-file", valueName: "file",
@@ -77,10 +77,33 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             let own = AlertdPaths.defaultSocketPath(stateDirectory: AlertdPaths.defaultStateDirectory(environment: environment), environment: environment)
             var endpoint = AlertdEndpoint.unixSocket(AlertdPaths.clientSocketPath(environment: environment, refuses: Self.refuses))
             if endpoint.description != own, FileManager.default.fileExists(atPath: own) { endpoint.passedOver = own }
+            if endpoint.description == own, variable("STATE_DIRECTORY") == nil, variable("RUNTIME_DIRECTORY") == nil,
+               let problem = Self.strangerOwns(own) {
+                throw CommandLineError(code: .untrustedSocket, message: problem)
+            }
             return endpoint
         }
         guard let file = tokenFile ?? variable("ALERTD_TOKEN_FILE") else { return .url(url) }
         return .url(url, token: try Self.readToken(file))
+    }
+
+    /// Why the socket alertctl found in the working directory
+    /// (`./.alertd/alertd.sock`) is not to be used, or nil: it, or the
+    /// directory holding it, belongs to another user. Whoever may write to
+    /// the working directory could plant one there, read every alert sent
+    /// to it (handler URLs and their tokens) and answer as alertd, a
+    /// confirmation that `send --wait && deploy` acts on. Named with
+    /// `--socket` or `ALERTD_SOCKET`, a socket is used as given.
+    package static func strangerOwns(_ socket: String) -> String? {
+        let directory = String(socket[..<(socket.lastIndex(of: "/") ?? socket.startIndex)])
+        // A link is judged by who made it: one of this user's own may point anywhere.
+        for path in [directory, socket] {
+            guard case .success(let status) = FileStatus.link(path), !status.isOwnedByThisProcess else { continue }
+            return "Not using \(path) found in the working directory: it belongs to user \(status.owner), not to you "
+                + "(\(CurrentProcess.effectiveUserID)), and another user's socket could read what you send and answer as alertd. "
+                + "Give it with '--socket' or ALERTD_SOCKET if you trust it."
+        }
+        return nil
     }
 
     /// Whether nothing listens on the Unix socket at `path`: connecting is
@@ -129,4 +152,9 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             return nil
         }
     }
+}
+
+extension CommandLineError.Code {
+    /// The socket found by default belongs to another user (``AlertdConnectionOptions/strangerOwns(_:)``).
+    public static let untrustedSocket = CommandLineError.Code(rawValue: "untrusted_socket")
 }

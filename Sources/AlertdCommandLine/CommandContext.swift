@@ -10,8 +10,14 @@ public struct CommandContext: Sendable {
     public var output: @Sendable (String) -> Void
     /// Receives text for standard error.
     public var errorOutput: @Sendable (String) -> Void
-    /// Reads all of standard input; nil if it cannot be read.
+    /// Reads standard input to its end, or to ``inputLimit`` bytes and a
+    /// little more; nil if it cannot be read.
     public var readInput: @Sendable () -> Data?
+
+    /// The most of standard input read: only `--message -` reads it, and a
+    /// message of 8,192 characters is 32 KiB at most. What is read past it
+    /// is too long for the message, which says so; `yes |` never ended.
+    public static let inputLimit = 64 * 1024
     /// Whether standard input and output are a terminal a person types at,
     /// so a command may draw for them and read single keys (`watch`).
     public var isInteractive: Bool
@@ -42,7 +48,7 @@ public struct CommandContext: Sendable {
             environment: CurrentProcess.environment,
             output: { _ = FileDescriptorWriter.standardOutput.write(Array($0.utf8)) },
             errorOutput: { _ = FileDescriptorWriter.standardError.write(Array($0.utf8)) },
-            readInput: { (try? FileDescriptorReader.readToEnd(0).get()).map { Data($0) } },
+            readInput: { (try? FileDescriptorReader.readPrefix(0, limit: inputLimit).get()).map { Data($0) } },
             isInteractive: TerminalDevice.isTerminal(0) && TerminalDevice.isTerminal(1)
         )
     }

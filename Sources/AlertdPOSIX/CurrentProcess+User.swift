@@ -17,4 +17,7 @@ extension CurrentProcess {
         let text = String(cString: name)
         return text.isEmpty ? nil : text
     }
+
+    /// The effective user id: whose files this process may act on as owner.
+    package static var effectiveUserID: UInt32 { UInt32(geteuid()) }
 }

@@ -33,6 +33,16 @@ package enum FileDescriptorReader {
         }
     }
 
+    /// Up to `limit` bytes, and at most one read past them: enough for a
+    /// caller to tell there was more without reading what never ends.
+    package static func readPrefix(_ fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
+        var bytes: [UInt8] = []
+        return forEachChunk(fd) { chunk in
+            bytes += chunk
+            return bytes.count <= limit
+        }.map { _ in bytes }
+    }
+
     /// Calls `body` with each line of the file at `path`, without its
     /// newline, reading 16 KB at a time: a long file is never held whole,
     /// so the heap does not grow to its size and keep that.

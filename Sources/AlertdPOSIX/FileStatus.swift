@@ -61,7 +61,7 @@ package struct FileStatus: Sendable, Equatable {
     package var isWritableByOthers: Bool { permissions & 0o022 != 0 }
 
     /// Its owner is the user alertd runs as (the effective user id).
-    package var isOwnedByThisProcess: Bool { owner == UInt32(geteuid()) }
+    package var isOwnedByThisProcess: Bool { owner == CurrentProcess.effectiveUserID }
 
     /// Every user on the machine may read it.
     package var isReadableByEveryone: Bool { permissions & 0o004 != 0 }

@@ -5,6 +5,7 @@ import Testing
 @testable import AlertdHTTP
 @testable import AlertdDelivery
 @testable import AlertdAPI
+@testable import AlertdHTTPServer
 @testable import AlertdDaemon
 @testable import AlertdClient
 
@@ -46,6 +47,51 @@ import Testing
             error: confirm.url: The handler URL uses `ftp:`; only http and https handlers can be called. [handler_scheme_not_allowed]
 
             """)
+    }
+
+    /// `--message -` reads standard input only as far as a message could
+    /// go: input without end (`yes |`) is a message too long, not a client
+    /// that grows until it is killed.
+    @Test func aMessageFromEndlessInputIsTooLong() async throws {
+        let r = try await TestBinaries.run("/usr/bin/timeout", [
+            "20", "/bin/sh", "-c", "yes | \"$0\" validate --title x --message -", try TestBinaries.alertctl,
+        ])
+        #expect(r.exitCode == 65, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("error: message: The message has "), "\(r.stderr)")
+        #expect(r.stderr.contains("[message_too_long]"), "\(r.stderr)")
+    }
+
+    /// A socket in the working directory's `.alertd` that another user
+    /// made is not used unasked: it could read the alerts sent to it and
+    /// answer as alertd. Named with `ALERTD_SOCKET`, it is.
+    @Test func aSocketAnotherUserPutInTheWorkingDirectoryIsRefused() async throws {
+        // Only root may give a file to another user.
+        guard CurrentProcess.effectiveUserID == 0 else { return }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-planted-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir + "/.alertd", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = try ListeningSocket.unix(path: dir + "/.alertd/alertd.sock", mode: 0o666)
+        let unset = ["STATE_DIRECTORY": "", "RUNTIME_DIRECTORY": "", "ALERTD_SOCKET": "", "ALERTD_URL": ""]
+        func listFromDirectory(_ environment: [String: String] = [:]) async throws -> TestBinaries.Result {
+            try await TestBinaries.run("/usr/bin/timeout", ["5", "/bin/sh", "-c", "cd \"$1\" && exec \"$0\" list", try TestBinaries.alertctl, dir],
+                                       environment: unset.merging(environment) { $1 })
+        }
+        for planted in [dir + "/.alertd", dir + "/.alertd/alertd.sock"] {
+            #expect(chown(planted, 65534, 65534) == 0)
+            let r = try await listFromDirectory()
+            #expect(r.exitCode == 64, "\(r.stderr)")
+            #expect(r.stderr.contains("Not using \(planted) found in the working directory: it belongs to user 65534"), "\(r.stderr)")
+            #expect(chown(planted, 0, 0) == 0)
+        }
+        // A file in its place, so what is used fails at once (not 64).
+        socket.close()
+        try Data().write(to: URL(fileURLWithPath: dir + "/.alertd/alertd.sock"))
+        #expect(chown(dir + "/.alertd/alertd.sock", 65534, 65534) == 0)
+        let named = try await listFromDirectory(["ALERTD_SOCKET": dir + "/.alertd/alertd.sock"])
+        #expect(named.exitCode != 64 && !named.stderr.contains("untrusted_socket"), "named, it is used: \(named.stderr)")
+        #expect(chown(dir + "/.alertd/alertd.sock", 0, 0) == 0)
+        let own = try await listFromDirectory()
+        #expect(own.exitCode != 64 && !own.stderr.contains("untrusted_socket"), "the user's own is used: \(own.stderr)")
     }
 
     @Test func validateReportsErrorsAsJSON() async throws {
@@ -224,9 +270,10 @@ import Testing
             OPTIONS:
               --socket <path>         alertd's Unix socket. Defaults to $ALERTD_SOCKET, else
                                       alertd's own default ($RUNTIME_DIRECTORY/alertd.sock
-                                      or ./.alertd/alertd.sock), else the service's
-                                      /run/alertd/alertd.sock when that is missing or
-                                      nothing answers on it and /run/alertd exists.
+                                      or ./.alertd/alertd.sock if you own it and ./.alertd),
+                                      else the service's /run/alertd/alertd.sock when that
+                                      is missing or nothing answers on it and /run/alertd
+                                      exists.
               --url <url>             Talk to alertd over TCP instead, e.g.
                                       http://127.0.0.1:9190; defaults to $ALERTD_URL.
               --token-file <file>     A file holding the API token for --url; defaults to

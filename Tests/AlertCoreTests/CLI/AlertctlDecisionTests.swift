@@ -381,9 +381,10 @@ import Glibc
                                       it stands, as JSON on standard output.
               --socket <path>         alertd's Unix socket. Defaults to $ALERTD_SOCKET, else
                                       alertd's own default ($RUNTIME_DIRECTORY/alertd.sock
-                                      or ./.alertd/alertd.sock), else the service's
-                                      /run/alertd/alertd.sock when that is missing or
-                                      nothing answers on it and /run/alertd exists.
+                                      or ./.alertd/alertd.sock if you own it and ./.alertd),
+                                      else the service's /run/alertd/alertd.sock when that
+                                      is missing or nothing answers on it and /run/alertd
+                                      exists.
               --url <url>             Talk to alertd over TCP instead, e.g.
                                       http://127.0.0.1:9190; defaults to $ALERTD_URL.
               --token-file <file>     A file holding the API token for --url; defaults to
