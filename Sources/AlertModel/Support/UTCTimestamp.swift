@@ -6,8 +6,7 @@ package enum UTCTimestamp {
     /// `2025-06-01T12:00:00.000Z` (RFC 3339, UTC, milliseconds): how alertd
     /// writes times everywhere, in the API, webhooks, logs and events alike.
     package static func iso8601(_ date: Date) -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (days, millisOfDay) = floorDivide(totalMillis, 86_400_000)
+        let (days, millisOfDay) = floorDivide(millis(date), 86_400_000)
         let (year, month, day) = civil(daysSinceEpoch: days)
         guard (0...9999).contains(year) else {
             let c = components(date)
@@ -48,11 +47,18 @@ package enum UTCTimestamp {
         return "\(c.date) \(c.time)"
     }
 
+    /// Milliseconds since 1970, held at Int64's ends: a date past them (an
+    /// expiry of a hostile server's making, added to its alert's creation)
+    /// prints there, where converting it trapped.
+    private static func millis(_ date: Date) -> Int64 {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        return Int64(exactly: millis) ?? (millis > 0 ? .max : .min)
+    }
+
     private static func components(_ date: Date) -> (date: String, time: String, millis: Int) {
         // Rounded, not truncated: a `Date` read back from milliseconds is often
         // a hair below its value, and the same instant must print one way.
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (days, millisOfDay) = floorDivide(totalMillis, 86_400_000)
+        let (days, millisOfDay) = floorDivide(millis(date), 86_400_000)
         let seconds = Int(millisOfDay / 1000)
         let (year, month, day) = civil(daysSinceEpoch: days)
         let dateText = "\(pad(Int(year), 4))-\(pad(Int(month), 2))-\(pad(Int(day), 2))"

@@ -19,4 +19,14 @@ import Testing
         #expect(UTCTimestamp.iso8601(Date(timeIntervalSince1970: 1_764_640_496.25)) == "2025-12-02T01:54:56.250Z")
         #expect(UTCTimestamp.iso8601(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
     }
+
+    /// An instant past Int64's milliseconds (a hostile server's expiry added
+    /// to its alert's creation: `alertctl show` died of it) prints at the edge.
+    @Test(arguments: [9.3e15, -9.3e15, 1e300, -1e300, .infinity, -.infinity, .nan])
+    func anInstantPastWhatMillisecondsHoldPrintsAtTheEdge(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(!UTCTimestamp.readable(date).isEmpty)
+        #expect(!UTCTimestamp.iso8601(date).isEmpty)
+        #expect(UTCTimestamp.dateTime(date).hasPrefix(seconds > 0 ? "292278994-" : "-"), "\(UTCTimestamp.dateTime(date))")
+    }
 }
