@@ -22,6 +22,9 @@ import Testing
             if !["m.text", "m.notice"].contains(body["msgtype"].string ?? "") { problems.append("msgtype") }
             if (body["body"].string ?? "").isEmpty { problems.append("body is required") }
             if body["formatted_body"].exists && body["format"].string != "org.matrix.custom.html" { problems.append("format") }
+            // Alert text is not someone pinging: no one is mentioned, and the
+            // legacy rules (`@room`, display names) stay off.
+            if !body["m.mentions"].exists || !body["m.mentions"].object.isEmpty { problems.append("m.mentions must be present and empty") }
             return problems
         }
     }

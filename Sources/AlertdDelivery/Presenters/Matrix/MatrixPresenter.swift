@@ -154,8 +154,12 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     /// `PUT …/send/m.room.message/{delivery id}` of a message with these bodies.
     func send(plain: String, html: String, relation: [String: Any]? = nil, delivery: DeliveryContext, secrets: PresenterSecrets)
         -> HTTPServiceRequest {
+        // An empty `m.mentions` says the event mentions no one, and turns off
+        // the older push rules that match its text: a title holding `@room`
+        // or someone's display name would otherwise ping the room or them.
         var json: [String: Any] = [
             "msgtype": notice ? "m.notice" : "m.text", "body": plain, "format": "org.matrix.custom.html", "formatted_body": html,
+            "m.mentions": [String: Any](),
         ]
         if let relation { json["m.relates_to"] = relation }
         let path = "/_matrix/client/v3/rooms/\(HTTPServiceRequest.pathSegment(room))/send/m.room.message/"
