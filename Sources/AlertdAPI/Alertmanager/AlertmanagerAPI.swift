@@ -61,7 +61,7 @@ public struct AlertmanagerAPI: Sendable {
     /// An array of postable alerts. Valid ones are taken even when others
     /// are not; the answer is then a 400 naming those refused.
     package func postAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        guard let items = try APIRequestBody.read(request, AlertmanagerIntake.read) else {
+        guard let items = try APIRequestBody.read(request, { reader throws(StrictJSON.Failure) in try AlertmanagerIntake.read(&reader, withStatus: false) }) else {
             throw .invalidBody("The body must be a JSON array of alerts, each with labels, annotations, startsAt, endsAt and generatorURL.")
         }
         let maxBatch = intake.current.maxBatch

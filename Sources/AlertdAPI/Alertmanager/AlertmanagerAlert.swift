@@ -44,11 +44,13 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     }
 
     /// Reads one alert (one element of an array) from `reader`; unknown
-    /// keys are ignored, as Alertmanager ignores them. What is wrong with
+    /// keys are ignored, as Alertmanager ignores them. `status` is read
+    /// only `withStatus` (a webhook's alerts): Alertmanager's API has none,
+    /// and a postable alert ends by its `endsAt` alone. What is wrong with
     /// the alert comes back as its problem, the first in the order labels,
     /// annotations, startsAt, endsAt, generatorURL, status; a body that is
     /// not JSON throws.
-    package static func reading(_ reader: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> Result<AlertmanagerAlert, Problem> {
+    package static func reading(_ reader: inout StrictJSON.Reader, withStatus: Bool) throws(StrictJSON.Failure) -> Result<AlertmanagerAlert, Problem> {
         guard try reader.peek() == UInt8(ascii: "{") else {
             _ = try reader.value()
             return .failure(Problem("is not an object"))
@@ -73,7 +75,7 @@ package struct AlertmanagerAlert: Sendable, Equatable {
                 } else {
                     generatorURL = .failure(Problem("has `generatorURL` that is not a string"))
                 }
-            case "status":
+            case "status" where withStatus:
                 if try r.skipNull() {
                     break
                 } else if let s = try r.stringValue(), let given = Status(rawValue: s) {

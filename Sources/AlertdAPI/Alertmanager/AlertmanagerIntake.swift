@@ -25,16 +25,17 @@ package struct AlertmanagerIntake: Sendable {
         package var problems: [String] = []
     }
 
-    /// Reads each element of a JSON array at `reader` as an alert; nil when
-    /// the value there is not an array.
-    package static func read(_ reader: inout StrictJSON.Reader) throws(StrictJSON.Failure)
+    /// Reads each element of a JSON array at `reader` as an alert
+    /// (``AlertmanagerAlert/reading(_:withStatus:)``); nil when the value
+    /// there is not an array.
+    package static func read(_ reader: inout StrictJSON.Reader, withStatus: Bool) throws(StrictJSON.Failure)
         -> [AlertmanagerAlertItem]? {
         guard try reader.peek() == UInt8(ascii: "[") else {
             _ = try reader.value()
             return nil
         }
         var items: [AlertmanagerAlertItem] = []
-        try reader.elements { item throws(StrictJSON.Failure) in items.append(try AlertmanagerAlert.reading(&item)) }
+        try reader.elements { item throws(StrictJSON.Failure) in items.append(try AlertmanagerAlert.reading(&item, withStatus: withStatus)) }
         return items
     }
 

@@ -48,7 +48,7 @@ public struct AlertmanagerWebhookAPI: Sendable {
             try reader.uniqueMembers { key, r throws(StrictJSON.Failure) in
                 switch key {
                 case "version": payload.version = try r.value()
-                case "alerts": payload.alerts = try AlertmanagerIntake.read(&r)
+                case "alerts": payload.alerts = try AlertmanagerIntake.read(&r, withStatus: true)
                 default: _ = try r.value()
                 }
             }
