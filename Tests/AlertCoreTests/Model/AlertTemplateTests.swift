@@ -141,6 +141,17 @@ import Testing
         }
     }
 
+    /// Label names are used as written, only values filled: a name no alert
+    /// may have is refused with the file, not at every use of the template.
+    @Test func libraryRefusesLabelNamesNoAlertMayHave() {
+        #expect(throws: TemplateFileError(path: "t.json", problems: [
+            "templates.a.labels.__x: label names starting with `__` are reserved",
+            "templates.a.labels.{k}: `{k}` is not a valid label name (placeholders fill values, not names); use letters, digits and underscores, not starting with a digit",
+        ])) {
+            try AlertTemplateLibrary.parse(Data(#"{"templates": {"a": {"title": "t", "labels": {"{k}": "{v}", "__x": "1", "ok": "{v}"}}}}"#.utf8), path: "t.json")
+        }
+    }
+
     @Test func libraryRejectsBadFiles() {
         #expect(throws: TemplateFileError.self) { try AlertTemplateLibrary.parse(Data("{".utf8)) }
         #expect(throws: TemplateFileError(path: "<templates>", problems: [
