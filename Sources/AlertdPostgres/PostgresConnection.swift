@@ -104,6 +104,11 @@ package final class PostgresConnection: @unchecked Sendable {
         do throws(PostgresError) {
             try onConnect(self)
         } catch {
+            // Not kept: ``ensureConnected()`` would take the session as set
+            // up and never run `onConnect` again. A hot standby reached
+            // through a multi-host URL refuses `LISTEN`, and the listener
+            // sat on it deaf until the session happened to drop.
+            disconnect()
             failed(error)
             throw error
         }
@@ -115,6 +120,16 @@ package final class PostgresConnection: @unchecked Sendable {
         lastFailure = error
         nextAttempt = .now + backoff
         backoff = min(backoff * 2, Self.maxBackoff)
+    }
+
+    /// Closes the session; the next call connects anew. For a session on a
+    /// server that takes no writes: libpq, given several hosts, may find
+    /// the primary on a new one, and a database made writable again lets a
+    /// new session write where an old one keeps its read-only default.
+    /// Only inside `withLock`.
+    package func disconnect() {
+        if let handle { alertd_pq_finish(handle) }
+        handle = nil
     }
 
     /// Runs `body`, and once more on a new session if the one it had

@@ -27,6 +27,10 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)
     }
 
+    /// The database takes no writes (25006): a hot standby, or a primary
+    /// made read-only. Reads still work, so nothing but a write shows it.
+    public var isReadOnlyRefusal: Bool { sqlState == "25006" }
+
     /// Another transaction got in the way: a deadlock or serialization
     /// failure (class 40) or a unique key taken meanwhile (23505). Running
     /// the same work again sees what the other one committed.

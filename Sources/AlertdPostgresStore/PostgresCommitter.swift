@@ -14,10 +14,11 @@ import AlertdStore
 /// A batch that fails because another node got in the way (a deadlock, a
 /// dedup key taken meanwhile) is rolled back and each job run again on its
 /// own, a few times, so it sees what the other node committed. A batch that
-/// fails because the database is unreachable fails its callers (a 503 for
-/// intake) and leaves ``lastWriteFailure`` set until a transaction commits
-/// again; meanwhile the thread probes the database every second, so the
-/// recovery is seen even when nobody writes.
+/// fails because the database is unreachable, or takes no writes (a hot
+/// standby), fails its callers (a 503 for intake) and leaves
+/// ``lastWriteFailure`` set until a transaction commits again; meanwhile
+/// the thread probes the database every second, so the recovery is seen
+/// even when nobody writes.
 final class PostgresCommitter: Sendable {
     private typealias Job = WriteQueue<PostgresWriteSession, PostgresError>.Job
 
@@ -80,17 +81,22 @@ final class PostgresCommitter: Sendable {
         }
     }
 
-    /// A round trip that proves the database answers again.
+    /// A round trip that proves the database answers again, and would
+    /// take a write: a standby or a read-only database answers reads.
     private func probe() {
-        let failure = connection.withLock { conn -> PostgresError? in
+        let writable = connection.withLock { conn -> Bool in
             do throws(PostgresError) {
-                _ = try conn.scalar("SELECT 1")
-                return nil
+                let writable = try conn.scalar("""
+                    SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' THEN 0 ELSE 1 END
+                    """) == 1
+                // A session keeps the read-only default it started with.
+                if !writable { conn.disconnect() }
+                return writable
             } catch {
-                return error
+                return false
             }
         }
-        if failure == nil { writeFailure.record(nil) }
+        if writable { writeFailure.record(nil) }
     }
 
     private func runBatch(_ jobs: [Job], retries: Int) {
@@ -111,6 +117,8 @@ final class PostgresCommitter: Sendable {
                 return nil
             } catch {
                 if conn.isConnected { try? conn.execute("ROLLBACK") }
+                // Another session may find the primary, or write again (``PostgresConnection/disconnect()``).
+                if error.isReadOnlyRefusal { conn.disconnect() }
                 return error
             }
         }
@@ -120,8 +128,10 @@ final class PostgresCommitter: Sendable {
             for job in jobs { job.finish(nil) }
             return
         }
-        if outcome.isConnectionFailure {
-            // Nothing to gain from running the jobs one by one: the database is gone.
+        if outcome.isConnectionFailure || outcome.isReadOnlyRefusal {
+            // Nothing to gain from running the jobs one by one: the database
+            // is gone, or takes no writes. Either is the store's failure,
+            // for health too, until a probe finds it writable again.
             writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             for job in jobs { job.finish(outcome) }
             return

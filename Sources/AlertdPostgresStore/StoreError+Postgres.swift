@@ -11,6 +11,8 @@ extension StoreError {
         switch error.sqlState {
         case "XX001": return StoreError(code: .corrupt, message: "\(what) failed: \(error.message).")
         case "53100": return StoreError(code: .io, message: "\(what) failed: the database server's disk is full (\(error.message)).")
+        case "25006":
+            return StoreError(code: .io, message: "\(what) failed: the database takes no writes (\(error.message)): a hot standby, or read-only. Point store.url at the primary.")
         case "28000", "28P01", "3D000", "42501":
             return StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check store.url: the user, its password and the database name.")
         default: return StoreError(code: .io, message: "\(what) failed: \(error.description)")

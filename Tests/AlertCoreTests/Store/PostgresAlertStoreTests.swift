@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import AlertModel
 @testable import AlertdStore
 @testable import AlertdPostgresStore
@@ -29,6 +30,71 @@ import Testing
         let alert = Alert(spec: try AlertSpec.Builder().title("after").build().get())
         _ = try await store.submit([AlertSubmission(alert: alert, presenters: [])])
         #expect(try await store.record(id: alert.id) != nil)
+        #expect(try await store.counts().openAlerts == 2)
+    }
+
+    /// A new session whose set-up fails (a hot standby, reached after a
+    /// failover, refuses `LISTEN`) is not kept as if set up: the next use
+    /// connects again and sets it up. Kept, the listener sat on it deaf
+    /// until the session happened to drop.
+    @Test func aSessionWhoseSetUpFailedIsNotKept() throws {
+        let url = try PostgresServer.shared().makeDatabase()
+        let setUps = Mutex(0), refuse = Mutex(false)
+        let connection = try PostgresConnection(url: url, redactedURL: url) { _ throws(PostgresError) in
+            setUps.withLock { $0 += 1 }
+            if refuse.withLock({ $0 }) {
+                throw PostgresError(sqlState: "25006", message: "cannot execute LISTEN during recovery", context: "set up", connectionLost: false)
+            }
+        }
+        let other = try PostgresConnection(url: url, redactedURL: url)
+        try connection.withLock { conn throws(PostgresError) in
+            let backend = try conn.scalar("SELECT pg_backend_pid()") ?? 0
+            _ = try other.withLock { o throws(PostgresError) in try o.query("SELECT pg_terminate_backend($1)", [.integer(backend)]) }
+            // libpq learns the session is gone when a call on it fails.
+            #expect(throws: PostgresError.self) { _ = try conn.query("SELECT 1") }
+            refuse.withLock { $0 = true }
+            #expect(throws: PostgresError.self) { try conn.ensureConnected() }
+            #expect(setUps.withLock { $0 } == 2)
+            refuse.withLock { $0 = false }
+            Thread.sleep(forTimeInterval: 0.3)  // past the first back-off
+            try conn.ensureConnected()
+            #expect(setUps.withLock { $0 } == 3, "the session whose set-up failed was kept")
+            #expect(try conn.scalar("SELECT 1") == 1)
+        }
+    }
+
+    /// A database that takes no writes (a standby, or made read-only) still
+    /// answers reads: a write's refusal is the store's failure, health's
+    /// too, until a probe on a new session finds it writable. Health said
+    /// ok while every alert was refused.
+    @Test func aDatabaseThatTakesNoWritesIsTheStoresFailure() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let name = String(url.split(separator: "/").last!)
+        let store = try PostgresAlertStore(url: url, node: "test", readers: 1)
+        defer { store.close() }
+        func submit(_ title: String) async throws(StoreError) {
+            _ = try await store.submit([AlertSubmission(alert: Alert(spec: try! AlertSpec.Builder().title(title).build().get()), presenters: [])])
+        }
+        try await submit("before")
+        let admin = try PostgresConnection(url: server.adminURL, redactedURL: server.adminURL)
+        func set(_ statement: String, dropSessions: Bool) throws {
+            try admin.withLock { conn throws(PostgresError) in
+                try conn.execute("ALTER DATABASE \(name) \(statement)")
+                if dropSessions { _ = try conn.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [.text(name)]) }
+            }
+        }
+        try set("SET default_transaction_read_only = on", dropSessions: true)
+        await #expect(throws: StoreError.self) { try await submit("refused") }
+        #expect(store.lastWriteFailure?.message.contains("takes no writes") == true, "\(String(describing: store.lastWriteFailure))")
+        #expect(try await store.counts().openAlerts == 1, "reads still work")
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(store.lastWriteFailure != nil, "a probe took a read for a write")
+        // Sessions already open keep the read-only default: the probe's must be new.
+        try set("RESET default_transaction_read_only", dropSessions: false)
+        let recovered = await eventually(.seconds(10)) { store.lastWriteFailure == nil }
+        #expect(recovered)
+        try await submit("after")
         #expect(try await store.counts().openAlerts == 2)
     }
 
