@@ -41,6 +41,8 @@ if [ "$tests" = 1 ]; then
     # The Prometheus tests run the real programs: prometheus, alertmanager and amtool;
     # the PostgreSQL tests start their own clusters with initdb and postgres.
     packages+=("${service_packages[@]}")
+    # A cluster test runs one node with its clock set ahead (LD_PRELOAD of libfaketime).
+    packages+=(libfaketime)
 fi
 packages+=("$@")
 

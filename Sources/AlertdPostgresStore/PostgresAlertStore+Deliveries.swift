@@ -101,10 +101,11 @@ extension PostgresAlertStore {
             }
             guard !claimable.isEmpty else { return [] }
             let claimed = try conn.query("""
-                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2, silenced_by = NULL
-                WHERE id = ANY($3::text[]) AND state = 'pending'
+                UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = \(PostgresSchema.databaseMillis(shift: "$3")),
+                    claimed_by = $1, silenced_by = NULL
+                WHERE id = ANY($2::text[]) AND state = 'pending'
                 RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
-                """, [.integer(nowMs), .text(node), .textArray(claimable)]).rows.map { row in
+                """, [.text(node), .textArray(claimable), PostgresSchema.shift(now)]).rows.map { row in
                 StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
                                             attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
                                             silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
@@ -176,11 +177,12 @@ extension PostgresAlertStore {
         let tx = PostgresStoreTransaction(session: session)
         guard try tx.activeSilences(at: now).isEmpty else { return [] }
         let claimed = try session.conn.query("""
-            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = $1, claimed_by = $2, silenced_by = NULL
+            UPDATE deliveries SET state = 'in_flight', attempts = attempts + 1, updated_at = \(PostgresSchema.databaseMillis(shift: "$4")),
+                claimed_by = $2, silenced_by = NULL
             WHERE id IN (SELECT id FROM deliveries WHERE id = ANY($3::text[]) AND state = 'pending' AND next_attempt_at <= $1
                          FOR UPDATE SKIP LOCKED)
             RETURNING id, alert_id, presenter, kind, attempts, last_error, created_at, silenced_by, follow_up_of, takes_follow_up
-            """, [.integer(nowMs), .text(node), .textArray(ids.map(\.rawValue))]).rows.map { row in
+            """, [.integer(nowMs), .text(node), .textArray(ids.map(\.rawValue)), PostgresSchema.shift(now)]).rows.map { row in
             StoreCoding.claimedDelivery(id: row.text(0), alertID: row.text(1), presenter: row.text(2), category: row.text(3),
                                         attempts: row.int(4), lastError: row.optionalText(5), createdAt: row.int(6),
                                         silencedBy: row.optionalText(7), followUpOf: row.optionalText(8),
@@ -268,19 +270,23 @@ extension PostgresAlertStore {
     /// releases claims past their lease: a dead node's, or ones whose
     /// outcome could not be recorded. The dispatcher calls this a few
     /// times per lease, so a live node's claims never run out.
+    /// Claims are renewed and judged by the database's clock
+    /// (``PostgresSchema/databaseMillis(shift:)``): of the dispatcher's
+    /// times only the lease, `now` less `claimedBefore`, is taken.
     public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
-        let (cutoff, nowMs, node) = (StoreCoding.millis(claimedBefore), StoreCoding.millis(now), self.node)
-        let kept = PostgresValue.textArray(keeping.map(\.rawValue))
+        let (lease, nowMs, node) = (StoreCoding.millis(now) - StoreCoding.millis(claimedBefore), StoreCoding.millis(now), self.node)
+        let (kept, shift) = (PostgresValue.textArray(keeping.map(\.rawValue)), PostgresSchema.shift(now))
         return try await writer.write(durable: false) { session throws(PostgresError) in
             if !keeping.isEmpty {
                 try session.conn.query("""
-                    UPDATE deliveries SET updated_at = $1 WHERE state = 'in_flight' AND claimed_by = $2 AND id = ANY($3::text[])
-                    """, [.integer(nowMs), .text(node), kept])
+                    UPDATE deliveries SET updated_at = \(PostgresSchema.databaseMillis(shift: "$3"))
+                    WHERE state = 'in_flight' AND claimed_by = $1 AND id = ANY($2::text[])
+                    """, [.text(node), kept, shift])
             }
             let n = try session.conn.query("""
                 UPDATE deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1, claimed_by = NULL
-                WHERE state = 'in_flight' AND updated_at < $2 AND NOT (id = ANY($3::text[]))
-                """, [.integer(nowMs), .integer(cutoff), kept]).affected
+                WHERE state = 'in_flight' AND updated_at < \(PostgresSchema.databaseMillis(shift: "$4")) - $2 AND NOT (id = ANY($3::text[]))
+                """, [.integer(nowMs), .integer(lease), kept, shift]).affected
             if n > 0 { session.notifyOthers() }
             return n
         }

@@ -1,4 +1,6 @@
+import FoundationEssentials
 import AlertdPostgres
+import AlertdStore
 
 /// The PostgreSQL store's tables, as forward-only migrations (the same
 /// tables and columns as the SQLite store's, times in milliseconds).
@@ -28,6 +30,21 @@ enum PostgresSchema {
     /// The channel every write that others should know of notifies at
     /// commit: new events, and deliveries due.
     static let channel = "alertd_changes"
+
+    /// The database's clock, in the milliseconds rows keep, plus the
+    /// parameter `shift`: how far the caller's `now` is from this node's
+    /// clock (nothing but in tests that step time on). Claims are stamped
+    /// and judged stale by it: by each node's own clock, a node 10 s off
+    /// released another's running deliveries under a 6 s lease, which were
+    /// then sent twice.
+    static func databaseMillis(shift: String) -> String {
+        "((extract(epoch FROM clock_timestamp()) * 1000)::bigint + \(shift))"
+    }
+
+    /// `shift` for ``databaseMillis(shift:)``.
+    static func shift(_ now: Date) -> PostgresValue {
+        .integer(StoreCoding.millis(now) - StoreCoding.millis(Date()))
+    }
 
     /// A condition on an alert row: its spec's label `name` is `value`.
     /// Appends both to `args`, which the condition's placeholders number.

@@ -324,6 +324,9 @@ public actor Dispatcher: Service {
     /// it is released; checked a few times per lease.
     private var claimLease: Duration
     private var lastLeaseCheck = ContinuousClock.now
+    /// When the last lease check failed: for a lease after it, claims are
+    /// renewed but none released (``releaseStaleClaims()``).
+    private var leaseCheckFailedAt: ContinuousClock.Instant?
 
     /// Deliveries of the presenter `name` claimed and waiting here (for a
     /// slot, or in a group's line), in flight in the store, not pending: a
@@ -680,7 +683,11 @@ public actor Dispatcher: Service {
     private func releaseStaleClaims() async {
         guard ContinuousClock.now - lastLeaseCheck >= max(claimLease / 4, .milliseconds(100)) else { return }
         lastLeaseCheck = .now
-        let cutoff = Date().addingTimeInterval(-claimLease.seconds)
+        // While the store could not be reached, no node could renew its
+        // claims either; released the moment it is back, other nodes'
+        // running deliveries were sent again. Each gets a lease to renew first.
+        if let failed = leaseCheckFailedAt, ContinuousClock.now - failed >= claimLease { leaseCheckFailedAt = nil }
+        let cutoff = leaseCheckFailedAt == nil ? Date().addingTimeInterval(-claimLease.seconds) : .distantPast
         do {
             // Hand-offs the store wrote claimed are this dispatcher's too while they wait.
             var keeping = Set(tasks.keys).union(handedOff.ids).union(starting).union(claimedDuringPause)
@@ -690,6 +697,7 @@ public actor Dispatcher: Service {
             if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
         } catch {
+            leaseCheckFailedAt = .now
             log.error("could not release stale claims", ["error": "\(error)"])
         }
     }

@@ -513,6 +513,37 @@ actor OutagePresenter: AlertPresenter {
         try await releaseAndFinish(store, dispatcher, run, sentBy: hook, ids: ids, maxConcurrency: 2)
     }
 
+    /// While the store is out of reach no node renews its claims: once it
+    /// is back, each gets a lease to renew before any claim is released.
+    /// Released at once, other nodes' running deliveries were sent again.
+    @Test func afterAFailedLeaseCheckNoClaimIsReleasedForALease() async throws {
+        let store = HeldSettleStore(held: false)
+        let hook = ScriptedPresenter(name: "hook")
+        let lease = Duration.milliseconds(800)
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20), claimLease: lease)
+        let run = Task { await dispatcher.run() }
+        try await waitUntil { store.leaseChecks.withLock { !$0.isEmpty } }
+        // The normal check: claims older than a lease are stale.
+        #expect(store.leaseChecks.withLock { $0.last!.claimedBefore.timeIntervalSinceNow > -2 })
+        store.leaseChecksFail.withLock { $0 = true }
+        try await waitUntil { store.leaseChecks.withLock { $0.contains(where: \.failed) } }
+        store.leaseChecksFail.withLock { $0 = false }
+        func lastFailure(_ checks: [(claimedBefore: Date, failed: Bool)]) -> Int { checks.lastIndex(where: \.failed)! }
+        // Until a check releases again.
+        try await waitUntil(.seconds(10)) {
+            store.leaseChecks.withLock { checks in checks[(lastFailure(checks) + 1)...].contains { $0.claimedBefore > .distantPast } }
+        }
+        let checks = store.leaseChecks.withLock { $0 }
+        let after = checks[(lastFailure(checks) + 1)...]
+        let releasing = after.firstIndex { $0.claimedBefore > .distantPast }!
+        // Checked every quarter lease: the first few after the failure only renew.
+        #expect(releasing - after.startIndex >= 2, "released claims right after the failure: \(checks)")
+        #expect(after[..<releasing].allSatisfy { $0.claimedBefore == .distantPast })
+        run.cancel()
+        await run.value
+    }
+
     @Test func aPollLeavesAHandOffOnItsWayItsSlot() async throws {
         let store = InMemoryAlertStore()
         let hook = ScriptedPresenter(name: "hook")

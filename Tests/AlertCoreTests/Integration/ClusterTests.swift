@@ -19,7 +19,8 @@ import Glibc
     /// lease is long unless a test kills a node, so a node slowed down by a
     /// busy machine never looks dead to the others.
     func nodes(_ count: Int, url: String, receiver: WebhookReceiver, presenters: [String] = ["hook"],
-               lease: String = "30s", concurrency: Int = 8, extra: [String: Any] = [:], first: Int = 0) async throws -> [TestDaemon] {
+               lease: String = "30s", concurrency: Int = 8, extra: [String: Any] = [:], first: Int = 0,
+               environments: [Int: [String: String]] = [:]) async throws -> [TestDaemon] {
         // Each node's webhook has its own path (`/hook/n0`, …): the same
         // presenter to the store, and the receiver tells who delivered.
         let daemons = try (first..<(first + count)).map { node in
@@ -35,7 +36,7 @@ import Glibc
             return try TestDaemon(config: config)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for d in daemons { group.addTask { try await d.start() } }
+            for (i, d) in daemons.enumerated() { group.addTask { try await d.start(environment: environments[first + i] ?? [:]) } }
             try await group.waitForAll()
         }
         return daemons
@@ -125,6 +126,35 @@ import Glibc
         // and made again by the survivor under the same webhook-id.
         #expect(survivor.log.contains("released claims left in flight"), "\(survivor.log.suffix(2000))")
         #expect(!twice.isEmpty && Set(twice.keys).isSubset(of: cutOff), "duplicates: \(twice.keys.sorted()), dead node sent: \(cutOff.count)")
+    }
+
+    /// Leases are judged by the database's clock: a node whose clock runs
+    /// 10 s ahead (libfaketime) leaves another node's running deliveries
+    /// alone under a 4 s lease. By its own clock it released them at once,
+    /// and sent each again while the first attempts still ran.
+    @Test func aNodeWhoseClockIsAheadLeavesAnotherNodesRunningDeliveriesAlone() async throws {
+        let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+        try #require(FileManager.default.fileExists(atPath: faketime), "scripts/install-deps.sh --test installs libfaketime")
+        let receiver = try WebhookReceiver(delay: .seconds(6))
+        let url = try PostgresServer.shared().makeDatabase()
+        let ahead = ["LD_PRELOAD": faketime, "FAKETIME": "+10s", "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
+        let cluster = try await nodes(2, url: url, receiver: receiver, lease: "4s", environments: [1: ahead])
+        // Node b's clock is ahead, or this test proves nothing: its answers' Date says so.
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        let said = try #require(try await cluster[1].request("GET", "/v1/health").headers["Date"].flatMap(format.date(from:)))
+        #expect(said.timeIntervalSinceNow > 8, "node b's clock: \(said) at \(Date())")
+        let r = try await cluster[0].request("POST", "/v1/alerts", json: (0..<4).map { ["title": "slow \($0)"] })
+        #expect(r.status == 202)
+        let all = await receiver.wait(timeout: .seconds(30)) { Set($0.compactMap { $0.request.headers["webhook-id"] }).count >= 4 }
+        #expect(all)
+        // Past the first attempts' answers, when a second one would have come.
+        try await Task.sleep(for: .seconds(8))
+        let twice = deliveries(receiver).filter { $0.value > 1 }
+        #expect(twice.isEmpty, "sent again: \(twice); node b: \(cluster[1].log.suffix(1500))")
+        #expect(receiver.received.allSatisfy { $0.request.path == "/hook/n0" }, "node b sent node a's deliveries")
+        #expect(!cluster[1].log.contains("released claims left in flight"), "\(cluster[1].log.suffix(1500))")
     }
 
     /// A node stopped cleanly mid-delivery gives back what its grace cut

@@ -12,6 +12,10 @@ final class HeldSettleStore: AlertStore {
     let claimDelay = Mutex<Duration>(.zero)
     /// Outcome writes begun, held or not.
     let settleCalls = Atomic<Int>(0)
+    /// Lease checks fail while set, as with the database out of reach.
+    let leaseChecksFail = Mutex(false)
+    /// Each lease check's `claimedBefore`, and whether it failed.
+    let leaseChecks = Mutex<[(claimedBefore: Date, failed: Bool)]>([])
 
     init(held: Bool = true) {
         self.held = Mutex(held)
@@ -44,7 +48,10 @@ final class HeldSettleStore: AlertStore {
     func nextDueTime(after: Date?) async throws(StoreError) -> Date? { try await inner.nextDueTime(after: after) }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { try await inner.recoverInFlight(now: now) }
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
-        try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
+        let failing = leaseChecksFail.withLock { $0 }
+        leaseChecks.withLock { $0.append((claimedBefore, failing)) }
+        if failing { throw StoreError(code: .io, message: "the database cannot be reached") }
+        return try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
     }
     /// Deliveries given back with ``releaseClaims(_:now:)``.
     let released = Mutex<[DeliveryID]>([])
