@@ -39,6 +39,11 @@ extension AlertSpec.Builder {
 extension AlertSpec {
     /// The Prometheus rule for label names: `[a-zA-Z_][a-zA-Z0-9_]*`.
     public static func isValidLabelName(_ name: String) -> Bool { Validator.isValidLabelName(name) }
+
+    /// What is wrong with `name` as a label name under `limits`, if anything.
+    package static func labelNameProblem(_ name: String, limits: AlertSpecLimits = .default) -> AlertSpecError? {
+        Validator.labelNameProblem(name, limits: limits)
+    }
 }
 
 /// The rules, one method per field. Collects errors instead of stopping at the first.
@@ -98,16 +103,7 @@ private struct Validator {
         for entry in entries.sorted(by: { $0.name < $1.name }) {
             // Named only for a problem: most labels have none.
             var field: String { "labels.\(entry.name)" }
-            if !Validator.isValidLabelName(entry.name) {
-                errors.append(.init(field: field, code: .invalidLabelName,
-                                    message: "`\(entry.name)` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`)."))
-            } else if entry.name.hasPrefix("__") {
-                errors.append(.init(field: field, code: .reservedLabelName,
-                                    message: "Label names starting with `__` are reserved; rename `\(entry.name)`."))
-            } else if Self.longer(entry.name, than: limits.maxLabelNameLength) {
-                errors.append(.init(field: field, code: .invalidLabelName,
-                                    message: "The label name `\(entry.name.prefix(20))…` has \(entry.name.unicodeScalars.count) characters; the limit is \(limits.maxLabelNameLength)."))
-            }
+            if let problem = Self.labelNameProblem(entry.name, limits: limits) { errors.append(problem) }
             if Self.longer(entry.value, than: limits.maxLabelValueLength) {
                 errors.append(.init(field: field, code: .labelValueTooLong,
                                     message: "The value of label `\(entry.name)` has \(entry.value.unicodeScalars.count) characters; the limit is \(limits.maxLabelValueLength)."))
@@ -214,6 +210,21 @@ private struct Validator {
     /// cannot have more scalars, so most texts are never walked.
     private static func longer(_ text: String, than limit: Int) -> Bool {
         text.utf8.count > limit && text.unicodeScalars.count > limit
+    }
+
+    /// What is wrong with `name` as a label name, if anything.
+    package static func labelNameProblem(_ name: String, limits: AlertSpecLimits) -> AlertSpecError? {
+        let field = "labels.\(name)"
+        if !isValidLabelName(name) {
+            return .init(field: field, code: .invalidLabelName,
+                         message: "`\(name)` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`).")
+        } else if name.hasPrefix("__") {
+            return .init(field: field, code: .reservedLabelName, message: "Label names starting with `__` are reserved; rename `\(name)`.")
+        } else if longer(name, than: limits.maxLabelNameLength) {
+            return .init(field: field, code: .invalidLabelName,
+                         message: "The label name `\(name.prefix(20))…` has \(name.unicodeScalars.count) characters; the limit is \(limits.maxLabelNameLength).")
+        }
+        return nil
     }
 
     package static func isValidLabelName(_ name: String) -> Bool {

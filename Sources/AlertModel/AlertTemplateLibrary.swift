@@ -76,10 +76,10 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
                     guard let l = value as? [String: String] else { problems.append("\(at): must be an object of strings"); continue }
                     // Names are used as written (only values are filled): one no
                     // alert may have would fail every use of the template.
-                    for name in l.keys.sorted() where !AlertSpec.isValidLabelName(name) || name.hasPrefix("__") {
-                        problems.append(name.hasPrefix("__") && AlertSpec.isValidLabelName(name)
-                            ? "\(at).\(name): label names starting with `__` are reserved"
-                            : "\(at).\(name): `\(name)` is not a valid label name (placeholders fill values, not names); use letters, digits and underscores, not starting with a digit")
+                    for name in l.keys.sorted() {
+                        guard let problem = AlertSpec.labelNameProblem(name) else { continue }
+                        let filled = name.contains("{") ? " Placeholders fill values, not names." : ""
+                        problems.append("\(at).\(name): \(problem.message)\(filled)")
                     }
                     t.labels = l
                 } else if key == "confirm" || key == "cancel" {

@@ -29,7 +29,7 @@ extension APIRouter {
         EventsAPI(store: store, changes: changes).register(in: &router)
         HealthAPI(probe: probe, dispatcherRunning: dispatcherRunning, writeFailure: storeWriteFailure).register(in: &router)
         AlertmanagerAPI(intake: intake, store: store, metrics: metrics, dispatcherRunning: dispatcherRunning, listings: listings,
-                        probe: probe)
+                        probe: probe, writeFailure: storeWriteFailure)
             .register(in: &router)
         AlertmanagerSilencesAPI(store: store, onChange: onReplay).register(in: &router)
         AlertmanagerWebhookAPI(intake: intake, store: store, metrics: metrics).register(in: &router)

@@ -77,7 +77,7 @@ public struct HealthAPI: Sendable {
         if let unwritable {
             reasons.append(detailed ? unwritable.message
                 : damaged ? "The store's database file is damaged; alertd's log says why."
-                : "The store cannot be written (a full, read-only or failing disk); alertd's log says why.")
+                : "The store cannot be written (a full or failing disk, a database that takes no writes); alertd's log says why.")
         }
         let running = await dispatcherRunning()
         if !running { reasons.append("The dispatcher has stopped; nothing is delivered. Restart alertd.") }

@@ -56,21 +56,25 @@ public struct AlertdClient: Sendable {
         return try await exchange("GET", "/v1/alerts?" + queryString, expecting: 200)
     }
 
+    /// The most alerts ``listAll(_:)`` gathers: past it a listing without
+    /// end (a server that is not alertd) would hold the client's memory.
+    package static let maxListed = 1_000_000
+
     /// Every alert matching `query`, following `next_cursor` page by page
     /// (`query.limit` is the page size).
     public func listAll(_ query: AlertQuery = AlertQuery()) async throws(AlertdClientError) -> [APIRepresentation.AlertDetail] {
         var query = query
         var alerts: [APIRepresentation.AlertDetail] = []
-        // alertd's cursors only move on, to older alerts; one that comes back
-        // (two taking turns, from a server that is not alertd) would read
-        // the same pages for good, each kept again.
-        var cursors: Set<AlertID> = []
-        var ids: Set<AlertID> = []
+        // alertd's cursors only move on, to older alerts (smaller ids); one
+        // that does not (two taking turns, from a server that is not alertd)
+        // would read the same pages for good, each kept again.
         while true {
             let page = try await list(query)
-            let new = page.alerts.filter { ids.insert($0.id).inserted }
-            alerts += new
-            guard let next = page.nextCursor, !new.isEmpty, cursors.insert(next).inserted else { return alerts }
+            alerts += page.alerts
+            guard let next = page.nextCursor, !page.alerts.isEmpty, query.before.map({ next < $0 }) ?? true else { return alerts }
+            guard alerts.count < Self.maxListed else {
+                throw .badResponse(endpoint: endpoint, status: 200, reason: "over \(Self.maxListed) alerts listed; narrow the list with --state or --label")
+            }
             query.before = next
         }
     }

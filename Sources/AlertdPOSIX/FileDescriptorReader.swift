@@ -21,19 +21,11 @@ package enum FileDescriptorReader {
     /// Every byte up to end of input, or a failure once more than `limit`
     /// bytes have come.
     package static func readToEnd(_ fd: Int32, limit: Int = .max) -> Result<[UInt8], Failure> {
-        var bytes: [UInt8] = []
-        let result = forEachChunk(fd) { chunk in
-            bytes += chunk
-            return bytes.count <= limit
-        }
-        switch result {
-        case .success(true): return .success(bytes)
-        case .success(false): return .failure(.tooLarge)
-        case .failure(let failure): return .failure(failure)
-        }
+        readPrefix(fd, limit: limit).flatMap { $0.count <= limit ? .success($0) : .failure(.tooLarge) }
     }
 
-    /// Up to `limit` bytes, and at most one read past them: enough for a
+    /// Every byte up to end of input, or once more than `limit` have come,
+    /// those read so far (at most one read past the limit): enough for a
     /// caller to tell there was more without reading what never ends.
     package static func readPrefix(_ fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
         var bytes: [UInt8] = []

@@ -79,10 +79,7 @@ package final class PostgresConnection: @unchecked Sendable {
             failed(error)
             throw error
         }
-        if let old = handle {
-            alertd_pq_finish(old)
-            handle = nil
-        }
+        disconnect()
         // Before the URL, which may set its own: TCP keepalives notice an
         // idle session's peer cut off without a reset (libpq 9.x has them).
         let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
@@ -108,8 +105,7 @@ package final class PostgresConnection: @unchecked Sendable {
             // up and never run `onConnect` again. A hot standby reached
             // through a multi-host URL refuses `LISTEN`, and the listener
             // sat on it deaf until the session happened to drop.
-            disconnect()
-            failed(error)
+            disconnect(after: error)
             throw error
         }
         backoff = .milliseconds(100)
@@ -122,14 +118,16 @@ package final class PostgresConnection: @unchecked Sendable {
         backoff = min(backoff * 2, Self.maxBackoff)
     }
 
-    /// Closes the session; the next call connects anew. For a session on a
-    /// server that takes no writes: libpq, given several hosts, may find
-    /// the primary on a new one, and a database made writable again lets a
-    /// new session write where an old one keeps its read-only default.
-    /// Only inside `withLock`.
-    package func disconnect() {
+    /// Closes the session; the next call connects anew, after the back-off
+    /// when `error` says why. For a session on a server that takes no
+    /// writes: libpq, given several hosts, may find the primary on a new
+    /// one, and a database made writable again lets a new session write
+    /// where an old one keeps its read-only default; the back-off keeps
+    /// every batch from connecting anew meanwhile. Only inside `withLock`.
+    package func disconnect(after error: PostgresError? = nil) {
         if let handle { alertd_pq_finish(handle) }
         handle = nil
+        if let error { failed(error) }
     }
 
     /// Runs `body`, and once more on a new session if the one it had
@@ -180,8 +178,7 @@ package final class PostgresConnection: @unchecked Sendable {
             alertd_pq_exec_within(handle, sql, Int32(texts.count), parameters ? values : nil, milliseconds, &timedOut)
         }
         guard timedOut == 0 else {
-            if let handle { alertd_pq_finish(handle) }
-            handle = nil
+            disconnect()
             throw PostgresError(sqlState: nil, message: "the database sent nothing for \(timeout.alertdDescription)",
                                 context: String(sql.prefix(200)), connectionLost: true)
         }
@@ -189,8 +186,7 @@ package final class PostgresConnection: @unchecked Sendable {
             // Sending or reading failed, perhaps with the statement still in
             // progress on a session libpq thinks is up: a new one next time.
             let error = lost(sql)
-            if let handle { alertd_pq_finish(handle) }
-            handle = nil
+            disconnect()
             throw error
         }
         return result

@@ -270,6 +270,9 @@ extension PostgresAlertStore {
     /// releases claims past their lease: a dead node's, or ones whose
     /// outcome could not be recorded. The dispatcher calls this a few
     /// times per lease, so a live node's claims never run out.
+    /// Every node of the cluster claims from it.
+    public var isShared: Bool { true }
+
     /// Claims are renewed and judged by the database's clock
     /// (``PostgresSchema/databaseMillis(shift:)``): of the dispatcher's
     /// times only the lease, `now` less `claimedBefore`, is taken.

@@ -90,7 +90,7 @@ final class PostgresCommitter: Sendable {
                     SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' THEN 0 ELSE 1 END
                     """) == 1
                 // A session keeps the read-only default it started with.
-                if !writable { conn.disconnect() }
+                if !writable { conn.disconnect(after: PostgresError(sqlState: "25006", message: "the database takes no writes", context: "probe", connectionLost: false)) }
                 return writable
             } catch {
                 return false
@@ -118,7 +118,7 @@ final class PostgresCommitter: Sendable {
             } catch {
                 if conn.isConnected { try? conn.execute("ROLLBACK") }
                 // Another session may find the primary, or write again (``PostgresConnection/disconnect()``).
-                if error.isReadOnlyRefusal { conn.disconnect() }
+                if error.isReadOnlyRefusal { conn.disconnect(after: error) }
                 return error
             }
         }

@@ -38,7 +38,7 @@ enum PostgresSchema {
     /// released another's running deliveries under a 6 s lease, which were
     /// then sent twice.
     static func databaseMillis(shift: String) -> String {
-        "((extract(epoch FROM clock_timestamp()) * 1000)::bigint + \(shift))"
+        "((extract(epoch FROM statement_timestamp()) * 1000)::bigint + \(shift))"
     }
 
     /// `shift` for ``databaseMillis(shift:)``.

@@ -12,7 +12,7 @@ extension StoreError {
         case "XX001": return StoreError(code: .corrupt, message: "\(what) failed: \(error.message).")
         case "53100": return StoreError(code: .io, message: "\(what) failed: the database server's disk is full (\(error.message)).")
         case "25006":
-            return StoreError(code: .io, message: "\(what) failed: the database takes no writes (\(error.message)): a hot standby, or read-only. Point store.url at the primary.")
+            return StoreError(code: .io, message: "\(what) failed: the database takes no writes (\(error.message)). Point store.url at the primary (with several hosts, add target_session_attrs=read-write), or check the database's default_transaction_read_only.")
         case "28000", "28P01", "3D000", "42501":
             return StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check store.url: the user, its password and the database name.")
         default: return StoreError(code: .io, message: "\(what) failed: \(error.description)")

@@ -99,10 +99,16 @@ public protocol DeliveryQueue: Sendable {
 
     /// Makes claims nobody is working on due again: deliveries in flight
     /// since before `claimedBefore` whose ids are not in `keeping` (the
-    /// claimant's own running deliveries). A claim whose outcome could not
-    /// be recorded (a full disk) would otherwise stay in flight for ever.
-    /// Returns how many.
+    /// claimant's own running deliveries), which it renews. A claim whose
+    /// outcome could not be recorded (a full disk) would otherwise stay in
+    /// flight for ever. A store shared by nodes may judge by its own clock,
+    /// taking only the lease, `now` less `claimedBefore`. Returns how many.
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int
+
+    /// Whether other nodes claim from this store too. After it could not be
+    /// reached, their claims are left a lease to be renewed before any is
+    /// released (``releaseStaleClaims(claimedBefore:keeping:now:)``).
+    var isShared: Bool { get }
 
     /// Gives back claims made at intake (``AlertIntakeStore/submit(_:claiming:)``)
     /// that were never started: each of `ids` still in flight becomes pending
@@ -131,6 +137,9 @@ public protocol DeliveryQueue: Sendable {
 extension DeliveryQueue {
     /// A backend that never claims at intake has no epoch to move.
     public var silenceEpoch: UInt64 { 0 }
+
+    /// One node's own, as SQLite's and the in-memory store are.
+    public var isShared: Bool { false }
 
     /// A backend without the shortcut leaves every hand-off to `claimDueDeliveries`.
     public func claimAccepted(_ accepted: [AcceptedDelivery], now: Date) async throws(StoreError) -> [DeliveryRecord] { [] }

@@ -10,7 +10,7 @@ package enum StoreCoding {
         return e
     }()
 
-    package static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    package static func millis(_ date: Date) -> Int64 { UTCTimestamp.millis(date) }
 
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 

@@ -50,7 +50,7 @@ package enum UTCTimestamp {
     /// Milliseconds since 1970, held at Int64's ends: a date past them (an
     /// expiry of a hostile server's making, added to its alert's creation)
     /// prints there, where converting it trapped.
-    private static func millis(_ date: Date) -> Int64 {
+    package static func millis(_ date: Date) -> Int64 {
         let millis = (date.timeIntervalSince1970 * 1000).rounded()
         return Int64(exactly: millis) ?? (millis > 0 ? .max : .min)
     }

@@ -15,14 +15,20 @@ public struct AlertmanagerAPI: Sendable {
     package let dispatcherRunning: @Sendable () async -> Bool
     /// `/-/ready` asks the store through it, within its deadline.
     private let probe: StoreProbe
+    /// Why the store refuses writes, while it does: not ready then either,
+    /// though reads work (a full disk, a read-only database), or a load
+    /// balancer would keep sending alerts that all get 503.
+    private let writeFailure: @Sendable () -> StoreError?
     /// The regex steps one listing's `filter` matchers may take (``FilterWork``).
     package var filterStepLimit = FilterWork.limit
     /// Listings build through it, a few at once (``ListingGate``).
     private let listings: ListingGate
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
-                dispatcherRunning: @escaping @Sendable () async -> Bool, listings: ListingGate = ListingGate(), probe: StoreProbe? = nil) {
+                dispatcherRunning: @escaping @Sendable () async -> Bool, listings: ListingGate = ListingGate(), probe: StoreProbe? = nil,
+                writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
         self.intake = intake
+        self.writeFailure = writeFailure
         self.store = store
         self.probe = probe ?? StoreProbe(store: store)
         self.metrics = metrics
@@ -50,7 +56,7 @@ public struct AlertmanagerAPI: Sendable {
         // Probes hold no token, as for /v1/health.
         router.add("GET", "/-/healthy", access: .public, errors: .alertmanager) { _ in .text("OK") }
         router.add("GET", "/-/ready", access: .public, errors: .alertmanager) { _ in
-            let ready = (try? await probe.counts().get()) != nil
+            let ready = (try? await probe.counts().get()) != nil && writeFailure() == nil
             let running = await dispatcherRunning()
             return ready && running ? .text("OK") : .text(status: 503, "alertd is not ready: store \(ready ? "ok" : "unavailable"), dispatcher \(running ? "running" : "stopped")")
         }

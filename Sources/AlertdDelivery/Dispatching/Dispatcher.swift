@@ -324,8 +324,8 @@ public actor Dispatcher: Service {
     /// it is released; checked a few times per lease.
     private var claimLease: Duration
     private var lastLeaseCheck = ContinuousClock.now
-    /// When the last lease check failed: for a lease after it, claims are
-    /// renewed but none released (``releaseStaleClaims()``).
+    /// When the last lease check on a shared store failed: for a lease
+    /// after it, claims are renewed but none released (``releaseStaleClaims()``).
     private var leaseCheckFailedAt: ContinuousClock.Instant?
 
     /// Deliveries of the presenter `name` claimed and waiting here (for a
@@ -697,7 +697,9 @@ public actor Dispatcher: Service {
             if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
         } catch {
-            leaseCheckFailedAt = .now
+            // One node's own store has no other claims to wait for: a claim
+            // its full disk left goes back after one lease, not two.
+            if store.isShared { leaseCheckFailedAt = .now }
             log.error("could not release stale claims", ["error": "\(error)"])
         }
     }

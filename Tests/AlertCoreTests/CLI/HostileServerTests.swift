@@ -49,12 +49,14 @@ import Testing
         while served < 1000:
             c, _ = s.accept(); c.recv(65536)
             alert = {"created_at": "2026-12-04T18:05:09.974Z", "updated_at": "2026-12-04T18:05:09.974Z", "state": "open",
-                     "id": "01a2423b-3fed-7333-9621-%012x" % served, "spec": {"labels": {}, "severity": "info", "title": "t"}}
+                     "id": "01a2423b-3fed-7333-9621-%012x" % (served + 16), "spec": {"labels": {}, "severity": "info", "title": "t"}}
             body = json.dumps({"alerts": [alert], "next_cursor": "01a2423b-3fed-7333-9621-%012x" % (served % 2)}).encode()
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
-            c.close(); served += 1
+            # Counted before it is sent: alertctl may be gone the moment it has the page.
+            served += 1
             with open(out + ".part", "w") as f: f.write(str(served))
             os.rename(out + ".part", out)
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+            c.close()
     c, _ = s.accept(); c.recv(65536)
     sent = 0
     try:
@@ -273,15 +275,15 @@ import Testing
         #expect(sent >= 0, "the server got \(sent) heads out")
     }
 
-    /// `list --all` stops when a cursor comes back: two taking turns read
-    /// pages for good, each kept (1.9 GB in 20 s).
+    /// `list --all` stops at a cursor that does not move on to older
+    /// alerts: two taking turns read pages for good, each kept (1.9 GB in 20 s).
     @Test func listAllStopsWhenACursorComesBack() async throws {
         let result = try await withServer("cursors") { socket, out in
             let result = try await TestBinaries.run("/usr/bin/timeout", ["10", try TestBinaries.alertctl, "--socket", socket, "list", "--all", "--json"])
             return (result, Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? -1)
         }
         #expect(result.0.exitCode == 0, "\(result.0.stderr)")
-        #expect(result.1 == 3, "\(result.1) pages served")
+        #expect(result.1 == 2, "\(result.1) pages served")
     }
 
     /// `alertctl watch` prints an event's time, type, presenter, error and

@@ -35,6 +35,9 @@ import Glibc
         #expect((body["reason"] as? String)?.contains(reason) == true, "\(body)")
         #expect(body["open_alerts"] is Int, "reads still work, so the counts are there")
         #expect(try await writableGauge(d) == "0")
+        // Not ready either: a load balancer must stop sending alerts that all get 503.
+        let ready = try await d.request("GET", "/-/ready")
+        #expect(ready.status == 503, "\(String(decoding: ready.body, as: UTF8.self))")
         var line: String?
         let deadline = ContinuousClock.now + .seconds(10)
         while line == nil, ContinuousClock.now < deadline, let m = await status.next(timeout: .seconds(1)) {
@@ -55,6 +58,7 @@ import Glibc
         #expect(body["status"] as? String == "ok")
         #expect(body["reason"] == nil)
         #expect(try await writableGauge(d) == "1")
+        #expect(try await d.request("GET", "/-/ready").status == 200)
         #expect(d.log.contains("the store takes writes again"))
         _ = try await d.send(["title": "after"])
     }

@@ -145,8 +145,8 @@ import Testing
     /// may have is refused with the file, not at every use of the template.
     @Test func libraryRefusesLabelNamesNoAlertMayHave() {
         #expect(throws: TemplateFileError(path: "t.json", problems: [
-            "templates.a.labels.__x: label names starting with `__` are reserved",
-            "templates.a.labels.{k}: `{k}` is not a valid label name (placeholders fill values, not names); use letters, digits and underscores, not starting with a digit",
+            "templates.a.labels.__x: Label names starting with `__` are reserved; rename `__x`.",
+            "templates.a.labels.{k}: `{k}` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`). Placeholders fill values, not names.",
         ])) {
             try AlertTemplateLibrary.parse(Data(#"{"templates": {"a": {"title": "t", "labels": {"{k}": "{v}", "__x": "1", "ok": "{v}"}}}}"#.utf8), path: "t.json")
         }

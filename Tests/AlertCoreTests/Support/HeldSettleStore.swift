@@ -14,11 +14,15 @@ final class HeldSettleStore: AlertStore {
     let settleCalls = Atomic<Int>(0)
     /// Lease checks fail while set, as with the database out of reach.
     let leaseChecksFail = Mutex(false)
-    /// Each lease check's `claimedBefore`, and whether it failed.
-    let leaseChecks = Mutex<[(claimedBefore: Date, failed: Bool)]>([])
+    /// Each lease check's `claimedBefore`, whether it failed, and when it came.
+    let leaseChecks = Mutex<[(claimedBefore: Date, failed: Bool, at: ContinuousClock.Instant)]>([])
 
-    init(held: Bool = true) {
+    /// Stands for a store other nodes claim from too.
+    let isShared: Bool
+
+    init(held: Bool = true, shared: Bool = false) {
         self.held = Mutex(held)
+        isShared = shared
     }
 
     func release() { held.withLock { $0 = false } }
@@ -49,7 +53,7 @@ final class HeldSettleStore: AlertStore {
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { try await inner.recoverInFlight(now: now) }
     func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
         let failing = leaseChecksFail.withLock { $0 }
-        leaseChecks.withLock { $0.append((claimedBefore, failing)) }
+        leaseChecks.withLock { $0.append((claimedBefore, failing, .now)) }
         if failing { throw StoreError(code: .io, message: "the database cannot be reached") }
         return try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
     }
