@@ -117,7 +117,7 @@ final class PostgresCommitter: Sendable {
                 return nil
             } catch {
                 if conn.isConnected { try? conn.execute("ROLLBACK") }
-                // Another session may find the primary, or write again (``PostgresConnection/disconnect()``).
+                // Another session may find the primary, or write again (``PostgresConnection/disconnect(after:)``).
                 if error.isReadOnlyRefusal { conn.disconnect(after: error) }
                 return error
             }
