@@ -111,7 +111,7 @@ public struct AlertdClient: Sendable {
         let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
         let response: HTTPClientResponse
         do {
-            if let local = SocketHTTPClient(request) {
+            if let local = SocketHTTPClient(request, peers: endpoint.trustedPeers) {
                 response = try await local.send()
             } else {
                 response = try await http.send(request)

@@ -77,9 +77,10 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
             let own = AlertdPaths.defaultSocketPath(stateDirectory: AlertdPaths.defaultStateDirectory(environment: environment), environment: environment)
             var endpoint = AlertdEndpoint.unixSocket(AlertdPaths.clientSocketPath(environment: environment, refuses: Self.refuses))
             if endpoint.description != own, FileManager.default.fileExists(atPath: own) { endpoint.passedOver = own }
-            if endpoint.description == own, variable("STATE_DIRECTORY") == nil, variable("RUNTIME_DIRECTORY") == nil,
-               let problem = Self.strangerOwns(own) {
-                throw CommandLineError(code: .untrustedSocket, message: problem)
+            if endpoint.description == own, variable("STATE_DIRECTORY") == nil, variable("RUNTIME_DIRECTORY") == nil {
+                if let problem = Self.strangerOwns(own) { throw CommandLineError(code: .untrustedSocket, message: problem) }
+                // What is at the path may change before the connect: who answers is checked then too.
+                endpoint.trustedPeers = [CurrentProcess.effectiveUserID, 0]
             }
             return endpoint
         }

@@ -20,6 +20,10 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// listened on it (a `make run` that died), for the message when this
     /// one cannot be reached either.
     public var passedOver: String?
+    /// For a socket found by default in the working directory: the users
+    /// its server may run as (this one and root). A request goes only to
+    /// one of them, checked on the connected socket (`SO_PEERCRED`).
+    public var trustedPeers: Set<UInt32>?
 
     public init(transport: Transport, token: String? = nil) {
         self.transport = transport

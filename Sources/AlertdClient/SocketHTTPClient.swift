@@ -25,10 +25,13 @@ package struct SocketHTTPClient: Sendable {
     private let authority: String
     /// The path and query: `/v1/alerts?limit=5`.
     private let target: String
+    /// The users the server behind a Unix socket may run as; nil: any.
+    private let peers: Set<UInt32>?
 
     /// Takes `request` when it goes to a Unix socket or to plain HTTP on a
-    /// numeric loopback address; nil for any other.
-    package init?(_ request: HTTPClientRequest) {
+    /// numeric loopback address; nil for any other. With `peers`, a Unix
+    /// socket whose server runs as another user is not sent the request.
+    package init?(_ request: HTTPClientRequest, peers: Set<UInt32>? = nil) {
         guard request.connectPolicy == nil, request.idleTimeout == nil,
               let rest = request.url.hasPrefix("http://") ? request.url.dropFirst(7) : nil else { return nil }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
@@ -40,6 +43,7 @@ package struct SocketHTTPClient: Sendable {
         self.request = request
         self.authority = String(authority)
         self.target = path
+        self.peers = peers
         if let socket = request.unixSocketPath {
             destination = .unixSocket(socket)
             return
@@ -78,6 +82,21 @@ package struct SocketHTTPClient: Sendable {
         return try result.get()
     }
 
+    /// Why the server on the Unix socket at `path` is not one of `peers`,
+    /// or nil when it is (or cannot be reached: the caller's own connect
+    /// says so). For requests libcurl sends (event streams), which cannot
+    /// be checked on their own connection: it narrows what could change at
+    /// the path to the moment between the two.
+    package static func stranger(on path: String, peers: Set<UInt32>, within limit: Duration) async -> String? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+            DetachedThread.start(name: "alertctl-peer") {
+                guard case .success(let socket) = StreamSocket.connect(unixSocket: path, deadline: .now + limit),
+                      let peer = socket.peerUserID, !peers.contains(peer) else { return continuation.resume(returning: nil) }
+                continuation.resume(returning: "the server on \(path) runs as user \(peer), not as you or root, so it was sent nothing")
+            }
+        }
+    }
+
     private func perform() -> Result<HTTPClientResponse, HTTPClientError> {
         let url = request.redactedURL
         let start = ContinuousClock.now
@@ -99,6 +118,11 @@ package struct SocketHTTPClient: Sendable {
             case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
             }
             return .failure(.couldNotConnect(url: url, address: address, reason: HTTPClientError.connectFailureReason(errno: error.rawValue)))
+        }
+        // Checked on the connected socket, not its path: whatever was put at
+        // the path between a look at it and the connect, this is who answers.
+        if case .unixSocket(let path) = destination, let peers, let peer = socket.peerUserID, !peers.contains(peer) {
+            return .failure(.couldNotConnect(url: url, address: path, reason: "its server runs as user \(peer), not as you or root, so it was sent nothing"))
         }
         func lost(_ failure: StreamSocket.Failure) -> HTTPClientError {
             switch failure {

@@ -21,6 +21,17 @@ package final class StreamSocket {
 
     deinit { close(fd) }
 
+    /// The user the process at the other end of a Unix socket ran as when
+    /// it made the socket (`SO_PEERCRED`): who is answering, whatever the
+    /// path led to. Nil for TCP, or when the kernel does not say.
+    package var peerUserID: UInt32? {
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+              Int(length) == MemoryLayout.size(ofValue: credentials) else { return nil }
+        return credentials.uid
+    }
+
     /// Connects to the Unix socket at `path`.
     package static func connect(unixSocket path: String, deadline: ContinuousClock.Instant) -> Result<StreamSocket, Failure> {
         var address = sockaddr_un()

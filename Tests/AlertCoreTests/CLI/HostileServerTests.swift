@@ -6,6 +6,8 @@ import Testing
 @testable import AlertdClient
 @testable import AlertdCommandLine
 @testable import AlertdStore
+@testable import AlertdHTTPServer
+@testable import AlertdPOSIX
 
 /// alertctl against a server that is not alertd, or not a friendly one:
 /// what it answers must not grow alertctl without bound or drive the
@@ -262,6 +264,35 @@ import Testing
         let response = try result.get()
         #expect(response.status == 200)
         #expect(response.body.count == 70_010 && sent == 70_010, "\(response.body.count) of \(sent)")
+    }
+
+    /// A socket found in the working directory is sent a request only if its
+    /// server runs as this user or root, checked on the connected socket
+    /// (`SO_PEERCRED`): what is put at the path after the look at its owner
+    /// gets nothing. Nobody accepts here, so a request that is sent times out.
+    @Test func aSocketWhoseServerRunsAsAnotherUserIsSentNothing() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-peer-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/s.sock"
+        let listening = try ListeningSocket.unix(path: path, mode: 0o600)
+        defer { listening.close() }
+        let me = CurrentProcess.effectiveUserID, other = CurrentProcess.effectiveUserID &+ 1
+        let request = HTTPClientRequest(url: "http://localhost/v1/alerts", timeout: .seconds(1), unixSocketPath: path)
+        do {
+            _ = try await #require(SocketHTTPClient(request, peers: [other])).send()
+            Issue.record("a stranger's socket answered")
+        } catch let error as HTTPClientError {
+            guard case .couldNotConnect(_, _, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("runs as user \(me)"), "\(reason)")
+        }
+        do {
+            _ = try await #require(SocketHTTPClient(request, peers: [me])).send()
+        } catch let error as HTTPClientError {
+            guard case .timedOut(_, .response, _) = error else { Issue.record("not sent: \(error)"); return }
+        }
+        #expect(await SocketHTTPClient.stranger(on: path, peers: [other], within: .seconds(2))?.contains("runs as user \(me)") == true)
+        #expect(await SocketHTTPClient.stranger(on: path, peers: [me], within: .seconds(2)) == nil)
     }
 
     /// Interim (1xx) answers without end are refused, not read until the timeout.
