@@ -47,33 +47,44 @@ public struct AlertdClient: Sendable {
 
     /// `GET /v1/alerts`: one page, newest first. `query.before` is the cursor.
     public func list(_ query: AlertQuery = AlertQuery()) async throws(AlertdClientError) -> APIRepresentation.AlertList {
+        try await page(query).list
+    }
+
+    /// One page, and how many bytes its answer took.
+    private func page(_ query: AlertQuery) async throws(AlertdClientError) -> (list: APIRepresentation.AlertList, bytes: Int) {
         var items: [(String, String)] = []
         if let state = query.state { items.append(("state", state.rawValue)) }
         for (name, value) in query.labels { items.append(("label", "\(name)=\(value)")) }
         items.append(("limit", String(query.limit)))
         if let cursor = query.before { items.append(("cursor", cursor.rawValue)) }
         let queryString = items.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
-        return try await exchange("GET", "/v1/alerts?" + queryString, expecting: 200)
+        let response = try await call("GET", "/v1/alerts?" + queryString, expecting: 200)
+        return (try decode(response), response.body.count)
     }
 
-    /// The most alerts ``listAll(_:)`` gathers: past it a listing without
-    /// end (a server that is not alertd) would hold the client's memory.
-    package static let maxListed = 1_000_000
+    /// The most alerts ``listAll(_:)`` gathers, and the most bytes of
+    /// answers: past them a listing without end (a server that is not
+    /// alertd) would hold the client's memory.
+    public static let maxListed = (alerts: 1_000_000, bytes: 512 << 20)
 
     /// Every alert matching `query`, following `next_cursor` page by page
-    /// (`query.limit` is the page size).
-    public func listAll(_ query: AlertQuery = AlertQuery()) async throws(AlertdClientError) -> [APIRepresentation.AlertDetail] {
+    /// (`query.limit` is the page size), at most `limit`'s worth.
+    public func listAll(_ query: AlertQuery = AlertQuery(),
+                        within limit: (alerts: Int, bytes: Int) = maxListed) async throws(AlertdClientError) -> [APIRepresentation.AlertDetail] {
         var query = query
         var alerts: [APIRepresentation.AlertDetail] = []
         // alertd's cursors only move on, to older alerts (smaller ids); one
         // that does not (two taking turns, from a server that is not alertd)
         // would read the same pages for good, each kept again.
+        var bytes = 0
         while true {
-            let page = try await list(query)
+            let (page, size) = try await page(query)
             alerts += page.alerts
+            bytes += size
             guard let next = page.nextCursor, !page.alerts.isEmpty, query.before.map({ next < $0 }) ?? true else { return alerts }
-            guard alerts.count < Self.maxListed else {
-                throw .badResponse(endpoint: endpoint, status: 200, reason: "over \(Self.maxListed) alerts listed; narrow the list with --state or --label")
+            guard alerts.count < limit.alerts, bytes < limit.bytes else {
+                throw .badResponse(endpoint: endpoint, status: 200,
+                                   reason: "over \(alerts.count) alerts (\(bytes >> 20) MiB) listed; narrow the list with --state or --label")
             }
             query.before = next
         }
@@ -97,7 +108,11 @@ public struct AlertdClient: Sendable {
     package func exchange<Answer: Decodable>(
         _ method: String, _ path: String, body: Data? = nil, expecting status: Int
     ) async throws(AlertdClientError) -> Answer {
-        let response = try await call(method, path, body: body, expecting: status)
+        try decode(try await call(method, path, body: body, expecting: status))
+    }
+
+    /// The answer's body as `Answer`, or why it is not one.
+    private func decode<Answer: Decodable>(_ response: HTTPClientResponse) throws(AlertdClientError) -> Answer {
         do {
             return try APIRepresentation.decoder.decode(Answer.self, from: response.body)
         } catch {

@@ -82,17 +82,24 @@ package struct SocketHTTPClient: Sendable {
         return try result.get()
     }
 
-    /// Why the server on the Unix socket at `path` is not one of `peers`,
-    /// or nil when it is (or cannot be reached: the caller's own connect
-    /// says so). For requests libcurl sends (event streams), which cannot
-    /// be checked on their own connection: it narrows what could change at
-    /// the path to the moment between the two.
+    /// Why the server on the Unix socket at `path` is not known to be one
+    /// of `peers`, or nil when it is. For requests libcurl sends (event
+    /// streams), which cannot be checked on their own connection: it
+    /// narrows what could change at the path to the moment between the
+    /// two. One it cannot reach, or whose user it is not told, is no
+    /// proof: a swap at the path made the first look find nothing there.
     package static func stranger(on path: String, peers: Set<UInt32>, within limit: Duration) async -> String? {
         await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             DetachedThread.start(name: "alertctl-peer") {
-                guard case .success(let socket) = StreamSocket.connect(unixSocket: path, deadline: .now + limit),
-                      let peer = socket.peerUserID, !peers.contains(peer) else { return continuation.resume(returning: nil) }
-                continuation.resume(returning: "the server on \(path) runs as user \(peer), not as you or root, so it was sent nothing")
+                let reason: String?
+                switch StreamSocket.connect(unixSocket: path, deadline: .now + limit) {
+                case .failure(.timedOut): reason = "no connection to \(path) within \(limit.alertdDescription)"
+                case .failure(.failed(let error)): reason = HTTPClientError.connectFailureReason(errno: error.rawValue)
+                case .success(let socket):
+                    guard let peer = socket.peerUserID else { reason = "the server on \(path) does not say which user it runs as"; break }
+                    reason = peers.contains(peer) ? nil : "the server on \(path) runs as user \(peer), not as you or root, so it was sent nothing"
+                }
+                continuation.resume(returning: reason)
             }
         }
     }
@@ -121,8 +128,9 @@ package struct SocketHTTPClient: Sendable {
         }
         // Checked on the connected socket, not its path: whatever was put at
         // the path between a look at it and the connect, this is who answers.
-        if case .unixSocket(let path) = destination, let peers, let peer = socket.peerUserID, !peers.contains(peer) {
-            return .failure(.couldNotConnect(url: url, address: path, reason: "its server runs as user \(peer), not as you or root, so it was sent nothing"))
+        if case .unixSocket(let path) = destination, let peers, !(socket.peerUserID.map(peers.contains) ?? false) {
+            let who = socket.peerUserID.map { "runs as user \($0)" } ?? "does not say which user it runs as"
+            return .failure(.couldNotConnect(url: url, address: path, reason: "its server \(who), not as you or root, so it was sent nothing"))
         }
         func lost(_ failure: StreamSocket.Failure) -> HTTPClientError {
             switch failure {

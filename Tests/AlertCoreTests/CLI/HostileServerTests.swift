@@ -45,6 +45,19 @@ import Testing
         while True:
             c, _ = s.accept()
             threading.Thread(target=serve, args=(c,), daemon=True).start()
+    if mode == "fresh":
+        # Pages without end, each cursor older than the last, each page 10 KB.
+        served = 0
+        while served < 1000:
+            c, _ = s.accept(); c.recv(65536)
+            alert = {"created_at": "2026-12-04T18:05:09.974Z", "updated_at": "2026-12-04T18:05:09.974Z", "state": "open",
+                     "id": "01a2423b-3fed-7333-9621-%012x" % (10**6 - served), "spec": {"labels": {"x": "y" * 10000}, "severity": "info", "title": "t"}}
+            body = json.dumps({"alerts": [alert], "next_cursor": "01a2423b-3fed-7333-9621-%012x" % (10**6 - served)}).encode()
+            served += 1
+            with open(out + ".part", "w") as f: f.write(str(served))
+            os.rename(out + ".part", out)
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+            c.close()
     if mode == "cursors":
         # Pages of new alerts whose cursors take turns: two ids, over and over.
         served = 0
@@ -293,6 +306,8 @@ import Testing
         }
         #expect(await SocketHTTPClient.stranger(on: path, peers: [other], within: .seconds(2))?.contains("runs as user \(me)") == true)
         #expect(await SocketHTTPClient.stranger(on: path, peers: [me], within: .seconds(2)) == nil)
+        // Nothing there is no proof either: a swap at the path can make the look find nothing.
+        #expect(await SocketHTTPClient.stranger(on: dir + "/none.sock", peers: [me], within: .seconds(2)) != nil)
     }
 
     /// Interim (1xx) answers without end are refused, not read until the timeout.
@@ -315,6 +330,23 @@ import Testing
         }
         #expect(result.0.exitCode == 0, "\(result.0.stderr)")
         #expect(result.1 == 2, "\(result.1) pages served")
+    }
+
+    /// Pages without end, each cursor older than the last, are gathered up
+    /// to a bound on bytes too: a million alerts of 13 KB were 13 GB.
+    @Test func listAllStopsAtItsBoundOnBytes() async throws {
+        try await withServer("fresh") { socket, out in
+            let client = AlertdClient(endpoint: .unixSocket(socket))
+            do {
+                _ = try await client.listAll(within: (alerts: 1_000_000, bytes: 100_000))
+                Issue.record("a listing without end ended")
+            } catch let error as AlertdClientError {
+                guard case .badResponse(_, _, let reason) = error else { Issue.record("\(error)"); return }
+                #expect(reason.contains("narrow the list"), "\(reason)")
+            }
+            let served = Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? -1
+            #expect((10...12).contains(served), "\(served) pages read")
+        }
     }
 
     /// `alertctl watch` prints an event's time, type, presenter, error and
