@@ -3,9 +3,12 @@ import AlertdCommandLine
 import AlertdHTTP
 
 extension AlertSpecErrors {
-    /// One `error: <field>: <message> [<code>]` line per problem, each ending in a newline.
+    /// One `error: <field>: <message> [<code>]` line per problem, each ending
+    /// in a newline. Problems quote what they found (a template file's label
+    /// names, a value given), which may hold escape sequences: shown as a
+    /// terminal may show them.
     public var commandLineText: String {
-        errors.map { "error: \($0)\n" }.joined()
+        errors.map { "error: \(AlertListTable.singleLine("\($0)"))\n" }.joined()
     }
 
     /// Tells the user what is wrong with the alert they composed: the API's

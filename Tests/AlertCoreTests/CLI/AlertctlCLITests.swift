@@ -94,6 +94,18 @@ import Testing
         #expect(own.exitCode != 64 && !own.stderr.contains("untrusted_socket"), "the user's own is used: \(own.stderr)")
     }
 
+    /// A problem quotes what it found, here a template file's label name:
+    /// an escape sequence in it is not sent to the terminal.
+    @Test func aProblemQuotingAnEscapeSequenceIsOneSafeLine() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-templates-\(UUID().uuidString.prefix(8)).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try #"{"templates": {"t": {"title": "x", "labels": {"a\u001b]0;PWNED\u0007\u001b[2J": "1"}}}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try await TestBinaries.alertctl("validate", "--templates", file, "--template", "t")
+        #expect(r.exitCode == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("PWNED") && r.stderr.contains("[invalid_template_file]"), "\(r.stderr)")
+        #expect(!r.stderr.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(r.stderr)")
+    }
+
     @Test func validateReportsErrorsAsJSON() async throws {
         let r = try await TestBinaries.alertctl("validate", "--title", "", "--expires", "30x", "--json")
         #expect(r.exitCode == 65)
