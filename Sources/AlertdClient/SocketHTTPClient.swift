@@ -91,17 +91,21 @@ package struct SocketHTTPClient: Sendable {
     package static func stranger(on path: String, peers: Set<UInt32>, within limit: Duration) async -> String? {
         await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             DetachedThread.start(name: "alertctl-peer") {
-                let reason: String?
-                switch StreamSocket.connect(unixSocket: path, deadline: .now + limit) {
-                case .failure(.timedOut): reason = "no connection to \(path) within \(limit.alertdDescription)"
-                case .failure(.failed(let error)): reason = HTTPClientError.connectFailureReason(errno: error.rawValue)
-                case .success(let socket):
-                    guard let peer = socket.peerUserID else { reason = "the server on \(path) does not say which user it runs as"; break }
-                    reason = peers.contains(peer) ? nil : "the server on \(path) runs as user \(peer), not as you or root, so it was sent nothing"
+                let reason: String? = switch StreamSocket.connect(unixSocket: path, deadline: .now + limit) {
+                case .failure(.timedOut): "no connection to \(path) within \(limit.alertdDescription)"
+                case .failure(.failed(let error)): HTTPClientError.connectFailureReason(errno: error.rawValue)
+                case .success(let socket): stranger(socket, peers: peers).map { "the server on \(path) \($0)" }
                 }
                 continuation.resume(returning: reason)
             }
         }
+    }
+
+    /// How the server on `socket` is not one of `peers` (`runs as user …`),
+    /// or nil when it is one.
+    private static func stranger(_ socket: StreamSocket, peers: Set<UInt32>) -> String? {
+        guard let peer = socket.peerUserID else { return "does not say which user it runs as, so it was sent nothing" }
+        return peers.contains(peer) ? nil : "runs as user \(peer), not as you or root, so it was sent nothing"
     }
 
     private func perform() -> Result<HTTPClientResponse, HTTPClientError> {
@@ -128,9 +132,8 @@ package struct SocketHTTPClient: Sendable {
         }
         // Checked on the connected socket, not its path: whatever was put at
         // the path between a look at it and the connect, this is who answers.
-        if case .unixSocket(let path) = destination, let peers, !(socket.peerUserID.map(peers.contains) ?? false) {
-            let who = socket.peerUserID.map { "runs as user \($0)" } ?? "does not say which user it runs as"
-            return .failure(.couldNotConnect(url: url, address: path, reason: "its server \(who), not as you or root, so it was sent nothing"))
+        if case .unixSocket(let path) = destination, let peers, let who = Self.stranger(socket, peers: peers) {
+            return .failure(.couldNotConnect(url: url, address: path, reason: "its server \(who)"))
         }
         func lost(_ failure: StreamSocket.Failure) -> HTTPClientError {
             switch failure {

@@ -277,7 +277,8 @@ extension PostgresAlertStore {
     /// (``PostgresSchema/databaseMillis(shift:)``): of the dispatcher's
     /// times only the lease, `now` less `claimedBefore`, is taken.
     public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
-        let (lease, nowMs, node) = (StoreCoding.millis(now) - StoreCoding.millis(claimedBefore), StoreCoding.millis(now), self.node)
+        let (nowMs, node) = (StoreCoding.millis(now), self.node)
+        let lease = nowMs - StoreCoding.millis(claimedBefore)
         let (kept, shift) = (PostgresValue.textArray(keeping.map(\.rawValue)), PostgresSchema.shift(now))
         return try await writer.write(durable: false) { session throws(PostgresError) in
             if !keeping.isEmpty {
