@@ -124,10 +124,6 @@ extension AlertdClient {
         request.headers.set("Accept", "text/event-stream")
         if let resumeFrom { request.headers.set("Last-Event-ID", resumeFrom) }
         request.idleTimeout = Self.eventStreamIdleTimeout
-        if let peers = endpoint.trustedPeers, case .unixSocket(let path) = endpoint.transport,
-           let reason = await SocketHTTPClient.stranger(on: path, peers: peers, within: connectTimeout) {
-            throw .unreachable(endpoint: endpoint, reason: reason)
-        }
         let response: HTTPClientStreamingResponse
         do {
             response = try await http.stream(request)

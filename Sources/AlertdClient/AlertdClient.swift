@@ -126,7 +126,7 @@ public struct AlertdClient: Sendable {
         let request = endpoint.request(method, path, body: body, connectTimeout: connectTimeout, timeout: timeout)
         let response: HTTPClientResponse
         do {
-            if let local = SocketHTTPClient(request, peers: endpoint.trustedPeers) {
+            if let local = SocketHTTPClient(request) {
                 response = try await local.send()
             } else {
                 response = try await http.send(request)

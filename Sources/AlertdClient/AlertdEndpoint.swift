@@ -22,7 +22,8 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var passedOver: String?
     /// For a socket found by default in the working directory: the users
     /// its server may run as (this one and root). A request goes only to
-    /// one of them, checked on the connected socket (`SO_PEERCRED`).
+    /// one of them, checked on the connected socket (`SO_PEERCRED`,
+    /// ``HTTPClientRequest/unixSocketPeerCheck``).
     public var trustedPeers: Set<UInt32>?
 
     public init(transport: Transport, token: String? = nil) {
@@ -69,6 +70,12 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
         return type != .typeSocket && type != .typeSymbolicLink
     }
 
+    /// How a server running as `user` is not one of `peers`, or nil when it is one.
+    package static func stranger(_ user: UInt32?, peers: Set<UInt32>) -> String? {
+        guard let user else { return "does not say which user it runs as, so it was sent nothing" }
+        return peers.contains(user) ? nil : "runs as user \(user), not as you or root, so it was sent nothing"
+    }
+
     /// A request for `path` (`/v1/alerts?limit=5`) at this endpoint.
     package func request(
         _ method: String, _ path: String, body: Data? = nil, connectTimeout: Duration, timeout: Duration
@@ -82,10 +89,12 @@ public struct AlertdEndpoint: Sendable, Equatable, CustomStringConvertible {
         switch transport {
         case .unixSocket(let socketPath):
             // The host only fills the Host header; the socket decides where the request goes.
-            return HTTPClientRequest(
+            var request = HTTPClientRequest(
                 url: "http://localhost" + path, method: method, headers: headers, body: body,
                 connectTimeout: connectTimeout, timeout: timeout, unixSocketPath: socketPath,
                 maxResponseBytes: AlertdClient.maxResponseBytes)
+            if let peers = trustedPeers { request.unixSocketPeerCheck = { Self.stranger($0, peers: peers) } }
+            return request
         case .tcp(let baseURL):
             if let token { headers.set("Authorization", "Bearer \(token)") }
             return HTTPClientRequest(

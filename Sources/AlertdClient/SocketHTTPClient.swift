@@ -25,13 +25,12 @@ package struct SocketHTTPClient: Sendable {
     private let authority: String
     /// The path and query: `/v1/alerts?limit=5`.
     private let target: String
-    /// The users the server behind a Unix socket may run as; nil: any.
-    private let peers: Set<UInt32>?
 
     /// Takes `request` when it goes to a Unix socket or to plain HTTP on a
-    /// numeric loopback address; nil for any other. With `peers`, a Unix
-    /// socket whose server runs as another user is not sent the request.
-    package init?(_ request: HTTPClientRequest, peers: Set<UInt32>? = nil) {
+    /// numeric loopback address; nil for any other. A Unix socket whose
+    /// server the request's ``HTTPClientRequest/unixSocketPeerCheck``
+    /// refuses is not sent it.
+    package init?(_ request: HTTPClientRequest) {
         guard request.connectPolicy == nil, request.idleTimeout == nil,
               let rest = request.url.hasPrefix("http://") ? request.url.dropFirst(7) : nil else { return nil }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
@@ -43,7 +42,6 @@ package struct SocketHTTPClient: Sendable {
         self.request = request
         self.authority = String(authority)
         self.target = path
-        self.peers = peers
         if let socket = request.unixSocketPath {
             destination = .unixSocket(socket)
             return
@@ -82,32 +80,6 @@ package struct SocketHTTPClient: Sendable {
         return try result.get()
     }
 
-    /// Why the server on the Unix socket at `path` is not known to be one
-    /// of `peers`, or nil when it is. For requests libcurl sends (event
-    /// streams), which cannot be checked on their own connection: it
-    /// narrows what could change at the path to the moment between the
-    /// two. One it cannot reach, or whose user it is not told, is no
-    /// proof: a swap at the path made the first look find nothing there.
-    package static func stranger(on path: String, peers: Set<UInt32>, within limit: Duration) async -> String? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-            DetachedThread.start(name: "alertctl-peer") {
-                let reason: String? = switch StreamSocket.connect(unixSocket: path, deadline: .now + limit) {
-                case .failure(.timedOut): "no connection to \(path) within \(limit.alertdDescription)"
-                case .failure(.failed(let error)): HTTPClientError.connectFailureReason(errno: error.rawValue)
-                case .success(let socket): stranger(socket, peers: peers).map { "the server on \(path) \($0)" }
-                }
-                continuation.resume(returning: reason)
-            }
-        }
-    }
-
-    /// How the server on `socket` is not one of `peers` (`runs as user …`),
-    /// or nil when it is one.
-    private static func stranger(_ socket: StreamSocket, peers: Set<UInt32>) -> String? {
-        guard let peer = socket.peerUserID else { return "does not say which user it runs as, so it was sent nothing" }
-        return peers.contains(peer) ? nil : "runs as user \(peer), not as you or root, so it was sent nothing"
-    }
-
     private func perform() -> Result<HTTPClientResponse, HTTPClientError> {
         let url = request.redactedURL
         let start = ContinuousClock.now
@@ -132,7 +104,7 @@ package struct SocketHTTPClient: Sendable {
         }
         // Checked on the connected socket, not its path: whatever was put at
         // the path between a look at it and the connect, this is who answers.
-        if case .unixSocket(let path) = destination, let peers, let who = Self.stranger(socket, peers: peers) {
+        if case .unixSocket(let path) = destination, let check = request.unixSocketPeerCheck, let who = check(socket.peerUserID) {
             return .failure(.couldNotConnect(url: url, address: path, reason: "its server \(who)"))
         }
         func lost(_ failure: StreamSocket.Failure) -> HTTPClientError {

@@ -13,8 +13,8 @@ extension CurlTransfer {
         let unixSocketPath: String?
         let receiveBufferSize: Int?
         let idleTimeout: Duration?
-        /// A policy-checked request's options point at its transfer: such a
-        /// handle is reset after every request.
+        /// A policy-checked or peer-checked request's options point at its
+        /// transfer: such a handle is reset after every request.
         let confined: Bool
 
         /// Whether the request's body goes out through `CURLOPT_COPYPOSTFIELDS`.
@@ -30,7 +30,7 @@ extension CurlTransfer {
             unixSocketPath = request.unixSocketPath
             receiveBufferSize = request.receiveBufferSize
             idleTimeout = request.idleTimeout
-            confined = request.connectPolicy != nil
+            confined = request.connectPolicy != nil || (request.unixSocketPath != nil && request.unixSocketPeerCheck != nil)
         }
     }
 }

@@ -41,6 +41,10 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Streaming: the reader fell ``HTTPClient/maxUnreadChunks`` behind.
     private var readerBehind = false
     private var policyRefusal: String?
+    /// A peer-checked request's socket, as the open-socket callback made it.
+    private var peerCheckedSocket: curl_socket_t?
+    /// Why a peer-checked request's server was refused.
+    private var peerRefusal: HTTPClientError?
     private var finished = false
     private var headDelivered = false
 
@@ -211,6 +215,10 @@ package final class CurlTransfer: @unchecked Sendable {
         // The caller checked this path; libcurl must not resolve dot segments
         // into a different one.
         try easy.set(CURLOPT_PATH_AS_IS, 1)
+        // The open-socket callback keeps the socket it makes, and the prereq
+        // callback judges its peer once connected. A pooled connection was
+        // made, and judged if at all, for another request.
+        if request.unixSocketPath != nil, request.unixSocketPeerCheck != nil { try easy.set(CURLOPT_FRESH_CONNECT, 1) }
     }
 
     // MARK: Completion
@@ -263,6 +271,8 @@ package final class CurlTransfer: @unchecked Sendable {
             return .failure(.connectionLost(url: url, reason: "the server sent faster than it was read, \(HTTPClient.maxUnreadChunks) chunks ahead"))
         case CURLE_WRITE_ERROR where overflowed:
             return .failure(.responseTooLarge(url: url, limit: request.maxResponseBytes))
+        case CURLE_ABORTED_BY_CALLBACK where peerRefusal != nil:
+            return .failure(peerRefusal ?? .refusedByPolicy(url: url, reason: ""))
         case CURLE_COULDNT_CONNECT where policyRefusal != nil, CURLE_ABORTED_BY_CALLBACK where policyRefusal != nil:
             return .failure(.refusedByPolicy(url: url, reason: policyRefusal ?? ""))
         case CURLE_COULDNT_CONNECT:
@@ -397,19 +407,36 @@ package final class CurlTransfer: @unchecked Sendable {
         return size * count
     }
 
+    /// Whether the server on the peer-checked request's connection may be
+    /// sent the request (``HTTPClientRequest/unixSocketPeerCheck``).
+    private func judgePeer(_ check: (UInt32?) -> String?) -> Bool {
+        let path = request.unixSocketPath ?? ""
+        // No socket of this transfer's making: nothing to judge, so nothing is sent.
+        let refusal = peerCheckedSocket.map { check(StreamSocket.peerUserID(of: $0)) }
+            ?? "was not connected to by this request, so it was sent nothing"
+        guard let refusal else { return true }
+        peerRefusal = .couldNotConnect(url: request.redactedURL, address: path, reason: "its server \(refusal)")
+        return false
+    }
+
     /// `CURLOPT_OPENSOCKETFUNCTION`: sees each resolved address before
-    /// libcurl connects to it, and opens the socket only if the policy allows.
+    /// libcurl connects to it, and opens the socket only if the policy
+    /// allows; a peer-checked request's socket it keeps for the prereq
+    /// callback to judge once connected.
     private static let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
         user, _, address in
         guard let user, let address else { return CURL_SOCKET_BAD }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
         var buffer = [CChar](repeating: 0, count: 64)
         let port = alertd_curl_sockaddr_peer(address, &buffer, socklen_t(buffer.count))
         if port >= 0 {
             let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let target = HTTPConnectTarget(remoteAddress: address, remotePort: Int(port))
-            guard Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().checkPolicy(target) else { return CURL_SOCKET_BAD }
+            guard transfer.checkPolicy(target) else { return CURL_SOCKET_BAD }
         }
-        return alertd_curl_open_socket(address)
+        let socket = alertd_curl_open_socket(address)
+        if transfer.request.unixSocketPeerCheck != nil { transfer.peerCheckedSocket = socket }
+        return socket
     }
 
     /// `CURLOPT_PREREQFUNCTION`: sees the connection each request is about to
@@ -419,8 +446,12 @@ package final class CurlTransfer: @unchecked Sendable {
         user, remote, local, remotePort, localPort in
         guard let user else { return CURL_PREREQFUNC_ABORT }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-        // A Unix socket is the caller's own choice of peer, as in the open-socket callback.
-        if transfer.request.unixSocketPath != nil { return CURL_PREREQFUNC_OK }
+        // A Unix socket is the caller's own choice of path, as in the open-socket
+        // callback; who serves it is judged on the connection, here, before a byte goes.
+        if transfer.request.unixSocketPath != nil {
+            guard let check = transfer.request.unixSocketPeerCheck else { return CURL_PREREQFUNC_OK }
+            return transfer.judgePeer(check) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+        }
         let target = HTTPConnectTarget(
             remoteAddress: remote.map { String(cString: $0) } ?? "", remotePort: Int(remotePort),
             localAddress: local.map { String(cString: $0) } ?? "", localPort: Int(localPort))

@@ -27,6 +27,13 @@ public struct HTTPClientRequest: Sendable {
     public var timeout: Duration
     /// Talk HTTP over this Unix-domain socket instead of TCP (`CURLOPT_UNIX_SOCKET_PATH`).
     public var unixSocketPath: String?
+    /// With `unixSocketPath`: judges the user the server on the socket runs
+    /// as (`SO_PEERCRED`; nil when the kernel does not say) and says why it
+    /// must not be sent the request, or nil. Judged on the connection the
+    /// request goes out on, made for it and not taken from the pool, before
+    /// a byte is sent: whatever is put at the path meanwhile, the judged
+    /// server is the one that answers. On the client's thread: keep it quick.
+    public var unixSocketPeerCheck: (@Sendable (_ userID: UInt32?) -> String?)?
     public var maxResponseBytes: Int
     public var oversizedResponse: OversizedResponse
     /// Consulted before connecting and again before the request is sent;

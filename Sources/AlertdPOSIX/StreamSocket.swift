@@ -24,7 +24,10 @@ package final class StreamSocket {
     /// The user the process at the other end of a Unix socket ran as when
     /// it made the socket (`SO_PEERCRED`): who is answering, whatever the
     /// path led to. Nil for TCP, or when the kernel does not say.
-    package var peerUserID: UInt32? {
+    package var peerUserID: UInt32? { Self.peerUserID(of: fd) }
+
+    /// ``peerUserID`` of the socket `fd`, whoever made it.
+    package static func peerUserID(of fd: Int32) -> UInt32? {
         var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout.size(ofValue: credentials))
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,

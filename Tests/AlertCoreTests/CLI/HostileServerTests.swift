@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import AlertModel
 @testable import AlertdHTTP
 @testable import AlertdCurl
@@ -282,7 +283,9 @@ import Testing
     /// A socket found in the working directory is sent a request only if its
     /// server runs as this user or root, checked on the connected socket
     /// (`SO_PEERCRED`): what is put at the path after the look at its owner
-    /// gets nothing. Nobody accepts here, so a request that is sent times out.
+    /// gets nothing. So for both ways alertctl sends: its own client, and
+    /// libcurl (event streams), which is handed the judged connection.
+    /// Nobody accepts here, so a request that is sent times out.
     @Test func aSocketWhoseServerRunsAsAnotherUserIsSentNothing() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-peer-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -291,23 +294,43 @@ import Testing
         let listening = try ListeningSocket.unix(path: path, mode: 0o600)
         defer { listening.close() }
         let me = CurrentProcess.effectiveUserID, other = CurrentProcess.effectiveUserID &+ 1
-        let request = HTTPClientRequest(url: "http://localhost/v1/alerts", timeout: .seconds(1), unixSocketPath: path)
-        do {
-            _ = try await #require(SocketHTTPClient(request, peers: [other])).send()
-            Issue.record("a stranger's socket answered")
-        } catch let error as HTTPClientError {
-            guard case .couldNotConnect(_, _, let reason) = error else { Issue.record("\(error)"); return }
+        let curl = HTTPClient()
+        let judged = Mutex<[UInt32?]>([])
+        func send(_ peers: Set<UInt32>, to socket: String = path, viaCurl: Bool) async -> HTTPClientError? {
+            var request = HTTPClientRequest(url: "http://localhost/v1/alerts", timeout: .seconds(1), unixSocketPath: socket)
+            request.unixSocketPeerCheck = { user in
+                judged.withLock { $0.append(user) }
+                return AlertdEndpoint.stranger(user, peers: peers)
+            }
+            do {
+                _ = viaCurl ? try await curl.send(request) : try await #require(SocketHTTPClient(request)).send()
+                return nil
+            } catch let error as HTTPClientError {
+                return error
+            } catch {
+                Issue.record("\(error)")
+                return nil
+            }
+        }
+        for viaCurl in [false, true] {
+            judged.withLock { $0 = [] }
+            guard case .couldNotConnect(_, _, let reason)? = await send([other], viaCurl: viaCurl) else {
+                Issue.record("a stranger's socket was sent the request (curl: \(viaCurl))")
+                continue
+            }
             #expect(reason.contains("runs as user \(me)"), "\(reason)")
+            let sent = await send([me], viaCurl: viaCurl)
+            guard case .timedOut(_, .response, _)? = sent else {
+                Issue.record("not sent (curl: \(viaCurl)): \(String(describing: sent))")
+                continue
+            }
+            // Judged once per request, on its own connection (libcurl's pool gave it none).
+            #expect(judged.withLock { $0 } == [me, me], "curl: \(viaCurl)")
+            guard case .couldNotConnect? = await send([me], to: dir + "/none.sock", viaCurl: viaCurl) else {
+                Issue.record("a missing socket was not a failed connect (curl: \(viaCurl))")
+                continue
+            }
         }
-        do {
-            _ = try await #require(SocketHTTPClient(request, peers: [me])).send()
-        } catch let error as HTTPClientError {
-            guard case .timedOut(_, .response, _) = error else { Issue.record("not sent: \(error)"); return }
-        }
-        #expect(await SocketHTTPClient.stranger(on: path, peers: [other], within: .seconds(2))?.contains("runs as user \(me)") == true)
-        #expect(await SocketHTTPClient.stranger(on: path, peers: [me], within: .seconds(2)) == nil)
-        // Nothing there is no proof either: a swap at the path can make the look find nothing.
-        #expect(await SocketHTTPClient.stranger(on: dir + "/none.sock", peers: [me], within: .seconds(2)) != nil)
     }
 
     /// Interim (1xx) answers without end are refused, not read until the timeout.
