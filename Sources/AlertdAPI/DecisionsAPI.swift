@@ -145,7 +145,7 @@ public struct DecisionsAPI: Sendable {
         case 409: "Someone decided first; nothing was changed."
         default: "That did not work (HTTP \(status))."
         }
-        return Self.page(status: status, "<!doctype html><html><head><meta charset=\"utf-8\"><title>alertd</title></head><body><p>\(Self.escape(text))</p></body></html>")
+        return Self.page(status: status, "<!doctype html><html><head><meta charset=\"utf-8\"><title>alertd</title></head><body><p>\(MarkupEscaping.html(text))</p></body></html>")
     }
 
     /// GET on a link shows what it will do and a button that POSTs: link
@@ -156,10 +156,10 @@ public struct DecisionsAPI: Sendable {
         let alert = record.alert
         let label = alert.spec.action(action)?.label ?? action.rawValue
         let html = """
-            <!doctype html><html><head><meta charset="utf-8"><title>\(Self.escape(alert.spec.title))</title></head><body>
-            <h1>\(Self.escape(alert.spec.title))</h1><p>\(Self.escape(alert.spec.message ?? ""))</p>
-            <p>State: \(alert.state.rawValue)</p>\(recipient.map { "\n<p>This link was sent to \(Self.escape($0)); deciding with it records that address.</p>" } ?? "")
-            \(alert.state == .open ? "<form method=\"post\"><button type=\"submit\">\(Self.escape(label))</button></form>" : "<p>Already decided.</p>")
+            <!doctype html><html><head><meta charset="utf-8"><title>\(MarkupEscaping.html(alert.spec.title))</title></head><body>
+            <h1>\(MarkupEscaping.html(alert.spec.title))</h1><p>\(MarkupEscaping.html(alert.spec.message ?? ""))</p>
+            <p>State: \(alert.state.rawValue)</p>\(recipient.map { "\n<p>This link was sent to \(MarkupEscaping.html($0)); deciding with it records that address.</p>" } ?? "")
+            \(alert.state == .open ? "<form method=\"post\"><button type=\"submit\">\(MarkupEscaping.html(label))</button></form>" : "<p>Already decided.</p>")
             </body></html>
             """
         return Self.page(status: 200, html)
@@ -185,10 +185,5 @@ public struct DecisionsAPI: Sendable {
 
     package static func invalidLink(_ message: String) -> APIError {
         APIError(status: 403, code: "invalid_action_link", message: message)
-    }
-
-    package static func escape(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
-            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 }

@@ -12,7 +12,7 @@ public enum PostgresValue: Sendable, Equatable {
     /// the SQL (`$1::text[]`).
     public static func textArray(_ values: [String]) -> PostgresValue {
         let quoted = values.map { v in
-            "\"" + v.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+            "\"" + v.replacingScalars(["\\": "\\\\", "\"": "\\\""]) + "\""
         }
         return .text("{" + quoted.joined(separator: ",") + "}")
     }

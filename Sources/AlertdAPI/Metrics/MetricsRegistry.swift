@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import AlertModel
 
 /// Counters, gauges and histograms with labels, rendered in the Prometheus
 /// text exposition format (version 0.0.4). Small and lock-based: alertd has
@@ -138,12 +139,12 @@ public final class MetricsRegistry: Sendable {
 
     /// Label values escape backslash, double quote and newline.
     package static func escapeLabel(_ v: String) -> String {
-        v.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+        v.replacingScalars(["\\": "\\\\", "\"": "\\\"", "\n": "\\n"])
     }
 
     /// HELP text escapes backslash and newline.
     package static func escapeHelp(_ v: String) -> String {
-        v.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
+        v.replacingScalars(["\\": "\\\\", "\n": "\\n"])
     }
 
     package static func number(_ v: Double) -> String {

@@ -164,11 +164,20 @@ import Testing
     @Test func theActionPageIsLockedDownAndItsOwnFormStillDecides() async throws {
         let d = try await daemon(publicURL: "$BASE_URL")
         let confirm: [String: Any] = ["label": "Deploy", "url": "https://ops.example/deploy"]
-        let id = try await d.send(["title": "Deploy <b>4.2</b>?", "confirm": confirm])
+        // A letter that prepends itself to the next character (U+0D4E) and a
+        // combining mark each make one Character with a `<`: escaped by
+        // Characters, these tags came through (a redirect away, a form that
+        // swallowed the page's own).
+        let message = "Please confirm. \u{0D4E}<meta http-equiv=refresh content=0;url=http://evil.example/ \u{0D4E}> <\u{0301}form>"
+        let id = try await d.send(["title": "Deploy <b>4.2</b>?", "message": message, "confirm": confirm])
         let path = try link(d, id)
 
         let page = try await d.request("GET", path, headers: ["Accept": "text/html"], tcp: true)
         #expect(page.status == 200)
+        // By bytes: a search by Characters cannot see a `<` glued to its neighbour.
+        let has = { (text: String) in page.body.range(of: Data(text.utf8)) != nil }
+        #expect(!has("<meta http") && !has("<\u{0301}") && !has("\u{0D4E}>"), "\(String(decoding: page.body, as: UTF8.self))")
+        #expect(has("\u{0D4E}&lt;meta") && has("&lt;\u{0301}form&gt;"), "\(String(decoding: page.body, as: UTF8.self))")
         #expect(page.headers["Content-Security-Policy"] == "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
         #expect(page.headers["Cache-Control"] == "no-store")
         #expect(page.headers["X-Content-Type-Options"] == "nosniff")

@@ -4,23 +4,13 @@
 public enum MarkupEscaping {
     /// HTML text and attribute values (mail, Matrix, Telegram, Pushover).
     public static func html(_ text: String) -> String {
-        replacing(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
+        text.replacingScalars(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
     }
 
     /// Slack's mrkdwn: only `&`, `<` and `>` are special, and Slack asks for
     /// exactly these three to be escaped (`<` starts a link or mention).
     public static func slack(_ text: String) -> String {
-        replacing(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;"])
-    }
-
-    /// `text` with each scalar in `table` replaced by its entity.
-    private static func replacing(_ text: String, _ table: [Unicode.Scalar: String]) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            if let entity = table[c] { out += entity } else { out.unicodeScalars.append(c) }
-        }
-        return out
+        text.replacingScalars(["&": "&amp;", "<": "&lt;", ">": "&gt;"])
     }
 
     /// Markdown (CommonMark, GFM, Discord's): what would become markup
