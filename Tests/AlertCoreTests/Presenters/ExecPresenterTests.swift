@@ -82,6 +82,12 @@ import Glibc
         let marks = try script("marks", "printf 'disk full'; for i in $(seq 800); do printf '\\314\\201\\314\\201\\314\\201\\314\\201\\314\\201'; done; exit 3")
         let marked = try await presenter(["command": [marks]]).present(alert, delivery: ServiceFixtures.delivery)
         #expect((marked.reason?.unicodeScalars.count ?? 0) < 1_200, "\(marked.reason?.unicodeScalars.count ?? 0) scalars")
+        // The program's bytes go into `last_error` and events, which terminals show:
+        // no escape sequence, bell or bidi override survives.
+        let hostile = try script("hostile", #"printf '\033]0;PWNED\007\033[31mRED\033[2J\n\342\200\256 rev'; exit 1"#)
+        let shown = try await presenter(["command": [hostile]]).present(alert, delivery: ServiceFixtures.delivery).reason ?? ""
+        #expect(shown.hasSuffix("PWNED") == false && shown.contains("RED"), "\(shown)")
+        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{7F}" || $0 == "\u{202E}" }, "\(shown.debugDescription)")
         // A bare name is looked up on PATH.
         #expect(try await presenter(["command": ["true"]]).present(alert, delivery: ServiceFixtures.delivery) == .delivered)
         #expect(try await presenter(["command": ["false"]]).present(alert, delivery: ServiceFixtures.delivery)

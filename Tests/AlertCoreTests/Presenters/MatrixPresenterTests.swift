@@ -53,6 +53,12 @@ import Testing
         #expect(body["body"].string?.hasPrefix("🚨 [CRITICAL] Disk <full> & db1\n\n/var is at 98% <b>now</b> & rising\n\nenv: prod\nhost: db1") == true)
         let html = try #require(body["formatted_body"].string)
         #expect(html.contains("Disk &lt;full&gt; &amp; db1"))
+        // A line break written CRLF ("\r\n" is one Character) is a break too.
+        let crlf = try ServiceFixtures.alert(message: "first line\r\nsecond line\nthird line")
+        #expect(await p.present(crlf, delivery: ServiceFixtures.delivery) == .delivered)
+        let last = try #require(receiver.received.last)
+        let crlfHTML = try #require(J(last.json)["formatted_body"].string)
+        #expect(crlfHTML.contains("first line<br>second line<br>third line"), "\(crlfHTML)")
         #expect(html.contains("<a href=\"\(ServiceFixtures.confirmLink.replacingOccurrences(of: "&", with: "&amp;"))\">Expand</a>"))
     }
 

@@ -98,7 +98,7 @@ public struct ExecPresenterConfiguration: PresenterConfiguration {
     /// An argument as a shell would need it written, for showing only.
     static func quoted(_ argument: String) -> String {
         argument.allSatisfy({ $0.isLetter || $0.isNumber || "/-_.=:,+@%".contains($0) }) && !argument.isEmpty
-            ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
+            ? argument : "'" + argument.replacingScalars(["'": "'\\''"]) + "'"
     }
 }
 
@@ -211,8 +211,12 @@ public struct ExecPresenter: AlertPresenter {
 
     /// `: <the last of the output>`, on one line, or nothing when it printed nothing.
     static func quote(_ output: Data, truncated: Bool) -> String {
-        let text = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " | ")
+        // The program's own bytes reach `last_error`, events and whatever
+        // reads them: terminal controls and bidi overrides shown as U+FFFD,
+        // as a service's error text is.
+        let text = TextPolicy.replacingRefused(
+            in: String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " | "), .line)
         guard !text.isEmpty else { return "" }
         // Cut in scalars: one character of a letter and 8,000 combining marks
         // kept the whole 16 KiB in every error and log line.

@@ -82,7 +82,8 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         // `limits.max_title_length` may allow 10,000 characters, and the title appears twice, once as HTML.
         d.title = TextLimit.truncate(d.title, to: Limit.titleBytes, in: .json)
         let e = MarkupEscaping.html
-        let htmlLines = { (text: String) in e(text).replacing("\n", with: "<br>") }
+        // By scalars: "\r\n" is one Character, and replacing "\n" missed it.
+        let htmlLines = { (text: String) in e(text).replacing("\r\n", with: "\n").replacingScalars(["\n": "<br>", "\r": "<br>"]) }
         var plain = [d.style.emoji + " " + d.heading]
         var html = ["<h4><font color=\"\(d.style.hexColour)\">\(d.style.emoji) \(e(d.style.label))</font> \(e(d.title))</h4>"]
         if d.followUp != nil {
