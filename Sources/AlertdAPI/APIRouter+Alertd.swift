@@ -15,11 +15,10 @@ extension APIRouter {
         links: ActionLinkSigner? = nil,
         changes: ChangeSignal = ChangeSignal(),
         metrics: DaemonMetrics = DaemonMetrics(),
-        authenticator: APIAuthenticator = APIAuthenticator(token: nil),
-        sessions: ConsoleSessions = ConsoleSessions()
+        authenticator: APIAuthenticator = APIAuthenticator(token: nil)
     ) -> APIRouter {
         let origins = APIOriginPolicy(publicURL: links?.publicURL)
-        var router = APIRouter(authenticator: authenticator, origins: origins, sessions: sessions)
+        var router = APIRouter(authenticator: authenticator, origins: origins)
         let listings = ListingGate()
         let probe = StoreProbe(store: store)
         AlertsAPI(intake: intake, store: store, metrics: metrics, listings: listings, onReplay: onReplay).register(in: &router)
@@ -33,7 +32,7 @@ extension APIRouter {
             .register(in: &router)
         AlertmanagerSilencesAPI(store: store, onChange: onReplay).register(in: &router)
         AlertmanagerWebhookAPI(intake: intake, store: store, metrics: metrics).register(in: &router)
-        ConsoleAPI(authenticator: authenticator, sessions: sessions, secureCookie: origins.publicOrigin?.hasPrefix("https://") == true)
+        ConsoleAPI(authenticator: authenticator, secureCookie: origins.publicOrigin?.hasPrefix("https://") == true)
             .register(in: &router)
         return router
     }

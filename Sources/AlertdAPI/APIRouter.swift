@@ -34,14 +34,10 @@ public struct APIRouter: Sendable {
     public let authenticator: APIAuthenticator
     /// Keeps browsers on other sites, and names other than alertd's, off TCP.
     public let origins: APIOriginPolicy
-    /// The console's sign-ins, whose cookie stands for a token.
-    public let sessions: ConsoleSessions
 
-    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil), origins: APIOriginPolicy = APIOriginPolicy(),
-                sessions: ConsoleSessions = ConsoleSessions()) {
+    public init(authenticator: APIAuthenticator = APIAuthenticator(token: nil), origins: APIOriginPolicy = APIOriginPolicy()) {
         self.authenticator = authenticator
         self.origins = origins
-        self.sessions = sessions
     }
 
     public mutating func add(
@@ -137,8 +133,20 @@ public struct APIRouter: Sendable {
     /// a console session, which counts only from alertd's own pages.
     package func authenticate(_ request: HTTPRequest) throws(APIError) -> APICaller {
         guard request.listener == .tcp, !authenticator.isOpen else { return APICaller(name: APICaller.peer(of: request).name, scopes: .all) }
-        if let token = try authenticator.bearer(request) { return APICaller(name: token.name, scopes: token.scopes) }
-        if let id = ConsoleSessions.sessionID(in: request), let token = sessions.token(session: id), authenticator.isCurrent(token) {
+        if request.headers["Authorization"] != nil {
+            // Counted with the console's sign-ins: a bearer token is the same secret.
+            let address = FailedTokenThrottle.key(for: request)
+            try authenticator.throttle.check(address, code: "too_many_failed_tokens") {
+                "Too many wrong tokens from this address; try again in \($0) s."
+            }
+            do {
+                if let token = try authenticator.bearer(request) { return APICaller(name: token.name, scopes: token.scopes) }
+            } catch {
+                if let address { authenticator.throttle.failed(from: address) }
+                throw error
+            }
+        }
+        if let id = ConsoleSessions.sessionID(in: request), let token = authenticator.sessions.token(session: id), authenticator.isCurrent(token) {
             try origins.checkSession(request)
             return APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         }

@@ -12,9 +12,14 @@ import AlertdCrypto
 public final class APIAuthenticator: Sendable {
     /// nil leaves TCP open, with every scope (loopback demos).
     private let tokens: Mutex<[APIToken]?>
+    /// The console's sign-ins, whose cookie stands for a token.
+    public let sessions: ConsoleSessions
+    /// Wrong tokens, by client address.
+    public let throttle = FailedTokenThrottle()
 
-    public init(tokens: [APIToken]?) {
+    public init(tokens: [APIToken]?, sessions: ConsoleSessions = ConsoleSessions()) {
         self.tokens = Mutex(tokens)
+        self.sessions = sessions
     }
 
     /// One token with every scope, named `token`: `api.token_file`.
@@ -26,6 +31,7 @@ public final class APIAuthenticator: Sendable {
     /// checked against them, and sessions of tokens that are gone end.
     public func replace(with tokens: [APIToken]?) {
         self.tokens.withLock { $0 = tokens }
+        sessions.keep(only: tokens ?? [])
     }
 
     /// True when no token is configured, so TCP callers need none.

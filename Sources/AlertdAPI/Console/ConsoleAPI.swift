@@ -13,14 +13,13 @@ import AlertdHTTP
 /// is an `https` URL: the one rule, since only the configuration knows
 /// whether a TLS proxy stands in front.
 public struct ConsoleAPI: Sendable {
+    /// The tokens, and the sessions signed in with them.
     package let authenticator: APIAuthenticator
-    package let sessions: ConsoleSessions
     /// Whether the cookie gets `Secure`.
     package let secureCookie: Bool
 
-    public init(authenticator: APIAuthenticator, sessions: ConsoleSessions, secureCookie: Bool) {
+    public init(authenticator: APIAuthenticator, secureCookie: Bool) {
         self.authenticator = authenticator
-        self.sessions = sessions
         self.secureCookie = secureCookie
     }
 
@@ -64,28 +63,24 @@ public struct ConsoleAPI: Sendable {
               let secret = body["token"] as? String else {
             throw .invalidBody("Send {\"token\": \"…\"}: one of the tokens in api.tokens_file (or api.token_file).")
         }
-        let address: String? = if case .tcp(let address) = request.http.peer, !SignInThrottle.isLoopback(address) { address } else { nil }
-        if let address, let retryAt = sessions.throttle.retryAt(for: address) {
-            let seconds = max(1, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
-            var error = APIError(status: 429, code: "too_many_sign_ins",
-                                 message: "Too many failed sign-ins from this address; try again in \(seconds) s.")
-            error.headers.set("Retry-After", String(seconds))
-            throw error
+        let address = FailedTokenThrottle.key(for: request.http)
+        try authenticator.throttle.check(address, code: "too_many_sign_ins") {
+            "Too many failed sign-ins from this address; try again in \($0) s."
         }
         guard let token = authenticator.token(secret: secret.trimmingWhitespace()) else {
-            if let address { sessions.throttle.failed(from: address) }
+            if let address { authenticator.throttle.failed(from: address) }
             throw APIError(status: 401, code: "invalid_token", message: "That token is not one this alertd knows; check it and try again.")
         }
         let caller = APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         guard token.scopes.allows(.read) else { throw .scopeMissing(.read, caller: caller) }
-        let session = sessions.open(for: token)
+        let session = authenticator.sessions.open(for: token)
         var response = Self.describe(caller)
-        response.headers.add("Set-Cookie", cookie(session.id, maxAge: Int(sessions.lifetime.seconds)))
+        response.headers.add("Set-Cookie", cookie(session.id, maxAge: Int(authenticator.sessions.lifetime.seconds)))
         return response
     }
 
     package func signOut(_ request: APIRequest) -> HTTPResponse {
-        if let id = ConsoleSessions.sessionID(in: request.http) { sessions.close(session: id) }
+        if let id = ConsoleSessions.sessionID(in: request.http) { authenticator.sessions.close(session: id) }
         var response = HTTPResponse(status: 204, headers: Self.pageHeaders)
         response.headers.add("Set-Cookie", cookie("", maxAge: 0))
         return response

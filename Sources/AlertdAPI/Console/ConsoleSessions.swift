@@ -28,8 +28,6 @@ public final class ConsoleSessions: Sendable {
 
     private let sessions = Mutex<[String: Session]>([:])
     public let lifetime: Duration
-    /// Failed sign-ins, by client address.
-    public let throttle = SignInThrottle()
 
     public init(lifetime: Duration = ConsoleSessions.defaultLifetime) {
         self.lifetime = lifetime
@@ -63,6 +61,13 @@ public final class ConsoleSessions: Sendable {
             }
             return session.token
         }
+    }
+
+    /// Ends every session whose token is not one of `tokens`: a token
+    /// removed or changed by a reload must not bring its sessions back
+    /// when a later reload restores it.
+    public func keep(only tokens: [APIToken]) {
+        sessions.withLock { all in all = all.filter { tokens.contains($0.value.token) } }
     }
 
     /// Ends a session; signing out twice is no error.

@@ -15,6 +15,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The address of these 16 bytes (an IPv4 one mapped); nil for another count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
     /// The IPv4 address inside an IPv4-mapped one.
     public var ipv4: [UInt8]? {
         bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) ? Array(bytes.suffix(4)) : nil

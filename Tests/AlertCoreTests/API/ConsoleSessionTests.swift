@@ -159,6 +159,10 @@ import Testing
         #expect(await router.handle(request("GET", "/v1/alerts", cookie: rita)).status == 401)
         #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["alice"])).status == 401)
         #expect(await router.handle(request("GET", "/v1/alerts", bearer: "rita-new-secret-0123456789")).status == 200)
+        // Ended for good: a later reload restoring the tokens (a revert) brings no session back.
+        authenticator.replace(with: Self.tokens())
+        #expect(await router.handle(request("GET", "/v1/alerts", cookie: alice)).status == 401)
+        #expect(await router.handle(request("GET", "/v1/alerts", cookie: rita)).status == 401)
     }
 
     /// A read-only token signing in a thousand times ends only its own
@@ -180,7 +184,7 @@ import Testing
     /// is loopback (a proxy in front puts every browser behind it).
     @Test func failedSignInsFromOneAddressAreThrottled() async throws {
         for address in ["192.0.2.9", "127.0.0.1", "::1"] {
-            for _ in 0..<SignInThrottle.maxFailures {
+            for _ in 0..<FailedTokenThrottle.maxFailures {
                 let wrong = await router.handle(request("POST", "/ui/session", json: #"{"token": "guess-0123456789"}"#, from: address))
                 #expect(wrong.status == 401)
             }
@@ -195,11 +199,29 @@ import Testing
         #expect(Int(held.headers["Retry-After"] ?? "") ?? 0 > 0)
         let other = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#, from: "192.0.2.8"))
         #expect(other.status == 200)
-        let throttle = SignInThrottle()
+        // A bearer token is the same secret: wrong ones count with sign-ins, and
+        // past the limit no token is taken from that address, a right one included.
+        for _ in 0..<FailedTokenThrottle.maxFailures {
+            #expect(await router.handle(request("GET", "/v1/alerts", bearer: "guess-0123456789", from: "198.51.100.7")).status == 401)
+        }
+        let guessed = await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "198.51.100.7"))
+        #expect(guessed.status == 429)
+        #expect(APIFixture.errorCode(guessed) == "too_many_failed_tokens")
+        #expect(Int(guessed.headers["Retry-After"] ?? "") ?? 0 > 0)
+        #expect(await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#, from: "198.51.100.7")).status == 429)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "198.51.100.8")).status == 200)
+        // An IPv6 host rotating through its /64 is one client.
+        for i in 0..<FailedTokenThrottle.maxFailures {
+            #expect(await router.handle(request("GET", "/v1/alerts", bearer: "guess-0123456789", from: "2001:db8:1:2::\(i + 1)")).status == 401)
+        }
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "2001:db8:1:2:ffff::9")).status == 429)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "2001:db8:1:3::1")).status == 200)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "::ffff:198.51.100.7")).status == 429)
+        let throttle = FailedTokenThrottle()
         let now = Date()
-        for _ in 0..<SignInThrottle.maxFailures { throttle.failed(from: "::1", now: now) }
-        #expect(throttle.retryAt(for: "::1", now: now) == now.addingTimeInterval(SignInThrottle.window))
-        #expect(throttle.retryAt(for: "::1", now: now.addingTimeInterval(SignInThrottle.window)) == nil)
+        for _ in 0..<FailedTokenThrottle.maxFailures { throttle.failed(from: "::1", now: now) }
+        #expect(throttle.retryAt(for: "::1", now: now) == now.addingTimeInterval(FailedTokenThrottle.window))
+        #expect(throttle.retryAt(for: "::1", now: now.addingTimeInterval(FailedTokenThrottle.window)) == nil)
     }
 
     @Test func sessionsExpire() {

@@ -1,0 +1,78 @@
+import FoundationEssentials
+import Synchronization
+import AlertdDelivery
+import AlertdHTTP
+
+/// Wrong tokens counted per client address, whether sent to sign in to the
+/// console or as a bearer token: past ``maxFailures`` in a ``window`` that
+/// address may present no token until the window ends, a right one
+/// included. Without it a client could try thousands of tokens a second; a
+/// random token is out of reach of that, a weak one is not. Loopback
+/// addresses are not counted: a TLS proxy in front puts every browser
+/// behind one of them, and ten wrong tokens from anyone would then lock
+/// everyone out.
+public final class FailedTokenThrottle: Sendable {
+    /// Failed tries an address may make in one window.
+    static let maxFailures = 10
+    /// How long a window lasts, from an address's first failure in it.
+    static let window: TimeInterval = 60
+    /// The most addresses followed; past it windows that ended are dropped,
+    /// then the oldest, so memory does not grow with the addresses used.
+    static let capacity = 10_000
+
+    private struct Window {
+        let start: Date
+        var failures: Int
+    }
+
+    private let windows = Mutex<[String: Window]>([:])
+
+    public init() {}
+
+    /// What `request`'s wrong tokens are counted under: its TCP client's
+    /// address, an IPv6 one by its /64 (a host is commonly given a whole
+    /// /64, and could try each token from a new address of it); nil for a
+    /// loopback client and the Unix socket, which are not counted.
+    public static func key(for request: HTTPRequest) -> String? {
+        guard case .tcp(let text) = request.peer else { return nil }
+        guard let address = IPAddress(text) else { return text }
+        guard address.scope != .loopback else { return nil }
+        if address.ipv4 != nil { return address.description }
+        return (IPAddress(bytes: Array(address.bytes.prefix(8)) + Array(repeating: 0, count: 8))?.description ?? text) + "/64"
+    }
+
+    /// Refuses, with 429 `code` and `Retry-After`, while `key` must wait;
+    /// `message` is told the seconds left.
+    public func check(_ key: String?, code: String, message: (Int) -> String) throws(APIError) {
+        guard let key, let retryAt = retryAt(for: key) else { return }
+        let seconds = max(1, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
+        var error = APIError(status: 429, code: code, message: message(seconds))
+        error.headers.set("Retry-After", String(seconds))
+        throw error
+    }
+
+    /// When `address` (a ``key(for:)``) may try again; nil when it may now.
+    public func retryAt(for address: String, now: Date = Date()) -> Date? {
+        windows.withLock { all in
+            guard let w = all[address], w.failures >= Self.maxFailures else { return nil }
+            let end = w.start.addingTimeInterval(Self.window)
+            return end > now ? end : nil
+        }
+    }
+
+    /// Counts a failed try from `address`.
+    public func failed(from address: String, now: Date = Date()) {
+        windows.withLock { all in
+            if var w = all[address], w.start.addingTimeInterval(Self.window) > now {
+                w.failures += 1
+                all[address] = w
+                return
+            }
+            if all.count >= Self.capacity {
+                all = all.filter { $0.value.start.addingTimeInterval(Self.window) > now }
+                if all.count >= Self.capacity, let oldest = all.min(by: { $0.value.start < $1.value.start })?.key { all[oldest] = nil }
+            }
+            all[address] = Window(start: now, failures: 1)
+        }
+    }
+}
