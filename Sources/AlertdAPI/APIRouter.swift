@@ -84,10 +84,22 @@ public struct APIRouter: Sendable {
         }
     }
 
+    /// The answer to an error the HTTP server gives by itself for a request
+    /// to `target` (``HTTPServer/ErrorAnswer``), in the style of the route
+    /// it was for: Alertmanager's clients read Alertmanager's shape there.
+    public func errorAnswer(target: String, status: Int, code: String, message: String) -> HTTPResponse {
+        let style = candidates(forPath: HTTPRequestTarget(target).path).first?.0.errors ?? .alertd
+        return APIError(status: status, code: code, message: message).response(in: style)
+    }
+
     /// The routes whose pattern `request`'s path fits, most literal first.
     private func candidates(for request: HTTPRequest) -> [(Route, [String: String], Int)] {
+        candidates(forPath: request.path)
+    }
+
+    private func candidates(forPath path: String) -> [(Route, [String: String], Int)] {
         // Split as bytes: split into Characters, the path cost 5 k instructions a request.
-        let parts = request.path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
         // Literal segments win over parameters, so `/v1/alerts/replay` could never be read as an id.
         let sameLength = parts.count < routesBySegments.count ? routesBySegments[parts.count] : []
         return sameLength.compactMap { i -> (Route, [String: String], Int)? in

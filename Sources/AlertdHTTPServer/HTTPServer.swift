@@ -34,6 +34,12 @@ public final class HTTPServer: Sendable {
     /// request (its `body` empty), so a screen with nothing to check costs
     /// the request nothing. It runs on the server's own thread: it must not block.
     public typealias Screen = @Sendable (_ head: () -> HTTPRequest) -> HTTPResponse?
+    /// The answer to an error the server gives by itself, before any
+    /// handler (a body too large, a bad target, shutting down, busy), for a
+    /// request to `target`: by default an ``HTTPResponse/error(status:code:message:)``.
+    /// A caller whose routes speak other error shapes answers in the
+    /// target's. It runs on the server's own thread: it must not block.
+    public typealias ErrorAnswer = @Sendable (_ target: String, _ status: Int, _ code: String, _ message: String) -> HTTPResponse
 
     private enum State {
         case idle
@@ -52,13 +58,16 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let handler: Handler
     private let screen: Screen?
+    private let errorAnswer: ErrorAnswer?
     private let state = Mutex(State.idle)
     /// Where the server listens, set by `start()`: the bound TCP port, or the socket path.
     private let bound = Mutex<(port: UInt16?, address: String)?>(nil)
 
-    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), screen: Screen? = nil, handler: @escaping Handler) {
+    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), screen: Screen? = nil,
+                errorAnswer: ErrorAnswer? = nil, handler: @escaping Handler) {
         self.configuration = configuration
         self.screen = screen
+        self.errorAnswer = errorAnswer
         self.handler = handler
     }
 
@@ -94,7 +103,7 @@ public final class HTTPServer: Sendable {
                 timeout: configuration.requestTimeout, timeoutUnderLoad: configuration.requestTimeoutUnderLoad,
                 loadThreshold: connectionLimit - connectionLimit / 4)
             let core = Unmanaged.passRetained(MHDServerCore(
-                handler: handler, screen: screen, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
+                handler: handler, screen: screen, errorAnswer: errorAnswer, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch,
                 trimmer: configuration.trimmer, answerBudget: configuration.answerBudget))

@@ -31,6 +31,7 @@ package final class MHDServerCore: Sendable {
     package let trimmer: HeapTrimmer
     package let answerBudget: AnswerBudget
     package let screen: HTTPServer.Screen?
+    package let errorAnswer: HTTPServer.ErrorAnswer?
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
@@ -48,7 +49,8 @@ package final class MHDServerCore: Sendable {
     /// so its sender gets the 413; a body still coming after this is cut off.
     package static let overflowDrainTime: Duration = .seconds(10)
 
-    package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, maxBodyBytes: Int, listener: HTTPRequest.Listener,
+    package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
+                 maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
                  trimmer: HeapTrimmer = .shared, answerBudget: AnswerBudget = .shared) {
@@ -56,6 +58,7 @@ package final class MHDServerCore: Sendable {
         self.trimmer = trimmer
         self.answerBudget = answerBudget
         self.screen = screen
+        self.errorAnswer = errorAnswer
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
@@ -93,8 +96,9 @@ package final class MHDServerCore: Sendable {
             f.receiving.removeAll()
             return (Array(f.requests.values), Array(f.streams.values))
         }
-        let response = Self.errorResponse(503, "shutting_down", "The server is shutting down; retry against the new instance.")
-        for request in requests { request.abort(with: response) }
+        for request in requests {
+            request.abort(with: errorResponse(request, 503, "shutting_down", "The server is shutting down; retry against the new instance."))
+        }
         for stream in streams { stream.finish() }
     }
 
@@ -109,15 +113,15 @@ package final class MHDServerCore: Sendable {
             context.phase = .body
             context.isHead = strcmp(method, "HEAD") == 0
             if let problem = Self.targetProblem(context, url: url, version: version) {
-                return queue(Self.errorResponse(400, "invalid_target", problem), context: context, connection: connection)
+                return queue(errorResponse(context, 400, "invalid_target", problem), context: context, connection: connection)
             }
             let framing = RequestFraming(connection)
             if let problem = framing.problem {
-                return queue(Self.errorResponse(problem.status, problem.code, problem.message), context: context, connection: connection)
+                return queue(errorResponse(context, problem.status, problem.code, problem.message), context: context, connection: connection)
             }
             if let declared = framing.contentLength.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
                 // Answering before the body is read makes libmicrohttpd skip it and close the connection.
-                return queue(bodyTooLarge(), context: context, connection: connection)
+                return queue(bodyTooLarge(context), context: context, connection: connection)
             }
             let bodyComing = framing.hasTransferEncoding || (framing.contentLength.map { $0 != "0" } ?? false)
             if bodyComing, let screen, let answer = screen({ makeRequest(context, connection: connection, method: method) }) {
@@ -150,7 +154,7 @@ package final class MHDServerCore: Sendable {
                 guard ContinuousClock.now - since < Self.overflowDrainTime else { return .NO }
                 return .YES
             }
-            return queue(bodyTooLarge(), context: context, connection: connection)
+            return queue(bodyTooLarge(context), context: context, connection: connection)
 
         case .handling:
             // The request stays registered until libmicrohttpd reports it
@@ -175,7 +179,7 @@ package final class MHDServerCore: Sendable {
         }
         guard accepted, context.suspend() else {
             flight.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(context)) }
-            return queue(Self.errorResponse(503, "shutting_down", "The server is shutting down; retry against the new instance."),
+            return queue(errorResponse(context, 503, "shutting_down", "The server is shutting down; retry against the new instance."),
                          context: context, connection: connection)
         }
         context.phase = .handling
@@ -293,7 +297,7 @@ package final class MHDServerCore: Sendable {
         case .bytes(let data):
             if data.count >= AnswerBudget.counted {
                 guard answerBudget.reserve(data.count) else {
-                    return queue(Self.errorResponse(503, "server_busy", Self.budgetSpent(answerBudget)), context: context, connection: connection)
+                    return queue(errorResponse(context, 503, "server_busy", Self.budgetSpent(answerBudget)), context: context, connection: connection)
                 }
                 context.answerReserved = data.count
             }
@@ -304,7 +308,7 @@ package final class MHDServerCore: Sendable {
         case .stream(let source):
             let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
             guard admit(stream, from: connection) else {
-                return queue(Self.errorResponse(503, "too_many_streams",
+                return queue(errorResponse(context, 503, "too_many_streams",
                                                 "Too many event streams are open, from this address or in all; close one, or retry in a minute."),
                              context: context, connection: connection)
             }
@@ -396,8 +400,8 @@ package final class MHDServerCore: Sendable {
 
     /// Closes the connection, as API.md says: libmicrohttpd kept one whose
     /// chunked body it had read to the end.
-    private func bodyTooLarge() -> HTTPResponse {
-        var answer = Self.errorResponse(413, "body_too_large", "The request body is larger than the \(maxBodyBytes)-byte limit. Send less data.")
+    private func bodyTooLarge(_ context: RequestContext) -> HTTPResponse {
+        var answer = errorResponse(context, 413, "body_too_large", "The request body is larger than the \(maxBodyBytes)-byte limit. Send less data.")
         answer.headers.set("Connection", "close")
         return answer
     }
@@ -407,8 +411,9 @@ package final class MHDServerCore: Sendable {
             + "retry in a few seconds, read answers as they come, or ask for smaller pages (`limit`)."
     }
 
-    package static func errorResponse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
-        .error(status: status, code: code, message: message)
+    /// The server's own answer to `context`'s request, in its route's shape (``HTTPServer/ErrorAnswer``).
+    package func errorResponse(_ context: RequestContext, _ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        errorAnswer?(context.target, status, code, message) ?? .error(status: status, code: code, message: message)
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?, count: Int) -> String {

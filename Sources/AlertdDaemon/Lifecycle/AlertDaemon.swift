@@ -158,7 +158,9 @@ public final class AlertDaemon: Sendable {
             c.threadPoolSize = config.api.threads
             c.maxBodyBytes = config.limits.maxBodyBytes
             c.connectionLimit = connections
-            return APIServerService(server: HTTPServer(configuration: c, screen: { api.screen($0) }, handler: handler))
+            let server = HTTPServer(configuration: c, screen: { api.screen($0) },
+                                    errorAnswer: { api.errorAnswer(target: $0, status: $1, code: $2, message: $3) }, handler: handler)
+            return APIServerService(server: server)
         }
     }
 

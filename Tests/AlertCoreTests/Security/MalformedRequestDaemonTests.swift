@@ -3,6 +3,7 @@ import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
 @testable import AlertdCurl
+@testable import AlertdAPI
 
 /// Requests no well-behaved client sends, as raw bytes on a real socket.
 ///
@@ -74,6 +75,13 @@ import Testing
                                            headers: ["Content-Type": "application/json", "Transfer-Encoding": "chunked"], tcp: true)
         #expect(response.status == 413)
         #expect((try? HTTPErrorBody.decode(response.body))?.code == "body_too_large")
+        // On Alertmanager's paths, in Alertmanager's shape (a JSON string), its code beside it.
+        let amTooBig = try await d.request("POST", "/api/v2/alerts", body: Data(count: 5 * 4096),
+                                           headers: ["Content-Type": "application/json"], tcp: true)
+        #expect(amTooBig.status == 413)
+        #expect(amTooBig.headers[APIError.codeHeader] == "body_too_large")
+        #expect((try? JSONDecoder().decode(String.self, from: amTooBig.body))?.contains("4096-byte limit") == true,
+                "\(String(decoding: amTooBig.body, as: UTF8.self))")
         #expect(try await d.request("GET", "/v1/health", tcp: true).status == 200)
     }
 
