@@ -14,8 +14,18 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
     /// Names in order, for help and error texts.
     public var names: [String] { templates.keys.sorted() }
 
-    /// Reads and checks a template file. Every problem is reported at once.
-    public static func load(from path: String) throws(TemplateFileError) -> AlertTemplateLibrary {
+    /// Every template's ``AlertTemplate/fixedProblems(limits:)``, as lines
+    /// for a ``TemplateFileError``: `templates.disk.labels.env: …`.
+    func problems(limits: AlertSpecLimits) -> [String] {
+        names.flatMap { name in
+            (templates[name]?.fixedProblems(limits: limits) ?? []).map { "templates.\(name).\($0.field): \($0.message)" }
+        }
+    }
+
+    /// Reads and checks a template file, and with `limits` (the daemon's)
+    /// also what every use would break of them. Every problem is reported
+    /// at once.
+    public static func load(from path: String, limits: AlertSpecLimits? = nil) throws(TemplateFileError) -> AlertTemplateLibrary {
         // Read, a FIFO in the file's place held a reload (and SIGTERM behind
         // it) for good.
         if let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType, type != .typeRegular {
@@ -34,7 +44,12 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
             }
             throw TemplateFileError(path: path, problems: ["cannot read the template file: \(why)"])
         }
-        return try parse(data, path: path)
+        let library = try parse(data, path: path)
+        if let limits {
+            let problems = library.problems(limits: limits)
+            guard problems.isEmpty else { throw TemplateFileError(path: path, problems: problems) }
+        }
+        return library
     }
 
     /// Parses template JSON; `path` is only used in messages.

@@ -231,7 +231,7 @@ public final class AlertDaemon: Sendable {
     package static func intakeSettings(_ config: DaemonConfiguration) throws(DaemonError) -> AlertIntake.Settings {
         var templates = AlertTemplateLibrary()
         if let path = config.templatesPath {
-            do { templates = try AlertTemplateLibrary.load(from: config.resolve(path)) } catch {
+            do { templates = try AlertTemplateLibrary.load(from: config.resolve(path), limits: config.limits.alert) } catch {
                 throw DaemonError(code: .configuration, message: error.description)
             }
         }

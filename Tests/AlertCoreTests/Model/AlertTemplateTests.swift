@@ -152,6 +152,51 @@ import Testing
         }
     }
 
+    /// What no value fills is judged under the daemon's limits when the file
+    /// loads: a template that breaks them would fail every use. What a
+    /// placeholder fills can only be judged filled, so it is left alone.
+    @Test func fixedPartsAreJudgedUnderTheDaemonsLimits() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-templates-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.path + "/t.json"
+        var many: [String: String] = [:]
+        for i in 0..<5 { many["l\(i)"] = i < 2 ? "{v\(i)}" : "fixed" }
+        let file: [String: Any] = ["templates": [
+            "many": ["title": "t", "labels": many],
+            "long": ["title": String(repeating: "t", count: 30), "labels": ["env": String(repeating: "e", count: 20) + "\u{7}"],
+                     "expires_after": "2d"],
+            "filled": ["title": "{title}", "message": "{m}", "labels": ["env": "{env}"],
+                       "confirm": ["label": "{a}", "url": "{url}"], "cancel": ["label": "{b}", "url": "{url}"]],
+            "ok": ["labels": ["env": "prod"], "confirm": ["label": "Go", "url": "https://ops.example/go"]],
+        ]]
+        try JSONSerialization.data(withJSONObject: file).write(to: URL(fileURLWithPath: path))
+        var limits = AlertSpecLimits()
+        limits.maxLabels = 4
+        limits.maxTitleLength = 20
+        limits.maxLabelValueLength = 10
+        limits.maxExpiry = .seconds(3600)
+        #expect(throws: TemplateFileError.self) { try AlertTemplateLibrary.load(from: path, limits: limits) }
+        do {
+            _ = try AlertTemplateLibrary.load(from: path, limits: limits)
+        } catch {
+            let problems = error.problems
+            #expect(problems.count == 5, "\(problems)")
+            #expect(problems.contains { $0.hasPrefix("templates.many.labels: The alert has 5 labels; the limit is 4.") }, "\(problems)")
+            #expect(problems.contains { $0.hasPrefix("templates.long.title: ") }, "\(problems)")
+            #expect(problems.filter { $0.hasPrefix("templates.long.labels.env: ") }.count == 2, "\(problems)")
+            #expect(problems.contains { $0.hasPrefix("templates.long.expires_after: ") }, "\(problems)")
+            #expect(!problems.contains { $0.hasPrefix("templates.filled") || $0.hasPrefix("templates.ok") }, "\(problems)")
+        }
+        // Without the daemon's limits (alertctl validate) the file is read as it is.
+        #expect(try AlertTemplateLibrary.load(from: path).names == ["filled", "long", "many", "ok"])
+        // Under the default limits only the control character is left: it is no limit's to raise.
+        #expect(throws: TemplateFileError(path: path, problems: [
+            "templates.long.labels.env: The value of label `env` contains U+0007 (a control character); it must be one line of plain text. "
+                + "Remove the character (terminal escapes, direction overrides and invisible characters change what a reader sees).",
+        ])) { try AlertTemplateLibrary.load(from: path, limits: AlertSpecLimits()) }
+    }
+
     @Test func libraryRejectsBadFiles() {
         #expect(throws: TemplateFileError.self) { try AlertTemplateLibrary.parse(Data("{".utf8)) }
         #expect(throws: TemplateFileError(path: "<templates>", problems: [
