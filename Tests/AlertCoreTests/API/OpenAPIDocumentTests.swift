@@ -138,7 +138,7 @@ import Testing
                      "AlertdAPI/Alertmanager/AlertmanagerIntake.swift", "AlertdAPI/Alertmanager/AlertmanagerSilencesAPI.swift",
                      "AlertdAPI/Alertmanager/AlertmanagerWebhookAPI.swift", "AlertdAPI/Alertmanager/APIError+Alertmanager.swift",
                      "AlertdAPI/FilterWork.swift"]
-        let pattern = try Regex(#"(?:code: |errorResponse\(\d+, |Code\(rawValue: )"([a-z_]+)""#)
+        let pattern = try Regex(#"(?:code: |errorResponse\((?:\w+, )?\d+, |Code\(rawValue: )"([a-z_]+)""#)
         var codes: Set<String> = []
         for file in files {
             let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
