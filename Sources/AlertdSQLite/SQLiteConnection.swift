@@ -176,6 +176,19 @@ package final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Copies every frame of the WAL into the database file, syncs that
+    /// file and empties the WAL (`sqlite3_wal_checkpoint_v2`, `TRUNCATE`),
+    /// waiting for readers as any lock; throws unless all of it was done.
+    package func checkpointAndEmptyWAL() throws(SQLiteError) {
+        var frames: Int32 = -1, copied: Int32 = -1
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &frames, &copied)
+        guard rc == SQLITE_OK else { throw error(rc, context: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        guard frames == copied else {
+            throw SQLiteError(code: SQLITE_BUSY, message: "the checkpoint copied \(copied) of the WAL's \(frames) frames",
+                              context: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
     package func error(_ rc: Int32, context: String) -> SQLiteError {
         SQLiteError(code: rc, extendedCode: sqlite3_extended_errcode(handle),
                     message: String(cString: sqlite3_errmsg(handle)), context: context)

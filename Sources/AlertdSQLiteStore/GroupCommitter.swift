@@ -29,6 +29,9 @@ package final class GroupCommitter: Sendable {
     private let maxBatch: Int
     /// The writer thread's view of `PRAGMA synchronous`; only it touches this.
     private let synchronousFull = Mutex(true)
+    /// Set by a write that failed at the disk, until the WAL is rewritten
+    /// (``runBatch(_:)``); only the writer thread touches this.
+    private let walInDoubt = Mutex(false)
     /// Called after each commit with the number of jobs in it.
     private let onCommit: @Sendable (Int) -> Void
     /// Why the last write failed for want of storage, until one commits again.
@@ -125,9 +128,10 @@ package final class GroupCommitter: Sendable {
         }
     }
 
-    /// One transaction for the whole batch. If any job fails, the batch is
+    /// One transaction for the whole batch. If a job fails, the batch is
     /// rolled back and each job is run again in a transaction of its own, so
-    /// one bad job cannot fail its neighbours.
+    /// one bad job cannot fail its neighbours; if the disk or a lock does,
+    /// every job fails with it at once.
     private func runBatch(_ jobs: [Job]) {
         let durable = jobs.contains { $0.durable }
         // Whether the commit wrote anything: a transaction that changed no
@@ -140,6 +144,19 @@ package final class GroupCommitter: Sendable {
                 // FULL commit or checkpoint, which then covers these frames too.
                 // Prepared once and kept, as every statement here is: `sqlite3_exec`
                 // parsed these again for every transaction.
+                if walInDoubt.withLock({ $0 }) {
+                    // An I/O error reported at a commit may have been an earlier
+                    // one's: the kernel reports a page it could not write once,
+                    // at the next fsync, and then counts it clean. So frames
+                    // SQLite holds committed (a non-durable batch, never synced
+                    // by itself) may be missing on disk, and WAL recovery after
+                    // a crash stops at the first, dropping every commit after it,
+                    // acknowledged ones too. Nothing more is committed until the
+                    // WAL, as this process still reads it, is in the database
+                    // file, that file synced, and the WAL empty.
+                    try conn.checkpointAndEmptyWAL()
+                    walInDoubt.withLock { $0 = false }
+                }
                 if synchronousFull.withLock({ $0 }) != durable {
                     try conn.statement(durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL").run()
                     synchronousFull.withLock { $0 = durable }
@@ -169,7 +186,15 @@ package final class GroupCommitter: Sendable {
             for job in jobs { job.finish(nil) }
             return
         }
-        if outcome.isStorageFailure || outcome.isDamage { writeFailure.record(StoreError.from(outcome, doing: "Writing to the store")) }
+        if outcome.isStorageFailure || outcome.isDamage {
+            writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
+            // Another program's lock took nothing from the disk.
+            if outcome.name != "busy" && outcome.name != "locked" { walInDoubt.withLock { $0 = true } }
+            // The disk's failure, not a job's: each job on its own would fail
+            // the same way, each after its own wait for a lock held elsewhere.
+            for job in jobs { job.finish(outcome) }
+            return
+        }
         if jobs.count == 1 {
             jobs[0].finish(outcome)
             return
