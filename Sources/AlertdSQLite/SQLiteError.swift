@@ -26,6 +26,13 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.isUnreadableRow = isUnreadableRow
     }
 
+    /// A database the store can no longer trust, found by alertd rather
+    /// than SQLite (`SQLITE_CORRUPT`, as SQLite's own damage): its files
+    /// removed or replaced under it.
+    package static func damaged(_ message: String, context: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, extendedCode: nil, message: message, context: context, isUnreadableRow: false)
+    }
+
     /// Data that SQLite read fine but alertd cannot make sense of (`SQLITE_CORRUPT`).
     package static func corrupt(_ message: String, context: String) -> SQLiteError {
         SQLiteError(code: SQLITE_CORRUPT, extendedCode: nil, message: message, context: context, isUnreadableRow: true)

@@ -32,6 +32,8 @@ package final class GroupCommitter: Sendable {
     /// Set by a write that failed at the disk, until the WAL is rewritten
     /// (``runBatch(_:)``); only the writer thread touches this.
     private let walInDoubt = Mutex(false)
+    /// Why every write fails from now on (``refuseWrites(_:)``).
+    private let refusal = Mutex<SQLiteError?>(nil)
     /// Called after each commit with the number of jobs in it.
     private let onCommit: @Sendable (Int) -> Void
     /// Why the last write failed for want of storage, until one commits again.
@@ -39,19 +41,24 @@ package final class GroupCommitter: Sendable {
     /// A write that always reaches the disk, run while writes fail.
     private let probe: Work?
     private let probeInterval: Duration
+    /// Why the database's files are no longer the ones written (removed or
+    /// replaced), or nil: asked before each durable batch, and on the
+    /// probe's clock when idle, so health says so too.
+    private let filesChanged: (@Sendable () -> SQLiteError?)?
 
     /// `probe` must write to disk whatever the data (see ``lastWriteFailure``);
     /// `onWriteFailureChange` hears when writes start failing (with why) and
     /// when they work again (nil).
     package init(
         connection: SQLiteConnection, maxBatch: Int = 4_096, probe: Work? = nil, probeInterval: Duration = .seconds(5),
-        onCommit: @escaping @Sendable (Int) -> Void = { _ in },
+        filesChanged: (@Sendable () -> SQLiteError?)? = nil, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
         onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
     ) {
         self.connection = connection
         self.maxBatch = maxBatch
         self.probe = probe
         self.probeInterval = probeInterval
+        self.filesChanged = filesChanged
         self.onCommit = onCommit
         writeFailure = WriteFailure(onChange: onWriteFailureChange)
         DetachedThread.start(name: "alertd-store-writer") { [self] in self.loop() }
@@ -95,6 +102,20 @@ package final class GroupCommitter: Sendable {
     /// constraint) say nothing about the disk and leave it as it was.
     package var lastWriteFailure: StoreError? { writeFailure.error }
 
+    /// Refuses writes for good once the database's files are not the ones written.
+    private func lookAtFiles() {
+        guard refusal.withLock({ $0 }) == nil, let changed = filesChanged?() else { return }
+        refuseWrites(changed)
+    }
+
+    /// Takes no more writes, for good: `damage` (the database file found
+    /// damaged, or gone from under the store) fails every batch from now
+    /// on, as the store's ``lastWriteFailure``.
+    package func refuseWrites(_ damage: SQLiteError) {
+        refusal.withLock { $0 = $0 ?? damage }
+        writeFailure.record(StoreError.from(damage, doing: "Writing to the store"))
+    }
+
     /// Jobs queued behind the batch being written (for tests).
     package var waitingJobs: Int { queue.waiting }
 
@@ -105,7 +126,13 @@ package final class GroupCommitter: Sendable {
 
     private func loop() {
         var nextProbe = DispatchTime.now()
+        let interval = DispatchTimeInterval.milliseconds(probeInterval.milliseconds)
+        var nextLook = DispatchTime.now() + interval
         while true {
+            if filesChanged != nil, DispatchTime.now() >= nextLook {
+                lookAtFiles()
+                nextLook = .now() + interval
+            }
             // A damaged file is not probed: no write proves it repaired.
             if let probe, writeFailure.error != nil, !writeFailure.isDamage {
                 // On a clock of its own, not only when idle: the dispatcher's
@@ -113,9 +140,11 @@ package final class GroupCommitter: Sendable {
                 // out, and they change no row, so they prove nothing.
                 if DispatchTime.now() >= nextProbe {
                     runBatch([Job(work: probe, durable: true, provesWritability: true, finish: { _ in })])
-                    nextProbe = .now() + .milliseconds(probeInterval.milliseconds)
+                    nextProbe = .now() + interval
                 }
-                _ = queue.waitForWork(until: nextProbe)
+                _ = queue.waitForWork(until: min(nextProbe, nextLook))
+            } else if filesChanged != nil {
+                _ = queue.waitForWork(until: nextLook)
             } else {
                 _ = queue.waitForWork()
             }
@@ -134,6 +163,12 @@ package final class GroupCommitter: Sendable {
     /// every job fails with it at once.
     private func runBatch(_ jobs: [Job]) {
         let durable = jobs.contains { $0.durable }
+        // An acknowledgement promises the next start reads it.
+        if durable { lookAtFiles() }
+        if let refused = refusal.withLock({ $0 }) {
+            for job in jobs { job.finish(refused) }
+            return
+        }
         // Whether the commit wrote anything: a transaction that changed no
         // row commits without touching the disk, and proves nothing.
         var wrote = jobs.contains { $0.provesWritability }
@@ -186,6 +221,7 @@ package final class GroupCommitter: Sendable {
             for job in jobs { job.finish(nil) }
             return
         }
+        if outcome.isDamage { refusal.withLock { $0 = $0 ?? outcome } }
         if outcome.isStorageFailure || outcome.isDamage {
             writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             // Another program's lock took nothing from the disk.

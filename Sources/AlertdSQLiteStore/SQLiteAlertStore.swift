@@ -81,9 +81,11 @@ public final class SQLiteAlertStore: AlertStore {
         writeConnection.onCommit(checkpointingAt: max(WALCheckpointer.writerCheckpointsAt, 4 * checkpointFrames)) { [checkpointer] frames in
             checkpointer.walHolds(frames)
         }
+        var filesChanged: (@Sendable () -> SQLiteError?)?
+        if let files = StoreFileWatch(path: path) { filesChanged = { files.change() } }
         writer = GroupCommitter(
             connection: writeConnection, probe: { conn throws(SQLiteError) in try conn.execute(StoreSchema.stamp) },
-            onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
+            filesChanged: filesChanged, onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
     }
 
     /// Why the last write failed for want of disk, permission or I/O, until
@@ -845,20 +847,20 @@ public final class SQLiteAlertStore: AlertStore {
     /// the writer's own cache is always current. It waits for a batch in
     /// progress, which the dispatcher can afford.
     private func readOnWriter<T: Sendable>(_ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
-        try await Self.blocking(writeConnection, what, body)
+        try await blocking(writeConnection, what, body)
     }
 
     func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StoreError) -> T {
-        try await Self.blocking(reader, what, body)
+        try await blocking(reader, what, body)
     }
 
     /// Runs a blocking SQLite call on a thread of its own (Dispatch's, not
     /// Swift's cooperative pool), so a slow disk stalls no task but its caller.
-    private static func blocking<T: Sendable>(
+    private func blocking<T: Sendable>(
         _ connection: SQLiteConnection, _ what: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
     ) async throws(StoreError) -> T {
         let result: Result<T, SQLiteError> = await withCheckedContinuation { continuation in
-            readQueue.async {
+            Self.readQueue.async {
                 continuation.resume(returning: Result { () throws(SQLiteError) -> T in
                     try connection.withLock { conn throws(SQLiteError) in try body(conn) }
                 })
@@ -867,6 +869,10 @@ public final class SQLiteAlertStore: AlertStore {
         do {
             return try result.get()
         } catch {
+            // Damage a read finds is the writes' too: an alert acknowledged
+            // into a damaged file may be out of reach after the restart,
+            // which refuses the file.
+            if error.isDamage { writer.refuseWrites(error) }
             throw StoreError.from(error, doing: what)
         }
     }

@@ -5,6 +5,8 @@ import Testing
 @testable import AlertdStore
 @testable import AlertdSQLite
 @testable import AlertdSQLiteStore
+@testable import AlertdHTTP
+@testable import AlertdAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -49,13 +51,56 @@ import Glibc
         #expect(status == 503 && body["status"] as? String == "degraded", "\(body)")
         #expect((body["reason"] as? String)?.contains("damaged") == true, "\(body)")
         #expect(d.log.contains("database file is damaged; alertd cannot claim or record deliveries until it is restarted"), "\(d.log)")
-        // A write elsewhere may succeed; the damage stays said.
+        // A write elsewhere would miss the damaged pages, and be out of reach
+        // after the restart that refuses the file: refused, and the damage stays said.
         let silence = try await d.request("POST", "/api/v2/silences", json: [
             "matchers": [["name": "a", "value": "b", "isRegex": false]], "startsAt": "2026-01-01T00:00:00Z",
             "endsAt": "2100-01-01T00:00:00Z", "createdBy": "t", "comment": "c"])
-        #expect(silence.status == 200, "\(String(decoding: silence.body, as: UTF8.self))")
+        #expect(silence.status == 503, "\(String(decoding: silence.body, as: UTF8.self))")
+        #expect(silence.headers[APIError.codeHeader] == "store_corrupt")
+        let alert = try await d.request("POST", "/v1/alerts", json: ["title": "after the damage"])
+        #expect(alert.status == 503 && (try? HTTPErrorBody.decode(alert.body))?.code == "store_corrupt",
+                "\(String(decoding: alert.body, as: UTF8.self))")
         try await Task.sleep(for: .seconds(1))
         #expect(try await health().1["store"] as? String == "damaged")
+    }
+
+    /// Damage a read finds (a listing) refuses writes as damage a write
+    /// finds does: before, the store answered 503 to reads and went on
+    /// acknowledging alerts into a file the next start refuses.
+    @Test func damageFoundByAReadRefusesWrites() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/alertd.db"
+        do {
+            let store = try SQLiteAlertStore(path: path)
+            for i in 0..<50 {
+                let alert = Alert(spec: try AlertSpec.Builder().title("alert \(i)").message(String(repeating: "m", count: 500)).build().get())
+                _ = try await store.submit([AlertSubmission(alert: alert, presenters: [])])
+            }
+            store.close()
+        }
+        // The alerts table's first page, garbled.
+        let (root, pageSize) = try { () throws -> (Int64, Int64) in
+            let c = try SQLiteConnection(path: path)
+            return (try #require(try c.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'alerts'")),
+                    try #require(try c.scalar("PRAGMA page_size")))
+        }()
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        file.write(Data(repeating: 0xA5, count: Int(pageSize)))
+        try file.close()
+
+        let store = try SQLiteAlertStore(path: path)
+        defer { store.close() }
+        await #expect(throws: StoreError.self) { _ = try await store.alerts(matching: AlertQuery()) }
+        #expect(store.lastWriteFailure?.code == .corrupt, "\(String(describing: store.lastWriteFailure))")
+        let late = Alert(spec: try AlertSpec.Builder().title("late").build().get())
+        do {
+            _ = try await store.submit([AlertSubmission(alert: late, presenters: [])])
+            Issue.record("an alert was taken into a damaged file")
+        } catch {
+            #expect(error.code == .corrupt, "\(error)")
+        }
     }
 
     /// A journal that holds frames beside a database file missing or
@@ -93,6 +138,40 @@ import Glibc
         await #expect(throws: StoreError.self) { _ = try await store.decide(alert.id, AlertDecision(outcome: .resolved, actor: "t", at: Date())) }
         _ = try await store.submit([AlertSubmission(alert: Alert(spec: try AlertSpec.Builder().title("next").build().get()), presenters: [])])
         #expect(store.lastWriteFailure == nil, "\(String(describing: store.lastWriteFailure))")
+    }
+
+    /// The database file or its WAL removed, or replaced, under a running
+    /// store: SQLite would go on writing to files no start reads, and
+    /// every alert acknowledged after would be lost at the next one. The
+    /// store refuses writes instead, and says why.
+    @Test func filesRemovedOrReplacedUnderTheStoreRefuseWrites() async throws {
+        func alert(_ title: String) throws -> [AlertSubmission] {
+            [AlertSubmission(alert: Alert(spec: try AlertSpec.Builder().title(title).build().get()), presenters: [])]
+        }
+        for removed in ["alertd.db-wal", "alertd.db"] {
+            let dir = TemporaryDirectory()
+            let path = dir.path + "/alertd.db"
+            let store = try SQLiteAlertStore(path: path)
+            defer { store.close() }
+            _ = try await store.submit(try alert("before"))
+            let original = dir.path + "/" + removed
+            if removed == "alertd.db" {
+                // A restore put over it: another file at the same name.
+                try FileManager.default.copyItem(atPath: original, toPath: original + ".restored")
+                #expect(rename(original + ".restored", original) == 0)
+            } else {
+                try FileManager.default.removeItem(atPath: original)
+                try? FileManager.default.removeItem(atPath: path + "-shm")
+            }
+            let after = try alert("after")
+            do {
+                _ = try await store.submit(after)
+                Issue.record("an alert was acknowledged with \(removed) gone from under the store")
+            } catch {
+                #expect(error.code == .corrupt && error.message.contains(removed), "\(error)")
+            }
+            #expect(store.lastWriteFailure?.code == .corrupt, "\(String(describing: store.lastWriteFailure))")
+        }
     }
 
     /// Sticky by itself: a success after the damage does not clear it, where it clears a full disk.
