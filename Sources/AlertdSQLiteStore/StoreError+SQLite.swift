@@ -5,7 +5,12 @@ extension StoreError {
     package static func from(_ error: SQLiteError, doing what: String) -> StoreError {
         switch error.name {
         case "full": StoreError(code: .io, message: "\(what) failed: the disk is full (\(error.message)). Free space in the state directory.")
-        case "notadb", "corrupt": StoreError(code: .corrupt, message: "\(what) failed: the database file is damaged (\(error.message)).")
+        case "ioerr":
+            StoreError(code: .io, message: "\(what) failed: the disk failed a read or write (\(error.description)). Check that the state "
+                + "directory's file system has room and reports no errors (dmesg).")
+        case "notadb", "corrupt":
+            StoreError(code: .corrupt, message: "\(what) failed: the database file is damaged (\(error.message)). Stop alertd, then "
+                + "restore a backup of the state directory, or recover what the file holds: sqlite3 alertd.db .recover | sqlite3 recovered.db")
         case "readonly", "perm", "cantopen":
             StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check that the state directory exists and alertd may write to it.")
         default: StoreError(code: .io, message: "\(what) failed: \(error.description)")

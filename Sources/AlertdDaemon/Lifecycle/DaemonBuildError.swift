@@ -17,11 +17,13 @@ public struct DaemonBuildError: Error, Sendable, CustomStringConvertible {
 
     /// How a start that met these problems exits: 75 when another alertd
     /// holds the state directory (a script may wait and retry), 73 when the
-    /// state directory or the store cannot be created or written, else 1.
+    /// state directory or the store cannot be created or written (a full
+    /// disk or an I/O error included), else 1.
     public var exitCode: ExitCode {
         let codes = Set(problems.map(\.code.rawValue))
         if codes.contains(DaemonError.Code.stateLocked.rawValue) { return .temporaryFailure }
-        if codes.contains(DaemonError.Code.stateUnwritable.rawValue) || codes.contains(StoreError.Code.cannotOpen.rawValue) {
+        if codes.contains(DaemonError.Code.stateUnwritable.rawValue) || codes.contains(StoreError.Code.cannotOpen.rawValue)
+            || codes.contains(StoreError.Code.io.rawValue) {
             return .cannotCreate
         }
         return .failure

@@ -96,6 +96,20 @@ import Glibc
         try await expectRecovered(d)
     }
 
+    /// A disk with room for the lock file but not the store: 73, as for a
+    /// disk with no room at all, not 1 (a generic failure).
+    @Test(.enabled(if: StorageFaults.canMountPrivateTmpfs, "cannot mount a tmpfs in a private mount namespace (needs root and unshare/nsenter); full disk case skipped"))
+    func aStartOnANearlyFullDiskExits73() async throws {
+        let mount = TemporaryDirectory()
+        let state = mount.path + "/state"
+        let launcher = ["unshare", "-m", "--propagation", "private", "--", "/bin/sh", "-c",
+                        #"mkdir -p "$0" && mount -t tmpfs -o size=64k,mode=0750 alertd-test "$0" && head -c 40000 /dev/zero > "$0/filler" && exec "$@""#,
+                        state]
+        let d = try TestDaemon(launcher: launcher, stateDir: state)
+        #expect(try await d.startExpectingExit() == 73, "\(d.log)")
+        #expect(d.log.contains("code=store_io") && d.log.contains("has room"), "\(d.log)")
+    }
+
     @Test func aStartOnAnUnwritableStateDirectoryFailsNamingIt() async throws {
         let d = try TestDaemon()
         try await d.start()
