@@ -70,6 +70,8 @@ public actor Dispatcher: Service {
     /// were neither cut off nor waited for, and ran on past the stop.
     private var cuttingOff = false
     private var claimFailures = RepeatedFailureLog()
+    /// The lease check runs several times a second: a store down for long is a line a minute.
+    private var leaseCheckFailures = RepeatedFailureLog()
     /// The group notification being sent to each presenter, by group. One
     /// claimed meanwhile for the same presenter waits in `waitingInLine`
     /// for that attempt to end, as Alertmanager's group sends one
@@ -694,13 +696,14 @@ public actor Dispatcher: Service {
             for waiting in waitingInLine.values { keeping.insert(waiting.delivery.id) }
             for d in inbox.withLock({ $0 }) + givingBack { keeping.insert(d.id) }
             let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, now: Date())
+            leaseCheckFailures.succeeded(log, "stale claims are checked again")
             if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }
         } catch {
             // One node's own store has no other claims to wait for: a claim
             // its full disk left goes back after one lease, not two.
             if store.isShared { leaseCheckFailedAt = .now }
-            log.error("could not release stale claims", ["error": "\(error)"])
+            leaseCheckFailures.failed(log, "could not release stale claims", ["error": "\(error)"])
         }
     }
 

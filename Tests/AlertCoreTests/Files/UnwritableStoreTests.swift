@@ -85,13 +85,19 @@ import Glibc
         let status = try DatagramReceiver()
         let mount = TemporaryDirectory()
         let state = mount.path + "/state"
-        let d = try TestDaemon(launcher: StorageFaults.privateTmpfs(on: state, size: "2m"), stateDir: state)
+        // A short lease: the check of stale claims runs every half second.
+        let d = try TestDaemon(config: ["dispatcher": ["claim_lease": "2s"]], launcher: StorageFaults.privateTmpfs(on: state, size: "2m"),
+                               stateDir: state)
         try await d.start(environment: ["NOTIFY_SOCKET": status.address, "WATCHDOG_USEC": "1000000"])
         let pid = try #require(d.pid)
         _ = try await d.send(["title": "before"])
         // Fill the tmpfs to the last block (cat stops at "No space left").
         StorageFaults.inMountNamespace(of: pid, "cat /dev/zero > '\(state)/filler'")
         try await expectDegraded(d, reason: "the disk is full", status: status)
+        // A failure met every round is a line when it starts, not one a round.
+        try await Task.sleep(for: .seconds(2))
+        let staleLines = d.log.components(separatedBy: "could not release stale claims").count - 1
+        #expect(staleLines <= 1, "\(staleLines) lines:\n\(d.log)")
         #expect(StorageFaults.inMountNamespace(of: pid, "rm '\(state)/filler'").status == 0)
         try await expectRecovered(d)
     }
