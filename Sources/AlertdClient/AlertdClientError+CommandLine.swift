@@ -5,7 +5,8 @@ import AlertModel
 
 extension AlertdClientError {
     /// Prints the error the way every client command does and says how to exit:
-    /// 69 unreachable or unanswered, 65 invalid alert (details like `validate`), 1 otherwise.
+    /// 69 unreachable or unanswered, 65 invalid alert (details like `validate`), 75 for
+    /// a 503 or 429 (try again later), 1 otherwise.
     /// With `json`, an error from the daemon goes to standard output in its wire shape.
     package func report(_ context: CommandContext, json: Bool = false) -> ExitCode {
         switch self {
@@ -24,6 +25,7 @@ extension AlertdClientError {
             } else {
                 context.errorOutput(Self.shown("alertctl: \(message) [\(error.code)]"))
             }
+            if status == 503 || status == 429 { return .temporaryFailure }
             return status == 422 && error.code == "invalid_alert" ? .dataError : .failure
         case .alreadyDecided(let conflict):
             if json {

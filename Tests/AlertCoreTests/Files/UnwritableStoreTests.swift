@@ -38,6 +38,7 @@ import Glibc
         // Not ready either: a load balancer must stop sending alerts that all get 503.
         let ready = try await d.request("GET", "/-/ready")
         #expect(ready.status == 503, "\(String(decoding: ready.body, as: UTF8.self))")
+        #expect(String(decoding: ready.body, as: UTF8.self).contains("store unwritable"), "\(String(decoding: ready.body, as: UTF8.self))")
         var line: String?
         let deadline = ContinuousClock.now + .seconds(10)
         while line == nil, ContinuousClock.now < deadline, let m = await status.next(timeout: .seconds(1)) {
@@ -94,6 +95,9 @@ import Glibc
         // Fill the tmpfs to the last block (cat stops at "No space left").
         StorageFaults.inMountNamespace(of: pid, "cat /dev/zero > '\(state)/filler'")
         try await expectDegraded(d, reason: "the disk is full", status: status)
+        // alertctl's exit says try again later (75), not failed (1).
+        let refused = try await d.alertctl(["send", "--title", "while full"])
+        #expect(refused.exitCode == 75, "\(refused.stderr)")
         // A failure met every round is a line when it starts, not one a round.
         try await Task.sleep(for: .seconds(2))
         let staleLines = d.log.components(separatedBy: "could not release stale claims").count - 1
