@@ -57,7 +57,7 @@ public struct APIRouter: Sendable {
             let (route, params, caller) = try admit(request, candidates)
             let router = self
             return try await route.handler(APIRequest(http: request, parameters: params, caller: caller,
-                                                      stillAllowed: { (try? router.authorize(request, route.access)) != nil }))
+                                                      stillAllowed: { (try? router.authorize(request, route.access, counting: false)) != nil }))
         } catch {
             // A path's routes share a style: even its 401 and 405 speak it.
             return error.response(in: candidates.first?.0.errors ?? .alertd)
@@ -132,10 +132,10 @@ public struct APIRouter: Sendable {
     }
 
     /// Applies a route's access rule: the caller, holding the route's scope.
-    private func authorize(_ request: HTTPRequest, _ access: APIAccess) throws(APIError) -> APICaller {
+    private func authorize(_ request: HTTPRequest, _ access: APIAccess, counting: Bool = true) throws(APIError) -> APICaller {
         // An action link's handler checks the link's signature itself; a public route needs nothing.
         guard let scope = access.scope else { return .peer(of: request) }
-        let caller = try authenticate(request)
+        let caller = try authenticate(request, counting: counting)
         guard caller.scopes.allows(scope) else { throw .scopeMissing(scope, caller: caller) }
         return caller
     }
@@ -143,11 +143,14 @@ public struct APIRouter: Sendable {
     /// Who is calling a token route: the socket's peer; on TCP, the bearer
     /// token's holder, anyone when no token is configured, or the holder of
     /// a console session, which counts only from alertd's own pages.
-    package func authenticate(_ request: HTTPRequest) throws(APIError) -> APICaller {
+    /// Without `counting` (a stream's look again at a token it was let in
+    /// with, which guesses nothing) a wrong token is not counted against its
+    /// address, nor is the address's wait asked.
+    package func authenticate(_ request: HTTPRequest, counting: Bool = true) throws(APIError) -> APICaller {
         guard request.listener == .tcp, !authenticator.isOpen else { return APICaller(name: APICaller.peer(of: request).name, scopes: .all) }
         if request.headers["Authorization"] != nil {
             // Counted with the console's sign-ins: a bearer token is the same secret.
-            let address = FailedTokenThrottle.key(for: request)
+            let address = counting ? FailedTokenThrottle.key(for: request) : nil
             try authenticator.throttle.check(address, code: "too_many_failed_tokens") {
                 "Too many wrong tokens from this address; try again in \($0) s."
             }

@@ -34,8 +34,9 @@ extension AlertctlCommand {
             ManualPage.Item("64", "Bad command-line usage: an unknown option, a missing value, a single-value option given twice, ..."),
             ManualPage.Item("65", "The alert is invalid."),
             ManualPage.Item("69", "alertd is unavailable: nothing answers at the socket or URL."),
-            ManualPage.Item("75", "alertd answered that it cannot now (503: its store failed, it is stopping or busy; 429: too many tries): "
-                + "nothing was changed, and the same command may work later."),
+            ManualPage.Item("75", "alertd answered that it cannot now (503: its store failed, it is stopping or busy; 429: too many "
+                + "wrong tokens from this address): it may not have been done, and the same command may work later (a send with "
+                + "a --dedup-key cannot store the alert twice)."),
         ],
         environment: [
             ManualPage.Item("ALERTD_SOCKET", "The Unix socket to reach alertd on."),

@@ -47,7 +47,7 @@ public final class SQLiteAlertStore: AlertStore {
         do throws(SQLiteError) {
             writeConnection = try SQLiteConnection(path: path)
         } catch {
-            throw StoreError.from(error, doing: "Opening the store at \(path)")
+            throw StoreError.opening(error, doing: "Opening the store at \(path)")
         }
         try Self.refuseIncompatible(writeConnection)
         do throws(SQLiteError) {
@@ -64,28 +64,27 @@ public final class SQLiteAlertStore: AlertStore {
                 try conn.execute("PRAGMA journal_size_limit=67108864")
             }
         } catch {
-            throw StoreError.from(error, doing: "Opening the store at \(path)")
+            throw StoreError.opening(error, doing: "Opening the store at \(path)")
         }
         try Self.migrate(writeConnection)
         do throws(SQLiteError) {
             reader = try SQLiteConnection(path: path, readOnly: true)
         } catch {
-            throw StoreError.from(error, doing: "Opening the store at \(path) for reading")
+            throw StoreError.opening(error, doing: "Opening the store at \(path) for reading")
         }
         // Last of what can fail: its thread would outlive a failed init.
         do throws(SQLiteError) {
             checkpointer = try WALCheckpointer(path: path, wakeAt: checkpointFrames)
         } catch {
-            throw StoreError.from(error, doing: "Opening the store at \(path) for checkpoints")
+            throw StoreError.opening(error, doing: "Opening the store at \(path) for checkpoints")
         }
         writeConnection.onCommit(checkpointingAt: max(WALCheckpointer.writerCheckpointsAt, 4 * checkpointFrames)) { [checkpointer] frames in
             checkpointer.walHolds(frames)
         }
-        var filesChanged: (@Sendable () -> SQLiteError?)?
-        if let files = StoreFileWatch(path: path) { filesChanged = { files.change() } }
+        let files = StoreFileWatch(path: path)
         writer = GroupCommitter(
             connection: writeConnection, probe: { conn throws(SQLiteError) in try conn.execute(StoreSchema.stamp) },
-            filesChanged: filesChanged, onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
+            filesChanged: { files.change() }, onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
     }
 
     /// Why the last write failed for want of disk, permission or I/O, until
@@ -160,7 +159,7 @@ public final class SQLiteAlertStore: AlertStore {
                 (try StoreIdentity.read(conn), Int(try conn.scalar("PRAGMA user_version") ?? 0))
             }
         } catch {
-            throw StoreError.from(error, doing: "Opening the store at \(connection.path)")
+            throw StoreError.opening(error, doing: "Opening the store at \(connection.path)")
         }
         if case .foreign(let why) = identity {
             throw StoreError(code: .incompatible, message: "The file \(connection.path) is not an alertd store: \(why). alertd leaves it alone; point store.path (or --state-dir) at another file, or move this one away.")
@@ -193,7 +192,7 @@ public final class SQLiteAlertStore: AlertStore {
                 }
             }
         } catch {
-            throw StoreError.from(error, doing: "Opening the store at \(connection.path) for writing")
+            throw StoreError.opening(error, doing: "Opening the store at \(connection.path) for writing")
         }
     }
 

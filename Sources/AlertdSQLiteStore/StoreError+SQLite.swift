@@ -2,6 +2,15 @@ import AlertdSQLite
 import AlertdStore
 
 extension StoreError {
+    /// As ``from(_:doing:)``, for a failure to open the store: a full disk
+    /// or an I/O error is then the store that cannot be opened
+    /// (`store_cannot_open`, and alertd exits 73 as for a read-only one),
+    /// not a write that failed.
+    package static func opening(_ error: SQLiteError, doing what: String) -> StoreError {
+        let failure = from(error, doing: what)
+        return error.name == "full" || error.name == "ioerr" ? StoreError(code: .cannotOpen, message: failure.message) : failure
+    }
+
     package static func from(_ error: SQLiteError, doing what: String) -> StoreError {
         switch error.name {
         case "full": StoreError(code: .io, message: "\(what) failed: the disk is full (\(error.message)). Free space in the state directory.")

@@ -8,20 +8,19 @@ import AlertdSQLite
 /// next one.
 struct StoreFileWatch: Sendable {
     let path: String
-    private let database: FileStatus.Identity
-    private let wal: FileStatus.Identity
+    private let database: FileStatus.Identity?
+    private let wal: FileStatus.Identity?
 
-    /// The files at `path` and `path-wal` now; nil if either is missing.
-    init?(path: String) {
-        guard case .success(let database) = FileStatus.of(path), case .success(let wal) = FileStatus.of(path + "-wal") else { return nil }
+    /// The files at `path` and `path-wal` now; one not there is not watched.
+    init(path: String) {
         self.path = path
-        self.database = database.identity
-        self.wal = wal.identity
+        database = try? FileStatus.of(path).get().identity
+        wal = try? FileStatus.of(path + "-wal").get().identity
     }
 
     /// Why the store's files are no longer the ones it writes, or nil.
     func change() -> SQLiteError? {
-        for (name, opened) in [(path, database), (path + "-wal", wal)] {
+        for case let (name, opened?) in [(path, database), (path + "-wal", wal)] {
             let now: FileStatus.Identity?
             switch FileStatus.of(name) {
             case .success(let status): now = status.identity

@@ -30,8 +30,21 @@ public final class APIAuthenticator: Sendable {
     /// Takes a reloaded configuration's tokens; requests from now on are
     /// checked against them, and sessions of tokens that are gone end.
     public func replace(with tokens: [APIToken]?) {
-        self.tokens.withLock { $0 = tokens }
-        sessions.keep(only: tokens ?? [])
+        // Under the tokens' lock, as ``openSession(for:)``: a sign-in with a
+        // token being replaced opens its session before the sessions are
+        // sorted, or not at all.
+        self.tokens.withLock { current in
+            current = tokens
+            sessions.keep(only: tokens ?? [])
+        }
+    }
+
+    /// A console session for `token`, if it is still one of the tokens.
+    public func openSession(for token: APIToken) -> (id: String, expires: Date)? {
+        tokens.withLock { current in
+            guard current?.contains(token) == true else { return nil }
+            return sessions.open(for: token)
+        }
     }
 
     /// True when no token is configured, so TCP callers need none.

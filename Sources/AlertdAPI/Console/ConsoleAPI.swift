@@ -69,15 +69,20 @@ public struct ConsoleAPI: Sendable {
         }
         guard let token = authenticator.token(secret: secret.trimmingWhitespace()) else {
             if let address { authenticator.throttle.failed(from: address) }
-            throw APIError(status: 401, code: "invalid_token", message: "That token is not one this alertd knows; check it and try again.")
+            throw Self.unknownToken
         }
         let caller = APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         guard token.scopes.allows(.read) else { throw .scopeMissing(.read, caller: caller) }
-        let session = authenticator.sessions.open(for: token)
+        guard let session = authenticator.openSession(for: token) else {
+            throw Self.unknownToken
+        }
         var response = Self.describe(caller)
         response.headers.add("Set-Cookie", cookie(session.id, maxAge: Int(authenticator.sessions.lifetime.seconds)))
         return response
     }
+
+    private static let unknownToken = APIError(status: 401, code: "invalid_token",
+                                               message: "That token is not one this alertd knows; check it and try again.")
 
     package func signOut(_ request: APIRequest) -> HTTPResponse {
         if let id = ConsoleSessions.sessionID(in: request.http) { authenticator.sessions.close(session: id) }

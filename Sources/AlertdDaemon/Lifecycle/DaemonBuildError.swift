@@ -18,12 +18,11 @@ public struct DaemonBuildError: Error, Sendable, CustomStringConvertible {
     /// How a start that met these problems exits: 75 when another alertd
     /// holds the state directory (a script may wait and retry), 73 when the
     /// state directory or the store cannot be created or written (a full
-    /// disk or an I/O error included), else 1.
+    /// disk or an I/O error of SQLite's at the start included), else 1.
     public var exitCode: ExitCode {
         let codes = Set(problems.map(\.code.rawValue))
         if codes.contains(DaemonError.Code.stateLocked.rawValue) { return .temporaryFailure }
-        if codes.contains(DaemonError.Code.stateUnwritable.rawValue) || codes.contains(StoreError.Code.cannotOpen.rawValue)
-            || codes.contains(StoreError.Code.io.rawValue) {
+        if codes.contains(DaemonError.Code.stateUnwritable.rawValue) || codes.contains(StoreError.Code.cannotOpen.rawValue) {
             return .cannotCreate
         }
         return .failure

@@ -333,6 +333,23 @@ import Synchronization
         }
     }
 
+    /// Each peer-checked request through libcurl is judged on a connection
+    /// of its own: one kept alive from an earlier request was judged then,
+    /// and what is at the path may have changed since.
+    @Test func aPeerCheckedRequestNeverRidesAKeptConnection() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let judged = Mutex(0)
+        var request = HTTPClientRequest(url: "http://localhost/v1/health", unixSocketPath: d.socketPath)
+        request.unixSocketPeerCheck = { user in
+            judged.withLock { $0 += 1 }
+            return AlertdEndpoint.stranger(user, peers: [CurrentProcess.effectiveUserID])
+        }
+        let curl = HTTPClient()
+        for _ in 0..<3 { #expect(try await curl.send(request).status == 200) }
+        #expect(judged.withLock { $0 } == 3)
+    }
+
     /// Interim (1xx) answers without end are refused, not read until the timeout.
     @Test func endlessInterimAnswersAreRefused() async throws {
         let (result, sent) = try await exchange("continue")

@@ -174,6 +174,44 @@ import Glibc
         }
     }
 
+    /// A backup restored over a running store, WAL and all, survives that
+    /// store's stop, as its refusal tells the operator to restart on it:
+    /// the last connection to close deletes the WAL by name, but SQLite
+    /// sees its files renamed over and neither checkpoints into them nor
+    /// deletes them, and the stop's own checkpoint must not either.
+    @Test func aRestoreUnderARunningStoreSurvivesItsStop() async throws {
+        func alert(_ title: String) throws -> [AlertSubmission] {
+            [AlertSubmission(alert: Alert(spec: try AlertSpec.Builder().title(title).build().get()), presenters: [])]
+        }
+        let dir = TemporaryDirectory(), backup = TemporaryDirectory()
+        let path = dir.path + "/alertd.db"
+        weak var gone: SQLiteAlertStore?
+        do {
+            let running = try SQLiteAlertStore(path: path)
+            gone = running
+            _ = try await running.submit(try alert("running"))
+            // A hot copy: three alerts in its WAL only.
+            let source = try SQLiteAlertStore(path: backup.path + "/alertd.db")
+            for i in 0..<3 { _ = try await source.submit(try alert("restored \(i)")) }
+            for name in ["alertd.db", "alertd.db-wal"] {
+                try FileManager.default.copyItem(atPath: backup.path + "/" + name, toPath: dir.path + "/" + name + ".new")
+            }
+            source.close()
+            for name in ["alertd.db", "alertd.db-wal"] { #expect(rename(dir.path + "/" + name + ".new", dir.path + "/" + name) == 0) }
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+            let refused = try alert("refused")
+            await #expect(throws: StoreError.self) { _ = try await running.submit(refused) }
+            running.close()
+        }
+        // Its connections close once its writer's thread has let it go.
+        #expect(await eventually(.seconds(5)) { gone == nil })
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the restored WAL was deleted")
+        let restored = try SQLiteAlertStore(path: path)
+        defer { restored.close() }
+        let titles = try await restored.alerts(matching: AlertQuery()).alerts.map(\.spec.title).sorted()
+        #expect(titles == ["restored 0", "restored 1", "restored 2"], "\(titles)")
+    }
+
     /// Sticky by itself: a success after the damage does not clear it, where it clears a full disk.
     @Test func damageIsNotClearedByALaterWrite() {
         let changes = Mutex<[String?]>([])
