@@ -22,7 +22,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
     /// 65 only where the command sends an alert.
     package static func exitCodesHelp(sendsAlerts: Bool = false) -> String {
         "Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, "
-            + (sendsAlerts ? "65 invalid alert, " : "") + "69 alertd unavailable."
+            + (sendsAlerts ? "65 invalid alert, " : "") + "69 alertd unavailable, 75 alertd cannot now (503, 429): try again later."
     }
 
     public var socket: String?

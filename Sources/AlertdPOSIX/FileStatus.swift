@@ -26,6 +26,8 @@ package struct FileStatus: Sendable, Equatable {
     package let permissions: UInt32
     /// The owner's user id.
     package let owner: UInt32
+    /// Its length in bytes.
+    package let size: Int64
 
     private init(_ st: stat) {
         identity = Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
@@ -37,6 +39,7 @@ package struct FileStatus: Sendable, Equatable {
         }
         permissions = UInt32(st.st_mode) & 0o7777
         owner = UInt32(st.st_uid)
+        size = Int64(st.st_size)
     }
 
     /// `stat(2)`: the file `path` names, symlinks followed.

@@ -44,21 +44,21 @@ package final class GroupCommitter: Sendable {
     /// Why the database's files are no longer the ones written (removed or
     /// replaced), or nil: asked before each durable batch, and on the
     /// probe's clock when idle, so health says so too.
-    private let filesChanged: (@Sendable () -> SQLiteError?)?
+    private let files: StoreFileWatch?
 
     /// `probe` must write to disk whatever the data (see ``lastWriteFailure``);
     /// `onWriteFailureChange` hears when writes start failing (with why) and
     /// when they work again (nil).
     package init(
         connection: SQLiteConnection, maxBatch: Int = 4_096, probe: Work? = nil, probeInterval: Duration = .seconds(5),
-        filesChanged: (@Sendable () -> SQLiteError?)? = nil, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
+        files: StoreFileWatch? = nil, onCommit: @escaping @Sendable (Int) -> Void = { _ in },
         onWriteFailureChange: @escaping @Sendable (StoreError?) -> Void = { _ in }
     ) {
         self.connection = connection
         self.maxBatch = maxBatch
         self.probe = probe
         self.probeInterval = probeInterval
-        self.filesChanged = filesChanged
+        self.files = files
         self.onCommit = onCommit
         writeFailure = WriteFailure(onChange: onWriteFailureChange)
         DetachedThread.start(name: "alertd-store-writer") { [self] in self.loop() }
@@ -104,7 +104,7 @@ package final class GroupCommitter: Sendable {
 
     /// Refuses writes for good once the database's files are not the ones written.
     private func lookAtFiles() {
-        guard refusal.withLock({ $0 }) == nil, let changed = filesChanged?() else { return }
+        guard refusal.withLock({ $0 }) == nil, let changed = files?.change() else { return }
         refuseWrites(changed)
     }
 
@@ -129,7 +129,7 @@ package final class GroupCommitter: Sendable {
         let interval = DispatchTimeInterval.milliseconds(probeInterval.milliseconds)
         var nextLook = DispatchTime.now() + interval
         while true {
-            if filesChanged != nil, DispatchTime.now() >= nextLook {
+            if files != nil, DispatchTime.now() >= nextLook {
                 lookAtFiles()
                 nextLook = .now() + interval
             }
@@ -143,7 +143,7 @@ package final class GroupCommitter: Sendable {
                     nextProbe = .now() + interval
                 }
                 _ = queue.waitForWork(until: min(nextProbe, nextLook))
-            } else if filesChanged != nil {
+            } else if files != nil {
                 _ = queue.waitForWork(until: nextLook)
             } else {
                 _ = queue.waitForWork()
@@ -190,6 +190,7 @@ package final class GroupCommitter: Sendable {
                     // WAL, as this process still reads it, is in the database
                     // file, that file synced, and the WAL empty.
                     try conn.checkpointAndEmptyWAL()
+                    files?.walEmptied()
                     walInDoubt.withLock { $0 = false }
                 }
                 if synchronousFull.withLock({ $0 }) != durable {

@@ -78,13 +78,15 @@ public final class SQLiteAlertStore: AlertStore {
         } catch {
             throw StoreError.opening(error, doing: "Opening the store at \(path) for checkpoints")
         }
+        let pageSize = (try? writeConnection.withLock { conn throws(SQLiteError) in try conn.scalar("PRAGMA page_size") }) ?? nil
+        let files = StoreFileWatch(path: path, pageSize: pageSize ?? 4096)
         writeConnection.onCommit(checkpointingAt: max(WALCheckpointer.writerCheckpointsAt, 4 * checkpointFrames)) { [checkpointer] frames in
-            checkpointer.walHolds(frames)
+            files.walHolds(frames)
+            return checkpointer.walHolds(frames)
         }
-        let files = StoreFileWatch(path: path)
         writer = GroupCommitter(
             connection: writeConnection, probe: { conn throws(SQLiteError) in try conn.execute(StoreSchema.stamp) },
-            filesChanged: { files.change() }, onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
+            files: files, onCommit: onCommit, onWriteFailureChange: onWriteFailureChange)
     }
 
     /// Why the last write failed for want of disk, permission or I/O, until

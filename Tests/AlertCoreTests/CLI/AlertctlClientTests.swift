@@ -425,7 +425,8 @@ import Testing
 
             Exit codes: 0 ok, 1 failure (an error from alertd; with --wait, cancelled or
             resolved), 2 expired or timed out (--wait), 3 decision unknown after an error
-            (--wait), 64 usage error, 65 invalid alert, 69 alertd unavailable.
+            (--wait), 64 usage error, 65 invalid alert, 69 alertd unavailable, 75 alertd
+            cannot now (503, 429): try again later.
 
             USAGE: alertctl send [--title <title>] [--message <message>]
                                  [--severity <severity>] [--label <name=value> ...]
@@ -483,7 +484,8 @@ import Testing
         for command in ["list", "show", "replay"] {
             let help = try await TestBinaries.alertctl(command, "--help")
             #expect(help.exitCode == 0)
-            #expect(help.stdout.contains("Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, 69 alertd\nunavailable."),
+            #expect(help.stdout.contains("Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, 69 alertd\n"
+                                         + "unavailable, 75 alertd cannot now (503, 429): try again later."),
                     "\(command)")
         }
     }

@@ -366,7 +366,8 @@ import Glibc
             when the alert was decided already, says how, by whom and when, and exits 1.
 
             Exit codes: 0 decided, 1 failure (already decided, no such alert, or another
-            error from alertd), 64 usage error, 69 alertd unavailable.
+            error from alertd), 64 usage error, 69 alertd unavailable, 75 alertd cannot now
+            (503, 429): try again later.
 
             USAGE: alertctl confirm [--comment <text>] [--json] [--socket <path>]
                                     [--url <url>] [--token-file <file>] <id>

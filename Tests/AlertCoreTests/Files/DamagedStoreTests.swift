@@ -148,25 +148,29 @@ import Glibc
         func alert(_ title: String) throws -> [AlertSubmission] {
             [AlertSubmission(alert: Alert(spec: try AlertSpec.Builder().title(title).build().get()), presenters: [])]
         }
-        for removed in ["alertd.db-wal", "alertd.db"] {
+        for (removed, how) in [("alertd.db-wal", "removed"), ("alertd.db", "replaced"), ("alertd.db-wal", "emptied"), ("alertd.db", "emptied")] {
             let dir = TemporaryDirectory()
             let path = dir.path + "/alertd.db"
             let store = try SQLiteAlertStore(path: path)
             defer { store.close() }
             _ = try await store.submit(try alert("before"))
             let original = dir.path + "/" + removed
-            if removed == "alertd.db" {
+            switch how {
+            case "replaced":
                 // A restore put over it: another file at the same name.
                 try FileManager.default.copyItem(atPath: original, toPath: original + ".restored")
                 #expect(rename(original + ".restored", original) == 0)
-            } else {
+            case "emptied":
+                // `: > alertd.db-wal`: the same file, cut to nothing.
+                #expect(truncate(original, 0) == 0)
+            default:
                 try FileManager.default.removeItem(atPath: original)
                 try? FileManager.default.removeItem(atPath: path + "-shm")
             }
             let after = try alert("after")
             do {
                 _ = try await store.submit(after)
-                Issue.record("an alert was acknowledged with \(removed) gone from under the store")
+                Issue.record("an alert was acknowledged with \(removed) \(how) under the store")
             } catch {
                 #expect(error.code == .corrupt && error.message.contains(removed), "\(error)")
             }
