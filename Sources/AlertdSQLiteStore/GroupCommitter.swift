@@ -41,9 +41,9 @@ package final class GroupCommitter: Sendable {
     /// A write that always reaches the disk, run while writes fail.
     private let probe: Work?
     private let probeInterval: Duration
-    /// Why the database's files are no longer the ones written (removed or
-    /// replaced), or nil: asked before each durable batch, and on the
-    /// probe's clock when idle, so health says so too.
+    /// Whether the database's files are still the ones written (not
+    /// removed, replaced or emptied): asked before each durable batch, and
+    /// on the probe's clock when idle, so health says so too.
     private let files: StoreFileWatch?
 
     /// `probe` must write to disk whatever the data (see ``lastWriteFailure``);
@@ -175,10 +175,6 @@ package final class GroupCommitter: Sendable {
         let outcome: SQLiteError? = connection.withLock { (conn: SQLiteConnection) throws(Never) -> SQLiteError? in
             let changesBefore = conn.totalChanges
             do throws(SQLiteError) {
-                // FULL fsyncs the WAL at commit; NORMAL leaves that to the next
-                // FULL commit or checkpoint, which then covers these frames too.
-                // Prepared once and kept, as every statement here is: `sqlite3_exec`
-                // parsed these again for every transaction.
                 if walInDoubt.withLock({ $0 }) {
                     // An I/O error reported at a commit may have been an earlier
                     // one's: the kernel reports a page it could not write once,
@@ -193,6 +189,10 @@ package final class GroupCommitter: Sendable {
                     files?.walEmptied()
                     walInDoubt.withLock { $0 = false }
                 }
+                // FULL fsyncs the WAL at commit; NORMAL leaves that to the next
+                // FULL commit or checkpoint, which then covers these frames too.
+                // Prepared once and kept, as every statement here is: `sqlite3_exec`
+                // parsed these again for every transaction.
                 if synchronousFull.withLock({ $0 }) != durable {
                     try conn.statement(durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL").run()
                     synchronousFull.withLock { $0 = durable }
