@@ -17,6 +17,21 @@ import Glibc
 /// damaged pages. Health had answered ok while every claim failed and
 /// nothing was delivered (found by a crash-consistency attack).
 @Suite struct DamagedStoreTests {
+    /// Overwrites the first page of `table` in the stopped store at `path`
+    /// (its WAL copied in first) with garbage.
+    static func garble(firstPageOf table: String, in path: String) throws {
+        let (root, pageSize) = try { () throws -> (Int64, Int64) in
+            let c = try SQLiteConnection(path: path)
+            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return (try #require(try c.scalar("SELECT rootpage FROM sqlite_master WHERE name = '\(table)'")),
+                    try #require(try c.scalar("PRAGMA page_size")))
+        }()
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        file.write(Data(repeating: 0xA5, count: Int(pageSize)))
+        try file.close()
+    }
+
     @Test func aDamagedDatabaseIsReportedUntilARestart() async throws {
         // Deliveries owed to a receiver that is not there: pending at the stop.
         let hook: [String: Any] = ["type": "webhook", "url": "http://127.0.0.1:\(try TestDaemon.freePort())/x"]
@@ -28,17 +43,7 @@ import Glibc
         #expect(await d.waitForExit() == 0)
 
         // The deliveries table's first page, garbled; its due index (which health counts by) left whole.
-        let path = d.stateDir + "/alertd.db"
-        let (root, pageSize) = try { () throws -> (Int64, Int64) in
-            let c = try SQLiteConnection(path: path)
-            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            return (try #require(try c.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'deliveries'")),
-                    try #require(try c.scalar("PRAGMA page_size")))
-        }()
-        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try file.seek(toOffset: UInt64((root - 1) * pageSize))
-        file.write(Data(repeating: 0xA5, count: Int(pageSize)))
-        try file.close()
+        try Self.garble(firstPageOf: "deliveries", in: d.stateDir + "/alertd.db")
 
         try await d.start(anyAnswer: true)
         func health() async throws -> (Int, [String: Any]) {
@@ -79,16 +84,7 @@ import Glibc
             }
             store.close()
         }
-        // The alerts table's first page, garbled.
-        let (root, pageSize) = try { () throws -> (Int64, Int64) in
-            let c = try SQLiteConnection(path: path)
-            return (try #require(try c.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'alerts'")),
-                    try #require(try c.scalar("PRAGMA page_size")))
-        }()
-        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try file.seek(toOffset: UInt64((root - 1) * pageSize))
-        file.write(Data(repeating: 0xA5, count: Int(pageSize)))
-        try file.close()
+        try Self.garble(firstPageOf: "alerts", in: path)
 
         let store = try SQLiteAlertStore(path: path)
         defer { store.close() }
