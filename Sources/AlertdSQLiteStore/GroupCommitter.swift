@@ -34,6 +34,9 @@ package final class GroupCommitter: Sendable {
     private let walInDoubt = Mutex(false)
     /// Why every write fails from now on (``refuseWrites(_:)``).
     private let refusal = Mutex<SQLiteError?>(nil)
+    /// Another program's lock that failed the last batch, until a commit
+    /// works again; only the writer thread touches this.
+    private let lockedOut = Mutex<SQLiteError?>(nil)
     /// Called after each commit with the number of jobs in it.
     private let onCommit: @Sendable (Int) -> Void
     /// Why the last write failed for want of storage, until one commits again.
@@ -169,6 +172,12 @@ package final class GroupCommitter: Sendable {
             for job in jobs { job.finish(refused) }
             return
         }
+        // While another program holds the lock, only the probe waits for it:
+        // every batch waiting its own 5 s in turn held a request 15 s for a 503.
+        if let locked = lockedOut.withLock({ $0 }), !jobs.contains(where: { $0.provesWritability }) {
+            for job in jobs { job.finish(locked) }
+            return
+        }
         // Whether the commit wrote anything: a transaction that changed no
         // row commits without touching the disk, and proves nothing.
         var wrote = jobs.contains { $0.provesWritability }
@@ -216,6 +225,7 @@ package final class GroupCommitter: Sendable {
             }
         }
         guard let outcome else {
+            lockedOut.withLock { $0 = nil }
             if wrote { writeFailure.record(nil) }
             let work = jobs.filter { !$0.provesWritability }.count
             if work > 0 { onCommit(work) }
@@ -226,7 +236,11 @@ package final class GroupCommitter: Sendable {
         if outcome.isStorageFailure || outcome.isDamage {
             writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             // Another program's lock took nothing from the disk.
-            if outcome.name != "busy" && outcome.name != "locked" { walInDoubt.withLock { $0 = true } }
+            if outcome.name == "busy" || outcome.name == "locked" {
+                lockedOut.withLock { $0 = outcome }
+            } else {
+                walInDoubt.withLock { $0 = true }
+            }
             // The disk's failure, not a job's: each job on its own would fail
             // the same way, each after its own wait for a lock held elsewhere.
             for job in jobs { job.finish(outcome) }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct GroupCommitterFailureTests {
     /// A committer on a fresh WAL database at `path` with a table `t` (and
     /// one for its probes), that SQLite never checkpoints by itself.
-    func committer(_ path: String, lockWait: Int32 = 5_000) throws -> (SQLiteConnection, GroupCommitter) {
+    func committer(_ path: String, lockWait: Int32 = 5_000, probeInterval: Duration = .seconds(60)) throws -> (SQLiteConnection, GroupCommitter) {
         let conn = try SQLiteConnection(path: path)
         try conn.withLock { c throws(SQLiteError) in
             try c.execute("PRAGMA journal_mode=WAL")
@@ -19,7 +19,7 @@ import Testing
         }
         conn.limitLockWaits(to: lockWait)
         return (conn, GroupCommitter(connection: conn, probe: { c throws(SQLiteError) in try c.execute("INSERT INTO probes VALUES (1)") },
-                                     probeInterval: .seconds(60)))
+                                     probeInterval: probeInterval))
     }
 
     func walBytes(_ path: String) -> Int {
@@ -82,5 +82,27 @@ import Testing
         let took = ContinuousClock.now - start
         // Two waits of 0.3 s; one more for each job of the second batch was 2.1 s.
         #expect(took < .milliseconds(1_500), "\(took)")
+    }
+
+    /// While another program holds the lock, only the probe waits for it:
+    /// each write waiting its own lock wait in turn held requests 10–15 s
+    /// for their 503. Once the lock goes, the probe finds it and writes work.
+    @Test func whileALockIsHeldElsewhereOnlyTheProbeWaitsForIt() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/p.db"
+        let (_, writer) = try committer(path, lockWait: 300, probeInterval: .seconds(1))
+        defer { writer.close() }
+        let other = try SQLiteConnection(path: path)
+        try other.withLock { c throws(SQLiteError) in try c.execute("BEGIN IMMEDIATE") }
+        func insert() async throws { try await writer.write { c throws(SQLiteError) in try c.execute("INSERT INTO t VALUES (1)") } }
+        await #expect(throws: StoreError.self) { try await insert() }
+        let start = ContinuousClock.now
+        for _ in 0..<5 { await #expect(throws: StoreError.self) { try await insert() } }
+        let took = ContinuousClock.now - start
+        // At most the probe's one wait of 0.3 s; a wait each was 1.5 s at least.
+        #expect(took < .milliseconds(900), "\(took)")
+        try other.withLock { c throws(SQLiteError) in try c.execute("ROLLBACK") }
+        let back = await eventually(.seconds(5)) { (try? await insert()) != nil }
+        #expect(back)
     }
 }
