@@ -83,10 +83,16 @@ public struct HealthAPI: Sendable {
         if !running { reasons.append("The dispatcher has stopped; nothing is delivered. Restart alertd.") }
         let status = counts == nil || !running ? "unavailable" : unwritable != nil ? "degraded" : "ok"
         let health = Health(
-            status: status, store: counts == nil ? "unavailable" : damaged ? "damaged" : unwritable != nil ? "unwritable" : "ok",
+            status: status, store: Self.storeState(readable: counts != nil, writeFailure: unwritable),
             dispatcher: running ? "running" : "stopped", reason: reasons.isEmpty ? nil : reasons.joined(separator: " "),
             openAlerts: counts?.openAlerts, pendingDeliveries: counts.map { $0.pending + $0.inFlight },
             deadDeliveries: counts?.dead)
         return .json(status: status == "ok" ? 200 : 503, body: health.jsonObject.jsonData)
+    }
+
+    /// The store's word in health and readiness: `unavailable` (it does not
+    /// answer), `damaged`, `unwritable` or `ok`.
+    package static func storeState(readable: Bool, writeFailure: StoreError?) -> String {
+        !readable ? "unavailable" : writeFailure?.code == .corrupt ? "damaged" : writeFailure != nil ? "unwritable" : "ok"
     }
 }

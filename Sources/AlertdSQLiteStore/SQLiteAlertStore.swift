@@ -78,7 +78,7 @@ public final class SQLiteAlertStore: AlertStore {
         } catch {
             throw StoreError.opening(error, doing: "Opening the store at \(path) for checkpoints")
         }
-        let pageSize = (try? writeConnection.withLock { conn throws(SQLiteError) in try conn.scalar("PRAGMA page_size") }) ?? nil
+        let pageSize = (try? writeConnection.withLock { conn throws(SQLiteError) in try conn.scalar("PRAGMA page_size") }).flatMap { $0 }
         let files = StoreFileWatch(path: path, pageSize: pageSize ?? 4096)
         writeConnection.onCommit(checkpointingAt: max(WALCheckpointer.writerCheckpointsAt, 4 * checkpointFrames)) { [checkpointer] frames in
             files.walHolds(frames)

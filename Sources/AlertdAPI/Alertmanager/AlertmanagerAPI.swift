@@ -56,9 +56,7 @@ public struct AlertmanagerAPI: Sendable {
         // Probes hold no token, as for /v1/health.
         router.add("GET", "/-/healthy", access: .public, errors: .alertmanager) { _ in .text("OK") }
         router.add("GET", "/-/ready", access: .public, errors: .alertmanager) { _ in
-            let readable = (try? await probe.counts().get()) != nil
-            let failure = writeFailure()
-            let store = !readable ? "unavailable" : failure?.code == .corrupt ? "damaged" : failure != nil ? "unwritable" : "ok"
+            let store = HealthAPI.storeState(readable: (try? await probe.counts().get()) != nil, writeFailure: writeFailure())
             let running = await dispatcherRunning()
             return store == "ok" && running ? .text("OK") : .text(status: 503, "alertd is not ready: store \(store), dispatcher \(running ? "running" : "stopped")")
         }
