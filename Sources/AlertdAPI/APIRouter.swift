@@ -151,15 +151,10 @@ public struct APIRouter: Sendable {
         if request.headers["Authorization"] != nil {
             // Counted with the console's sign-ins: a bearer token is the same secret.
             let address = counting ? FailedTokenThrottle.key(for: request) : nil
-            try authenticator.throttle.check(address, code: "too_many_failed_tokens") {
+            let token = try authenticator.throttle.admit(address, code: "too_many_failed_tokens", message: {
                 "Too many wrong tokens from this address; try again in \($0) s."
-            }
-            do {
-                if let token = try authenticator.bearer(request) { return APICaller(name: token.name, scopes: token.scopes) }
-            } catch {
-                if let address { authenticator.throttle.failed(from: address) }
-                throw error
-            }
+            }) { () throws(APIError) in try authenticator.bearer(request) }
+            if let token { return APICaller(name: token.name, scopes: token.scopes) }
         }
         if let id = ConsoleSessions.sessionID(in: request), let token = authenticator.sessions.token(session: id), authenticator.isCurrent(token) {
             try origins.checkSession(request)

@@ -41,14 +41,31 @@ public final class FailedTokenThrottle: Sendable {
         return (IPAddress(bytes: Array(address.bytes.prefix(8)) + Array(repeating: 0, count: 8))?.description ?? text) + "/64"
     }
 
-    /// Refuses, with 429 `code` and `Retry-After`, while `key` must wait;
-    /// `message` is told the seconds left.
-    public func check(_ key: String?, code: String, message: (Int) -> String) throws(APIError) {
-        guard let key, let retryAt = retryAt(for: key) else { return }
-        let seconds = max(1, Int(retryAt.timeIntervalSinceNow.rounded(.up)))
-        var error = APIError(status: 429, code: code, message: message(seconds))
-        error.headers.set("Retry-After", String(seconds))
-        throw error
+    /// Runs `attempt`, a judgement of the token `key` presented, unless
+    /// `key` must wait: then it refuses with 429 `code` and `Retry-After`,
+    /// `message` told the seconds left. An attempt that throws is counted
+    /// before any other try from `key` is judged: checked and counted as two
+    /// steps, guesses sent in parallel on many connections each passed the
+    /// check before any was counted.
+    public func admit<T: Sendable>(_ key: String?, code: String, message: (Int) -> String,
+                                   _ attempt: () throws(APIError) -> T) throws(APIError) -> T {
+        guard let key else { return try attempt() }
+        let outcome: Result<T, APIError> = windows.withLock { all in
+            let now = Date()
+            if let w = all[key], w.failures >= Self.maxFailures, case let end = w.start.addingTimeInterval(Self.window), end > now {
+                let seconds = max(1, Int(end.timeIntervalSince(now).rounded(.up)))
+                var error = APIError(status: 429, code: code, message: message(seconds))
+                error.headers.set("Retry-After", String(seconds))
+                return .failure(error)
+            }
+            do throws(APIError) {
+                return .success(try attempt())
+            } catch {
+                Self.count(key, in: &all, now: now)
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 
     /// When `address` (a ``key(for:)``) may try again; nil when it may now.
@@ -62,17 +79,19 @@ public final class FailedTokenThrottle: Sendable {
 
     /// Counts a failed try from `address`.
     public func failed(from address: String, now: Date = Date()) {
-        windows.withLock { all in
-            if var w = all[address], w.start.addingTimeInterval(Self.window) > now {
-                w.failures += 1
-                all[address] = w
-                return
-            }
-            if all.count >= Self.capacity {
-                all = all.filter { $0.value.start.addingTimeInterval(Self.window) > now }
-                if all.count >= Self.capacity, let oldest = all.min(by: { $0.value.start < $1.value.start })?.key { all[oldest] = nil }
-            }
-            all[address] = Window(start: now, failures: 1)
+        windows.withLock { Self.count(address, in: &$0, now: now) }
+    }
+
+    private static func count(_ address: String, in all: inout [String: Window], now: Date) {
+        if var w = all[address], w.start.addingTimeInterval(window) > now {
+            w.failures += 1
+            all[address] = w
+            return
         }
+        if all.count >= capacity {
+            all = all.filter { $0.value.start.addingTimeInterval(window) > now }
+            if all.count >= capacity, let oldest = all.min(by: { $0.value.start < $1.value.start })?.key { all[oldest] = nil }
+        }
+        all[address] = Window(start: now, failures: 1)
     }
 }

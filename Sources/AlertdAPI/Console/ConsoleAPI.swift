@@ -63,13 +63,11 @@ public struct ConsoleAPI: Sendable {
               let secret = body["token"] as? String else {
             throw .invalidBody("Send {\"token\": \"…\"}: one of the tokens in api.tokens_file (or api.token_file).")
         }
-        let address = FailedTokenThrottle.key(for: request.http)
-        try authenticator.throttle.check(address, code: "too_many_sign_ins") {
+        let token = try authenticator.throttle.admit(FailedTokenThrottle.key(for: request.http), code: "too_many_sign_ins", message: {
             "Too many failed sign-ins from this address; try again in \($0) s."
-        }
-        guard let token = authenticator.token(secret: secret.trimmingWhitespace()) else {
-            if let address { authenticator.throttle.failed(from: address) }
-            throw Self.unknownToken
+        }) { () throws(APIError) in
+            guard let token = authenticator.token(secret: secret.trimmingWhitespace()) else { throw Self.unknownToken }
+            return token
         }
         let caller = APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         guard token.scopes.allows(.read) else { throw .scopeMissing(.read, caller: caller) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
@@ -222,6 +223,53 @@ import Testing
         for _ in 0..<FailedTokenThrottle.maxFailures { throttle.failed(from: "::1", now: now) }
         #expect(throttle.retryAt(for: "::1", now: now) == now.addingTimeInterval(FailedTokenThrottle.window))
         #expect(throttle.retryAt(for: "::1", now: now.addingTimeInterval(FailedTokenThrottle.window)) == nil)
+    }
+
+    /// Guesses sent at once on many connections: each is judged only after
+    /// the ones before it were counted, so no more than the limit are judged.
+    @Test func parallelGuessesAreJudgedNoMoreThanTheLimit() {
+        let throttle = FailedTokenThrottle()
+        let judged = Mutex(0)
+        let refused = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4 * FailedTokenThrottle.maxFailures) { _ in
+            do throws(APIError) {
+                try throttle.admit("192.0.2.44", code: "too_many_failed_tokens", message: { "wait \($0) s" }) { () throws(APIError) in
+                    judged.withLock { $0 += 1 }
+                    usleep(2_000)  // a slow judgement widens the window a check apart from its count left open
+                    throw .unauthorized
+                }
+            } catch {
+                if error.status == 429 { refused.withLock { $0 += 1 } }
+            }
+        }
+        #expect(judged.withLock { $0 } == FailedTokenThrottle.maxFailures)
+        #expect(refused.withLock { $0 } == 3 * FailedTokenThrottle.maxFailures)
+    }
+
+    /// A live event stream looks at its token again now and then. That look
+    /// guesses nothing: other clients' wrong tokens from its address do not
+    /// end it, and its own look with a token a reload removed is not counted
+    /// against the address.
+    @Test func aStreamsLookAgainAtItsTokenIsNotThrottled() async throws {
+        let kept = Mutex<(@Sendable () -> Bool)?>(nil)
+        var router = router
+        router.add("GET", "/test/stream", access: .token(.read)) { req in
+            kept.withLock { $0 = req.stillAllowed }
+            return HTTPResponse(status: 200)
+        }
+        #expect(await router.handle(request("GET", "/test/stream", bearer: Self.secrets["rita"], from: "198.51.100.20")).status == 200)
+        let stillAllowed = try #require(kept.withLock { $0 })
+        for _ in 0..<FailedTokenThrottle.maxFailures {
+            #expect(await router.handle(request("GET", "/v1/alerts", bearer: "guess-0123456789", from: "198.51.100.20")).status == 401)
+        }
+        #expect(stillAllowed(), "others' wrong tokens from the stream's address do not end it")
+
+        #expect(await router.handle(request("GET", "/test/stream", bearer: Self.secrets["rita"], from: "198.51.100.21")).status == 200)
+        let removed = try #require(kept.withLock { $0 })
+        authenticator.replace(with: Self.tokens().filter { $0.name != "rita" } + [APIToken(name: "rita", secret: "rita-new-secret-0123456789", scopes: APIScopes([.read]))])
+        for _ in 0..<(2 * FailedTokenThrottle.maxFailures) { #expect(!removed(), "a removed token ends the stream") }
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: "rita-new-secret-0123456789", from: "198.51.100.21")).status == 200,
+                "the stream's own looks were not counted against its address")
     }
 
     @Test func sessionsExpire() {
