@@ -73,14 +73,16 @@ public struct LabelMatcher: Sendable, Hashable, CustomStringConvertible {
         return "\(name)\(op.rawValue)\"\(quoted)\""
     }
 
+    /// Values byte for byte, as they match (``same(_:_:)``): a silence
+    /// changed from `k="é"` composed to decomposed holds other alerts.
     public static func == (a: LabelMatcher, b: LabelMatcher) -> Bool {
-        a.name == b.name && a.op == b.op && a.value == b.value
+        a.name == b.name && a.op == b.op && same(a.value, b.value)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(op)
-        hasher.combine(value)
+        hasher.combine(ExactText(value))
     }
 }
 

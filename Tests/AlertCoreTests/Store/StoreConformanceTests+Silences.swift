@@ -224,6 +224,37 @@ extension StoreConformanceTests {
         #expect(cancelled.startsAt == cancelled.endsAt)
     }
 
+    /// A silence's matchers are their values byte for byte, though Swift's
+    /// `String` takes `café` composed and decomposed for one: changed from
+    /// one to the other, a silence is a new one; read back, and saved again
+    /// as it ends, it is what was sent; it holds only the alert it names.
+    @Test(arguments: StoreBackend.allCases) func canonicallyEquivalentMatcherValuesAreTwoSilences(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        // Stored texts are decoded once per process: a run of its own keeps the texts new to it.
+        let run = UUID().uuidString
+        let (composedValue, decomposedValue) = ("caf\u{E9}", "cafe\u{301}")
+        let composed = try labelled(["k": composedValue, "run": run])
+        let decomposed = try labelled(["k": decomposedValue, "run": run])
+        _ = try await store.submit([composed, decomposed].map { AlertSubmission(alert: $0, presenters: ["hook"]) })
+        let now = Date()
+        let on = { (value: String) throws in
+            Silence(matchers: [try LabelMatcher(name: "k", .equal, value), try LabelMatcher(name: "run", .equal, run)],
+                    startsAt: now.addingTimeInterval(-1), endsAt: now.addingTimeInterval(3600), createdBy: "alice", comment: "c")
+        }
+        let first = try on(composedValue)
+        _ = try await store.saveSilence(first, replacing: nil, now: now)
+        guard case .saved(let second) = try await store.saveSilence(try on(decomposedValue), replacing: first.id, now: now) else {
+            Issue.record("not saved"); return
+        }
+        #expect(second.id != first.id, "other matchers: a new silence, the old one expired")
+        let isDecomposed = { (s: Silence?) in s?.matchers.contains { $0.name == "k" && $0.value.utf8.elementsEqual(decomposedValue.utf8) } == true }
+        #expect(isDecomposed(try await store.silence(id: second.id)))
+        let claimed = try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0)
+        #expect(claimed.map(\.alert.id) == [composed.id])
+        #expect(isDecomposed(try await store.expireSilence(id: second.id, now: now.addingTimeInterval(2))))
+        #expect(isDecomposed(try await store.silence(id: second.id)))
+    }
+
     @Test(arguments: StoreBackend.allCases) func anActiveSilenceHoldsMatchingDeliveriesUntilItEnds(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let now = Date()
