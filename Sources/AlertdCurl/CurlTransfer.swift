@@ -41,6 +41,10 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Streaming: the reader fell ``HTTPClient/maxUnreadChunks`` behind.
     private var readerBehind = false
     private var policyRefusal: String?
+    /// How many times libcurl was about to send the request (the prereq callback).
+    private var sends = 0
+    /// libcurl was about to send the request a second time, and was stopped.
+    private var resendRefused = false
     /// A peer-checked request's socket, as the open-socket callback made it.
     private var peerCheckedSocket: curl_socket_t?
     /// Why a peer-checked request's server was refused.
@@ -93,6 +97,7 @@ package final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_PRIVATE, pointer: me)
         try easy.set(CURLOPT_WRITEDATA, pointer: me)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
+        try easy.set(CURLOPT_PREREQDATA, pointer: me)
         if profile.confined { try confine(easy, me) }
         if profile.postsFields {
             let data = request.body ?? Data()
@@ -165,6 +170,7 @@ package final class CurlTransfer: @unchecked Sendable {
         }
         _ = alertd_curl_setopt_write(easy.handle, Self.writeCallback)
         _ = alertd_curl_setopt_header(easy.handle, Self.headerCallback)
+        _ = alertd_curl_setopt_prereq(easy.handle, Self.prereqCallback)
         switch profile.method {
         case "GET" where !profile.hasBody:
             try easy.set(CURLOPT_HTTPGET, 1)
@@ -202,11 +208,10 @@ package final class CurlTransfer: @unchecked Sendable {
         // sees a connection attempt...
         _ = alertd_curl_setopt_opensocket(easy.handle, Self.openSocketCallback)
         try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
-        // ...and again before every request, because a connection taken from
-        // the pool was never opened for this request and its check may have
-        // been made under another policy.
-        _ = alertd_curl_setopt_prereq(easy.handle, Self.prereqCallback)
-        try easy.set(CURLOPT_PREREQDATA, pointer: me)
+        // ...and again before every request (the prereq callback, set for
+        // every request), because a connection taken from the pool was never
+        // opened for this request and its check may have been made under
+        // another policy.
         // Through a proxy the only address the policy would see is the
         // proxy's, so no proxy at all: "" also overrides http_proxy,
         // https_proxy and ALL_PROXY from the environment.
@@ -271,6 +276,8 @@ package final class CurlTransfer: @unchecked Sendable {
             return .failure(.connectionLost(url: url, reason: "the server sent faster than it was read, \(HTTPClient.maxUnreadChunks) chunks ahead"))
         case CURLE_WRITE_ERROR where overflowed:
             return .failure(.responseTooLarge(url: url, limit: request.maxResponseBytes))
+        case CURLE_ABORTED_BY_CALLBACK where resendRefused:
+            return .failure(.connectionLost(url: url, reason: "the connection closed after the request went out, before any answer; it was not sent again"))
         case CURLE_ABORTED_BY_CALLBACK where peerRefusal != nil:
             return .failure(peerRefusal ?? .refusedByPolicy(url: url, reason: ""))
         case CURLE_COULDNT_CONNECT where policyRefusal != nil, CURLE_ABORTED_BY_CALLBACK where policyRefusal != nil:
@@ -440,12 +447,23 @@ package final class CurlTransfer: @unchecked Sendable {
     }
 
     /// `CURLOPT_PREREQFUNCTION`: sees the connection each request is about to
-    /// be sent on, new or reused, and stops the request if the policy refuses
-    /// its peer.
+    /// be sent on, new or reused, and stops the request if it went out
+    /// before, or if the policy refuses its peer.
     private static let prereqCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
         user, remote, local, remotePort, localPort in
         guard let user else { return CURL_PREREQFUNC_ABORT }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+        // When a kept connection closes after the request went out and before
+        // any answer, libcurl sends it again on another, up to five times:
+        // whether the server acted on it is unknown, and a receiver that read
+        // each request and hung up got a webhook, or a confirm handler's
+        // call, five times in one attempt, none of them counted. One send is
+        // one attempt; a failed one is for the caller to try again, counted.
+        transfer.sends += 1
+        guard transfer.sends == 1 else {
+            transfer.resendRefused = true
+            return CURL_PREREQFUNC_ABORT
+        }
         // A Unix socket is the caller's own choice of path, as in the open-socket
         // callback; who serves it is judged on the connection, here, before a byte goes.
         if transfer.request.unixSocketPath != nil {

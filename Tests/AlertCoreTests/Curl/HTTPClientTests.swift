@@ -404,6 +404,76 @@ import Testing
     /// (12 each, the cache 16): every connection is kept and used again,
     /// none opened for the second round. With half the cache each, a thread
     /// closed what it could not keep.
+    /// A receiver that reads a request and hangs up without an answer gets
+    /// it once: libcurl sent it again on each kept connection in turn, up to
+    /// five times, and a confirm handler ran five times in one attempt.
+    @Test func aRequestIsSentOnceWhenTheConnectionClosesUnanswered() async throws {
+        let listener = try SilentListener()
+        let dropped = Mutex(0)
+        let fd = listener.fd
+        let accepting = Thread {
+            while true {
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { return }
+                Thread {
+                    defer { close(connection) }
+                    var pending: [UInt8] = []
+                    var buffer = [UInt8](repeating: 0, count: 4_096)
+                    while true {
+                        // One request: its head, then as many bytes as its Content-Length says.
+                        var head: [UInt8] = []
+                        while true {
+                            if let end = pending.indices.dropLast(3).first(where: { pending[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }) {
+                                head = Array(pending[..<(end + 4)])
+                                pending.removeFirst(end + 4)
+                                break
+                            }
+                            let n = read(connection, &buffer, buffer.count)
+                            guard n > 0 else { return }
+                            pending += buffer[..<n]
+                        }
+                        let text = String(decoding: head, as: UTF8.self).lowercased()
+                        let length = text.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                        while pending.count < length {
+                            let n = read(connection, &buffer, buffer.count)
+                            guard n > 0 else { return }
+                            pending += buffer[..<n]
+                        }
+                        pending.removeFirst(length)
+                        if text.hasPrefix("post /drop") {
+                            dropped.withLock { $0 += 1 }
+                            return
+                        }
+                        usleep(30_000)  // slow enough that the warm-up's requests each take a connection
+                        let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+                        _ = answer.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                    }
+                }.start()
+            }
+        }
+        accepting.start()
+        defer { shutdown(fd, Int32(SHUT_RDWR)) }
+        var configuration = HTTPClientConfiguration()
+        configuration.idleConnectionCache = 16
+        let client = HTTPClient(configuration: configuration)
+        let base = "http://127.0.0.1:\(listener.port)"
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<6 { group.addTask { try await client.send(HTTPClientRequest(url: base + "/ok/\(i)")).status } }
+            for try await status in group { #expect(status == 200) }
+        }
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPClientRequest(url: base + "/drop", method: "POST", body: Data("restart nginx".utf8)))
+        }
+        do {
+            _ = try await client.send(HTTPClientRequest(url: base + "/drop", method: "POST", body: Data("again".utf8)))
+        } catch {
+            #expect(error.code == "connection_lost", "\(error)")
+        }
+        #expect(dropped.withLock { $0 } == 2, "each of the two requests went out once")
+        #expect(try await client.send(HTTPClientRequest(url: base + "/ok/after")).status == 200)
+    }
+
     @Test func keepsItsConnectionsWithSeveralThreads() async throws {
         let (server, base) = try startLoopbackServer { _ in
             try? await Task.sleep(for: .milliseconds(20))
