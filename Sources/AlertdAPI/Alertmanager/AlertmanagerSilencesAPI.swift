@@ -114,9 +114,12 @@ public struct AlertmanagerSilencesAPI: Sendable {
 
     /// Every silence, active ones first (soonest end first), then pending
     /// (soonest start first), then expired (latest end first), as
-    /// Alertmanager orders them. Each `filter` matcher is held against the
-    /// silence's matcher of the same name, Alertmanager's way: it must match
-    /// that matcher's value, or the empty value when the silence has none.
+    /// Alertmanager orders them. A `filter` matcher picks the silences that
+    /// have it among their own, name, operator and value alike, as
+    /// Alertmanager 0.25 does: `amtool silence query 'a=~"b|c"'` finds the
+    /// silence made with that matcher. Held against a silence's values as
+    /// if they were labels, it found that one by `a="b|c"` and not by its
+    /// own matcher.
     package func list(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let filters: [LabelMatcher]
         do throws(SilenceError) {
@@ -125,11 +128,8 @@ public struct AlertmanagerSilencesAPI: Sendable {
             throw APIError(error)
         }
         let now = Date()
-        var work = FilterWork()
-        var silences: [Silence] = []
-        for silence in try await APIError.storeCall(await store.silences()) {
-            let own = Dictionary(silence.matchers.map { ($0.name, $0.value) }) { first, _ in first }
-            if try await work.allMatch(filters, own) { silences.append(silence) }
+        let silences = try await APIError.storeCall(await store.silences()).filter { silence in
+            filters.allSatisfy { silence.matchers.contains($0) }
         }
         func rank(_ s: Silence) -> (Int, Date) {
             switch s.state(at: now) {

@@ -354,11 +354,13 @@ import Testing
         let matchers = try #require(one["matchers"] as? [[String: Any]])
         #expect(matchers.count == 2)
         #expect(matchers[1]["isEqual"] as? Bool == false)
-        // Filters are held against the silence's own matchers.
-        let hit = try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/silences?filter=alertname%3DDiskFull"))) as? [Any]
-        #expect(hit?.count == 1)
-        let miss = try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/silences?filter=alertname%3DOther"))) as? [Any]
-        #expect(miss?.count == 0)
+        // A filter picks the silences that have it among their matchers, operator and value alike.
+        for (filter, found) in [("alertname=DiskFull", 1), ("alertname=Other", 0), ("env!=dev", 1), ("env=dev", 0), ("env!=\"\"", 0),
+                                ("alertname=~DiskFull", 0), ("alertname=\"\"", 0), ("zone=\"\"", 0)] {
+            let query = "/api/v2/silences?filter=" + (filter.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            let listed = try JSONSerialization.jsonObject(with: APIFixture.body(await get(query))) as? [Any]
+            #expect(listed?.count == found, "\(filter)")
+        }
 
         #expect(await router.handle(APIFixture.request("DELETE", "/api/v2/silence/\(id)")).status == 200)
         let expired = try #require(APIFixture.json(await get("/api/v2/silence/\(id)")))

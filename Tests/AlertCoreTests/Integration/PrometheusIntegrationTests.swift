@@ -324,6 +324,36 @@ import Glibc
         return (alertmanager, am)
     }
 
+    /// `GET /api/v2/silences?filter=` picks the same silences from alertd as
+    /// from Alertmanager given the same ones: those that have the filter
+    /// among their own matchers (what `amtool silence query` shows).
+    @Test func silenceFiltersPickWhatAlertmanagersPick() async throws {
+        let d = try await daemon()
+        let (alertmanager, am) = try await startAlertmanager("route:\n  receiver: none\nreceivers:\n  - name: none\n")
+        defer { alertmanager.signal(SIGKILL) }
+        let silences: [[[String: Any]]] = [
+            [["name": "alertname", "value": "QQ", "isRegex": false, "isEqual": true], ["name": "a", "value": "b|c", "isRegex": true, "isEqual": true]],
+            [["name": "alertname", "value": "QQ", "isRegex": false, "isEqual": true], ["name": "a", "value": "x", "isRegex": false, "isEqual": false]],
+        ]
+        let formatter = ISO8601DateFormatter()
+        for matchers in silences {
+            let silence: [String: Any] = ["matchers": matchers, "startsAt": formatter.string(from: Date()),
+                                          "endsAt": formatter.string(from: Date().addingTimeInterval(3600)), "createdBy": "t", "comment": "c"]
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: silence), as: UTF8.self)
+            #expect(try await ExternalProgram.send("POST", am + "/api/v2/silences", json: body).status == 200)
+            #expect(try await d.request("POST", "/api/v2/silences", json: silence).status == 200)
+        }
+        for filter in [#"a=~"b|c""#, #"a="b|c""#, #"a=~"b.*""#, #"a!="x""#, #"a="x""#, #"a=~".+""#, #"zz="""#, #"alertname="QQ""#,
+                       #"alertname=~"Q+""#] {
+            let query = "/api/v2/silences?filter=" + (filter.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            let theirs = try await ExternalProgram.send("GET", am + query, json: nil)
+            let ours = try await d.request("GET", query)
+            let count = { (data: Data) in (try? JSONSerialization.jsonObject(with: data) as? [Any])?.count }
+            #expect(theirs.status == 200 && ours.status == 200, "\(filter)")
+            #expect(count(ours.body) == count(theirs.body), "\(filter): alertd \(String(decoding: ours.body, as: UTF8.self))")
+        }
+    }
+
     @Test func anAlertmanagerWebhookReceiverOpensAndResolvesAlerts() async throws {
         let pager = try pagerDuty()
         let d = try await daemon(pager: pager)
