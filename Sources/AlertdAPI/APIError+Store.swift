@@ -7,6 +7,25 @@ extension APIError {
     public init(_ error: StoreError) {
         self.init(status: 503, code: error.code.rawValue, message: error.message,
                   headers: ["Retry-After": String(Self.retryAfterSeconds(error.code))])
+        storeFailure = error.code
+    }
+
+    /// This error as a TCP caller gets it: a store failure names its kind
+    /// and points at alertd's log, which has the store's own words. Those
+    /// quote a PostgreSQL server's host and port, or the database file's
+    /// path, and TCP callers include whoever holds an action link, which
+    /// needs no token. On the Unix socket, the machine's own users get the
+    /// whole error, as `/v1/health` gives it.
+    package var withoutStoreDetail: APIError {
+        guard let code = storeFailure else { return self }
+        var error = self
+        switch code {
+        case .closed, .unresponsive: return self  // their words name nothing
+        case .corrupt: error.message = "alertd's store is damaged and takes no writes; alertd's log says why."
+        case .cannotOpen, .incompatible: error.message = "alertd's store cannot be used; alertd's log says why."
+        default: error.message = "alertd's store could not be read or written just now; alertd's log says why. Try again shortly."
+        }
+        return error
     }
 
     /// How long a caller should wait. A database that cannot be opened or

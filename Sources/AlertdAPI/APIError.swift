@@ -1,5 +1,6 @@
 import AlertModel
 import AlertdHTTP
+import AlertdStore
 
 /// Why a request was refused, as a handler throws it. `APIRouter` turns it
 /// into the one JSON error shape (`HTTPErrorBody`) in one place, so a handler
@@ -17,6 +18,9 @@ public struct APIError: Error, Sendable, Equatable {
     public var detailsOmitted: Int?
     /// Headers the answer must carry, such as `Retry-After`, `Allow` or `WWW-Authenticate`.
     public var headers: HTTPHeaders
+    /// The store's failure this error tells of, whose `message` is the
+    /// store's own words (``APIError/init(_:)``).
+    public var storeFailure: StoreError.Code?
 
     public init(status: Int, code: String, message: String, details: [HTTPErrorBody.Detail]? = nil, headers: HTTPHeaders = [:]) {
         self.status = status

@@ -60,7 +60,7 @@ public struct APIRouter: Sendable {
                                                       stillAllowed: { (try? router.authorize(request, route.access, counting: false)) != nil }))
         } catch {
             // A path's routes share a style: even its 401 and 405 speak it.
-            return error.response(in: candidates.first?.0.errors ?? .alertd)
+            return (request.listener == .tcp ? error.withoutStoreDetail : error).response(in: candidates.first?.0.errors ?? .alertd)
         }
     }
 

@@ -83,10 +83,13 @@ public enum URLRedaction {
         return String(text[..<schemeEnd.upperBound]) + rest[..<end]
     }
 
-    /// `url` with its password, and only that, replaced by `***`, so a log
-    /// still says which user connects where: `postgresql://alertd:s3cret@db/alerts`
-    /// becomes `postgresql://alertd:***@db/alerts`. A `password=` query
-    /// parameter (libpq reads one) is hidden the same way.
+    /// `url` with its password replaced by `***`, so a log still says which
+    /// user connects where: `postgresql://alertd:s3cret@db/alerts` becomes
+    /// `postgresql://alertd:***@db/alerts`. Query parameters (libpq reads
+    /// its settings there, a password among them) keep their values only
+    /// when libpq's name for them is one of ``plainParameters``; any other
+    /// is hidden the same way, whatever its spelling: `%70assword`
+    /// (which libpq decodes), `sslpassword`, or a misspelt `passwd`.
     public static func redactingPassword(_ url: String) -> String {
         var out = url
         if let password = passwordRange(in: out) {
@@ -94,22 +97,25 @@ public enum URLRedaction {
         }
         guard let query = out.firstIndex(of: "?") else { return out }
         let parameters = out[out.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { p in
-            p.lowercased().hasPrefix("password=") ? "password=***" : String(p)
+            guard let equals = p.firstIndex(of: "="), !isPlainParameter(p[..<equals]) else { return String(p) }
+            return p[...equals] + "***"
         }
         return String(out[...query]) + parameters.joined(separator: "&")
     }
 
     /// `text` (a message about `url`, such as libpq's when it cannot read
-    /// the URL or log in) with `url`'s password taken out: as written,
-    /// percent-decoded, and each piece of it between `@`, `/`, `?`, `#` and
-    /// `:` of three characters or more, since a parser that misreads the URL
-    /// quotes the piece it took for a host or a user name.
+    /// the URL or log in) with `url`'s secrets taken out, its password and
+    /// the values of its query parameters but ``plainParameters``: as
+    /// written, percent-decoded, and each piece between `@`, `/`, `?`, `#`
+    /// and `:` of three characters or more, since a parser that misreads
+    /// the URL quotes the piece it took for a host or a user name.
     public static func hidingPassword(of url: String, in text: String) -> String {
         var secrets: [String] = []
         if let range = passwordRange(in: url) { secrets.append(String(url[range])) }
         if let query = url.firstIndex(of: "?") {
-            for p in url[url.index(after: query)...].split(separator: "&") where p.lowercased().hasPrefix("password=") {
-                secrets.append(String(p.dropFirst("password=".count)))
+            for p in url[url.index(after: query)...].split(separator: "&") {
+                guard let equals = p.firstIndex(of: "="), !isPlainParameter(p[..<equals]) else { continue }
+                secrets.append(String(p[p.index(after: equals)...]))
             }
         }
         for secret in secrets {
@@ -122,6 +128,24 @@ public enum URLRedaction {
             out = out.replacing(secret, with: "***")
         }
         return out
+    }
+
+    /// libpq's connection parameters whose values are no secret, and say
+    /// where and how a connection goes (its documentation's "Parameter Key
+    /// Words"); file names are paths, not keys.
+    public static let plainParameters: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "passfile", "connect_timeout", "client_encoding",
+        "application_name", "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
+        "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode", "requiressl", "sslcompression",
+        "sslcert", "sslkey", "sslrootcert", "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+        "ssl_max_protocol_version", "krbsrvname", "gsslib", "service", "target_session_attrs", "load_balance_hosts",
+        "channel_binding", "require_auth",
+    ]
+
+    /// Whether the query parameter named `key` (percent-encoded, as written)
+    /// is one of ``plainParameters``.
+    private static func isPlainParameter(_ key: Substring) -> Bool {
+        plainParameters.contains(percentDecoded(String(key)).lowercased())
     }
 
     /// Whether `url`'s password holds a bare `/`. libpq ends the host part

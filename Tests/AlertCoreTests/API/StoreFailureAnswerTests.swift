@@ -48,6 +48,15 @@ import Testing
         #expect(response.headers["Retry-After"] == "5")
         #expect(response.headers["Content-Type"] == "application/json")
 
+        // On the socket, the store's own words; over TCP (an action link needs
+        // no token) the kind of failure, not what the store quotes of its server or file.
+        let message = try HTTPErrorBody.decode(APIFixture.body(response)).message
+        #expect(message.contains("disk I/O error"))
+        let tcp = await router.handle(APIFixture.request(call.method, call.target, json: call.json, as: .tcp(authorization: "Bearer any")))
+        #expect(tcp.status == 503 && APIFixture.errorCode(tcp) == "store_io" && tcp.headers["Retry-After"] == "5")
+        let tcpMessage = try HTTPErrorBody.decode(APIFixture.body(tcp)).message
+        #expect(!tcpMessage.contains("disk I/O error") && tcpMessage.contains("alertd's log says why"), "\(tcpMessage)")
+
         // And the reference says so.
         let operation = try OpenAPIDocumentTests.paths()[call.pattern]?[call.method.lowercased()] as? [String: Any]
         #expect((operation?["responses"] as? [String: Any])?["503"] != nil, "docs/openapi.json does not document 503 on \(call.method) \(call.pattern)")
@@ -117,7 +126,7 @@ import Testing
         #expect(APIFixture.json(response)?["store"] as? String == "unavailable")
         #expect((APIFixture.json(response)?["reason"] as? String)?.contains("disk I/O error") == true)
         // Over TCP, without a token, the reason names no path or server.
-        let tcp = await APIFixture.router(store: FailingAlertStore()).handle(APIFixture.request("GET", "/v1/health", as: .tcp(authorization: nil)))
+        let tcp = await APIFixture.router(store: FailingAlertStore()).handle(APIFixture.request("GET", "/v1/health", as: .tcp(authorization: "Bearer any")))
         #expect(tcp.status == 503)
         #expect(APIFixture.json(tcp)?["reason"] as? String == "The store does not answer; alertd's log says why.")
     }
@@ -144,7 +153,7 @@ import Testing
         #expect(reason?.contains("has not answered for") == true && reason?.contains("frozen") == true, "\(reason ?? "")")
         var ready = HTTPResponse(status: 0), metrics = HTTPResponse(status: 0)
         let later = await clock.measure {
-            ready = await router.handle(APIFixture.request("GET", "/-/ready", as: .tcp(authorization: nil)))
+            ready = await router.handle(APIFixture.request("GET", "/-/ready", as: .tcp(authorization: "Bearer any")))
             metrics = await router.handle(APIFixture.request("GET", "/metrics"))
         }
         #expect(ready.status == 503 && metrics.status == 200 && later < .seconds(1), "\(ready.status) \(metrics.status) \(later)")

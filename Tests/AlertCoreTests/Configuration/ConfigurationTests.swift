@@ -108,6 +108,9 @@ import Synchronization
         #expect(URLRedaction.hidingPassword(of: "postgres://alertd:PG2/SEC2@h/db", in: #"invalid integer value "PG2" for connection option "port""#)
                 == #"invalid integer value "***" for connection option "port""#)
         #expect(URLRedaction.redactingPassword("postgresql://alertd:PG@PASS@db/alerts") == "postgresql://alertd:***@db/alerts")
+        // Any query parameter but libpq's plain ones, however it is spelt: libpq decodes `%70assword`.
+        #expect(URLRedaction.redactingPassword("postgresql://a@db/x?sslmode=disable&sslpassword=KEYPASS99&%70assword=PW2&passwd=PW3&Port=5")
+                == "postgresql://a@db/x?sslmode=disable&sslpassword=***&%70assword=***&passwd=***&Port=5")
     }
 
     /// libpq's messages quote what it could not read of a URL; those quotes
@@ -121,6 +124,8 @@ import Synchronization
         #expect(URLRedaction.hidingPassword(of: "postgresql://u:s%40cret99@db/x", in: #"password authentication failed: s@cret99"#)
                 == "password authentication failed: ***")
         #expect(URLRedaction.hidingPassword(of: "postgresql://db/x?password=hunter22", in: "bad password hunter22") == "bad password ***")
+        #expect(URLRedaction.hidingPassword(of: "postgresql://db/x?sslmode=require&passwd=hunter22", in: #"invalid connection option "passwd=hunter22", sslmode require"#)
+                == #"invalid connection option "passwd=***", sslmode require"#)
         #expect(URLRedaction.hidingPassword(of: "postgresql://alertd@db/x", in: "connection refused") == "connection refused")
     }
 
