@@ -230,9 +230,10 @@ extension PostgresAlertStore {
                     """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id, .text(node)])
             case .dead(let e):
                 result = try session.conn.query("""
-                    UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL
+                    UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL,
+                        attempts = GREATEST(attempts - $5, 0)
                     WHERE id = $3 AND \(mine(4)) RETURNING alert_id, presenter, kind, takes_follow_up
-                    """, [.text(e), .integer(at), id, .text(node)])
+                    """, [.text(e), .integer(at), id, .text(node), .integer(s.sent ? 0 : 1)])
             }
             if let row = result.rows.first {
                 let kind = StoreCoding.deliveryKind(category: row.text(2), name: row.text(1))

@@ -521,7 +521,7 @@ public final class SQLiteAlertStore: AlertStore {
                 (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
                 """)
             let dead = try conn.statement("""
-                UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2
+                UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = ?1, updated_at = ?2, attempts = MAX(attempts - ?4, 0)
                 WHERE id = ?3 RETURNING alert_id, presenter, kind, takes_follow_up,
                 (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
                 """)
@@ -550,7 +550,7 @@ public final class SQLiteAlertStore: AlertStore {
                     switch s.result {
                     case .delivered: rows = try delivered.query([.integer(at), id], read)
                     case .retry(let next, let e): rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
-                    case .dead(let e): rows = try dead.query([.text(e), .integer(at), id], read)
+                    case .dead(let e): rows = try dead.query([.text(e), .integer(at), id, .integer(s.sent ? 0 : 1)], read)
                     }
                     if !rows.isEmpty, let old { tx.moves.moved(from: old, to: s.result.state) }
                 }

@@ -782,7 +782,9 @@ public actor Dispatcher: Service {
             // would have applied, applied now. Not a first attempt, nor a
             // replay's (its count starts again), nor one after the presenter
             // delivered again.
-            "gave up: retry.max_age of \(retry.maxAgeText) passed while its presenter failed (first tried \(AlertDuration(seconds: Int64(Date().timeIntervalSince(d.createdAt)))) ago)"
+            // Its last attempt's error stays first: that is what went wrong.
+            (d.lastError.map { $0 + " " } ?? "")
+                + "(gave up: retry.max_age of \(retry.maxAgeText) passed while its presenter failed; first tried \(AlertDuration(seconds: Int64(Date().timeIntervalSince(d.createdAt)))) ago)"
         } else {
             nil
         }
@@ -897,9 +899,20 @@ public actor Dispatcher: Service {
     }
 
     /// Settles `d` dead with `reason`, unsent.
+    /// Ends a claimed delivery dead without an attempt. Its claim counted
+    /// one, which the store takes back; and it is counted dead like any
+    /// other (`alertd_deliveries_total{outcome="dead"}`): deliveries that
+    /// ran out of time while their presenter failed, the ones an alert on
+    /// that counter is for, were missing from it.
     private func endUnsent(_ d: DeliveryRecord, reason: String) {
+        var settlement = DeliverySettlement(d, result: .dead(error: reason))
+        settlement.sent = false
+        let report = AttemptReport(kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: max(0, d.attempts - 1),
+                                   outcome: .permanentFailure(reason: reason), settlement: settlement.result,
+                                   sinceAccepted: .milliseconds(Int64(Date().timeIntervalSince(d.createdAt) * 1000)),
+                                   isFollowUp: d.followUpOf != nil)
         tasks[d.id] = .task(Task {
-            self.settled(d, DeliverySettlement(d, result: .dead(error: reason)), report: nil)
+            self.settled(d, settlement, report: report)
         })
         slots[d.kind, default: Slots()].running += 1
     }
@@ -1048,7 +1061,7 @@ public actor Dispatcher: Service {
                            "claim_lease": claimLease.alertdDescription])
             }
             for u in batch {
-                Self.logOutcome(log, u.delivery, u.settlement.result)
+                Self.logOutcome(log, u.delivery, u.settlement)
                 if case .partlyDelivered(let reason)? = u.report?.outcome {
                     log.warning("delivered, but not to every recipient",
                                 ["alert.id": u.delivery.alertID.rawValue, "delivery.id": u.delivery.id.rawValue,
@@ -1079,11 +1092,13 @@ public actor Dispatcher: Service {
         }
     }
 
-    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ result: DeliverySettlement.Result) {
+    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ settlement: DeliverySettlement) {
         var meta: Logger.Metadata {
-            ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name, "attempt": "\(d.attempts)"]
+            // One ended unsent made no attempt of its own: its number is the last one made.
+            ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name,
+             "attempt": "\(settlement.sent ? d.attempts : max(0, d.attempts - 1))"]
         }
-        switch result {
+        switch settlement.result {
         case .delivered:
             log.debug("delivered", meta)
         case .retry(let at, let error):

@@ -59,6 +59,10 @@ public struct DeliverySettlement: Sendable, Equatable {
     /// alert, presenter, follow-up flag) need not be read back to record
     /// the outcome. The store checks it against the row.
     public var delivery: DeliveryRecord?
+    /// False for a delivery ended without an attempt (its presenter taken
+    /// out, superseded, out of time while its presenter failed): its claim
+    /// counted an attempt that was never made, which the store takes back.
+    public var sent = true
 
     public init(deliveryID: DeliveryID, result: Result, at: Date = Date(), thread: String? = nil) {
         self.thread = thread

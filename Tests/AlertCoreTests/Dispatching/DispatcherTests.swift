@@ -273,14 +273,19 @@ actor OutagePresenter: AlertPresenter {
     }
 
     /// A delivery held while its presenter failed is not tried past
-    /// `retry.max_age`: the rule its own attempt would have applied.
+    /// `retry.max_age`: the rule its own attempt would have applied. It is
+    /// dead like any other: counted so (an alert on the dead count is for
+    /// exactly this), its last error kept, and no attempt counted that was
+    /// not made.
     @Test func aDeliveryHeldWhileItsPresenterFailedStillEndsAtMaxAge() async throws {
         let hook = OutagePresenter(name: "hook")
         let store = InMemoryAlertStore()
         var retry = fastRetry()
         retry.maxAge = .milliseconds(400)
+        let dead = Mutex(0)
         let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 4)]),
-                                    retry: retry, idleTick: .milliseconds(20))
+                                    retry: retry, idleTick: .milliseconds(20),
+                                    onAttempt: { report in if case .dead = report.settlement { dead.withLock { $0 += 1 } } })
         var ids: [AlertID] = []
         for n in 0..<30 { ids.append(try await submit(store, presenters: ["hook"], title: "a\(n)")) }
         let run = Task { await dispatcher.run() }
@@ -292,8 +297,12 @@ actor OutagePresenter: AlertPresenter {
         var deliveries: [DeliveryRecord] = []
         for id in ids { deliveries.append(try #require(await store.record(id: id)?.deliveries.first)) }
         #expect(deliveries.allSatisfy { $0.state == .dead }, "\(deliveries.map(\.state))")
-        #expect(deliveries.contains { $0.lastError?.contains("passed while its presenter failed") == true })
+        let heldOut = deliveries.filter { $0.lastError?.contains("passed while its presenter failed") == true }
+        #expect(!heldOut.isEmpty)
+        #expect(heldOut.allSatisfy { $0.lastError?.hasPrefix("HTTP 503 (gave up: retry.max_age") == true }, "\(heldOut.map(\.lastError))")
         #expect(await hook.deliveredCount == 0)
+        #expect(dead.withLock { $0 } == ids.count)
+        #expect(deliveries.map(\.attempts).reduce(0, +) == (await hook.recover()), "only attempts made are counted")
     }
 
     /// The held-retry rule is for retries held while the presenter fails:
