@@ -143,10 +143,7 @@ public final class AlertDaemon: Sendable {
 
         socketPath = config.api.activatedListeners.unixSocket == nil ? config.resolvedSocketPath() : "(passed by systemd)"
         let listeners = config.apiListeners()
-        for case .tcp(let host, let port) in listeners where auth.isOpen && host != "localhost" && IPAddress(host)?.scope != .loopback {
-            // Open to whoever can reach it: decisions, replays and silences included.
-            logger.warning("the API listens on \(host):\(port) without a token: anyone who can reach it may send, confirm, cancel, replay and silence; set api.token_file or api.tokens_file, or listen on 127.0.0.1")
-        }
+        if auth.isOpen { for warning in Self.openListenerWarnings(listeners) { logger.warning(warning) } }
         let files = CurrentProcess.raiseOpenFileLimit()
         let deliveries = presenters.entries.values.reduce(0) { $0 + $1.maxConcurrency }
         let connections = Self.connectionLimit(openFiles: files, listeners: listeners.count, deliveries: deliveries)
@@ -298,6 +295,8 @@ public final class AlertDaemon: Sendable {
         await followRoutes(settings, rerouting: grouped.subtracting(settings.router.groupSettings.keys))
         // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
+        // Listeners stay as they started; a reload can still take their token away.
+        if tokens == nil, !authenticator.isOpen { warnings += Self.openListenerWarnings(old.apiListeners()) }
         authenticator.replace(with: tokens)
         configuration.withLock { current in
             var kept = new
@@ -317,6 +316,16 @@ public final class AlertDaemon: Sendable {
 }
 
 extension AlertDaemon {
+    /// One warning for each TCP listener off loopback, for a daemon that
+    /// asks no token: open to whoever can reach it, decisions, replays and
+    /// silences included.
+    static func openListenerWarnings(_ listeners: [HTTPServerConfiguration.Listener]) -> [String] {
+        listeners.compactMap { listener in
+            guard case .tcp(let host, let port) = listener, host != "localhost", IPAddress(host)?.scope != .loopback else { return nil }
+            return "the API listens on \(host):\(port) without a token: anyone who can reach it may send, confirm, cancel, replay and silence; set api.token_file or api.tokens_file, or listen on 127.0.0.1"
+        }
+    }
+
     /// What the presenters a reload takes out still owe dies with them (no
     /// presenter, no way to deliver it): said once, at the reload, with
     /// the way back, where before only a line per delivery said it.

@@ -145,6 +145,24 @@ import Glibc
         #expect(ContinuousClock.now - started < .milliseconds(3_500), "\(ContinuousClock.now - started)")
     }
 
+    /// A reload that takes the token away from a listener others can reach
+    /// says so, as a start with no token does: it opened the API to anyone
+    /// who can reach it, and the log said only that it reloaded.
+    @Test func aReloadThatTakesTheTokenFromAPublicListenerWarns() async throws {
+        let net = IsolatedNetwork("open-listener")
+        guard net.namespace != nil else {
+            print("[open-listener] skipped: needs a network namespace for an address off loopback")
+            return
+        }
+        let dir = TemporaryDirectory()
+        try writeSecretFile("open-listener-token-0123456789", to: dir.path + "/token")
+        let d = try net.daemon(config: ["api": ["token_file": dir.path + "/token"]], listenHost: net.internalAddress)
+        try await d.start()
+        #expect(!d.log.contains("without a token"), "\(d.log)")
+        try await d.reload([:])
+        #expect(d.log.contains("the API listens on \(net.internalAddress):\(d.port) without a token"), "\(d.log)")
+    }
+
     /// What the HTTP server is made with stays until a restart, and the
     /// log says so: a reload used to report success and keep it silently.
     @Test func aReloadSaysWhichSettingsWaitForARestart() async throws {

@@ -68,9 +68,9 @@ final class IsolatedNetwork: Sendable {
     /// connection to it to pass the policy (loopback stands in for public).
     var proxyIsInternal: Bool { namespace == nil }
 
-    /// A daemon that runs in this network.
-    func daemon(config: [String: Any]) throws -> TestDaemon {
-        try TestDaemon(config: config, launcher: namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? [])
+    /// A daemon that runs in this network, its TCP listener on `listenHost`.
+    func daemon(config: [String: Any], listenHost: String = "127.0.0.1") throws -> TestDaemon {
+        try TestDaemon(config: config, launcher: namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? [], listenHost: listenHost)
     }
 
     /// A receiver listening on `address` in this network.

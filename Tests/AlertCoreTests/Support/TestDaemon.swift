@@ -28,6 +28,9 @@ final class TestDaemon: Sendable {
     let configPath: String
     /// A command alertd runs under, e.g. `ip netns exec <name>`; empty for none.
     let launcher: [String]
+    /// The address its TCP listener binds: loopback, unless it runs in a
+    /// network namespace of the test's (``IsolatedNetwork``).
+    let listenHost: String
     private let process = Mutex<Process?>(nil)
     private let starts = Mutex(0)
 
@@ -39,12 +42,13 @@ final class TestDaemon: Sendable {
 
     /// `config` is merged into a base config: no terminal presenter, fast retries.
     /// `stateDir` may be another daemon's, to run two on one.
-    init(config: [String: Any] = [:], launcher: [String] = [], stateDir: String? = nil) throws {
+    init(config: [String: Any] = [:], launcher: [String] = [], listenHost: String = "127.0.0.1", stateDir: String? = nil) throws {
         dir = TemporaryDirectory()
         self.stateDir = stateDir ?? dir.path + "/state"
         port = try TestDaemon.freePort()
         configPath = dir.path + "/config.json"
         self.launcher = launcher
+        self.listenHost = listenHost
         try rewriteConfig(config)
     }
 
@@ -114,7 +118,7 @@ final class TestDaemon: Sendable {
         let alertd = try TestBinaries.path(of: "alertd")
         let arguments = [
             "--config", configPath, "--state-dir", stateDir, "--socket", socketPath,
-            "--listen", "127.0.0.1:\(port)",
+            "--listen", "\(listenHost):\(port)",
         ] + extraArguments
         // setpriv's parent-death signal kills the daemon even if the test
         // process itself crashes before its deinit can.
