@@ -277,11 +277,19 @@ extension PostgresAlertStore {
     /// Claims are renewed and judged by the database's clock
     /// (``PostgresSchema/databaseMillis(shift:)``): of the dispatcher's
     /// times only the lease, `now` less `claimedBefore`, is taken.
-    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+    /// Each node's lease is kept (`node_leases`) and its claims are judged
+    /// by the longer of it and the window: judged by the judge's own, a
+    /// node with a lease of 10 s sent again the running deliveries of one
+    /// with 60 s, which renews them every 15.
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, lease: Duration, now: Date) async throws(StoreError) -> Int {
         let (nowMs, node) = (StoreCoding.millis(now), self.node)
-        let lease = nowMs - StoreCoding.millis(claimedBefore)
+        let window = nowMs - StoreCoding.millis(claimedBefore)
         let (kept, shift) = (PostgresValue.textArray(keeping.map(\.rawValue)), PostgresSchema.shift(now))
         return try await writer.write(durable: false) { session throws(PostgresError) in
+            try session.conn.query("""
+                INSERT INTO node_leases (node, lease_ms, seen_at) VALUES ($1, $2, \(PostgresSchema.databaseMillis(shift: "$3")))
+                ON CONFLICT (node) DO UPDATE SET lease_ms = EXCLUDED.lease_ms, seen_at = EXCLUDED.seen_at
+                """, [.text(node), .integer(Int64(lease.milliseconds)), shift])
             if !keeping.isEmpty {
                 try session.conn.query("""
                     UPDATE deliveries SET updated_at = \(PostgresSchema.databaseMillis(shift: "$3"))
@@ -289,9 +297,11 @@ extension PostgresAlertStore {
                     """, [.text(node), kept, shift])
             }
             let n = try session.conn.query("""
-                UPDATE deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1, claimed_by = NULL
-                WHERE state = 'in_flight' AND updated_at < \(PostgresSchema.databaseMillis(shift: "$4")) - $2 AND NOT (id = ANY($3::text[]))
-                """, [.integer(nowMs), .integer(lease), kept, shift]).affected
+                UPDATE deliveries d SET state = 'pending', next_attempt_at = $1, updated_at = $1, claimed_by = NULL
+                WHERE state = 'in_flight' AND NOT (id = ANY($3::text[]))
+                    AND updated_at < \(PostgresSchema.databaseMillis(shift: "$4"))
+                        - GREATEST($2, COALESCE((SELECT lease_ms FROM node_leases l WHERE l.node = d.claimed_by), 0))
+                """, [.integer(nowMs), .integer(window), kept, shift]).affected
             if n > 0 { session.notifyOthers() }
             return n
         }

@@ -194,5 +194,14 @@ enum PostgresSchema {
             PRIMARY KEY (node, presenter)
         );
         """,
+        // Each node's claim lease, renewed with its claims: others wait out
+        // that lease, not their own, before they take a claim of its.
+        """
+        CREATE TABLE node_leases (
+            node      TEXT PRIMARY KEY,
+            lease_ms  BIGINT NOT NULL,
+            seen_at   BIGINT NOT NULL
+        );
+        """,
     ]
 }

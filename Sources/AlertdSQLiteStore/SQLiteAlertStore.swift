@@ -577,7 +577,8 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
-    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+    /// One node's own store: `lease` is its own, as is every claim.
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, lease: Duration, now: Date) async throws(StoreError) -> Int {
         let (cutoff, nowMs) = (StoreCoding.millis(claimedBefore), StoreCoding.millis(now))
         // Losing a release to a power cut only means doing it again.
         return try await writer.write(durable: false) { conn throws(SQLiteError) in

@@ -102,12 +102,16 @@ public protocol DeliveryQueue: Sendable {
     /// claimant's own running deliveries), which it renews. A claim whose
     /// outcome could not be recorded (a full disk) would otherwise stay in
     /// flight for ever. A store shared by nodes may judge by its own clock,
-    /// taking only the lease, `now` less `claimedBefore`. Returns how many.
-    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int
+    /// taking only the window, `now` less `claimedBefore`. `lease` is the
+    /// caller's own claim lease, which it renews its claims within: a store
+    /// shared by nodes keeps it, and judges each node's claims by the longer
+    /// of its lease and the window, so nodes with different leases never
+    /// take each other's running deliveries. Returns how many.
+    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, lease: Duration, now: Date) async throws(StoreError) -> Int
 
     /// Whether other nodes claim from this store too. After it could not be
     /// reached, their claims are left a lease to be renewed before any is
-    /// released (``releaseStaleClaims(claimedBefore:keeping:now:)``).
+    /// released (``releaseStaleClaims(claimedBefore:keeping:lease:now:)``).
     var isShared: Bool { get }
 
     /// Gives back claims made at intake (``AlertIntakeStore/submit(_:claiming:)``)
@@ -279,5 +283,14 @@ extension GroupStore {
     /// ``followRoutes(_:rerouting:now:)`` leaving every group's members in it.
     public func followRoutes(_ routes: [String: AlertGroupSettings], now: Date) async throws(StoreError) -> Int {
         try await followRoutes(routes, rerouting: nil, now: now)
+    }
+}
+
+extension DeliveryQueue {
+    /// ``releaseStaleClaims(claimedBefore:keeping:lease:now:)`` for a caller
+    /// whose lease is the window itself.
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+        let window = max(0, Int64((now.timeIntervalSince(claimedBefore) * 1000).rounded()))
+        return try await releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, lease: .milliseconds(window), now: now)
     }
 }

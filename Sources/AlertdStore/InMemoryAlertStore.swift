@@ -134,7 +134,7 @@ public actor InMemoryAlertStore: AlertStore {
         return n
     }
 
-    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) -> Int {
+    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, lease: Duration, now: Date) -> Int {
         var n = 0
         for (id, var d) in state.deliveries where d.state == .inFlight && d.updatedAt < claimedBefore && !keeping.contains(id) {
             d.state = .pending; d.nextAttemptAt = now; d.updatedAt = now

@@ -303,7 +303,13 @@ public actor Dispatcher: Service {
             // Released deliveries are due now; a look the loop began meanwhile may have missed them.
             storeChanged()
         }
-        if let claimLease { self.claimLease = claimLease }
+        if let claimLease, claimLease != self.claimLease {
+            self.claimLease = claimLease
+            // Other nodes judge this one's claims by the lease it last gave
+            // the store: a longer one must be there before claims are renewed
+            // at its slower pace, so the next turn of the loop gives it.
+            lastLeaseCheck = .now - .seconds(86_400)
+        }
         // A presenter reconfigured (a fixed URL, say) starts afresh at full concurrency.
         streaks = [:]
         configuredNames.withLock { $0 = Set(presenters.entries.keys.map(\.name)) }
@@ -695,7 +701,7 @@ public actor Dispatcher: Service {
             var keeping = Set(tasks.keys).union(handedOff.ids).union(starting).union(claimedDuringPause)
             for waiting in waitingInLine.values { keeping.insert(waiting.delivery.id) }
             for d in inbox.withLock({ $0 }) + givingBack { keeping.insert(d.id) }
-            let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, now: Date())
+            let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, lease: claimLease, now: Date())
             leaseCheckFailures.succeeded(log, "stale claims are checked again")
             if released > 0 { storeChanged() }
             if released > 0 { log.warning("released claims left in flight without a running delivery", ["count": "\(released)"]) }

@@ -65,6 +65,29 @@ import Testing
         return (alert, id, t0)
     }
 
+    /// Nodes with different leases (a rolling reload of `claim_lease`):
+    /// node B, with 10 s, waits out node A's 60 s before it takes A's
+    /// claim, which A renews every 15 s; by its own 10 s it sent A's
+    /// running deliveries again. A node that has given no lease yet is
+    /// judged by the judge's.
+    @Test func aNodeWaitsOutTheClaimantsLeaseNotItsOwn() async throws {
+        let (_, a, b) = try twoNodes()
+        defer { a.close(); b.close() }
+        let alert = Alert(spec: try spec("disk full"))
+        _ = try await a.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let t0 = Date()
+        let id = try #require(try await a.claimDueDeliveries(now: t0, capacity: Self.hook, orphanLimit: 0).first?.delivery.id)
+        _ = try await a.releaseStaleClaims(claimedBefore: t0.addingTimeInterval(-60), keeping: [id], lease: .seconds(60), now: t0)
+        func bLooks(after seconds: TimeInterval) async throws -> Int {
+            let now = t0.addingTimeInterval(seconds)
+            return try await b.releaseStaleClaims(claimedBefore: now.addingTimeInterval(-10), keeping: [], lease: .seconds(10), now: now)
+        }
+        #expect(try await bLooks(after: 12) == 0, "A's claim is within A's lease")
+        #expect(try await bLooks(after: 45) == 0)
+        #expect(try await bLooks(after: 62) == 1, "past A's lease with no renewal: A is gone")
+        #expect(try await b.claimDueDeliveries(now: t0.addingTimeInterval(62), capacity: Self.hook, orphanLimit: 0).map(\.delivery.id) == [id])
+    }
+
     @Test func aLateFailureOfALapsedClaimLeavesAnotherNodesClaimAlone() async throws {
         let (_, a, b) = try twoNodes()
         defer { a.close(); b.close() }

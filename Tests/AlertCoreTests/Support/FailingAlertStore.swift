@@ -16,7 +16,7 @@ struct FailingAlertStore: AlertStore {
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int { throw error }
     func nextDueTime(after: Date?) async throws(StoreError) -> Date? { throw error }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { throw error }
-    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int { throw error }
+    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, lease: Duration, now: Date) async throws(StoreError) -> Int { throw error }
     func releaseClaims(_ ids: [DeliveryID], now: Date) async throws(StoreError) -> Int { throw error }
     func hastenRetries(of presenter: DeliveryKind, now: Date) async throws(StoreError) -> Int { throw error }
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { throw error }

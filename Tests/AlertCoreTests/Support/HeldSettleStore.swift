@@ -51,11 +51,11 @@ final class HeldSettleStore: AlertStore {
     }
     func nextDueTime(after: Date?) async throws(StoreError) -> Date? { try await inner.nextDueTime(after: after) }
     func recoverInFlight(now: Date) async throws(StoreError) -> Int { try await inner.recoverInFlight(now: now) }
-    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
+    func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, lease: Duration, now: Date) async throws(StoreError) -> Int {
         let failing = leaseChecksFail.withLock { $0 }
         leaseChecks.withLock { $0.append((claimedBefore, failing, .now)) }
         if failing { throw StoreError(code: .io, message: "the database cannot be reached") }
-        return try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, now: now)
+        return try await inner.releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, lease: lease, now: now)
     }
     /// Deliveries given back with ``releaseClaims(_:now:)``.
     let released = Mutex<[DeliveryID]>([])
