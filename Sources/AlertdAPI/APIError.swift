@@ -18,6 +18,10 @@ public struct APIError: Error, Sendable, Equatable {
     public var detailsOmitted: Int?
     /// Headers the answer must carry, such as `Retry-After`, `Allow` or `WWW-Authenticate`.
     public var headers: HTTPHeaders
+    /// How many submissions this refusal stands for in
+    /// `alertd_alerts_rejected_total`: the request's one, or each alert a
+    /// partly refused Alertmanager batch refused.
+    public var refusedSubmissions = 1
     /// The store's failure this error tells of, whose `message` is the
     /// store's own words (``APIError/init(_:)``).
     public var storeFailure: StoreError.Code?

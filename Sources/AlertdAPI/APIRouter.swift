@@ -18,6 +18,10 @@ public struct APIRouter: Sendable {
         public let errors: APIErrorStyle
         package let segments: [Segment]
         package let handler: Handler
+        /// Told the code of every refusal of a request to this route, before
+        /// it runs (a missing token, a body too large) or by it, and how many
+        /// submissions it refused (``APIError/refusedSubmissions``).
+        package let onRefusal: (@Sendable (_ code: String, _ count: Int) -> Void)?
     }
 
     package enum Segment: Sendable, Equatable {
@@ -40,15 +44,21 @@ public struct APIRouter: Sendable {
         self.origins = origins
     }
 
+    /// Adds a route. `onRefusal` is told the code of each request to it
+    /// that is refused, wherever: intake routes count refused submissions
+    /// with it, those the server or the router refuse before the route runs
+    /// among them.
     public mutating func add(
-        _ method: String, _ pattern: String, access: APIAccess, errors: APIErrorStyle = .alertd, _ handler: @escaping Handler
+        _ method: String, _ pattern: String, access: APIAccess, errors: APIErrorStyle = .alertd,
+        onRefusal: (@Sendable (_ code: String, _ count: Int) -> Void)? = nil, _ handler: @escaping Handler
     ) {
         let segments = pattern.split(separator: "/").map { s -> Segment in
             s.hasPrefix("{") && s.hasSuffix("}") ? .parameter(String(s.dropFirst().dropLast())) : .literal(String(s))
         }
         while routesBySegments.count <= segments.count { routesBySegments.append([]) }
         routesBySegments[segments.count].append(routes.count)
-        routes.append(Route(method: method, pattern: pattern, access: access, errors: errors, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, access: access, errors: errors, segments: segments, handler: handler,
+                            onRefusal: onRefusal))
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -59,6 +69,7 @@ public struct APIRouter: Sendable {
             return try await route.handler(APIRequest(http: request, parameters: params, caller: caller,
                                                       stillAllowed: { (try? router.authorize(request, route.access, counting: false)) != nil }))
         } catch {
+            Self.route(serving: request.method, in: candidates)?.onRefusal?(error.code, error.refusedSubmissions)
             // A path's routes share a style: even its 401 and 405 speak it.
             return (request.listener == .tcp ? error.withoutStoreDetail : error).response(in: candidates.first?.0.errors ?? .alertd)
         }
@@ -80,6 +91,7 @@ public struct APIRouter: Sendable {
             _ = try admit(head, candidates)
             return nil
         } catch {
+            Self.route(serving: head.method, in: candidates)?.onRefusal?(error.code, error.refusedSubmissions)
             return error.response(in: candidates.first?.0.errors ?? .alertd)
         }
     }
@@ -87,9 +99,15 @@ public struct APIRouter: Sendable {
     /// The answer to an error the HTTP server gives by itself for a request
     /// to `target` (``HTTPServer/ErrorAnswer``), in the style of the route
     /// it was for: Alertmanager's clients read Alertmanager's shape there.
-    public func errorAnswer(target: String, status: Int, code: String, message: String) -> HTTPResponse {
-        let style = candidates(forPath: HTTPRequestTarget(target).path).first?.0.errors ?? .alertd
-        return APIError(status: status, code: code, message: message).response(in: style)
+    public func errorAnswer(method: String, target: String, status: Int, code: String, message: String) -> HTTPResponse {
+        let candidates = candidates(forPath: HTTPRequestTarget(target).path)
+        Self.route(serving: method, in: candidates)?.onRefusal?(code, 1)
+        return APIError(status: status, code: code, message: message).response(in: candidates.first?.0.errors ?? .alertd)
+    }
+
+    /// The route of `candidates` that serves `method`, if one does.
+    private static func route(serving method: String, in candidates: [(Route, [String: String], Int)]) -> Route? {
+        candidates.first { serves($0.0, method) }?.0
     }
 
     /// The routes whose pattern `request`'s path fits, most literal first.

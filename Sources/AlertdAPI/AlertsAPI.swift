@@ -25,14 +25,9 @@ public struct AlertsAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/alerts", access: .token(.send)) { req throws(APIError) in
-            do throws(APIError) {
-                return try await submit(req.http)
-            } catch {
-                // Every refusal is thrown with its code: count them all here, in one place.
-                metrics.rejected(error.code)
-                throw error
-            }
+        // Every refusal, the router's and the server's own included, is counted there, in one place.
+        router.add("POST", "/v1/alerts", access: .token(.send), onRefusal: { metrics.rejected($0, count: $1) }) { req throws(APIError) in
+            try await submit(req.http)
         }
         router.add("GET", "/v1/alerts", access: .token(.read)) { req throws(APIError) in
             try await listings.through { () throws(APIError) in try await list(req.http) }
@@ -128,7 +123,8 @@ public struct AlertsAPI: Sendable {
         }
         let results = items.compactMap { $0 }
         let accepted = results.filter { $0.id != nil }.count
-        if results.count > accepted { metrics.rejected("invalid_alert", count: results.count - accepted) }
+        // A batch's refused items, each under its own code (`invalid_alert`, `invalid_body`).
+        for item in results where item.id == nil { metrics.rejected(item.error?.code ?? "invalid_alert") }
         return APIRepresentation.json(
             APIRepresentation.BatchResult(accepted: accepted, rejected: results.count - accepted, results: results),
             status: accepted > 0 ? 202 : 422)

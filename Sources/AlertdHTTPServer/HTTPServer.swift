@@ -36,10 +36,12 @@ public final class HTTPServer: Sendable {
     public typealias Screen = @Sendable (_ head: () -> HTTPRequest) -> HTTPResponse?
     /// The answer to an error the server gives by itself, before any
     /// handler (a body too large, a bad target, shutting down, busy), for a
-    /// request to `target`: by default an ``HTTPResponse/error(status:code:message:)``.
-    /// A caller whose routes speak other error shapes answers in the
-    /// target's. It runs on the server's own thread: it must not block.
-    public typealias ErrorAnswer = @Sendable (_ target: String, _ status: Int, _ code: String, _ message: String) -> HTTPResponse
+    /// request to `target` with `method` (empty when the target itself was
+    /// refused before libmicrohttpd named it): by default an
+    /// ``HTTPResponse/error(status:code:message:)``. A caller whose routes
+    /// speak other error shapes answers in the target's. It runs on the
+    /// server's own thread: it must not block.
+    public typealias ErrorAnswer = @Sendable (_ method: String, _ target: String, _ status: Int, _ code: String, _ message: String) -> HTTPResponse
 
     private enum State {
         case idle

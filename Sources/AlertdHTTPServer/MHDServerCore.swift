@@ -111,6 +111,7 @@ package final class MHDServerCore: Sendable {
         switch context.phase {
         case .headers:
             context.phase = .body
+            context.method = String(cString: method)
             context.isHead = strcmp(method, "HEAD") == 0
             if let problem = Self.targetProblem(context, url: url, version: version) {
                 return queue(errorResponse(context, 400, "invalid_target", problem), context: context, connection: connection)
@@ -413,7 +414,7 @@ package final class MHDServerCore: Sendable {
 
     /// The server's own answer to `context`'s request, in its route's shape (``HTTPServer/ErrorAnswer``).
     package func errorResponse(_ context: RequestContext, _ status: Int, _ code: String, _ message: String) -> HTTPResponse {
-        errorAnswer?(context.target, status, code, message) ?? .error(status: status, code: code, message: message)
+        errorAnswer?(context.method, context.target, status, code, message) ?? .error(status: status, code: code, message: message)
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?, count: Int) -> String {

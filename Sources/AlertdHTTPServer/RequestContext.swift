@@ -39,6 +39,8 @@ package final class RequestContext: @unchecked Sendable {
     }
 
     package let target: String
+    /// The request's method, from libmicrohttpd's first call for it on.
+    package var method = ""
     /// The target's length in bytes up to its first NUL, as libmicrohttpd gave it.
     package let targetLength: Int
     private let connection: OpaquePointer

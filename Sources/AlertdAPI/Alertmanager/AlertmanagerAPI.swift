@@ -37,13 +37,9 @@ public struct AlertmanagerAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/api/v2/alerts", access: .token(.send), errors: .alertmanager) { req throws(APIError) in
-            do throws(APIError) {
-                return try await postAlerts(req.http)
-            } catch {
-                metrics.rejected(error.code)
-                throw error
-            }
+        router.add("POST", "/api/v2/alerts", access: .token(.send), errors: .alertmanager,
+                   onRefusal: { metrics.rejected($0, count: $1) }) { req throws(APIError) in
+            try await postAlerts(req.http)
         }
         router.add("GET", "/api/v2/alerts", access: .token(.read), errors: .alertmanager) { req throws(APIError) in try await getAlerts(req.http) }
         router.add("GET", "/api/v2/alerts/groups", access: .token(.read), errors: .alertmanager) { req throws(APIError) in

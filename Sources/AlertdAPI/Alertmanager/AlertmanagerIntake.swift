@@ -111,7 +111,6 @@ package struct AlertmanagerIntake: Sendable {
                 outcome.resolved += 1
             }
         }
-        if !outcome.problems.isEmpty { metrics.rejected("invalid_alert", count: outcome.problems.count) }
         return outcome
     }
 
@@ -136,7 +135,9 @@ package struct AlertmanagerIntake: Sendable {
         let shown = outcome.problems.prefix(5).joined(separator: "; ")
         let more = outcome.problems.count > 5 ? "; and \(outcome.problems.count - 5) more" : ""
         let list = shown + more
-        return APIError(status: 400, code: "invalid_alert",
-                        message: "\(outcome.problems.count) of \(total) alerts were refused (the others were taken): \(list)\(list.hasSuffix(".") ? "" : ".")")
+        var error = APIError(status: 400, code: "invalid_alert",
+                             message: "\(outcome.problems.count) of \(total) alerts were refused (the others were taken): \(list)\(list.hasSuffix(".") ? "" : ".")")
+        error.refusedSubmissions = outcome.problems.count
+        return error
     }
 }

@@ -20,13 +20,8 @@ public struct AlertmanagerWebhookAPI: Sendable {
     }
 
     public func register(in router: inout APIRouter) {
-        router.add("POST", "/v1/ingest/alertmanager", access: .token(.send)) { req throws(APIError) in
-            do throws(APIError) {
-                return try await ingest(req.http)
-            } catch {
-                metrics.rejected(error.code)
-                throw error
-            }
+        router.add("POST", "/v1/ingest/alertmanager", access: .token(.send), onRefusal: { metrics.rejected($0, count: $1) }) { req throws(APIError) in
+            try await ingest(req.http)
         }
     }
 

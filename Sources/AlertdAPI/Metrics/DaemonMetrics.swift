@@ -54,7 +54,7 @@ public final class DaemonMetrics: Sendable {
         r.set("alertd_config_last_reload_successful", to: 1)
         r.set("alertd_store_writable", to: 1)
         r.set("alertd_config_last_reload_timestamp_seconds", to: started.timeIntervalSince1970.rounded())
-        for reason in ["invalid_alert", "malformed_json", "unsupported_media_type", "batch_too_large", "invalid_body"] {
+        for reason in ["invalid_alert", "malformed_json", "unsupported_media_type", "batch_too_large", "invalid_body", "body_too_large"] {
             r.increment("alertd_alerts_rejected_total", ["reason": reason], by: 0)
         }
         var doors: [FrontDoor: (received: MetricsSeries?, deduplicated: MetricsSeries?)] = [:]

@@ -156,7 +156,7 @@ public final class AlertDaemon: Sendable {
             c.maxBodyBytes = config.limits.maxBodyBytes
             c.connectionLimit = connections
             let server = HTTPServer(configuration: c, screen: { api.screen($0) },
-                                    errorAnswer: { api.errorAnswer(target: $0, status: $1, code: $2, message: $3) }, handler: handler)
+                                    errorAnswer: { api.errorAnswer(method: $0, target: $1, status: $2, code: $3, message: $4) }, handler: handler)
             return APIServerService(server: server)
         }
     }

@@ -211,4 +211,29 @@ struct ExpositionParser {
         #expect(value("alertd_config_last_reload_successful") == 1)
         _ = id
     }
+
+    /// Every refused submission is counted, under the code it was answered
+    /// with: those the server refuses before any route runs (a body too
+    /// large), the router's (a TCP POST without the JSON type), each item
+    /// of a batch by its own code, and each alert of a partly refused
+    /// Alertmanager batch once.
+    @Test func everyRefusedSubmissionIsCountedUnderItsCode() async throws {
+        let d = try TestDaemon(config: ["limits": ["max_body_bytes": 4_096]])
+        try await d.start()
+        let big = ["title": "t", "message": String(repeating: "m", count: 5_000)]
+        #expect(try await d.request("POST", "/v1/alerts", json: big).status == 413)
+        #expect(try await d.request("POST", "/api/v2/alerts", json: [["labels": ["alertname": String(repeating: "a", count: 5_000)]]]).status == 413)
+        #expect(try await d.request("POST", "/v1/alerts", body: Data("{}".utf8), tcp: true).status == 415)
+        #expect(try await d.request("POST", "/v1/alerts", json: [["title": "ok"], 5, "x"]).status == 202)
+        let bad = { (name: String) in ["labels": ["alertname": name, "v": "a\nb"]] }
+        #expect(try await d.request("POST", "/api/v2/alerts", json: [bad("A"), bad("B"), ["labels": ["alertname": "C"]]]).status == 400)
+        let families = try ExpositionParser.parse(String(decoding: try await d.request("GET", "/metrics").body, as: UTF8.self))
+        func rejected(_ reason: String) -> Double? {
+            families["alertd_alerts_rejected_total"]?.samples.first { $0.labels == ["reason": reason] }?.value
+        }
+        #expect(rejected("body_too_large") == 2)
+        #expect(rejected("unsupported_media_type") == 1)
+        #expect(rejected("invalid_body") == 2)
+        #expect(rejected("invalid_alert") == 2, "two alerts refused, not three")
+    }
 }
