@@ -125,7 +125,16 @@ public struct AlertdCommand: CLICommand {
         do {
             config = try loadConfiguration()
         } catch {
-            context.errorOutput(error.description + "\n")
+            // A person at a terminal reads the lines as `--check-config` gives
+            // them; the journal and log shippers get them as every other
+            // failure to start: with a priority, or as JSON.
+            guard format != .human else {
+                context.errorOutput(error.description + "\n")
+                return .dataError
+            }
+            for problem in error.problems {
+                log.critical("alertd could not start", ["error": "\(error.source): \(problem)", "code": DaemonError.Code.configuration.rawValue])
+            }
             return .dataError
         }
 

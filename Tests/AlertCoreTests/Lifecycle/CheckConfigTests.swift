@@ -10,6 +10,31 @@ import Testing
         try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--check-config", "--config", config, "--state-dir", stateDir])
     }
 
+    /// A start refused for its configuration says why in the log format
+    /// asked for: under systemd with a priority the journal reads, or as
+    /// JSON a log shipper reads; at a terminal, as `--check-config` does.
+    @Test func aStartRefusedForItsConfigurationLogsInTheFormatAskedFor() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"{"bogus": 1, "retry": {"jiter": true}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        func start(_ format: String) async throws -> TestBinaries.Result {
+            try await TestBinaries.run(try TestBinaries.path(of: "alertd"),
+                                       ["--config", config, "--state-dir", dir.path + "/state", "--log-format", format])
+        }
+        let journal = try await start("journal")
+        #expect(journal.exitCode == 65)
+        let journalLines = journal.stderr.split(separator: "\n")
+        #expect(journalLines.count == 2 && journalLines.allSatisfy { $0.hasPrefix("<2>") && $0.contains("code=configuration") }, "\(journal.stderr)")
+        let json = try await start("json")
+        #expect(json.exitCode == 65)
+        let objects = json.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 2, "\(json.stderr)")
+        #expect(objects.contains { ($0["error"] as? String)?.contains("jiter") == true })
+        let human = try await start("human")
+        #expect(human.exitCode == 65)
+        #expect(human.stderr.hasPrefix(config + ": "), "\(human.stderr)")
+    }
+
     @Test func aCheckCreatesNothingAndBindsNothing() async throws {
         let dir = TemporaryDirectory()
         let config = dir.path + "/alertd.json"
