@@ -18,6 +18,8 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     package static let fileExists = Errno(EEXIST)
     /// `ENOENT`: the path names nothing.
     package static let noSuchFile = Errno(ENOENT)
+    /// `ENOTDIR`: a part of the path before its last is no directory.
+    package static let notADirectory = Errno(ENOTDIR)
     /// `ECONNREFUSED`: nothing listens where a socket was connected to.
     package static let connectionRefused = Errno(ECONNREFUSED)
 

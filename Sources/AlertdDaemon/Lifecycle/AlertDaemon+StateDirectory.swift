@@ -29,6 +29,10 @@ extension AlertDaemon {
                 throw DaemonError(code: .stateUnwritable,
                                   message: "Cannot create the state directory \(path): \(error). Create it or pass --state-dir.")
             }
+        case .failure(let error) where error == .notADirectory:
+            // It cannot be created there: 73, as for a read-only file system.
+            throw DaemonError(code: .stateUnwritable,
+                              message: "Cannot create the state directory \(path): a part of its path is a file, not a directory. Point state_dir (or --state-dir) elsewhere.")
         case .failure(let error):
             throw DaemonError(code: .stateDirectory, message: "Cannot look at the state directory \(path): \(error). Check the path and its parents' permissions.")
         case .success(let status):

@@ -120,6 +120,16 @@ import Glibc
         #expect(d.log.contains("code=store_cannot_open") && d.log.contains("has room"), "\(d.log)")
     }
 
+    /// A state directory whose path runs through a file cannot be created
+    /// there: 73, as for a read-only disk, not 1.
+    @Test func aStateDirectoryUnderAFileExits73() async throws {
+        let dir = TemporaryDirectory()
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: dir.path + "/file"))
+        let d = try TestDaemon(stateDir: dir.path + "/file/state")
+        #expect(try await d.startExpectingExit() == 73, "\(d.log)")
+        #expect(d.log.contains("code=state_unwritable") && d.log.contains("a part of its path is a file"), "\(d.log)")
+    }
+
     @Test func aStartOnAnUnwritableStateDirectoryFailsNamingIt() async throws {
         let d = try TestDaemon()
         try await d.start()
