@@ -334,6 +334,8 @@ extension DaemonConfiguration {
                         r.problem("\(mpath).severity[\(i)]", "unknown severity \"\(s)\"; one of \(Severity.spellings)")
                     }
                 }
+                // An empty list matches no alert: the route could never take one.
+                if list.isEmpty { r.problem("\(mpath).severity", "lists no severity, so the route would match no alert; name at least one, or leave it out") }
                 route.severities = set
             }
             if let s = r.string(match, "min_severity", at: mpath) {

@@ -313,6 +313,9 @@ import Synchronization
             #expect(problems(#"{"retry": {"max_age": \#(value)}}"#) == ["retry.max_age: must be at most 100 years (36500d)"], "\(value)")
         }
         #expect(problems(#"{"retry": {"max_age": "36500d", "max_delay": 3153600000}}"#).isEmpty)
+        // A route matching no severity at all could never take an alert.
+        #expect(problems(#"{"presenters": {"a": {"type": "log"}}, "routes": [{"match": {"severity": []}, "presenters": ["a"]}]}"#)
+                == ["routes[0].match.severity: lists no severity, so the route would match no alert; name at least one, or leave it out"])
         #expect(p.contains { $0.hasPrefix("presenters.chat.timeout: `soon` is not a duration") })
         // A duration that is zero is one, too short; a setting with a word besides durations names it.
         #expect(problems(#"{"retry": {"max_age": "0s"}}"#) == ["retry.max_age: must be more than zero"])

@@ -169,6 +169,10 @@ import Glibc
         #expect(throws: PresenterSetupError("the command \(dir.path)/bin/missing is not an executable file; check the path and its permissions")) {
             try presenter(["command": ["bin/missing"]])
         }
+        // A directory is no program, though root may "execute" any with an x bit.
+        #expect(throws: PresenterSetupError("the command \(dir.path) is not an executable file; check the path and its permissions")) {
+            try presenter(["command": [dir.path]])
+        }
         // A bare name is looked for on the PATH it will run with.
         _ = try presenter(["command": ["sh", "-c", "true"]])
         #expect(throws: PresenterSetupError("no program sh on PATH (\(dir.path)/empty); give its path, or install it")) {

@@ -67,16 +67,24 @@ public struct ExecPresenterConfiguration: PresenterConfiguration {
         // again when it runs).
         if let program = command.first, program.contains("/") {
             resolved.command[0] = context.resolve(program)
-            guard FileManager.default.isExecutableFile(atPath: resolved.command[0]) else {
+            guard Self.isProgram(resolved.command[0]) else {
                 throw PresenterSetupError("the command \(resolved.command[0]) is not an executable file; check the path and its permissions")
             }
         } else if let program = command.first {
             let path = environment["PATH"] ?? ProcessInfo.processInfo.environment["PATH"] ?? ExecPresenter.defaultPath
-            guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }) else {
+            guard path.split(separator: ":").contains(where: { Self.isProgram("\($0)/\(program)") }) else {
                 throw PresenterSetupError("no program \(program) on PATH (\(path)); give its path, or install it")
             }
         }
         return ExecPresenter(name: name, configuration: resolved)
+    }
+
+    /// An executable file that is no directory: for root, whose access
+    /// checks pass any directory with an `x` bit, `/tmp` was a program, and
+    /// every delivery died with "permission denied".
+    private static func isProgram(_ path: String) -> Bool {
+        guard case .success(let status) = FileStatus.of(path), status.kind != .directory else { return false }
+        return FileManager.default.isExecutableFile(atPath: path)
     }
 
     public func preview(of alert: Alert, delivery: DeliveryContext) -> PresenterPreview? {
