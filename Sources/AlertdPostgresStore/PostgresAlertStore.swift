@@ -125,7 +125,7 @@ public final class PostgresAlertStore: AlertStore {
             }
             return nil
         }
-        if let refusal { throw PostgresError(sqlState: "XXALD", message: refusal, context: "migrate", connectionLost: false) }
+        if let refusal { throw PostgresError(sqlState: PostgresSchema.refusalState, message: refusal, context: "migrate", connectionLost: false) }
     }
 
     /// Why alertd must leave the database alone (another program's
@@ -137,6 +137,15 @@ public final class PostgresAlertStore: AlertStore {
                 return "The database at \(redactedURL) holds another program's tables (\(tables.sorted().prefix(5).joined(separator: ", "))); alertd leaves it alone. Point store.url at a database of its own."
             }
             return nil
+        }
+        // Read as alertd writes it: a table of that name with a version of
+        // another type is not alertd's (reading it failed with a bare SQL error).
+        let type = try conn.query("""
+            SELECT data_type FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = 'alertd_schema' AND column_name = 'version'
+            """).rows.first?.optionalText(0)
+        guard type == "integer" else {
+            return "The database at \(redactedURL) holds a table alertd_schema that is not alertd's (its version is \(type ?? "missing")); alertd leaves it alone. Point store.url at a database of its own."
         }
         let version = Int(try conn.scalar("SELECT COALESCE(MAX(version), 0) FROM alertd_schema") ?? 0)
         let latest = PostgresSchema.migrations.count

@@ -27,6 +27,10 @@ enum PostgresSchema {
     /// Flushing groups whose time has come.
     static let groupLock: Int64 = 0x616C_6572_7464_0005
 
+    /// alertd's own SQLSTATE for a database it must leave alone (another
+    /// program's tables, a newer alertd's schema): `store_incompatible`.
+    static let refusalState = "XXALD"
+
     /// The channel every write that others should know of notifies at
     /// commit: new events, and deliveries due.
     static let channel = "alertd_changes"

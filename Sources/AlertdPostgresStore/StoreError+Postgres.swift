@@ -10,6 +10,7 @@ extension StoreError {
         }
         switch error.sqlState {
         case "XX001": return StoreError(code: .corrupt, message: "\(what) failed: \(error.message).")
+        case PostgresSchema.refusalState: return StoreError(code: .incompatible, message: error.message)
         case "53100": return StoreError(code: .io, message: "\(what) failed: the database server's disk is full (\(error.message)).")
         case "25006":
             return StoreError(code: .io, message: "\(what) failed: the database takes no writes (\(error.message)). Point store.url at the primary (with several hosts, add target_session_attrs=read-write), or check the database's default_transaction_read_only.")

@@ -76,6 +76,10 @@ extension AlertDaemon {
                                      changes: ChangeSignal, log: Logger) throws(DaemonError) -> OpenedStore {
         let url = try storeURL(config)
         let redacted = URLRedaction.redactingPassword(url)
+        if config.store.url != nil, redacted != url {
+            // The configuration file is rarely kept as close as a secret.
+            log.warning("store.url holds a password (or another secret): whoever reads the configuration file reads it; put the URL in a file of mode 0600 named by store.url_file")
+        }
         switch mode {
         case .run:
             let lock = try claimStateDirectory(config.stateDirectory, log: log)

@@ -146,6 +146,11 @@ import Testing
         }
         let fine = try await check(url)
         #expect(fine.exitCode == 0, "\(fine.stderr)")
+        #expect(!fine.stderr.contains("holds a password"), "\(fine.stderr)")
+        // Valid, but a password in the configuration file is worth a word.
+        let withPassword = try await check(url.replacingOccurrences(of: "://", with: "://nobody:not-the-password@"))
+        #expect(withPassword.stderr.contains("store.url holds a password"), "\(withPassword.stderr)")
+        #expect(!withPassword.stderr.contains("not-the-password"), "\(withPassword.stderr)")
         let tables = try PostgresConnection(url: url, redactedURL: url).withLock { conn throws(PostgresError) in
             try conn.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").rows.count
         }

@@ -37,6 +37,26 @@ import Synchronization
     /// failover, refuses `LISTEN`) is not kept as if set up: the next use
     /// connects again and sets it up. Kept, the listener sat on it deaf
     /// until the session happened to drop.
+    /// A database alertd must leave alone is `store_incompatible` at start,
+    /// as API.md says, with words that say why: a newer alertd's schema, or
+    /// a table of alertd's name that is not alertd's (its version text,
+    /// where reading it failed with a bare SQL error, as `store_io`).
+    @Test func aDatabaseAlertdMustLeaveAloneIsIncompatible() throws {
+        let server = try PostgresServer.shared()
+        for (setUp, words) in [("CREATE TABLE alertd_schema (version INTEGER NOT NULL); INSERT INTO alertd_schema VALUES (999)", "newer alertd"),
+                               ("CREATE TABLE alertd_schema (version TEXT NOT NULL); INSERT INTO alertd_schema VALUES ('1')", "not alertd's")] {
+            let url = try server.makeDatabase()
+            try PostgresConnection(url: url, redactedURL: url).withLock { conn throws(PostgresError) in try conn.execute(setUp) }
+            do {
+                let store = try PostgresAlertStore(url: url, node: "test", readers: 1)
+                store.close()
+                Issue.record("opened a database it must leave alone: \(setUp)")
+            } catch {
+                #expect(error.code == .incompatible && error.message.contains(words), "\(error)")
+            }
+        }
+    }
+
     @Test func aSessionWhoseSetUpFailedIsNotKept() throws {
         let url = try PostgresServer.shared().makeDatabase()
         let setUps = Mutex(0), refuse = Mutex(false)
