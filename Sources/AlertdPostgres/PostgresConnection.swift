@@ -139,7 +139,7 @@ package final class PostgresConnection: @unchecked Sendable {
         let wasUp = isConnected
         do {
             return try body(self)
-        } catch where wasUp && error.connectionLost && !isConnected {
+        } catch where wasUp && error.connectionLost && !error.waitedOut && !isConnected {
             return try body(self)
         }
     }
@@ -179,8 +179,10 @@ package final class PostgresConnection: @unchecked Sendable {
         }
         guard timedOut == 0 else {
             disconnect()
-            throw PostgresError(sqlState: nil, message: "the database sent nothing for \(timeout.alertdDescription)",
-                                context: String(sql.prefix(200)), connectionLost: true)
+            var error = PostgresError(sqlState: nil, message: "the database sent nothing for \(timeout.alertdDescription)",
+                                      context: String(sql.prefix(200)), connectionLost: true)
+            error.waitedOut = true
+            throw error
         }
         guard result != nil else {
             // Sending or reading failed, perhaps with the statement still in

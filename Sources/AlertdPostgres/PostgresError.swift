@@ -10,6 +10,11 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     public let context: String
     /// The connection is gone (`PQstatus` is `CONNECTION_BAD`) or never came up.
     public let connectionLost: Bool
+    /// The session was given up after waiting the whole answer timeout for
+    /// a statement: not a session that had died while idle, so not one to
+    /// run the statement again on a new one for (behind a lock that waits
+    /// would take the timeout twice).
+    public var waitedOut = false
 
     package init(sqlState: String?, message: String, context: String, connectionLost: Bool) {
         self.sqlState = sqlState

@@ -123,6 +123,34 @@ import Synchronization
     /// its timeout, as a lost session, and the next one gets a new session.
     /// Before, it waited as long as the silence lasted, and so did every
     /// request behind it, the health check too.
+    /// A read waited out behind another session's lock is not run again
+    /// on a new session, as one on a session that died idle is: every read
+    /// answered 503 after twice the timeout, 30 s.
+    @Test func aReadWaitedOutBehindALockIsNotRunAgain() throws {
+        let url = try PostgresServer.shared().makeDatabase()
+        let holder = try PostgresConnection(url: url, redactedURL: url)
+        try holder.withLock { conn throws(PostgresError) in
+            try conn.execute("CREATE TABLE held (x int)")
+            try conn.execute("BEGIN")
+            try conn.execute("LOCK TABLE held IN ACCESS EXCLUSIVE MODE")
+        }
+        defer { try? holder.withLock { conn throws(PostgresError) in try conn.execute("ROLLBACK") } }
+        let reader = try PostgresConnection(url: url, redactedURL: url)
+        let runs = Mutex(0)
+        try reader.withLock { conn throws(PostgresError) in
+            do throws(PostgresError) {
+                _ = try conn.retryingIfDeadWhileIdle { c throws(PostgresError) in
+                    runs.withLock { $0 += 1 }
+                    return try c.query("SELECT count(*) FROM held", timeout: .milliseconds(400))
+                }
+                Issue.record("a read behind the lock answered")
+            } catch {
+                #expect(error.waitedOut, "\(error)")
+            }
+        }
+        #expect(runs.withLock { $0 } == 1)
+    }
+
     @Test func aSessionThatStopsAnsweringIsGivenUpOn() throws {
         let url = try PostgresServer.shared().makeDatabase()
         let connection = try PostgresConnection(url: url, redactedURL: url)
