@@ -72,6 +72,16 @@ package final class PostgresConnection: @unchecked Sendable {
         try connect()
     }
 
+    /// Why libpq cannot read `url` as a connection URL (a bad percent
+    /// escape, an unknown parameter), its password taken out; nil when it
+    /// can, or when libpq cannot be loaded (connecting says so).
+    package static func urlProblem(_ url: String) -> String? {
+        guard alertd_pq_load() == nil else { return nil }
+        var reason = [CChar](repeating: 0, count: 512)
+        guard alertd_pq_url_problem(url, &reason, reason.count) != 0 else { return nil }
+        return URLRedaction.hidingPassword(of: url, in: reason.withUnsafeBufferPointer { trimmed($0.baseAddress) })
+    }
+
     private func connect() throws(PostgresError) {
         // libpq is loaded here, on the first connection, not at start (see CPostgreSQL/shim.h).
         if let reason = alertd_pq_load() {

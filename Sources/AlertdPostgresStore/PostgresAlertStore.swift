@@ -155,6 +155,11 @@ public final class PostgresAlertStore: AlertStore {
         return nil
     }
 
+    /// Why libpq cannot read `url` (``PostgresConnection/urlProblem(_:)``),
+    /// for the configuration to refuse it: connecting, it read as a
+    /// database that "cannot be reached".
+    public static func urlProblem(_ url: String) -> String? { PostgresConnection.urlProblem(url) }
+
     /// What `--check-config` asks of the database: that it can be reached
     /// with these credentials and that alertd could use it (its own or an
     /// empty one, in whose schema the user may create the tables). Changes nothing.

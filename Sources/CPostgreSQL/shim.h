@@ -41,6 +41,8 @@ struct alertd_pq_functions {
     int (*sendQueryParams)(PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, int);
     PGresult *(*getResult)(PGconn *);
     int (*isBusy)(PGconn *);
+    PQconninfoOption *(*conninfoParse)(const char *, char **);
+    void (*conninfoFree)(PQconninfoOption *);
 };
 
 // Weak, so every Swift file that uses the header shares one table, one once-flag and one outcome.
@@ -88,6 +90,8 @@ static inline void alertd_pq_fill(void) {
     ALERTD_PQ_SYMBOL(sendQueryParams, "PQsendQueryParams")
     ALERTD_PQ_SYMBOL(getResult, "PQgetResult")
     ALERTD_PQ_SYMBOL(isBusy, "PQisBusy")
+    ALERTD_PQ_SYMBOL(conninfoParse, "PQconninfoParse")
+    ALERTD_PQ_SYMBOL(conninfoFree, "PQconninfoFree")
 #undef ALERTD_PQ_SYMBOL
 }
 
@@ -157,6 +161,20 @@ static inline PGresult *alertd_pq_exec_within(PGconn *c, const char *sql, int n,
 static inline int alertd_pq_consume_input(PGconn *c) { return alertd_pq_table.consumeInput(c); }
 static inline PGnotify *alertd_pq_notifies(PGconn *c) { return alertd_pq_table.notifies(c); }
 static inline void alertd_pq_freemem(void *p) { alertd_pq_table.freemem(p); }
+
+/// 0 when libpq can read `url`; else 1, with libpq's reason in `out` (it
+/// may quote the part it could not read).
+static inline int alertd_pq_url_problem(const char *url, char *out, size_t size) {
+    char *reason = NULL;
+    PQconninfoOption *options = alertd_pq_table.conninfoParse(url, &reason);
+    if (options) {
+        alertd_pq_table.conninfoFree(options);
+        return 0;
+    }
+    snprintf(out, size, "%s", reason ? reason : "out of memory");
+    if (reason) alertd_pq_table.freemem(reason);
+    return 1;
+}
 static inline void alertd_pq_clear(PGresult *r) { alertd_pq_table.clear(r); }
 static inline ExecStatusType alertd_pq_result_status(const PGresult *r) { return alertd_pq_table.resultStatus(r); }
 static inline int alertd_pq_ntuples(const PGresult *r) { return alertd_pq_table.ntuples(r); }

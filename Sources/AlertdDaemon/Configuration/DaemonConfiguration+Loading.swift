@@ -92,7 +92,7 @@ extension DaemonConfiguration {
             config.store.node = r.string(store, "node", at: "store")
             if let url = config.store.url, !StoreSection.isPostgresURL(url) {
                 r.problem("store.url", "must be a PostgreSQL URL such as \"postgresql://alertd@db.example:5432/alertd\", got \"\(URLRedaction.redactingPassword(url))\"")
-            } else if let url = config.store.url, let problem = StoreSection.passwordProblem(url) {
+            } else if let url = config.store.url, let problem = StoreSection.urlProblem(url) {
                 r.problem("store.url", problem)
             }
             if config.store.url != nil && config.store.urlFile != nil { r.problem("store", "give url or url_file, not both") }

@@ -3,6 +3,7 @@ import AlertModel
 import AlertdDelivery
 import AlertdPOSIX
 import AlertdStore
+import AlertdPostgresStore
 
 /// Everything `alertd` is told by its config file and command line. Every
 /// field has a default, so an empty file (or none) is a working daemon.
@@ -158,5 +159,12 @@ extension DaemonConfiguration.StoreSection {
     public static func passwordProblem(_ url: String) -> String? {
         URLRedaction.passwordHasBareSlash(url)
             ? "the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F" : nil
+    }
+
+    /// What keeps libpq from using `url` (``passwordProblem(_:)``, then
+    /// what libpq cannot read in it), in words that never quote the
+    /// password; nil when nothing does.
+    public static func urlProblem(_ url: String) -> String? {
+        passwordProblem(url) ?? PostgresAlertStore.urlProblem(url).map { "libpq cannot read it: \($0)" }
     }
 }

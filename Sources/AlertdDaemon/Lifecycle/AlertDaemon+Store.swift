@@ -147,7 +147,7 @@ extension AlertDaemon {
         guard DaemonConfiguration.StoreSection.isPostgresURL(url) else {
             throw DaemonError(code: .configuration, message: "store.url_file: \(path) must hold a PostgreSQL URL such as postgresql://alertd:secret@db.example:5432/alertd")
         }
-        if let problem = DaemonConfiguration.StoreSection.passwordProblem(url) {
+        if let problem = DaemonConfiguration.StoreSection.urlProblem(url) {
             throw DaemonError(code: .configuration, message: "store.url_file: the URL in \(path): \(problem)")
         }
         return url

@@ -308,6 +308,11 @@ import Synchronization
         let slash = problems(#"{"store": {"url": "postgres://alertd:PG2/SEC2@127.0.0.1:1/db"}}"#)
         #expect(slash == ["store.url: the password holds a bare `/`, which libpq reads as the end of the host and port; write it as %2F"])
         #expect(problems(#"{"store": {"url": "postgres://alertd:PG2%2FSEC2@127.0.0.1:1/db"}}"#).isEmpty)
+        // What libpq cannot read is the configuration's problem, not a database that "cannot be reached".
+        let unreadable = problems(#"{"store": {"url": "postgres://alertd:PGpct%zzSECRET@127.0.0.1:1/db"}}"#)
+        #expect(unreadable.count == 1 && unreadable[0].hasPrefix("store.url: libpq cannot read it: ") && !unreadable[0].contains("SECRET"),
+                "\(unreadable)")
+        #expect(problems(#"{"store": {"url": "postgres://alertd@127.0.0.1:1/db?passwd=x"}}"#).first?.contains("passwd") == true)
         // A duration no clock can hold is refused by name; 1e300 once crashed the check.
         for value in ["1e300", "\"9223372036854775807s\"", "\"36501d\""] {
             #expect(problems(#"{"retry": {"max_age": \#(value)}}"#) == ["retry.max_age: must be at most 100 years (36500d)"], "\(value)")
