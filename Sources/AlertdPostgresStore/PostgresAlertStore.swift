@@ -52,7 +52,9 @@ public final class PostgresAlertStore: AlertStore {
             try Self.migrate(setup, redactedURL: redacted)
             let listenerName = Self.listenerName(node)
             namesakes = Int(try setup.withLock { conn throws(PostgresError) in
-                try conn.scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", [.text(listenerName)])
+                // Of this database only: a node of the same name on another database of the server shares nothing.
+                try conn.scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()",
+                                [.text(listenerName)])
             } ?? 0)
             let writeConnection = try PostgresConnection(url: url, redactedURL: redacted) { conn throws(PostgresError) in
                 // The server's default may be off; a 202 promises the commit is on disk.

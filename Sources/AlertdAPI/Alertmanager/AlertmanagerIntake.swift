@@ -135,8 +135,10 @@ package struct AlertmanagerIntake: Sendable {
         let shown = outcome.problems.prefix(5).joined(separator: "; ")
         let more = outcome.problems.count > 5 ? "; and \(outcome.problems.count - 5) more" : ""
         let list = shown + more
-        var error = APIError(status: 400, code: "invalid_alert",
-                             message: "\(outcome.problems.count) of \(total) alerts were refused (the others were taken): \(list)\(list.hasSuffix(".") ? "" : ".")")
+        let count = outcome.problems.count
+        let what = count >= total ? (total == 1 ? "The alert was refused" : "All \(total) alerts were refused")
+            : "\(count) of \(total) alerts were refused (the others were taken)"
+        var error = APIError(status: 400, code: "invalid_alert", message: "\(what): \(list)\(list.hasSuffix(".") ? "" : ".")")
         error.refusedSubmissions = outcome.problems.count
         return error
     }

@@ -331,7 +331,11 @@ public actor Dispatcher: Service {
     /// How long a claim may stand with no running delivery behind it before
     /// it is released; checked a few times per lease.
     private var claimLease: Duration
-    private var lastLeaseCheck = ContinuousClock.now
+    /// Long ago, so the loop's first turn checks before anything is
+    /// claimed: a shared store learns this node's lease before another
+    /// node judges a claim of its (by its own shorter lease until then, it
+    /// sent a just-started node's running deliveries again).
+    private var lastLeaseCheck = ContinuousClock.now - .seconds(86_400)
     /// When the last lease check on a shared store failed: for a lease
     /// after it, claims are renewed but none released (``releaseStaleClaims()``).
     private var leaseCheckFailedAt: ContinuousClock.Instant?

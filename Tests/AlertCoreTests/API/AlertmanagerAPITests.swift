@@ -164,6 +164,10 @@ import Testing
         #expect(text.contains("bad-name"))
         #expect(try await openAlerts().map(\.spec.title) == ["Good"])
         #expect(message(await post("/api/v2/alerts", "{}")) != nil)
+        // None taken: it says so, not "the others were taken".
+        let none = try #require(message(await post("/api/v2/alerts", #"[{"labels": {}}, 3]"#)))
+        #expect(none.hasPrefix("All 2 alerts were refused: ") && !none.contains("others"), "\(none)")
+        #expect(message(await post("/api/v2/alerts", "[3]"))?.hasPrefix("The alert was refused: ") == true)
         // The refused label set is quoted back with what would act on a terminal spelled out, in one sentence.
         let bidi = try #require(message(await post("/api/v2/alerts", #"[{"labels": {"alertname": "x", "v": "a\u202eb\u001b[2J"}}]"#)))
         #expect(bidi.contains(#"v="a<U+202E>b<U+001B>[2J""#), "\(bidi)")

@@ -522,6 +522,23 @@ actor OutagePresenter: AlertPresenter {
         try await releaseAndFinish(store, dispatcher, run, sentBy: hook, ids: ids, maxConcurrency: 2)
     }
 
+    /// A dispatcher gives the store its lease before it claims anything: a
+    /// shared store keeps it for the other nodes to judge this one's claims
+    /// by. At a quarter of a 60 s lease, a node just started was judged by
+    /// the others' shorter lease for 15 s and its running deliveries sent again.
+    @Test func theFirstLeaseCheckComesBeforeAnyClaim() async throws {
+        let store = HeldSettleStore(held: false, shared: true)
+        let hook = ScriptedPresenter(name: "hook")
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: hook, maxConcurrency: 1)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20), claimLease: .seconds(60))
+        let started = ContinuousClock.now
+        let run = Task { await dispatcher.run() }
+        try await waitUntil(.seconds(3)) { store.leaseChecks.withLock { !$0.isEmpty } }
+        #expect(store.leaseChecks.withLock { $0.first.map { $0.at - started < .seconds(3) } } == true)
+        run.cancel()
+        await run.value
+    }
+
     /// While a shared store is out of reach no node renews its claims: once
     /// it is back, each gets a lease to renew before any claim is released.
     /// Released at once, other nodes' running deliveries were sent again.

@@ -88,6 +88,21 @@ import Testing
         #expect(try await b.claimDueDeliveries(now: t0.addingTimeInterval(62), capacity: Self.hook, orphanLimit: 0).map(\.delivery.id) == [id])
     }
 
+    /// A second node with the first one's name is noticed on the same
+    /// database, and not on another database of the same server.
+    @Test func aNamesakeIsLookedForOnTheSameDatabaseOnly() throws {
+        let server = try PostgresServer.shared()
+        let (url, other) = (try server.makeDatabase(), try server.makeDatabase())
+        let first = try PostgresAlertStore(url: url, node: "twin", readers: 1)
+        defer { first.close() }
+        let elsewhere = try PostgresAlertStore(url: other, node: "twin", readers: 1)
+        defer { elsewhere.close() }
+        #expect(elsewhere.namesakes == 0)
+        let same = try PostgresAlertStore(url: url, node: "twin", readers: 1)
+        defer { same.close() }
+        #expect(same.namesakes > 0)
+    }
+
     @Test func aLateFailureOfALapsedClaimLeavesAnotherNodesClaimAlone() async throws {
         let (_, a, b) = try twoNodes()
         defer { a.close(); b.close() }
