@@ -41,6 +41,8 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Streaming: the reader fell ``HTTPClient/maxUnreadChunks`` behind.
     private var readerBehind = false
     private var policyRefusal: String?
+    /// How long a kept connection may have been idle and still carry a request.
+    static let keptConnectionMaxIdleSeconds = 4
     /// How many times libcurl was about to send the request (the prereq callback).
     private var sends = 0
     /// libcurl was about to send the request a second time, and was stopped.
@@ -152,6 +154,11 @@ package final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, profile.connectTimeoutMilliseconds)
         try easy.set(CURLOPT_TIMEOUT_MS, profile.timeoutMilliseconds)
+        // A kept connection idle this long is not taken again: a request sent
+        // on one as its server closes it fails (it is not sent again, see the
+        // prereq callback), and Node's and Apache's servers close theirs
+        // after 5 s. libcurl's own limit is 118 s.
+        try easy.set(CURLOPT_MAXAGE_CONN, Self.keptConnectionMaxIdleSeconds)
         if let path = profile.unixSocketPath { try easy.set(CURLOPT_UNIX_SOCKET_PATH, path) }
         // With no proxy in the environment, saying so spares libcurl its
         // look there on every transfer; one named still applies (a confined

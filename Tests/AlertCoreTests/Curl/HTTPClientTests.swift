@@ -474,6 +474,26 @@ import Testing
         #expect(try await client.send(HTTPClientRequest(url: base + "/ok/after")).status == 200)
     }
 
+    /// A kept connection idle past a few seconds is not taken again: many
+    /// servers (Node's, Apache's) close theirs after 5 s, and a request sent
+    /// as one closes fails its attempt. One idle a second is taken again.
+    @Test func aConnectionIdleForLongIsNotTakenAgain() async throws {
+        let (server, base) = try startLoopbackServer { _ in .text("ok") }
+        defer { Task { await server.stop() } }
+        let client = HTTPClient()
+        let ports = LocalPorts()
+        func send() async throws -> [Int] {
+            #expect(try await client.send(HTTPClientRequest(url: base + "/", connectPolicy: ports.policy)).status == 200)
+            return ports.taken()
+        }
+        let first = try await send()
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await send() == first, "a connection idle for a second is taken again")
+        try await Task.sleep(for: .seconds(CurlTransfer.keptConnectionMaxIdleSeconds + 1))
+        let later = try await send()
+        #expect(!later.isEmpty && later != first, "a connection idle past the limit was taken again")
+    }
+
     @Test func keepsItsConnectionsWithSeveralThreads() async throws {
         let (server, base) = try startLoopbackServer { _ in
             try? await Task.sleep(for: .milliseconds(20))
