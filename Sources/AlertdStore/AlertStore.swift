@@ -285,12 +285,3 @@ extension GroupStore {
         try await followRoutes(routes, rerouting: nil, now: now)
     }
 }
-
-extension DeliveryQueue {
-    /// ``releaseStaleClaims(claimedBefore:keeping:lease:now:)`` for a caller
-    /// whose lease is the window itself.
-    public func releaseStaleClaims(claimedBefore: Date, keeping: Set<DeliveryID>, now: Date) async throws(StoreError) -> Int {
-        let window = max(0, Int64((now.timeIntervalSince(claimedBefore) * 1000).rounded()))
-        return try await releaseStaleClaims(claimedBefore: claimedBefore, keeping: keeping, lease: .milliseconds(window), now: now)
-    }
-}

@@ -52,7 +52,7 @@ public final class FailedTokenThrottle: Sendable {
         guard let key else { return try attempt() }
         let outcome: Result<T, APIError> = windows.withLock { all in
             let now = Date()
-            if let w = all[key], w.failures >= Self.maxFailures, case let end = w.start.addingTimeInterval(Self.window), end > now {
+            if let end = Self.retryAt(all[key], now: now) {
                 let seconds = max(1, Int(end.timeIntervalSince(now).rounded(.up)))
                 var error = APIError(status: 429, code: code, message: message(seconds))
                 error.headers.set("Retry-After", String(seconds))
@@ -70,11 +70,13 @@ public final class FailedTokenThrottle: Sendable {
 
     /// When `address` (a ``key(for:)``) may try again; nil when it may now.
     public func retryAt(for address: String, now: Date = Date()) -> Date? {
-        windows.withLock { all in
-            guard let w = all[address], w.failures >= Self.maxFailures else { return nil }
-            let end = w.start.addingTimeInterval(Self.window)
-            return end > now ? end : nil
-        }
+        windows.withLock { Self.retryAt($0[address], now: now) }
+    }
+
+    private static func retryAt(_ w: Window?, now: Date) -> Date? {
+        guard let w, w.failures >= maxFailures else { return nil }
+        let end = w.start.addingTimeInterval(window)
+        return end > now ? end : nil
     }
 
     /// Counts a failed try from `address`.
