@@ -73,7 +73,7 @@ public struct AlertdCommand: CLICommand {
     /// describes, in one run; a typo no longer hides a missing secret file.
     private func check(_ context: CommandContext, log: Logger) async -> ExitCode {
         let (config, problems) = readConfiguration()
-        var lines = problems.map { "\(configPath ?? "<defaults>"): \($0)" }
+        var lines = problems.map { "\(configPath ?? "<defaults>"): \(Logfmt.printable($0))" }
         if let config {
             do throws(DaemonBuildError) {
                 _ = try await AlertDaemon.open(config, mode: .check, logger: log)

@@ -12,8 +12,7 @@ public enum Logfmt {
     public static func value(_ value: String) -> String {
         var needsQuotes = value.isEmpty, hides = false
         for scalar in value.unicodeScalars {
-            // Unicode's control characters (Cc) are exactly these two ranges: no table lookup.
-            if scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            if scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || isControl(scalar) {
                 needsQuotes = true
             } else if isHidden(scalar) {
                 needsQuotes = true
@@ -34,6 +33,34 @@ public enum Logfmt {
             }
         }
         return String(out)
+    }
+
+    /// `text` with its control characters and the characters ``value(_:)``
+    /// escapes written as escapes (`\n`, `\u202e`), without quotes: for
+    /// text a person reads on a terminal, one line of it, that quotes what
+    /// someone else wrote (a configuration's keys and values).
+    public static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) || isHidden($0) }) else {
+            return text
+        }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+            case _ where isControl(scalar) || isHidden(scalar):
+                let hex = String(scalar.value, radix: 16)
+                out.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// Unicode's control characters (Cc) are exactly these two ranges: no table lookup.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The marks and embeddings that reorder text (Unicode's Bidi_Control),

@@ -1,3 +1,5 @@
+import AlertdLogging
+
 /// A configuration that cannot be used, with every problem found, each
 /// prefixed by where it is (`routes[2].presenters[0]: no presenter named "opz"`).
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -9,7 +11,10 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         self.problems = problems
     }
 
+    /// One line a problem, for a terminal: a key or value that holds a
+    /// newline or a bidirectional control is shown escaped, so each problem
+    /// stays one line and reads in its order.
     public var description: String {
-        problems.map { "\(source): \($0)" }.joined(separator: "\n")
+        problems.map { "\(source): \(Logfmt.printable($0))" }.joined(separator: "\n")
     }
 }

@@ -35,6 +35,25 @@ import Testing
         #expect(human.stderr.hasPrefix(config + ": "), "\(human.stderr)")
     }
 
+    /// A key or value holding a newline or a bidirectional control is shown
+    /// escaped at a terminal: one problem, one line, in reading order.
+    @Test func aProblemQuotingControlCharactersStaysOneLine() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"{"bo\ngus": 1, "default_route": {"presenters": ["c\nd"]}, "routes": [{"name": "r\u202eq", "presenters": []}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let checked = try await check(config, stateDir: dir.path + "/state")
+        let started = try await TestBinaries.run(try TestBinaries.path(of: "alertd"),
+                                                 ["--config", config, "--state-dir", dir.path + "/state", "--log-format", "human"])
+        for result in [checked, started] {
+            #expect(result.exitCode == 65)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 4 && lines.allSatisfy { $0.hasPrefix(config + ": ") }, "\(result.stderr)")
+            #expect(result.stderr.contains(#"bo\ngus: unknown key"#) && result.stderr.contains(#""c\nd""#), "\(result.stderr)")
+            #expect(result.stderr.contains(#"r\u202eq"#) && !result.stderr.unicodeScalars.contains("\u{202E}"), "\(result.stderr)")
+        }
+    }
+
     @Test func aCheckCreatesNothingAndBindsNothing() async throws {
         let dir = TemporaryDirectory()
         let config = dir.path + "/alertd.json"
