@@ -24,4 +24,21 @@ public struct AlertSpecLimits: Sendable, Equatable {
 
     /// The limits used when nothing else is configured.
     public static let `default` = AlertSpecLimits()
+
+    /// How far the daemon's configuration may set the three limits it
+    /// takes (`limits.max_labels`, `max_title_length`, `max_message_length`).
+    public static let configurableLabels = 0...1_000
+    public static let configurableTitleLength = 1...10_000
+    public static let configurableMessageLength = 1...1_000_000
+
+    /// The defaults, with the configurable limits at their widest: what a
+    /// client checks before sending, since only the daemon knows its own
+    /// (it answers 422 with the same problems when an alert passes these).
+    public static let widestConfigurable: AlertSpecLimits = {
+        var l = AlertSpecLimits()
+        l.maxLabels = configurableLabels.upperBound
+        l.maxTitleLength = configurableTitleLength.upperBound
+        l.maxMessageLength = configurableMessageLength.upperBound
+        return l
+    }()
 }

@@ -12,6 +12,7 @@ public struct SendCommand: CLICommand {
         abstract: "Send an alert to alertd and print its id.",
         discussion: """
             Checks the alert first, as 'validate' does: an invalid alert is not sent. \
+            A title, message or label count past the default limits is left to alertd, whose 'limits' may allow it. \
             Prints the new alert's id, or with --json alertd's answer ({"id", "state", "deduplicated"}). \
             When an open alert has the same dedup key, the alert is folded into it and its id is printed.
 
@@ -60,7 +61,8 @@ public struct SendCommand: CLICommand {
 
     public func run(_ context: CommandContext) async -> ExitCode {
         let spec: AlertSpec
-        switch composition.build(context: context) {
+        // The daemon's `limits` may be wider than the defaults: it judges those itself.
+        switch composition.build(context: context, limits: .widestConfigurable) {
         case .success(let built): spec = built
         case .failure(let errors):
             return errors.report(context, json: json)

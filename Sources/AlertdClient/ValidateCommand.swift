@@ -7,7 +7,9 @@ public struct ValidateCommand: CLICommand {
     public static let configuration = CommandConfiguration(
         name: "validate",
         abstract: "Check an alert without sending it, and print it as JSON.",
-        discussion: "Prints the alert as the daemon would accept it and exits 0, or prints every problem and exits 65.",
+        discussion: "Prints the alert as the daemon would accept it and exits 0, or prints every problem and exits 65. "
+            + "Lengths are checked against the default limits (title 200, message 8192, 64 labels); a daemon's `limits` may allow more, "
+            + "and `send` leaves those three to the daemon.",
         options: AlertCompositionOptions.options + [
             .flag("json", help: "Print problems as JSON on standard output, in the HTTP API's error format."),
         ])

@@ -145,9 +145,9 @@ extension DaemonConfiguration {
                                  allowed: ["max_body_bytes", "max_batch", "max_labels", "max_title_length", "max_message_length"]) {
             if let n = r.int(limits, "max_body_bytes", at: "limits", range: 1_024...(64 << 20)) { config.limits.maxBodyBytes = n }
             if let n = r.int(limits, "max_batch", at: "limits", range: 1...10_000) { config.limits.maxBatch = n }
-            if let n = r.int(limits, "max_labels", at: "limits", range: 0...1_000) { config.limits.alert.maxLabels = n }
-            if let n = r.int(limits, "max_title_length", at: "limits", range: 1...10_000) { config.limits.alert.maxTitleLength = n }
-            if let n = r.int(limits, "max_message_length", at: "limits", range: 1...1_000_000) { config.limits.alert.maxMessageLength = n }
+            if let n = r.int(limits, "max_labels", at: "limits", range: AlertSpecLimits.configurableLabels) { config.limits.alert.maxLabels = n }
+            if let n = r.int(limits, "max_title_length", at: "limits", range: AlertSpecLimits.configurableTitleLength) { config.limits.alert.maxTitleLength = n }
+            if let n = r.int(limits, "max_message_length", at: "limits", range: AlertSpecLimits.configurableMessageLength) { config.limits.alert.maxMessageLength = n }
         }
         if let a = r.object(top["actions"], at: "actions",
                             allowed: ["allow", "secret", "secret_file", "connect_timeout", "timeout", "max_concurrency", "link_lifetime"]) {

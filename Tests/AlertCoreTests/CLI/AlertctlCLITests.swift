@@ -154,7 +154,9 @@ import Testing
             OVERVIEW: Check an alert without sending it, and print it as JSON.
 
             Prints the alert as the daemon would accept it and exits 0, or prints every
-            problem and exits 65.
+            problem and exits 65. Lengths are checked against the default limits (title 200,
+            message 8192, 64 labels); a daemon's `limits` may allow more, and `send` leaves
+            those three to the daemon.
 
             USAGE: alertctl validate [--title <title>] [--message <message>]
                                      [--severity <severity>] [--label <name=value> ...]

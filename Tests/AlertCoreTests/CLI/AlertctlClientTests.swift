@@ -140,6 +140,26 @@ import Testing
         #expect((stored["alerts"] as? [Any])?.isEmpty == true)
     }
 
+    /// A daemon whose limits are wider than the defaults takes what they
+    /// allow from alertctl too; past its own limits it refuses, as before.
+    @Test func aDaemonsRaisedLimitsAreItsToJudge() async throws {
+        let daemon = try TestDaemon(config: ["limits": ["max_title_length": 300, "max_message_length": 20_000]])
+        try await daemon.start()
+        let title = String(repeating: "t", count: 250)
+        let message = String(repeating: "y", count: 9_000)
+        let sent = try await daemon.alertctl(["send", "--title", title, "--message", "-"], stdin: message)
+        #expect(sent.exitCode == 0, "\(sent.stderr)")
+        let shown = try Self.json(try await daemon.alertctl(["show", sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json"]).stdout)
+        #expect(((shown["spec"] as? [String: Any])?["title"] as? String)?.count == 250)
+
+        let tooLong = try await daemon.alertctl(["send", "--title", String(repeating: "t", count: 301)])
+        #expect(tooLong.exitCode == 65)
+        #expect(tooLong.stderr.contains("the limit is 300"), "\(tooLong.stderr)")
+        // Offline, the defaults are all alertctl knows.
+        let validated = try await TestBinaries.alertctl("validate", "--title", title)
+        #expect(validated.exitCode == 65 && validated.stderr.contains("the limit is 200"), "\(validated.stderr)")
+    }
+
     /// A login shell on a server has no `$RUNTIME_DIRECTORY`: alertctl
     /// then finds the packaged service's socket, unless its own default
     /// (in the working directory's `.alertd`) exists. The service's
