@@ -255,6 +255,13 @@ struct EmailPresenterTests {
             "url": "smtp://h", "from": "a@b", "to": ["c@d"], "username": "u", "password": "p",
         ]).0
         #expect(secure?.tls == .required)
+        // A login in the URL would be used under none of the password's rules: TLS optional, the config readable.
+        for url in ["smtp://alertd:PASS@h:25", "smtps://alertd@h"] {
+            #expect(read(["url": url, "from": "a@b", "to": ["c@d"]]) == [
+                "presenters.p.url: must not hold a login (user@ or user:password@); give username, and password_file, "
+                    + "with which TLS is required by default",
+            ])
+        }
     }
 }
 

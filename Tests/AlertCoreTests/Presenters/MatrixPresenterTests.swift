@@ -97,11 +97,14 @@ import Testing
             ServiceFixtures.json(429, #"{"errcode": "M_LIMIT_EXCEEDED", "error": "Too many requests", "retry_after_ms": 2500}"#),
             ServiceFixtures.json(403, #"{"errcode": "M_FORBIDDEN", "error": "User @bot:example.org not in room"}"#),
             ServiceFixtures.json(401, #"{"errcode": "M_UNKNOWN_TOKEN"}"#),
+            // A server that quotes the token it refused: the reason is shown in `last_error` and the log.
+            ServiceFixtures.json(401, #"{"errcode": "M_UNKNOWN_TOKEN", "error": "Invalid access token passed: syt_SECRET"}"#),
         ])
         #expect(outcomes == [
             .retryableFailure(reason: "HTTP 429 from \(target): Too many requests", retryAfter: .milliseconds(2_500)),
             .permanentFailure(reason: "HTTP 403 from \(target): User @bot:example.org not in room"),
             .permanentFailure(reason: "HTTP 401 from \(target): M_UNKNOWN_TOKEN"),
+            .permanentFailure(reason: "HTTP 401 from \(target): Invalid access token passed: ***"),
         ])
         #expect(J(receiver.received.first?.json)["msgtype"].string == "m.notice")
     }

@@ -26,7 +26,8 @@ import Testing
             let payload = body["payload"]
             let summary = payload["summary"].string ?? ""
             if summary.isEmpty || summary.count > 1_024 { problems.append("summary length") }
-            if (payload["source"].string ?? "").isEmpty { problems.append("source is required") }
+            // "'payload.source' is missing or blank".
+            if !(payload["source"].string ?? "").contains(where: { !$0.isWhitespace }) { problems.append("source is missing or blank") }
             if !["critical", "error", "warning", "info"].contains(payload["severity"].string ?? "") { problems.append("severity") }
             for link in body["links"].array.map(J.init) where link["href"].string == nil { problems.append("link without href") }
             return problems
@@ -73,6 +74,37 @@ import Testing
             #expect(got.problems.isEmpty, "\(got.problems)")
             #expect(J(got.json)["payload"]["custom_details"]["message"].string?.hasSuffix(TextLimit.bodyMarker) == true)
         }
+    }
+
+    /// An empty `host` label (a group by host gives alerts without one
+    /// that) is no source: PagerDuty would refuse the event for good.
+    @Test func aBlankHostLabelIsNoSource() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        for host in ["", "  "] {
+            #expect(await p.present(try ServiceFixtures.alert(labels: ["host": host]), delivery: ServiceFixtures.delivery) == .delivered)
+            let got = try #require(receiver.received.last)
+            #expect(got.problems.isEmpty, "\(got.problems)")
+            #expect(J(got.json)["payload"]["source"].string == "alertd")
+        }
+    }
+
+    /// With `limits.max_labels` raised, long labels beside a long message
+    /// made an event past 512 KB; labels past their share are left out, and
+    /// counted.
+    @Test func manyLongLabelsAreCutToKeepTheEventWithinPagerDutysLimit() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        let labels = Dictionary(uniqueKeysWithValues: (0..<64).map { (String(format: "l%02d", $0), String(repeating: "😀", count: 1_024)) })
+        let alert = try ServiceFixtures.alert(message: String(repeating: "€", count: 200_000), labels: labels)
+        #expect(await p.present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        let got = try #require(receiver.received.last)
+        #expect(got.problems.isEmpty, "\(got.problems)")
+        let details = J(got.json)["payload"]["custom_details"]
+        let kept = details["labels"].object.count
+        #expect(kept > 40 && kept < 64, "\(kept)")
+        #expect(details["labels_omitted"].int == 64 - kept)
+        #expect(details["labels"]["l00"].string != nil && details["labels"]["l63"].string == nil, "name order")
     }
 
     @Test func answersAreJudged() async throws {

@@ -81,6 +81,12 @@ public struct EmailPresenterConfiguration: PresenterConfiguration {
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         url = reader.url(object, "url", at: path, schemes: ["smtp", "smtps"], required: true,
                          need: "the mail server, e.g. smtp://mail.example.com:587") ?? ""
+        // libcurl logs in with a URL's user info, under none of the rules
+        // for `password` (TLS required by default, a private file).
+        if URLRedaction.redactingUserInfo(url) != url {
+            reader.problem(reader.join(path, "url"), "must not hold a login (user@ or user:password@); give username, and password_file, "
+                           + "with which TLS is required by default")
+        }
         if let text = reader.string(object, "from", at: path) {
             if let box = Mailbox(parsing: text) { from = box } else { reader.problem(reader.join(path, "from"), Self.addressProblem(text)) }
         } else if object["from"] == nil {

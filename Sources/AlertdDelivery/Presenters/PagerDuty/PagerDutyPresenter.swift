@@ -35,6 +35,10 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
         /// half. With `limits.max_message_length` raised, a message of 200,000
         /// euro signs made a 600 kB event.
         static let messageJSONBytes = 256 * 1_024
+        /// The labels, as written in the JSON, get 192 KB of the other
+        /// half: with `limits.max_labels` raised, 64 labels of 1,024 emoji
+        /// each made an event of 525 kB beside the capped message.
+        static let labelsJSONBytes = 192 * 1_024
     }
 
     /// The integration's routing key (Events API v2).
@@ -70,7 +74,10 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
         let d = AlertDigest(alert, delivery: delivery)
         let dedupKey = TextLimit.truncate(d.id, to: Limit.dedupKey, marker: "")
         if d.followUp != nil { return resolve(dedupKey, secrets: secrets) }
-        var details: [String: Any] = ["alert_id": d.id, "labels": alert.spec.labels]
+        var details: [String: Any] = ["alert_id": d.id]
+        let (labels, omitted) = Self.labels(alert.spec.labels, within: Limit.labelsJSONBytes)
+        details["labels"] = labels
+        if omitted > 0 { details["labels_omitted"] = omitted }
         if let message = d.message {
             details["message"] = TextLimit.truncate(message, to: Limit.messageJSONBytes, in: .json, marker: TextLimit.bodyMarker)
         }
@@ -104,6 +111,19 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
                        secrets: secrets)
     }
 
+    /// The labels in name order while their JSON fits in `budget` bytes,
+    /// and how many did not fit.
+    static func labels(_ labels: [String: String], within budget: Int) -> (kept: [String: String], omitted: Int) {
+        var kept: [String: String] = [:], used = 0
+        for (name, value) in labels.sorted(by: { $0.key < $1.key }) {
+            // `"name":"value",`
+            used += JSONObject.escapedLength(name) + JSONObject.escapedLength(value) + 6
+            guard used <= budget else { break }
+            kept[name] = value
+        }
+        return (kept, labels.count - kept.count)
+    }
+
     /// https://developer.pagerduty.com/docs/events-api-v2/trigger-events/.
     private func trigger(
         _ dedupKey: String, summary: String, source fallback: String?, severity: Severity, timestamp: String, details: [String: Any],
@@ -116,7 +136,10 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
             "client": "alertd",
             "payload": [
                 "summary": TextLimit.truncate(summary, to: Limit.summary),
-                "source": TextLimit.truncate(source ?? fallback ?? "alertd", to: Limit.source),
+                // PagerDuty refuses a blank source (400, for good): an empty
+                // `host` label, as a group by host gives alerts without one, is no host.
+                "source": TextLimit.truncate(source ?? fallback.flatMap { $0.contains { !$0.isWhitespace } ? $0 : nil } ?? "alertd",
+                                             to: Limit.source),
                 // alertd's severities are PagerDuty's, name for name.
                 "severity": severity.on(info: "info", warning: "warning", error: "error", critical: "critical"),
                 "timestamp": timestamp,

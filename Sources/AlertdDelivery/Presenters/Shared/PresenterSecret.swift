@@ -118,4 +118,15 @@ public struct PresenterSecrets: Sendable, Equatable {
     }
 
     public subscript(key: String) -> String? { values[key] }
+
+    /// `text` with each secret's value in it replaced by `***`: a service
+    /// may quote a token it refused (`invalid_auth xoxb-…`, Matrix's
+    /// "Invalid access token passed: syt_…"), and its words are shown in
+    /// `last_error`, events and the log.
+    public func hidden(in text: String) -> String {
+        // Longest first: one secret may hold another. Four characters at
+        // least: shorter ones would blank out ordinary words, and are no secret.
+        values.values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+            .reduce(text) { $0.replacing($1, with: "***") }
+    }
 }

@@ -55,11 +55,13 @@ public struct HTTPServiceAnswers: Sendable {
     }
 
     /// Judges an answer. `service` and the URL's origin name it in the
-    /// reason; the rest of the URL is left out, as it may be a credential.
-    public func outcome(for response: HTTPClientResponse, service: String, url: String, now: Date) -> PresentationOutcome {
+    /// reason; the rest of the URL is left out, as it may be a credential,
+    /// and so is any of `secrets` the service's words quote.
+    public func outcome(for response: HTTPClientResponse, service: String, url: String, now: Date,
+                        hiding secrets: PresenterSecrets = PresenterSecrets()) -> PresentationOutcome {
         let ok = (200...299).contains(response.status)
         if ok, let okFlag, let json = try? StrictJSON.parse(response.body), Self.value(at: okFlag.path, in: json) as? Bool == false {
-            let code = errorText(response.body, url: url) ?? "no error code"
+            let code = errorText(response.body, url: url, hiding: secrets) ?? "no error code"
             let reason = "\(Self.target(service: service, url: url)) refused the call: \(code)"
             return okFlag.retryable.contains(code) ? .retryableFailure(reason: reason, retryAfter: retryAfter(response, now: now))
                 : .permanentFailure(reason: reason)
@@ -67,7 +69,7 @@ public struct HTTPServiceAnswers: Sendable {
         return HTTPOutcome.judge(
             status: response.status, target: Self.target(service: service, url: url),
             location: response.headers["Location"].map(URLRedaction.origin),
-            detail: ok ? nil : errorText(response.body, url: url),
+            detail: ok ? nil : errorText(response.body, url: url, hiding: secrets),
             retryAfter: ok ? nil : retryAfter(response, now: now))
     }
 
@@ -99,10 +101,10 @@ public struct HTTPServiceAnswers: Sendable {
     }
 
     /// What the service said went wrong, one line, shortened; with nothing
-    /// of `url` past its origin (see ``URLRedaction/hidingPathAndQuery(of:in:)``)
-    /// and no character the text rules refuse, since it is shown in the API,
-    /// events, logs and on terminals as alertd's own words are.
-    func errorText(_ body: Data, url: String) -> String? {
+    /// of `url` past its origin (see ``URLRedaction/hidingPathAndQuery(of:in:)``),
+    /// none of `secrets`, and no character the text rules refuse, since it
+    /// is shown in the API, events, logs and on terminals as alertd's own words are.
+    func errorText(_ body: Data, url: String, hiding secrets: PresenterSecrets = PresenterSecrets()) -> String? {
         let text: String?
         if let json = try? StrictJSON.parse(body) {
             text = errorPaths.lazy.compactMap { Self.value(at: $0, in: json).flatMap(Self.describe) }.first
@@ -111,7 +113,7 @@ public struct HTTPServiceAnswers: Sendable {
         }
         guard let text = text?.trimmingWhitespace(), !text.isEmpty else { return nil }
         let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        let shown = TextPolicy.replacingRefused(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine), .line)
+        let shown = TextPolicy.replacingRefused(in: secrets.hidden(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine)), .line)
         return TextLimit.truncate(shown, to: Self.maxDetailLength, in: .characters)
     }
 

@@ -30,9 +30,10 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTT
     public func attempt(_ alert: Alert, delivery: DeliveryContext) -> HTTPAttempt {
         let built = configuration.request(for: alert, delivery: delivery, secrets: secrets)
         let now = self.now
+        let secrets = self.secrets
         return .send(request(built), on: client) { result in
             switch result {
-            case .success(let response): Self.outcome(for: response, url: built.url, now: now())
+            case .success(let response): Self.outcome(for: response, url: built.url, now: now(), hiding: secrets)
             case .failure(let error): Self.outcome(for: error, url: built.url)
             }
         }
@@ -50,7 +51,7 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTT
         } catch {
             return GroupPresentationOutcome(outcome: Self.outcome(for: error, url: built.url))
         }
-        let outcome = Self.outcome(for: response, url: built.url, now: now())
+        let outcome = Self.outcome(for: response, url: built.url, now: now(), hiding: secrets)
         guard outcome.isDelivered else { return GroupPresentationOutcome(outcome: outcome) }
         return GroupPresentationOutcome(outcome: outcome, thread: delivery.thread ?? Configuration.answers.thread(in: response))
     }
@@ -66,8 +67,8 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTT
             receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
     }
 
-    private static func outcome(for response: HTTPClientResponse, url: String, now: Date) -> PresentationOutcome {
-        Configuration.answers.outcome(for: response, service: Configuration.typeName, url: url, now: now)
+    private static func outcome(for response: HTTPClientResponse, url: String, now: Date, hiding secrets: PresenterSecrets) -> PresentationOutcome {
+        Configuration.answers.outcome(for: response, service: Configuration.typeName, url: url, now: now, hiding: secrets)
     }
 
     private static func outcome(for error: HTTPClientError, url: String) -> PresentationOutcome {
