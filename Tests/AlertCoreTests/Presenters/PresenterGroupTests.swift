@@ -270,6 +270,43 @@ extension MatrixPresenterTests {
         #expect(html.contains(">Drain</a>"))
         #expect(got[0].request.body.count < 65_536)
     }
+
+    /// Ten firing and ten closed alerts with long titles and labels full of
+    /// quotes (`&quot;` in the HTML) made an event of 88 kB, which a
+    /// homeserver refuses for good; the event is cut to fit.
+    @Test func aGroupOfLongQuotedAlertsStaysWithinTheEventLimit() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.threadContract)
+        let p = try presenter(receiver)
+        let quotes = String(repeating: "\"", count: 1_024)
+        func alert(_ i: Int) throws -> Alert {
+            var labels = ["alertname": "NodeDown", "gv": quotes + "\(i)"]
+            for x in 0..<20 { labels["x\(x)"] = quotes + "\(i)" }
+            let spec = try AlertSpec.Builder().title(String(repeating: "\"", count: 196) + "\(i)").labels(labels)
+                .confirm("Drain", handler: "https://ops.example/drain").build(limits: .permissive).get()
+            return Alert(spec: spec, at: Date(timeIntervalSince1970: 1_719_835_200 + Double(i)))
+        }
+        let firing = try (0..<25).map(alert)
+        let closed = try (25..<40).map { i in
+            var a = try alert(i)
+            a.state = .resolved
+            return a
+        }
+        let notification = AlertGroupNotification(
+            groupID: ServiceFixtures.groupID, route: "rack", groupLabels: [AlertLabel(name: "alertname", value: "NodeDown")], sequence: 2,
+            reason: .changed, firing: firing, newAlertIDs: [], closed: closed, actionLinks: [:], consoleURL: ServiceFixtures.consoleURL)
+        // Uncut, the text and the HTML alone are past the homeserver's limit.
+        let g = AlertGroupDigest(notification)
+        #expect(JSONObject.escapedLength(g.text(limit: 12_000)) + JSONObject.escapedLength(g.html(limit: 12_000)) > 65_536)
+        let outcome = await p.presentGroup(notification, delivery: ServiceFixtures.groupDelivery(2, thread: "$abc"))
+        #expect(outcome.outcome == .delivered)
+        let got = try #require(receiver.received.last)
+        #expect(got.problems.isEmpty, "\(got.problems)")
+        #expect(got.request.body.count <= 65_536, "\(got.request.body.count)")
+        let body = try #require(J(got.json)["body"].string), html = try #require(J(got.json)["formatted_body"].string)
+        #expect(body.hasPrefix("[FIRING:25] alertname=NodeDown"))
+        #expect(html.hasPrefix("[FIRING:25] alertname=NodeDown<br>") && html.contains("&quot;") && html.hasSuffix("<br>… (truncated)"),
+                "\(html.suffix(100))")
+    }
 }
 
 // MARK: PagerDuty

@@ -30,6 +30,12 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         /// A group's text and HTML each; measured in UTF-8, so twice this at
         /// worst once written as JSON.
         static let groupBytes = 12_000
+        /// A group's text and HTML together, written as JSON. ``groupBytes``
+        /// bounds only the list of alerts not shown: the ten shown firing
+        /// and ten closed are whole, and with long titles and labels full
+        /// of quotes (`&quot;` in the HTML) they made an event of 88 kB,
+        /// which a homeserver refuses for good (413 `M_TOO_LARGE`).
+        static let groupEventBytes = 60_000
     }
 
     /// The homeserver's client API base URL.
@@ -81,9 +87,7 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         var d = AlertDigest(alert, delivery: delivery.addressed(to: "matrix:\(room)"))
         // `limits.max_title_length` may allow 10,000 characters, and the title appears twice, once as HTML.
         d.title = TextLimit.truncate(d.title, to: Limit.titleBytes, in: .json)
-        let e = MarkupEscaping.html
-        // By scalars: "\r\n" is one Character, and replacing "\n" missed it.
-        let htmlLines = { (text: String) in e(text).replacing("\r\n", with: "\n").replacingScalars(["\n": "<br>", "\r": "<br>"]) }
+        let e = MarkupEscaping.html, htmlLines = Self.htmlLines
         var plain = [d.style.emoji + " " + d.heading]
         var html = ["<h4><font color=\"\(d.style.hexColour)\">\(d.style.emoji) \(e(d.style.label))</font> \(e(d.title))</h4>"]
         if d.followUp != nil {
@@ -126,8 +130,21 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
         if let thread = delivery.thread {
             relation = ["rel_type": "m.thread", "event_id": thread, "is_falling_back": true, "m.in_reply_to": ["event_id": thread]]
         }
-        return send(plain: g.text(limit: Limit.groupBytes), html: g.html(limit: Limit.groupBytes), relation: relation,
-                    delivery: delivery, secrets: secrets)
+        var plain = g.text(limit: Limit.groupBytes), html = g.html(limit: Limit.groupBytes)
+        if TextLimit.length(plain, .json) + TextLimit.length(html, .json) > Limit.groupEventBytes {
+            // Cut as text, and the HTML made from that text: an HTML list cut
+            // anywhere else would leave a tag or an entity open.
+            plain = TextLimit.truncate(plain, to: Limit.groupEventBytes / 3, in: .json, marker: TextLimit.bodyMarker)
+            html = TextLimit.truncate(plain, to: Limit.groupEventBytes * 2 / 3, in: .json, marker: Self.htmlLines(TextLimit.bodyMarker),
+                                      escape: Self.htmlLines)
+        }
+        return send(plain: plain, html: html, relation: relation, delivery: delivery, secrets: secrets)
+    }
+
+    /// Text as HTML, its line breaks kept.
+    static func htmlLines(_ text: String) -> String {
+        // By scalars: "\r\n" is one Character, and replacing "\n" missed it.
+        MarkupEscaping.html(text).replacing("\r\n", with: "\n").replacingScalars(["\n": "<br>", "\r": "<br>"])
     }
 
     /// The labels as lines and as an HTML list, each within
