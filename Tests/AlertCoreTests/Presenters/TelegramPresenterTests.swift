@@ -33,7 +33,10 @@ import Testing
             for row in body["reply_markup"]["inline_keyboard"].array {
                 for button in (row as? [Any] ?? []).map(J.init) {
                     if (button["text"].string ?? "").isEmpty { problems.append("button text") }
-                    if !(button["url"].string ?? "").hasPrefix("https://") { problems.append("button url") }
+                    let url = button["url"].string ?? ""
+                    if !url.hasPrefix("https://") && !url.hasPrefix("http://") { problems.append("button url") }
+                    // The Bot API answers BUTTON_URL_INVALID for a host without a dot.
+                    if URLComponents(string: url)?.host?.contains(".") != true { problems.append("BUTTON_URL_INVALID \(url)") }
                 }
             }
             return problems
@@ -61,6 +64,24 @@ import Testing
         #expect(keyboard[0]["text"].string == "Expand" && keyboard[0]["url"].string == ServiceFixtures.confirmLink)
         #expect(keyboard[1]["text"].string == "Ignore" && keyboard[1]["url"].string == ServiceFixtures.cancelLink)
         #expect(body["link_preview_options"]["is_disabled"].bool == true)
+    }
+
+    /// Links on a host without a dot (`public_url` on an internal name)
+    /// would have the Bot API refuse the message for good: they are written
+    /// in the text, and the others stay buttons.
+    @Test func linksTheBotAPIWouldRefuseAsButtonsAreWrittenInTheText() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let p = try presenter(receiver)
+        for base in ["http://alertd:9190", "http://localhost:9190", "http://[::1]:9190", "https://ops@alertd"] {
+            let link = base + "/v1/alerts/a1/actions/confirm?token=abc"
+            let delivery = DeliveryContext(deliveryID: "dlv-1.0", attempt: 1, actionLinks: [.confirm: link, .cancel: ServiceFixtures.cancelLink])
+            #expect(await p.present(try ServiceFixtures.alert(), delivery: delivery) == .delivered)
+            let got = try #require(receiver.received.last)
+            #expect(got.problems.isEmpty, "\(base): \(got.problems)")
+            let body = J(got.json)
+            #expect(body["text"].string?.hasSuffix("\n\nExpand: \(link.replacing("&", with: "&amp;"))") == true, "\(body["text"].string ?? "")")
+            #expect(body["reply_markup"]["inline_keyboard"][0].array.map { J($0)["text"].string } == ["Ignore"])
+        }
     }
 
     @Test func signedLinksNameTheChat() async throws {

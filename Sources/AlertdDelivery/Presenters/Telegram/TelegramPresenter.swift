@@ -65,11 +65,17 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         // Links signed for the chat: a decision by one records `telegram:<chat id>`.
         let digest = AlertDigest(alert, delivery: delivery.addressed(to: "telegram:\(chatID)"))
-        let text = digest.followUp != nil ? Self.followUpHTML(digest) : Self.html(digest)
+        // The Bot API refuses the whole message (400 BUTTON_URL_INVALID, for
+        // good) for a button whose host has no dot: `public_url` on an
+        // internal name (http://alertd:9190) or localhost. Those links are
+        // written in the text instead.
+        let linked = digest.linkedActions
+        let buttoned = linked.filter { Self.hostHasDot($0.link) }, written = linked.filter { !Self.hostHasDot($0.link) }
+        let text = digest.followUp != nil ? Self.followUpHTML(digest) : Self.html(digest, writtenLinks: written.map { ($0.label, $0.link) })
         var json: [String: Any] = [
             "chat_id": chatID, "text": text, "parse_mode": "HTML", "link_preview_options": ["is_disabled": true],
         ]
-        let buttons = digest.linkedActions.map { ["text": TextLimit.truncate($0.label, to: Limit.buttonText), "url": $0.link] }
+        let buttons = buttoned.map { ["text": TextLimit.truncate($0.label, to: Limit.buttonText), "url": $0.link] }
         if !buttons.isEmpty { json["reply_markup"] = ["inline_keyboard": [buttons]] }
         return HTTPServiceRequest(url: HTTPServiceRequest.url(apiURL, "/bot\(secrets["token"] ?? "")/sendMessage"), json: json)
     }
@@ -85,7 +91,17 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
         return "<b>\(e(headline))</b>\n\n\(details)"
     }
 
-    static func html(_ d: AlertDigest) -> String {
+    /// Whether `url`'s host holds a dot, as the Bot API wants of a button's.
+    static func hostHasDot(_ url: String) -> Bool {
+        guard let start = url.firstRange(of: "://")?.upperBound else { return false }
+        let authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        // An IPv6 literal's colons are not a port's.
+        let host = hostAndPort.hasPrefix("[") ? hostAndPort : hostAndPort.prefix { $0 != ":" }
+        return host.contains(".")
+    }
+
+    static func html(_ d: AlertDigest, writtenLinks: [(label: String, link: String)] = []) -> String {
         let e = MarkupEscaping.html
         let heading = TextLimit.truncate("\(d.style.emoji) \(d.title)", to: 256)
         var shown = heading.utf16.count
@@ -104,7 +120,8 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
             labels.append("<b>\(e(name))</b>: \(e(value))")
         }
         let hints = d.actions.filter { $0.link == nil }.map { "\($0.label): alertctl \($0.kind.rawValue) \(d.id)" }
-        shown += hints.reduce(0) { $0 + $1.utf16.count + 1 }
+        let links = writtenLinks.map { "\($0.label): \($0.link)" }
+        shown += (hints + links).reduce(0) { $0 + $1.utf16.count + 1 }
         var parts = ["<b>\(e(heading))</b>"]
         if let message = d.message {
             // Measured escaped, which is never shorter than what shows.
@@ -112,6 +129,7 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
         }
         if !labels.isEmpty { parts.append(labels.joined(separator: "\n")) }
         if !hints.isEmpty { parts.append(hints.map { "<code>\(e($0))</code>" }.joined(separator: "\n")) }
+        if !links.isEmpty { parts.append(links.map(e).joined(separator: "\n")) }
         return parts.joined(separator: "\n\n")
     }
 }
