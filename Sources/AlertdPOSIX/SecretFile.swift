@@ -84,7 +84,7 @@ public struct SecretFileError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String {
         let mode = permissions.map { " (mode \(FileMode.octal($0)))" } ?? ""
         return switch problem {
-        case .missing: "the secret file \(path) does not exist; create it or fix the path"
+        case .missing: "the secret file \(path) does not exist\(Self.base(of: path)); create it or fix the path"
         case .unreadable: "cannot read the secret file \(path); check that it exists and that this user may read it"
         case .empty: "the secret file \(path) is empty"
         case .tooLarge: "the secret file \(path) is larger than 1 MiB; point at the file holding only the secret"
@@ -97,4 +97,11 @@ public struct SecretFileError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String { message }
+
+    /// Where a relative path was looked for: under systemd the working
+    /// directory is `/`, not the one the path was written in.
+    private static func base(of path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = CurrentProcess.workingDirectory else { return "" }
+        return " (looked for in the working directory, \(cwd))"
+    }
 }

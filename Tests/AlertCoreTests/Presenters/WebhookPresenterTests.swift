@@ -38,6 +38,24 @@ import Testing
             client: client)
     }
 
+    /// A relative `secret_file` is in the state directory, as every other
+    /// presenter's `*_file`; one that is missing says where it was looked for.
+    @Test func aRelativeSecretFileIsInTheStateDirectory() throws {
+        let dir = TemporaryDirectory()
+        try writeSecretFile(Self.secret + "\n", to: dir.path + "/hook.secret")
+        let configuration = try ServiceFixtures.configuration(WebhookPresenterConfiguration.self,
+                                                              ["url": "http://127.0.0.1:9/x", "secret_file": "hook.secret"])
+        let context = PresenterContext(httpClient: client, stateDirectory: dir.path)
+        #expect(throws: Never.self) { try configuration.makePresenter(name: "h", context: context) }
+        #expect(throws: PresenterSetupError("the secret file \(dir.path)/elsewhere.secret does not exist; create it or fix the path")) {
+            try ServiceFixtures.configuration(WebhookPresenterConfiguration.self, ["url": "http://127.0.0.1:9/x", "secret_file": "elsewhere.secret"])
+                .makePresenter(name: "h", context: context)
+        }
+        let cwd = try #require(CurrentProcess.workingDirectory)
+        #expect(SecretFileError(path: "x.secret", problem: .missing).message
+            == "the secret file x.secret does not exist (looked for in the working directory, \(cwd)); create it or fix the path")
+    }
+
     @Test func signatureMatchesTheSpecsWorkedExample() throws {
         let signer = try StandardWebhookSigner(secret: Self.secret)
         let body = Data(#"{"test": 2432232314}"#.utf8)

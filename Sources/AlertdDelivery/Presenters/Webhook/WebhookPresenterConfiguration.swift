@@ -110,7 +110,8 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     public func makePresenter(name: String, context: PresenterContext) throws(PresenterSetupError) -> any AlertPresenter {
         var c = self
         do {
-            if let secretFile { c.secret = try SecretFile.read(secretFile) }
+            // Relative to the state directory, as every presenter's `*_file` is.
+            if let secretFile { c.secret = try SecretFile.read(context.resolve(secretFile)) }
             return try WebhookPresenter(name: name, configuration: c, client: context.httpClient)
         } catch let error as SecretFileError {
             throw PresenterSetupError(error.message)
