@@ -24,4 +24,20 @@ extension DaemonConfiguration {
         }
         return listeners
     }
+
+    /// Why the Unix socket cannot be bound where configured, when its
+    /// directory does not exist: alertd creates only the state directory
+    /// (and systemd `$RUNTIME_DIRECTORY`), so a start would fail at bind,
+    /// and `--check-config` says so first.
+    public func socketDirectoryProblem(environment: [String: String] = CurrentProcess.environment) -> String? {
+        guard api.activatedListeners.unixSocket == nil else { return nil }
+        let path = resolvedSocketPath(environment: environment)
+        let directory = Directory.parent(of: path)
+        func standardized(_ p: String) -> String { URL(fileURLWithPath: p.isEmpty ? "." : p).standardizedFileURL.path }
+        guard standardized(directory) != standardized(stateDirectory), case .failure = FileStatus.of(directory.isEmpty ? "." : directory) else {
+            return nil
+        }
+        return "The socket's directory \(directory) does not exist, and alertd creates only the state directory: create it for the user "
+            + "alertd runs as (under systemd, RuntimeDirectory= makes /run/alertd), or change api.socket (or --socket)."
+    }
 }

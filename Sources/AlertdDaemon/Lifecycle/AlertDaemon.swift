@@ -76,6 +76,7 @@ public final class AlertDaemon: Sendable {
         let auth = step { () throws(DaemonError) in try authenticator(config) }
         let presenters = step { () throws(DaemonError) in try PresenterFactory.make(config) }
         let settings = step { () throws(DaemonError) in try intakeSettings(config) }
+        if let problem = config.socketDirectoryProblem() { problems.append(DaemonError(code: .listener, message: problem)) }
         guard problems.isEmpty, let store, let links, let auth, let presenters, let settings else {
             throw DaemonBuildError(problems: problems)
         }

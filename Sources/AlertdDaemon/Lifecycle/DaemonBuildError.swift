@@ -18,13 +18,16 @@ public struct DaemonBuildError: Error, Sendable, CustomStringConvertible {
     /// How a start that met these problems exits: 75 when another alertd
     /// holds the state directory (a script may wait and retry), 73 when the
     /// state directory or the store cannot be created or written (a full
-    /// disk or an I/O error of SQLite's at the start included), else 1.
+    /// disk or an I/O error of SQLite's at the start included), 69 when a
+    /// listener cannot be bound (its socket's directory is missing), as a
+    /// failed bind exits, else 1.
     public var exitCode: ExitCode {
         let codes = Set(problems.map(\.code.rawValue))
         if codes.contains(DaemonError.Code.stateLocked.rawValue) { return .temporaryFailure }
         if codes.contains(DaemonError.Code.stateUnwritable.rawValue) || codes.contains(StoreError.Code.cannotOpen.rawValue) {
             return .cannotCreate
         }
+        if codes.contains(DaemonError.Code.listener.rawValue) { return .unavailable }
         return .failure
     }
 }
