@@ -145,7 +145,14 @@ public struct DecisionsAPI: Sendable {
         case 409: "Someone decided first; nothing was changed."
         default: "That did not work (HTTP \(status))."
         }
-        return Self.page(status: status, "<!doctype html><html><head><meta charset=\"utf-8\"><title>alertd</title></head><body><p>\(MarkupEscaping.html(text))</p></body></html>")
+        return Self.page(status: status, Self.head(title: "alertd") + "<body><p>\(MarkupEscaping.html(text))</p></body></html>")
+    }
+
+    /// A page's start. These pages are opened from chat and mail on
+    /// phones: without the viewport they were drawn at desktop width, tiny.
+    private static func head(title: String) -> String {
+        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            + "<title>\(MarkupEscaping.html(title))</title></head>"
     }
 
     /// GET on a link shows what it will do and a button that POSTs: link
@@ -156,7 +163,7 @@ public struct DecisionsAPI: Sendable {
         let alert = record.alert
         let label = alert.spec.action(action)?.label ?? action.rawValue
         let html = """
-            <!doctype html><html><head><meta charset="utf-8"><title>\(MarkupEscaping.html(alert.spec.title))</title></head><body>
+            \(Self.head(title: alert.spec.title))<body>
             <h1>\(MarkupEscaping.html(alert.spec.title))</h1><p>\(MarkupEscaping.html(alert.spec.message ?? ""))</p>
             <p>State: \(alert.state.rawValue)</p>\(recipient.map { "\n<p>This link was sent to \(MarkupEscaping.html($0)); deciding with it records that address.</p>" } ?? "")
             \(alert.state == .open ? "<form method=\"post\"><button type=\"submit\">\(MarkupEscaping.html(label))</button></form>" : "<p>Already decided.</p>")

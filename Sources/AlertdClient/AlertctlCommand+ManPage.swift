@@ -31,6 +31,8 @@ extension AlertctlCommand {
                 or a delivery that failed (`render`). `send --wait`: the alert was cancelled or resolved.
                 """),
             ManualPage.Item("2", "`send --wait`: the alert expired, or --timeout passed, before anyone decided."),
+            ManualPage.Item("3", "`send --wait`: an error from alertd (a refused token, a lost connection) left the decision unknown; "
+                + "1 is kept for a person's no. Whether the alert was sent, the message says."),
             ManualPage.Item("64", "Bad command-line usage: an unknown option, a missing value, a single-value option given twice, ..."),
             ManualPage.Item("65", "The alert is invalid."),
             ManualPage.Item("69", "alertd is unavailable: nothing answers at the socket or URL."),

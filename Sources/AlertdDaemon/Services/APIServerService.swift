@@ -19,7 +19,13 @@ package final class APIServerService: Service {
 
     package func start() throws(DaemonError) {
         do { try server.start() } catch {
-            throw DaemonError(code: .listener, message: error.description)
+            // The server's words say what to change; these, where it is set.
+            let setting = switch error {
+            case .addressInUse, .addressUnavailable: " The address is api.listen in the configuration, or --listen."
+            case .socketPathInUse, .socketPathNotASocket, .socketPathTooLong: " The path is api.socket in the configuration, or --socket."
+            default: ""
+            }
+            throw DaemonError(code: .listener, message: error.description + setting)
         }
     }
 

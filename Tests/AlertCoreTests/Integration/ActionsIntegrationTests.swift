@@ -304,6 +304,8 @@ import Glibc
         let page = try await d.request("GET", link, tcp: true)
         #expect(page.status == 200)
         #expect(String(decoding: page.body, as: UTF8.self).contains("<form method=\"post\">"))
+        // Opened from chat on a phone: drawn at the phone's width.
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
         #expect(try await d.show(id)["state"] as? String == "open")
         #expect(try await d.request("POST", link, tcp: true).status == 200)
         await handler.stop()

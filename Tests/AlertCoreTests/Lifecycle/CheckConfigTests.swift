@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AlertdDaemon
+@testable import AlertdHTTP
+@testable import AlertdHTTPServer
 @testable import AlertdPostgres
 
 /// `--check-config` builds the daemon as a start would, minus listening and
@@ -70,6 +72,19 @@ import Testing
         // In the state directory, which a start creates, it is fine.
         try #"{"api": {"socket": "\#(dir.path)/state/alertd.sock"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try await check(config, stateDir: dir.path + "/state").exitCode == 0)
+    }
+
+    /// A port in use says where the port is set.
+    @Test func aPortInUseNamesTheSetting() async throws {
+        let dir = TemporaryDirectory()
+        let (server, _) = try startLoopbackServer { _ in HTTPResponse(status: 204) }
+        defer { Task { await server.stop() } }
+        let port = try #require(server.port)
+        let started = try await TestBinaries.run(try TestBinaries.path(of: "alertd"),
+                                                 ["--state-dir", dir.path + "/state", "--listen", "127.0.0.1:\(port)"])
+        #expect(started.exitCode == 69)
+        #expect(started.stderr.contains("already in use") && started.stderr.contains("api.listen in the configuration, or --listen"),
+                "\(started.stderr)")
     }
 
     @Test func aCheckCreatesNothingAndBindsNothing() async throws {
