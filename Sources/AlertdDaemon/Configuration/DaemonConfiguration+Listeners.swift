@@ -27,8 +27,8 @@ extension DaemonConfiguration {
 
     /// Why the Unix socket cannot be bound where configured, when its
     /// directory does not exist: alertd creates only the state directory
-    /// (and systemd `$RUNTIME_DIRECTORY`), so a start would fail at bind,
-    /// and `--check-config` says so first.
+    /// (and systemd `$RUNTIME_DIRECTORY`), so a start would fail at bind;
+    /// it fails saying this instead, and `--check-config` warns of it.
     public func socketDirectoryProblem(environment: [String: String] = CurrentProcess.environment) -> String? {
         guard api.activatedListeners.unixSocket == nil else { return nil }
         let path = resolvedSocketPath(environment: environment)
