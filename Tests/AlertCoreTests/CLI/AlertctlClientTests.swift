@@ -430,10 +430,11 @@ import Testing
         #expect(r.stdout == """
             OVERVIEW: Send an alert to alertd and print its id.
 
-            Checks the alert first, as 'validate' does: an invalid alert is not sent. Prints
-            the new alert's id, or with --json alertd's answer ({"id", "state",
-            "deduplicated"}). When an open alert has the same dedup key, the alert is folded
-            into it and its id is printed.
+            Checks the alert first, as 'validate' does: an invalid alert is not sent. A
+            title, message or label count past the default limits is left to alertd, whose
+            'limits' may allow it. Prints the new alert's id, or with --json alertd's answer
+            ({"id", "state", "deduplicated"}). When an open alert has the same dedup key,
+            the alert is folded into it and its id is printed.
 
             With --wait, stays until the alert (or the one it was folded into) is decided
             and prints how, e.g. 'confirmed by uid:1000 at 2025-06-01 12:00:00 UTC'; with
