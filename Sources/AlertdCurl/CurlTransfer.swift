@@ -41,8 +41,11 @@ package final class CurlTransfer: @unchecked Sendable {
     /// Streaming: the reader fell ``HTTPClient/maxUnreadChunks`` behind.
     private var readerBehind = false
     private var policyRefusal: String?
-    /// How long a kept connection may have been idle and still carry a request.
-    static let keptConnectionMaxIdleSeconds = 4
+    /// How long a kept connection may have been idle and still carry a
+    /// request: shorter than the receivers' own idle limits (gunicorn's 2 s,
+    /// Node's and Apache's 5 s), so a request seldom crosses their close.
+    /// A connection busy with deliveries is never idle this long.
+    static let keptConnectionMaxIdleSeconds = 1
     /// How many times libcurl was about to send the request (the prereq callback).
     private var sends = 0
     /// libcurl was about to send the request a second time, and was stopped.
