@@ -1070,8 +1070,15 @@ public actor Dispatcher: Service {
                           ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)",
                            "claim_lease": claimLease.alertdDescription])
             }
+            // Ended because a reload took their presenter out: one line for
+            // each such presenter, not one a delivery (a backlog of 300 was 300 lines).
+            var unconfigured: [DeliveryKind: [DeliveryRecord]] = [:]
             for u in batch {
-                Self.logOutcome(log, u.delivery, u.settlement)
+                if !u.settlement.sent, presenters[u.delivery.kind] == nil, case .dead = u.settlement.result {
+                    unconfigured[u.delivery.kind, default: []].append(u.delivery)
+                } else {
+                    Self.logOutcome(log, u.delivery, u.settlement)
+                }
                 if case .partlyDelivered(let reason)? = u.report?.outcome {
                     log.warning("delivered, but not to every recipient",
                                 ["alert.id": u.delivery.alertID.rawValue, "delivery.id": u.delivery.id.rawValue,
@@ -1079,6 +1086,11 @@ public actor Dispatcher: Service {
                 }
                 if let report = u.report { onAttempt(report) }
                 finished(u.delivery)
+            }
+            for (kind, ended) in unconfigured {
+                log.error("deliveries dead: their presenter is not configured", [
+                    "presenter": kind.name, "count": "\(ended.count)", "delivery.id": ended[0].id.rawValue, "alert.id": ended[0].alertID.rawValue,
+                ])
             }
             startHandOffs(ready: [], toClaim: next, claimed: claimed, at: tick)
         }

@@ -13,6 +13,34 @@ import Synchronization
         let count = Atomic(0)
     }
 
+    /// A reload that takes out a presenter with a backlog ends the backlog
+    /// dead, and says so in a line per presenter, not one a delivery: a
+    /// backlog of 300 was 300 error lines.
+    @Test func aRemovedPresentersBacklogIsLoggedOnceNotPerDelivery() async throws {
+        let hook: [String: Any] = ["type": "webhook", "url": "http://127.0.0.1:1/"]
+        let slow: [String: Any] = ["initial_delay": "1h", "max_delay": "1h", "jitter": false]
+        let d = try TestDaemon(config: ["presenters": ["hook": hook], "default_route": ["presenters": ["hook"]], "retry": slow])
+        try await d.start()
+        let alerts = (0..<40).map { ["title": "backlog \($0)"] }
+        #expect(try await d.request("POST", "/v1/alerts", json: alerts).status == 202)
+        // Each failed once (nothing listens on port 1) and waits an hour for its retry.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while d.log.components(separatedBy: "delivery failed, will retry").count - 1 < 40, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await d.reload(["presenters": ["log": ["type": "log", "path": "alerts.log"]], "default_route": ["presenters": ["log"]],
+                            "retry": slow])
+        func ended() -> Int {
+            d.log.split(separator: "\n").filter { $0.contains("deliveries dead: their presenter is not configured") }
+                .compactMap { line in line.firstMatch(of: /count=(\d+)/).flatMap { Int($0.1) } }.reduce(0, +)
+        }
+        while ended() < 40, ContinuousClock.now < deadline + .seconds(10) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(ended() == 40, "\(d.log)")
+        #expect(!d.log.contains("delivery dead"), "\(d.log)")
+        let lines = d.log.split(separator: "\n").filter { $0.contains("deliveries dead:") }.count
+        #expect(lines < 10, "\(lines) lines for 40 deliveries")
+    }
+
     @Test func aReloadThatHangsDoesNotHoldShutdown() async throws {
         let dir = TemporaryDirectory()
         let json = #"{"presenters": {"log": {"type": "log", "path": "alerts.log"}}, "default_route": {"presenters": ["log"]}}"#
