@@ -27,6 +27,9 @@ import Testing
             "ntfy": ["url": "https://ntfy.example/t", "token": "tk_SECRET1"],
             "email": ["url": "smtp://m.example", "from": "a@example.com", "to": ["b@example.com"], "username": "u", "password": "SECRET1"],
             "slack": ["url": "https://hooks.slack.com/services/T/B/SECRET1"],
+            // A login in a self-hosted server's URL, as `webhook` already hid it.
+            "gotify": ["url": "https://alertd:SECRET1@gotify.example", "token": "A0123456789abcd"],
+            "webhook": ["url": "https://alertd:SECRET1@hooks.example/x"],
         ]
         for (type, config) in settings {
             let json = String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)

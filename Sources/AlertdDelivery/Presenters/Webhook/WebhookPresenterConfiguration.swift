@@ -156,6 +156,6 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
                          secretFile.map { PresenterSecret(key: "secret", source: .file($0)) }].compactMap({ $0 }).first {
             all.set("webhook-signature", "v1,<HMAC-SHA256 with \(secret.placeholder)>")
         }
-        return HTTPServiceRequest(url: URLRedaction.redactingUserInfo(url), headers: all, body: body).preview
+        return HTTPServiceRequest(url: url, headers: all, body: body).preview
     }
 }

@@ -43,8 +43,10 @@ public struct HTTPServiceRequest: Sendable, Equatable {
         HTTPRequestTarget.percentEncode(text)
     }
 
-    /// The request as `alertctl render` shows it.
+    /// The request as `alertctl render` shows it; a login in the URL (an
+    /// ntfy or Gotify server's `user:password@`) as `***`, as errors show it.
     public var preview: PresenterPreview {
-        PresenterPreview(head: ["\(method) \(url)"] + headers.map { "\($0.name): \($0.value)" }, body: PresenterPreview.readable(body))
+        PresenterPreview(head: ["\(method) \(URLRedaction.redactingUserInfo(url))"] + headers.map { "\($0.name): \($0.value)" },
+                         body: PresenterPreview.readable(body))
     }
 }
