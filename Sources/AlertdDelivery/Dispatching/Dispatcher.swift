@@ -100,6 +100,12 @@ public actor Dispatcher: Service {
     /// Outcomes waiting for the store, and whether a write of them is under way.
     private var unsettled: [Unsettled] = []
     private var settling = false
+    /// Outcomes whose write failed (a full disk, the database out of
+    /// reach): their deliveries are over, and their claims kept while the
+    /// write is tried again at each lease check. Released after a lease,
+    /// as before, each was sent again: a full disk made 3,129 repeats of
+    /// 5,000 deliveries. A restart still sends them again.
+    private var unrecorded: [DeliverySettlement] = []
     /// An attempt over, its outcome not yet written. A struct, not a tuple:
     /// the runtime copied a tuple of these field by field through its
     /// generic witnesses.
@@ -700,9 +706,20 @@ public actor Dispatcher: Service {
         // running deliveries were sent again. Each gets a lease to renew first.
         if let failed = leaseCheckFailedAt, ContinuousClock.now - failed >= claimLease { leaseCheckFailedAt = nil }
         let cutoff = leaseCheckFailedAt == nil ? Date().addingTimeInterval(-claimLease.seconds) : .distantPast
+        if !unrecorded.isEmpty {
+            let outcomes = unrecorded
+            do {
+                if try await store.settle(outcomes) > 0 { storeChanged() }
+                unrecorded.removeFirst(outcomes.count)
+                log.notice("recorded delivery outcomes that could not be written before", ["count": "\(outcomes.count)"])
+            } catch {
+                // Said when they failed; the store's own log says while writes fail.
+            }
+        }
         do {
             // Hand-offs the store wrote claimed are this dispatcher's too while they wait.
             var keeping = Set(tasks.keys).union(handedOff.ids).union(starting).union(claimedDuringPause)
+            for outcome in unrecorded { keeping.insert(outcome.deliveryID) }
             for waiting in waitingInLine.values { keeping.insert(waiting.delivery.id) }
             for d in inbox.withLock({ $0 }) + givingBack { keeping.insert(d.id) }
             let released = try await store.releaseStaleClaims(claimedBefore: cutoff, keeping: keeping, lease: claimLease, now: Date())
@@ -1066,9 +1083,9 @@ public actor Dispatcher: Service {
                 for kind in recovered { await hasten(kind) }
             } catch {
                 storeChanged()
-                log.error("could not record delivery outcomes; their claims are released and they are retried once the claim lease runs out",
-                          ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)",
-                           "claim_lease": claimLease.alertdDescription])
+                unrecorded += batch.map(\.settlement)
+                log.error("could not record delivery outcomes; they are written once the store takes writes again (a restart meanwhile sends them again)",
+                          ["count": "\(batch.count)", "delivery.id": batch[0].delivery.id.rawValue, "error": "\(error)"])
             }
             // Ended because a reload took their presenter out: one line for
             // each such presenter, not one a delivery (a backlog of 300 was 300 lines).

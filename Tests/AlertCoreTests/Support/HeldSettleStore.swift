@@ -14,6 +14,8 @@ final class HeldSettleStore: AlertStore {
     let settleCalls = Atomic<Int>(0)
     /// Lease checks fail while set, as with the database out of reach.
     let leaseChecksFail = Mutex(false)
+    /// Outcome writes fail while set, as on a full disk.
+    let settlesFail = Mutex(false)
     /// Each lease check's `claimedBefore`, whether it failed, and when it came.
     let leaseChecks = Mutex<[(claimedBefore: Date, failed: Bool, at: ContinuousClock.Instant)]>([])
 
@@ -30,6 +32,7 @@ final class HeldSettleStore: AlertStore {
     func settle(_ settlements: [DeliverySettlement]) async throws(StoreError) -> Int {
         settleCalls.add(1, ordering: .relaxed)
         while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+        if settlesFail.withLock({ $0 }) { throw StoreError(code: .io, message: "database or disk is full") }
         return await inner.settle(settlements)
     }
 
