@@ -201,10 +201,19 @@ package enum StoreRules {
         // pending or retrying is told once it has shown it (``delivered``);
         // one that never did (dead, or withheld by a silence) is not.
         var followUps: [DeliveryID] = []
-        for original in try tx.deliveries(of: alert.id) where original.takesFollowUp && original.state == .delivered {
-            let followUp = DeliveryRecord.followUp(of: original, at: decision.at)
-            try tx.insert(followUp)
-            followUps.append(followUp.id)
+        for original in try tx.deliveries(of: alert.id) {
+            if original.takesFollowUp && original.state == .delivered {
+                let followUp = DeliveryRecord.followUp(of: original, at: decision.at)
+                try tx.insert(followUp)
+                followUps.append(followUp.id)
+            } else if original.state == .pending, let by = original.silencedBy {
+                // Held by a silence or an inhibiting alert, it will never be
+                // sent now: withheld at once. Left for its claim, it read as
+                // pending, and counted in the backlog, until the silence ended.
+                try tx.withhold(original.id, by: by, at: decision.at)
+                try tx.append(.deliverySilenced, alert: alert.id, at: decision.at,
+                              data: ["delivery_id": original.id.rawValue, "presenter": original.kind.name, "silence_id": by.rawValue])
+            }
         }
         if !followUps.isEmpty { data["follow_up_delivery_ids"] = followUps.map(\.rawValue).joined(separator: ",") }
         if let kind = EventKind.closed(decision.outcome) { try tx.append(kind, alert: alert.id, at: decision.at, data: data) }

@@ -336,6 +336,13 @@ extension StoreConformanceTests {
         _ = try await store.submit([AlertSubmission(alert: a, presenters: ["hook"])])
         #expect(try await store.claimDueDeliveries(now: now.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
         _ = try await store.decide(a.id, AlertDecision(outcome: .resolved, actor: "prometheus", at: now.addingTimeInterval(10)))
+        // Withheld as the alert closes, not when the silence ends: until then
+        // it read as pending, and counted in the backlog.
+        let closed = try #require(try await store.record(id: a.id))
+        #expect(closed.deliveries.map(\.state) == [.silenced])
+        #expect(try await store.counts().pending == 0)
+        let said = try await store.events(after: 0, limit: 100).filter { $0.kind == .deliverySilenced }
+        #expect(said.count == 2, "held at the claim, withheld as it closed")
         #expect(try await store.claimDueDeliveries(now: s.endsAt.addingTimeInterval(1), capacity: Self.hook, orphanLimit: 0).isEmpty)
         let d = try #require(try await store.record(id: a.id)).deliveries[0]
         #expect(d.state == .silenced)
