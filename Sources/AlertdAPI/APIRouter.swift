@@ -132,8 +132,17 @@ public struct APIRouter: Sendable {
         do throws(APIError) {
             try origins.checkHost(request)
         } catch {
-            // The right token is no rebinding page's: let it name the daemon as it likes.
-            guard case .some(.some) = try? authenticator.bearer(request) else { throw error }
+            // The right token is no rebinding page's: let it name the daemon as
+            // it likes. Judged and counted as every guess is: a foreign Host
+            // was a way round the limit on wrong tokens, and, once an address
+            // was held back, its answer still told a right token from a wrong one.
+            let wrongHost = error
+            guard request.listener == .tcp, !authenticator.isOpen, request.headers["Authorization"] != nil else { throw wrongHost }
+            let token: APIToken?
+            do throws(APIError) { token = try admittedBearer(request, counting: true) } catch {
+                throw error.status == 429 ? error : wrongHost
+            }
+            guard token != nil else { throw wrongHost }
         }
         if let (route, params, _) = candidates.first(where: { Self.serves($0.0, request.method) }) {
             let caller = try authorize(request, route.access)
@@ -166,19 +175,23 @@ public struct APIRouter: Sendable {
     /// address, nor is the address's wait asked.
     package func authenticate(_ request: HTTPRequest, counting: Bool = true) throws(APIError) -> APICaller {
         guard request.listener == .tcp, !authenticator.isOpen else { return APICaller(name: APICaller.peer(of: request).name, scopes: .all) }
-        if request.headers["Authorization"] != nil {
-            // Counted with the console's sign-ins: a bearer token is the same secret.
-            let address = counting ? FailedTokenThrottle.key(for: request) : nil
-            let token = try authenticator.throttle.admit(address, code: "too_many_failed_tokens", message: {
-                "Too many wrong tokens from this address; try again in \($0) s."
-            }) { () throws(APIError) in try authenticator.bearer(request) }
-            if let token { return APICaller(name: token.name, scopes: token.scopes) }
+        if request.headers["Authorization"] != nil, let token = try admittedBearer(request, counting: counting) {
+            return APICaller(name: token.name, scopes: token.scopes)
         }
         if let id = ConsoleSessions.sessionID(in: request), let token = authenticator.sessions.token(session: id), authenticator.isCurrent(token) {
             try origins.checkSession(request)
             return APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         }
         throw .unauthorized
+    }
+
+    /// The bearer token `request` holds, through the limit on wrong ones:
+    /// counted with the console's sign-ins, a bearer token being the same secret.
+    private func admittedBearer(_ request: HTTPRequest, counting: Bool) throws(APIError) -> APIToken? {
+        let address = counting ? FailedTokenThrottle.key(for: request) : nil
+        return try authenticator.throttle.admit(address, code: "too_many_failed_tokens", message: {
+            "Too many wrong tokens from this address; try again in \($0) s."
+        }) { () throws(APIError) in try authenticator.bearer(request) }
     }
 
     private static func serves(_ route: Route, _ method: String) -> Bool {

@@ -60,7 +60,11 @@ struct RequestFraming {
         case 17 where Self.same(name, "transfer-encoding"):
             hasTransferEncoding = true
             transferEncodings += 1
-            if !Self.same(Self.trimmed(value), "chunked") { onlyChunked = false }
+            // As libmicrohttpd compares it: untrimmed. `chunked ` with a
+            // trailing space was taken for chunked here, and by it for no
+            // framing at all: it read the connection to its end, swallowing
+            // the requests after it.
+            if !Self.same(value, "chunked") { onlyChunked = false }
         default:
             break
         }
@@ -112,12 +116,5 @@ struct RequestFraming {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         return zip(bytes, expected).allSatisfy { ($0 | 0x20) == $1 }
-    }
-
-    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 }

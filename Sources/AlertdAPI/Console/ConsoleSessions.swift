@@ -75,16 +75,21 @@ public final class ConsoleSessions: Sendable {
         _ = sessions.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// The session id in a request's `Cookie` header, if it has one.
+    /// The session id in a request's `Cookie` header, if it has exactly
+    /// one. Two count as none: cookies are not kept apart by port, so a page
+    /// on another port of the host could plant a second one with a longer
+    /// path, sent first, and have the console act in its session.
     public static func sessionID(in request: HTTPRequest) -> String? {
+        var found: String?
         for header in request.headers.values(for: "Cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmingSpaces() == cookieName {
-                    return parts[1].trimmingSpaces()
+                    guard found == nil else { return nil }
+                    found = parts[1].trimmingSpaces()
                 }
             }
         }
-        return nil
+        return found
     }
 }

@@ -79,7 +79,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         if bytes.prefix(12).allSatisfy({ $0 == 0 }) { return .reserved }
         // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) wrap IPv4 addresses;
         // what they reach is the embedded address.
-        if bytes.prefix(12).elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]),
+        // So do IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 2765),
+        // which a stack may route to the IPv4 address.
+        if bytes.prefix(12).elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0])
+            || bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0]),
            let inner = IPAddress(bytes.suffix(4).map(String.init).joined(separator: ".")) {
             return inner.scope
         }

@@ -102,6 +102,13 @@ import Testing
         let me = await router.handle(request("GET", "/ui/session", cookie: cookie))
         #expect(APIFixture.json(me)?["name"] as? String == "alice")
         #expect(APIFixture.json(me)?["scopes"] as? [String] == ["read", "decide"])
+        // A second session cookie, as a page on another port could plant with a
+        // longer path (sent first): neither counts.
+        let (other, _) = try await signIn("rita")
+        for pair in ["\(ConsoleSessions.cookieName)=\(other); \(ConsoleSessions.cookieName)=\(cookie)",
+                     "\(ConsoleSessions.cookieName)=\(cookie); \(ConsoleSessions.cookieName)=\(cookie)"] {
+            #expect(await router.handle(request("GET", "/ui/session", headers: [("Cookie", pair)])).status == 401, "\(pair)")
+        }
         #expect(await router.handle(request("GET", "/v1/alerts", cookie: cookie, headers: [("Sec-Fetch-Site", "same-origin")])).status == 200)
         // A page on another port of the same host is the same site: the browser sends the cookie, alertd refuses it.
         let sameSite = await router.handle(request("GET", "/v1/alerts", cookie: cookie, headers: [("Sec-Fetch-Site", "same-site")]))
@@ -211,6 +218,19 @@ import Testing
         #expect(Int(guessed.headers["Retry-After"] ?? "") ?? 0 > 0)
         #expect(await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#, from: "198.51.100.7")).status == 429)
         #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "198.51.100.8")).status == 200)
+        // Under a Host alertd does not answer to, a token is let in when it is
+        // right: a wrong one counts all the same, and past the limit the answer
+        // no longer tells a right token from a wrong one.
+        func foreign(_ bearer: String?) -> HTTPRequest {
+            var r = request("GET", "/v1/alerts", bearer: bearer, from: "203.0.113.5")
+            r.headers.set("Host", "evil.invalid")
+            return r
+        }
+        #expect(await router.handle(foreign(Self.secrets["rita"])).status == 200)
+        for _ in 0..<FailedTokenThrottle.maxFailures { #expect(await router.handle(foreign("guess-0123456789")).status == 421) }
+        #expect(await router.handle(foreign(Self.secrets["rita"])).status == 429)
+        #expect(await router.handle(foreign("guess-0123456789")).status == 429)
+        #expect(await router.handle(request("GET", "/v1/alerts", bearer: Self.secrets["rita"], from: "203.0.113.5")).status == 429)
         // An IPv6 host rotating through its /64 is one client.
         for i in 0..<FailedTokenThrottle.maxFailures {
             #expect(await router.handle(request("GET", "/v1/alerts", bearer: "guess-0123456789", from: "2001:db8:1:2::\(i + 1)")).status == 401)

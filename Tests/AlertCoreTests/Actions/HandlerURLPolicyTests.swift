@@ -35,6 +35,10 @@ import Testing
         #expect(IPAddress("0.0.0.0")?.scope == .unspecified)
         #expect(IPAddress("::")?.scope == .unspecified)
         #expect(IPAddress("64:ff9b::7f00:1")?.scope == .loopback)
+        // IPv4-translated (RFC 2765): passed as public.
+        #expect(IPAddress("::ffff:0:127.0.0.1")?.scope == .loopback)
+        #expect(IPAddress("::ffff:0:a9fe:a9fe")?.scope == .linkLocal)
+        #expect(IPAddress("::ffff:0:8.8.8.8")?.scope == .global)
         // IPv4-compatible, deprecated: `[::127.0.0.1]` passed the check as a public address.
         #expect(IPAddress("::127.0.0.1")?.scope == .reserved)
         #expect(IPAddress("::8.8.8.8")?.scope == .reserved)

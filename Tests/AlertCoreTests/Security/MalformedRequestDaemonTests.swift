@@ -109,6 +109,12 @@ import Testing
              "2\r\n{}\r\n0\r\n\r\n", "unsupported_transfer_encoding"),
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: identity\r\n",
              "{}", "unsupported_transfer_encoding"),
+            // `chunked` with a space after it: libmicrohttpd takes it for no
+            // framing and read the connection to its end, swallowing what followed.
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked \r\n",
+             "2\r\n{}\r\n0\r\n\r\n", "unsupported_transfer_encoding"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\t\r\n",
+             "2\r\n{}\r\n0\r\n\r\n", "unsupported_transfer_encoding"),
             // `Name :` was read as another field, so the body went by Content-Length.
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\nContent-Length: 2\r\n",
              "{}", "invalid_header"),
