@@ -108,7 +108,7 @@ package enum AlertDetailView {
                 when = "withheld by silence \(holder.rawValue)"
             } else if let at = d.nextAttemptAt, d.state == .pending, at <= now {
                 // Due and not started: its presenter's slots or rate limit hold it in the queue.
-                when = "due since \(UTCTimestamp.readable(at)); waiting for its presenter (rate limit or concurrency)"
+                when = "due since \(UTCTimestamp.readable(at)); waiting for its presenter (its rate limit, its concurrency, or, while it fails, one delivery at a time)"
             } else if let at = d.nextAttemptAt, d.state == .pending {
                 when = "next attempt \(UTCTimestamp.readable(at))"
             } else if d.state == .dead {

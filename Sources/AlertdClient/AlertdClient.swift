@@ -54,6 +54,7 @@ public struct AlertdClient: Sendable {
     private func page(_ query: AlertQuery) async throws(AlertdClientError) -> (list: APIRepresentation.AlertList, bytes: Int) {
         var items: [(String, String)] = []
         if let state = query.state { items.append(("state", state.rawValue)) }
+        if let state = query.deliveryState { items.append(("delivery_state", state.rawValue)) }
         for (name, value) in query.labels { items.append(("label", "\(name)=\(value)")) }
         items.append(("limit", String(query.limit)))
         if let cursor = query.before { items.append(("cursor", cursor.rawValue)) }

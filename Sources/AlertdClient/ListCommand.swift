@@ -11,17 +11,22 @@ public struct ListCommand: CLICommand {
         abstract: "List the alerts alertd holds, newest first.",
         discussion: """
             Prints a table (ID, STATE, SEVERITY, CREATED (UTC), TITLE), titles cut to the terminal's width \
-            (or 100 columns). With --json, prints alertd's page: {"alerts": [...], "next_cursor": ...}; \
-            with --all too, one page holding every alert.
+            (or 100 columns). With --json, prints alertd's page: {"alerts": [...], "next_cursor": ...}, \
+            next_cursor only when there are more (give it to --cursor for the next page); with --all too, one page \
+            holding every alert.
 
             \(AlertdConnectionOptions.exitCodesHelp())
             """,
         options: [
             .value("state", valueName: "state", help: "Only alerts in this state.",
                    allowedValues: AlertState.allCases.map(\.rawValue)),
+            .value("delivery-state", valueName: "state",
+                   help: "Only alerts with a delivery in this state: 'dead' lists what waits for a replay, handler calls included.",
+                   allowedValues: DeliveryState.allCases.map(\.rawValue)),
             .repeatable("label", short: "l", valueName: "name=value", help: "Only alerts with this label; repeat to require more."),
             .value("limit", valueName: "n", help: "Show at most this many alerts, 1 to 1000; with --all, fetch this many per request.",
                    default: "50"),
+            .value("cursor", valueName: "cursor", help: "Start after this page: the next_cursor an earlier page gave."),
             .flag("all", help: "Show every matching alert, following the pages."),
             .flag("json", help: "Print the alerts as JSON on standard output."),
         ] + AlertdConnectionOptions.options)
@@ -34,6 +39,13 @@ public struct ListCommand: CLICommand {
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         var query = AlertQuery()
         query.state = parsed.value("state").flatMap(AlertState.init(rawValue:))
+        query.deliveryState = parsed.value("delivery-state").flatMap(DeliveryState.init(rawValue:))
+        if let raw = parsed.value("cursor") {
+            guard let cursor = AlertID(raw) else {
+                throw .invalidValue(raw, for: parsed.configuration.option(named: "cursor")!, expected: "give the next_cursor an earlier page gave.")
+            }
+            query.before = cursor
+        }
         let labelOption = parsed.configuration.option(named: "label")!
         for raw in parsed.values("label") {
             guard let eq = raw.firstIndex(of: "="), AlertSpec.isValidLabelName(String(raw[..<eq])) else {
@@ -66,12 +78,12 @@ public struct ListCommand: CLICommand {
             return .success
         }
         if page.alerts.isEmpty {
-            context.errorOutput("no alerts\(query.state == nil && query.labels.isEmpty ? "" : " match")\n")
+            context.errorOutput("no alerts\(query.state == nil && query.deliveryState == nil && query.labels.isEmpty ? "" : " match")\n")
         } else {
             context.output(AlertListTable.text(page.alerts, width: Self.width(context.environment)))
         }
-        if page.nextCursor != nil {
-            context.errorOutput("(showing the newest \(page.alerts.count); there are more: use --all, or --limit to raise the count)\n")
+        if let next = page.nextCursor {
+            context.errorOutput("(showing \(page.alerts.count); there are more: use --all, --limit to raise the count, or --cursor \(next) for the next page)\n")
         }
         return .success
     }

@@ -40,8 +40,13 @@ package struct AlertmanagerAlert: Sendable, Equatable {
     /// `{alertname="DiskFull", instance="db1"}`, for messages.
     package var labelsDescription: String {
         // Quoted back to the sender: what the policy refuses is spelled, not sent raw into a terminal.
-        AlertmanagerView.text(of: Dictionary(labels.map { (TextPolicy.spellingRefused(in: $0.key), TextPolicy.spellingRefused(in: $0.value)) }) { a, _ in a })
+        let text = AlertmanagerView.text(of: Dictionary(labels.map { (TextPolicy.spellingRefused(in: $0.key), TextPolicy.spellingRefused(in: $0.value)) }) { a, _ in a })
+        // Enough to find the alert by: a refused label of 900 kB came back whole in the answer.
+        return text.count <= Self.describedLength ? text : String(text.prefix(Self.describedLength)) + "…"
     }
+
+    /// The most of an alert's labels an error quotes, in characters.
+    static let describedLength = 300
 
     /// Reads one alert (one element of an array) from `reader`; unknown
     /// keys are ignored, as Alertmanager ignores them. `status` is read

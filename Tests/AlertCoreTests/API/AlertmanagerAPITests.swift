@@ -173,6 +173,9 @@ import Testing
         #expect(bidi.contains(#"v="a<U+202E>b<U+001B>[2J""#), "\(bidi)")
         #expect(!bidi.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x1B })
         #expect(bidi.hasSuffix(").") && !bidi.hasSuffix(".."), "\(bidi)")
+        // A huge refused label is quoted in part: it came back whole, 900 kB of it.
+        let huge = try #require(message(await post("/api/v2/alerts", #"[{"labels": {"alertname": "x", "v": "\#(String(repeating: "y", count: 100_000))"}}]"#)))
+        #expect(huge.count < 2_000 && huge.contains("…"), "\(huge.count)")
         let unauthorized = await post("/api/v2/alerts", "[]", as: .tcp())
         #expect(unauthorized.status == 401)
         #expect(message(unauthorized)?.contains("bearer token") == true)

@@ -94,6 +94,16 @@ import Testing
         let paged = try await daemon.alertctl(["list", "--limit", "1"])
         #expect(paged.stdout.split(separator: "\n").count == 2)
         #expect(paged.stderr.contains("there are more: use --all"))
+        // The page after, by the cursor the first gave.
+        let firstPage = try Self.json(try await daemon.alertctl(["list", "--limit", "1", "--json"]).stdout)
+        let cursor = try #require(firstPage["next_cursor"] as? String)
+        #expect(paged.stderr.contains("--cursor \(cursor) for the next page"), "\(paged.stderr)")
+        let second = try Self.json(try await daemon.alertctl(["list", "--limit", "1", "--cursor", cursor, "--json"]).stdout)
+        #expect((second["alerts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
+        #expect(try await daemon.alertctl(["list", "--cursor", "nonsense"]).exitCode == 64)
+        // By delivery state: nothing is dead here, and every alert was delivered (to the log).
+        let dead = try await daemon.alertctl(["list", "--delivery-state", "dead"])
+        #expect(dead.stdout == "" && dead.stderr == "no alerts match\n", "\(dead.stderr)")
         let all = try Self.json(try await daemon.alertctl(["list", "--all", "--limit", "1", "--json"]).stdout)
         #expect((all["alerts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [firstID, id])
         #expect(all["next_cursor"] == nil)
@@ -215,7 +225,7 @@ import Testing
             DeliveryRecord(id: "dlv-1", alertID: AlertID.generate(), kind: .presenter("hook"), state: .pending,
                            nextAttemptAt: now.addingTimeInterval(at), createdAt: now, updatedAt: now)
         }
-        #expect(AlertDetailView.deliveryLines([pending(-5)], now: now)[1].contains("waiting for its presenter (rate limit or concurrency)"))
+        #expect(AlertDetailView.deliveryLines([pending(-5)], now: now)[1].contains("waiting for its presenter (its rate limit, its concurrency, or, while it fails, one delivery at a time)"))
         #expect(AlertDetailView.deliveryLines([pending(30)], now: now)[1].contains("next attempt"))
     }
 
