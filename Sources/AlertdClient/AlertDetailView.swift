@@ -111,6 +111,9 @@ package enum AlertDetailView {
                 when = "due since \(UTCTimestamp.readable(at)); waiting for its presenter (its rate limit, its concurrency, or, while it fails, one delivery at a time)"
             } else if let at = d.nextAttemptAt, d.state == .pending {
                 when = "next attempt \(UTCTimestamp.readable(at))"
+            } else if d.state == .dead, d.lastError == "presenter \"\(d.presenter)\" is not configured" {
+                // A replay now would only end dead again: the dispatcher's words for a presenter a reload took out.
+                when = "gave up \(UTCTimestamp.readable(d.updatedAt)); once its presenter is configured again, 'alertctl replay' retries it"
             } else if d.state == .dead {
                 when = "gave up \(UTCTimestamp.readable(d.updatedAt)); 'alertctl replay' retries it"
             }

@@ -227,6 +227,14 @@ import Testing
         }
         #expect(AlertDetailView.deliveryLines([pending(-5)], now: now)[1].contains("waiting for its presenter (its rate limit, its concurrency, or, while it fails, one delivery at a time)"))
         #expect(AlertDetailView.deliveryLines([pending(30)], now: now)[1].contains("next attempt"))
+        // Dead because a reload took its presenter out: a replay alone would end dead again.
+        func dead(_ error: String) -> DeliveryRecord {
+            DeliveryRecord(id: "dlv-1", alertID: AlertID.generate(), kind: .presenter("hook"), state: .dead, nextAttemptAt: nil, lastError: error,
+                           createdAt: now, updatedAt: now)
+        }
+        #expect(AlertDetailView.deliveryLines([dead("presenter \"hook\" is not configured")], now: now)[1]
+            .contains("once its presenter is configured again, 'alertctl replay' retries it"))
+        #expect(AlertDetailView.deliveryLines([dead("HTTP 500")], now: now)[1].hasSuffix("; 'alertctl replay' retries it"))
     }
 
     /// An alert that ends by itself unless sent again (Prometheus's) says
