@@ -31,14 +31,15 @@ extension AlertctlCommand {
                 or a delivery that failed (`render`). `send --wait`: the alert was cancelled or resolved.
                 """),
             ManualPage.Item("2", "`send --wait`: the alert expired, or --timeout passed, before anyone decided."),
-            ManualPage.Item("3", "`send --wait`: an error from alertd (a refused token, a lost connection) left the decision unknown; "
-                + "1 is kept for a person's no. Whether the alert was sent, the message says."),
+            ManualPage.Item("3", "`send --wait`: an error from alertd (a lost connection, a failure of its store) left the decision "
+                + "unknown; 1 is kept for a person's no. Whether the alert was sent, the message says."),
             ManualPage.Item("64", "Bad command-line usage: an unknown option, a missing value, a single-value option given twice, ..."),
-            ManualPage.Item("65", "The alert is invalid."),
+            ManualPage.Item("65", "The alert is invalid, or alertd refused what was sent as invalid (400, 422: a silence, a filter)."),
             ManualPage.Item("69", "alertd is unavailable: nothing answers at the socket or URL."),
             ManualPage.Item("75", "alertd answered that it cannot now (503: its store failed, it is stopping or busy; 429: too many "
                 + "wrong tokens from this address): it may not have been done, and the same command may work later (a send with "
                 + "a --dedup-key cannot store the alert twice)."),
+            ManualPage.Item("77", "The token was refused, or lacks the scope the command needs (401, 403). `send --wait`: nothing was sent."),
         ],
         environment: [
             ManualPage.Item("ALERTD_SOCKET", "The Unix socket to reach alertd on."),

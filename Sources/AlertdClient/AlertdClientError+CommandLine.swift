@@ -5,8 +5,10 @@ import AlertModel
 
 extension AlertdClientError {
     /// Prints the error the way every client command does and says how to exit:
-    /// 69 unreachable or unanswered, 65 invalid alert (details like `validate`), 75 for
-    /// a 503 or 429 (try again later), 1 otherwise.
+    /// 69 unreachable or unanswered, 65 for what alertd refused as invalid (400, 422;
+    /// an alert's details like `validate`), 77 for a refused token or a missing scope
+    /// (401, 403), 75 for a 503 or 429 (try again later), 1 otherwise (no such alert,
+    /// already decided): a script can tell its input or its token from the daemon's answer.
     /// With `json`, an error from the daemon goes to standard output in its wire shape.
     package func report(_ context: CommandContext, json: Bool = false) -> ExitCode {
         switch self {
@@ -25,8 +27,12 @@ extension AlertdClientError {
             } else {
                 context.errorOutput(Self.shown("alertctl: \(message) [\(error.code)]"))
             }
-            if status == 503 || status == 429 { return .temporaryFailure }
-            return status == 422 && error.code == "invalid_alert" ? .dataError : .failure
+            switch status {
+            case 503, 429: return .temporaryFailure
+            case 400, 422: return .dataError
+            case 401, 403: return .noPermission
+            default: return .failure
+            }
         case .alreadyDecided(let conflict):
             if json {
                 context.output(CLIJSON.text(conflict) + "\n")

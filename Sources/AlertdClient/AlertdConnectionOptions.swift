@@ -20,9 +20,9 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
 
     /// The exit codes of a command that talks to the daemon, for its discussion;
     /// 65 only where the command sends an alert.
-    package static func exitCodesHelp(sendsAlerts: Bool = false) -> String {
-        "Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, "
-            + (sendsAlerts ? "65 invalid alert, " : "") + "69 alertd unavailable, 75 alertd cannot now (503, 429): try again later."
+    package static func exitCodesHelp() -> String {
+        "Exit codes: 0 ok, 1 failure (an error from alertd), 64 usage error, 65 refused as invalid (400, 422), "
+            + "69 alertd unavailable, 75 alertd cannot now (503, 429): try again later, 77 token refused or without the scope (401, 403)."
     }
 
     public var socket: String?

@@ -12,7 +12,8 @@ package enum DecisionCommand {
     package static let idArgument = CommandArgument("id", help: "The alert's id, as 'send', 'list' or 'watch' printed it.")
 
     package static let exitCodesHelp = "Exit codes: 0 decided, 1 failure (already decided, no such alert, or another error "
-        + "from alertd), 64 usage error, 69 alertd unavailable, 75 alertd cannot now (503, 429): try again later."
+        + "from alertd), 64 usage error, 65 refused as invalid (400, 422), 69 alertd unavailable, 75 alertd cannot now (503, 429): "
+        + "try again later, 77 token refused or without the scope (401, 403)."
 
     /// The help text shared by `confirm` and `cancel`.
     package static func discussion(_ decision: AlertdClient.Decision) -> String {

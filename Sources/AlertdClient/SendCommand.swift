@@ -25,7 +25,8 @@ public struct SendCommand: CLICommand {
 
             Exit codes: 0 ok, 1 failure (an error from alertd; with --wait, cancelled or resolved), \
             2 expired or timed out (--wait), 3 decision unknown after an error (--wait), \
-            64 usage error, 65 invalid alert, 69 alertd unavailable, 75 alertd cannot now (503, 429): try again later.
+            64 usage error, 65 invalid alert, 69 alertd unavailable, 75 alertd cannot now (503, 429): try again later, \
+            77 token refused or without the scope (401, 403; with --wait, nothing was sent).
             """,
         options: AlertCompositionOptions.options + AlertdConnectionOptions.options + [
             .flag("json", help: "Print alertd's answer, or the problems, as JSON on standard output."),

@@ -30,6 +30,9 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     /// Try again later (`EX_TEMPFAIL`): another alertd holds the state
     /// directory.
     public static let temporaryFailure = ExitCode(rawValue: 75)
+    /// The caller may not do this (`EX_NOPERM`): a refused token, or one
+    /// without the scope the request needs.
+    public static let noPermission = ExitCode(rawValue: 77)
 
     public var description: String { String(rawValue) }
 }

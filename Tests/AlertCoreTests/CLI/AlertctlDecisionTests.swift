@@ -366,8 +366,9 @@ import Glibc
             when the alert was decided already, says how, by whom and when, and exits 1.
 
             Exit codes: 0 decided, 1 failure (already decided, no such alert, or another
-            error from alertd), 64 usage error, 69 alertd unavailable, 75 alertd cannot now
-            (503, 429): try again later.
+            error from alertd), 64 usage error, 65 refused as invalid (400, 422), 69 alertd
+            unavailable, 75 alertd cannot now (503, 429): try again later, 77 token refused
+            or without the scope (401, 403).
 
             USAGE: alertctl confirm [--comment <text>] [--json] [--socket <path>]
                                     [--url <url>] [--token-file <file>] <id>
