@@ -26,7 +26,8 @@ extension APIRouter {
         GroupsAPI(store: store, listings: listings).register(in: &router)
         MetricsAPI(metrics: metrics, probe: probe, writeFailure: storeWriteFailure).register(in: &router)
         EventsAPI(store: store, changes: changes).register(in: &router)
-        HealthAPI(probe: probe, dispatcherRunning: dispatcherRunning, writeFailure: storeWriteFailure).register(in: &router)
+        HealthAPI(probe: probe, dispatcherRunning: dispatcherRunning, writeFailure: storeWriteFailure,
+                  reloadFailed: { metrics.lastReloadFailed }).register(in: &router)
         AlertmanagerAPI(intake: intake, store: store, metrics: metrics, dispatcherRunning: dispatcherRunning, listings: listings,
                         probe: probe, writeFailure: storeWriteFailure)
             .register(in: &router)

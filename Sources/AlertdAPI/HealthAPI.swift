@@ -11,13 +11,16 @@ public struct HealthAPI: Sendable {
     package let probe: StoreProbe
     package let dispatcherRunning: @Sendable () async -> Bool
     package let writeFailure: @Sendable () -> StoreError?
+    package let reloadFailed: @Sendable () -> Bool
 
-    /// `writeFailure` says why the store's writes fail, while they do.
+    /// `writeFailure` says why the store's writes fail, while they do;
+    /// `reloadFailed`, whether the last reload of the configuration failed.
     public init(probe: StoreProbe, dispatcherRunning: @escaping @Sendable () async -> Bool,
-                writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
+                writeFailure: @escaping @Sendable () -> StoreError? = { nil }, reloadFailed: @escaping @Sendable () -> Bool = { false }) {
         self.probe = probe
         self.dispatcherRunning = dispatcherRunning
         self.writeFailure = writeFailure
+        self.reloadFailed = reloadFailed
     }
 
     public func register(in router: inout APIRouter) {
@@ -36,11 +39,15 @@ public struct HealthAPI: Sendable {
         package var openAlerts: Int?
         package var pendingDeliveries: Int?
         package var deadDeliveries: Int?
+        /// `reload_failed` while the last reload failed: alertd still works,
+        /// on the configuration before it, so the status stays; absent otherwise.
+        package var configuration: String?
 
         /// What ``APIRepresentation/encoder`` writes, by hand: probes ask
         /// every few seconds, and an idle daemon need not page in `JSONEncoder`.
         package var jsonObject: JSONObject {
             var o = JSONObject()
+            o.string("configuration", configuration)
             o.int("dead_deliveries", deadDeliveries.map(Int64.init))
             o.string("dispatcher", dispatcher)
             o.int("open_alerts", openAlerts.map(Int64.init))
@@ -52,7 +59,7 @@ public struct HealthAPI: Sendable {
         }
 
         package enum CodingKeys: String, CodingKey {
-            case status, store, dispatcher, reason
+            case status, store, dispatcher, reason, configuration
             case openAlerts = "open_alerts"
             case pendingDeliveries = "pending_deliveries"
             case deadDeliveries = "dead_deliveries"
@@ -86,7 +93,7 @@ public struct HealthAPI: Sendable {
             status: status, store: Self.storeState(readable: counts != nil, writeFailure: unwritable),
             dispatcher: running ? "running" : "stopped", reason: reasons.isEmpty ? nil : reasons.joined(separator: " "),
             openAlerts: counts?.openAlerts, pendingDeliveries: counts.map { $0.pending + $0.inFlight },
-            deadDeliveries: counts?.dead)
+            deadDeliveries: counts?.dead, configuration: reloadFailed() ? "reload_failed" : nil)
         return .json(status: status == "ok" ? 200 : 503, body: health.jsonObject.jsonData)
     }
 

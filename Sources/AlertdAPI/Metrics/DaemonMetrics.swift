@@ -14,6 +14,8 @@ public final class DaemonMetrics: Sendable {
     /// series up by name and labels cost some 4 k instructions a request.
     private let doorSeries: [FrontDoor: (received: MetricsSeries?, deduplicated: MetricsSeries?)]
     private let commitBatches: MetricsSeries?
+    /// Whether the last reload failed (the daemon runs on the configuration before), for health.
+    private let reloadFailed = Atomic(false)
 
     /// Seconds, from a millisecond to ten minutes.
     package static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600]
@@ -120,11 +122,15 @@ public final class DaemonMetrics: Sendable {
         registry.increment("alertd_group_notifications_total", ["presenter": notice.presenter, "reason": notice.reason.rawValue])
     }
 
+    /// Whether the last reload failed, and alertd runs on the configuration before it.
+    public var lastReloadFailed: Bool { reloadFailed.load(ordering: .relaxed) }
+
     public func committed(batch size: Int) {
         commitBatches?.observe(Double(size))
     }
 
     public func reloaded(successfully ok: Bool, at date: Date = Date()) {
+        reloadFailed.store(!ok, ordering: .relaxed)
         registry.set("alertd_config_last_reload_successful", to: ok ? 1 : 0)
         if ok { registry.set("alertd_config_last_reload_timestamp_seconds", to: date.timeIntervalSince1970.rounded()) }
     }

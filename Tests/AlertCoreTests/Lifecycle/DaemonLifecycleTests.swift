@@ -89,6 +89,10 @@ import Glibc
         #expect(d.log.contains("reload failed; keeping the running configuration"))
         #expect(d.log.contains("no presenter named \\\"nope\\\"") || d.log.contains("no presenter named"))
         #expect(try await metric(d, "alertd_config_last_reload_successful") == 0)
+        // Health says so too, and stays ok: alertd works, on the configuration before.
+        let failedHealth = try await d.request("GET", "/v1/health")
+        #expect(failedHealth.status == 200)
+        #expect(String(decoding: failedHealth.body, as: UTF8.self).contains(#""configuration":"reload_failed""#))
         _ = try await d.send(["title": "after a bad reload"])
         #expect(await sinkA.wait { $0.count == 2 })
 
@@ -102,6 +106,7 @@ import Glibc
         try await Task.sleep(for: .milliseconds(500))
         #expect(d.log.contains("configuration reloaded"))
         #expect(try await metric(d, "alertd_config_last_reload_successful") == 1)
+        #expect(!String(decoding: try await d.request("GET", "/v1/health").body, as: UTF8.self).contains("configuration"))
         let critical = try await d.send(["title": "after a good reload", "severity": "critical"])
         #expect(await sinkB.wait { $0.count == 1 })
         #expect(sinkB.entries.first?.alertID == critical)
