@@ -88,8 +88,8 @@ import Testing
             ])
         }
         let refused = try await send("deploy")
-        // Not 1, which under --wait means a person said no.
-        #expect(refused.exitCode == 3)
+        // Not 1, which under --wait means a person said no: 77, the token's scope, nothing sent.
+        #expect(refused.exitCode == 77)
         #expect(refused.stderr.contains("[scope_missing]"), "\(refused.stderr)")
         #expect(refused.stderr.contains("nothing was sent: --wait follows the alert, which needs the `read` scope too"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty, "\(refused.stdout)")
