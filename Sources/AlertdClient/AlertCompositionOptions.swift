@@ -95,7 +95,7 @@ public struct AlertCompositionOptions: Sendable, Equatable {
                     // Only the first of it was read; its length is not known.
                     b.message = .invalid(AlertSpecError(
                         field: "message", code: .messageTooLong,
-                        message: "Standard input holds over \(CommandContext.inputLimit / 1024) KiB, more than a message may be; link to the details instead of piping them in."))
+                        message: "Standard input holds over \(CommandContext.inputLimit >> 20) MiB, more than a message may be; link to the details instead of piping them in."))
                 } else if let data = input {
                     // `echo` and heredocs end with a newline nobody means as part of the message.
                     var text = String(decoding: data, as: UTF8.self)

@@ -14,10 +14,11 @@ public struct CommandContext: Sendable {
     /// little more; nil if it cannot be read.
     public var readInput: @Sendable () -> Data?
 
-    /// The most of standard input read: only `--message -` reads it, and a
-    /// message of 8,192 characters is 32 KiB at most. What is read past it
-    /// is too long for the message, which says so; `yes |` never ended.
-    public static let inputLimit = 64 * 1024
+    /// The most of standard input read: only `--message -` reads it, and
+    /// the longest message a daemon's `limits.max_message_length` may allow,
+    /// 1,000,000 characters, is 4 MiB at most. What is read past it is too
+    /// long for any message, which says so; `yes |` never ended.
+    public static let inputLimit = 4 << 20
     /// Whether standard input and output are a terminal a person types at,
     /// so a command may draw for them and read single keys (`watch`).
     public var isInteractive: Bool

@@ -42,10 +42,12 @@ package final class CurlTransfer: @unchecked Sendable {
     private var readerBehind = false
     private var policyRefusal: String?
     /// How long a kept connection may have been idle and still carry a
-    /// request: shorter than the receivers' own idle limits (gunicorn's 2 s,
-    /// Node's and Apache's 5 s), so a request seldom crosses their close.
-    /// A connection busy with deliveries is never idle this long.
-    static let keptConnectionMaxIdleSeconds = 1
+    /// request, shorter than the receivers' own idle limits (gunicorn's 2 s,
+    /// Node's and Apache's 5 s), so a request seldom crosses their close. A
+    /// connection busy with deliveries is never idle this long. libcurl
+    /// counts whole seconds and closes one idle *more* than this: 0 closes
+    /// one idle a second or more, where 1 reused them up to 1.999 s.
+    static let keptConnectionMaxIdleSeconds = 0
     /// How many times libcurl was about to send the request (the prereq callback).
     private var sends = 0
     /// libcurl was about to send the request a second time, and was stopped.

@@ -57,7 +57,7 @@ import Testing
             "20", "/bin/sh", "-c", "yes | \"$0\" validate --title x --message -", try TestBinaries.alertctl,
         ])
         #expect(r.exitCode == 65, "\(r.stderr)")
-        #expect(r.stderr.hasPrefix("error: message: Standard input holds over 64 KiB"), "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("error: message: Standard input holds over 4 MiB"), "\(r.stderr)")
         #expect(r.stderr.contains("[message_too_long]"), "\(r.stderr)")
     }
 

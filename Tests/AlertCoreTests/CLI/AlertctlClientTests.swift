@@ -153,10 +153,11 @@ import Testing
     /// A daemon whose limits are wider than the defaults takes what they
     /// allow from alertctl too; past its own limits it refuses, as before.
     @Test func aDaemonsRaisedLimitsAreItsToJudge() async throws {
-        let daemon = try TestDaemon(config: ["limits": ["max_title_length": 300, "max_message_length": 20_000]])
+        let daemon = try TestDaemon(config: ["limits": ["max_title_length": 300, "max_message_length": 100_000, "max_body_bytes": 1 << 20]])
         try await daemon.start()
         let title = String(repeating: "t", count: 250)
-        let message = String(repeating: "y", count: 9_000)
+        // Past the 64 KiB alertctl once read of standard input.
+        let message = String(repeating: "y", count: 70_000)
         let sent = try await daemon.alertctl(["send", "--title", title, "--message", "-"], stdin: message)
         #expect(sent.exitCode == 0, "\(sent.stderr)")
         let shown = try Self.json(try await daemon.alertctl(["show", sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json"]).stdout)

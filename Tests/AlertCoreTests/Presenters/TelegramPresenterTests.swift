@@ -72,7 +72,7 @@ import Testing
     @Test func linksTheBotAPIWouldRefuseAsButtonsAreWrittenInTheText() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let p = try presenter(receiver)
-        for base in ["http://alertd:9190", "http://localhost:9190", "http://[::1]:9190", "https://ops@alertd"] {
+        for base in ["http://alertd:9190", "http://localhost:9190", "http://[::1]:9190", "https://ops@alertd", "http://alertd.:9190"] {
             let link = base + "/v1/alerts/a1/actions/confirm?token=abc"
             let delivery = DeliveryContext(deliveryID: "dlv-1.0", attempt: 1, actionLinks: [.confirm: link, .cancel: ServiceFixtures.cancelLink])
             #expect(await p.present(try ServiceFixtures.alert(), delivery: delivery) == .delivered)
@@ -117,6 +117,8 @@ import Testing
             ServiceFixtures.json(502, #"{"ok": false, "error_code": 502, "description": "Bad Gateway"}"#),
             // A proxy's page quoting the token as configured and as it went in the path.
             ServiceFixtures.json(401, #"{"ok": false, "description": "bot token 123456:ABC-SECRET is not valid (/bot123456%3AABC-SECRET/x)"}"#),
+            // Its secret part alone, after the bot's id.
+            ServiceFixtures.json(401, #"{"ok": false, "description": "Unauthorized: key ABC-SECRET"}"#),
         ])
         #expect(outcomes == [
             .retryableFailure(reason: "HTTP 429 from \(target): Too Many Requests: retry after 7", retryAfter: .seconds(7)),
@@ -124,6 +126,7 @@ import Testing
             .permanentFailure(reason: "HTTP 400 from \(target): Bad Request: chat not found"),
             .retryableFailure(reason: "HTTP 502 from \(target): Bad Gateway"),
             .permanentFailure(reason: "HTTP 401 from \(target): bot token *** is not valid (/***/x)"),
+            .permanentFailure(reason: "HTTP 401 from \(target): Unauthorized: key ***"),
         ])
         #expect(outcomes.allSatisfy { $0.reason?.contains("SECRET") == false })
     }

@@ -124,9 +124,14 @@ public struct PresenterSecrets: Sendable, Equatable {
     /// "Invalid access token passed: syt_…"), and its words are shown in
     /// `last_error`, events and the log.
     public func hidden(in text: String) -> String {
-        // Longest first: one secret may hold another. Four characters at
-        // least: shorter ones would blank out ordinary words, and are no secret.
-        values.values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+        // A Telegram token is `<bot id>:<secret>`: its secret part may be quoted alone.
+        let parts = values.values.flatMap { value in
+            [value] + (value.split(separator: ":").count > 1 ? value.split(separator: ":").dropFirst().map(String.init) : [])
+        }
+        // Longest first: one secret may hold another. Eight characters at
+        // least for a part, four for a whole secret: shorter ones would
+        // blank out ordinary words, and are no secret.
+        return Set(parts).filter { $0.count >= (values.values.contains($0) ? 4 : 8) }.sorted { $0.count > $1.count }
             .reduce(text) { $0.replacing($1, with: "***") }
     }
 }

@@ -98,7 +98,8 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
         let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
         // An IPv6 literal's colons are not a port's.
         let host = hostAndPort.hasPrefix("[") ? hostAndPort : hostAndPort.prefix { $0 != ":" }
-        return host.contains(".")
+        // `alertd.` is the name `alertd`, rooted: still no dot between labels.
+        return host.drop { $0 == "." }.reversed().drop { $0 == "." }.contains(".")
     }
 
     static func html(_ d: AlertDigest, writtenLinks: [(label: String, link: String)] = []) -> String {
