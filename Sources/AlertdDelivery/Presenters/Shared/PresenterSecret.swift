@@ -125,9 +125,7 @@ public struct PresenterSecrets: Sendable, Equatable {
     /// `last_error`, events and the log.
     public func hidden(in text: String) -> String {
         // A Telegram token is `<bot id>:<secret>`: its secret part may be quoted alone.
-        let parts = values.values.flatMap { value in
-            [value] + (value.split(separator: ":").count > 1 ? value.split(separator: ":").dropFirst().map(String.init) : [])
-        }
+        let parts = values.values.flatMap { [$0] + $0.split(separator: ":").dropFirst().map(String.init) }
         // Longest first: one secret may hold another. Eight characters at
         // least for a part, four for a whole secret: shorter ones would
         // blank out ordinary words, and are no secret.
