@@ -393,6 +393,11 @@ public actor Dispatcher: Service {
                 await giveBack()
             }
             await finishInFlight()
+            // Tried once more; still refused, they are said, for the next start sends them again.
+            do throws(StoreError) { try await writeUnrecorded() } catch {
+                log.warning("delivery outcomes could not be written before the stop; the next start sends those deliveries again",
+                            ["count": "\(unrecorded.count)", "error": "\(error)"])
+            }
         } onCancel: {
             signal.notify()
         }
@@ -706,16 +711,8 @@ public actor Dispatcher: Service {
         // running deliveries were sent again. Each gets a lease to renew first.
         if let failed = leaseCheckFailedAt, ContinuousClock.now - failed >= claimLease { leaseCheckFailedAt = nil }
         let cutoff = leaseCheckFailedAt == nil ? Date().addingTimeInterval(-claimLease.seconds) : .distantPast
-        if !unrecorded.isEmpty {
-            let outcomes = unrecorded
-            do {
-                if try await store.settle(outcomes) > 0 { storeChanged() }
-                unrecorded.removeFirst(outcomes.count)
-                log.notice("recorded delivery outcomes that could not be written before", ["count": "\(outcomes.count)"])
-            } catch {
-                // Said when they failed; the store's own log says while writes fail.
-            }
-        }
+        // A failure was said when they failed; the store's own log says while writes fail.
+        try? await writeUnrecorded()
         do {
             // Hand-offs the store wrote claimed are this dispatcher's too while they wait.
             var keeping = Set(tasks.keys).union(handedOff.ids).union(starting).union(claimedDuringPause)
@@ -732,6 +729,16 @@ public actor Dispatcher: Service {
             if store.isShared { leaseCheckFailedAt = .now }
             leaseCheckFailures.failed(log, "could not release stale claims", ["error": "\(error)"])
         }
+    }
+
+    /// Writes the outcomes a failed write left (``unrecorded``); while the
+    /// store still refuses, they stay kept, with their claims.
+    private func writeUnrecorded() async throws(StoreError) {
+        guard !unrecorded.isEmpty else { return }
+        let outcomes = unrecorded
+        if try await store.settle(outcomes) > 0 { storeChanged() }
+        unrecorded.removeFirst(outcomes.count)
+        log.notice("recorded delivery outcomes that could not be written before", ["count": "\(outcomes.count)"])
     }
 
     /// How long a stop waits for aborted requests to report back: well

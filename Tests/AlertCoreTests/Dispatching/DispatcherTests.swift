@@ -209,6 +209,26 @@ actor OutagePresenter: AlertPresenter {
         await receiver.stop()
     }
 
+    /// Unwritten still when the dispatcher stops, an outcome is tried once
+    /// more then, before the next start would send its delivery again.
+    @Test func anUnwrittenOutcomeIsTriedOnceMoreAtTheStop() async throws {
+        let receiver = try WebhookReceiver()
+        let store = HeldSettleStore(held: false)
+        store.settlesFail.withLock { $0 = true }
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: try webhook(to: receiver), maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20), claimLease: .seconds(60))
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        #expect(await receiver.wait { $0.count == 1 })
+        try await waitUntil { store.settleCalls.load(ordering: .relaxed) >= 1 }
+        store.settlesFail.withLock { $0 = false }
+        // No lease check comes before the stop: the stop writes it.
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(try await store.record(id: id)?.deliveries.first?.state == .delivered)
+        await receiver.stop()
+    }
+
     /// One the receiver answered, its outcome not yet written when the
     /// shutdown cuts the rest off, keeps its outcome: given back too, it
     /// would be sent again by another node while the delivered write lands.
