@@ -183,19 +183,27 @@ actor OutagePresenter: AlertPresenter {
         await receiver.stop()
     }
 
+    /// A dispatcher running with `lease` on a store that refuses outcomes,
+    /// once its one alert has been delivered to a webhook.
+    func deliveredWhileOutcomesFail(lease: Duration) async throws
+        -> (WebhookReceiver, HeldSettleStore, Dispatcher, AlertID, Task<Void, Never>) {
+        let receiver = try WebhookReceiver()
+        let store = HeldSettleStore(held: false)
+        store.settlesFail.withLock { $0 = true }
+        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: try webhook(to: receiver), maxConcurrency: 4)]),
+                                    retry: fastRetry(), idleTick: .milliseconds(20), claimLease: lease)
+        let id = try await submit(store, presenters: ["hook"])
+        let run = Task { await dispatcher.run() }
+        #expect(await receiver.wait { $0.count == 1 })
+        return (receiver, store, dispatcher, id, run)
+    }
+
     /// An outcome the store could not write (a full disk) is kept, and its
     /// claim with it, and written once the store takes writes again: released
     /// after a lease, as before, the delivery was sent again (a full disk
     /// made 3,129 repeats of 5,000 deliveries).
     @Test func anOutcomeTheStoreCouldNotWriteIsWrittenLaterNotSentAgain() async throws {
-        let receiver = try WebhookReceiver()
-        let store = HeldSettleStore(held: false)
-        store.settlesFail.withLock { $0 = true }
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: try webhook(to: receiver), maxConcurrency: 4)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20), claimLease: .milliseconds(200))
-        let id = try await submit(store, presenters: ["hook"])
-        let run = Task { await dispatcher.run() }
-        #expect(await receiver.wait { $0.count == 1 })
+        let (receiver, store, dispatcher, id, run) = try await deliveredWhileOutcomesFail(lease: .milliseconds(200))
         // Several leases pass while the store refuses the outcome.
         try await Task.sleep(for: .seconds(1))
         #expect(store.settleCalls.load(ordering: .relaxed) >= 2, "the write is tried again")
@@ -212,14 +220,7 @@ actor OutagePresenter: AlertPresenter {
     /// Unwritten still when the dispatcher stops, an outcome is tried once
     /// more then, before the next start would send its delivery again.
     @Test func anUnwrittenOutcomeIsTriedOnceMoreAtTheStop() async throws {
-        let receiver = try WebhookReceiver()
-        let store = HeldSettleStore(held: false)
-        store.settlesFail.withLock { $0 = true }
-        let dispatcher = Dispatcher(store: store, presenters: PresenterSet([.init(presenter: try webhook(to: receiver), maxConcurrency: 4)]),
-                                    retry: fastRetry(), idleTick: .milliseconds(20), claimLease: .seconds(60))
-        let id = try await submit(store, presenters: ["hook"])
-        let run = Task { await dispatcher.run() }
-        #expect(await receiver.wait { $0.count == 1 })
+        let (receiver, store, dispatcher, id, run) = try await deliveredWhileOutcomesFail(lease: .seconds(60))
         try await waitUntil { store.settleCalls.load(ordering: .relaxed) >= 1 }
         store.settlesFail.withLock { $0 = false }
         // No lease check comes before the stop: the stop writes it.
