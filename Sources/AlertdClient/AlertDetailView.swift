@@ -70,7 +70,7 @@ package enum AlertDetailView {
         }
         if let deliveries = alert.deliveries {
             lines.append("")
-            lines += deliveryLines(deliveries, groups: alert.groups ?? [], activeSilences: Set(alert.silencedBy ?? []))
+            lines += deliveryLines(deliveries, groups: alert.groups ?? [], activeSilences: Set(alert.silencedBy ?? []), closed: alert.state.isFinal)
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -81,15 +81,20 @@ package enum AlertDetailView {
 
     /// The deliveries as a table; `groups` are the alert's open groups, whose
     /// notifications tell of it when a grouped route gave it none of its own;
-    /// `activeSilences` the silences that hold it now.
+    /// `activeSilences` the silences that hold it now; `closed` whether the
+    /// alert is closed, when its groups are no longer known.
     package static func deliveryLines(_ deliveries: [DeliveryRecord], groups: [AlertGroupID] = [], activeSilences: Set<SilenceID> = [],
-                                      now: Date = Date()) -> [String] {
+                                      closed: Bool = false, now: Date = Date()) -> [String] {
         guard !deliveries.isEmpty else {
             guard groups.isEmpty else {
                 let names = groups.map(\.rawValue).joined(separator: ", ")
                 return ["Deliveries: none of its own; it is told of in the notifications of group \(names) ('alertctl groups')"]
             }
-            return ["Deliveries: none (no presenter's route matched)"]
+            // A closed alert has left its groups, so an alert told of in a group's
+            // notifications cannot be told from one no route gave a presenter.
+            return closed
+                ? ["Deliveries: none of its own (no presenter's route matched, or a grouped route told of it in its group's notifications)"]
+                : ["Deliveries: none (no presenter's route matched)"]
         }
         let rows = deliveries.map { d -> [String] in
             var when = ""

@@ -340,6 +340,15 @@ package final class MHDServerCore: Sendable {
             // a short one (a name like Content-Type) to the heap first.
             _ = field.name.withCString { name in field.value.withCString { MHD_add_response_header(mhdResponse, name, $0) } }
         }
+        // Answers carry alerts, tokens' scopes and signed links: no cache keeps
+        // them and no browser reads a JSON answer as a page, unless the
+        // handler said otherwise (the event stream's `no-cache`).
+        if !response.headers.contains("Cache-Control") {
+            _ = MHD_add_response_header(mhdResponse, "Cache-Control", "no-store")
+        }
+        if !response.headers.contains("X-Content-Type-Options") {
+            _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
+        }
         if flight.withLock({ $0.stopping }) {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }

@@ -236,6 +236,10 @@ import Testing
         #expect(AlertDetailView.deliveryLines([dead("presenter \"hook\" is not configured")], now: now)[1]
             .contains("once its presenter is configured again, 'alertctl replay' retries it"))
         #expect(AlertDetailView.deliveryLines([dead("HTTP 500")], now: now)[1].hasSuffix("; 'alertctl replay' retries it"))
+        // No deliveries: an open alert's groups are known, a closed alert's are not.
+        #expect(AlertDetailView.deliveryLines([], now: now) == ["Deliveries: none (no presenter's route matched)"])
+        #expect(AlertDetailView.deliveryLines([], groups: [AlertGroupID(trusted: "g-00000000000000a1")], now: now)[0].contains("notifications of group g-00000000000000a1"))
+        #expect(AlertDetailView.deliveryLines([], closed: true, now: now)[0].contains("or a grouped route told of it in its group's notifications"))
     }
 
     /// An alert that ends by itself unless sent again (Prometheus's) says

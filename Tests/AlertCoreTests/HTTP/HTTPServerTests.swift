@@ -38,6 +38,24 @@ import Testing
         #expect(echoed.listener == "tcp")
     }
 
+    /// Every answer is kept out of caches and from being sniffed as a page,
+    /// unless its handler chose its own caching (an event stream's `no-cache`).
+    @Test func answersAreNotCachedOrSniffedUnlessTheHandlerSaysOtherwise() async throws {
+        let (server, base) = try startLoopbackServer { request in
+            request.path == "/own"
+                ? HTTPResponse(status: 200, headers: ["Cache-Control": "no-cache", "Content-Type": "text/plain"], body: Data("x".utf8))
+                : HTTPResponse.json(status: 404, body: Data("{}".utf8))
+        }
+        defer { Task { await server.stop() } }
+        let plain = try await client.send(HTTPClientRequest(url: base + "/anything"))
+        #expect(plain.status == 404)
+        #expect(plain.headers.values(for: "Cache-Control") == ["no-store"])
+        #expect(plain.headers.values(for: "X-Content-Type-Options") == ["nosniff"])
+        let own = try await client.send(HTTPClientRequest(url: base + "/own"))
+        #expect(own.headers.values(for: "Cache-Control") == ["no-cache"])
+        #expect(own.headers.values(for: "X-Content-Type-Options") == ["nosniff"])
+    }
+
     /// libmicrohttpd 0.9.75 kept each query parameter in its 32 KB pool and,
     /// past some 500, neither answered nor closed: the client waited out the
     /// connection timeout. The server reads the query from its own copy.
