@@ -53,6 +53,7 @@ public final class HTTPServer: Sendable {
         package let daemon: OpaquePointer
         package let core: Unmanaged<MHDServerCore>
         package let socket: ListeningSocket
+        package let acceptor: ConnectionAcceptor
         /// Sweeps the ``ConnectionWatch`` until the server stops.
         package let sweeper: Task<Void, Never>
     }
@@ -109,20 +110,12 @@ public final class HTTPServer: Sendable {
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch,
                 trimmer: configuration.trimmer, answerBudget: configuration.answerBudget))
+            // libmicrohttpd gets no listener (ConnectionAcceptor says why): it
+            // is handed each connection, through its inter-thread channel.
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-            // libmicrohttpd closes the socket it is given when it stops (it is
-            // never quiesced, see MHDServerCore.acceptPolicy), so it gets a
-            // duplicate: the listener itself stays ours to close, or, adopted
-            // from systemd, to keep.
-            let daemonSocket = fcntl(socket.descriptor, F_DUPFD_CLOEXEC, 0)
-            guard daemonSocket >= 0 else {
-                let error = errno
-                core.release()
-                socket.close()
-                throw .system(operation: "dup", address: socket.address, errno: error)
-            }
+                | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
             let daemon = alertd_mhd_start(
-                flags, daemonSocket,
+                flags,
                 MHDServerCore.acceptPolicy, core.toOpaque(),
                 MHDServerCore.accessHandler, core.toOpaque(),
                 MHDServerCore.requestCompleted, core.toOpaque(),
@@ -134,15 +127,18 @@ public final class HTTPServer: Sendable {
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
             guard let daemon else {
-                // Some of libmicrohttpd's failures close the socket it was given, some do
-                // not. Once closed, its number may already name a file another thread
-                // opened: it is closed here only while it is still the listener's duplicate.
-                if case .success(let duplicate) = FileStatus.of(descriptor: daemonSocket),
-                   case .success(let listener) = FileStatus.of(descriptor: socket.descriptor),
-                   duplicate.identity == listener.identity { _ = close(daemonSocket) }
                 core.release()
                 socket.close()
                 throw .startFailed(reason: "libmicrohttpd rejected the settings (thread pool size \(configuration.threadPoolSize), connection limit \(configuration.connectionLimit)); check them, and the system's thread and file limits")
+            }
+            let acceptor: ConnectionAcceptor
+            do throws(HTTPServerError) {
+                acceptor = try ConnectionAcceptor(listener: socket.descriptor, daemon: daemon, connectionLimit: connectionLimit, address: socket.address)
+            } catch {
+                MHD_stop_daemon(daemon)
+                core.release()
+                socket.close()
+                throw error
             }
             let sweeper = Task.detached {
                 while !Task.isCancelled {
@@ -151,7 +147,7 @@ public final class HTTPServer: Sendable {
                     watch.sweep()
                 }
             }
-            state = .running(Running(daemon: daemon, core: core, socket: socket, sweeper: sweeper))
+            state = .running(Running(daemon: daemon, core: core, socket: socket, acceptor: acceptor, sweeper: sweeper))
             bound.withLock { $0 = (socket.port, socket.address) }
         }
     }
@@ -167,8 +163,10 @@ public final class HTTPServer: Sendable {
         }
         guard let running else { return }
         let core = running.core.takeUnretainedValue()
-        // From here new connections are refused (MHDServerCore.acceptPolicy).
+        // From here nothing is accepted: what connects waits in the listener's
+        // queue, for the next start when systemd holds the listener.
         core.beginStopping()
+        running.acceptor.stop()
         await Self.drain(core, for: configuration.shutdownGracePeriod)
         core.abortAll()
         // The 503s and final chunks just queued still have to reach the wire,
@@ -195,10 +193,11 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Wakes every suspended connection (libmicrohttpd aborts the process if
-    /// it is stopped with one), stops the daemon (which closes its duplicate
-    /// of the listener), closes the socket.
+    /// Stops accepting, wakes every suspended connection (libmicrohttpd
+    /// aborts the process if it is stopped with one), stops the daemon,
+    /// closes the socket (one systemd passed stays open, for its next start).
     private static func tearDown(_ running: Running) {
+        running.acceptor.stop()
         running.sweeper.cancel()
         running.core.takeUnretainedValue().abortAll()
         MHD_stop_daemon(running.daemon)

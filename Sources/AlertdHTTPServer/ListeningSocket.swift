@@ -6,9 +6,9 @@ import AlertdPOSIX
 import Glibc
 #endif
 
-/// A bound, listening, non-blocking socket for the server to hand to
-/// libmicrohttpd (`MHD_OPTION_LISTEN_SOCKET`). Binding it here rather than in
-/// libmicrohttpd lets startup failures carry the real errno.
+/// A bound, listening, non-blocking socket for the server's
+/// ``ConnectionAcceptor``. Binding it here rather than in libmicrohttpd lets
+/// startup failures carry the real errno.
 package struct ListeningSocket: Sendable {
     package let descriptor: Int32
     package let kind: HTTPRequest.Listener
@@ -102,7 +102,7 @@ package struct ListeningSocket: Sendable {
         if let reason = notListeningReason(descriptor) { throw .notAListeningSocket(address: address, reason: reason) }
         let flags = fcntl(descriptor, F_GETFL)
         guard flags >= 0 else { throw .system(operation: "fcntl", address: address, errno: errno) }
-        // Several worker threads share the socket; a blocking accept() would stall one of them.
+        // The acceptor takes what is queued until accept() says none is left; a blocking one would wait for the next.
         guard fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
             throw .system(operation: "fcntl", address: address, errno: errno)
         }

@@ -33,11 +33,12 @@ extension MHDServerCore {
         question[1] = 0
     }
 
-    /// Refuses every new connection once stop() has begun: libmicrohttpd
-    /// closes it as soon as it is accepted. This stands in for
-    /// `MHD_quiesce_daemon`, which races the epoll worker's own removal of the
-    /// listening socket and aborts the process when it loses (libmicrohttpd
-    /// 0.9.75: "Failed to remove listen FD from epoll set").
+    /// Refuses a connection handed over once stop() has begun (the
+    /// ``ConnectionAcceptor`` may have taken it just before): libmicrohttpd
+    /// closes it. `MHD_quiesce_daemon` is no way to stop accepting: it races
+    /// the epoll worker's own removal of the listening socket and aborts the
+    /// process when it loses (libmicrohttpd 0.9.75: "Failed to remove listen
+    /// FD from epoll set").
     package static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
         guard let cls else { return .NO }
         return Unmanaged<MHDServerCore>.fromOpaque(cls).takeUnretainedValue().isStopping ? .NO : .YES

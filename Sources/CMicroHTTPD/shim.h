@@ -4,7 +4,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <microhttpd.h>
+
+// glibc declares accept4 only under _GNU_SOURCE, which Swift's view of it
+// lacks; the server's acceptor needs it to take each connection
+// close-on-exec at once, before a presenter's program can inherit it.
+int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 
 // MHD_start_daemon and MHD_get_connection_info are variadic, which Swift
 // cannot call; these fixed-argument wrappers are the only way across.
@@ -13,9 +19,10 @@
 /// request's context pointer.
 typedef void *(*alertd_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/// Starts a daemon on an already-listening socket with the options alertd uses.
+/// Starts a daemon without a listening socket (connections come through
+/// `MHD_add_connection`) with the options alertd uses.
 static inline struct MHD_Daemon *alertd_mhd_start(
-    unsigned int flags, MHD_socket listen_fd,
+    unsigned int flags,
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
@@ -26,7 +33,6 @@ static inline struct MHD_Daemon *alertd_mhd_start(
     unsigned int connection_timeout_seconds, size_t connection_memory_limit)
 {
     return MHD_start_daemon(flags, 0, accept_policy, accept_policy_cls, handler, handler_cls,
-                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
@@ -36,6 +42,13 @@ static inline struct MHD_Daemon *alertd_mhd_start(
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_END);
+}
+
+/// How many connections the daemon holds now, in all its workers.
+static inline unsigned int alertd_mhd_connection_count(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info ? info->num_connections : 0;
 }
 
 /// The connection's socket, or -1.

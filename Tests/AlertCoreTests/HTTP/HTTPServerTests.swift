@@ -197,6 +197,44 @@ import Testing
         #expect(fcntl(listener.fd, F_GETFD) >= 0)
     }
 
+    /// systemd keeps the listener across restarts of the service, and
+    /// clients connect while it restarts. libmicrohttpd, handed the
+    /// listener, shut it down as it stopped with a pool of threads, and the
+    /// next start served nothing (connections refused, on TCP and Unix
+    /// sockets alike). The listener outlives each server, and what connected
+    /// between two servers is served by the next.
+    @Test func anAdoptedListenerOutlivesItsServerAndTheNextServesWhatConnectedMeanwhile() async throws {
+        let tcp = try SilentListener()
+        let dir = TemporaryDirectory()
+        let unix = try ListeningSocket.unix(path: dir.path + "/api.sock", mode: 0o600)
+        defer { unix.close() }
+        for (descriptor, kind) in [(tcp.fd, HTTPRequest.Listener.tcp), (unix.descriptor, .unixSocket)] {
+            func server() throws -> HTTPServer {
+                var configuration = HTTPServerConfiguration(listener: .listeningSocket(descriptor: descriptor, kind: kind))
+                configuration.threadPoolSize = 2
+                let server = HTTPServer(configuration: configuration, handler: EchoedRequest.handler)
+                try server.start()
+                return server
+            }
+            let url = kind == .tcp ? "http://127.0.0.1:\(tcp.port)" : "http://localhost"
+            let path = kind == .tcp ? nil : dir.path + "/api.sock"
+            for round in 0..<3 {
+                let first = try server()
+                #expect(try await client.send(HTTPClientRequest(url: url + "/before", unixSocketPath: path)).status == 200)
+                await first.stop()
+                // Nothing serves the listener now; this waits in its queue, on a
+                // client of its own (a kept connection to the stopped server would not do).
+                let client = HTTPClient()
+                let meanwhile = Task { try await client.send(HTTPClientRequest(url: url + "/meanwhile/\(round)", unixSocketPath: path)) }
+                try await Task.sleep(for: .milliseconds(100))
+                let next = try server()
+                let answered = try await meanwhile.value
+                #expect(try EchoedRequest.decode(answered.body).path == "/meanwhile/\(round)", "\(kind), round \(round)")
+                await next.stop()
+            }
+        }
+    }
+
     @Test func anAdoptedDescriptorThatIsNoSocketIsRefusedByNameAndKept() throws {
         // /dev/null is no socket (libmicrohttpd, handed it, refused it with no
         // reason given, and the error blamed the settings).
@@ -407,7 +445,8 @@ import Testing
         let stopping = Task { await server.stop() }
         try await Task.sleep(for: .milliseconds(100))
         // The listener is still open (the slow request holds stop() in its
-        // grace period), so the connect succeeds; the server closes it unread.
+        // grace period), so the connect succeeds into its queue; nothing
+        // takes it from there, and it is closed unread with the listener.
         let late = try RawSocket(port: port)
         late.send("GET /late HTTP/1.1\r\nHost: x\r\n\r\n")
         let (text, closedByPeer) = await late.readToEnd()

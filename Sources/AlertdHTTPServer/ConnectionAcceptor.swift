@@ -1,0 +1,112 @@
+import CMicroHTTPD
+import Dispatch
+import Synchronization
+import AlertdPOSIX
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Accepts connections on the listener, on a thread of its own, and hands
+/// each to libmicrohttpd (`MHD_add_connection`), which runs without a
+/// listening socket.
+///
+/// Given the listener, libmicrohttpd with a pool of threads calls
+/// `shutdown(2)` on it as it stops, and a listener systemd passed is the
+/// one systemd keeps for the next start: after a restart nothing could
+/// connect until the socket unit was restarted too. Accepting here, the
+/// listener is never shut down, and a stop only stops accepting: what
+/// connects meanwhile waits in the listener's queue, for the next start
+/// under systemd. At the connection limit it leaves connections queued
+/// there, as libmicrohttpd did.
+///
+/// `@unchecked Sendable`: the daemon handle is only used through
+/// `MHD_add_connection` and the connection count, which libmicrohttpd
+/// allows from any thread of a daemon started with an inter-thread channel;
+/// everything else is immutable.
+final class ConnectionAcceptor: @unchecked Sendable {
+    private let listener: Int32
+    private let daemon: OpaquePointer
+    private let connectionLimit: Int
+    /// Written once to stop the thread.
+    private let wake: Int32
+    private let finished = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Starts accepting on `listener` (non-blocking) for `daemon`.
+    init(listener: Int32, daemon: OpaquePointer, connectionLimit: Int, address: String) throws(HTTPServerError) {
+        self.listener = listener
+        self.daemon = daemon
+        self.connectionLimit = max(1, connectionLimit)
+        wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        guard wake >= 0 else { throw .system(operation: "eventfd", address: address, errno: errno) }
+        DetachedThread.start(name: "alertd-accept") { [self] in
+            run()
+            finished.signal()
+        }
+    }
+
+    /// Stops accepting and returns once the thread has: after it, nothing is
+    /// handed to the daemon, which may then be stopped. The thread is woken
+    /// at once, so the wait is that of one `MHD_add_connection` at most.
+    /// Calls after the first return at once.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var one: UInt64 = 1
+        _ = write(wake, &one, MemoryLayout<UInt64>.size)
+        finished.wait()
+        _ = close(wake)
+    }
+
+    private func run() {
+        var fds = [pollfd(fd: listener, events: 0, revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        while true {
+            // Full, the listener is not watched, and the count looked at again shortly.
+            let full = Int(alertd_mhd_connection_count(daemon)) >= connectionLimit
+            fds[0].events = full ? 0 : Int16(POLLIN)
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = poll(&fds, 2, full ? 20 : -1)
+            if ready < 0 {
+                if errno != EINTR { _ = poll(nil, 0, 20) }
+                continue
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                acceptQueued()
+            } else if fds[0].revents != 0 {
+                // An error on the listener itself: keep looking, without spinning.
+                _ = poll(nil, 0, 100)
+            }
+        }
+    }
+
+    /// Takes up to a batch of queued connections; poll(2) reports the rest.
+    private func acceptQueued() {
+        for _ in 0..<64 {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+            guard fd >= 0 else {
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors or memory: the queue stays readable, so wait rather than spin.
+                    _ = poll(nil, 0, 100)
+                    return
+                default:
+                    return
+                }
+            }
+            // Refused (the limits, the accept policy while stopping), libmicrohttpd closes it.
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, fd, $0, length) }
+            }
+        }
+    }
+}
