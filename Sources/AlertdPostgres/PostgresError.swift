@@ -36,6 +36,10 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     /// made read-only. Reads still work, so nothing but a write shows it.
     public var isReadOnlyRefusal: Bool { sqlState == "25006" }
 
+    /// The user may not do this (42501): a grant missing or revoked. Reads
+    /// may still work, and every write fails alike until it is granted.
+    public var isPrivilegeRefusal: Bool { sqlState == "42501" }
+
     /// Another transaction got in the way: a deadlock or serialization
     /// failure (class 40) or a unique key taken meanwhile (23505). Running
     /// the same work again sees what the other one committed.

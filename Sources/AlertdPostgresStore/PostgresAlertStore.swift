@@ -142,9 +142,11 @@ public final class PostgresAlertStore: AlertStore {
         }
         // Read as alertd writes it: a table of that name with a version of
         // another type is not alertd's (reading it failed with a bare SQL error).
+        // From the catalog: information_schema shows only the columns the user
+        // may read, and a user without its grants read as another program's table.
         let type = try conn.query("""
-            SELECT data_type FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name = 'alertd_schema' AND column_name = 'version'
+            SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+            WHERE a.attrelid = format('%I.alertd_schema', current_schema())::regclass AND a.attname = 'version' AND NOT a.attisdropped
             """).rows.first?.optionalText(0)
         guard type == "integer" else {
             return "The database at \(redactedURL) holds a table alertd_schema that is not alertd's (its version is \(type ?? "missing")); alertd leaves it alone. Point store.url at a database of its own."
@@ -172,6 +174,11 @@ public final class PostgresAlertStore: AlertStore {
             let connection = try PostgresConnection(url: url, redactedURL: redacted)
             refusal = try connection.withLock { conn throws(PostgresError) -> String? in
                 if let refusal = try Self.refusal(conn, redactedURL: redacted) { return refusal }
+                if try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") != 1,
+                   let unwritable = try conn.query(PostgresSchema.unwritableRelations).rows.first?.optionalText(0) {
+                    return "The user in the URL may not write alertd's tables in the database at \(redacted) (\(unwritable)); "
+                        + "grant it SELECT, INSERT, UPDATE and DELETE on them and USAGE on their sequences, or use the user that made them."
+                }
                 guard try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1,
                       try conn.scalar("SELECT has_schema_privilege(current_schema(), 'CREATE')::int") != 1 else { return nil }
                 let schema = try conn.query("SELECT current_schema()").rows.first?.optionalText(0)

@@ -82,12 +82,14 @@ final class PostgresCommitter: Sendable {
     }
 
     /// A round trip that proves the database answers again, and would
-    /// take a write: a standby or a read-only database answers reads.
+    /// take a write: a standby, a read-only database or a user without its
+    /// grants answers reads.
     private func probe() {
         let writable = connection.withLock { conn -> Bool in
             do throws(PostgresError) {
                 let writable = try conn.scalar("""
-                    SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' THEN 0 ELSE 1 END
+                    SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'
+                        OR (\(PostgresSchema.unwritableRelations)) IS NOT NULL THEN 0 ELSE 1 END
                     """) == 1
                 // A session keeps the read-only default it started with.
                 if !writable { conn.disconnect(after: PostgresError(sqlState: "25006", message: "the database takes no writes", context: "probe", connectionLost: false)) }
@@ -128,10 +130,10 @@ final class PostgresCommitter: Sendable {
             for job in jobs { job.finish(nil) }
             return
         }
-        if outcome.isConnectionFailure || outcome.isReadOnlyRefusal {
+        if outcome.isConnectionFailure || outcome.isReadOnlyRefusal || outcome.isPrivilegeRefusal {
             // Nothing to gain from running the jobs one by one: the database
-            // is gone, or takes no writes. Either is the store's failure,
-            // for health too, until a probe finds it writable again.
+            // is gone, takes no writes, or not from this user. Each is the
+            // store's failure, for health too, until a probe finds it writable again.
             writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             for job in jobs { job.finish(outcome) }
             return

@@ -35,6 +35,18 @@ enum PostgresSchema {
     /// commit: new events, and deliveries due.
     static let channel = "alertd_changes"
 
+    /// The tables and sequences of the current schema the session's user may
+    /// not write, comma-separated, or NULL when it may write them all: a
+    /// grant missing or revoked refuses every write (42501) while reads work.
+    /// One privilege a call: listed together, any one of them passes.
+    static let unwritableRelations = """
+        SELECT string_agg(c.relname, ', ' ORDER BY c.relname) FROM pg_class c
+        WHERE c.relnamespace = current_schema()::regnamespace
+          AND ((c.relkind = 'r' AND NOT (has_table_privilege(c.oid, 'SELECT') AND has_table_privilege(c.oid, 'INSERT')
+                                        AND has_table_privilege(c.oid, 'UPDATE') AND has_table_privilege(c.oid, 'DELETE')))
+            OR (c.relkind = 'S' AND NOT has_sequence_privilege(c.oid, 'USAGE')))
+        """
+
     /// The database's clock, in the milliseconds rows keep, plus the
     /// parameter `shift`: how far the caller's `now` is from this node's
     /// clock (nothing but in tests that step time on). Claims are stamped

@@ -14,7 +14,11 @@ extension StoreError {
         case "53100": return StoreError(code: .io, message: "\(what) failed: the database server's disk is full (\(error.message)).")
         case "25006":
             return StoreError(code: .io, message: "\(what) failed: the database takes no writes (\(error.message)). Point store.url at the primary (with several hosts, add target_session_attrs=read-write), or check the database's default_transaction_read_only.")
-        case "28000", "28P01", "3D000", "42501":
+        case "42501":
+            return StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). The user in store.url lacks a privilege alertd needs: "
+                + "for a new database, CREATE on its schema (or make the user the database's owner); for one alertd made, "
+                + "SELECT, INSERT, UPDATE and DELETE on its tables and USAGE on its sequences.")
+        case "28000", "28P01", "3D000":
             return StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check store.url: the user, its password and the database name.")
         default: return StoreError(code: .io, message: "\(what) failed: \(error.description)")
         }

@@ -118,6 +118,46 @@ import Synchronization
         #expect(try await store.counts().openAlerts == 2)
     }
 
+    /// A user whose grants on alertd's tables were revoked reads but cannot
+    /// write: the check says which tables, a write's refusal is the store's
+    /// failure (health's too) until a probe finds the grants back. Health
+    /// said ok while every alert was refused, the check passed, and the
+    /// error sent the operator to the password and the database's name.
+    @Test func aUserWithoutItsGrantsIsTheStoresFailureAndTheCheckSaysSo() async throws {
+        let url = try PostgresServer.shared().makeDatabase()
+        let name = String(url.split(separator: "/").last!)
+        try PostgresAlertStore(url: url, node: "maker", readers: 1).close()
+        let admin = try PostgresConnection(url: url, redactedURL: url)
+        func run(_ statement: String) throws { try admin.withLock { conn throws(PostgresError) in try conn.execute(statement) } }
+        let role = "grantee_\(name)"
+        try run("CREATE ROLE \(role) LOGIN")
+        try run("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role)")
+        try run("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role)")
+        let grantee = url.replacingOccurrences(of: "//alertd@", with: "//\(role)@")
+        try PostgresAlertStore.checkCompatible(url: grantee)
+        let store = try PostgresAlertStore(url: grantee, node: "test", readers: 1)
+        defer { store.close() }
+        func submit(_ title: String) async throws(StoreError) {
+            _ = try await store.submit([AlertSubmission(alert: Alert(spec: try! AlertSpec.Builder().title(title).build().get()), presenters: [])])
+        }
+        try await submit("before")
+
+        try run("REVOKE INSERT ON alerts FROM \(role)")
+        let checked = #expect(throws: StoreError.self) { try PostgresAlertStore.checkCompatible(url: grantee) }
+        #expect(checked?.message.contains("may not write alertd's tables") == true && checked?.message.contains("(alerts)") == true,
+                "\(String(describing: checked))")
+        await #expect(throws: StoreError.self) { try await submit("refused") }
+        #expect(store.lastWriteFailure?.message.contains("lacks a privilege alertd needs") == true, "\(String(describing: store.lastWriteFailure))")
+        #expect(try await store.counts().openAlerts == 1, "reads still work")
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(store.lastWriteFailure != nil, "a probe took a read for a write")
+
+        try run("GRANT INSERT ON alerts TO \(role)")
+        #expect(await eventually(.seconds(10)) { store.lastWriteFailure == nil })
+        try await submit("after")
+        #expect(try await store.counts().openAlerts == 2)
+    }
+
     /// A server that stops answering (frozen, or cut off without a reset)
     /// leaves the session open and silent: a statement is given up after
     /// its timeout, as a lost session, and the next one gets a new session.
