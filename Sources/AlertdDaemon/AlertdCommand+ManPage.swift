@@ -108,7 +108,7 @@ extension AlertdCommand {
             ManualPage.Item("LISTEN_PID, LISTEN_FDS, LISTEN_FDNAMES", """
                 Sockets passed by socket activation; alertd removes these variables once read.
                 """),
-            ManualPage.Item("JOURNAL_STREAM", "Set when standard error goes to the journal; selects the journal log format."),
+            ManualPage.Item("JOURNAL_STREAM", "Set by systemd when standard error goes to the journal; when it names standard error's device and inode, selects the journal log format."),
             ManualPage.Item("NO_COLOR", "When set and not empty, the terminal presenter does not use colour."),
         ],
         files: [

@@ -28,10 +28,18 @@ public struct StreamLogHandler: LogHandler {
         self.fd = fd
     }
 
-    /// `journal` when stderr is connected to journald (`JOURNAL_STREAM` is
-    /// set), `human` otherwise.
-    public static func automaticFormat(environment: [String: String] = CurrentProcess.environment) -> Format {
-        environment["JOURNAL_STREAM"].map { !$0.isEmpty } == true ? .journal : .human
+    /// `journal` when stderr is connected to journald: `JOURNAL_STREAM`
+    /// names the device and inode of the journal's stream, and `stderr`'s are
+    /// those (systemd's advice: the variable is inherited by children whose
+    /// stderr goes elsewhere, to a terminal or a file); `human` otherwise.
+    public static func automaticFormat(environment: [String: String] = CurrentProcess.environment, stderr: Int32 = 2) -> Format {
+        guard let stream = environment["JOURNAL_STREAM"] else { return .human }
+        let parts = stream.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
+              case .success(let status) = FileStatus.of(descriptor: stderr),
+              status.identity == FileStatus.Identity(device: device, inode: inode)
+        else { return .human }
+        return .journal
     }
 
     public func log(_ entry: LogEntry) {

@@ -18,6 +18,11 @@ package struct FileStatus: Sendable, Equatable {
     package struct Identity: Sendable, Hashable {
         package let device: UInt64
         package let inode: UInt64
+
+        package init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
     }
 
     package let identity: Identity

@@ -275,14 +275,27 @@ import Glibc
         #expect(await d.waitForExit() == 0)
     }
 
+    /// The journal's format only where stderr is the stream
+    /// `JOURNAL_STREAM` names: a child of a service, or a shell in a user
+    /// session, inherits the variable with its stderr elsewhere.
     @Test func underJournaldLinesCarryPriorityAndNoTimestamp() async throws {
-        let d = try TestDaemon()
-        try await d.start(environment: ["JOURNAL_STREAM": "8:12345"])
-        d.signal(SIGTERM)
-        #expect(await d.waitForExit() == 0)
-        let lines = d.log.split(separator: "\n")
-        #expect(lines.contains { $0.hasPrefix("<5>alertd: alertd ready") }, "log:\n\(d.log)")
-        #expect(lines.allSatisfy { $0.hasPrefix("<") })
+        for named in [true, false] {
+            let d = try TestDaemon()
+            _ = FileManager.default.createFile(atPath: d.logPath, contents: nil)
+            var st = stat()
+            try #require(stat(d.logPath, &st) == 0)
+            try await d.start(environment: ["JOURNAL_STREAM": named ? "\(st.st_dev):\(st.st_ino)" : "\(st.st_dev):\(st.st_ino + 1)"])
+            d.signal(SIGTERM)
+            #expect(await d.waitForExit() == 0)
+            let lines = d.log.split(separator: "\n")
+            if named {
+                #expect(lines.contains { $0.hasPrefix("<5>alertd: alertd ready") }, "log:\n\(d.log)")
+                #expect(lines.allSatisfy { $0.hasPrefix("<") })
+            } else {
+                #expect(lines.contains { $0.contains(" notice alertd: alertd ready") }, "log:\n\(d.log)")
+                #expect(!lines.contains { $0.hasPrefix("<") })
+            }
+        }
     }
 
     @Test func jsonLogsAreOneObjectPerLine() async throws {
