@@ -28,8 +28,8 @@ final class ConnectionAcceptor: @unchecked Sendable {
     private let listener: Int32
     private let daemon: OpaquePointer
     private let connectionLimit: Int
-    /// Written once to stop the thread.
-    private let wake: Int32
+    /// The pipe written once to stop the thread: its read and write ends.
+    private let wake: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
 
@@ -38,8 +38,10 @@ final class ConnectionAcceptor: @unchecked Sendable {
         self.listener = listener
         self.daemon = daemon
         self.connectionLimit = max(1, connectionLimit)
-        wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        guard wake >= 0 else { throw .system(operation: "eventfd", address: address, errno: errno) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .system(operation: "pipe", address: address, errno: errno) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        wake = (ends[0], ends[1])
         DetachedThread.start(name: "alertd-accept") { [self] in
             run()
             finished.signal()
@@ -52,14 +54,15 @@ final class ConnectionAcceptor: @unchecked Sendable {
     /// Calls after the first return at once.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var one: UInt64 = 1
-        _ = write(wake, &one, MemoryLayout<UInt64>.size)
+        var one: UInt8 = 1
+        _ = write(wake.write, &one, 1)
         finished.wait()
-        _ = close(wake)
+        _ = close(wake.read)
+        _ = close(wake.write)
     }
 
     private func run() {
-        var fds = [pollfd(fd: listener, events: 0, revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: listener, events: 0, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         while true {
             // Full, the listener is not watched, and the count looked at again shortly.
             let full = Int(alertd_mhd_connection_count(daemon)) >= connectionLimit
@@ -88,7 +91,7 @@ final class ConnectionAcceptor: @unchecked Sendable {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                    alertd_accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
                 }
             }
             guard fd >= 0 else {

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import FoundationEssentials
 import AlertdHTTP
 import AlertdPOSIX

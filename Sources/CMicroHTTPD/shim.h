@@ -4,13 +4,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/eventfd.h>
 #include <microhttpd.h>
 
 // glibc declares accept4 only under _GNU_SOURCE, which Swift's view of it
 // lacks; the server's acceptor needs it to take each connection
-// close-on-exec at once, before a presenter's program can inherit it.
-int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+// close-on-exec at once, before a presenter's program can inherit it. Under
+// a name of its own: a second `accept4` clashed with glibc's in the module.
+int alertd_accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags) __asm__("accept4");
 
 // MHD_start_daemon and MHD_get_connection_info are variadic, which Swift
 // cannot call; these fixed-argument wrappers are the only way across.
