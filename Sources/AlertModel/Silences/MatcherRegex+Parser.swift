@@ -63,9 +63,11 @@ extension MatcherRegex {
             SilenceError(.invalidRegex, "The regex `\(pattern)` is not valid: \(what).")
         }
 
-        private func unsupported(_ what: String) -> SilenceError {
+        /// `instead`, when given, ends the message: what to write in its place.
+        private func unsupported(_ what: String, instead: String? = nil) -> SilenceError {
             SilenceError(.unsupportedRegex,
-                         "The regex `\(pattern)` uses \(what), which alertd's matchers do not support; they take literals, `.`, classes such as [a-z] and \\d \\w \\s, groups, `|`, `* + ? {n,m}`, and a leading (?i).")
+                         "The regex `\(pattern)` uses \(what), which alertd's matchers do not support; they take literals, `.`, classes such as [a-z] and \\d \\w \\s, groups, `|`, `* + ? {n,m}`, and a leading (?i)."
+                            + (instead.map { " \($0)" } ?? ""))
         }
 
         private mutating func alternation() throws(SilenceError) -> Node {
@@ -195,7 +197,7 @@ extension MatcherRegex {
                 if c == "]" && !first { i += 1; break }
                 first = false
                 if c == "[" && i + 1 < scalars.count && scalars[i + 1] == ":" {
-                    throw unsupported("a POSIX class such as [[:alpha:]]; write the range, e.g. [a-zA-Z]")
+                    throw unsupported("a POSIX class such as [[:alpha:]]", instead: "Write the range instead, e.g. [a-zA-Z].")
                 }
                 i += 1
                 let low: UInt32

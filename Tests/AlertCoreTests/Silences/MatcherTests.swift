@@ -55,6 +55,18 @@ import Testing
         }
     }
 
+    /// The advice comes after what is not supported: it read as if the
+    /// range it advises were the unsupported thing.
+    @Test func aPOSIXClassIsToldToBeWrittenAsARange() {
+        do {
+            _ = try MatcherRegex("[[:alpha:]]+")
+            Issue.record("a POSIX class was taken")
+        } catch {
+            #expect(error.message.hasPrefix("The regex `[[:alpha:]]+` uses a POSIX class such as [[:alpha:]], which alertd's matchers do not support;"))
+            #expect(error.message.hasSuffix(" Write the range instead, e.g. [a-zA-Z]."))
+        }
+    }
+
     @Test func aPathologicalPatternRunsInLinearTime() throws {
         let regex = try re("(a+)+$")
         let text = String(repeating: "a", count: 5_000) + "b"
