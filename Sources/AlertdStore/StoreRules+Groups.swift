@@ -146,7 +146,8 @@ extension StoreRules {
     /// stays one more `interval`, so an alert that fires again soon after
     /// waits for it like any change rather than forming a new group due
     /// after `wait` (a flapping alert's every flap would be news), and then
-    /// ends. Silenced and inhibited members are not listed. Each
+    /// ends; so does a group that told nobody, while alerts come and go
+    /// between its looks (flaps shorter than its `wait`). Silenced and inhibited members are not listed. Each
     /// notification is a delivery of its own with its content stored, so
     /// it is retried, rate limited and replayed like any other. A member
     /// that closed leaves the group once every presenter told of it has
@@ -236,6 +237,16 @@ extension StoreRules {
             // what it was told fires had closed.
             guard !notices.isEmpty else {
                 for t in told.values where try awaited(t, of: group, in: &tx) {
+                    group.nextDueAt = now.addingTimeInterval(group.settings.interval.seconds)
+                    try tx.save(group)
+                    return notices
+                }
+                // Told nobody, but alerts came and went since the last look (a
+                // flap shorter than `group_wait`): kept one more interval, so the
+                // next flap joins it and is told if it fires at that look, as
+                // Alertmanager's group does. Ended, every flap formed a new group
+                // that its alert closed within the wait, and none was ever told.
+                if told.isEmpty && !members.isEmpty {
                     group.nextDueAt = now.addingTimeInterval(group.settings.interval.seconds)
                     try tx.save(group)
                     return notices

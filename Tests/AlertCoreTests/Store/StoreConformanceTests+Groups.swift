@@ -575,7 +575,42 @@ extension StoreConformanceTests {
         _ = try await store.submit([s])
         _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(5)))
         #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10) == [])
+        // Kept one more interval for a flap (below), then ended, having said nothing.
+        #expect(try await store.nextGroupDueTime() == at(330))
+        #expect(try await store.flushDueGroups(now: at(330), inhibitRules: [], limit: 10) == [])
         #expect(try await store.groups() == [])
+    }
+
+    /// An alert that fires for less than `group_wait` at a time, again and
+    /// again: each flap was a group of its own that its alert closed within
+    /// the wait, and none was ever told. The group stays while alerts come
+    /// and go between its looks, and the first look that finds one firing
+    /// tells it, as Alertmanager's group does; once a look finds nothing
+    /// came since the one before, it ends.
+    @Test(arguments: StoreBackend.allCases) func anAlertFlappingFasterThanTheWaitIsToldWhenALookFindsItFiring(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        func flap(_ n: Int, from start: TimeInterval, to end: TimeInterval?) async throws -> AlertID {
+            let s = try grouped("db\(n)", at: start, interval: .seconds(60), presenters: ["chat"])
+            _ = try await store.submit([s])
+            if let end { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(end))) }
+            return s.alert.id
+        }
+        _ = try await flap(0, from: 0, to: 10)
+        #expect(try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10) == [])
+        _ = try await flap(1, from: 40, to: 50)
+        let firing = try await flap(2, from: 85, to: nil)
+        let told = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        #expect(told.map(\.reason) == [.first])
+        #expect(try await claimNotifications(store, at: 90).map { $0.firing.map(\.id) } == [[firing]])
+
+        // Nothing between two looks of a group that told nobody: it ends.
+        let quiet = try grouped("db9", rack: "8", at: 0, interval: .seconds(60), presenters: ["chat"])
+        _ = try await store.submit([quiet])
+        _ = try await store.decide(quiet.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(10)))
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        #expect(try await store.group(id: quiet.groups[0].id) != nil)
+        _ = try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10)
+        #expect(try await store.group(id: quiet.groups[0].id) == nil)
     }
 
     @Test(arguments: StoreBackend.allCases) func silencedMembersAreNotListedAndTheNotificationIsNotHeld(_ backend: StoreBackend) async throws {
