@@ -277,9 +277,11 @@ public final class AlertDaemon: Sendable {
         let tokens = try Self.tokens(new)
         let old = configuration.withLock { $0 }
         var warnings: [String] = []
-        if old.api.socketPath != new.api.socketPath || old.api.listen != new.api.listen
-            || old.api.publicURL != new.api.publicURL || old.api.socketMode != new.api.socketMode || old.api.threads != new.api.threads {
-            warnings.append("api settings change only on restart")
+        let apiKept = [("socket", old.api.socketPath != new.api.socketPath), ("socket_mode", old.api.socketMode != new.api.socketMode),
+                       ("listen", old.api.listen != new.api.listen), ("public_url", old.api.publicURL != new.api.publicURL),
+                       ("threads", old.api.threads != new.api.threads)].filter(\.1).map { "api.\($0.0)" }
+        if !apiKept.isEmpty {
+            warnings.append("\(apiKept.joined(separator: ", ")) \(apiKept.count == 1 ? "changes" : "change") only on restart")
         }
         // The HTTP server is made with it; the rest of `limits` applies at once.
         if old.limits.maxBodyBytes != new.limits.maxBodyBytes { warnings.append("limits.max_body_bytes changes only on restart") }
