@@ -56,6 +56,13 @@ package struct AlertmanagerIntake: Sendable {
         return outcome
     }
 
+    /// How long after it was last sent an alert posted to Alertmanager's API
+    /// without `endsAt` resolves (`amtool alert add` without `--end`, a
+    /// script), as Alertmanager's `resolve_timeout`, by default: such an
+    /// alert stayed open for good. A webhook's firing alerts carry none
+    /// and are resolved by a later notification, so they stay open.
+    package static let resolveTimeout: Duration = .seconds(300)
+
     /// Takes the alerts in order; problems with single alerts are
     /// reported, and the others are taken all the same, as Alertmanager does.
     package func take(_ alerts: [AlertmanagerAlert], problems: [String] = [], now: Date = Date()) async throws(APIError) -> Outcome {
@@ -79,7 +86,7 @@ package struct AlertmanagerIntake: Sendable {
             switch alert.spec(limits: limits) {
             case .success(let spec):
                 firing.append(spec)
-                ends.append(alert.endsAt)
+                ends.append(alert.endsAt ?? (door == .alertmanagerAPI ? now.addingTimeInterval(Self.resolveTimeout.seconds) : nil))
             case .failure(let errors):
                 outcome.problems.append("\(alert.labelsDescription): \(errors.errors.map(\.message).joined(separator: " "))")
             }

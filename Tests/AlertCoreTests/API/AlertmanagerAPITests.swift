@@ -142,6 +142,19 @@ import Testing
         #expect(try await openAlerts().isEmpty)
     }
 
+    /// `amtool alert add` without `--end`, or a script: no `endsAt`. As
+    /// Alertmanager's `resolve_timeout` (5 minutes by default), it resolves
+    /// that long after it was last sent; it stayed open for good.
+    @Test func anAlertWithoutEndsAtResolvesFiveMinutesAfterItWasLastSent() async throws {
+        let sent = Date()
+        #expect(await post("/api/v2/alerts", #"[{"labels": {"alertname": "Added"}}]"#).status == 200)
+        let ends = try #require(try await openAlerts().first?.resolvesAt)
+        #expect(abs(ends.timeIntervalSince(sent.addingTimeInterval(300))) < 5, "\(ends)")
+        #expect(try await store.runMaintenance(now: ends.addingTimeInterval(-1)).resolved.isEmpty)
+        #expect(try await store.runMaintenance(now: ends.addingTimeInterval(1)).resolved.count == 1)
+        #expect(try await openAlerts().isEmpty)
+    }
+
     @Test func severitiesMapAndUnknownOnesFallBack() async throws {
         let cases: [(String?, Severity)] = [("critical", .critical), ("CRIT", .critical), ("error", .error), ("high", .error),
                                             ("warn", .warning), ("info", .info), ("none", .info), ("bogus", .warning), (nil, .warning)]
