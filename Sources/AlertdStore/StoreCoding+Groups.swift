@@ -26,6 +26,8 @@ extension StoreCoding {
         var wait_ms: Int64
         var interval_ms: Int64
         var repeat_ms: Int64
+        /// Left out when empty, as groups stored before it have it.
+        var closings_untold: [String]?
     }
 
     /// One label object, `{"name": …, "value": …}`, as ``encodeLabels(_:)``
@@ -61,23 +63,28 @@ extension StoreCoding {
     private static func decodeSettings(_ text: String) -> SettingsWire? {
         let wire = try? StrictJSON.read(text) { r throws(StrictJSON.Failure) -> SettingsWire? in
             var presenters: [String]?
+            var untold: [String]? = []
             var millis: [String: Int64] = [:]
+            func names(_ r: inout StrictJSON.Reader) throws(StrictJSON.Failure) -> [String]? {
+                var list: [String] = []
+                var strings = true
+                try r.elements { r throws(StrictJSON.Failure) in
+                    if let p = try r.stringValue() { list.append(p) } else { strings = false }
+                }
+                return strings ? list : nil
+            }
             try r.uniqueMembers { key, r throws(StrictJSON.Failure) in
                 switch key {
-                case "presenters":
-                    var list: [String] = []
-                    var strings = true
-                    try r.elements { r throws(StrictJSON.Failure) in
-                        if let p = try r.stringValue() { list.append(p) } else { strings = false }
-                    }
-                    presenters = strings ? list : nil
+                case "presenters": presenters = try names(&r)
+                case "closings_untold": untold = try names(&r)
                 default:
                     if let n = StrictJSON.wholeNumber(try r.value()) { millis[key] = Int64(n) }
                 }
             }
-            guard let presenters, let wait = millis["wait_ms"], let interval = millis["interval_ms"], let repeats = millis["repeat_ms"]
+            guard let presenters, let untold, let wait = millis["wait_ms"], let interval = millis["interval_ms"], let repeats = millis["repeat_ms"]
             else { return nil }
-            return SettingsWire(presenters: presenters, wait_ms: wait, interval_ms: interval, repeat_ms: repeats)
+            return SettingsWire(presenters: presenters, wait_ms: wait, interval_ms: interval, repeat_ms: repeats,
+                                closings_untold: untold.isEmpty ? nil : untold)
         }
         return wire ?? nil
     }
@@ -88,7 +95,8 @@ extension StoreCoding {
 
     package static func encodeSettings(_ s: AlertGroupSettings) -> String {
         let wire = SettingsWire(presenters: s.presenters, wait_ms: Int64(s.wait.milliseconds), interval_ms: Int64(s.interval.milliseconds),
-                                repeat_ms: Int64(s.repeatInterval.milliseconds))
+                                repeat_ms: Int64(s.repeatInterval.milliseconds),
+                                closings_untold: s.closingsUntold.isEmpty ? nil : s.closingsUntold.sorted())
         return String(decoding: (try? encoder.encode(wire)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
@@ -101,7 +109,7 @@ extension StoreCoding {
         return AlertGroup(
             id: id, route: row.route, labels: labels,
             settings: AlertGroupSettings(presenters: s.presenters, wait: .milliseconds(s.wait_ms), interval: .milliseconds(s.interval_ms),
-                                         repeatInterval: .milliseconds(s.repeat_ms)),
+                                         repeatInterval: .milliseconds(s.repeat_ms), closingsUntold: Set(s.closings_untold ?? [])),
             createdAt: date(row.created), nextDueAt: date(row.nextDue), notifiedAt: row.notified.map(date))
     }
 

@@ -178,11 +178,19 @@ extension StoreRules {
             // Closures the ones since told are told again: this one may
             // supersede them unsent.
             let mayBelieve = previous.map { $0.believed.isEmpty ? before : before.union($0.believed) } ?? []
-            let closed = members.filter { mayBelieve.contains($0.id) && $0.state.isFinal }
+            let untold = group.settings.closingsUntold.contains(presenter)
+            let closed = untold ? [] : members.filter { mayBelieve.contains($0.id) && $0.state.isFinal }
             let reason: AlertGroupNotification.Reason
             if previous == nil {
                 guard !firing.isEmpty else { continue }
                 reason = .first
+            } else if let previous, untold, firingIDs.isSubset(of: before) && firingIDs != before {
+                // Only closings (or everything closed): no news to a presenter told
+                // nothing of them, as Alertmanager's `send_resolved: false`.
+                // What it was told stops naming them, so they may leave the group.
+                try tx.save(AlertGroupTold(presenter: presenter, sequence: previous.sequence, alerts: firingIDs, at: previous.at,
+                                           thread: previous.thread, believed: previous.believed.intersection(firingIDs)), about: id)
+                continue
             } else if firing.isEmpty {
                 guard !before.isEmpty else { continue }
                 if open.isEmpty {

@@ -241,6 +241,7 @@ public final class AlertDaemon: Sendable {
                      limits: config.limits.alert, maxBatch: config.limits.maxBatch, templates: templates,
                      handlerPolicy: try PresenterFactory.handlerPolicy(config.actions),
                      followUps: Set(config.presenters.filter(\.followUps).map(\.name)),
+                     closingsUntold: Set(config.presenters.filter(\.closingsUntold).map(\.name)),
                      inhibitRules: config.inhibitRules)
     }
 
@@ -297,9 +298,9 @@ public final class AlertDaemon: Sendable {
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
                                      inhibitRules: new.inhibitRules, linkLifetime: new.actions.linkLifetime)
         await maintenance.reconfigure(retention: new.store.retention)
-        let grouped = Set(intake.current.router.groupSettings.keys)
+        let grouped = Set(intake.current.groupSettings.keys)
         intake.update(settings)
-        await followRoutes(settings, rerouting: grouped.subtracting(settings.router.groupSettings.keys))
+        await followRoutes(settings, rerouting: grouped.subtracting(settings.groupSettings.keys))
         // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         // Listeners stay as they started; a reload can still take their token away.
@@ -364,7 +365,7 @@ extension AlertDaemon {
     package func routesNoLongerGrouping() async -> Set<String> {
         guard !configuration.withLock({ $0.store.isPostgres }),
               let groups = try? await store.groups() else { return [] }
-        return Set(groups.map(\.route)).subtracting(intake.current.router.groupSettings.keys)
+        return Set(groups.map(\.route)).subtracting(intake.current.groupSettings.keys)
     }
 
     /// Open groups follow the configuration as loaded (at start, and at a
@@ -376,7 +377,7 @@ extension AlertDaemon {
     package func followRoutes(_ settings: AlertIntake.Settings, rerouting routes: Set<String>) async {
         do {
             let rerouting = GroupRerouting(routes: routes) { settings.submission(of: $0) }
-            let changed = try await store.followRoutes(settings.router.groupSettings, rerouting: routes.isEmpty ? nil : rerouting, now: Date())
+            let changed = try await store.followRoutes(settings.groupSettings, rerouting: routes.isEmpty ? nil : rerouting, now: Date())
             if changed > 0 {
                 log.info("open groups follow their routes' settings as configured", ["groups": "\(changed)"])
                 dispatcher.wake()

@@ -18,14 +18,17 @@ public final class AlertIntake: Sendable {
         public var handlerPolicy: HandlerURLPolicy
         /// The presenters that are told when an alert they showed closes.
         public var followUps: Set<String>
+        /// The presenters whose group notifications tell them nothing of closings.
+        public var closingsUntold: Set<String>
         /// The `inhibit` rules, for those who show which alerts they hold
         /// back (the dispatcher holds deliveries by its own copy).
         public var inhibitRules: [InhibitRule]
 
         public init(router: AlertRouter, limits: AlertSpecLimits, maxBatch: Int = 1_000,
                     templates: AlertTemplateLibrary = AlertTemplateLibrary(),
-                    handlerPolicy: HandlerURLPolicy = .publicOnly, followUps: Set<String> = [],
+                    handlerPolicy: HandlerURLPolicy = .publicOnly, followUps: Set<String> = [], closingsUntold: Set<String> = [],
                     inhibitRules: [InhibitRule] = []) {
+            self.closingsUntold = closingsUntold
             self.inhibitRules = inhibitRules
             self.router = router
             self.limits = limits
@@ -115,7 +118,18 @@ extension AlertIntake.Settings {
     public func submission(of alert: Alert, refreshing: Bool = false) -> AlertSubmission {
         var plan = router.route(alert.spec)
         if let later = plan.escalation?.presenters { plan.escalation?.followUps = followUps.intersection(later) }
+        for i in plan.groups.indices { plan.groups[i].settings = told(plan.groups[i].settings) }
         return AlertSubmission(alert: alert, presenters: plan.presenters, escalation: plan.escalation,
                                followUps: followUps.intersection(plan.presenters), groups: plan.groups, refreshes: refreshing)
+    }
+
+    /// Each grouped route's group settings, by route name, as its members join with them.
+    public var groupSettings: [String: AlertGroupSettings] { router.groupSettings.mapValues(told) }
+
+    /// `settings` with the presenters that are told nothing of closings.
+    private func told(_ settings: AlertGroupSettings) -> AlertGroupSettings {
+        var settings = settings
+        settings.closingsUntold = closingsUntold.intersection(settings.presenters)
+        return settings
     }
 }

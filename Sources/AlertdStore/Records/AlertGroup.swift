@@ -45,6 +45,11 @@ public struct AlertGroup: Sendable, Equatable {
 /// What a grouped route says about its groups: who hears of them and when.
 public struct AlertGroupSettings: Sendable, Equatable {
     public var presenters: [String]
+    /// Of `presenters`, those told what fires and never what closed (their
+    /// `follow_ups` set to false; Alertmanager's `send_resolved: false`):
+    /// no `resolved` notification, and a change that only closes alerts is
+    /// no news to them.
+    public var closingsUntold: Set<String>
     /// Before the first notification, to collect what arrives together.
     public var wait: Duration
     /// Between notifications about changes.
@@ -70,8 +75,9 @@ public struct AlertGroupSettings: Sendable, Equatable {
     public static let defaultRepeatInterval: Duration = .seconds(4 * 3600)
 
     public init(presenters: [String], wait: Duration = defaultWait, interval: Duration = defaultInterval,
-                repeatInterval: Duration = defaultRepeatInterval) {
+                repeatInterval: Duration = defaultRepeatInterval, closingsUntold: Set<String> = []) {
         self.presenters = presenters
+        self.closingsUntold = closingsUntold
         self.wait = wait
         self.interval = interval
         self.repeatInterval = repeatInterval

@@ -193,6 +193,50 @@ extension StoreConformanceTests {
         #expect(formedAgain.generation != resolved.first?.delivery.groupNotification?.generation)
     }
 
+    /// A presenter whose `follow_ups` is false (Alertmanager's
+    /// `send_resolved: false`) is told what fires and never what closed: no
+    /// `resolved`, no change that only closes alerts, no closings listed; a
+    /// new alert firing is news to it as to the others. The closed leave
+    /// the group all the same, and it ends. It was told every closing.
+    @Test(arguments: StoreBackend.allCases) func aPresenterToldNothingOfClosingsHearsOnlyWhatFires(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        func member(_ title: String, at offset: TimeInterval) throws -> AlertSubmission {
+            var s = try grouped(title, at: offset, interval: .seconds(60))
+            s.groups[0].settings.closingsUntold = ["pager"]
+            return s
+        }
+        func told(_ offset: TimeInterval) async throws -> [String: AlertGroupNotification] {
+            let claimed = try await store.claimDueDeliveries(now: at(offset), capacity: [.presenter("chat"): 5, .presenter("pager"): 5], orphanLimit: 0)
+            try await store.settle(claimed.map { DeliverySettlement(deliveryID: $0.delivery.id, result: .delivered, at: at(offset)) })
+            return Dictionary(uniqueKeysWithValues: claimed.compactMap { c in c.group.map { (c.delivery.kind.name, $0.notification) } })
+        }
+        let subs = try (0..<3).map { try member("db\($0)", at: 0) }
+        let id = subs[0].groups[0].id
+        _ = try await store.submit(subs)
+        _ = try await store.flushDueGroups(now: at(30), inhibitRules: [], limit: 10)
+        #expect(try await told(30).mapValues(\.reason) == ["chat": .first, "pager": .first])
+
+        _ = try await store.decide(subs[0].alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(40)))
+        #expect(try await store.flushDueGroups(now: at(90), inhibitRules: [], limit: 10).map(\.presenter) == ["chat"])
+        #expect(try await told(90)["chat"]?.closed.map(\.id) == [subs[0].alert.id])
+        #expect(try await store.group(id: id)?.members.map(\.id) == subs.dropFirst().map(\.alert.id))
+
+        let late = try member("db3", at: 100)
+        _ = try await store.submit([late])
+        #expect(try await store.flushDueGroups(now: at(150), inhibitRules: [], limit: 10).map(\.presenter).sorted() == ["chat", "pager"])
+        let changed = try await told(150)
+        #expect(changed["pager"]?.reason == .changed)
+        #expect(changed["pager"]?.newAlertIDs == [late.alert.id])
+        #expect(changed["pager"]?.closed.isEmpty == true)
+
+        for s in subs.dropFirst() + [late] { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: at(160))) }
+        let resolved = try await store.flushDueGroups(now: at(210), inhibitRules: [], limit: 10)
+        #expect(resolved.map(\.presenter) == ["chat"] && resolved.map(\.reason) == [.resolved])
+        _ = try await told(210)
+        #expect(try await store.flushDueGroups(now: at(270), inhibitRules: [], limit: 10) == [])
+        #expect(try await store.groups() == [])
+    }
+
     /// Notifications queued while none could be sent (the destination was
     /// down) are claimed together; each but the last names the one after
     /// it, which says what stands now.

@@ -172,6 +172,26 @@ import Glibc
         #expect(metrics.contains("alertd_groups_open 0"))
     }
 
+    /// `"follow_ups": false` on a presenter of a grouped route is
+    /// Alertmanager's `send_resolved: false`: told what fires, never that it
+    /// resolved. It was told every closing all the same.
+    @Test func aPresenterWithoutFollowUpsIsNotToldItsGroupResolved() async throws {
+        var config = Self.config(wait: "300ms", interval: "1s", repeatInterval: "1h")
+        var presenters = config["presenters"] as! [String: Any]
+        presenters["pager"] = ["type": "test", "record": "pager.jsonl", "follow_ups": false]
+        config["presenters"] = presenters
+        let d = try TestDaemon(config: config)
+        try await d.start()
+        let chat = Recorder(d, "chat.jsonl"), pager = Recorder(d, "pager.jsonl")
+        try await post(d, Self.diskFull(3))
+        #expect(await pager.wait(timeout: .seconds(5)) { $0.map(\.reason) == ["first"] })
+        try await post(d, Self.diskFull(3, resolved: true))
+        #expect(await chat.wait(timeout: .seconds(5)) { $0.last?.reason == "resolved" })
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(pager.notes.map(\.reason) == ["first"])
+        #expect((try await json(d, "/v1/groups"))["groups"].map { ($0 as? [Any])?.count } == 0)
+    }
+
     @Test func tenGroupsMakeTenNotificationsAndAnUngroupedRouteStillDeliversEachAlertAtOnce() async throws {
         let d = try TestDaemon(config: Self.config(wait: "1s", interval: "1m", repeatInterval: "1h"))
         try await d.start()

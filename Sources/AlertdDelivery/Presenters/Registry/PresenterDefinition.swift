@@ -12,6 +12,10 @@ public struct PresenterDefinition: Sendable, Equatable {
     /// Whether it is told when an alert it showed closes: its type's
     /// ``FollowUpSupport`` with its `follow_ups` setting.
     public var followUps: Bool
+    /// Whether its `follow_ups` is set to false: its group notifications
+    /// then tell it what fires and never what closed
+    /// (``AlertGroupSettings/closingsUntold``).
+    public var closingsUntold: Bool
     /// Its `rate` and `burst`; nil for no limit.
     public var rateLimit: RateLimit?
 
@@ -22,13 +26,15 @@ public struct PresenterDefinition: Sendable, Equatable {
         self.configuration = configuration
         self.maxConcurrency = maxConcurrency ?? type(of: configuration).defaultMaxConcurrency
         self.followUps = type(of: configuration).followUps.enabled(followUps)
+        closingsUntold = followUps == false
     }
 
     /// The configuration's `type`.
     public var typeName: String { type(of: configuration).typeName }
 
     public static func == (a: PresenterDefinition, b: PresenterDefinition) -> Bool {
-        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.followUps == b.followUps && a.rateLimit == b.rateLimit
+        a.name == b.name && a.maxConcurrency == b.maxConcurrency && a.followUps == b.followUps && a.closingsUntold == b.closingsUntold
+            && a.rateLimit == b.rateLimit
             && a.configuration.isEqual(to: b.configuration)
     }
 }
