@@ -20,23 +20,34 @@ import Glibc
 /// under systemd. At the connection limit it leaves connections queued
 /// there, as libmicrohttpd did.
 ///
+/// The limit is kept here, counting what it handed over and what
+/// libmicrohttpd closed since: libmicrohttpd 0.9.75, handed a connection
+/// for a worker at its own limit, returns from the refusal with the
+/// worker's cleanup mutex still locked, and the worker then waits on itself
+/// for good. So libmicrohttpd is started with room for every connection in
+/// each of its workers (``HTTPServer``), and never reaches its limit.
+///
 /// `@unchecked Sendable`: the daemon handle is only used through
-/// `MHD_add_connection` and the connection count, which libmicrohttpd
-/// allows from any thread of a daemon started with an inter-thread channel;
-/// everything else is immutable.
+/// `MHD_add_connection`, which libmicrohttpd allows from any thread of a
+/// daemon started with an inter-thread channel, and `handedOver` only on
+/// the acceptor's own thread; everything else is immutable or atomic.
 final class ConnectionAcceptor: @unchecked Sendable {
     private let listener: Int32
     private let daemon: OpaquePointer
+    private let core: MHDServerCore
     private let connectionLimit: Int
+    /// Connections handed to libmicrohttpd; only the acceptor's thread touches it.
+    private var handedOver = 0
     /// The pipe written once to stop the thread: its read and write ends.
     private let wake: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
 
     /// Starts accepting on `listener` (non-blocking) for `daemon`.
-    init(listener: Int32, daemon: OpaquePointer, connectionLimit: Int, address: String) throws(HTTPServerError) {
+    init(listener: Int32, daemon: OpaquePointer, core: MHDServerCore, connectionLimit: Int, address: String) throws(HTTPServerError) {
         self.listener = listener
         self.daemon = daemon
+        self.core = core
         self.connectionLimit = max(1, connectionLimit)
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .system(operation: "pipe", address: address, errno: errno) }
@@ -65,7 +76,7 @@ final class ConnectionAcceptor: @unchecked Sendable {
         var fds = [pollfd(fd: listener, events: 0, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         while true {
             // Full, the listener is not watched, and the count looked at again shortly.
-            let full = Int(alertd_mhd_connection_count(daemon)) >= connectionLimit
+            let full = open >= connectionLimit
             fds[0].events = full ? 0 : Int16(POLLIN)
             fds[0].revents = 0
             fds[1].revents = 0
@@ -84,9 +95,14 @@ final class ConnectionAcceptor: @unchecked Sendable {
         }
     }
 
-    /// Takes up to a batch of queued connections; poll(2) reports the rest.
+    /// Connections handed over and not yet closed, those libmicrohttpd has
+    /// still to take up included.
+    private var open: Int { handedOver - core.connectionsClosed.load(ordering: .acquiring) }
+
+    /// Takes up to a batch of queued connections, while there is room;
+    /// poll(2) reports the rest.
     private func acceptQueued() {
-        for _ in 0..<64 {
+        for _ in 0..<64 where open < connectionLimit {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &address) {
@@ -106,10 +122,12 @@ final class ConnectionAcceptor: @unchecked Sendable {
                     return
                 }
             }
-            // Refused (the limits, the accept policy while stopping), libmicrohttpd closes it.
-            _ = withUnsafePointer(to: &address) {
+            // Refused (the per-client limit, the accept policy while stopping),
+            // libmicrohttpd closes it, before any notice of it: not counted.
+            let taken = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, fd, $0, length) }
             }
+            if taken == .YES { handedOver += 1 }
         }
     }
 }

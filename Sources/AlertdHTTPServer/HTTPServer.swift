@@ -122,7 +122,8 @@ public final class HTTPServer: Sendable {
                 MHDServerCore.uriLog, nil,
                 MHDServerCore.connectionNotified, core.toOpaque(),
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
-                UInt32(clamping: connectionLimit),
+                // Room for every connection in each worker: the acceptor keeps the limit (it says why).
+                UInt32(clamping: connectionLimit * max(1, configuration.threadPoolSize)),
                 UInt32(clamping: max(0, configuration.perClientConnectionLimit)),
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
@@ -133,7 +134,8 @@ public final class HTTPServer: Sendable {
             }
             let acceptor: ConnectionAcceptor
             do throws(HTTPServerError) {
-                acceptor = try ConnectionAcceptor(listener: socket.descriptor, daemon: daemon, connectionLimit: connectionLimit, address: socket.address)
+                acceptor = try ConnectionAcceptor(listener: socket.descriptor, daemon: daemon, core: core.takeUnretainedValue(),
+                                                  connectionLimit: connectionLimit, address: socket.address)
             } catch {
                 MHD_stop_daemon(daemon)
                 core.release()

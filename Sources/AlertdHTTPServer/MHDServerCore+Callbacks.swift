@@ -75,6 +75,7 @@ extension MHDServerCore {
             core.watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
         case .CONNECTION_NOTIFY_CLOSED:
             core.watch.closed(connection)
+            core.connectionsClosed.add(1, ordering: .releasing)
             if let socketContext, let addresses = socketContext.pointee {
                 socketContext.pointee = nil
                 Unmanaged<ConnectionAddresses>.fromOpaque(addresses).release()

@@ -28,6 +28,9 @@ package final class MHDServerCore: Sendable {
     }
 
     package let handler: HTTPServer.Handler
+    /// Connections libmicrohttpd has closed since the start, for the
+    /// ``ConnectionAcceptor``'s count of those it handed over.
+    package let connectionsClosed = Atomic<Int>(0)
     package let trimmer: HeapTrimmer
     package let answerBudget: AnswerBudget
     package let screen: HTTPServer.Screen?

@@ -44,13 +44,6 @@ static inline struct MHD_Daemon *alertd_mhd_start(
                             MHD_OPTION_END);
 }
 
-/// How many connections the daemon holds now, in all its workers.
-static inline unsigned int alertd_mhd_connection_count(struct MHD_Daemon *daemon)
-{
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    return info ? info->num_connections : 0;
-}
-
 /// The connection's socket, or -1.
 static inline int alertd_mhd_connection_fd(struct MHD_Connection *connection)
 {

@@ -235,6 +235,41 @@ import Testing
         }
     }
 
+    /// Past the connection limit, connections wait in the listener's
+    /// queue and are served as others close. libmicrohttpd 0.9.75, handed a
+    /// connection for a worker at its own limit, kept a mutex locked and its
+    /// worker waited on itself for good: the server answered nothing more.
+    @Test func connectionsPastTheLimitWaitAndTheServerStillAnswersAfterward() async throws {
+        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
+        configuration.connectionLimit = 8
+        configuration.perClientConnectionLimit = 0
+        configuration.threadPoolSize = 2
+        let server = HTTPServer(configuration: configuration, handler: EchoedRequest.handler)
+        try server.start()
+        defer { Task { await server.stop() } }
+        let port = try #require(server.port)
+        for round in 0..<3 {
+            // Three times the limit, all at once and idle: the rest wait queued.
+            var held = try (0..<24).map { _ in try RawSocket(port: port) }
+            try await Task.sleep(for: .milliseconds(200))
+            held.removeAll()
+            try await Task.sleep(for: .milliseconds(200))
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/after/\(round)")
+            request.timeout = .seconds(5)
+            let response = try await HTTPClient().send(request)
+            #expect(try EchoedRequest.decode(response.body).path == "/after/\(round)")
+        }
+        // A queued connection is served once one of those ahead of it closes.
+        var ahead = try (0..<8).map { _ in try RawSocket(port: port) }
+        try await Task.sleep(for: .milliseconds(100))
+        let queued = try RawSocket(port: port)
+        queued.send("GET /queued HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        ahead.removeFirst()
+        let answer = await queued.readToEnd()
+        #expect(answer.text.hasPrefix("HTTP/1.1 200"), "\(answer.text)")
+        ahead.removeAll()
+    }
+
     @Test func anAdoptedDescriptorThatIsNoSocketIsRefusedByNameAndKept() throws {
         // /dev/null is no socket (libmicrohttpd, handed it, refused it with no
         // reason given, and the error blamed the settings).
