@@ -27,6 +27,10 @@ final class PostgresCommitter: Sendable {
     private let maxBatch: Int
     private let onCommit: @Sendable (Int) -> Void
     private let writeFailure: WriteFailure
+    /// Set while the failure is a grant missing: then only a probe that
+    /// finds every table writable ends it. Other tables' writes succeed
+    /// meanwhile, and each cleared it, the next refusal set it again.
+    private let privilegeRefused = Atomic<Bool>(false)
 
     /// How often a job that lost to another node is run again.
     private static let conflictRetries = 5
@@ -87,18 +91,21 @@ final class PostgresCommitter: Sendable {
     private func probe() {
         let writable = connection.withLock { conn -> Bool in
             do throws(PostgresError) {
-                let writable = try conn.scalar("""
-                    SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'
-                        OR (\(PostgresSchema.unwritableRelations)) IS NOT NULL THEN 0 ELSE 1 END
-                    """) == 1
-                // A session keeps the read-only default it started with.
-                if !writable { conn.disconnect(after: PostgresError(sqlState: "25006", message: "the database takes no writes", context: "probe", connectionLost: false)) }
-                return writable
+                let state = try conn.scalar("""
+                    SELECT CASE WHEN pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' THEN 1
+                        WHEN (\(PostgresSchema.unwritableRelations)) IS NOT NULL THEN 2 ELSE 0 END
+                    """)
+                // A session keeps the read-only default it started with; its grants it does not.
+                if state == 1 { conn.disconnect(after: PostgresError(sqlState: "25006", message: "the database takes no writes", context: "probe", connectionLost: false)) }
+                return state == 0
             } catch {
                 return false
             }
         }
-        if writable { writeFailure.record(nil) }
+        if writable {
+            privilegeRefused.store(false, ordering: .relaxed)
+            writeFailure.record(nil)
+        }
     }
 
     private func runBatch(_ jobs: [Job], retries: Int) {
@@ -125,7 +132,7 @@ final class PostgresCommitter: Sendable {
             }
         }
         guard let outcome else {
-            writeFailure.record(nil)
+            if !privilegeRefused.load(ordering: .relaxed) { writeFailure.record(nil) }
             onCommit(jobs.count)
             for job in jobs { job.finish(nil) }
             return
@@ -134,6 +141,7 @@ final class PostgresCommitter: Sendable {
             // Nothing to gain from running the jobs one by one: the database
             // is gone, takes no writes, or not from this user. Each is the
             // store's failure, for health too, until a probe finds it writable again.
+            if outcome.isPrivilegeRefusal { privilegeRefused.store(true, ordering: .relaxed) }
             writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             for job in jobs { job.finish(outcome) }
             return
