@@ -164,7 +164,9 @@ import Glibc
         #expect(CurrentProcess.releaseFreeHeap())
         let after = residentMB()
         free(chunks.last!)
-        #expect(held - after > 64, "resident \(held) MB before the trim, \(after) MB after")
+        // Untrimmed, none of it goes back. Late in the whole suite, with dozens
+        // of threads sharing malloc's arenas, 56 of the 128 MB went back once.
+        #expect(held - after > 32, "resident \(held) MB before the trim, \(after) MB after")
     }
 
     /// The `Rss` of the mapping that starts at `address`, in kB.
