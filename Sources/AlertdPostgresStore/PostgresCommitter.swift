@@ -137,14 +137,19 @@ final class PostgresCommitter: Sendable {
             for job in jobs { job.finish(nil) }
             return
         }
-        if outcome.isConnectionFailure || outcome.isReadOnlyRefusal || outcome.isPrivilegeRefusal {
+        if outcome.isConnectionFailure || outcome.isReadOnlyRefusal {
             // Nothing to gain from running the jobs one by one: the database
-            // is gone, takes no writes, or not from this user. Each is the
-            // store's failure, for health too, until a probe finds it writable again.
-            if outcome.isPrivilegeRefusal { privilegeRefused.store(true, ordering: .relaxed) }
+            // is gone, or takes no writes. Either is the store's failure,
+            // for health too, until a probe finds it writable again.
             writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
             for job in jobs { job.finish(outcome) }
             return
+        }
+        if outcome.isPrivilegeRefusal {
+            // The store's failure too, but a grant missing on one table leaves
+            // the others writable: the jobs are still run one by one below.
+            privilegeRefused.store(true, ordering: .relaxed)
+            writeFailure.record(StoreError.from(outcome, doing: "Writing to the store"))
         }
         if jobs.count > 1 {
             for job in jobs { runBatch([job], retries: retries) }
