@@ -147,7 +147,8 @@ extension StoreRules {
     /// waits for it like any change rather than forming a new group due
     /// after `wait` (a flapping alert's every flap would be news), and then
     /// ends; so does a group that told nobody, while alerts come and go
-    /// between its looks (flaps shorter than its `wait`). Silenced and inhibited members are not listed. Each
+    /// between its looks (flaps shorter than its `wait`). Silenced and
+    /// inhibited members are not listed. Each
     /// notification is a delivery of its own with its content stored, so
     /// it is retried, rate limited and replayed like any other. A member
     /// that closed leaves the group once every presenter told of it has
