@@ -70,9 +70,18 @@ final class PostgresCommitter: Sendable {
     }
 
     private func loop() {
+        var probed = ContinuousClock.now
         while true {
             if writeFailure.error != nil {
-                if !queue.waitForWork(until: .now() + .seconds(1)) { probe() }
+                // A missing grant is ended by a probe alone (writes to other tables
+                // succeed meanwhile), so then one each second even while work keeps
+                // coming: waiting for a quiet second, a node writing steadily
+                // stayed unwritable for good once the grant was back.
+                let idle = !queue.waitForWork(until: .now() + .seconds(1))
+                if idle || (privilegeRefused.load(ordering: .relaxed) && ContinuousClock.now - probed >= .seconds(1)) {
+                    probe()
+                    probed = .now
+                }
             } else {
                 _ = queue.waitForWork()
             }
