@@ -240,12 +240,11 @@ import Testing
     /// connection for a worker at its own limit, kept a mutex locked and its
     /// worker waited on itself for good: the server answered nothing more.
     @Test func connectionsPastTheLimitWaitAndTheServerStillAnswersAfterward() async throws {
-        var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
-        configuration.connectionLimit = 8
-        configuration.perClientConnectionLimit = 0
-        configuration.threadPoolSize = 2
-        let server = HTTPServer(configuration: configuration, handler: EchoedRequest.handler)
-        try server.start()
+        let (server, _) = try startLoopbackServer(configure: {
+            $0.connectionLimit = 8
+            $0.perClientConnectionLimit = 0
+            $0.threadPoolSize = 2
+        }, handler: EchoedRequest.handler)
         defer { Task { await server.stop() } }
         let port = try #require(server.port)
         for round in 0..<3 {

@@ -34,16 +34,18 @@ final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Starts a server on 127.0.0.1 with an ephemeral port.
+/// Starts a server on 127.0.0.1 with an ephemeral port; `configure` sets the rest.
 func startLoopbackServer(
     maxBodyBytes: Int = 1 << 20, shutdownGracePeriod: Duration = .seconds(5), trimmer: HeapTrimmer = .shared,
-    answerBudget: AnswerBudget = .shared, handler: @escaping HTTPServer.Handler
+    answerBudget: AnswerBudget = .shared, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    handler: @escaping HTTPServer.Handler
 ) throws -> (server: HTTPServer, baseURL: String) {
     var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))
     configuration.maxBodyBytes = maxBodyBytes
     configuration.trimmer = trimmer
     configuration.answerBudget = answerBudget
     configuration.shutdownGracePeriod = shutdownGracePeriod
+    configure(&configuration)
     let server = HTTPServer(configuration: configuration, handler: handler)
     try server.start()
     return (server, "http://127.0.0.1:\(server.port ?? 0)")
