@@ -6,7 +6,9 @@ extension StoreError {
     /// is `store_io`, which the API answers with 503 and a short Retry-After.
     static func from(_ error: PostgresError, doing what: String) -> StoreError {
         if error.isConnectionFailure {
-            return StoreError(code: .io, message: "\(what) failed: PostgreSQL cannot be reached (\(error.message)). Check that the database server runs and accepts this node's connections.")
+            let refused = refusal(in: error.message)
+            return StoreError(code: .io, message: "\(what) failed: \(refused?.what ?? "PostgreSQL cannot be reached") (\(error.message)). "
+                + (refused?.advice ?? "Check that the database server runs and accepts this node's connections."))
         }
         switch error.sqlState {
         case "XX001": return StoreError(code: .corrupt, message: "\(what) failed: \(error.message).")
@@ -22,5 +24,25 @@ extension StoreError {
             return StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check store.url: the user, its password and the database name.")
         default: return StoreError(code: .io, message: "\(what) failed: \(error.description)")
         }
+    }
+
+    /// What the server said when it turned the session away at connect, for
+    /// the kinds an operator mends in store.url or pg_hba.conf rather than by
+    /// starting the server. libpq gives no SQLSTATE at connect: its
+    /// message is read (the server's English; a server set to another
+    /// language's words fall back to "cannot be reached").
+    private static let refusals: [(said: [String], what: String, advice: String)] = [
+        (["password authentication failed"], "PostgreSQL refused the password",
+         "Check the password in store.url (or its url_file) for that user."),
+        (["database \"", "\" does not exist"], "the database in store.url does not exist",
+         "Create it (createdb), or name one that exists."),
+        (["role \"", "\" does not exist"], "the user in store.url does not exist",
+         "Create it (createuser), or name one that exists."),
+        (["no pg_hba.conf entry"], "PostgreSQL's pg_hba.conf lets no such connection in",
+         "Add an entry for this node's address, the user and the database, and reload PostgreSQL."),
+    ]
+
+    private static func refusal(in message: String) -> (said: [String], what: String, advice: String)? {
+        refusals.first { r in r.said.allSatisfy { message.contains($0) } }
     }
 }

@@ -213,6 +213,13 @@ import Testing
         let nobody = try await check("postgresql://alertd@127.0.0.1:\(try TestDaemon.freePort())/alertd")
         #expect(nobody.exitCode == 65)
         #expect(nobody.stderr.contains("cannot be reached"), "\(nobody.stderr)")
+        // Turned away at connect for what store.url names: said so, not "cannot be reached".
+        let noDatabase = try await check("postgresql://alertd@127.0.0.1:\(server.port)/no_such_database")
+        #expect(noDatabase.exitCode == 65)
+        #expect(noDatabase.stderr.contains("the database in store.url does not exist") && !noDatabase.stderr.contains("cannot be reached"),
+                "\(noDatabase.stderr)")
+        let noUser = try await check("postgresql://no_such_user@127.0.0.1:\(server.port)/postgres")
+        #expect(noUser.stderr.contains("the user in store.url does not exist"), "\(noUser.stderr)")
 
         try PostgresConnection(url: url, redactedURL: url).withLock { conn throws(PostgresError) in try conn.execute("CREATE TABLE alerts (x int)") }
         let foreign = try await check(url)
