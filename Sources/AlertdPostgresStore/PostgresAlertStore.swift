@@ -174,12 +174,12 @@ public final class PostgresAlertStore: AlertStore {
             let connection = try PostgresConnection(url: url, redactedURL: redacted)
             refusal = try connection.withLock { conn throws(PostgresError) -> String? in
                 if let refusal = try Self.refusal(conn, redactedURL: redacted) { return refusal }
-                if try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") != 1,
-                   let unwritable = try conn.query(PostgresSchema.unwritableRelations).rows.first?.optionalText(0) {
+                let empty = try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1
+                if !empty, let unwritable = try conn.query(PostgresSchema.unwritableRelations).rows.first?.optionalText(0) {
                     return "The user in the URL may not write alertd's tables in the database at \(redacted) (\(unwritable)); "
                         + "grant it SELECT, INSERT, UPDATE and DELETE on them and USAGE on their sequences, or use the user that made them."
                 }
-                guard try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1,
+                guard empty,
                       try conn.scalar("SELECT has_schema_privilege(current_schema(), 'CREATE')::int") != 1 else { return nil }
                 let schema = try conn.query("SELECT current_schema()").rows.first?.optionalText(0)
                 return "The user in the URL may not create tables in the database at \(redacted) "

@@ -28,9 +28,9 @@ extension StoreError {
 
     /// What the server said when it turned the session away at connect, for
     /// the kinds an operator mends in store.url or pg_hba.conf rather than by
-    /// starting the server. libpq gives no SQLSTATE at connect: its
-    /// message is read (the server's English; a server set to another
-    /// language's words fall back to "cannot be reached").
+    /// starting the server. libpq gives no SQLSTATE at connect, so its
+    /// message is read: the server's English (a server set to another
+    /// language is told as "cannot be reached").
     private static let refusals: [(said: [String], what: String, advice: String)] = [
         (["password authentication failed"], "PostgreSQL refused the password",
          "Check the password in store.url (or its url_file) for that user."),
