@@ -1112,7 +1112,8 @@ public actor Dispatcher: Service {
                 finished(u.delivery)
             }
             for (kind, ended) in unconfigured {
-                log.error("deliveries dead: their presenter is not configured", [
+                log.error("deliveries dead: their presenter is not configured; "
+                          + "configure it again and run `alertctl replay --dead` to send them", [
                     "presenter": kind.name, "count": "\(ended.count)", "delivery.id": ended[0].id.rawValue, "alert.id": ended[0].alertID.rawValue,
                 ])
             }

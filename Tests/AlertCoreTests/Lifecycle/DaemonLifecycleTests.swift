@@ -218,7 +218,12 @@ import Glibc
                                         "retry": ["initial_delay": "10s", "jitter": false]])
         try await d.start()
         let id = try await d.send(["title": "owed"])
-        #expect(try await eventually(.seconds(10)) { receiver.received.count >= 1 })
+        // Its failure written, so it waits in the store for its retry (not
+        // still in flight, which would end dead with the dispatcher's line).
+        #expect(try await eventually(.seconds(10)) {
+            let delivery = (try await d.show(id)["deliveries"] as? [[String: Any]])?.first
+            return delivery?["state"] as? String == "pending" && (delivery?["attempts"] as? Int ?? 0) >= 1
+        })
         try await d.reload(["presenters": ["hook2": hook], "default_route": ["presenters": ["hook2"]]])
         #expect(d.log.contains("reload: a presenter taken out of the configuration leaves its waiting deliveries dead"), "\(d.log)")
         #expect(d.log.contains("presenter=hook") && d.log.contains("deliveries=1"), "\(d.log)")
