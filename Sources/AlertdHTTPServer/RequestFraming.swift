@@ -9,8 +9,8 @@ import CMicroHTTPD
 /// fields, `Content-Length` together with `Transfer-Encoding`, a transfer
 /// coding other than `chunked` (it would wait for a body it cannot frame), a
 /// field name with a space or separator in it (`Transfer-Encoding :` was
-/// read as some other field), a NUL, CR or LF inside a value, and
-/// `Transfer-Encoding` given twice.
+/// read as some other field), a NUL, CR or LF inside a value, a value
+/// folded onto the next line, and `Transfer-Encoding` given twice.
 struct RequestFraming {
     /// The first `Content-Length` value, as sent.
     var contentLength: String?
@@ -25,17 +25,40 @@ struct RequestFraming {
     var hosts = 0
     var malformedName = false
     var malformedValue = false
+    /// Where the last field's value ended, as libmicrohttpd measured it.
+    private var valueEnd: UnsafePointer<CChar>?
 
     /// Reads the fields of `connection`'s request.
     init(_ connection: OpaquePointer) {
         withUnsafeMutablePointer(to: &self) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 let framing = cls!.assumingMemoryBound(to: RequestFraming.self)
+                framing.pointee.follow(key)
                 framing.pointee.read(
                     name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
                     value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+                framing.pointee.valueEnd = value.map { $0 + valueSize }
                 return .YES
             }, pointer)
+        }
+        follow(nil)
+    }
+
+    /// Catches a value a raw NUL cut short. libmicrohttpd 0.9.75 measures
+    /// values with `strlen` in the buffer it read the head into, having
+    /// put a NUL where each line's CR and LF were, so `Host: a\0.evil`
+    /// reaches us as `a` and no byte of the value shows the NUL. A whole
+    /// value is followed by its line's end alone: the next field's name
+    /// one byte on (LF) or two (CRLF, the second a NUL too), and after
+    /// the last field the empty line's NUL. Anything else between is what
+    /// the NUL cut off, or a value folded onto the next line (obs-fold,
+    /// which RFC 9112 §5.2 lets a server refuse).
+    private mutating func follow(_ nextName: UnsafePointer<CChar>?) {
+        guard let end = valueEnd else { return }
+        if let nextName {
+            if !(nextName == end + 1 || (nextName == end + 2 && end[1] == 0)) { malformedValue = true }
+        } else if end[1] != 0 {
+            malformedValue = true
         }
     }
 
@@ -76,7 +99,7 @@ struct RequestFraming {
             return (status: 400, code: "invalid_header", message: "A header field name contains a space or a character names may not have (as in `Name : value`); send it as `Name: value`.")
         }
         if malformedValue {
-            return (status: 400, code: "invalid_header", message: "A header field value contains a NUL, CR or LF byte; send values without them.")
+            return (status: 400, code: "invalid_header", message: "A header field value contains a NUL, CR or LF byte, or is folded onto the next line; send each value on its line, without them.")
         }
         if hosts > 1 {
             return (status: 400, code: "invalid_header", message: "The request has more than one Host header; send one.")

@@ -122,6 +122,15 @@ import Testing
             // Chunked twice: RFC 9112 forbids it, and a proxy may have undone only one.
             ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
              "2\r\n{}\r\n0\r\n\r\n", "invalid_header"),
+            // A raw NUL, which libmicrohttpd cuts the value at: the Host check
+            // passed `127.0.0.1\0.evil.example`, and each framing read its first part.
+            ("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\0.evil.example\r\n", "", "invalid_header"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\0x\r\n",
+             "2\r\n{}\r\n0\r\n\r\n", "invalid_header"),
+            ("POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\0 999\r\n", "{}", "invalid_header"),
+            ("GET /v1/health HTTP/1.1\nHost: 127.0.0.1\nX-Note: a\0\0b\n", "", "invalid_header"),
+            // A value folded onto the next line (obs-fold, RFC 9112 §5.2).
+            ("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\r\n b\r\n", "", "invalid_header"),
         ]
         for (head, body, code) in requests {
             let socket = try RawSocket(port: d.port)
@@ -129,6 +138,26 @@ import Testing
             let reply = await socket.read()
             #expect(reply.contains("Content-Type: application/json"), "\(head.prefix(30)): \(self.head(reply))")
             #expect(errorCode(reply) == code, "\(head.prefix(30)): \(reply)")
+        }
+    }
+
+    /// The last field's value is checked to its end as well, and the ends
+    /// of lines a client may send (CRLF, a bare LF, an empty value) are not
+    /// taken for a value cut short.
+    @Test func aNULInTheLastFieldIsRefusedAndPlainHeadsAreNot() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let cut = try RawSocket(port: d.port)
+        cut.send("GET /v1/health HTTP/1.1\r\nConnection: close\r\nHost: 127.0.0.1\0.evil.example\r\n\r\n")
+        #expect(errorCode(await cut.read()) == "invalid_header")
+        for head in ["GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Empty:\r\nX-Spaced:   \r\nConnection: close\r\n\r\n",
+                     "GET /v1/health HTTP/1.1\nHost: 127.0.0.1\nX-Empty:\nConnection: close\n\n",
+                     "GET /v1/health HTTP/1.1\r\nConnection: close\r\nHost: 127.0.0.1\r\nX-Empty:\r\n\r\n",
+                     "GET /v1/health HTTP/1.1\nConnection: close\nHost: 127.0.0.1\nX-Last: v \n\n"] {
+            let plain = try RawSocket(port: d.port)
+            plain.send(head)
+            let reply = await plain.read()
+            #expect(self.head(reply) == "HTTP/1.1 200 OK", "\(head.debugDescription): \(reply)")
         }
     }
 
