@@ -109,7 +109,7 @@ public final class HTTPServer: Sendable {
                 handler: handler, screen: screen, errorAnswer: errorAnswer, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch,
-                trimmer: configuration.trimmer, answerBudget: configuration.answerBudget))
+                trimmer: configuration.trimmer, answerBudget: configuration.answerBudget, bodyBudget: configuration.bodyBudget))
             // libmicrohttpd gets no listener (ConnectionAcceptor says why): it
             // is handed each connection, through its inter-thread channel.
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue

@@ -68,8 +68,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// Hears of every exchange that moved large bodies (``HeapTrimmer``).
     package var trimmer: HeapTrimmer = .shared
-    /// Bounds what answers waiting for slow clients hold (``AnswerBudget``).
-    package var answerBudget: AnswerBudget = .shared
+    /// Bounds what answers waiting for slow clients hold (``MemoryBudget/answers``).
+    package var answerBudget: MemoryBudget = .answers
+    /// Bounds what request bodies hold until their exchanges end (``MemoryBudget/bodies``).
+    package var bodyBudget: MemoryBudget = .bodies
 
     public init(listener: Listener = .tcp(host: "127.0.0.1", port: 0)) {
         self.listener = listener

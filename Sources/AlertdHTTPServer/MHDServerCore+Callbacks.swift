@@ -60,8 +60,10 @@ extension MHDServerCore {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         context.close()
         core?.forget(context)
-        core?.trimmer.exchangeEnded(bytes: context.bodyBytes + context.answerBytes)
+        // An upload dropped unfinished held its body until now.
+        core?.trimmer.exchangeEnded(bytes: max(context.bodyBytes, context.body.count) + context.answerBytes)
         core?.answerBudget.release(context.answerReserved)
+        core?.bodyBudget.release(context.bodyReserved)
     }
 
     /// Connections opening and closing, for the ``ConnectionWatch``; each

@@ -32,7 +32,8 @@ package final class MHDServerCore: Sendable {
     /// ``ConnectionAcceptor``'s count of those it handed over.
     package let connectionsClosed = Atomic<Int>(0)
     package let trimmer: HeapTrimmer
-    package let answerBudget: AnswerBudget
+    package let answerBudget: MemoryBudget
+    package let bodyBudget: MemoryBudget
     package let screen: HTTPServer.Screen?
     package let errorAnswer: HTTPServer.ErrorAnswer?
     package let maxBodyBytes: Int
@@ -56,10 +57,11 @@ package final class MHDServerCore: Sendable {
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
-                 trimmer: HeapTrimmer = .shared, answerBudget: AnswerBudget = .shared) {
+                 trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .bodies) {
         self.handler = handler
         self.trimmer = trimmer
         self.answerBudget = answerBudget
+        self.bodyBudget = bodyBudget
         self.screen = screen
         self.errorAnswer = errorAnswer
         self.maxBodyBytes = maxBodyBytes
@@ -138,18 +140,22 @@ package final class MHDServerCore: Sendable {
             if uploadSize.pointee > 0 {
                 let n = uploadSize.pointee
                 uploadSize.pointee = 0
-                if context.body.count + n > maxBodyBytes {
+                let tooLarge = context.body.count + n > maxBodyBytes
+                if tooLarge || !bodyBudget.reserve(n) {
                     context.bodyBytes = context.body.count
                     context.body = Data()
-                    context.phase = .overflow(since: .now)
+                    bodyBudget.release(context.bodyReserved)
+                    context.bodyReserved = 0
+                    context.phase = .overflow(since: .now, busy: !tooLarge)
                 } else if let uploadData {
+                    context.bodyReserved += n
                     context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: n)
                 }
                 return .YES
             }
             return startHandler(context, connection: connection, method: method)
 
-        case .overflow(let since):
+        case .overflow(let since, let busy):
             if uploadSize.pointee > 0 {
                 uploadSize.pointee = 0
                 // libmicrohttpd takes an answer only once the body is in, and a
@@ -157,6 +163,10 @@ package final class MHDServerCore: Sendable {
                 // read and dropped. A body that keeps coming is not worth more.
                 guard ContinuousClock.now - since < Self.overflowDrainTime else { return .NO }
                 return .YES
+            }
+            if busy {
+                let message = Self.budgetSpent(bodyBudget, held: "Request bodies still coming in", advice: "or send smaller batches")
+                return queue(errorResponse(context, 503, "server_busy", message), context: context, connection: connection)
             }
             return queue(bodyTooLarge(context), context: context, connection: connection)
 
@@ -299,9 +309,11 @@ package final class MHDServerCore: Sendable {
         if context.isHead, case .stream = body { body = .bytes(Data()) }
         switch body {
         case .bytes(let data):
-            if data.count >= AnswerBudget.counted {
+            if data.count >= MemoryBudget.countedAnswer {
                 guard answerBudget.reserve(data.count) else {
-                    return queue(errorResponse(context, 503, "server_busy", Self.budgetSpent(answerBudget)), context: context, connection: connection)
+                    let message = Self.budgetSpent(answerBudget, held: "Answers not yet read by their clients",
+                                                   advice: "read answers as they come, or ask for smaller pages (`limit`)")
+                    return queue(errorResponse(context, 503, "server_busy", message), context: context, connection: connection)
                 }
                 context.answerReserved = data.count
             }
@@ -419,9 +431,8 @@ package final class MHDServerCore: Sendable {
         return answer
     }
 
-    private static func budgetSpent(_ budget: AnswerBudget) -> String {
-        "Answers not yet read by their clients hold \(budget.limit >> 20) MB, all this server keeps for them; "
-            + "retry in a few seconds, read answers as they come, or ask for smaller pages (`limit`)."
+    private static func budgetSpent(_ budget: MemoryBudget, held: String, advice: String) -> String {
+        "\(held) hold \(budget.limit >> 20) MB, all this server keeps for them; retry in a few seconds, \(advice)."
     }
 
     /// The server's own answer to `context`'s request, in its route's shape (``HTTPServer/ErrorAnswer``).

@@ -19,8 +19,9 @@ package final class RequestContext: @unchecked Sendable {
         case headers
         /// Reading the body.
         case body
-        /// The body went over the limit at `since`; draining it to answer 413.
-        case overflow(since: ContinuousClock.Instant)
+        /// The body went over the limit at `since` (or, `busy`, past what
+        /// the server keeps for bodies); draining it to answer 413 (or 503).
+        case overflow(since: ContinuousClock.Instant, busy: Bool)
         /// The handler runs; the connection is suspended.
         case handling
         /// A response was queued.
@@ -51,8 +52,10 @@ package final class RequestContext: @unchecked Sendable {
     package var bodyBytes = 0
     /// The size of the answer's body, once it is queued (0 for a stream).
     package var answerBytes = 0
-    /// What the answer took from the ``AnswerBudget``, given back as the exchange ends.
+    /// What the answer took from ``MemoryBudget/answers``, given back as the exchange ends.
     package var answerReserved = 0
+    /// What the body took from ``MemoryBudget/bodies``, given back as the exchange ends.
+    package var bodyReserved = 0
     /// A HEAD request: its answer has headers only.
     package var isHead = false
     private let handoff = Mutex<Handoff>(.idle)

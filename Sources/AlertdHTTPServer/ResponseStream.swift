@@ -28,8 +28,8 @@ package final class ResponseStream: @unchecked Sendable {
         /// The client fell more than `maxBuffered` bytes behind and is being dropped.
         package var dropped = false
         package var producer: Task<Void, Never>?
-        /// The buffer grew past ``HeapTrimmer/threshold`` at some point.
-        package var grewLarge = false
+        /// Every byte the stream has buffered, for the trim after it.
+        package var pushed = 0
     }
 
     /// libmicrohttpd's "end of stream" and "error" returns (the C macros carry casts Swift cannot import).
@@ -75,18 +75,19 @@ package final class ResponseStream: @unchecked Sendable {
         }
     }
 
-    /// libmicrohttpd released the response: stop the producer. A buffer
-    /// that grew large is handed back to the kernel once such work stops:
-    /// 512 stalled event streams left the idle daemon at 200 MB.
+    /// libmicrohttpd released the response: stop the producer. What the
+    /// stream moved counts towards handing freed memory back to the kernel
+    /// once such work stops: 512 stalled event streams left the idle daemon
+    /// at 200 MB.
     package func close() {
-        let (producer, grewLarge) = state.withLock { s in
+        let (producer, pushed) = state.withLock { s in
             s.closed = true
             s.buffer.removeAll()
-            return (s.producer, s.grewLarge)
+            return (s.producer, s.pushed)
         }
         producer?.cancel()
         core.forget(self)
-        if grewLarge { core.trimmer.largeWorkEnded() }
+        core.trimmer.exchangeEnded(bytes: pushed)
     }
 
     /// Whether the client has closed or reset its end, looked at without
@@ -141,7 +142,7 @@ package final class ResponseStream: @unchecked Sendable {
                 return false
             }
             s.buffer.append(chunk)
-            if s.buffer.held >= HeapTrimmer.threshold { s.grewLarge = true }
+            s.pushed += chunk.count
             wake(&s)
             return true
         }

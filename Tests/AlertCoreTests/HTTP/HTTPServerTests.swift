@@ -351,6 +351,15 @@ import Testing
             try await Task.sleep(for: .milliseconds(600))
             #expect(releases.count == trims, "after a body of \(size) bytes")
         }
+        // An upload its client drops unfinished held what it sent until then.
+        let port = try #require(server.port)
+        do {
+            let dropped = try RawSocket(port: port)
+            dropped.send("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(400 << 10)\r\n\r\n")
+            dropped.send(bytes: [UInt8](repeating: 65, count: 300 << 10))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await eventually(.seconds(3)) { releases.count == 3 }, "after an upload dropped unfinished")
     }
 
     @Test func survivesMalformedRequests() async throws {

@@ -33,7 +33,9 @@ import Glibc
         if let first = times.first { #expect(first >= last + .milliseconds(300)) }
     }
 
-    @Test func smallExchangesNeverTrim() async throws {
+    /// Small exchanges trim only once they add up: a thousand uploads of a
+    /// megabyte dropped unfinished each counted as nothing.
+    @Test func smallExchangesTrimOnlyOnceTheyAddUp() async throws {
         let releases = Releases()
         let trimmer = HeapTrimmer(quiet: .milliseconds(50)) { releases.record() }
         for _ in 0..<5 { trimmer.exchangeEnded(bytes: HeapTrimmer.threshold - 1) }
@@ -42,6 +44,10 @@ import Glibc
         trimmer.largeWorkEnded()
         try await Task.sleep(for: .milliseconds(300))
         #expect(releases.count == 1)
+        let small = 100 << 10
+        for _ in 0..<(HeapTrimmer.accumulated / small + 1) { trimmer.exchangeEnded(bytes: small) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(releases.count == 2)
     }
 
     /// A big group's buffers, megabytes each, come from the heap and are

@@ -37,7 +37,7 @@ final class TemporaryDirectory: Sendable {
 /// Starts a server on 127.0.0.1 with an ephemeral port; `configure` sets the rest.
 func startLoopbackServer(
     maxBodyBytes: Int = 1 << 20, shutdownGracePeriod: Duration = .seconds(5), trimmer: HeapTrimmer = .shared,
-    answerBudget: AnswerBudget = .shared, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    answerBudget: MemoryBudget = .answers, configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     handler: @escaping HTTPServer.Handler
 ) throws -> (server: HTTPServer, baseURL: String) {
     var configuration = HTTPServerConfiguration(listener: .tcp(host: "127.0.0.1", port: 0))

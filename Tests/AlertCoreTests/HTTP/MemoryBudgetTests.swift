@@ -3,12 +3,12 @@ import Testing
 @testable import AlertdHTTP
 @testable import AlertdHTTPServer
 
-/// Answers waiting for clients that do not read them hold memory until the
-/// exchange ends; together they stay within the server's budget, while
-/// small answers always go out.
-@Suite struct AnswerBudgetTests {
+/// Answers waiting for clients that do not read them, and bodies still
+/// coming in, hold memory until the exchange ends; together they stay
+/// within the server's budgets, while small answers always go out.
+@Suite struct MemoryBudgetTests {
     @Test func oneAnswerAlwaysFitsAndTogetherTheyStayWithinTheLimit() {
-        let budget = AnswerBudget(limit: 10)
+        let budget = MemoryBudget(limit: 10)
         #expect(budget.reserve(25), "alone, an answer larger than the budget still goes out")
         #expect(!budget.reserve(1))
         budget.release(25)
@@ -22,7 +22,7 @@ import Testing
 
     /// 100 readers that never read a 73 MB page took the daemon to 7.5 GB.
     @Test func answersHeldForSlowReadersAreBoundedAndGivenBackWhenTheyGo() async throws {
-        let budget = AnswerBudget(limit: 8 << 20)
+        let budget = MemoryBudget(limit: 8 << 20)
         let big = Data(repeating: UInt8(ascii: "x"), count: 5 << 20)
         let (server, _) = try startLoopbackServer(answerBudget: budget) { request in
             request.path == "/big" ? HTTPResponse(body: big) : HTTPResponse(body: Data("small".utf8))
@@ -53,6 +53,41 @@ import Testing
         again.send(get("/big"))
         let full = await again.read { $0.utf8.count >= big.count }
         #expect(full.hasPrefix("HTTP/1.1 200"))
+        #expect(await eventually { budget.heldBytes == 0 })
+        await server.stop()
+    }
+
+    /// A thousand uploads of a megabyte, each held a byte short, took the
+    /// daemon to 1.4 GB: past the budget a body is read and dropped, and
+    /// its sender told 503 `server_busy` once it is in.
+    @Test func bodiesStillComingInAreBoundedAndGivenBackWhenTheyEnd() async throws {
+        let budget = MemoryBudget(limit: 1 << 20)
+        let (server, _) = try startLoopbackServer(configure: { $0.bodyBudget = budget }) { request in
+            .text("\(request.body.count)")
+        }
+        let port = try #require(server.port)
+        let size = 700 << 10
+        let head = "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(size)\r\n\r\n"
+
+        // An upload held short of its end keeps what it sent.
+        let held = try RawSocket(port: port)
+        held.send(head)
+        held.send(bytes: [UInt8](repeating: 65, count: size - 1))
+        #expect(await eventually { budget.heldBytes == size - 1 })
+
+        let refused = try RawSocket(port: port)
+        refused.send(head + String(repeating: "B", count: size))
+        let answer = await refused.read { $0.contains("}}") }
+        #expect(answer.hasPrefix("HTTP/1.1 503") && answer.contains("\"server_busy\"") && answer.contains("1 MB"), "\(answer.prefix(300))")
+        #expect(budget.heldBytes == size - 1, "the refused body holds nothing")
+
+        // The held upload ends: it is served, and its share comes back.
+        held.send("A")
+        #expect(await held.read { $0.hasSuffix("\(size)") }.hasPrefix("HTTP/1.1 200"))
+        #expect(await eventually { budget.heldBytes == 0 })
+        let again = try RawSocket(port: port)
+        again.send(head + String(repeating: "C", count: size))
+        #expect(await again.read { $0.hasSuffix("\(size)") }.hasPrefix("HTTP/1.1 200"))
         #expect(await eventually { budget.heldBytes == 0 })
         await server.stop()
     }
