@@ -202,7 +202,9 @@ package struct InteractiveWatch {
             entry = chosen
         } else {
             guard let newest = open.last(where: { $0.has(kind) }) else {
-                say("no open alert has a \(kind.rawValue) action")
+                // Alerts from before the watch began are not drawn, so not known here.
+                say("no open alert drawn here has a \(kind.rawValue) action (watch draws alerts from its start on; "
+                    + "--since 0 draws the earlier ones, or run `alertctl \(kind.rawValue) ID`)")
                 return
             }
             entry = newest

@@ -28,7 +28,7 @@ extension ConsoleAssets {
     <main id="main" tabindex="-1">
       <section id="sign-in" hidden>
         <h1>Sign in</h1>
-        <p>Use an API token from alertd's <code>api.tokens_file</code>. The console keeps a session cookie, not the token.</p>
+        <p>Use an API token from alertd's <code>api.tokens_file</code> or <code>api.token_file</code>. The console keeps a session cookie, not the token.</p>
         <form id="sign-in-form">
           <label for="token">API token</label>
           <input id="token" name="token" type="password" autocomplete="current-password" required>

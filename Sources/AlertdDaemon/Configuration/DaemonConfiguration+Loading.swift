@@ -174,14 +174,18 @@ extension DaemonConfiguration {
             if let l = r.duration(d, "claim_lease", at: "dispatcher") { config.dispatcher.claimLease = l }
         }
 
-        for problem in config.crossCheck() { r.problem("", problem) }
+        // A presenter whose type is unknown was declared all the same: its
+        // routes are not also told it does not exist.
+        let declared = Set(((top["presenters"] as? [String: Any])?.keys).map(Array.init) ?? [])
+        for problem in config.crossCheck(declared: declared) { r.problem("", problem) }
         return (config, r.problems)
     }
 
-    /// Checks that need the whole file: route targets exist, names are unique.
-    package func crossCheck() -> [String] {
+    /// Checks that need the whole file: route targets exist (among
+    /// `presenters` and the names in `declared`), names are unique.
+    package func crossCheck(declared: Set<String> = []) -> [String] {
         var problems: [String] = []
-        let names = Set(presenters.map(\.name))
+        let names = Set(presenters.map(\.name)).union(declared)
         func check(_ route: RouteDefinition, at path: String) {
             for (i, name) in route.presenters.enumerated() where !names.contains(name) {
                 let known = names.sorted().map { "\"\($0)\"" }.joined(separator: ", ")

@@ -233,6 +233,10 @@ import Glibc
             daemon, ["-qfec", "'\(alertctl)' watch", "/dev/null"], executable: "/usr/bin/script",
             environment: ["NO_COLOR": "1", "TERM": "xterm"])
         #expect(await watch.waitForOutput { $0.contains("Watching alertd at \(daemon.socketPath)") }, "\(watch.stdout)")
+        // Nothing drawn yet: `y` says where the alerts from before the watch are.
+        try watch.type("y")
+        #expect(await watch.waitForOutput { $0.contains("no open alert drawn here has a confirm action (watch draws alerts from its start on; --since 0") },
+                "\(watch.stdout)")
 
         let id = try await daemon.send(Self.decisionAlert(handler))
         #expect(await watch.waitForOutput { $0.contains("#1 [y] Deploy  [n] Abort") }, "\(watch.stdout)")

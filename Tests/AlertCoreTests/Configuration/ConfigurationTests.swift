@@ -326,6 +326,9 @@ import Synchronization
         #expect(problems(#"{"retry": {"max_age": "0s"}}"#) == ["retry.max_age: must be more than zero"])
         #expect(problems(#"{"store": {"retention": "never"}}"#)
                 == [#"store.retention: `never` is not a duration or "forever"; write e.g. "500ms", "1s", "10m", "24h""#])
+        // A type's typo gets a suggestion, and routes naming its presenter are not told it does not exist.
+        let typo = problems(#"{"presenters": {"hook": {"type": "webhok", "url": "https://x.example"}}, "default_route": {"presenters": ["hook"]}}"#)
+        #expect(typo.count == 1 && typo[0].hasPrefix(#"presenters.hook.type: unknown presenter type "webhok" (did you mean "webhook"?); one of "#), "\(typo)")
         #expect(p.contains { $0.hasPrefix("presenters.x.type: unknown presenter type \"pager\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].presenters[0]: no presenter named \"opz\"") })
         #expect(p.contains { $0.hasPrefix("routes[2].match.severity[0]: unknown severity \"urgent\"") })

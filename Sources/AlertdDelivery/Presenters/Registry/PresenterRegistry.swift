@@ -50,7 +50,8 @@ public enum PresenterRegistry {
             return nil
         }
         guard let type = type(named: typeName) else {
-            reader.problem(path + ".type", "unknown presenter type \"\(typeName)\"; one of \(known)")
+            let suggestion = typeName.closest(in: typeNames).map { " (did you mean \"\($0)\"?)" } ?? ""
+            reader.problem(path + ".type", "unknown presenter type \"\(typeName)\"\(suggestion); one of \(known)")
             return nil
         }
         guard let object = reader.object(raw, at: path, allowed: ["type", "max_concurrency", "follow_ups", "rate", "burst"] + type.keys) else { return nil }
