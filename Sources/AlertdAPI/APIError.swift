@@ -54,6 +54,19 @@ public struct APIError: Error, Sendable, Equatable {
 }
 
 extension APIError {
+    /// 499 (nginx's "client closed request"): the client went while its
+    /// request was handled, and the handler stopped. No client reads it;
+    /// it is what the request's metrics and logs record.
+    public static let clientGone = APIError(
+        status: 499, code: "client_gone",
+        message: "The client closed its connection before the answer was ready; the request was stopped.")
+
+    /// Throws ``clientGone`` once the server has cancelled the handler's
+    /// task (``HTTPServer`` does when the request's client has gone).
+    public static func checkClientStayed() throws(APIError) {
+        if Task.isCancelled { throw .clientGone }
+    }
+
     /// 401: a TCP caller without the configured bearer token.
     public static let unauthorized = APIError(
         status: 401, code: "unauthorized",

@@ -40,6 +40,7 @@ package struct FilterWork {
                     """)
             }
             await yieldIfDue()
+            try APIError.checkClientStayed()
             guard matched else { return false }
         }
         return true

@@ -28,6 +28,8 @@ public actor ListingGate {
         await enter(costly: costly)
         let result: Result<T, APIError>
         do {
+            // A listing whose client went while it waited gives its turn straight back.
+            try APIError.checkClientStayed()
             result = .success(try await body())
         } catch {
             result = .failure(error)

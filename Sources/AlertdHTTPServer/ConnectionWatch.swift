@@ -105,5 +105,13 @@ package final class ConnectionWatch: Sendable {
         }
     }
 
+    /// Whether the client at the other end of `fd` has closed or reset its
+    /// end, looked at without waiting or taking a byte.
+    package static func peerHasGone(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }
 }

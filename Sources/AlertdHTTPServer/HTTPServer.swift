@@ -142,11 +142,14 @@ public final class HTTPServer: Sendable {
                 socket.close()
                 throw error
             }
+            // Holds the core until it ends, past tearDown's release.
+            let handlers = core.takeUnretainedValue()
             let sweeper = Task.detached {
                 while !Task.isCancelled {
                     // With no connection open nothing can overrun: an idle daemon wakes once a second, not four times.
                     try? await Task.sleep(for: watch.count == 0 ? .seconds(1) : ConnectionWatch.sweepInterval)
                     watch.sweep()
+                    handlers.cancelAbandonedHandlers()
                 }
             }
             state = .running(Running(daemon: daemon, core: core, socket: socket, acceptor: acceptor, sweeper: sweeper))

@@ -72,6 +72,16 @@ package final class MHDServerCore: Sendable {
         self.watch = watch
     }
 
+    /// How long a handler runs before the sweep looks whether its client is still there.
+    package static let abandonedAfter: Duration = .seconds(1)
+
+    /// Cancels the handlers whose clients have gone (``RequestContext/cancelIfClientGone(after:at:)``).
+    package func cancelAbandonedHandlers() {
+        let handled = flight.withLock { Array($0.requests.values) }
+        let now = ContinuousClock.now
+        for context in handled { context.cancelIfClientGone(after: Self.abandonedAfter, at: now) }
+    }
+
     // MARK: Stopping
 
     /// Requests being received or handled, and streams, whose response has
@@ -198,10 +208,7 @@ package final class MHDServerCore: Sendable {
         }
         context.phase = .handling
         watch.requestStarted(connection)
-        let handler = self.handler
-        Task {
-            context.deliver(await handler(request))
-        }
+        context.run(handler, request)
         return .YES
     }
 

@@ -59,6 +59,8 @@ package final class RequestContext: @unchecked Sendable {
     /// A HEAD request: its answer has headers only.
     package var isHead = false
     private let handoff = Mutex<Handoff>(.idle)
+    /// The handler's task and when it began, for ``cancelIfClientGone(after:at:)``.
+    private let handling = Mutex<(task: Task<Void, Never>, since: ContinuousClock.Instant)?>(nil)
 
     package init(target: String, targetLength: Int, connection: OpaquePointer) {
         self.target = target
@@ -112,6 +114,29 @@ package final class RequestContext: @unchecked Sendable {
             h = .taken
             return response
         }
+    }
+
+    /// Runs `handler` in a task of its own, answering with what it returns.
+    package func run(_ handler: @escaping HTTPServer.Handler, _ request: HTTPRequest) {
+        let task = Task { self.deliver(await handler(request)) }
+        handling.withLock { $0 = (task, .now) }
+    }
+
+    /// Cancels the handler once it has run for `after` and its client has
+    /// closed or reset the connection. While the connection is suspended
+    /// libmicrohttpd does not watch its socket: thirty clients that sent a
+    /// costly listing and went kept a core busy for 51 s, and their slots
+    /// held, the listings of those who stayed waiting behind them.
+    /// A client that only shut its sending side is taken for gone, as Go's
+    /// HTTP server (Alertmanager's) takes it.
+    package func cancelIfClientGone(after: Duration, at now: ContinuousClock.Instant = .now) {
+        guard let (task, since) = handling.withLock({ $0 }), !task.isCancelled, now - since >= after else { return }
+        // Under the lock: the connection, and its socket, stay only while suspended.
+        let gone = handoff.withLock { h in
+            guard case .suspended = h else { return false }
+            return ConnectionWatch.peerHasGone(alertd_mhd_connection_fd(connection))
+        }
+        if gone { task.cancel() }
     }
 
     /// libmicrohttpd finished the request; nothing may touch the connection after this.

@@ -98,9 +98,7 @@ package final class ResponseStream: @unchecked Sendable {
         // Under the lock: once released the connection, and its socket, may be gone.
         state.withLock { s in
             guard !s.closed else { return true }
-            var byte: UInt8 = 0
-            let n = recv(alertd_mhd_connection_fd(connection), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-            return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return ConnectionWatch.peerHasGone(alertd_mhd_connection_fd(connection))
         }
     }
 

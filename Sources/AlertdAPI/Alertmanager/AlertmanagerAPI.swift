@@ -137,7 +137,10 @@ public struct AlertmanagerAPI: Sendable {
         for (n, alert) in open.enumerated() {
             // Thousands of alerts would hold a thread of the cooperative
             // pool for tens of milliseconds, with every request behind it.
-            if n > 0, n.isMultiple(of: APIRepresentation.elementsAtOnce) { await Task.yield() }
+            if n > 0, n.isMultiple(of: APIRepresentation.elementsAtOnce) {
+                await Task.yield()
+                try APIError.checkClientStayed()
+            }
             let view = AlertmanagerView(alert)
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)

@@ -33,6 +33,38 @@ import Testing
         #expect(await gate.queued == 0)
     }
 
+    /// A listing whose client went while it waited (its task cancelled)
+    /// gives its turn straight back: twelve abandoned costly listings held
+    /// an operator's for 19 s.
+    @Test func aListingWhoseClientWentWhileItWaitedDoesNotRun() async throws {
+        let gate = ListingGate(width: 1)
+        let ran = Mutex(0)
+        let entered = Mutex(false)
+        let (release, hold) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await gate.through { () throws(APIError) in
+                entered.withLock { $0 = true }
+                for await _ in release { break }
+            }
+        }
+        #expect(await eventually { entered.withLock { $0 } })
+        let abandoned = Task {
+            try await gate.through { () throws(APIError) in ran.withLock { $0 += 1 } }
+        }
+        #expect(await eventually { await gate.queued == 1 })
+        abandoned.cancel()
+        hold.yield()
+        try await first.value
+        do {
+            try await abandoned.value
+            Issue.record("the abandoned listing ran")
+        } catch let error as APIError {
+            #expect(error.code == "client_gone")
+        }
+        #expect(ran.withLock { $0 } == 0)
+        #expect(await gate.queued == 0)
+    }
+
     /// Costly listings (regex filters, seconds each) keep one turn free for
     /// the others: a few clients looping over costly filters made every
     /// other listing wait 5 to 15 s behind them.

@@ -362,6 +362,32 @@ import Testing
         #expect(await eventually(.seconds(3)) { releases.count == 3 }, "after an upload dropped unfinished")
     }
 
+    /// A handler whose client closed or reset the connection is cancelled
+    /// about a second in: thirty clients that sent a costly listing and
+    /// went kept a core busy for 51 s. One whose client stays runs on.
+    @Test func aHandlerWhoseClientWentIsCancelled() async throws {
+        let cancelled = Mutex<[String]>([])
+        let (server, _) = try startLoopbackServer { request in
+            for _ in 0..<300 where !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+            if Task.isCancelled { cancelled.withLock { $0.append(request.path) } }
+            return .text("done")
+        }
+        defer { Task { await server.stop() } }
+        let port = try #require(server.port)
+        let started = ContinuousClock.now
+        do {
+            let gone = try RawSocket(port: port)
+            gone.send("GET /gone HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(await eventually(.seconds(3)) { cancelled.withLock { $0 } == ["/gone"] })
+        #expect(ContinuousClock.now - started < .seconds(3))
+        let stays = try RawSocket(port: port)
+        stays.send("GET /stays HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(await stays.read { $0.hasSuffix("done") }.hasPrefix("HTTP/1.1 200"))
+        #expect(cancelled.withLock { $0 } == ["/gone"])
+    }
+
     @Test func survivesMalformedRequests() async throws {
         let (server, base) = try startLoopbackServer(handler: EchoedRequest.handler)
         defer { Task { await server.stop() } }
