@@ -31,6 +31,10 @@ public actor ServiceGroup {
 
     private var phase = Phase.idle
     private var stopRequested = false
+    /// When the graceful shutdown was asked for: the grace counts from
+    /// then, not from when the group's events got to it (600 ms later on
+    /// a daemon busy with a thousand connections).
+    private var shutdownRequested: ContinuousClock.Instant?
     private var events: AsyncStream<Event>.Continuation?
     /// The `run()` tasks of services that have not returned yet, by position.
     private var running: [Int: Task<Void, Never>] = [:]
@@ -72,6 +76,7 @@ public actor ServiceGroup {
     /// Asks the services to stop, newest first, each finishing its work in
     /// hand; the grace period starts now. Later calls change nothing.
     public func triggerGracefulShutdown() {
+        if shutdownRequested == nil { shutdownRequested = .now }
         stopRequested = true
         events?.yield(.shutdown)
     }
@@ -155,8 +160,9 @@ public actor ServiceGroup {
         guard phase == .running, let input = events else { return }
         phase = .stopping
         log.debug("stopping services", ["grace_ms": "\(Self.milliseconds(gracePeriod))"])
-        timers.append(Task { [gracePeriod] in
-            do { try await Task.sleep(for: gracePeriod) } catch { return }
+        let graceOver = (shutdownRequested ?? .now).advanced(by: gracePeriod)
+        timers.append(Task {
+            do { try await Task.sleep(until: graceOver, clock: .continuous) } catch { return }
             input.yield(.graceOver)
         })
         askNext()

@@ -35,6 +35,8 @@ final class ProbeService: Service {
         case exitsEarly
         /// Throws from start().
         case failsToStart
+        /// Takes this long to start, then stops only when cancelled.
+        case startsSlowly(Duration)
     }
 
     struct StartFailure: Error {}
@@ -52,6 +54,7 @@ final class ProbeService: Service {
 
     func start() async throws {
         if case .failsToStart = behaviour { throw StartFailure() }
+        if case .startsSlowly(let time) = behaviour { try? await Task.sleep(for: time) }
         journal.note("start \(name)")
     }
 
@@ -59,7 +62,7 @@ final class ProbeService: Service {
         switch behaviour {
         case .cooperative, .failsToStart:
             await shutdown.wait()
-        case .ignoresGracefulStop:
+        case .ignoresGracefulStop, .startsSlowly:
             try? await Task.sleep(for: .seconds(60))
             journal.note("cancelled \(name)")
         case .ignoresCancellation(let stubbornness):
@@ -123,6 +126,22 @@ final class ProbeService: Service {
         #expect(error.code == .exitedEarly)
         #expect(error.service == "b")
         #expect(journal.all.last == "stop a")
+    }
+
+    /// The grace counts from the request to stop, not from when the group
+    /// got to it: on a daemon busy with a thousand connections that was
+    /// 600 ms later, and the shutdown overran its grace by as much.
+    @Test func theGraceCountsFromTheRequest() async throws {
+        let group = ServiceGroup(services: [ProbeService("slow", .startsSlowly(.seconds(1)), journal: journal)], gracePeriod: .milliseconds(800))
+        let run = running(group)
+        try await Task.sleep(for: .milliseconds(100))
+        let asked = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        #expect(await run.value == nil)
+        let took = ContinuousClock.now - asked
+        // Its start ends 0.9 s in, past the grace: it is cancelled then, not 0.8 s later.
+        #expect(took >= .milliseconds(850) && took < .milliseconds(1_400), "took \(took)")
+        #expect(journal.all == ["start slow", "cancelled slow", "stop slow"])
     }
 
     @Test func theGraceBoundsTheWholeShutdownThenTheRestIsCancelled() async throws {
