@@ -55,10 +55,10 @@ extension AlertdCommand {
                         Shut down gracefully, services in the reverse of their start order. The API stops \
                         accepting connections first (one made while requests already being handled finish is \
                         closed unanswered; after that, under socket activation, new ones wait in the socket for \
-                        the next start) and open event streams end; then running deliveries may finish. The whole \
-                        shutdown takes at most `dispatcher.shutdown_grace`: deliveries still running then are cut \
-                        off and retried after the next start, with the same delivery id. A second SIGTERM or \
-                        SIGINT cuts them off at once. Then the store is closed and alertd exits 0.
+                        the next start) and open event streams end; then running deliveries may finish, for \
+                        `dispatcher.shutdown_grace` from the signal: deliveries still running then are cut off and \
+                        retried after the next start, with the same delivery id. A second SIGTERM or SIGINT cuts \
+                        them off at once. Then the store is closed and alertd exits 0, within a second of the grace.
                         """),
                     ManualPage.Item("SIGHUP", """
                         Reload: read the configuration file again and apply it. Presenters, routes, retries, \
