@@ -181,7 +181,8 @@ public struct AlertmanagerAPI: Sendable {
         }
         var groups: [AlertmanagerRepresentation.AlertGroup] = []
         var index: [String: Int] = [:]
-        for (plan, shown) in try await listed(request) {
+        for (n, (plan, shown)) in try await listed(request).enumerated() {
+            if n > 0, n.isMultiple(of: APIRepresentation.elementsAtOnce) { await Task.yield() }
             var memberships = plan.presenters.map { (presenter: $0, labels: shown.labels, key: "alert:" + shown.fingerprint) }
             for group in plan.groups {
                 let labels = Dictionary(group.labels.map { ($0.name, $0.value) }) { a, _ in a }
@@ -197,7 +198,7 @@ public struct AlertmanagerAPI: Sendable {
                 }
             }
         }
-        return APIRepresentation.json(groups)
+        return await AlertmanagerRepresentation.jsonGroups(groups)
     }
 
     // MARK: GET /api/v2/receivers

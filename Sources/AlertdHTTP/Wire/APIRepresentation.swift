@@ -185,22 +185,36 @@ public enum APIRepresentation {
     /// 2-core machine) for tens of milliseconds, and every request queued
     /// behind it waited that long.
     package static func jsonArray<T: Encodable>(_ items: [T], status: Int = 200) async -> HTTPResponse {
-        var body = Data("[".utf8)
+        var body = Data()
+        var run = 0
         do {
-            for start in stride(from: 0, to: items.count, by: elementsAtOnce) {
-                if start > 0 {
-                    await Task.yield()
-                    body.append(UInt8(ascii: ","))
-                }
-                let end = Swift.min(start + elementsAtOnce, items.count)
-                let part = try encoder.encode(Array(items[start..<end]))
-                body.append(part.dropFirst().dropLast())
-            }
+            try await appendArray(items, to: &body, run: &run)
         } catch {
             return .error(status: 500, code: "internal", message: "The answer could not be encoded: \(error)")
         }
-        body.append(UInt8(ascii: "]"))
         return .json(status: status, body: body)
+    }
+
+    /// Appends `items` as a JSON array, yielding once every
+    /// ``elementsAtOnce`` elements, `run` counting them across calls: a
+    /// few groups of thousands of alerts each are as long to encode as a
+    /// listing of them.
+    package static func appendArray<T: Encodable>(_ items: [T], to body: inout Data, run: inout Int) async throws {
+        body.append(UInt8(ascii: "["))
+        var start = 0
+        while start < items.count {
+            if run >= elementsAtOnce {
+                run = 0
+                await Task.yield()
+            }
+            let end = Swift.min(start + elementsAtOnce - run, items.count)
+            if start > 0 { body.append(UInt8(ascii: ",")) }
+            let part = try encoder.encode(Array(items[start..<end]))
+            body.append(part.dropFirst().dropLast())
+            run += end - start
+            start = end
+        }
+        body.append(UInt8(ascii: "]"))
     }
 
     /// How many elements ``jsonArray(_:status:)`` encodes between yields.

@@ -54,6 +54,26 @@ import Testing
         #expect(bytes(response) == (try APIRepresentation.encoder.encode(items)))
     }
 
+    /// Alertmanager's groups likewise, the yields counted across groups of
+    /// any size: a few groups of thousands were encoded without one.
+    @Test(arguments: [[], [0], [3], [APIRepresentation.elementsAtOnce + 5, 0, 2], [700, 300, 1]])
+    func groupsEncodedInPartsAreTheEncodersBytes(_ sizes: [Int]) async throws {
+        let groups = sizes.enumerated().map { g, size in
+            AlertmanagerRepresentation.AlertGroup(
+                labels: g == 1 ? [:] : ["alertname": "Disk\(g)", "rack": "r/\(g)"], receiver: .init(name: "hook\(g)"),
+                alerts: (0..<size).map { n in
+                    AlertmanagerRepresentation.Alert(
+                        labels: ["alertname": "Disk\(g)", "n": "\(n)"], annotations: ["summary": "é \"\(n)\""],
+                        startsAt: Date(timeIntervalSince1970: 1_700_000_000), endsAt: Date(timeIntervalSince1970: 1_700_000_300),
+                        updatedAt: Date(timeIntervalSince1970: 1_700_000_001), fingerprint: "f\(n)", receivers: [.init(name: "hook\(g)")],
+                        status: .init(state: .active, silencedBy: []), generatorURL: n % 2 == 0 ? nil : "http://prom/graph")
+                })
+        }
+        let response = await AlertmanagerRepresentation.jsonGroups(groups)
+        #expect(response.status == 200)
+        #expect(bytes(response) == (try APIRepresentation.encoder.encode(groups)))
+    }
+
     @Test func aHealthAnswerIsTheEncodersBytes() throws {
         let answers = [
             HealthAPI.Health(status: "ok", store: "ok", dispatcher: "running", openAlerts: 3, pendingDeliveries: 0, deadDeliveries: 12),
