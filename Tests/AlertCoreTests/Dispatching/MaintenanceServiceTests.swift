@@ -69,13 +69,16 @@ import Testing
             _ = try await store.submit(submissions)
             for s in submissions { _ = try await store.decide(s.alert.id, AlertDecision(outcome: .resolved, actor: "t", at: old)) }
         }
-        let maintenance = MaintenanceService(store: store, retention: .seconds(3_600), tick: .milliseconds(100))
+        let maintenance = MaintenanceService(store: store, retention: .seconds(3_600), tick: .seconds(1))
         let run = Task { await maintenance.run() }
-        // 2,500 at 1,000 a batch: three batches, the last two a second apart each.
-        let pruned = try await eventually(.seconds(8), every: .milliseconds(100)) {
+        // 2,500 at 1,000 a batch: three batches, a tenth of a second apart,
+        // not a tick: a second apart, 100,000 closed at once took 100 s.
+        let started = ContinuousClock.now
+        let pruned = try await eventually(.seconds(8), every: .milliseconds(50)) {
             await store.alerts(matching: AlertQuery(limit: 10)).alerts.isEmpty
         }
         #expect(pruned)
+        #expect(ContinuousClock.now - started < .milliseconds(1_500))
         await maintenance.shutdownGracefully()
         await run.value
     }
