@@ -42,11 +42,14 @@ public struct AlertRouter: Sendable, Equatable {
     public func route(_ spec: AlertSpec) -> Plan {
         var plan = Plan()
         var matched = false
-        for (i, route) in routes.enumerated() where route.matches(spec) {
+        // By index: `for route in routes` copied each route, a retain and
+        // release of its every field, for every route and alert (200 routes
+        // with regexes spent 1.8× Alertmanager's CPU, most of it there).
+        for i in routes.indices where routes[i].matches(spec) {
             matched = true
-            add(route, named: Self.name(of: route, at: i), spec, to: &plan)
-            if plan.escalation == nil { plan.escalation = route.escalation }
-            if !route.continueMatching { break }
+            add(routes[i], named: Self.name(of: routes[i], at: i), spec, to: &plan)
+            if plan.escalation == nil { plan.escalation = routes[i].escalation }
+            if !routes[i].continueMatching { break }
         }
         if !matched { add(defaultRoute, named: Self.name(of: defaultRoute, at: nil), spec, to: &plan) }
         return plan
