@@ -65,7 +65,8 @@ package enum AlertDetailView {
             lines.append("")
             // As written: a message is often a command's output, laid out in columns.
             lines += message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
-                "  " + AlertListTable.singleLine(TextWrapper.expandingTabs(String($0)))
+                // An empty line stays empty, not two spaces a pager shows as trailing.
+                $0.isEmpty ? "" : "  " + AlertListTable.singleLine(TextWrapper.expandingTabs(String($0)))
             }
         }
         if let deliveries = alert.deliveries {

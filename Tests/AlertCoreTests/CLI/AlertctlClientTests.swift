@@ -252,6 +252,15 @@ import Testing
         #expect(!AlertDetailView.text(APIRepresentation.AlertDetail(Alert(spec: alert.spec, at: now))).contains("resolves:"))
     }
 
+    /// A message's empty lines (Prometheus's description, then its
+    /// runbook) stay empty: no trailing spaces for a pager to show.
+    @Test func aMessagesEmptyLinesCarryNoSpaces() throws {
+        let spec = try AlertSpec.Builder().title("Disk full").message("Disk at 97%.\n\nrunbook_url: https://wiki/disk").build().get()
+        let text = AlertDetailView.text(APIRepresentation.AlertDetail(Alert(spec: spec)))
+        #expect(text.contains("  Disk at 97%.\n\n  runbook_url: https://wiki/disk\n"), "\(text)")
+        #expect(!text.split(separator: "\n").contains { $0.hasSuffix(" ") }, "\(text)")
+    }
+
     @Test func unreachableDaemonExits69() async throws {
         let dir = TemporaryDirectory()
         let socket = dir.path + "/alertd.sock"
