@@ -45,8 +45,9 @@ public struct AlertsAPI: Sendable {
     /// or its problems as the body was read.
     private enum SubmissionBody {
         case one(Result<AlertSpec, AlertSpecErrors>)
-        /// An array's items; nil for one that is not an object.
-        case many([Result<AlertSpec, AlertSpecErrors>?])
+        /// An array's items, the first `max_batch` of them (nil for one
+        /// that is not an object), and how many it held.
+        case many([Result<AlertSpec, AlertSpecErrors>?], count: Int)
         case neither
     }
 
@@ -60,15 +61,21 @@ public struct AlertsAPI: Sendable {
                 return .one(try Self.spec(reading: &reader, settings))
             case UInt8(ascii: "["):
                 var items: [Result<AlertSpec, AlertSpecErrors>?] = []
+                var count = 0
                 try reader.elements { item throws(StrictJSON.Failure) in
-                    if try item.peek() == UInt8(ascii: "{") {
+                    count += 1
+                    // Past the batch limit only counted: the batch is refused
+                    // (350,000 `{}` in a megabyte, each checked, cost 0.2 s a request).
+                    if count > settings.maxBatch {
+                        _ = try item.value()
+                    } else if try item.peek() == UInt8(ascii: "{") {
                         items.append(try Self.spec(reading: &item, settings))
                     } else {
                         _ = try item.value()
                         items.append(nil)
                     }
                 }
-                return .many(items)
+                return .many(items, count: count)
             default:
                 _ = try reader.value()
                 return .neither
@@ -85,13 +92,13 @@ public struct AlertsAPI: Sendable {
                 APIRepresentation.SubmissionItem(id: result.id, state: result.state, deduplicated: result.deduplicated), status: 202)
         case .neither:
             throw .invalidBody("The body must be an alert object or an array of alert objects.")
-        case .many(let items):
+        case .many(let items, let count):
+            let maxBatch = settings.maxBatch
+            guard count <= maxBatch else {
+                throw APIError(status: 413, code: "batch_too_large",
+                               message: "The array holds \(count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
+            }
             read = items
-        }
-        let maxBatch = settings.maxBatch
-        guard read.count <= maxBatch else {
-            throw APIError(status: 413, code: "batch_too_large",
-                           message: "The array holds \(read.count) alerts; the limit is \(maxBatch). Split it into smaller batches.")
         }
         guard !read.isEmpty else {
             throw APIError(status: 400, code: "empty_batch", message: "The array is empty; send at least one alert.")

@@ -70,8 +70,8 @@ public struct HTTPServerConfiguration: Sendable {
     package var trimmer: HeapTrimmer = .shared
     /// Bounds what answers waiting for slow clients hold (``MemoryBudget/answers``).
     package var answerBudget: MemoryBudget = .answers
-    /// Bounds what request bodies hold until their exchanges end (``MemoryBudget/bodies``).
-    package var bodyBudget: MemoryBudget = .bodies
+    /// Bounds what request bodies hold until their exchanges end (``MemoryBudget/forBodies()``).
+    package var bodyBudget: MemoryBudget = .forBodies()
 
     public init(listener: Listener = .tcp(host: "127.0.0.1", port: 0)) {
         self.listener = listener

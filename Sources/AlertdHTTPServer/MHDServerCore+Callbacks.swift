@@ -60,8 +60,10 @@ extension MHDServerCore {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         context.close()
         core?.forget(context)
-        // An upload dropped unfinished held its body until now.
-        core?.trimmer.exchangeEnded(bytes: max(context.bodyBytes, context.body.count) + context.answerBytes)
+        // An upload dropped unfinished held its body until now; every
+        // exchange's own objects count too: 138,000 health checks pipelined
+        // on 300 connections, bodies of a few bytes, left 38 MB in the heap.
+        core?.trimmer.exchangeEnded(bytes: max(context.bodyBytes, context.body.count) + context.answerBytes + MHDServerCore.exchangeObjects)
         core?.answerBudget.release(context.answerReserved)
         core?.bodyBudget.release(context.bodyReserved)
     }

@@ -57,7 +57,7 @@ package final class MHDServerCore: Sendable {
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
-                 trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .bodies) {
+                 trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .forBodies()) {
         self.handler = handler
         self.trimmer = trimmer
         self.answerBudget = answerBudget
@@ -71,6 +71,10 @@ package final class MHDServerCore: Sendable {
         self.maxStreamsPerClient = max(1, maxStreamsPerClient)
         self.watch = watch
     }
+
+    /// About what an exchange's own objects (its request, headers, task,
+    /// answer) take from the heap besides its bodies, for the trimmer.
+    package static let exchangeObjects = 4 << 10
 
     /// How long a handler runs before the sweep looks whether its client is still there.
     package static let abandonedAfter: Duration = .seconds(1)

@@ -1,24 +1,27 @@
 import Synchronization
 
-/// Bounds the memory one kind of exchange holds, process-wide: the TCP
-/// and Unix-socket servers share it.
+/// Bounds the memory one kind of exchange holds.
 ///
 /// ``answers``: libmicrohttpd copies an answer and keeps it until the
 /// client has read it all, so a client that reads slowly keeps it as long
 /// as it likes: one read token asking 100 times at once for a 73 MB page of
 /// alerts, and reading none of it, took the daemon to 7.5 GB. Answers of
 /// at least ``countedAnswer`` bytes (listings: one alert at the largest
-/// default limits is 73 kB) count until their exchange ends.
+/// default limits is 73 kB) count until their exchange ends. One budget for
+/// the process: the TCP and Unix-socket servers share its memory.
 ///
-/// ``bodies``: a request's body is held from its first byte until its
-/// exchange ends, and a client may send all of it but the last byte and
-/// wait: a thousand such uploads of a megabyte took the daemon to 1.4 GB.
+/// Bodies (``forBodies()``): a request's body is held from its first byte
+/// until its exchange ends, and a client may send all of it but the last
+/// byte and wait: a thousand such uploads of a megabyte took the daemon to
+/// 1.4 GB. A budget a server: a client of a TCP listener without a token
+/// holding it would otherwise refuse the Unix socket's posts too.
 ///
 /// What would pass the limit is refused with 503 `server_busy`, unless
 /// nothing is held, so any one answer or body can get through.
 package final class MemoryBudget: Sendable {
     package static let answers = MemoryBudget(limit: 256 << 20)
-    package static let bodies = MemoryBudget(limit: 128 << 20)
+    /// A server's budget for the bodies it is receiving and handling.
+    package static func forBodies() -> MemoryBudget { MemoryBudget(limit: 128 << 20) }
     /// Smaller answers are neither counted nor refused: health checks,
     /// submissions and single alerts always get theirs.
     package static let countedAnswer = 1 << 20

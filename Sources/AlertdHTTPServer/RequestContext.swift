@@ -127,8 +127,10 @@ package final class RequestContext: @unchecked Sendable {
     /// libmicrohttpd does not watch its socket: thirty clients that sent a
     /// costly listing and went kept a core busy for 51 s, and their slots
     /// held, the listings of those who stayed waiting behind them.
-    /// A client that only shut its sending side is taken for gone, as Go's
-    /// HTTP server (Alertmanager's) takes it.
+    /// A client that only shut its sending side, still reading, is taken
+    /// for gone, as Go's HTTP server (Alertmanager's) takes it: a FIN reads
+    /// the same either way, and a client that timed out and closed sends
+    /// one, not a reset.
     package func cancelIfClientGone(after: Duration, at now: ContinuousClock.Instant = .now) {
         guard let (task, since) = handling.withLock({ $0 }), !task.isCancelled, now - since >= after else { return }
         // Under the lock: the connection, and its socket, stay only while suspended.

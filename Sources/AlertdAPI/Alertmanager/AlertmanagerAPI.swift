@@ -63,15 +63,17 @@ public struct AlertmanagerAPI: Sendable {
     /// An array of postable alerts. Valid ones are taken even when others
     /// are not; the answer is then a 400 naming those refused.
     package func postAlerts(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        guard let items = try APIRequestBody.read(request, { reader throws(StrictJSON.Failure) in try AlertmanagerIntake.read(&reader, withStatus: false) }) else {
+        let maxBatch = intake.current.maxBatch
+        guard let read = try APIRequestBody.read(request, { reader throws(StrictJSON.Failure) in
+            try AlertmanagerIntake.read(&reader, withStatus: false, atMost: maxBatch)
+        }) else {
             throw .invalidBody("The body must be a JSON array of alerts, each with labels, annotations, startsAt, endsAt and generatorURL.")
         }
-        let maxBatch = intake.current.maxBatch
-        guard items.count <= maxBatch else {
+        guard read.count <= maxBatch else {
             throw APIError(status: 413, code: "batch_too_large",
-                           message: "The array holds \(items.count) alerts; the limit is \(maxBatch). Send them in smaller batches.")
+                           message: "The array holds \(read.count) alerts; the limit is \(maxBatch). Send them in smaller batches.")
         }
-        _ = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI).take(read: items)
+        _ = try await AlertmanagerIntake(intake: intake, store: store, metrics: metrics, door: .alertmanagerAPI).take(read: read.items)
         return HTTPResponse(status: 200)
     }
 

@@ -43,7 +43,7 @@ public struct AlertmanagerWebhookAPI: Sendable {
             try reader.uniqueMembers { key, r throws(StrictJSON.Failure) in
                 switch key {
                 case "version": payload.version = try r.value()
-                case "alerts": payload.alerts = try AlertmanagerIntake.read(&r, withStatus: true)
+                case "alerts": payload.alerts = try AlertmanagerIntake.read(&r, withStatus: true)?.items
                 default: _ = try r.value()
                 }
             }

@@ -57,6 +57,13 @@ import Testing
         await server.stop()
     }
 
+    /// Each server keeps its own budget for bodies: a client of a TCP
+    /// listener without a token holding it refused the Unix socket's posts.
+    @Test func eachServerHasABudgetForBodiesOfItsOwn() {
+        #expect(HTTPServerConfiguration().bodyBudget !== HTTPServerConfiguration().bodyBudget)
+        #expect(HTTPServerConfiguration().answerBudget === HTTPServerConfiguration().answerBudget)
+    }
+
     /// A thousand uploads of a megabyte, each held a byte short, took the
     /// daemon to 1.4 GB: past the budget a body is read and dropped, and
     /// its sender told 503 `server_busy` once it is in.
