@@ -55,8 +55,9 @@ public struct APIError: Error, Sendable, Equatable {
 
 extension APIError {
     /// 499 (nginx's "client closed request"): the client went while its
-    /// request was handled, and the handler stopped. No client reads it;
-    /// it is what the request's metrics and logs record.
+    /// request was handled, and the handler stopped. What the request's
+    /// metrics and logs record; only a client that shut its sending side
+    /// and still reads gets it.
     public static let clientGone = APIError(
         status: 499, code: "client_gone",
         message: "The client closed its connection before the answer was ready; the request was stopped.")

@@ -7,12 +7,13 @@ import AlertdHTTP
 /// it arrives, and the hand-off of the response from the handler's task back
 /// to the connection.
 ///
-/// `@unchecked Sendable` is safe because the fields outside `handoff` are
-/// touched only by libmicrohttpd's callbacks for this request, which run one
-/// at a time on the connection's worker thread; the one thing that crosses to
-/// the handler's task, `handoff`, is behind a `Mutex`, and the connection
-/// pointer in it is only used under that lock while the connection is
-/// suspended, which is exactly when libmicrohttpd keeps it alive.
+/// `@unchecked Sendable` is safe because the fields outside `handoff` and
+/// `handling` are touched only by libmicrohttpd's callbacks for this
+/// request, which run one at a time on the connection's worker thread; those
+/// two, which cross to the handler's task and the server's sweep, are behind
+/// `Mutex`es, and the connection pointer is only used under `handoff`'s lock
+/// while the connection is suspended, which is exactly when libmicrohttpd
+/// keeps it alive.
 package final class RequestContext: @unchecked Sendable {
     package enum Phase {
         /// Headers are in; no body byte yet.
@@ -54,7 +55,7 @@ package final class RequestContext: @unchecked Sendable {
     package var answerBytes = 0
     /// What the answer took from ``MemoryBudget/answers``, given back as the exchange ends.
     package var answerReserved = 0
-    /// What the body took from ``MemoryBudget/bodies``, given back as the exchange ends.
+    /// What the body took from its server's budget for bodies (``MemoryBudget/forBodies()``), given back as the exchange ends.
     package var bodyReserved = 0
     /// A HEAD request: its answer has headers only.
     package var isHead = false
