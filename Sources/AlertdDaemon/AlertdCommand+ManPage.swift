@@ -65,7 +65,8 @@ extension AlertdCommand {
                         limits, templates, inhibitions, `actions`, retention, the `dispatcher` settings and the \
                         token files change at once; the other `api` settings (listeners, socket, `public_url`, \
                         threads), `state_dir`, the store's place and `limits.max_body_bytes` only on restart \
-                        (alertd logs which were kept). \
+                        (alertd logs which were kept). The `configuration reloaded` line names what changed: \
+                        presenters added, removed and changed, then the other sections, or `nothing`. \
                         An invalid configuration is logged and the \
                         running one kept. `systemctl reload alertd` sends it.
                         """),

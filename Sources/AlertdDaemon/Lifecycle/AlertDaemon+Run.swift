@@ -123,10 +123,13 @@ extension AlertDaemon {
         guard !Task.isCancelled, gate.enter() else { return }
         defer { gate.leave() }
         var problems: [String] = []
+        var changes: [String] = []
         do throws(ConfigurationError) {
             let new = try read.get()
+            let old = configuration.withLock { $0 }
             do throws(DaemonError) {
                 for warning in try await reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
+                changes = new.changes(from: old)
             } catch {
                 problems = [error.message]
             }
@@ -135,7 +138,7 @@ extension AlertDaemon {
         }
         metrics.reloaded(successfully: problems.isEmpty)
         if problems.isEmpty {
-            log.notice("configuration reloaded")
+            log.notice("configuration reloaded", ["changed": changes.isEmpty ? "nothing" : changes.joined(separator: "; ")])
             // READY=1 after the stop's STOPPING=1 would tell systemd the daemon runs on.
             guard !gate.isClosed else { return }
             try? notifier.ready(status: "Reloaded; \(await statusLine())")

@@ -351,3 +351,20 @@ import Synchronization
         #expect(ListenAddress("h:99999") == nil)
     }
 }
+
+/// A reload's log line says what it changed.
+@Suite struct ConfigurationChangesTests {
+    @Test func namesPresentersByNameAndTheOtherSectionsByKey() throws {
+        func terminal(_ name: String, maxConcurrency: Int? = nil) -> PresenterDefinition {
+            PresenterDefinition(name: name, configuration: TerminalPresenterConfiguration(), maxConcurrency: maxConcurrency)
+        }
+        var old = DaemonConfiguration(stateDirectory: "/var/lib/alertd")
+        old.presenters = [terminal("a"), terminal("b")]
+        #expect(old.changes(from: old).isEmpty)
+        var new = old
+        new.presenters = [terminal("b", maxConcurrency: 3), terminal("c")]
+        new.retry.maxAttempts = 5
+        new.limits.maxBatch += 1
+        #expect(new.changes(from: old) == ["presenters added: c", "presenters removed: a", "presenters changed: b", "retry, limits"])
+    }
+}
