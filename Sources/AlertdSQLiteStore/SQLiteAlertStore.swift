@@ -18,6 +18,9 @@ public final class SQLiteAlertStore: AlertStore {
     private let groupSnapshots = GroupSnapshotCache()
     let silenceIndex = SilenceScreeningCache()
     private let checkpointer: WALCheckpointer
+    /// Why the file cannot give back the space of pruned alerts, or nil
+    /// when it can (see `SQLiteAlertStore+FreePages.swift`).
+    public let cannotShrink: String?
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.
     let silenceSaves = Atomic<UInt64>(0)
@@ -52,6 +55,12 @@ public final class SQLiteAlertStore: AlertStore {
         try Self.refuseIncompatible(writeConnection)
         do throws(SQLiteError) {
             try writeConnection.withLock { conn throws(SQLiteError) in
+                // Before WAL mode, whose switch writes the first page: a new
+                // file takes the mode only while it has none. Pages freed by
+                // pruning can then go back to the file system
+                // (`giveBackFreePages`); without it the file kept its largest
+                // size for good. An older store is converted in `migrate`.
+                try conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 try conn.execute("PRAGMA journal_mode=WAL")
                 try conn.execute("PRAGMA synchronous=FULL")
                 try conn.execute("PRAGMA foreign_keys=ON")
@@ -67,6 +76,7 @@ public final class SQLiteAlertStore: AlertStore {
             throw StoreError.opening(error, doing: "Opening the store at \(path)")
         }
         try Self.migrate(writeConnection)
+        cannotShrink = Self.convertToIncrementalVacuum(writeConnection)
         do throws(SQLiteError) {
             reader = try SQLiteConnection(path: path, readOnly: true)
         } catch {

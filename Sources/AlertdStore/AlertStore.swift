@@ -199,9 +199,17 @@ public protocol MaintenanceStore: Sendable {
     /// (but never the newest), and silences that ended before `cutoff`.
     /// Returns how many alerts went.
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int
+
+    /// Gives part of the space that pruning freed back to the file system,
+    /// a slice at a time so writes are not held up; true while more is left
+    /// to give. A store whose space is not its own to give (PostgreSQL's,
+    /// which its autovacuum tends) or that has none keeps the default: false.
+    func shrink() async throws(StoreError) -> Bool
 }
 
 extension MaintenanceStore {
+    public func shrink() async throws(StoreError) -> Bool { false }
+
     /// ``runMaintenance(now:resendGraceFrom:)`` with no grace: every lapse at its time.
     public func runMaintenance(now: Date) async throws(StoreError) -> MaintenanceReport {
         try await runMaintenance(now: now, resendGraceFrom: .distantPast)

@@ -43,6 +43,10 @@ extension AlertDaemon {
             do {
                 let store = try SQLiteAlertStore(
                     path: path, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "store"))
+                if let why = store.cannotShrink {
+                    log.notice("the store file keeps the space of pruned alerts: \(why); to let it shrink, stop alertd and run "
+                               + "`\(SQLiteAlertStore.conversionCommand(path: path))` (it needs as much free disk as the file holds)", ["path": path])
+                }
                 return OpenedStore(store: store, path: path, lastWriteFailure: { store.lastWriteFailure }, close: {
                     store.close()
                     lock.release()

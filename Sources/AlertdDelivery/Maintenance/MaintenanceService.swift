@@ -48,6 +48,8 @@ public actor MaintenanceService: Service {
     private var pruneBehind = false
     /// Pruned since the last line said so: one line a catch-up, not one a batch.
     private var prunedUntold = 0
+    /// The store has more freed space to give back (``MaintenanceStore/shrink()``).
+    private var shrinking = false
 
     public init(
         store: any AlertStore, retention: Duration?, logger: Logger = Logger(label: "maintenance"),
@@ -97,7 +99,7 @@ public actor MaintenanceService: Service {
     /// True when it changed anything.
     private func round() async -> Bool {
         var didWork = false
-        if let retention, ContinuousClock.now - lastPrune > (pruneBehind ? Self.catchUpPeriod : Self.prunePeriod) {
+        if let retention, ContinuousClock.now - lastPrune > (pruneBehind || shrinking ? Self.catchUpPeriod : Self.prunePeriod) {
             lastPrune = .now
             do {
                 let pruned = try await store.prune(closedBefore: Date().addingTimeInterval(-retention.seconds), limit: Self.pruneBatch)
@@ -107,6 +109,9 @@ public actor MaintenanceService: Service {
                     log.info("pruned closed alerts past their retention", ["count": "\(prunedUntold)"])
                     prunedUntold = 0
                 }
+                // Once pruning has caught up, so that a round holds up
+                // the store's writes once.
+                shrinking = pruneBehind ? false : try await store.shrink()
                 pruneFailures.succeeded(log, "old alerts are pruned again")
             } catch {
                 pruneFailures.failed(log, "could not prune old alerts", ["error": "\(error)"])
@@ -134,7 +139,7 @@ public actor MaintenanceService: Service {
     /// have stopped at its batch limit, so more that is due goes at once;
     /// due but untouched (or unreadable) waits a tick rather than spin.
     private func nextWait(afterWork didWork: Bool) async -> Duration {
-        let most = pruneBehind ? min(tick, Self.catchUpPeriod) : tick
+        let most = pruneBehind || shrinking ? min(tick, Self.catchUpPeriod) : tick
         guard let next = try? await store.nextMaintenanceTime() else { return most }
         let wait = Duration.until(next, atMost: most)
         return wait == .zero && !didWork ? tick : wait
