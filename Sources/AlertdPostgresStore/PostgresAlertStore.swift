@@ -223,6 +223,14 @@ public final class PostgresAlertStore: AlertStore {
         }
     }
 
+    public func decideOpen(dedupKeys: [String], _ decision: AlertDecision) async throws(StoreError) -> [DecisionOutcome?] {
+        try await writer.write { session throws(PostgresError) in
+            try session.lockEvents()  // as `decide`
+            var tx = PostgresStoreTransaction(session: session)
+            return try StoreRules.decideOpen(dedupKeys: dedupKeys, decision, in: &tx)
+        }
+    }
+
     // MARK: Maintenance
 
     public func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {

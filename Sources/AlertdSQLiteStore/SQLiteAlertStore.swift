@@ -237,6 +237,12 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func decideOpen(dedupKeys: [String], _ decision: AlertDecision) async throws(StoreError) -> [DecisionOutcome?] {
+        try await writer.write { conn throws(SQLiteError) in
+            try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in try StoreRules.decideOpen(dedupKeys: dedupKeys, decision, in: &tx) }
+        }
+    }
+
     public func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now), startMs = StoreCoding.millis(start)
         // Expiry and escalation are recomputed from the alerts after a power cut.

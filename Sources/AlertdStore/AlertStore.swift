@@ -44,6 +44,12 @@ public protocol DecisionStore: Sendable {
     /// decision wins, one after the alert's expiry loses to it, and the
     /// decision's handler call is queued in the same transaction.
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome
+
+    /// ``decide(_:_:)`` for the open alert holding each dedup key, all in
+    /// one transaction: for each key, in order, the outcome, or nil when no
+    /// open alert holds it. Alertmanager's senders resolve by key, up to
+    /// thousands in a request.
+    func decideOpen(dedupKeys: [String], _ decision: AlertDecision) async throws(StoreError) -> [DecisionOutcome?]
 }
 
 /// The delivery queue the dispatcher works from.

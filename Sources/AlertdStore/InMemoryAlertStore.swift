@@ -29,6 +29,10 @@ public actor InMemoryAlertStore: AlertStore {
         StoreRules.decide(id, decision, in: &state)
     }
 
+    public func decideOpen(dedupKeys: [String], _ decision: AlertDecision) -> [DecisionOutcome?] {
+        StoreRules.decideOpen(dedupKeys: dedupKeys, decision, in: &state)
+    }
+
     public func record(id: AlertID) -> AlertRecord? {
         guard let alert = state.alerts[id] else { return nil }
         return AlertRecord(alert: alert, deliveries: state.deliveries.values.filter { $0.alertID == id }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) },

@@ -69,6 +69,22 @@ package enum StoreRules {
         return .decided(closed, handlerDelivery: handler)
     }
 
+    /// ``decide(_:_:in:)`` for the open alert holding each key; nil for a
+    /// key no open alert holds.
+    package static func decideOpen<T: StoreTransaction>(dedupKeys: [String], _ decision: AlertDecision,
+                                                        in tx: inout T) throws(T.Failure) -> [DecisionOutcome?] {
+        var outcomes: [DecisionOutcome?] = []
+        outcomes.reserveCapacity(dedupKeys.count)
+        for key in dedupKeys {
+            guard let id = try tx.openAlert(dedupKey: key) else {
+                outcomes.append(nil)
+                continue
+            }
+            outcomes.append(try decide(id, decision, in: &tx))
+        }
+        return outcomes
+    }
+
     /// Closes an open alert whose expiry has come, as of its expiry (as a
     /// late decision records it), not of when maintenance got round to it,
     /// after a restart perhaps; false if it was no longer open.

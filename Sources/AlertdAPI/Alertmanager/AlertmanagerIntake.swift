@@ -108,43 +108,24 @@ package struct AlertmanagerIntake: Sendable {
             outcome.created = results.count - outcome.deduplicated
         }
         let decision = AlertDecision(outcome: .resolved, actor: door.actor, at: now, comment: "resolved by its sender")
-        var keys = Set<String>()
-        let unique = resolving.map(\.description).filter { keys.insert($0).inserted }
-        // Some at a time, so the store's group commit writes them together:
-        // one after another, each waited for its own fsync (3,000 resolved
-        // alerts took 4,300 of them, and seconds).
+        var seen = Set<String>()
+        let unique = resolving.map(\.description).filter { seen.insert($0).inserted }
+        // A slice a transaction: one look-up and one write each, 64 at a
+        // time, took a tenth more CPU (50,000 resolved into 50 groups:
+        // 5.5-7.3 s, Alertmanager 2.3 s); all of a request's in one would
+        // hold intake back behind the writer.
         for start in stride(from: 0, to: unique.count, by: Self.resolvesAtOnce) {
-            let states = await withTaskGroup(of: Result<AlertState?, APIError>.self) { group in
-                for key in unique[start..<min(start + Self.resolvesAtOnce, unique.count)] {
-                    group.addTask { await resolve(dedupKey: key, decision) }
-                }
-                var out: [Result<AlertState?, APIError>] = []
-                for await result in group { out.append(result) }
-                return out
-            }
-            for result in states {
-                guard let state = try result.get() else { continue }
-                metrics.decided(state)
+            let keys = Array(unique[start..<min(start + Self.resolvesAtOnce, unique.count)])
+            for case .decided(let alert, _)? in try await APIError.storeCall(await store.decideOpen(dedupKeys: keys, decision)) {
+                metrics.decided(alert.state)
                 outcome.resolved += 1
             }
         }
         return outcome
     }
 
-    /// How many resolves are in the store's hands at once.
-    static let resolvesAtOnce = 64
-
-    /// Resolves the open alert with this dedup key; the state it is left in,
-    /// or nil when nothing open has it (never seen, or resolved already).
-    private func resolve(dedupKey: String, _ decision: AlertDecision) async -> Result<AlertState?, APIError> {
-        do throws(APIError) {
-            guard let id = try await APIError.storeCall(await store.openAlert(dedupKey: dedupKey)) else { return .success(nil) }
-            guard case .decided(let alert, _) = try await APIError.storeCall(await store.decide(id, decision)) else { return .success(nil) }
-            return .success(alert.state)
-        } catch {
-            return .failure(error)
-        }
-    }
+    /// How many resolves one transaction takes.
+    static let resolvesAtOnce = 128
 
     /// 400 `invalid_alert` naming the first few alerts refused, once the
     /// others are stored: Alertmanager's answer to a partly bad batch.

@@ -149,6 +149,37 @@ import Testing
         #expect(try await store.submit([AlertSubmission(alert: b, presenters: [])]).first?.deduplicated == false)
     }
 
+    /// Resolving by key, many at once (Alertmanager's senders): an outcome
+    /// per key in order, nil for a key nothing open holds, the same rules as
+    /// one decision (the clock wins past the expiry, a cancel handler is queued).
+    @Test(arguments: StoreBackend.allCases) func decidingManyByDedupKeyDecidesEachOpenOneInOrder(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let plain = try alert(confirm: false, cancel: false, dedup: "fp:1")
+        let handled = try alert(confirm: false, cancel: true, dedup: "fp:2")
+        let lapsed = try alert(confirm: false, cancel: false, expires: .seconds(5), dedup: "fp:3")
+        let closed = try alert(confirm: false, cancel: false, dedup: "fp:4")
+        _ = try await store.submit([plain, handled, lapsed, closed].map { AlertSubmission(alert: $0, presenters: []) })
+        _ = try await store.decide(closed.id, AlertDecision(outcome: .resolved, actor: "uid:0"))
+        let decision = AlertDecision(outcome: .cancelled, actor: "alertmanager-api", at: lapsed.createdAt.addingTimeInterval(10))
+        let outcomes = try await store.decideOpen(dedupKeys: ["fp:2", "fp:0", "fp:1", "fp:3", "fp:4"], decision)
+        try #require(outcomes.count == 5)
+        guard case .decided(let first, let handler)? = outcomes[0], case .decided(let third, nil)? = outcomes[2] else {
+            Issue.record("outcomes: \(outcomes)")
+            return
+        }
+        #expect(first.id == handled.id && first.state == .cancelled && handler != nil)
+        #expect(third.id == plain.id && third.decision?.actor == "alertmanager-api")
+        #expect(outcomes[1] == nil)
+        #expect(outcomes[4] == nil)
+        guard case .alreadyDecided(let expired)? = outcomes[3] else {
+            Issue.record("the lapsed alert: \(String(describing: outcomes[3]))")
+            return
+        }
+        #expect(expired.id == lapsed.id && expired.state == .expired)
+        for key in ["fp:1", "fp:2", "fp:3", "fp:4"] { #expect(try await store.openAlert(dedupKey: key) == nil) }
+        #expect(try await store.record(id: handled.id)?.deliveries.count == 1)
+    }
+
     @Test(arguments: StoreBackend.allCases) func submittedAlertReadsBackWithItsDeliveries(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let alert = Alert(spec: try spec())

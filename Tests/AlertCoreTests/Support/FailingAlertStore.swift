@@ -25,6 +25,7 @@ struct FailingAlertStore: AlertStore {
         throw error
     }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { throw error }
+    func decideOpen(dedupKeys: [String], _ decision: AlertDecision) async throws(StoreError) -> [DecisionOutcome?] { throw error }
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { throw error }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { throw error }
     func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport { throw error }

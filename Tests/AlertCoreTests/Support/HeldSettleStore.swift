@@ -72,6 +72,9 @@ final class HeldSettleStore: AlertStore {
     func replayDead(alert: AlertID?, now: Date) async throws(StoreError) -> Int { try await inner.replayDead(alert: alert, now: now) }
     func counts() async throws(StoreError) -> StoreCounts { try await inner.counts() }
     func decide(_ id: AlertID, _ decision: AlertDecision) async throws(StoreError) -> DecisionOutcome { await inner.decide(id, decision) }
+    func decideOpen(dedupKeys: [String], _ decision: AlertDecision) async throws(StoreError) -> [DecisionOutcome?] {
+        await inner.decideOpen(dedupKeys: dedupKeys, decision)
+    }
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { await inner.openAlert(dedupKey: dedupKey) }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { try await inner.nextMaintenanceTime() }
     func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
