@@ -295,8 +295,9 @@ public final class AlertDaemon: Sendable {
             warnings.append("store.url, url_file and node change only on restart")
         }
         await warnOfRemovedPresenters(Set(old.presenters.map(\.name)).subtracting(new.presenters.map(\.name)))
+        let unchanged = Set(new.presenters.filter { old.presenters.contains($0) }.map { DeliveryKind.presenter($0.name) })
         await dispatcher.reconfigure(presenters: presenters, retry: new.retry, claimLease: new.dispatcher.claimLease,
-                                     inhibitRules: new.inhibitRules, linkLifetime: new.actions.linkLifetime)
+                                     inhibitRules: new.inhibitRules, linkLifetime: new.actions.linkLifetime, unchanged: unchanged)
         await maintenance.reconfigure(retention: new.store.retention)
         let grouped = Set(intake.current.groupSettings.keys)
         intake.update(settings)

@@ -333,6 +333,29 @@ import Glibc
         #expect(d.log.contains("it is tried at full concurrency"))
     }
 
+    /// A reload that changes nothing (logrotate's SIGHUP) leaves a failing
+    /// presenter paced: it is tried once at once, where every retry held
+    /// back went at the receiver (514 attempts in 5 s, against 2).
+    @Test func aReloadThatChangesNothingKeepsAFailingPresenterPaced() async throws {
+        let receiver = try WebhookReceiver(script: Array(repeating: 503, count: 1_000_000))
+        let config: [String: Any] = [
+            "presenters": ["hook": ["type": "webhook", "url": receiver.url, "timeout": "2s"]],
+            "retry": ["initial_delay": "1s", "factor": 2, "max_delay": "2s", "jitter": false],
+        ]
+        let d = try TestDaemon(config: config)
+        try await d.start()
+        for i in 0..<40 { _ = try await d.send(["title": "during the outage \(i)"]) }
+        #expect(await receiver.wait(timeout: .seconds(10)) { $0.count >= 16 })
+        // Every retry is due by now, held back by the pacing.
+        try await Task.sleep(for: .seconds(3))
+        #expect(d.log.contains("presenter failing"), "\(d.log)")
+        let before = receiver.received.count
+        try await d.reload(config)
+        try await Task.sleep(for: .milliseconds(1_500))
+        let after = receiver.received.count
+        #expect(after - before <= 4, "\(after - before) attempts in the 1.5 s after the reload")
+    }
+
     @Test func sigtermDuringDeliveriesExitsCleanlyAndLosesNothing() async throws {
         let slow = try WebhookReceiver(delay: .milliseconds(300))
         let port = slow.port
