@@ -148,6 +148,11 @@ public enum URLRedaction {
         plainParameters.contains(percentDecoded(String(key)).lowercased())
     }
 
+    /// The password in `url`'s user info, as written; nil when it has none.
+    public static func password(in url: String) -> String? {
+        passwordRange(in: url).map { String(url[$0]) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// Whether `url`'s password holds a bare `/`. libpq ends the host part
     /// at the first `/`, so it would take what comes before as host and port
     /// (and quote it in its errors); such a URL never connects.

@@ -101,6 +101,26 @@ import Testing
         #expect(receiver.received.first?.problems == [])
     }
 
+    /// A service (or a proxy before it) that quotes the request's
+    /// `Authorization` back: the Basic credentials are hidden encoded as
+    /// they are, as a URL's password is, which curl sends the same way.
+    @Test func anEchoedBasicAuthorizationIsHidden() async throws {
+        let dir = TemporaryDirectory()
+        try writeSecretFile("NTFYPASS8secret\n", to: dir.path + "/ntfy-password")
+        let header = "Basic " + Data("u:NTFYPASS8secret".utf8).base64EncodedString()
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract(authorization: header))
+        receiver.script([.json(status: 502, body: Data(#"{"code":50200,"http":502,"error":"upstream refused Authorization: \#(header)"}"#.utf8))])
+        let p = try ServiceFixtures.presenter(NtfyPresenterConfiguration.self, [
+            "url": receiver.base + "/t", "username": "u", "password_file": dir.path + "/ntfy-password",
+        ])
+        #expect(await p.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+            == .retryableFailure(reason: "HTTP 502 from ntfy (\(receiver.base)): upstream refused Authorization: Basic ***"))
+        let url = "https://ops:hunter2%21x@ntfy.example/t"
+        let echoed = "Basic " + Data("ops:hunter2!x".utf8).base64EncodedString() + ", base64url " + Base64URL.encode(Array("ops:hunter2!x".utf8))
+        #expect(PresenterSecrets().including(passwordOf: url).hidden(in: "\(echoed); hunter2%21x, hunter2!x; Basic dXNlcjpvdGhlcg==")
+            == "Basic ***, base64url ***; ***, ***; Basic dXNlcjpvdGhlcg==")
+    }
+
     @Test func errorsAreJudgedWithNtfysOwnWords() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract(authorization: nil))
         receiver.script([

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import AlertModel
 import AlertdCurl
 import AlertdPOSIX
@@ -119,6 +120,16 @@ public struct PresenterSecrets: Sendable, Equatable {
 
     public subscript(key: String) -> String? { values[key] }
 
+    /// These secrets and the password in `url`'s user info, if it has one:
+    /// curl sends it as Basic credentials, which a service may echo.
+    public func including(passwordOf url: String) -> PresenterSecrets {
+        guard let password = URLRedaction.password(in: url) else { return self }
+        var more = values
+        more["url.password"] = password
+        more["url.password.decoded"] = PercentDecoding.decoded(password) ?? password
+        return PresenterSecrets(more)
+    }
+
     /// `text` with each secret's value in it replaced by `***`: a service
     /// may quote a token it refused (`invalid_auth xoxb-…`, Matrix's
     /// "Invalid access token passed: syt_…"), and its words are shown in
@@ -129,7 +140,42 @@ public struct PresenterSecrets: Sendable, Equatable {
         // Longest first: one secret may hold another. Eight characters at
         // least for a part, four for a whole secret: shorter ones would
         // blank out ordinary words, and are no secret.
-        return Set(parts).filter { $0.count >= (values.values.contains($0) ? 4 : 8) }.sorted { $0.count > $1.count }
-            .reduce(text) { $0.replacing($1, with: "***") }
+        let hidden = Set(parts).filter { $0.count >= (values.values.contains($0) ? 4 : 8) }.sorted { $0.count > $1.count }
+        return hidingEncoded(hidden, in: hidden.reduce(text) { $0.replacing($1, with: "***") })
+    }
+
+    /// `text` with each run of base64 that decodes to text holding one of
+    /// `secrets` replaced by `***`: a service or proxy that echoes the
+    /// request's `Authorization: Basic …` quotes `user:password` encoded.
+    private func hidingEncoded(_ secrets: [String], in text: String) -> String {
+        guard !secrets.isEmpty else { return text }
+        var out = "", run = ""
+        func endRun() {
+            // 8 characters encode 6 bytes: less could hold no secret worth the name.
+            if run.count >= 8, let bytes = Self.decodedBase64(run), secrets.contains(where: { String(decoding: bytes, as: UTF8.self).contains($0) }) {
+                out += "***"
+            } else {
+                out += run
+            }
+            run = ""
+        }
+        for c in text {
+            if c.isASCII, c.isLetter || c.isNumber || c == "+" || c == "/" || c == "-" || c == "_" || c == "=" {
+                run.append(c)
+            } else {
+                endRun()
+                out.append(c)
+            }
+        }
+        endRun()
+        return out
+    }
+
+    /// `text` as standard or URL-safe base64, padded or not; nil if it is neither.
+    private static func decodedBase64(_ text: String) -> Data? {
+        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        while standard.last == "=" { standard.removeLast() }
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return Data(base64Encoded: standard)
     }
 }

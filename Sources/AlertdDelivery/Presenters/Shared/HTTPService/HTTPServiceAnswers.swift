@@ -113,7 +113,8 @@ public struct HTTPServiceAnswers: Sendable {
         }
         guard let text = text?.trimmingWhitespace(), !text.isEmpty else { return nil }
         let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        let shown = TextPolicy.replacingRefused(in: secrets.hidden(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine)), .line)
+        let shown = TextPolicy.replacingRefused(
+            in: secrets.including(passwordOf: url).hidden(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine)), .line)
         return TextLimit.truncate(shown, to: Self.maxDetailLength, in: .characters)
     }
 
