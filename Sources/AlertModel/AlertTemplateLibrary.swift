@@ -22,14 +22,22 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
         }
     }
 
+    /// The largest template file read: 16 MB.
+    public static let largestFile = 16 << 20
+
     /// Reads and checks a template file, and with `limits` (the daemon's)
     /// also what every use would break of them. Every problem is reported
     /// at once.
     public static func load(from path: String, limits: AlertSpecLimits? = nil) throws(TemplateFileError) -> AlertTemplateLibrary {
         // Read, a FIFO in the file's place held a reload (and SIGTERM behind
-        // it) for good.
-        if let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType, type != .typeRegular {
+        // it) for good, and a file of 1 GB took as much again. What a link
+        // points to is what counts: a ConfigMap's files are links.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
+        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
             throw TemplateFileError(path: path, problems: ["cannot read the template file: it is not a regular file (a directory, a FIFO or a device)"])
+        }
+        if let size = attributes?[.size] as? Int, size > largestFile {
+            throw TemplateFileError(path: path, problems: ["cannot read the template file: it is larger than \(largestFile >> 20) MB"])
         }
         let data: Data
         do {

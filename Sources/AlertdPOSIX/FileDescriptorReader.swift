@@ -77,15 +77,15 @@ package enum FileDescriptorReader {
     /// `.failed` too, with the reason `open(2)` gave. Opened without
     /// blocking and refused unless regular: a FIFO put in the config file's
     /// place held a reload in `open(2)` for good, and the daemon's SIGTERM
-    /// behind it.
-    package static func readFile(_ path: String) -> Result<[UInt8], Failure> {
+    /// behind it. More than `limit` bytes is `.tooLarge`, read no further.
+    package static func readFile(_ path: String, limit: Int = .max) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(.failed(.current)) }
         defer { close(fd) }
         switch FileStatus.of(descriptor: fd) {
         case .failure(let error): return .failure(.failed(error))
         case .success(let status) where status.kind != .regular: return .failure(.notRegularFile)
-        case .success: return readToEnd(fd)
+        case .success: return readToEnd(fd, limit: limit)
         }
     }
 }

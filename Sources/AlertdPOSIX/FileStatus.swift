@@ -74,6 +74,9 @@ package struct FileStatus: Sendable, Equatable {
     /// Every user on the machine may read it.
     package var isReadableByEveryone: Bool { permissions & 0o004 != 0 }
 
+    /// Every user may write it (`o+w`).
+    package var isWritableByEveryone: Bool { permissions & 0o002 != 0 }
+
     /// The permission bits as `chmod` takes them, e.g. `0644`.
     package var octal: String { FileMode.octal(permissions) }
 }

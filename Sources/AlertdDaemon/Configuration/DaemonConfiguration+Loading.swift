@@ -19,19 +19,31 @@ extension DaemonConfiguration {
     /// finds (secret files, commands) come in the same run as a typo.
     package static func read(from path: String, stateDirectory: String? = nil) -> (DaemonConfiguration?, [String]) {
         // read(2), not FileManager: a start need not page in FileManager's
-        // code (kept resident in an idle daemon) to read one file.
-        switch FileDescriptorReader.readFile(path) {
+        // code (kept resident in an idle daemon) to read one file. Past the
+        // limit it stops: a file of 1 GB (a log named by --config) was read
+        // whole, 2.1 GB at the peak, at every reload.
+        switch FileDescriptorReader.readFile(path, limit: largestFile) {
         case .success(let bytes):
-            return read(Data(bytes), stateDirectory: stateDirectory)
+            let (config, problems) = read(Data(bytes), stateDirectory: stateDirectory)
+            // The file can name commands to run (`exec` presenters): one every
+            // user may write hands them alertd's rights. A group that manages
+            // it may write it; secret files are held to more.
+            if case .success(let status) = FileStatus.of(path), status.isWritableByEveryone {
+                return (config, ["the configuration file \(path) may be written by every user (mode \(status.octal)), who could make alertd run any command; run: chmod o-w \(path)"] + problems)
+            }
+            return (config, problems)
         case .failure(let failure):
             let why = switch failure {
             case .failed(let error): "\(error)"
-            case .tooLarge: "it is too large"
+            case .tooLarge: "it is larger than \(largestFile >> 20) MB"
             case .notRegularFile: "it is not a regular file (a directory, a FIFO or a device)"
             }
             return (nil, ["cannot read the configuration file: \(why) (check the path given to --config, and that the user alertd runs as may read it)"])
         }
     }
+
+    /// The largest configuration file read: 16 MB, a hundred times a large one.
+    package static let largestFile = 16 << 20
 
     /// Parses config JSON. Unknown keys are errors: a typo must not silently
     /// turn into a default.

@@ -75,6 +75,28 @@ import Synchronization
         #expect(error == Errno(ENXIO))
     }
 
+    /// A configuration file past 16 MB is refused, not read whole (1 GB took
+    /// 2.1 GB); one every user may write is refused, since it can name
+    /// commands for alertd to run.
+    @Test func aHugeOrWorldWritableConfigFileIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let huge = dir.path + "/huge.json", shared = dir.path + "/shared.json"
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: huge))
+        try handle.truncate(atOffset: UInt64(DaemonConfiguration.largestFile + 1))
+        try handle.close()
+        #expect(throws: ConfigurationError(source: huge, problems: [
+            "cannot read the configuration file: it is larger than 16 MB (check the path given to --config, and that the user alertd runs as may read it)",
+        ])) { try DaemonConfiguration.load(from: huge) }
+        try Data(#"{"retry": {"max_attempts": 3}}"#.utf8).write(to: URL(fileURLWithPath: shared))
+        #expect(chmod(shared, 0o666) == 0)
+        #expect(throws: ConfigurationError(source: shared, problems: [
+            "the configuration file \(shared) may be written by every user (mode 0666), who could make alertd run any command; run: chmod o-w \(shared)",
+        ])) { try DaemonConfiguration.load(from: shared) }
+        #expect(chmod(shared, 0o664) == 0)
+        #expect(try DaemonConfiguration.load(from: shared).retry.maxAttempts == 3)
+    }
+
     @Test func aPostgreSQLStoreIsAURLOrAURLFileNeverBesideAPath() throws {
         let c = try parse(#"{"store": {"url": "postgresql://alertd@db.example:5432/alerts", "node": "a"}}"#)
         #expect(c.store.isPostgres)

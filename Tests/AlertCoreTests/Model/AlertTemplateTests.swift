@@ -209,4 +209,21 @@ import Testing
             "cannot read the template file: it is not a regular file (a directory, a FIFO or a device)",
         ])) { try AlertTemplateLibrary.load(from: "/tmp") }
     }
+
+    /// A link to a template file is read (a Kubernetes ConfigMap's files
+    /// are links); a file past 16 MB is refused, not read whole.
+    @Test func aLinkIsFollowedAndAHugeFileRefused() throws {
+        let dir = TemporaryDirectory()
+        let target = dir.path + "/real.json", link = dir.path + "/templates.json", huge = dir.path + "/huge.json"
+        try Data(#"{"templates": {"disk": {"title": "Disk full on {host}"}}}"#.utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(try AlertTemplateLibrary.load(from: link).names == ["disk"])
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: huge))
+        try handle.truncate(atOffset: UInt64(AlertTemplateLibrary.largestFile + 1))
+        try handle.close()
+        #expect(throws: TemplateFileError(path: huge, problems: ["cannot read the template file: it is larger than 16 MB"])) {
+            try AlertTemplateLibrary.load(from: huge)
+        }
+    }
 }
