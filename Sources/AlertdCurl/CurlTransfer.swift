@@ -311,6 +311,12 @@ package final class CurlTransfer: @unchecked Sendable {
                 : .timedOut(url: url, phase: .connect, after: min(request.connectTimeout, request.timeout)))
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .failure(.dnsFailure(url: url, host: URLComponents(string: url)?.host ?? url))
+        case CURLE_UNSUPPORTED_PROTOCOL where (easy?.info(offset: CURLINFO_CONNECT_TIME_T) ?? 0) > 0:
+            // Connected, so the URL was fine: what came back was not HTTP
+            // ("Received HTTP/0.9"), TLS on a plain port or a proxy's
+            // garbage, perhaps for a moment. Taken for a bad URL, it ended
+            // the delivery at its first attempt.
+            return .failure(.connectionLost(url: url, reason: detail.isEmpty ? curl.message : detail))
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return .failure(.badURL(url: url, reason: detail.isEmpty ? curl.message : detail))
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,

@@ -352,6 +352,18 @@ import Testing
         #expect(outcome == .retryableFailure(reason: "connection refused by 127.0.0.1:\(closed.port)"))
     }
 
+    /// A reply that is not HTTP (TLS on a plain port, a proxy's garbage) is
+    /// the receiver's fault, maybe for a moment: retried, not ended as a bad URL.
+    @Test func aReplyThatIsNotHTTPIsRetryable() async throws {
+        let garbage = try GarbageListener(reply: [0x16, 0x03, 0x01, 0x00, 0x2a] + Array("not HTTP at all\r\n\r\n".utf8))
+        let outcome = try await presenter("http://127.0.0.1:\(garbage.port)/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        guard case .retryableFailure(let reason, _) = outcome else {
+            Issue.record("expected a retryable failure, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("127.0.0.1:\(garbage.port)") && reason.contains("HTTP/0.9"), "\(reason)")
+    }
+
     @Test func unusableURLIsPermanent() async throws {
         for url in ["", "ftp://example.com/hook", "::not a url::"] {
             let outcome = try await presenter(url).present(try makeAlert(), delivery: .init(deliveryID: "d1"))

@@ -112,6 +112,32 @@ final class SilentListener {
     deinit { close(fd) }
 }
 
+/// A TCP port whose server answers every connection with `reply`, which is
+/// not HTTP, and hangs up: TLS on a plain port, a proxy's garbage.
+final class GarbageListener: @unchecked Sendable {
+    // Only the accepting thread uses `fd` after init; deinit's close ends it.
+    let fd: Int32
+    let port: UInt16
+
+    init(reply: [UInt8]) throws {
+        (fd, port) = try bindLoopback()
+        listen(fd, 64)
+        let fd = fd
+        Thread.detachNewThread {
+            while true {
+                let c = accept(fd, nil, nil)
+                guard c >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                _ = read(c, &buffer, buffer.count)
+                _ = reply.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+                close(c)
+            }
+        }
+    }
+
+    deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+}
+
 /// A TCP port that is bound but not listening, so connecting is refused and
 /// no other test can take the port meanwhile.
 final class ClosedPort {
