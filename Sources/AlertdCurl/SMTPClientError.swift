@@ -32,6 +32,16 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// Anything else libcurl reported.
     case other(url: String, curl: CurlError)
 
+    /// Whether the failure was the mail's own (a refused recipient, a
+    /// reply to it): another recipient's mail may still go. Otherwise the
+    /// server failed as a whole, and would fail the next mail alike.
+    public var concernsOneMail: Bool {
+        switch self {
+        case .recipientRefused, .rejected: true
+        default: false
+        }
+    }
+
     public var url: String {
         switch self {
         case .couldNotConnect(let u, _), .timedOut(let u, _), .dnsFailure(let u, _), .badURL(let u, _), .tls(let u, _),

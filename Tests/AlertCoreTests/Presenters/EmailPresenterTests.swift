@@ -176,6 +176,17 @@ struct EmailPresenterTests {
         guard case .permanentFailure(let reason) = denied else { Issue.record("\(denied)"); return }
         #expect(reason.hasPrefix("email: \(smtp.url) refused the login"))
         #expect(!reason.contains("wrong"))
+
+        // Each recipient's own mail (signed links): a refused login ends the
+        // attempt, where it was tried once per recipient (an account lockout's
+        // worth), and a server that failed so would fail the rest the same way.
+        settings["to"] = ["a@example.com", "b@example.com", "c@example.com"]
+        let before = smtp.loginAttempts
+        let alert = try ServiceFixtures.alert()
+        let each = try await presenter(settings).present(alert, delivery: ServiceFixtures.signedDelivery(alert))
+        guard case .permanentFailure(let why) = each else { Issue.record("\(each)"); return }
+        #expect(why.hasPrefix("email: \(smtp.url) refused the login"), "\(why)")
+        #expect(smtp.loginAttempts - before == 1)
     }
 
     /// One refused address of several does not keep the mail from the

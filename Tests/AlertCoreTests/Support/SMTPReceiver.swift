@@ -86,6 +86,11 @@ final class SMTPReceiver: Sendable {
     }
 
     /// The messages received so far, oldest first, each parsed.
+    /// How many times a client tried to log in, right or wrong.
+    var loginAttempts: Int {
+        ((try? String(contentsOfFile: dir.path + "/logins", encoding: .utf8)) ?? "").split(separator: "\n").count
+    }
+
     func mails() throws -> [Mail] {
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/mail").filter { $0.hasSuffix(".eml") }.sorted()
         return try names.map { name in
@@ -151,6 +156,8 @@ final class SMTPReceiver: Sendable {
             return "250 2.0.0 Message accepted"
 
     def authenticate(server, session, envelope, mechanism, auth_data):
+        with open(os.path.join(os.path.dirname(outdir), "logins"), "a") as f:
+            f.write("%s\n" % mechanism)
         ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user and auth_data.password.decode() == password
         return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
 

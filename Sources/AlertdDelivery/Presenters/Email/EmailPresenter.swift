@@ -261,15 +261,21 @@ public struct EmailPresenter: AlertPresenter {
     /// Worth another try while any recipient's failure is: those already
     /// reached are not mailed again. Refused for good by some once others
     /// have it, it is delivered to those (``PresentationOutcome/partlyDelivered(reason:)``).
+    /// A failure of the server's own (unreachable, TLS, a refused login)
+    /// ends the round: the rest would fail the same way, one timeout each
+    /// (six recipients, 30 s), and a refused login tried once per recipient
+    /// can lock the account. Those not tried wait for the next attempt.
     private func sendEach(_ id: DeliveryID, skipping done: Set<String>, _ message: (String) -> String) async -> PresentationOutcome {
         var failures: [PresentationOutcome] = []
         var reached = !done.isEmpty
-        for address in configuration.recipients where !done.contains(address) {
+        recipients: for address in configuration.recipients where !done.contains(address) {
             switch await send(message(address), to: [address]) {
             case .success:
                 sent.add(address, to: id)
                 reached = true
-            case .failure(let error): failures.append(Self.outcome(for: error, to: address))
+            case .failure(let error):
+                failures.append(Self.outcome(for: error, to: address))
+                if !error.concernsOneMail { break recipients }
             }
         }
         let reason = failures.compactMap(\.reason).joined(separator: "; ")
