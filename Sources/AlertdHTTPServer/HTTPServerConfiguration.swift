@@ -48,7 +48,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// body ends: the server reads the rest and drops it, so the client,
     /// still sending, gets to read the 413. A body still coming 10 seconds
     /// past the limit is cut off without an answer.
-    public var maxBodyBytes: Int = 1 << 20
+    public var maxBodyBytes: Int = 4 << 20
     /// Most bytes of a streamed response (Server-Sent Events) held for one
     /// client that does not read them. A client that falls further behind
     /// is disconnected rather than buffered for without end; an event

@@ -52,6 +52,16 @@ package final class MHDServerCore: Sendable {
     /// How long the rest of an oversized chunked body is read (and dropped)
     /// so its sender gets the 413; a body still coming after this is cut off.
     package static let overflowDrainTime: Duration = .seconds(10)
+    /// The largest declared body past the limit that is read and dropped
+    /// before the 413 (the largest `limits.max_body_bytes`); a larger one
+    /// is answered at once.
+    package static let drainedBodyBytes = 64 << 20
+
+    /// Whether the request asks for `100 Continue` before it sends its body.
+    private static func waitsForContinue(_ connection: OpaquePointer) -> Bool {
+        guard let expect = MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") else { return false }
+        return strcasecmp(expect, "100-continue") == 0
+    }
 
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
@@ -140,8 +150,17 @@ package final class MHDServerCore: Sendable {
                 return queue(errorResponse(context, problem.status, problem.code, problem.message), context: context, connection: connection)
             }
             if let declared = framing.contentLength.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
-                // Answering before the body is read makes libmicrohttpd skip it and close the connection.
-                return queue(bodyTooLarge(context), context: context, connection: connection)
+                // Answered before the body is read, libmicrohttpd skips it and
+                // closes the connection: right for a client waiting for `100
+                // Continue`, but one already sending got a reset that took the
+                // 413 with it (Python's client; Go's, as Prometheus sends). Its
+                // body is read and dropped first, as a chunked one's is.
+                if declared > UInt64(Self.drainedBodyBytes) || Self.waitsForContinue(connection) {
+                    return queue(bodyTooLarge(context), context: context, connection: connection)
+                }
+                context.phase = .overflow(since: .now, busy: false)
+                flight.withLock { _ = $0.receiving.insert(ObjectIdentifier(context)) }
+                return .YES
             }
             let bodyComing = framing.hasTransferEncoding || (framing.contentLength.map { $0 != "0" } ?? false)
             if bodyComing, let screen, let answer = screen({ makeRequest(context, connection: connection, method: method) }) {

@@ -86,7 +86,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public struct LimitsSection: Sendable, Equatable {
         /// Largest request body accepted.
-        public var maxBodyBytes: Int = 1 << 20
+        public var maxBodyBytes: Int = 4 << 20
         /// Most alerts in one `POST /v1/alerts` array.
         public var maxBatch: Int = 1_000
         /// Limits on each alert's fields.

@@ -302,14 +302,18 @@ import Testing
         }
     }
 
+    /// A client waiting for `100 Continue`, or declaring more than is worth
+    /// reading, is answered before its body is read.
     @Test func answers413BeforeReadingAnOversizedDeclaredBody() async throws {
         let (server, _) = try startLoopbackServer(maxBodyBytes: 1024, handler: EchoedRequest.handler)
         defer { Task { await server.stop() } }
-        let socket = try RawSocket(port: try #require(server.port))
-        socket.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n")
-        let reply = await socket.read { $0.contains("}}") }
-        #expect(reply.hasPrefix("HTTP/1.1 413"))
-        #expect(reply.contains(#"{"error":{"code":"body_too_large","message":"#))
+        for (length, expect) in [(5_000, "Expect: 100-continue\r\n"), (MHDServerCore.drainedBodyBytes + 1, "")] {
+            let socket = try RawSocket(port: try #require(server.port))
+            socket.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(expect)Content-Length: \(length)\r\n\r\n")
+            let reply = await socket.read { $0.contains("}}") }
+            #expect(reply.hasPrefix("HTTP/1.1 413"), "\(reply)")
+            #expect(reply.contains(#"{"error":{"code":"body_too_large","message":"#))
+        }
     }
 
     @Test func answers413ToCurlWaitingForContinue() async throws {
