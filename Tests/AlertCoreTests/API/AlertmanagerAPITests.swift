@@ -505,7 +505,9 @@ import Testing
         let body = """
             [{"labels": {"alertname": "A", "n": "1"}, "annotations": {"summary": "Disk full on db1", "description": "line one\\nline two\\ttabbed"}},
              {"labels": {"alertname": "B", "n": "2"}, "annotations": {"summary": "  padded\\u0007bell  ", "description": "\\u001b[31mred"}},
-             {"labels": {"alertname": "C", "n": "3"}, "annotations": {"summary": "\(long)"}}]
+             {"labels": {"alertname": "C", "n": "3"}, "annotations": {"summary": "\(long)"}},
+             {"labels": {"alertname": "D", "n": "4"}, "annotations": {"summary": " Zône\\u0085C1\\u202Eover ", "description": "Ünï\\tcode\\u0007"}},
+             {"labels": {"alertname": "E", "n": "5"}, "annotations": {"summary": "  Zône 東京  ", "description": "東京\\nline"}}]
             """
         #expect(await post("/api/v2/alerts", body).status == 200)
         let byName = Dictionary(try await openAlerts().map { ($0.spec.labels["alertname"] ?? "", $0.spec) }, uniquingKeysWith: { a, _ in a })
@@ -515,6 +517,11 @@ import Testing
         #expect(byName["B"]?.message == "[31mred")
         let cut = try #require(byName["C"]?.title)
         #expect(cut.count == AlertSpecLimits().maxTitleLength && cut.hasSuffix("…"))
+        // Other scripts: blanked, trimmed and kept alike.
+        #expect(byName["D"]?.title == "Zône C1 over")
+        #expect(byName["D"]?.message == "Ünï\tcode")
+        #expect(byName["E"]?.title == "Zône 東京")
+        #expect(byName["E"]?.message == "東京\nline")
     }
 
     /// What Prometheus sends is kept even when the text policy or the
