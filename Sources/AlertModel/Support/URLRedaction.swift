@@ -19,6 +19,21 @@ public enum URLRedaction {
         return String(url[..<authorityStart]) + "***" + String(url[at...])
     }
 
+    /// `url` with the value of each query parameter replaced by `***`, names
+    /// kept (a parameter without `=` is all value): `https://ci.example/go?job=7&sig=abc`
+    /// becomes `https://ci.example/go?job=***&sig=***`. The fragment stays.
+    public static func redactingQueryValues(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        let fragment = url[question...].firstIndex(of: "#") ?? url.endIndex
+        let query = url[url.index(after: question)..<fragment]
+        guard !query.isEmpty else { return url }
+        let hidden = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return pair.isEmpty ? "" : "***" }
+            return pair[..<equals] + "=***"
+        }
+        return url[...question] + hidden.joined(separator: "&") + url[fragment...]
+    }
+
     /// Text meant as a URL and refused, quoted in the error that says so:
     /// all before its last `@` (after `scheme://`, if any) replaced by
     /// `***`. A password with `/`, `?` or `#` in it, not encoded, ends the

@@ -143,14 +143,15 @@ import Glibc
 
     /// A handler URL's `user:password@` is used for the call (as HTTP basic
     /// auth) and shown nowhere: not by the API, not in a presenter's payload,
-    /// not by `alertctl show`, not to the handler itself.
+    /// not by `alertctl show`, not to the handler itself. Its query's values
+    /// (a signed `?sig=`) are the handler's alone too.
     @Test func handlerCredentialsAreUsedForTheCallAndShownNowhere() async throws {
         let handler = try WebhookReceiver()
         let chat = try WebhookReceiver()
         let d = try linkingDaemon(chat: chat)
         try await d.start()
-        let secretURL = handler.url.replacingOccurrences(of: "http://", with: "http://ops:s3cret@") + "/confirm"
-        let shownURL = handler.url.replacingOccurrences(of: "http://", with: "http://***@") + "/confirm"
+        let secretURL = handler.url.replacingOccurrences(of: "http://", with: "http://ops:s3cret@") + "/confirm?sig=q-s3cret&job=7"
+        let shownURL = handler.url.replacingOccurrences(of: "http://", with: "http://***@") + "/confirm?sig=***&job=***"
         let id = try await d.send(["title": "Deploy?", "confirm": ["label": "Deploy", "url": secretURL]])
 
         let detail = try await d.request("GET", "/v1/alerts/\(id)")
@@ -171,6 +172,7 @@ import Glibc
         #expect(await handler.wait { $0.count == 1 })
         let call = try #require(handler.received.first)
         #expect(call.request.headers["authorization"] == "Basic " + Data("ops:s3cret".utf8).base64EncodedString())
+        #expect(call.request.path.hasSuffix("/confirm") && call.request.query == "sig=q-s3cret&job=7", "\(call.request.path) \(call.request.query)")
         #expect(!String(decoding: call.request.body, as: UTF8.self).contains("s3cret"))
         await handler.stop()
         await chat.stop()
