@@ -16,7 +16,7 @@ extension AlertAction {
     /// each query value by `***`: a token in the query (`?sig=…`) calls the
     /// handler as well as a password does.
     public var withoutCredentials: AlertAction {
-        let shown = URLRedaction.redactingQueryValues(URLRedaction.redactingUserInfo(url))
+        let shown = URLRedaction.shownHandlerURL(url)
         return shown == url ? self : AlertAction(label: label, url: shown, method: method)
     }
 }

@@ -19,6 +19,12 @@ public enum URLRedaction {
         return String(url[..<authorityStart]) + "***" + String(url[at...])
     }
 
+    /// A handler URL as everyone but its call sees it: without user info,
+    /// its query's values `***` (``redactingQueryValues(_:)``).
+    public static func shownHandlerURL(_ url: String) -> String {
+        redactingQueryValues(redactingUserInfo(url))
+    }
+
     /// `url` with the value of each query parameter replaced by `***`, names
     /// kept (a parameter without `=` is all value): `https://ci.example/go?job=7&sig=abc`
     /// becomes `https://ci.example/go?job=***&sig=***`. The fragment stays.

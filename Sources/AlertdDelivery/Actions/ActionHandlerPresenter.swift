@@ -68,10 +68,11 @@ public struct ActionHandlerPresenter: AlertPresenter {
             connectPolicy: policy.connectPolicy(calling: target), receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
         do {
             let response = try await client.send(request)
-            return WebhookPresenter.outcome(for: response, url: target.string, now: Date())
+            // Named as the API shows the URL: its last_error is shown there.
+            return WebhookPresenter.outcome(for: response, url: target.string, now: Date(), naming: URLRedaction.shownHandlerURL)
         } catch {
             if case .refusedByPolicy(_, let reason) = error { return .permanentFailure(reason: "refused: \(reason)") }
-            return WebhookPresenter.outcome(for: error, url: target.string)
+            return WebhookPresenter.outcome(for: error, url: target.string, naming: URLRedaction.shownHandlerURL)
         }
     }
 }

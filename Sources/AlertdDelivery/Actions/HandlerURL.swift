@@ -77,8 +77,8 @@ public struct HandlerURL: Sendable, Equatable, CustomStringConvertible {
         return out
     }
 
-    /// ``string`` without the user info, for messages and logs.
-    public var description: String { URLRedaction.redactingUserInfo(string) }
+    /// ``string`` without the user info or query values, for messages and logs.
+    public var description: String { URLRedaction.shownHandlerURL(string) }
 
     /// True when `other` is on this URL as an allow-list prefix: same scheme,
     /// host and port, and a path that starts with this one at a segment

@@ -228,6 +228,18 @@ import Testing
         let error = HTTPClientError.couldNotConnect(url: HTTPClientRequest(url: "http://u:s3cret@h/").redactedURL, address: "h:80", reason: "x")
         #expect(!error.message.contains("s3cret"))
     }
+
+    /// What a handler URL shows of itself, in the API and in its call's
+    /// `last_error` alike: no user info, no query values.
+    @Test func aHandlerURLShowsNoQueryValues() throws {
+        #expect(URLRedaction.shownHandlerURL("https://ops:s3cret@ci.example/go?job=7&sig=abc#top") == "https://***@ci.example/go?job=***&sig=***#top")
+        #expect(URLRedaction.shownHandlerURL("https://ci.example/go?t0ken&&x=") == "https://ci.example/go?***&&x=***")
+        #expect(URLRedaction.shownHandlerURL("https://ci.example/go?") == "https://ci.example/go?")
+        #expect(URLRedaction.shownHandlerURL("https://ci.example/go") == "https://ci.example/go")
+        let refused = WebhookPresenter.outcome(for: .couldNotConnect(url: "https://ci.example/go?sig=abc", address: "ci.example:443", reason: "refused"),
+                                               url: "https://ci.example/go?sig=abc", naming: URLRedaction.shownHandlerURL)
+        #expect(!(refused.reason ?? "").contains("abc"), "\(refused)")
+    }
 }
 
 @Suite struct ActionLinkSignerTests {
