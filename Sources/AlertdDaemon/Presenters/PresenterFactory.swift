@@ -31,6 +31,9 @@ public enum PresenterFactory {
     /// checked against the policy in force, not only new connections.
     static let handlerClient = HTTPClient()
 
+    /// Handler hosts that stopped answering: kept across reloads, as the client is.
+    static let handlerBreaker = HandlerHostBreaker()
+
     public static func make(_ config: DaemonConfiguration) throws(DaemonError) -> PresenterSet {
         let context = PresenterContext(httpClient: httpClient, stateDirectory: config.stateDirectory)
         var entries: [PresenterSet.Entry] = []
@@ -69,7 +72,7 @@ public enum PresenterFactory {
         return ActionKind.allCases.map { kind in
             PresenterSet.Entry(
                 presenter: ActionHandlerPresenter(action: kind, policy: policy, signer: signer, client: handlerClient,
-                                                  connectTimeout: actions.connectTimeout, timeout: actions.timeout),
+                                                  connectTimeout: actions.connectTimeout, timeout: actions.timeout, breaker: handlerBreaker),
                 maxConcurrency: actions.maxConcurrency)
         }
     }

@@ -15,10 +15,12 @@ public struct ActionHandlerPresenter: AlertPresenter {
     package let client: HTTPClient
     package let connectTimeout: Duration
     package let timeout: Duration
+    /// Hosts that stopped answering, shared by both actions' presenters.
+    package let breaker: HandlerHostBreaker
 
     public init(
         action: ActionKind, policy: HandlerURLPolicy, signer: StandardWebhookSigner?, client: HTTPClient,
-        connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(10)
+        connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(10), breaker: HandlerHostBreaker = HandlerHostBreaker()
     ) {
         self.action = action
         self.policy = policy
@@ -26,6 +28,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
         self.client = client
         self.connectTimeout = connectTimeout
         self.timeout = timeout
+        self.breaker = breaker
     }
 
     public var kind: DeliveryKind { .handler(action) }
@@ -39,6 +42,11 @@ public struct ActionHandlerPresenter: AlertPresenter {
         switch policy.check(handler.url) {
         case .success(let checked): target = checked
         case .failure(let refusal): return .permanentFailure(reason: "refused: \(refusal.message)")
+        }
+        let host = URLRedaction.origin(target.string)
+        if let wait = breaker.admit(host) {
+            return .retryableFailure(reason: "\(host) did not answer the last \(HandlerHostBreaker.tripAfter) calls to it; it is called again in \(wait.alertdDescription)",
+                                     retryAfter: wait)
         }
         let body: Data
         do {
@@ -68,9 +76,14 @@ public struct ActionHandlerPresenter: AlertPresenter {
             connectPolicy: policy.connectPolicy(calling: target), receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
         do {
             let response = try await client.send(request)
+            breaker.record(host, answered: true)
             // Named as the API shows the URL: its last_error is shown there.
             return WebhookPresenter.outcome(for: response, url: target.string, now: Date(), naming: URLRedaction.shownHandlerURL)
         } catch {
+            switch error {
+            case .timedOut, .couldNotConnect, .connectionLost: breaker.record(host, answered: false)
+            default: breaker.record(host, answered: nil)
+            }
             if case .refusedByPolicy(_, let reason) = error { return .permanentFailure(reason: "refused: \(reason)") }
             return WebhookPresenter.outcome(for: error, url: target.string, naming: URLRedaction.shownHandlerURL)
         }

@@ -1,0 +1,67 @@
+import Synchronization
+
+/// Handler hosts that stopped answering. All handler calls share
+/// `actions.max_concurrency` slots, and a call that gets no answer holds one
+/// for `actions.timeout`: a sender whose alerts name a handler that never
+/// answers (a tarpit) held them all, retry after retry, and another
+/// alert's handler call waited 118 s where it took 1 s. So after
+/// ``tripAfter`` calls in a row got no answer (a timeout, a refused or
+/// dropped connection), calls to that host fail at once, retried after
+/// ``openFor``; then one call tries it while the rest still wait, and an
+/// answer of any status closes the breaker again.
+public final class HandlerHostBreaker: Sendable {
+    private struct Host {
+        var unanswered = 0
+        var openUntil: ContinuousClock.Instant?
+        var probing = false
+    }
+
+    /// Calls in a row without an answer that open a host's breaker.
+    public static let tripAfter = 3
+    /// Hosts remembered at most: one that answers is forgotten, and past
+    /// this those not (or no longer) held open go first.
+    static let mostHosts = 10_000
+
+    private let hosts = Mutex<[String: Host]>([:])
+    /// How long calls to a host that stopped answering fail at once.
+    public let openFor: Duration
+
+    public init(openFor: Duration = .seconds(30)) {
+        self.openFor = openFor
+    }
+
+    /// Nil when a call to `host` may go now; else how long until one may.
+    func admit(_ host: String, now: ContinuousClock.Instant = .now) -> Duration? {
+        hosts.withLock { hosts in
+            guard var h = hosts[host], let until = h.openUntil else { return nil }
+            if now < until { return until - now }
+            // Open long enough: one call tries the host, the rest wait for it.
+            if h.probing { return openFor }
+            h.probing = true
+            hosts[host] = h
+            return nil
+        }
+    }
+
+    /// How a call to `host` went: answered (whatever the status), not
+    /// answered, or nil when it says nothing of the host (refused here).
+    func record(_ host: String, answered: Bool?, now: ContinuousClock.Instant = .now) {
+        hosts.withLock { hosts in
+            switch answered {
+            case true?:
+                hosts[host] = nil
+            case false?:
+                var h = hosts[host] ?? Host()
+                h.unanswered += 1
+                h.probing = false
+                if h.unanswered >= Self.tripAfter { h.openUntil = now + openFor }
+                hosts[host] = h
+                if hosts.count > Self.mostHosts {
+                    hosts = hosts.filter { $0.value.openUntil.map { now < $0 } ?? false }
+                }
+            case nil:
+                hosts[host]?.probing = false
+            }
+        }
+    }
+}

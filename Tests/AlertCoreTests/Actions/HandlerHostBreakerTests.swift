@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import AlertModel
+@testable import AlertdCurl
+@testable import AlertdDelivery
+
+/// Handler hosts that stop answering are not called until their wait is
+/// over, so they cannot hold every handler call's slot, retry after retry.
+@Suite struct HandlerHostBreakerTests {
+    func cancelled(calling url: String) throws -> Alert {
+        var alert = Alert(spec: try AlertSpec.Builder().title("Deploy?").cancel("Abort", handler: url).build().get())
+        alert.state = .cancelled
+        alert.decision = AlertDecision(outcome: .cancelled, actor: "uid:0")
+        return alert
+    }
+
+    /// A tarpit (connections taken, never answered): three calls wait out
+    /// the timeout, then the host's calls fail at once until the wait is
+    /// over, when one call tries it again. Another host is called all along.
+    @Test func aHostThatStopsAnsweringFailsAtOnceUntilItsWaitIsOver() async throws {
+        let tarpit = try SilentListener()
+        let answering = try WebhookReceiver()
+        let (policy, problems) = HandlerURLPolicy.parse(["127.0.0.0/8"])
+        try #require(problems.isEmpty, "\(problems)")
+        let breaker = HandlerHostBreaker(openFor: .seconds(2))
+        let presenter = ActionHandlerPresenter(action: .cancel, policy: policy, signer: nil, client: HTTPClient(),
+                                               connectTimeout: .milliseconds(300), timeout: .milliseconds(300), breaker: breaker)
+        let stuck = try cancelled(calling: "http://127.0.0.1:\(tarpit.port)/cancel")
+        let clock = ContinuousClock()
+        for _ in 0..<HandlerHostBreaker.tripAfter {
+            guard case .retryableFailure = await presenter.present(stuck, delivery: .init(deliveryID: "d1")) else {
+                Issue.record("a call without an answer should be retried")
+                return
+            }
+        }
+        let start = clock.now
+        let held = await presenter.present(stuck, delivery: .init(deliveryID: "d1"))
+        #expect(clock.now - start < .milliseconds(100))
+        guard case .retryableFailure(let reason, let after?) = held else {
+            Issue.record("expected a retry at the end of the wait, got \(held)")
+            return
+        }
+        #expect(reason.contains("did not answer the last 3 calls"), "\(reason)")
+        #expect(after <= .seconds(2) && after > .seconds(1))
+        // Another host is not held up.
+        #expect(await presenter.present(try cancelled(calling: answering.url + "/cancel"), delivery: .init(deliveryID: "d2")) == .delivered)
+        // The wait over, one call tries the host again: one more timeout, and it is held again.
+        try await Task.sleep(for: .milliseconds(2_100))
+        let tried = clock.now
+        _ = await presenter.present(stuck, delivery: .init(deliveryID: "d1"))
+        #expect(clock.now - tried >= .milliseconds(250))
+        let again = clock.now
+        _ = await presenter.present(stuck, delivery: .init(deliveryID: "d1"))
+        #expect(clock.now - again < .milliseconds(100))
+        await answering.stop()
+    }
+
+    /// An answer of any status closes the breaker.
+    @Test func anAnswerClosesIt() {
+        let breaker = HandlerHostBreaker(openFor: .seconds(60))
+        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", answered: false) }
+        #expect(breaker.admit("http://h") != nil)
+        #expect(breaker.admit("http://other") == nil)
+        breaker.record("http://h", answered: true)
+        #expect(breaker.admit("http://h") == nil)
+        // A refusal here says nothing of the host.
+        breaker.record("http://h", answered: nil)
+        #expect(breaker.admit("http://h") == nil)
+    }
+}
