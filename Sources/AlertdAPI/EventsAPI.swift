@@ -15,11 +15,14 @@ public struct EventsAPI: Sendable {
     package let store: any AlertStore
     package let changes: ChangeSignal
     package let keepAlive: Duration
+    /// The newest events, read once for all the streams that have caught up.
+    package let tail: EventTail
 
     public init(store: any AlertStore, changes: ChangeSignal, keepAlive: Duration = .seconds(15)) {
         self.store = store
         self.changes = changes
         self.keepAlive = keepAlive
+        tail = EventTail(store: store, commits: changes)
     }
 
     public func register(in router: inout APIRouter) {
@@ -55,41 +58,51 @@ public struct EventsAPI: Sendable {
             since = given > newest ? 0 : given
         }
         let store = self.store
-        let changes = self.changes
+        let tail = self.tail
         let keepAlive = self.keepAlive
         // The first page is read before answering, so a store that is down
         // gets a 503 rather than a 200 stream that ends at once.
-        let firstSeen = changes.generation
-        let firstPage = try await APIError.storeCall(await store.events(after: since, limit: 500))
+        let firstPage = try await APIError.storeCall(await store.events(after: since, limit: EventTail.pageSize))
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
         let producer = Task {
+            await tail.open()
+            defer { Task { await tail.close() } }
             var last = since
             var lastFrame = ContinuousClock.now
-            var prefetched: (events: [StoredEvent], seen: UInt64)? = (firstPage, firstSeen)
+            var prefetched: [StoredEvent]? = firstPage
             // Tells the client how long to wait before reconnecting.
             continuation.yield(Data("retry: 1000\n\(announce)\n".utf8))
             while !Task.isCancelled {
                 guard stillAllowed() else { break }
-                let events: [StoredEvent], seen: UInt64
+                let frames: [EventTail.Frame]
+                // The generation of the tail's news to wait for a change from;
+                // nil to look again at once.
+                var seen: UInt64?
                 if let page = prefetched {
-                    (events, seen) = page
+                    frames = page.map(EventTail.Frame.init)
                     prefetched = nil
                 } else {
-                    seen = changes.generation
-                    // The head is sent, so ending the stream is all that is left;
-                    // the client reconnects with Last-Event-ID and gets the 503 then.
-                    guard let page = try? await store.events(after: last, limit: 500) else {
-                        continuation.finish()
-                        return
+                    switch await tail.page(after: last) {
+                    case .frames(let kept, let generation):
+                        frames = kept
+                        seen = generation
+                    case .behind:
+                        let generation = tail.arrived.generation
+                        // The head is sent, so ending the stream is all that is left;
+                        // the client reconnects with Last-Event-ID and gets the 503 then.
+                        guard let page = try? await store.events(after: last, limit: EventTail.pageSize) else {
+                            continuation.finish()
+                            return
+                        }
+                        frames = page.map(EventTail.Frame.init)
+                        if page.isEmpty { seen = generation }
                     }
-                    events = page
                 }
-                for e in events {
-                    let frame = Self.frame(e)
+                for frame in frames {
                     // The buffer is the backpressure: when a slow client lets it fill,
                     // wait and offer the same event again rather than drop it.
                     while true {
-                        switch continuation.yield(frame) {
+                        switch continuation.yield(frame.bytes) {
                         case .enqueued: break
                         case .dropped:
                             try? await Task.sleep(for: .milliseconds(20))
@@ -100,13 +113,12 @@ public struct EventsAPI: Sendable {
                         }
                         break
                     }
-                    last = e.sequence
+                    last = frame.sequence
                 }
-                if events.count == 500 { continue }
-                if !events.isEmpty { lastFrame = .now }
-                await changes.wait(changedFrom: seen, timeout: keepAlive)
-                // Commits without events (the dispatcher's idle claims) wake this loop
-                // too, so silence is measured from the last frame sent.
+                if !frames.isEmpty { lastFrame = .now }
+                guard frames.count < EventTail.pageSize, let seen else { continue }
+                await tail.arrived.wait(changedFrom: seen, timeout: keepAlive)
+                // Silence is measured from the last frame sent.
                 if ContinuousClock.now - lastFrame >= keepAlive, !Task.isCancelled, stillAllowed() {
                     // A comment line keeps proxies and idle timeouts from closing the stream.
                     if case .terminated = continuation.yield(Data(": keep-alive\n\n".utf8)) { return }
