@@ -29,13 +29,37 @@ public final class APIAuthenticator: Sendable {
 
     /// Takes a reloaded configuration's tokens; requests from now on are
     /// checked against them, and sessions of tokens that are gone end.
-    public func replace(with tokens: [APIToken]?) {
+    /// Returns what changed, by token name (never a secret), for the
+    /// reload's log line: a token revoked, or one that appeared, said
+    /// `changed=nothing` before.
+    @discardableResult
+    public func replace(with tokens: [APIToken]?) -> [String] {
         // Under the tokens' lock, as ``openSession(for:)``: a sign-in with a
         // token being replaced opens its session before the sessions are
         // sorted, or not at all.
         self.tokens.withLock { current in
-            current = tokens
-            sessions.keep(only: tokens ?? [])
+            defer {
+                current = tokens
+                sessions.keep(only: tokens ?? [])
+            }
+            return Self.changes(from: current, to: tokens)
+        }
+    }
+
+    private static func changes(from old: [APIToken]?, to new: [APIToken]?) -> [String] {
+        switch (old, new) {
+        case (nil, nil): return []
+        case (nil, _?): return ["tokens required now"]
+        case (_?, nil): return ["tokens no longer required"]
+        case (let old?, let new?):
+            let before = Dictionary(old.map { ($0.name, $0) }) { first, _ in first }
+            let after = Dictionary(new.map { ($0.name, $0) }) { first, _ in first }
+            let named: [(String, [String])] = [
+                ("tokens added", after.keys.filter { before[$0] == nil }.sorted()),
+                ("tokens removed", before.keys.filter { after[$0] == nil }.sorted()),
+                ("tokens changed", after.keys.filter { name in before[name].map { $0 != after[name] } ?? false }.sorted()),
+            ]
+            return named.filter { !$0.1.isEmpty }.map { "\($0.0): \($0.1.joined(separator: ", "))" }
         }
     }
 

@@ -128,8 +128,9 @@ extension AlertDaemon {
             let new = try read.get()
             let old = configuration.withLock { $0 }
             do throws(DaemonError) {
-                for warning in try await reload(new) { log.warning("reload: setting kept until restart", ["detail": warning]) }
-                changes = new.changes(from: old)
+                let (warnings, tokenChanges) = try await reload(new)
+                for warning in warnings { log.warning("reload: setting kept until restart", ["detail": warning]) }
+                changes = new.changes(from: old) + tokenChanges
             } catch {
                 problems = [error.message]
             }

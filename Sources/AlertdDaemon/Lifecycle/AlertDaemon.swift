@@ -270,9 +270,10 @@ public final class AlertDaemon: Sendable {
     /// timers. The API's token files are read again: a token removed
     /// or changed stops working, and ends its console sessions. Listeners,
     /// the store and the action-link URL stay as they are until a restart;
-    /// changes to them are returned as warnings. Throws, changing nothing,
-    /// when the new presenters or tokens cannot be made.
-    public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> [String] {
+    /// changes to them are returned as warnings, with what changed in the
+    /// tokens. Throws, changing nothing, when the new presenters or tokens
+    /// cannot be made.
+    public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> (warnings: [String], tokenChanges: [String]) {
         let presenters = try PresenterFactory.make(new)
         let settings = try Self.intakeSettings(new)
         let tokens = try Self.tokens(new)
@@ -306,7 +307,7 @@ public final class AlertDaemon: Sendable {
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         // Listeners stay as they started; a reload can still take their token away.
         if tokens == nil, !authenticator.isOpen { warnings += Self.openListenerWarnings(old.apiListeners()) }
-        authenticator.replace(with: tokens)
+        let tokenChanges = authenticator.replace(with: tokens)
         configuration.withLock { current in
             var kept = new
             kept.api = current.api
@@ -320,7 +321,7 @@ public final class AlertDaemon: Sendable {
             kept.limits.maxBodyBytes = current.limits.maxBodyBytes
             current = kept
         }
-        return warnings
+        return (warnings, tokenChanges)
     }
 }
 

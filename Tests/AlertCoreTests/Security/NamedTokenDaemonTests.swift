@@ -123,6 +123,8 @@ import Testing
         // SIGHUP: alice may now decide, bob is new.
         try writeSecretFile(tokens(["alice": (Self.alice, ["read", "decide"]), "bob": (Self.bob, ["send"])]), to: path)
         try await d.reload(config)
+        // The reload says which tokens it changed (it said `changed=nothing`), by name.
+        #expect(d.log.contains("tokens added: bob; tokens changed: alice"), "\(d.log)")
         let second = try await d.send(["title": "Roll back?"])
         #expect(try await call(d, "POST", "/v1/alerts/\(second)/cancel", token: Self.alice, json: ["comment": "not now"]).status == 200)
         let decision = try #require(try await d.show(second)["decision"] as? [String: Any])
@@ -150,6 +152,7 @@ import Testing
         #expect(try await call(d, "GET", "/v1/alerts", token: Self.alice).status == 401)
         #expect(try await call(d, "GET", "/v1/alerts", token: Self.aliceRotated).status == 200)
         #expect(try await call(d, "GET", "/v1/alerts", token: Self.bob).status == 401)
+        #expect(d.log.contains("tokens removed: bob; tokens changed: alice"), "\(d.log)")
         for secret in [Self.alice, Self.aliceRotated, Self.bob, Self.admin] { #expect(!d.log.contains(secret)) }
     }
 }
