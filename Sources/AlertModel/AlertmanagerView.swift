@@ -28,11 +28,27 @@ package struct AlertmanagerView: Sendable {
         var annotations = ["summary": alert.spec.title]
         if let message = alert.spec.message { annotations["description"] = message }
         self.annotations = annotations
-        fingerprint = LabelFingerprint(labels).description
+        fingerprint = Self.fingerprint(of: alert, shownLabels: labels).description
         startsAt = alert.createdAt
         endsAt = alert.state == .open
             ? [alert.expiresAt, alert.resolvesAt].compactMap { $0 }.min() ?? RFC3339.goZero
             : alert.decision?.at ?? alert.updatedAt
+    }
+
+    /// The labels' fingerprint, as Alertmanager's, for an alert taken from
+    /// its senders: its dedup key is that fingerprint (one a native alert
+    /// may not take), so its labels are what it is. A native alert is one
+    /// by its dedup key, or else by its id, which its fingerprint takes in
+    /// too: two with the same labels (often none) had one fingerprint, and
+    /// the groups listing put them in one group, where dashboards keying on
+    /// it showed one of them.
+    private static func fingerprint(of alert: Alert, shownLabels labels: [String: String]) -> LabelFingerprint {
+        let byLabels = LabelFingerprint(labels)
+        guard alert.spec.dedupKey != byLabels.description else { return byLabels }
+        var identified = labels
+        // No label name holds a control character, so none is this one.
+        identified["\u{0}alertd"] = alert.spec.dedupKey ?? alert.id.rawValue
+        return LabelFingerprint(identified)
     }
 
     /// `{alertname="DiskFull", instance="db1"}`, in name order, as

@@ -82,6 +82,33 @@ import Testing
         #expect(alerts.first { $0.spec.dedupKey == "e82e2fac3af581ca" }?.spec.title == "Disk full on db1")
     }
 
+    /// Native alerts are one by their dedup key or id, not their labels:
+    /// those without labels all had the empty set's fingerprint, and the
+    /// groups listing showed them as one alert's group.
+    @Test func nativeAlertsWithTheSameLabelsHaveFingerprintsOfTheirOwn() async throws {
+        for body in [#"{"title": "a"}"#, #"{"title": "b"}"#, #"{"title": "c", "labels": {"team": "db"}, "dedup_key": "c"}"#,
+                     #"{"title": "d", "labels": {"team": "db"}, "dedup_key": "d"}"#] {
+            #expect(await post("/v1/alerts", body).status == 202)
+        }
+        #expect(await post("/api/v2/alerts", "[\(Self.diskFull)]").status == 200)
+        let listed = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/alerts"))) as? [[String: Any]])
+        let fingerprints = listed.compactMap { $0["fingerprint"] as? String }
+        #expect(fingerprints.count == 5)
+        #expect(Set(fingerprints).count == 5, "\(fingerprints)")
+        // Alertmanager's own alert keeps Alertmanager's fingerprint.
+        #expect(fingerprints.contains("e82e2fac3af581ca"))
+        let intake = AlertIntake(store: store, settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: ["log"])),
+                                                               limits: .default), onAccepted: { _ in })
+        let grouping = APIRouter.alertd(intake: intake, store: store, onReplay: {}, dispatcherRunning: { true }, links: nil,
+                                        metrics: metrics, authenticator: APIAuthenticator(token: APIFixture.token))
+        let groups = try #require(try JSONSerialization.jsonObject(
+            with: APIFixture.body(await grouping.handle(APIFixture.request("GET", "/api/v2/alerts/groups")))) as? [[String: Any]])
+        #expect(groups.map { ($0["alerts"] as? [Any])?.count ?? 0 } == [1, 1, 1, 1, 1])
+        // The same alert keeps its fingerprint from one listing to the next.
+        let again = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/alerts"))) as? [[String: Any]])
+        #expect(Set(again.compactMap { $0["fingerprint"] as? String }) == Set(fingerprints))
+    }
+
     @Test func aResolvedAlertResolvesTheOpenOneAndOpensNothing() async throws {
         _ = await post("/api/v2/alerts", "[\(Self.diskFull)]")
         // Ended after it started (Alertmanager refuses the other way round), and before now.

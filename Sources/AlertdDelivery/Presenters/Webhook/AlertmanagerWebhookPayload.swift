@@ -56,12 +56,14 @@ public struct AlertmanagerWebhookPayload: Sendable {
         groupKey = "{}/{route=\(JSONObject.quoted(notification.route))}:" + AlertmanagerView.text(of: groupLabels)
         let listed = notification.listed(atMost: maxAlerts)
         let firing = listed.firing.map(AlertmanagerView.init)
-        // A fingerprint is one alert to an Alertmanager receiver: one that
-        // resolved and fired again since the last notification is listed
-        // firing, not resolved too, which a receiver going in order took
-        // last and closed what fires.
-        let fired = Set(firing.map(\.fingerprint))
-        alerts = firing.map { ($0, true) } + listed.closed.map(AlertmanagerView.init).filter { !fired.contains($0.fingerprint) }.map { ($0, false) }
+        // A label set is one alert to an Alertmanager receiver: one that
+        // resolved and fired again since the last notification (a native
+        // alert sent again without a dedup key, its fingerprint another) is
+        // listed firing, not resolved too, which a receiver going in order
+        // took last and closed what fires.
+        let fired = Set(firing.map { LabelFingerprint($0.labels) })
+        alerts = firing.map { ($0, true) }
+            + listed.closed.map(AlertmanagerView.init).filter { !fired.contains(LabelFingerprint($0.labels)) }.map { ($0, false) }
         truncated = listed.leftOut
         self.externalURL = externalURL
     }
