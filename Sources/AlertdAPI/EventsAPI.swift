@@ -63,7 +63,7 @@ public struct EventsAPI: Sendable {
         // The first page is read before answering, so a store that is down
         // gets a 503 rather than a 200 stream that ends at once.
         let firstPage = try await APIError.storeCall(await store.events(after: since, limit: EventTail.pageSize))
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(64))
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(16))
         let producer = Task {
             await tail.open()
             defer { Task { await tail.close() } }
@@ -98,11 +98,21 @@ public struct EventsAPI: Sendable {
                         if page.isEmpty { seen = generation }
                     }
                 }
-                for frame in frames {
+                // Frames go out a few kilobytes at a time: one chunk an event
+                // cost a stream's server a wake-up and a write an event.
+                var from = frames.startIndex
+                while from < frames.endIndex {
+                    var to = from, size = 0
+                    while to < frames.endIndex, to == from || size + frames[to].bytes.count <= Self.chunkBytes {
+                        size += frames[to].bytes.count
+                        to += 1
+                    }
+                    var chunk = Data(capacity: size)
+                    for frame in frames[from..<to] { chunk.append(frame.bytes) }
                     // The buffer is the backpressure: when a slow client lets it fill,
-                    // wait and offer the same event again rather than drop it.
+                    // wait and offer the same events again rather than drop them.
                     while true {
-                        switch continuation.yield(frame.bytes) {
+                        switch continuation.yield(chunk) {
                         case .enqueued: break
                         case .dropped:
                             try? await Task.sleep(for: .milliseconds(20))
@@ -113,7 +123,8 @@ public struct EventsAPI: Sendable {
                         }
                         break
                     }
-                    last = frame.sequence
+                    last = frames[to - 1].sequence
+                    from = to
                 }
                 if !frames.isEmpty { lastFrame = .now }
                 guard frames.count < EventTail.pageSize, let seen else { continue }
@@ -133,6 +144,9 @@ public struct EventsAPI: Sendable {
             headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"],
             stream: stream)
     }
+
+    /// The most bytes of frames sent as one chunk (one frame may be more).
+    static let chunkBytes = 16 * 1024
 
     package static func frame(_ event: StoredEvent) -> Data {
         var data = event.data
