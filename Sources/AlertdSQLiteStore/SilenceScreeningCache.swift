@@ -19,10 +19,19 @@ import Synchronization
 final class SilenceScreeningCache: Sendable {
     private struct Kept {
         /// The connection's ``SQLiteConnection/rollbacks``, and the count of
-        /// changes, when `index` was read.
+        /// changes, when `silences` were read.
         var rollbacks: Int
         var changes: Int64
-        var index: SilenceIndex
+        /// The silences not expired when read, with those saved since
+        /// (``saving(_:in:_:)``), decoded and their regexes compiled: read
+        /// again at each change, a thousand silences cost every claim after
+        /// a silence's save more than the save did.
+        var silences: [SilenceID: Silence]
+        /// Those that expired by then were let go of: asked about an
+        /// earlier time (the clock set back), they are read again.
+        var droppedThrough: Date
+        /// Their filing; nil until the next claim once one is saved.
+        var index: SilenceIndex?
     }
 
     static let countingChanges = """
@@ -60,19 +69,38 @@ final class SilenceScreeningCache: Sendable {
     func silences(at now: Date, in tx: inout SQLiteStoreTransaction) throws(SQLiteError) -> SilenceIndex {
         let conn = tx.conn
         return try kept.withLock { kept throws(SQLiteError) -> SilenceIndex in
-            if let known = kept, known.rollbacks == conn.rollbacks,
-               let changes = try Self.changes(conn), changes == known.changes,
-               let index = known.index.moved(to: now) {
-                // Kept as moved: moved again from the first filing after a
-                // silence started, each claim's active silences differed
-                // from that one's, and its costly screenings were dropped.
+            if let known = kept, known.rollbacks == conn.rollbacks, now >= known.droppedThrough,
+               let changes = try Self.changes(conn), changes == known.changes {
+                if let index = known.index?.moved(to: now) {
+                    // Kept as moved: moved again from the first filing after a
+                    // silence started, each claim's active silences differed
+                    // from that one's, and its costly screenings were dropped.
+                    kept?.index = index
+                    return index
+                }
+                // Filed again from the silences kept, those expired let go of.
+                let unexpired = known.silences.filter { $0.value.endsAt > now }
+                let index = try filed(Array(unexpired.values), at: now, conn)
+                kept?.silences = unexpired
+                kept?.droppedThrough = now
                 kept?.index = index
                 return index
             }
             try conn.execute(Self.countingChanges)
-            let index = SilenceIndex(try tx.unexpiredSilences(at: now), at: now)
-            kept = Kept(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0, index: index)
+            let unexpired = try tx.unexpiredSilences(at: now)
+            let index = SilenceIndex(unexpired, at: now)
+            kept = Kept(rollbacks: conn.rollbacks, changes: try Self.changes(conn) ?? 0,
+                        silences: Dictionary(unexpired.map { ($0.id, $0) }) { _, later in later }, droppedThrough: now, index: index)
             return index
+        }
+    }
+
+    /// `silences` filed as the kept budget files them, when it is as of
+    /// the same changes; else filed anew.
+    private func filed(_ silences: [Silence], at now: Date, _ conn: SQLiteConnection) throws(SQLiteError) -> SilenceIndex {
+        try keptBudget.withLock { kept throws(SQLiteError) -> SilenceIndex in
+            if try Self.isCurrent(kept, conn), let index = SilenceIndex(silences, filedAs: &kept!.budget, at: now) { return index }
+            return SilenceIndex(silences, at: now)
         }
     }
 
@@ -94,15 +122,31 @@ final class SilenceScreeningCache: Sendable {
     }
 
     /// Runs `write`, which stores `silence` on `conn`, and takes the
-    /// silence into the kept budget when nothing else changed since it was
-    /// made; else the budget is made again at the next save.
+    /// silence into the kept budget and silences when nothing else changed
+    /// since they were read; else they are read again when next asked for.
     func saving(_ silence: Silence, in conn: SQLiteConnection, _ write: () throws(SQLiteError) -> Void) throws(SQLiteError) {
-        try keptBudget.withLock { kept throws(SQLiteError) in
-            let current = try Self.isCurrent(kept, conn)
-            try write()
-            guard current, let changes = try Self.changes(conn) else { return kept = nil }
-            kept!.budget.save(silence)
-            kept!.changes = changes
+        try kept.withLock { kept throws(SQLiteError) in
+            try keptBudget.withLock { keptBudget throws(SQLiteError) in
+                // The count exists once either was read.
+                let before = kept == nil && keptBudget == nil ? nil : try Self.changes(conn)
+                let silencesCurrent = kept.map { $0.rollbacks == conn.rollbacks && $0.changes == before } ?? false
+                let budgetCurrent = keptBudget.map { $0.rollbacks == conn.rollbacks && $0.changes == before } ?? false
+                try write()
+                let after = silencesCurrent || budgetCurrent ? try Self.changes(conn) : nil
+                if silencesCurrent, let after {
+                    kept!.silences[silence.id] = silence
+                    kept!.index = nil
+                    kept!.changes = after
+                } else {
+                    kept = nil
+                }
+                if budgetCurrent, let after {
+                    keptBudget!.budget.save(silence)
+                    keptBudget!.changes = after
+                } else {
+                    keptBudget = nil
+                }
+            }
         }
     }
 

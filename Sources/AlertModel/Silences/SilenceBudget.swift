@@ -110,6 +110,20 @@ public struct SilenceBudget: Sendable {
         return steps
     }
 
+    /// For each silence not expired at `now`, the keys it is filed under
+    /// (none when it has none), as ``SilenceIndex`` files them; nil when
+    /// asked about a time before it let go of some (``droppedThrough``).
+    package mutating func filing(at now: Date) -> [SilenceID: [SilenceIndex.Key]]? {
+        guard now >= droppedThrough else { return nil }
+        letGoOfExpired(at: now)
+        var filing: [SilenceID: [SilenceIndex.Key]] = [:]
+        filing.reserveCapacity(slotOfID.count)
+        for case let counted? in slots {
+            filing[counted.id] = counted.filedUnder.map { counted.keys.groups[$0].map { keys.keys[$0] } } ?? []
+        }
+        return filing
+    }
+
     /// What `silences` together could cost one alert, expired or not (their
     /// sum while it is within the bound, as ``stepsInForce(at:saving:replacing:)``).
     public static func steps(of silences: [Silence]) -> Int {
