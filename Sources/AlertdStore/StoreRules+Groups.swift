@@ -14,12 +14,15 @@ extension StoreRules {
         var membership = membership
         var taken = 0
         // Its id held by another route's or other labels' group (a hash
-        // collision, perhaps crafted): never that group, the next id.
-        while let holder = try tx.group(membership.id), holder.route != membership.route || holder.labels.sorted() != membership.labels, taken < 16 {
+        // collision, perhaps crafted): never that group, the next id. Each
+        // group read once: a storm's every member joining read its group twice.
+        var found = try tx.group(membership.id)
+        while let holder = found, holder.route != membership.route || holder.labels.sorted() != membership.labels, taken < 16 {
             taken += 1
             membership.id = AlertGroupID(route: membership.route, labels: membership.labels, taken: taken)
+            found = try tx.group(membership.id)
         }
-        if let old = try tx.group(membership.id) {
+        if let old = found {
             var group = old
             group.settings = membership.settings
             if let notified = group.notifiedAt {
