@@ -238,7 +238,7 @@ public struct AlertsAPI: Sendable {
                                   message: "At most \(Self.maxLabelFilters) `label` filters are taken; this query has \(query.labels.count)."))
         }
         if let l = request.queryValue("limit") {
-            if let n = Int(l), (1...1_000).contains(n) { query.limit = n } else {
+            if let n = QueryNumber.value(l), (1...1_000).contains(n) { query.limit = Int(n) } else {
                 problems.append(.init(field: "limit", code: "invalid_limit", message: "`limit` must be a number from 1 to 1000, got `\(l)`."))
             }
         }

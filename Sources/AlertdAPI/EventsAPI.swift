@@ -37,6 +37,9 @@ public struct EventsAPI: Sendable {
     /// event reaches a caller after it lost its access.
     package func stream(_ request: HTTPRequest, stillAllowed: @escaping @Sendable () -> Bool = { true }) async throws(APIError)
         -> HTTPResponse {
+        guard request.queryValues("since").count <= 1 else {
+            throw .invalidQuery("`since` is given \(request.queryValues("since").count) times; give it once.")
+        }
         let raw = request.headers["Last-Event-ID"] ?? request.queryValue("since") ?? "0"
         let since: Int64
         var announce = ""
@@ -46,9 +49,7 @@ public struct EventsAPI: Sendable {
             since = try await APIError.storeCall(await store.lastEventSequence())
             announce = "id: \(since)\n"
         } else {
-            // Digits only, as docs/API.md says: Int64 would take `+5` too.
-            let text = raw.trimmingSpaces()
-            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let given = Int64(text) else {
+            guard let given = QueryNumber.value(raw.trimmingSpaces()) else {
                 throw .invalidQuery("`since` (or Last-Event-ID) must be an event id or `now`, got `\(TextPolicy.spellingRefused(in: raw))`.")
             }
             // An id past the newest is another store's (wiped, or restored

@@ -84,11 +84,14 @@ import Testing
 
     /// An event id is digits (docs/API.md); `+5` and `-0` are refused, not read as numbers.
     @Test func anEventIdIsDigitsOnly() async throws {
-        for since in ["%2B5", "-0", "5x", "", "0x10"] {
+        for since in ["%2B5", "-0", "5x", "", "0x10", "1&since=2"] {
             let response = await Self.router.handle(APIFixture.request("GET", "/v1/events?since=\(since)"))
             #expect(response.status == 400, "\(since)")
             #expect(APIFixture.errorCode(response) == "invalid_query", "\(since)")
         }
+        // A listing's limit too: `+5` was read as 5.
+        let signed = await Self.router.handle(APIFixture.request("GET", "/v1/alerts?limit=%2B5"))
+        #expect(signed.status == 400)
     }
 
     @Test func openRoutesNeedNoBearerToken() async throws {
