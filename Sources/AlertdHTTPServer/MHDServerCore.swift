@@ -402,9 +402,11 @@ package final class MHDServerCore: Sendable {
     }
 
     /// Registers `stream` if it is within ``maxStreams`` and, for a TCP
-    /// client, ``maxStreamsPerClient``; false when it is not.
+    /// client, ``maxStreamsPerClient`` (an IPv6 client counted by its /64:
+    /// by the address, one host held all the streams from addresses of its own);
+    /// false when it is not.
     private func admit(_ stream: ResponseStream, from connection: OpaquePointer) -> Bool {
-        let client: String? = if case .tcp(let address) = kept(connection).peer { address } else { nil }
+        let client: String? = if case .tcp(let address) = kept(connection).peer { IPAddress.client(address) } else { nil }
         return flight.withLock { f in
             func full() -> Bool {
                 f.streams.count >= maxStreams || client.map { c in f.streamPeers.values.count(where: { $0 == c }) >= maxStreamsPerClient } == true

@@ -37,8 +37,7 @@ public final class FailedTokenThrottle: Sendable {
         guard case .tcp(let text) = request.peer else { return nil }
         guard let address = IPAddress(text) else { return text }
         guard address.scope != .loopback else { return nil }
-        if address.ipv4 != nil { return address.description }
-        return (IPAddress(bytes: Array(address.bytes.prefix(8)) + Array(repeating: 0, count: 8))?.description ?? text) + "/64"
+        return address.client
     }
 
     /// Runs `attempt`, a judgement of the token `key` presented, unless

@@ -9,6 +9,7 @@ import AlertdLogging
 import AlertdPOSIX
 import AlertdServices
 import AlertdStore
+import AlertdHTTP
 
 /// alertd's composition root: the store, presenters, dispatcher,
 /// maintenance, intake and API, built from one configuration and run as

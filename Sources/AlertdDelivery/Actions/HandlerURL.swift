@@ -1,6 +1,7 @@
 import FoundationEssentials
 import AlertdCurl
 import AlertModel
+import AlertdHTTP
 
 /// A handler URL taken apart once, the way the policy checks it and the way
 /// it is sent: ``string`` is rebuilt from exactly the parts that were

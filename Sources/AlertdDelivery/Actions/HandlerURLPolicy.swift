@@ -2,6 +2,7 @@ import FoundationEssentials
 import AlertModel
 import AlertdCurl
 import AlertModel
+import AlertdHTTP
 
 /// Which handler URLs alertd will call. Alert submitters are trusted less
 /// than the operator: a handler URL must not turn alertd into a way to reach

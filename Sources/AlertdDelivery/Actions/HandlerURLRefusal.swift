@@ -1,3 +1,4 @@
+import AlertdHTTP
 /// Why the handler policy will not call a URL, decided from the URL and the
 /// allow list alone, so it can be told at submission as well as at call
 /// time. URLs in it are already without user info.

@@ -1,3 +1,4 @@
+import AlertdHTTP
 extension IPAddress {
     /// The address a URL's host names literally, read the way libcurl reads
     /// it, or nil for a host name. Besides the strict forms this accepts
@@ -10,11 +11,11 @@ extension IPAddress {
         if host.hasPrefix("[") {
             // No zone id (`%25eth0`): parsers disagree on its escaping.
             guard host.hasSuffix("]"), !host.contains("%"), let v6 = IPAddress.parseIPv6(String(host.dropFirst().dropLast())) else { return nil }
-            bytes = v6
+            self.init(bytes: v6)
         } else if let address = IPAddress(host) {
             self = address
         } else if let v4 = IPAddress.parseLooseIPv4(host) {
-            bytes = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] + v4
+            self.init(bytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] + v4)
         } else {
             return nil
         }

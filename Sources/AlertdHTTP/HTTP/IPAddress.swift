@@ -21,6 +21,21 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// What a client at this address is counted as, for limits kept per
+    /// client: an IPv4 address itself, an IPv6 one its /64 (a host is
+    /// commonly given a whole /64, and could open each connection or stream
+    /// from a new address of it).
+    public var client: String {
+        guard ipv4 == nil else { return description }
+        return (IPAddress(bytes: Array(bytes.prefix(8)) + Array(repeating: 0, count: 8))?.description ?? description) + "/64"
+    }
+
+    /// The client a peer's address text is counted as (``client``); the
+    /// text itself when it is not an address.
+    public static func client(_ text: String) -> String {
+        IPAddress(text)?.client ?? text
+    }
+
     /// The IPv4 address inside an IPv4-mapped one.
     public var ipv4: [UInt8]? {
         bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) ? Array(bytes.suffix(4)) : nil

@@ -57,6 +57,18 @@ import Testing
         #expect(IPAddress("1::2::3") == nil)
     }
 
+    /// Limits kept per client count an IPv6 client by its /64, as the
+    /// wrong-token throttle did: per address, one host's /64 held every
+    /// event stream.
+    @Test func anIPv6ClientIsItsSlash64() {
+        #expect(IPAddress.client("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(IPAddress.client("2001:db8:1:2:ffff::9") == IPAddress.client("2001:db8:1:2::1"))
+        #expect(IPAddress.client("2001:db8:1:3::1") != IPAddress.client("2001:db8:1:2::1"))
+        #expect(IPAddress.client("192.0.2.7") == "192.0.2.7")
+        #expect(IPAddress.client("::ffff:192.0.2.7") == "192.0.2.7")
+        #expect(IPAddress.client("not an address") == "not an address")
+    }
+
     @Test func rangesContainTheirAddresses() throws {
         let r = try #require(IPRange("10.0.0.0/8"))
         #expect(r.contains(try #require(IPAddress("10.200.1.1"))))
