@@ -99,6 +99,9 @@ package actor EventTail {
             try? await Task.sleep(for: Self.gap(streams: streams))
         }
         follower = nil
+        // Nothing is kept for no one: the next stream's follower reads afresh.
+        base = nil
+        frames = []
     }
 
     /// The least time between two looks: 50 µs a stream open, up to 25 ms
