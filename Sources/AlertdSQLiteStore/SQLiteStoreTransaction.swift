@@ -27,6 +27,10 @@ struct SQLiteStoreTransaction: StoreTransaction {
     /// transactions (``SilenceScreeningCache``); each silence saved goes
     /// through it.
     private let silences: SilenceScreeningCache?
+    /// Groups this transaction read or wrote, as it left them (nil: none
+    /// with that id): a batch of alerts joining a few groups read and
+    /// decoded each group's row once an alert.
+    private var groupsSeen: [AlertGroupID: AlertGroup?] = [:]
 
     private init(conn: SQLiteConnection, sources: InhibitionSources?, snapshots: GroupSnapshotCache?, silences: SilenceScreeningCache?) {
         self.conn = conn
@@ -260,11 +264,17 @@ struct SQLiteStoreTransaction: StoreTransaction {
     }
 
     mutating func group(_ id: AlertGroupID) throws(SQLiteError) -> AlertGroup? {
+        if let seen = groupsSeen[id] { return seen }
         try flush()
         guard let row = try conn.statement("SELECT \(StoreCoding.groupColumns) FROM alert_groups WHERE id = ?")
-            .query([.text(id.rawValue)], { Self.groupRow($0) }).first else { return nil }
+            .query([.text(id.rawValue)], { Self.groupRow($0) }).first else {
+            groupsSeen[id] = .some(nil)
+            return nil
+        }
         do {
-            return try StoreCoding.group(row)
+            let group = try StoreCoding.group(row)
+            groupsSeen[id] = group
+            return group
         } catch {
             throw .corrupt(error.message, context: "read group \(id)")
         }
@@ -283,6 +293,8 @@ struct SQLiteStoreTransaction: StoreTransaction {
             """).run([.text(g.id.rawValue), .text(g.route), .text(StoreCoding.encodeLabels(g.labels)),
                       .text(StoreCoding.encodeSettings(g.settings)), .integer(StoreCoding.millis(g.createdAt)),
                       .integer(StoreCoding.millis(g.nextDueAt)), .optional(g.notifiedAt.map(StoreCoding.millis))])
+        // Read again as stored (its times to the millisecond), once.
+        groupsSeen[g.id] = nil
     }
 
     mutating func deleteGroup(_ id: AlertGroupID) throws(SQLiteError) {
@@ -291,10 +303,12 @@ struct SQLiteStoreTransaction: StoreTransaction {
             try conn.statement("DELETE FROM \(table) WHERE group_id = ?").run([.text(id.rawValue)])
         }
         try conn.statement("DELETE FROM alert_groups WHERE id = ?").run([.text(id.rawValue)])
+        groupsSeen[id] = .some(nil)
     }
 
     mutating func addMember(_ alert: AlertID, to group: AlertGroupID) throws(SQLiteError) {
-        try flush()
+        // No flush: the member row refers to no held row (no foreign key),
+        // and flushed at each member, a batch's alerts were written one by one.
         try conn.statement("INSERT OR IGNORE INTO group_members (group_id, alert_id) VALUES (?, ?)")
             .run([.text(group.rawValue), .text(alert.rawValue)])
     }
