@@ -128,6 +128,13 @@ public struct EventsAPI: Sendable {
                     from = to
                 }
                 if !frames.isEmpty { lastFrame = .now }
+                if frames.count == EventTail.pageSize, seen != nil {
+                    // Catching up on what the tail keeps, pages come at once, and
+                    // four of them outran the server's 256 KB for an unsent
+                    // stream, which took the client for a slow one and dropped
+                    // it. Paced as reading the store paced them.
+                    try? await Task.sleep(for: Self.catchUpPause)
+                }
                 guard frames.count < EventTail.pageSize, let seen else { continue }
                 await tail.arrived.wait(changedFrom: seen, timeout: keepAlive)
                 // Silence is measured from the last frame sent.
@@ -148,6 +155,9 @@ public struct EventsAPI: Sendable {
 
     /// The most bytes of frames sent as one chunk (one frame may be more).
     static let chunkBytes = 16 * 1024
+    /// The pause after a full page taken from the tail: some 23 MB a second
+    /// of frames for a stream catching up.
+    static let catchUpPause = Duration.milliseconds(5)
 
     package static func frame(_ event: StoredEvent) -> Data {
         var data = event.data

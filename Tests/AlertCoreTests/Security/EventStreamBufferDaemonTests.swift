@@ -117,4 +117,40 @@ import Testing
         #expect(during - before > 8 * 1024, "the streams cost \(during - before) kB: the test did not fill their buffers")
         #expect((after - before) * 4 < during - before, "\(before) kB before, \(during) kB with the streams, \(after) kB after")
     }
+
+    /// A client reading as fast as it can, catching up from the start while
+    /// another stream keeps the newest events in memory, reads to the
+    /// newest: the kept pages came at once, outran the server's bound for
+    /// unsent bytes, and the client was dropped as a slow one.
+    @Test func aClientCatchingUpIntoTheKeptEventsIsNotDropped() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let anchor = try RawSocket(port: d.port)
+        anchor.send("GET /v1/events?since=now HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        _ = await anchor.read { !Self.ids($0).isEmpty }
+        for batch in 0..<3 {
+            let alerts = (0..<1_000).map { ["title": "burst \(batch)-\($0)"] }
+            #expect(try await d.request("POST", "/v1/alerts", json: alerts).status == 202)
+        }
+        try await Task.sleep(for: .seconds(2))
+        let newest = try await newestEventID(d)
+        let files = TemporaryDirectory()
+        for n in 0..<2 {
+            let reader = try ExternalProgram("curl", ["-sN", "--max-time", "5", d.baseURL + "/v1/events?since=0"],
+                                             logPath: files.path + "/read\(n).txt")
+            let exit = await reader.waitForExit(timeout: .seconds(15))
+            // 28: still open when curl gave up waiting, as a stream should be; 18: cut short.
+            #expect(exit == 28, "curl exited \(String(describing: exit))")
+            let ids = Self.framedIDs(reader.log)
+            #expect(ids.last == newest)
+            #expect(ids == Array(1...newest), "\(ids.count) ids of \(newest)")
+        }
+    }
+
+    /// The ids of the frames in an event stream's body as curl wrote it.
+    static func framedIDs(_ body: String) -> [Int] {
+        body.components(separatedBy: "\n\n").compactMap { frame in
+            frame.split(separator: "\n").first { $0.hasPrefix("id: ") }.flatMap { Int($0.dropFirst(4)) }
+        }
+    }
 }
