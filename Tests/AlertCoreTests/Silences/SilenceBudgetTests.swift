@@ -41,13 +41,7 @@ import Testing
             #expect(expected == Self.filedAnew(live.filter { $0.id != replaced && $0.id != new.id } + [new]), "step \(step)")
             #expect(kept.stepsInForce(at: now, saving: new, replacing: replaced) == expected, "step \(step)")
             compared += expected > Silence.maxRegexStepsInForce ? 1 : 0
-            if let replaced, replaced != new.id, var old = current[replaced] {
-                old.endsAt = now
-                current[replaced] = old
-                kept.save(old)
-            }
-            current[new.id] = new
-            kept.save(new)
+            Self.save(new, replacing: replaced, at: now, in: &current, &kept)
         }
         // Past the budget often enough that the filing, not the sum, was compared.
         #expect(compared > 50)
@@ -102,13 +96,7 @@ import Testing
             compared += expected > Silence.maxRegexStepsInForce ? 1 : 0
             // Refused now and then, as a store refuses one past the bound.
             guard step % 7 != 3 else { continue }
-            if let replaced, replaced != new.id, var old = current[replaced] {
-                old.endsAt = now
-                current[replaced] = old
-                kept.save(old)
-            }
-            current[new.id] = new
-            kept.save(new)
+            Self.save(new, replacing: replaced, at: now, in: &current, &kept)
             // An index filed as the budget files finds what one filed anew does.
             guard step % 10 == 0 else { continue }
             let all = Array(current.values)
@@ -121,6 +109,19 @@ import Testing
             }
         }
         #expect(compared > 200)
+    }
+
+    /// Saves `new` as a store does: the silence it replaces under another
+    /// id ends now.
+    static func save(_ new: Silence, replacing replaced: SilenceID?, at now: Date,
+                     in current: inout [SilenceID: Silence], _ kept: inout SilenceBudget) {
+        if let replaced, replaced != new.id, var old = current[replaced] {
+            old.endsAt = now
+            current[replaced] = old
+            kept.save(old)
+        }
+        current[new.id] = new
+        kept.save(new)
     }
 
     /// The budget as first written: every live silence filed anew
