@@ -13,14 +13,12 @@ import AlertdServices
 /// client that saw no event yet resumes from the right place.
 public struct EventsAPI: Sendable {
     package let store: any AlertStore
-    package let changes: ChangeSignal
     package let keepAlive: Duration
     /// The newest events, read once for all the streams that have caught up.
     package let tail: EventTail
 
     public init(store: any AlertStore, changes: ChangeSignal, keepAlive: Duration = .seconds(15)) {
         self.store = store
-        self.changes = changes
         self.keepAlive = keepAlive
         tail = EventTail(store: store, commits: changes)
     }
