@@ -108,14 +108,18 @@ public struct EventsAPI: Sendable {
                     }
                     var chunk = Data(capacity: size)
                     for frame in frames[from..<to] { chunk.append(frame.bytes) }
-                    // The buffer is the backpressure: when a slow client lets it fill,
-                    // wait and offer the same events again rather than drop them.
+                    // The buffer is the backpressure: while the client has the
+                    // server's bound unread it fills, and the same events are offered
+                    // again after a pause (2 ms for a client reading fast, growing to
+                    // 50 ms for one that has stopped) rather than dropped.
+                    var pause = Duration.milliseconds(2)
                     while true {
                         switch continuation.yield(chunk) {
                         case .enqueued: break
                         case .dropped:
-                            try? await Task.sleep(for: .milliseconds(20))
+                            try? await Task.sleep(for: pause)
                             if Task.isCancelled { return }
+                            pause = min(pause * 2, .milliseconds(50))
                             continue
                         case .terminated: return
                         @unknown default: return
@@ -126,13 +130,6 @@ public struct EventsAPI: Sendable {
                     from = to
                 }
                 if !frames.isEmpty { lastFrame = .now }
-                if frames.count == EventTail.pageSize, seen != nil {
-                    // Catching up on what the tail keeps, pages come at once, and
-                    // four of them outran the server's 256 KB for an unsent
-                    // stream, which took the client for a slow one and dropped
-                    // it. Paced as reading the store paced them.
-                    try? await Task.sleep(for: Self.catchUpPause)
-                }
                 guard frames.count < EventTail.pageSize, let seen else { continue }
                 await tail.arrived.wait(changedFrom: seen, timeout: keepAlive)
                 // Silence is measured from the last frame sent.
@@ -153,10 +150,6 @@ public struct EventsAPI: Sendable {
 
     /// The most bytes of frames sent as one chunk (one frame may be more).
     static let chunkBytes = 16 * 1024
-    /// The pause after a full page taken from the tail: some 23 MB a second
-    /// of frames for a stream catching up.
-    static let catchUpPause = Duration.milliseconds(5)
-
     package static func frame(_ event: StoredEvent) -> Data {
         var data = event.data
         data["alert_id"] = event.alertID.rawValue

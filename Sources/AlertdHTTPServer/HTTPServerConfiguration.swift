@@ -50,10 +50,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// past the limit is cut off without an answer.
     public var maxBodyBytes: Int = 4 << 20
     /// Most bytes of a streamed response (Server-Sent Events) held for one
-    /// client that does not read them. A client that falls further behind
-    /// is disconnected rather than buffered for without end; an event
-    /// stream client resumes with `Last-Event-ID`.
+    /// client that has not read them yet: past them the server takes no
+    /// more from the stream until the client reads, so a client far behind
+    /// (catching up) is fed as fast as it reads, and costs no more memory.
     public var maxStreamBufferBytes: Int = 256 * 1024
+    /// How long a streamed response's client may read nothing of a full
+    /// buffer (``maxStreamBufferBytes``) before it is disconnected rather
+    /// than waited for without end; an event stream client resumes with
+    /// `Last-Event-ID`.
+    public var streamStallLimit: Duration = .seconds(5)
     /// Streamed responses (event streams) one TCP client address may hold
     /// open; all clients together may hold half of ``connectionLimit``.
     /// Streams wait for events by design, so no timeout closes them; past

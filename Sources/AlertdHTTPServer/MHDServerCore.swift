@@ -39,6 +39,8 @@ package final class MHDServerCore: Sendable {
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
+    /// How long a stream's client may read nothing of a full buffer before it is dropped.
+    package let streamStallLimit: Duration
     /// Streamed responses open at once, in all and per TCP client address.
     /// A stream is exempt from the idle and request timeouts (it waits for
     /// events by design), so without these a client holding a read token
@@ -65,7 +67,8 @@ package final class MHDServerCore: Sendable {
 
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
-                 maxStreamBufferBytes: Int = 256 * 1024, maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
+                 maxStreamBufferBytes: Int = 256 * 1024, streamStallLimit: Duration = .seconds(5),
+                 maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
                  trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .forBodies()) {
         self.handler = handler
@@ -77,6 +80,7 @@ package final class MHDServerCore: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
+        self.streamStallLimit = streamStallLimit
         self.maxStreams = max(1, maxStreams)
         self.maxStreamsPerClient = max(1, maxStreamsPerClient)
         self.watch = watch
@@ -352,7 +356,7 @@ package final class MHDServerCore: Sendable {
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .stream(let source):
-            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
+            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes, stallLimit: streamStallLimit)
             guard admit(stream, from: connection) else {
                 return queue(errorResponse(context, 503, "too_many_streams",
                                                 "Too many event streams are open, from this address or in all; close one, or retry in a minute."),

@@ -25,8 +25,10 @@ package final class ResponseStream: @unchecked Sendable {
         package var finished = false
         package var suspended = false
         package var closed = false
-        /// The client fell more than `maxBuffered` bytes behind and is being dropped.
+        /// The client took nothing for `stallLimit` with `maxBuffered` bytes waiting, and is being dropped.
         package var dropped = false
+        /// Every byte the client has taken: what tells a slow client from a stalled one.
+        package var taken = 0
         package var producer: Task<Void, Never>?
         /// Every byte the stream has buffered, for the trim after it.
         package var pushed = 0
@@ -38,21 +40,24 @@ package final class ResponseStream: @unchecked Sendable {
 
     private let connection: OpaquePointer
     private let core: MHDServerCore
-    /// Most unsent bytes kept for the client.
+    /// Unsent bytes past which no more are taken from the stream (one chunk may go past it).
     private let maxBuffered: Int
+    /// How long a client may take nothing, with `maxBuffered` bytes waiting, before it is dropped.
+    private let stallLimit: Duration
     private let state = Mutex(State())
 
-    package init(connection: OpaquePointer, core: MHDServerCore, maxBuffered: Int) {
+    package init(connection: OpaquePointer, core: MHDServerCore, maxBuffered: Int, stallLimit: Duration) {
         self.connection = connection
         self.core = core
         self.maxBuffered = maxBuffered
+        self.stallLimit = stallLimit
     }
 
     /// Starts copying `stream` into the buffer.
     package func start(_ stream: AsyncStream<Data>) {
         let producer = Task { [self] in
             for await chunk in stream where !chunk.isEmpty {
-                guard push(chunk) else {
+                guard await waitForRoom(), push(chunk) else {
                     // Leaving the loop alone would leave whoever feeds the stream
                     // feeding it: a `next()` in a cancelled task ends the stream,
                     // which runs its `onTermination` and stops them.
@@ -116,7 +121,11 @@ package final class ResponseStream: @unchecked Sendable {
     package func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         state.withLock { s in
             if s.dropped { return Self.endWithError }
-            if !s.buffer.isEmpty { return s.buffer.read(into: buffer, max: max) }
+            if !s.buffer.isEmpty {
+                let n = s.buffer.read(into: buffer, max: max)
+                s.taken += n
+                return n
+            }
             if s.finished { return Self.endOfStream }
             if s.closed { return Self.endWithError }
             s.suspended = true
@@ -126,19 +135,37 @@ package final class ResponseStream: @unchecked Sendable {
         }
     }
 
+    /// Returns once fewer than `maxBuffered` bytes wait for the client;
+    /// false if the stream ended meanwhile, or the client took none of them
+    /// for `stallLimit` (it is dropped then). Looked at again after a pause
+    /// that starts at a millisecond, so a client reading as fast as it can
+    /// is fed at once, and grows to 50 ms while the client takes nothing,
+    /// so a stalled one costs little until it is dropped.
+    private func waitForRoom() async -> Bool {
+        var taken = -1
+        var since = ContinuousClock.now
+        var pause = Duration.milliseconds(1)
+        while true {
+            let (room, open, nowTaken) = state.withLock { s in
+                (s.buffer.count < maxBuffered, !s.closed && !s.finished && !s.dropped, s.taken)
+            }
+            guard open else { return false }
+            if room { return true }
+            if nowTaken != taken {
+                (taken, since, pause) = (nowTaken, .now, .milliseconds(1))
+            } else if ContinuousClock.now - since >= stallLimit {
+                drop()
+                return false
+            }
+            try? await Task.sleep(for: pause)
+            if Task.isCancelled { return false }
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
     private func push(_ chunk: Data) -> Bool {
         state.withLock { s in
             guard !s.closed, !s.finished, !s.dropped else { return false }
-            let unsent = s.buffer.count
-            // One chunk larger than the bound is still sent to a client that keeps up.
-            if unsent > 0, unsent + chunk.count > maxBuffered {
-                s.dropped = true
-                s.buffer.removeAll()
-                // A suspended reader learns at once; one blocked on a full socket
-                // when the client reads again, or at the connection's idle timeout.
-                wake(&s)
-                return false
-            }
             s.buffer.append(chunk)
             s.pushed += chunk.count
             wake(&s)

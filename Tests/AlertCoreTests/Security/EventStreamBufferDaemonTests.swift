@@ -6,8 +6,9 @@ import Testing
 /// An event-stream client that stops reading used to have every later
 /// event buffered for it without end (20 such clients took alertd from 58
 /// to 203 MB in 30 s). Now each stream holds at most
-/// `maxStreamBufferBytes` unsent; a client further behind is dropped and
-/// resumes with `Last-Event-ID`, missing nothing.
+/// `maxStreamBufferBytes` unsent; a client that reads none of it for
+/// `streamStallLimit` is dropped and resumes with `Last-Event-ID`, missing
+/// nothing. One that reads, however slowly, is fed as it reads.
 @Suite(.serialized) struct EventStreamBufferDaemonTests {
     /// The body of a chunked response, as far as it arrived.
     static func body(_ response: String) -> String {
@@ -73,6 +74,9 @@ import Testing
         let grown = rss(pid) - before
         #expect(grown < 64 * 1024, "RSS grew by \(grown) kB")
 
+        // Five seconds of reading nothing with the buffer full (the stall limit) drop it.
+        try await Task.sleep(for: .seconds(7))
+
         // The stalled client, reading at last: what was sent before it was
         // dropped, then the end of the connection, short of the newest event.
         let (text, closed) = await stalled[0].readToEnd()
@@ -118,10 +122,10 @@ import Testing
         #expect((after - before) * 4 < during - before, "\(before) kB before, \(during) kB with the streams, \(after) kB after")
     }
 
-    /// A client reading as fast as it can, catching up from the start while
-    /// another stream keeps the newest events in memory, reads to the
-    /// newest: the kept pages came at once, outran the server's bound for
-    /// unsent bytes, and the client was dropped as a slow one.
+    /// A client catching up from the start while another stream keeps the
+    /// newest events in memory reads to the newest, as fast as it can or
+    /// slowly: the kept pages came at once, outran the server's bound for
+    /// unsent bytes, and the client was dropped as a stalled one.
     @Test func aClientCatchingUpIntoTheKeptEventsIsNotDropped() async throws {
         let d = try TestDaemon()
         try await d.start()
@@ -135,10 +139,11 @@ import Testing
         try await Task.sleep(for: .seconds(2))
         let newest = try await newestEventID(d)
         let files = TemporaryDirectory()
-        for n in 0..<2 {
-            let reader = try ExternalProgram("curl", ["-sN", "--max-time", "5", d.baseURL + "/v1/events?since=0"],
+        // The last reader takes some 300 KB a second, for a few seconds.
+        for (n, pace) in [[], [], ["--limit-rate", "300k"]].enumerated() {
+            let reader = try ExternalProgram("curl", pace + ["-sN", "--max-time", pace.isEmpty ? "5" : "12", d.baseURL + "/v1/events?since=0"],
                                              logPath: files.path + "/read\(n).txt")
-            let exit = await reader.waitForExit(timeout: .seconds(15))
+            let exit = await reader.waitForExit(timeout: .seconds(20))
             // 28: still open when curl gave up waiting, as a stream should be; 18: cut short.
             #expect(exit == 28, "curl exited \(String(describing: exit))")
             let ids = Self.framedIDs(reader.log)
