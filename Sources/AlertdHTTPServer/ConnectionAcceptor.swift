@@ -122,12 +122,25 @@ final class ConnectionAcceptor: @unchecked Sendable {
                     return
                 }
             }
-            // Refused (the per-client limit, the accept policy while stopping),
-            // libmicrohttpd closes it, before any notice of it: not counted.
+            // Past its client's limit a connection is closed unanswered, as
+            // libmicrohttpd's own limit closed it.
+            let client = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHDServerCore.client(of: $0, length: length) }
+            }
+            if let client, !core.clientConnections.take(client) {
+                _ = close(fd)
+                continue
+            }
+            // Refused (the accept policy while stopping), libmicrohttpd closes
+            // it, before any notice of it: not counted.
             let taken = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, fd, $0, length) }
             }
-            if taken == .YES { handedOver += 1 }
+            if taken == .YES {
+                handedOver += 1
+            } else if let client {
+                core.clientConnections.giveBack(client)
+            }
         }
     }
 }

@@ -108,7 +108,8 @@ public final class HTTPServer: Sendable {
             let core = Unmanaged.passRetained(MHDServerCore(
                 handler: handler, screen: screen, errorAnswer: errorAnswer, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
                 maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes), streamStallLimit: configuration.streamStallLimit,
-                maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient, watch: watch,
+                maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient,
+                perClientConnectionLimit: configuration.perClientConnectionLimit, watch: watch,
                 trimmer: configuration.trimmer, answerBudget: configuration.answerBudget, bodyBudget: configuration.bodyBudget))
             // libmicrohttpd gets no listener (ConnectionAcceptor says why): it
             // is handed each connection, through its inter-thread channel.
@@ -124,7 +125,6 @@ public final class HTTPServer: Sendable {
                 UInt32(clamping: max(1, configuration.threadPoolSize)),
                 // Room for every connection in each worker: the acceptor keeps the limit (it says why).
                 UInt32(clamping: connectionLimit * max(1, configuration.threadPoolSize)),
-                UInt32(clamping: max(0, configuration.perClientConnectionLimit)),
                 UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds)),
                 max(4096, configuration.connectionMemoryLimit))
             guard let daemon else {

@@ -22,9 +22,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var threadPoolSize: Int = 2
     /// Connections beyond this are refused at accept time.
     public var connectionLimit: Int = 1024
-    /// Connections from one TCP client address beyond this are closed at
-    /// accept time, so one client cannot take all of ``connectionLimit``
-    /// and lock everyone else out. Unix-socket peers have no address and
+    /// Connections from one TCP client beyond this are closed at accept
+    /// time, so one client cannot take all of ``connectionLimit`` and lock
+    /// everyone else out. An IPv6 client is counted by its /64, as a host
+    /// has a whole /64 of addresses. Unix-socket peers have no address and
     /// are not counted. 0 turns the limit off.
     public var perClientConnectionLimit: Int = 128
     /// A connection that sends or takes nothing for this long is closed

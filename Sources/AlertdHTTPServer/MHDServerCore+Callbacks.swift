@@ -79,11 +79,12 @@ extension MHDServerCore {
             core.watch.opened(connection, fd: alertd_mhd_connection_fd(connection))
         case .CONNECTION_NOTIFY_CLOSED:
             core.watch.closed(connection)
-            core.connectionsClosed.add(1, ordering: .releasing)
-            if let socketContext, let addresses = socketContext.pointee {
+            if let socketContext, let opaque = socketContext.pointee {
                 socketContext.pointee = nil
-                Unmanaged<ConnectionAddresses>.fromOpaque(addresses).release()
+                let addresses = Unmanaged<ConnectionAddresses>.fromOpaque(opaque).takeRetainedValue()
+                if let client = addresses.client { core.clientConnections.giveBack(client) }
             }
+            core.connectionsClosed.add(1, ordering: .releasing)
         default: break
         }
     }

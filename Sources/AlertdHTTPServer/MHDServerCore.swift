@@ -31,6 +31,8 @@ package final class MHDServerCore: Sendable {
     /// Connections libmicrohttpd has closed since the start, for the
     /// ``ConnectionAcceptor``'s count of those it handed over.
     package let connectionsClosed = Atomic<Int>(0)
+    /// Open TCP connections per client, for the acceptor's per-client limit.
+    let clientConnections: ClientConnections
     package let trimmer: HeapTrimmer
     package let answerBudget: MemoryBudget
     package let bodyBudget: MemoryBudget
@@ -68,7 +70,7 @@ package final class MHDServerCore: Sendable {
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
                  maxStreamBufferBytes: Int = 256 * 1024, streamStallLimit: Duration = .seconds(5),
-                 maxStreams: Int = 512, maxStreamsPerClient: Int = 16,
+                 maxStreams: Int = 512, maxStreamsPerClient: Int = 16, perClientConnectionLimit: Int = 128,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
                  trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .forBodies()) {
         self.handler = handler
@@ -83,6 +85,7 @@ package final class MHDServerCore: Sendable {
         self.streamStallLimit = streamStallLimit
         self.maxStreams = max(1, maxStreams)
         self.maxStreamsPerClient = max(1, maxStreamsPerClient)
+        clientConnections = ClientConnections(limit: perClientConnectionLimit)
         self.watch = watch
     }
 
@@ -285,6 +288,15 @@ package final class MHDServerCore: Sendable {
         }
         guard let host else { return nil }
         return host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host
+    }
+
+    /// What the per-client connection limit counts a just accepted peer
+    /// as, the same as its ``ConnectionAddresses/client`` once it opens;
+    /// nil for a Unix-socket peer.
+    static func client(of address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
+        let family = Int32(address.pointee.sa_family)
+        guard family == AF_INET || family == AF_INET6, let host = numericHost(address, length: length) else { return nil }
+        return IPAddress.client(host)
     }
 
     private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {

@@ -20,7 +20,8 @@ int alertd_accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 typedef void *(*alertd_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
 /// Starts a daemon without a listening socket (connections come through
-/// `MHD_add_connection`) with the options alertd uses.
+/// `MHD_add_connection`) with the options alertd uses. No per-address
+/// connection limit: alertd's acceptor keeps a per-client one.
 static inline struct MHD_Daemon *alertd_mhd_start(
     unsigned int flags,
     MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
@@ -29,7 +30,6 @@ static inline struct MHD_Daemon *alertd_mhd_start(
     alertd_mhd_uri_log_callback uri_log, void *uri_log_cls,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, unsigned int connection_limit,
-    unsigned int per_ip_connection_limit,
     unsigned int connection_timeout_seconds, size_t connection_memory_limit)
 {
     return MHD_start_daemon(flags, 0, accept_policy, accept_policy_cls, handler, handler_cls,
@@ -38,7 +38,6 @@ static inline struct MHD_Daemon *alertd_mhd_start(
                             MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_END);

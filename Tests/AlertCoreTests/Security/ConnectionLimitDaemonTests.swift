@@ -263,4 +263,75 @@ import Glibc
         #expect(ContinuousClock.now - start < .seconds(4))
         await server.stop()
     }
+
+    /// An IPv6 host has a /64 of addresses: counted by address (as
+    /// libmicrohttpd counts), one host held `perClientConnectionLimit`
+    /// connections from each of them, and so every connection there is. In
+    /// a network namespace of its own, alertd listens on fd00::1; 128
+    /// clients from as many addresses of fd00::/64 are answered, a 129th
+    /// from another address of it is closed unanswered, a client of
+    /// fd01::/64 is answered, and closed connections give their room back.
+    @Test(.enabled(if: Self.canMakeNetworkNamespace, "no network namespace (needs root, util-linux's unshare and iproute2)"))
+    func anIPv6ClientIsCountedByItsSlash64() async throws {
+        let dir = TemporaryDirectory()
+        try Data(Self.slash64Clients.utf8).write(to: URL(fileURLWithPath: dir.path + "/clients.py"))
+        let result = try await TestBinaries.run(
+            "/usr/bin/unshare", ["-n", "python3", dir.path + "/clients.py", try TestBinaries.path(of: "alertd"), dir.path + "/state"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+                                  "\(result.stdout) \(result.stderr)")
+        #expect(report["held"] as? Int == 128)
+        #expect(report["past_limit"] as? String == "closed")
+        #expect(report["other_client"] as? String == "200")
+        #expect(report["after_closing"] as? String == "200")
+    }
+
+    /// Whether `unshare -n` and `ip` work here.
+    static let canMakeNetworkNamespace: Bool = {
+        let result = StorageFaults.run(["unshare", "-n", "ip", "link", "set", "lo", "up"])
+        return result.status == 0
+    }()
+
+    /// Runs inside the namespace: alertd (argument 1, its state in argument
+    /// 2), the clients, then one line of JSON with what they got.
+    static let slash64Clients = #"""
+# Runs inside a fresh network namespace (unshare -n): one alertd on
+# [fd00::1], clients from many addresses of fd00::/64 and one of fd01::/64.
+import json, os, socket, subprocess, sys, time
+alertd, state = sys.argv[1], sys.argv[2]
+def ip(*a): subprocess.run(["ip", *a], check=True)
+ip("link", "set", "lo", "up")
+batch = "".join(f"addr add fd00::{i:x}/64 dev lo nodad\n" for i in range(1, 136)) + "addr add fd01::1/64 dev lo nodad\n"
+subprocess.run(["ip", "-6", "-batch", "-"], input=batch.encode(), check=True)
+os.makedirs(state, exist_ok=True)
+open(f"{state}/c.json", "w").write(json.dumps({"presenters": {}, "default_route": {"presenters": []}}))
+port = 9190
+p = subprocess.Popen([alertd, "--config", f"{state}/c.json", "--state-dir", f"{state}/st", "--listen", f"[fd00::1]:{port}"],
+                     stdout=open(f"{state}/log", "w"), stderr=subprocess.STDOUT)
+def conn(source):
+    s = socket.socket(socket.AF_INET6); s.settimeout(5); s.bind((source, 0)); s.connect(("fd00::1", port)); return s
+def health(s):
+    try:
+        s.sendall(f"GET /v1/health HTTP/1.1\r\nHost: [fd00::1]:{port}\r\n\r\n".encode())
+        data = s.recv(4096)
+        return data.split(b" ")[1].decode() if data else "closed"
+    except OSError as e:
+        return type(e).__name__
+out = {}
+try:
+    for _ in range(200):
+        try:
+            if health(conn("fd01::1")) == "200": break
+        except OSError: pass
+        time.sleep(0.05)
+    held = [conn(f"fd00::{i:x}") for i in range(2, 130)]       # 128, one address each
+    out["held"] = [health(s) for s in held].count("200")
+    out["past_limit"] = health(conn("fd00::82"))                 # the 129th from the /64
+    out["other_client"] = health(conn("fd01::1"))
+    for s in held[:8]: s.close()
+    time.sleep(0.5)
+    out["after_closing"] = health(conn("fd00::83"))
+finally:
+    p.terminate(); p.wait()
+print(json.dumps(out))
+"""#
 }
