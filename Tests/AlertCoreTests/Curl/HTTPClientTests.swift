@@ -218,8 +218,36 @@ import Testing
         let response = "HTTP/1.1 100 Continue\r\nX-Interim: gone\r\n\r\n"
             + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Spaced: \t padded  value \t\r\nX-Empty:\r\n"
             + "X-Folded: first\r\n \t second part\r\nX-Wide:\u{A0}nbsp\u{3000}\r\nConnection: close\r\n\r\nok"
+        Self.answerOnce(on: listener, with: Array(response.utf8))
+        let r = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/"))
+        #expect(r.status == 200)
+        #expect(r.body == Data("ok".utf8))
+        #expect(r.headers["x-spaced"] == "padded  value")
+        #expect(r.headers["x-empty"] == "")
+        #expect(r.headers["x-folded"] == "first second part")
+        #expect(r.headers["x-wide"] == "nbsp")
+        #expect(r.headers["x-interim"] == nil)
+    }
+
+    /// libcurl 7.88 calls a header line past 100 KB "Out of memory", which
+    /// read in a delivery's last error as alertd's own memory running out.
+    @Test func anOversizedHeaderLineIsCalledThat() async throws {
+        let listener = try SilentListener()
+        Self.answerOnce(on: listener, with: Array(("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 200_000)
+            + "\r\nContent-Length: 0\r\n\r\n").utf8))
+        do {
+            _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/"))
+            Issue.record("the answer was taken")
+        } catch {
+            #expect(error.description.contains("a header line too long to read"), "\(error)")
+            #expect(!error.description.contains("memory"), "\(error)")
+        }
+    }
+
+    /// Answers one request on `listener` with `response`, on a thread of its own.
+    static func answerOnce(on listener: SilentListener, with response: [UInt8]) {
         let fd = listener.fd
-        let served = Thread {
+        Thread {
             let connection = accept(fd, nil, nil)
             guard connection >= 0 else { return }
             defer { close(connection) }
@@ -230,18 +258,8 @@ import Testing
                 guard n > 0 else { return }
                 request += buffer[..<n]
             }
-            let bytes = Array(response.utf8)
-            _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-        }
-        served.start()
-        let r = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/"))
-        #expect(r.status == 200)
-        #expect(r.body == Data("ok".utf8))
-        #expect(r.headers["x-spaced"] == "padded  value")
-        #expect(r.headers["x-empty"] == "")
-        #expect(r.headers["x-folded"] == "first second part")
-        #expect(r.headers["x-wide"] == "nbsp")
-        #expect(r.headers["x-interim"] == nil)
+            _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        }.start()
     }
 
     @Test func doesNotFollowRedirects() async throws {
