@@ -62,7 +62,10 @@ public struct EventsAPI: Sendable {
         // The first page is read before answering, so a store that is down
         // gets a 503 rather than a 200 stream that ends at once.
         let firstPage = try await APIError.storeCall(await store.events(after: since, limit: EventTail.pageSize))
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(16))
+        // Eight chunks of up to 16 KB wait here while the server holds its
+        // 128 KB for a client: 256 KB a stream at most, for a client that
+        // reads nothing until it is dropped.
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(8))
         let producer = Task {
             await tail.open()
             defer { Task { await tail.close() } }

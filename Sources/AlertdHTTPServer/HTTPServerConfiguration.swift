@@ -53,8 +53,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Most bytes of a streamed response (Server-Sent Events) held for one
     /// client that has not read them yet: past them the server takes no
     /// more from the stream until the client reads, so a client far behind
-    /// (catching up) is fed as fast as it reads, and costs no more memory.
-    public var maxStreamBufferBytes: Int = 256 * 1024
+    /// (catching up) is fed as fast as it reads, and costs no more memory
+    /// than this and what the stream itself buffers.
+    public var maxStreamBufferBytes: Int = 128 * 1024
     /// How long a streamed response's client may read nothing of a full
     /// buffer (``maxStreamBufferBytes``) before it is disconnected rather
     /// than waited for without end; an event stream client resumes with

@@ -69,7 +69,7 @@ package final class MHDServerCore: Sendable {
 
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
-                 maxStreamBufferBytes: Int = 256 * 1024, streamStallLimit: Duration = .seconds(5),
+                 maxStreamBufferBytes: Int = 128 * 1024, streamStallLimit: Duration = .seconds(5),
                  maxStreams: Int = 512, maxStreamsPerClient: Int = 16, perClientConnectionLimit: Int = 128,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
                  trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .forBodies()) {
@@ -376,7 +376,7 @@ package final class MHDServerCore: Sendable {
             }
             // The kernel's send buffer grows to megabytes for a client that does not
             // read; a stream's own buffer is its bound, so keep the kernel's small.
-            var sendBuffer = Int32(clamping: maxStreamBufferBytes / 4)
+            var sendBuffer = Int32(clamping: maxStreamBufferBytes / 2)
             _ = setsockopt(alertd_mhd_connection_fd(connection), SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
             let cls = Unmanaged.passRetained(stream).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in

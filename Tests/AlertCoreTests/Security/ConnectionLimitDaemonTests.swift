@@ -310,10 +310,14 @@ p = subprocess.Popen([alertd, "--config", f"{state}/c.json", "--state-dir", f"{s
 def conn(source):
     s = socket.socket(socket.AF_INET6); s.settimeout(5); s.bind((source, 0)); s.connect(("fd00::1", port)); return s
 def health(s):
+    # A connection closed as it was accepted reads as closed, or as reset
+    # when the request was already on its way.
     try:
         s.sendall(f"GET /v1/health HTTP/1.1\r\nHost: [fd00::1]:{port}\r\n\r\n".encode())
         data = s.recv(4096)
         return data.split(b" ")[1].decode() if data else "closed"
+    except (ConnectionResetError, BrokenPipeError):
+        return "closed"
     except OSError as e:
         return type(e).__name__
 out = {}
