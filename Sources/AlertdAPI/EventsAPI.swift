@@ -62,10 +62,11 @@ public struct EventsAPI: Sendable {
         // The first page is read before answering, so a store that is down
         // gets a 503 rather than a 200 stream that ends at once.
         let firstPage = try await APIError.storeCall(await store.events(after: since, limit: EventTail.pageSize))
-        // Eight chunks of up to 16 KB wait here while the server holds its
-        // 128 KB for a client: 256 KB a stream at most, for a client that
-        // reads nothing until it is dropped.
-        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(8))
+        // Six chunks of up to 16 KB wait here while the server holds its
+        // 128 KB (and one chunk past it) for a client, and one more is
+        // offered again: 256 KB a stream at most, for a client that reads
+        // nothing until its connection's idle timeout ends it.
+        let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(6))
         let producer = Task {
             await tail.open()
             defer { Task { await tail.close() } }
@@ -114,7 +115,7 @@ public struct EventsAPI: Sendable {
                     // The buffer is the backpressure: while the client has the
                     // server's bound unread it fills, and the same events are offered
                     // again after a pause (2 ms for a client reading fast, growing to
-                    // 50 ms for one that has stopped) rather than dropped.
+                    // 100 ms for one that has stopped) rather than dropped.
                     var pause = Duration.milliseconds(2)
                     while true {
                         switch continuation.yield(chunk) {
@@ -122,7 +123,7 @@ public struct EventsAPI: Sendable {
                         case .dropped:
                             try? await Task.sleep(for: pause)
                             if Task.isCancelled { return }
-                            pause = min(pause * 2, .milliseconds(50))
+                            pause = min(pause * 2, .milliseconds(100))
                             continue
                         case .terminated: return
                         @unknown default: return

@@ -322,11 +322,10 @@ package final class CurlTransfer: @unchecked Sendable {
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
              CURLE_WEIRD_SERVER_REPLY:
             return .failure(.connectionLost(url: url, reason: detail.isEmpty ? curl.message : detail))
-        case CURLE_OUT_OF_MEMORY where status > 0:
+        case _ where status > 0 && (code == CURLE_OUT_OF_MEMORY || code.rawValue == Self.curleTooLarge):
             // libcurl 7.88's word for a header line past its 100 KB, once the
-            // status line is read: taken for alertd's own memory running out.
-            return .failure(.other(url: url, curl: CurlError(code, detail:
-                "the answer (status \(status)) had a header line too long to read; libcurl takes up to 100 KB a line")))
+            // status line is read, is "Out of memory": it read as alertd's own.
+            return .failure(.headerTooLarge(url: url, status: status))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
              CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_SSL_SHUTDOWN_FAILED:
@@ -335,6 +334,9 @@ package final class CurlTransfer: @unchecked Sendable {
             return .failure(.other(url: url, curl: curl))
         }
     }
+
+    /// `CURLE_TOO_LARGE`, libcurl 8.6's code for a header line past its limit (not in 7.88's headers).
+    private static let curleTooLarge: UInt32 = 100
 
     /// `ip:port` when libcurl got that far, else what the URL names.
     private func peerAddress() -> String {

@@ -22,6 +22,9 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case badURL(url: String, reason: String)
     /// The body passed `maxResponseBytes` (with `.fail`).
     case responseTooLarge(url: String, limit: Int)
+    /// The answer's head, after its status line, had a header line longer
+    /// than libcurl reads (100 KB).
+    case headerTooLarge(url: String, status: Int)
     /// TLS could not be established (handshake, certificate).
     case tls(url: String, reason: String)
     /// The request's connect policy refused the address connected to.
@@ -41,7 +44,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     public var url: String {
         switch self {
         case .couldNotConnect(let u, _, _), .timedOut(let u, _, _), .connectionLost(let u, _), .dnsFailure(let u, _),
-             .badURL(let u, _), .responseTooLarge(let u, _), .tls(let u, _), .refusedByPolicy(let u, _),
+             .badURL(let u, _), .responseTooLarge(let u, _), .headerTooLarge(let u, _), .tls(let u, _), .refusedByPolicy(let u, _),
              .invalidRequest(let u, _), .cancelled(let u), .other(let u, _):
             u
         }
@@ -82,6 +85,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .dnsFailure: "dns_failure"
         case .badURL: "bad_url"
         case .responseTooLarge: "response_too_large"
+        case .headerTooLarge: "response_header_too_large"
         case .tls: "tls_error"
         case .refusedByPolicy: "refused_by_policy"
         case .invalidRequest: "invalid_request"
@@ -100,6 +104,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .dnsFailure(_, let host): "cannot resolve host \(host)"
         case .badURL(let url, let reason): "bad URL \(url): \(reason)"
         case .responseTooLarge(let url, let limit): "response from \(url) larger than \(limit) bytes"
+        case .headerTooLarge(let url, let status): "response from \(url) (status \(status)) with a header line too long to read"
         case .tls(let url, let reason): "TLS error with \(url): \(reason)"
         case .refusedByPolicy(let url, let reason): "connection to \(url) refused by policy: \(reason)"
         case .invalidRequest(let url, let reason): "invalid request to \(url): \(reason)"
@@ -125,6 +130,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
             "Cannot use the URL \(url): \(reason). Give an absolute http:// or https:// URL."
         case .responseTooLarge(let url, let limit):
             "The response from \(url) is larger than the \(limit)-byte limit. Raise the limit or request less data."
+        case .headerTooLarge(let url, let status):
+            "The response from \(url) (status \(status)) has a header line longer than the 100 KB libcurl reads: a fault of the server's; check what it sends."
         case .tls(let url, let reason):
             "TLS with \(url) failed: \(reason). Check the server's certificate and the system's CA bundle."
         case .refusedByPolicy(let url, let reason):

@@ -1,42 +1,45 @@
-import AlertdHTTP
 import Synchronization
 
-/// Open TCP connections per client, an IPv6 client counted by its /64 as
-/// ``IPAddress/client`` counts one, within a limit. libmicrohttpd's own
-/// limit counts each address apart, so a host with a /64 of its own, as
-/// any IPv6 host has, could take every connection the server allows.
+/// Open TCP connections per client, within a limit per address and a larger
+/// one per IPv6 /64 (``ClientKeys``). libmicrohttpd's own limit counted
+/// each address apart, so one host with a /64 could take every connection
+/// the server allows.
 final class ClientConnections: Sendable {
-    /// Most connections one client may hold open; 0 for no limit.
-    private let limit: Int
+    /// Most connections one address may hold open; 0 for no limit.
+    private let perAddress: Int
+    /// Most connections the addresses of one /64 may hold open together.
+    private let perNetwork: Int
+    /// Open connections by address and by /64 (the keys cannot clash: a /64's ends in `/64`).
     private let open = Mutex<[String: Int]>([:])
 
-    init(limit: Int) {
-        self.limit = max(0, limit)
+    init(perAddress: Int, perNetwork: Int) {
+        self.perAddress = max(0, perAddress)
+        self.perNetwork = max(self.perAddress, perNetwork)
     }
 
-    /// Counts a connection from `client`; false, and not counted, when the
-    /// client holds the limit already.
-    func take(_ client: String) -> Bool {
-        guard limit > 0 else { return true }
+    /// Counts a connection from `client`; false, and not counted, when its
+    /// address or its /64 holds its limit already.
+    func take(_ client: ClientKeys) -> Bool {
+        guard perAddress > 0 else { return true }
         return open.withLock { open in
-            let held = open[client, default: 0]
-            guard held < limit else { return false }
-            open[client] = held + 1
+            guard open[client.address, default: 0] < perAddress else { return false }
+            if let network = client.network {
+                guard open[network, default: 0] < perNetwork else { return false }
+                open[network, default: 0] += 1
+            }
+            open[client.address, default: 0] += 1
             return true
         }
     }
 
     /// Counts a connection ``take(_:)`` counted as closed.
-    func giveBack(_ client: String) {
-        guard limit > 0 else { return }
+    func giveBack(_ client: ClientKeys) {
+        guard perAddress > 0 else { return }
         open.withLock { open in
-            guard let held = open[client] else { return }
-            open[client] = held > 1 ? held - 1 : nil
+            for key in [client.address, client.network].compactMap({ $0 }) {
+                guard let held = open[key] else { continue }
+                open[key] = held > 1 ? held - 1 : nil
+            }
         }
-    }
-
-    /// How many connections `client` holds open.
-    func held(by client: String) -> Int {
-        open.withLock { $0[client, default: 0] }
     }
 }

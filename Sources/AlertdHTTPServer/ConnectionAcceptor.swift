@@ -123,7 +123,10 @@ final class ConnectionAcceptor: @unchecked Sendable {
                 }
             }
             // Past its client's limit a connection is closed unanswered, as
-            // libmicrohttpd's own limit closed it.
+            // libmicrohttpd's own limit closed it. Given back when
+            // libmicrohttpd reports it closed; one it took but failed to set
+            // up (out of memory) it reports neither opened nor closed, and
+            // its slot, like its place in `handedOver`, stays taken.
             let client = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHDServerCore.client(of: $0, length: length) }
             }

@@ -7,12 +7,12 @@ import AlertdHTTP
 final class ConnectionAddresses: Sendable {
     let peer: HTTPRequest.Peer
     let local: String?
-    /// What the per-client connection limit counts the peer as (TCP only; ``ClientConnections``).
-    let client: String?
+    /// What the per-client limits count the peer as (TCP only).
+    let client: ClientKeys?
 
     init(peer: HTTPRequest.Peer, local: String?) {
         self.peer = peer
         self.local = local
-        client = if case .tcp(let address) = peer, !address.isEmpty { IPAddress.client(address) } else { nil }
+        client = if case .tcp(let address) = peer { ClientKeys(peer: address) } else { nil }
     }
 }

@@ -107,9 +107,9 @@ public final class HTTPServer: Sendable {
                 loadThreshold: connectionLimit - connectionLimit / 4)
             let core = Unmanaged.passRetained(MHDServerCore(
                 handler: handler, screen: screen, errorAnswer: errorAnswer, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
-                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes), streamStallLimit: configuration.streamStallLimit,
+                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient,
-                perClientConnectionLimit: configuration.perClientConnectionLimit, watch: watch,
+                perClientConnectionLimit: configuration.perClientConnectionLimit, connectionLimit: connectionLimit, watch: watch,
                 trimmer: configuration.trimmer, answerBudget: configuration.answerBudget, bodyBudget: configuration.bodyBudget))
             // libmicrohttpd gets no listener (ConnectionAcceptor says why): it
             // is handed each connection, through its inter-thread channel.

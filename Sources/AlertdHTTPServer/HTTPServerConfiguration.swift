@@ -22,11 +22,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var threadPoolSize: Int = 2
     /// Connections beyond this are refused at accept time.
     public var connectionLimit: Int = 1024
-    /// Connections from one TCP client beyond this are closed at accept
-    /// time, so one client cannot take all of ``connectionLimit`` and lock
-    /// everyone else out. An IPv6 client is counted by its /64, as a host
-    /// has a whole /64 of addresses. Unix-socket peers have no address and
-    /// are not counted. 0 turns the limit off.
+    /// Connections from one TCP client address beyond this are closed at
+    /// accept time, so one client cannot take all of ``connectionLimit`` and
+    /// lock everyone else out; the addresses of one IPv6 /64 together may
+    /// hold half of ``connectionLimit``, as a host may have a whole /64 of
+    /// addresses. Unix-socket peers have no address and are not counted. 0
+    /// turns the limit off.
     public var perClientConnectionLimit: Int = 128
     /// A connection that sends or takes nothing for this long is closed
     /// (whole seconds; at least 1 s): one that never completes its request,
@@ -52,17 +53,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 4 << 20
     /// Most bytes of a streamed response (Server-Sent Events) held for one
     /// client that has not read them yet: past them the server takes no
-    /// more from the stream until the client reads, so a client far behind
-    /// (catching up) is fed as fast as it reads, and costs no more memory
-    /// than this and what the stream itself buffers.
+    /// more from the stream until the client has read half, so a client far
+    /// behind (catching up) is fed as fast as it reads, and costs no more
+    /// memory than this and what the stream itself buffers. A client that
+    /// reads nothing is closed at ``connectionTimeout``.
     public var maxStreamBufferBytes: Int = 128 * 1024
-    /// How long a streamed response's client may read nothing of a full
-    /// buffer (``maxStreamBufferBytes``) before it is disconnected rather
-    /// than waited for without end; an event stream client resumes with
-    /// `Last-Event-ID`.
-    public var streamStallLimit: Duration = .seconds(5)
     /// Streamed responses (event streams) one TCP client address may hold
-    /// open; all clients together may hold half of ``connectionLimit``.
+    /// open (the addresses of one IPv6 /64 together, half of those in all);
+    /// all clients together may hold half of ``connectionLimit``.
     /// Streams wait for events by design, so no timeout closes them; past
     /// these, a new stream is answered 503 `too_many_streams`, and the other
     /// half of the slots stays for everything else.

@@ -16,8 +16,8 @@ package final class MHDServerCore: Sendable {
     private struct Flight {
         package var requests: [ObjectIdentifier: RequestContext] = [:]
         package var streams: [ObjectIdentifier: ResponseStream] = [:]
-        /// The TCP client address of each stream in `streams` (none for a Unix peer).
-        package var streamPeers: [ObjectIdentifier: String] = [:]
+        /// The TCP client of each stream in `streams` (none for a Unix peer).
+        package var streamPeers: [ObjectIdentifier: ClientKeys] = [:]
         /// Requests whose body is still coming: a stop waits for them as
         /// for those being handled (it closed them unanswered at once).
         package var receiving: Set<ObjectIdentifier> = []
@@ -41,9 +41,7 @@ package final class MHDServerCore: Sendable {
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
-    /// How long a stream's client may read nothing of a full buffer before it is dropped.
-    package let streamStallLimit: Duration
-    /// Streamed responses open at once, in all and per TCP client address.
+    /// Streamed responses open at once, in all and per TCP client (``admit(_:from:)``).
     /// A stream is exempt from the idle and request timeouts (it waits for
     /// events by design), so without these a client holding a read token
     /// could fill every connection slot with streams it never reads.
@@ -69,8 +67,8 @@ package final class MHDServerCore: Sendable {
 
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
-                 maxStreamBufferBytes: Int = 128 * 1024, streamStallLimit: Duration = .seconds(5),
-                 maxStreams: Int = 512, maxStreamsPerClient: Int = 16, perClientConnectionLimit: Int = 128,
+                 maxStreamBufferBytes: Int = 128 * 1024,
+                 maxStreams: Int = 512, maxStreamsPerClient: Int = 16, perClientConnectionLimit: Int = 128, connectionLimit: Int = 1024,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
                  trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .forBodies()) {
         self.handler = handler
@@ -82,10 +80,9 @@ package final class MHDServerCore: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
-        self.streamStallLimit = streamStallLimit
         self.maxStreams = max(1, maxStreams)
         self.maxStreamsPerClient = max(1, maxStreamsPerClient)
-        clientConnections = ClientConnections(limit: perClientConnectionLimit)
+        clientConnections = ClientConnections(perAddress: perClientConnectionLimit, perNetwork: connectionLimit / 2)
         self.watch = watch
     }
 
@@ -290,13 +287,13 @@ package final class MHDServerCore: Sendable {
         return host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host
     }
 
-    /// What the per-client connection limit counts a just accepted peer
-    /// as, the same as its ``ConnectionAddresses/client`` once it opens;
-    /// nil for a Unix-socket peer.
-    static func client(of address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
+    /// What the per-client limits count a just accepted peer as, the same
+    /// as its ``ConnectionAddresses/client`` once it opens; nil for a
+    /// Unix-socket peer.
+    static func client(of address: UnsafePointer<sockaddr>, length: socklen_t) -> ClientKeys? {
         let family = Int32(address.pointee.sa_family)
         guard family == AF_INET || family == AF_INET6, let host = numericHost(address, length: length) else { return nil }
-        return IPAddress.client(host)
+        return ClientKeys(peer: host)
     }
 
     private static func numericHost(_ address: UnsafePointer<sockaddr>, length: socklen_t) -> String? {
@@ -368,7 +365,7 @@ package final class MHDServerCore: Sendable {
                 MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .stream(let source):
-            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes, stallLimit: streamStallLimit)
+            let stream = ResponseStream(connection: connection, core: self, maxBuffered: maxStreamBufferBytes)
             guard admit(stream, from: connection) else {
                 return queue(errorResponse(context, 503, "too_many_streams",
                                                 "Too many event streams are open, from this address or in all; close one, or retry in a minute."),
@@ -418,14 +415,19 @@ package final class MHDServerCore: Sendable {
     }
 
     /// Registers `stream` if it is within ``maxStreams`` and, for a TCP
-    /// client, ``maxStreamsPerClient`` (an IPv6 client counted by its /64:
-    /// by the address, one host held all the streams from addresses of its own);
-    /// false when it is not.
+    /// client, ``maxStreamsPerClient`` for its address and half of
+    /// ``maxStreams`` for an IPv6 address's /64 (by the address alone, one
+    /// host held all the streams from addresses of its own); false when it
+    /// is not.
     private func admit(_ stream: ResponseStream, from connection: OpaquePointer) -> Bool {
-        let client: String? = if case .tcp(let address) = kept(connection).peer { IPAddress.client(address) } else { nil }
+        let client = kept(connection).client
         return flight.withLock { f in
+            func clientFull(_ c: ClientKeys) -> Bool {
+                f.streamPeers.values.count(where: { $0.address == c.address }) >= maxStreamsPerClient
+                    || c.network.map { n in f.streamPeers.values.count(where: { $0.network == n }) >= max(maxStreamsPerClient, maxStreams / 2) } == true
+            }
             func full() -> Bool {
-                f.streams.count >= maxStreams || client.map { c in f.streamPeers.values.count(where: { $0 == c }) >= maxStreamsPerClient } == true
+                f.streams.count >= maxStreams || client.map(clientFull) == true
             }
             if full() {
                 // Streams whose clients left while they waited for events still
@@ -439,7 +441,7 @@ package final class MHDServerCore: Sendable {
             }
             guard f.streams.count < maxStreams else { return false }
             if let client {
-                guard f.streamPeers.values.count(where: { $0 == client }) < maxStreamsPerClient else { return false }
+                guard !clientFull(client) else { return false }
                 f.streamPeers[ObjectIdentifier(stream)] = client
             }
             f.streams[ObjectIdentifier(stream)] = stream

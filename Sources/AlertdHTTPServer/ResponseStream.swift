@@ -10,11 +10,14 @@ import Glibc
 /// Feeds a streaming response body to libmicrohttpd's content-reader callback.
 /// A task copies chunks from the `AsyncStream` into a buffer; when the buffer
 /// is empty the reader suspends the connection instead of blocking a worker
-/// thread, and the next chunk resumes it. The buffer is bounded: a client
-/// that lets more than `maxBuffered` bytes pile up is dropped (its
-/// connection ends without the final chunk), so a client that never reads
-/// costs a bounded amount of memory; an event-stream client reconnects with
-/// `Last-Event-ID` and misses nothing.
+/// thread, and the next chunk resumes it. The buffer is bounded: with
+/// `maxBuffered` bytes unsent the task takes no more from the stream, whose
+/// own buffering policy then holds its producer back, until the client has
+/// read half of them. So a client far behind (catching up on a long history)
+/// is fed as fast as it reads, however slowly, and one that never reads
+/// costs a bounded amount of memory until libmicrohttpd's idle timeout ends
+/// its connection. Dropping the client as soon as the bound was passed cut
+/// clients that were reading, whenever the stream's producer was faster.
 ///
 /// `@unchecked Sendable` is safe because all state, including the connection
 /// pointer's use, is behind `state`'s lock, and the connection is only
@@ -25,13 +28,15 @@ package final class ResponseStream: @unchecked Sendable {
         package var finished = false
         package var suspended = false
         package var closed = false
-        /// The client took nothing for `stallLimit` with `maxBuffered` bytes waiting, and is being dropped.
+        /// Ended at once, its buffer let go (``drop()``).
         package var dropped = false
-        /// Every byte the client has taken: what tells a slow client from a stalled one.
-        package var taken = 0
         package var producer: Task<Void, Never>?
+        /// The producer, waiting for the client to read (``waitForRoom()``).
+        package var roomWaiter: CheckedContinuation<Void, Never>?
         /// Every byte the stream has buffered, for the trim after it.
         package var pushed = 0
+
+        var ended: Bool { closed || finished || dropped }
     }
 
     /// libmicrohttpd's "end of stream" and "error" returns (the C macros carry casts Swift cannot import).
@@ -42,29 +47,27 @@ package final class ResponseStream: @unchecked Sendable {
     private let core: MHDServerCore
     /// Unsent bytes past which no more are taken from the stream (one chunk may go past it).
     private let maxBuffered: Int
-    /// How long a client may take nothing, with `maxBuffered` bytes waiting, before it is dropped.
-    private let stallLimit: Duration
     private let state = Mutex(State())
 
-    package init(connection: OpaquePointer, core: MHDServerCore, maxBuffered: Int, stallLimit: Duration) {
+    package init(connection: OpaquePointer, core: MHDServerCore, maxBuffered: Int) {
         self.connection = connection
         self.core = core
         self.maxBuffered = maxBuffered
-        self.stallLimit = stallLimit
     }
 
     /// Starts copying `stream` into the buffer.
     package func start(_ stream: AsyncStream<Data>) {
         let producer = Task { [self] in
-            for await chunk in stream where !chunk.isEmpty {
-                guard await waitForRoom(), push(chunk) else {
-                    // Leaving the loop alone would leave whoever feeds the stream
-                    // feeding it: a `next()` in a cancelled task ends the stream,
-                    // which runs its `onTermination` and stops them.
-                    withUnsafeCurrentTask { $0?.cancel() }
-                    continue
-                }
+            var chunks = stream.makeAsyncIterator()
+            // Room first, then the next chunk: none is held while the client catches up.
+            while await waitForRoom(), let chunk = await chunks.next() {
+                guard chunk.isEmpty || push(chunk) else { break }
             }
+            // Leaving the stream alone would leave whoever feeds it feeding
+            // it: a `next()` in a cancelled task ends the stream, which runs
+            // its `onTermination` and stops them.
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = await chunks.next()
             finish()
         }
         state.withLock { s in
@@ -74,10 +77,12 @@ package final class ResponseStream: @unchecked Sendable {
 
     /// Ends the body after what is buffered; used when the stream finishes and when the server stops.
     package func finish() {
-        state.withLock { s in
+        let waiter = state.withLock { s in
             s.finished = true
             wake(&s)
+            return s.roomWaiter.take()
         }
+        waiter?.resume()
     }
 
     /// libmicrohttpd released the response: stop the producer. What the
@@ -85,11 +90,12 @@ package final class ResponseStream: @unchecked Sendable {
     /// once such work stops: 512 stalled event streams left the idle daemon
     /// at 200 MB.
     package func close() {
-        let (producer, pushed) = state.withLock { s in
+        let (producer, pushed, waiter) = state.withLock { s in
             s.closed = true
             s.buffer.removeAll()
-            return (s.producer, s.pushed)
+            return (s.producer, s.pushed, s.roomWaiter.take())
         }
+        waiter?.resume()
         producer?.cancel()
         core.forget(self)
         core.trimmer.exchangeEnded(bytes: pushed)
@@ -107,65 +113,66 @@ package final class ResponseStream: @unchecked Sendable {
         }
     }
 
-    /// Ends the stream now, as one whose client fell behind is ended.
+    /// Ends the stream now, its buffer let go: for a client already gone.
     package func drop() {
-        state.withLock { s in
-            guard !s.closed else { return }
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard !s.closed else { return nil }
             s.dropped = true
             s.buffer.removeAll()
             wake(&s)
+            return s.roomWaiter.take()
         }
+        waiter?.resume()
     }
 
     /// The content-reader callback's work: copy up to `max` bytes into `buffer`.
     package func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        state.withLock { s in
-            if s.dropped { return Self.endWithError }
+        let (n, waiter) = state.withLock { s -> (Int, CheckedContinuation<Void, Never>?) in
+            if s.dropped { return (Self.endWithError, nil) }
             if !s.buffer.isEmpty {
                 let n = s.buffer.read(into: buffer, max: max)
-                s.taken += n
-                return n
+                // Half read: the producer fills it again, a few chunks at a wake-up.
+                return (n, s.buffer.count <= maxBuffered / 2 ? s.roomWaiter.take() : nil)
             }
-            if s.finished { return Self.endOfStream }
-            if s.closed { return Self.endWithError }
+            if s.finished { return (Self.endOfStream, nil) }
+            if s.closed { return (Self.endWithError, nil) }
             s.suspended = true
             // Under the lock, so push() cannot resume before we are suspended.
             MHD_suspend_connection(connection)
-            return 0
+            return (0, nil)
         }
+        waiter?.resume()
+        return n
     }
 
-    /// Returns once fewer than `maxBuffered` bytes wait for the client;
-    /// false if the stream ended meanwhile, or the client took none of them
-    /// for `stallLimit` (it is dropped then). Looked at again after a pause
-    /// that starts at a millisecond, so a client reading as fast as it can
-    /// is fed at once, and grows to 50 ms while the client takes nothing,
-    /// so a stalled one costs little until it is dropped.
+    /// Returns once fewer than `maxBuffered` bytes wait for the client
+    /// (woken by ``read(into:max:)`` once it has taken half of them); false
+    /// once the stream has ended or the task is cancelled.
     private func waitForRoom() async -> Bool {
-        var taken = -1
-        var since = ContinuousClock.now
-        var pause = Duration.milliseconds(1)
         while true {
-            let (room, open, nowTaken) = state.withLock { s in
-                (s.buffer.count < maxBuffered, !s.closed && !s.finished && !s.dropped, s.taken)
+            let room: Bool? = state.withLock { s in
+                s.ended ? false : s.buffer.count < maxBuffered ? true : nil
             }
-            guard open else { return false }
-            if room { return true }
-            if nowTaken != taken {
-                (taken, since, pause) = (nowTaken, .now, .milliseconds(1))
-            } else if ContinuousClock.now - since >= stallLimit {
-                drop()
-                return false
+            if let room { return room }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { s in
+                        if s.ended || s.buffer.count < maxBuffered || Task.isCancelled { return true }
+                        s.roomWaiter = c
+                        return false
+                    }
+                    if now { c.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.roomWaiter.take() }?.resume()
             }
-            try? await Task.sleep(for: pause)
             if Task.isCancelled { return false }
-            pause = min(pause * 2, .milliseconds(50))
         }
     }
 
     private func push(_ chunk: Data) -> Bool {
         state.withLock { s in
-            guard !s.closed, !s.finished, !s.dropped else { return false }
+            guard !s.ended else { return false }
             s.buffer.append(chunk)
             s.pushed += chunk.count
             wake(&s)

@@ -175,9 +175,10 @@ public actor Dispatcher: Service {
     private static let failuresToTrip = 16
     /// The longest wait between single attempts of a failing presenter:
     /// the most what waited (retries, group notifications) is held once the
-    /// receiver is back. At 5 s a receiver's return took 3.3 s to tell every
-    /// group, Alertmanager's 1.1 s; an attempt every 2 s costs a receiver
-    /// that is down nothing.
+    /// receiver is back. At 5 s, 200 alerts held by an outage were all
+    /// delivered 2.4-2.6 s after it ended (Alertmanager told every group in
+    /// 1.1 s), at 2 s 1.4-1.6 s; one attempt every 2 s is little to a
+    /// receiver that is down.
     private static let longestProbeWait: Duration = .seconds(2)
     /// Counts what made the store not quiet, so a look that began before
     /// one of them (the loop awaits the store while settles complete) does

@@ -239,8 +239,8 @@ import Testing
             _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/"))
             Issue.record("the answer was taken")
         } catch {
-            #expect(error.description.contains("a header line too long to read"), "\(error)")
-            #expect(!error.description.contains("memory"), "\(error)")
+            #expect(error == .headerTooLarge(url: "http://127.0.0.1:\(listener.port)/", status: 200), "\(error)")
+            #expect(!error.description.lowercased().contains("memory"), "\(error)")
         }
     }
 
@@ -258,7 +258,8 @@ import Testing
                 guard n > 0 else { return }
                 request += buffer[..<n]
             }
-            _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            // The client may hang up first: no SIGPIPE for this process.
+            _ = response.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }.start()
     }
 

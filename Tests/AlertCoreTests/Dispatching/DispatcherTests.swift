@@ -303,7 +303,7 @@ actor OutagePresenter: AlertPresenter {
 
     /// Alerts its receiver always refuses pace a presenter's retries, not
     /// its new alerts: a good one sent meanwhile goes at once (it waited
-    /// out the pacing, up to 5 s then, behind 50 refused ones).
+    /// out the pacing, up to 5 s as it then was, behind 50 refused ones).
     @Test func aNewAlertIsNotHeldBehindRetriesTheReceiverRefuses() async throws {
         let hook = OutagePresenter(name: "hook", failing: { $0.spec.title.hasPrefix("bad") })
         let (store, dispatcher, intake) = handingOff(to: hook, maxConcurrency: 8)

@@ -267,21 +267,23 @@ import Glibc
     /// An IPv6 host has a /64 of addresses: counted by address (as
     /// libmicrohttpd counts), one host held `perClientConnectionLimit`
     /// connections from each of them, and so every connection there is. In
-    /// a network namespace of its own, alertd listens on fd00::1; 128
-    /// clients from as many addresses of fd00::/64 are answered, a 129th
-    /// from another address of it is closed unanswered, a client of
-    /// fd01::/64 is answered, and closed connections give their room back.
+    /// a network namespace of its own, alertd listens on fd00::1: one address
+    /// of fd00::/64 holds 128 connections and no more, the addresses of the
+    /// /64 together 512 (half the slots) and no more, a client of fd01::/64
+    /// is still answered, and closed connections give their room back.
     @Test(.enabled(if: Self.canMakeNetworkNamespace, "no network namespace (needs root, util-linux's unshare and iproute2)"))
-    func anIPv6ClientIsCountedByItsSlash64() async throws {
+    func anIPv6ClientIsCountedByItsAddressAndItsSlash64() async throws {
         let dir = TemporaryDirectory()
         try Data(Self.slash64Clients.utf8).write(to: URL(fileURLWithPath: dir.path + "/clients.py"))
         let result = try await TestBinaries.run(
             "/usr/bin/unshare", ["-n", "python3", dir.path + "/clients.py", try TestBinaries.path(of: "alertd"), dir.path + "/state"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
                                   "\(result.stdout) \(result.stderr)")
-        #expect(report["held"] as? Int == 128)
-        #expect(report["past_limit"] as? String == "closed")
-        #expect(report["other_client"] as? String == "200")
+        #expect(report["one_address"] as? Int == 128)
+        #expect(report["past_the_address"] as? String == "closed")
+        #expect(report["whole_network"] as? Int == 384)
+        #expect(report["past_the_network"] as? String == "closed")
+        #expect(report["other_network"] as? String == "200")
         #expect(report["after_closing"] as? String == "200")
     }
 
@@ -294,13 +296,12 @@ import Glibc
     /// Runs inside the namespace: alertd (argument 1, its state in argument
     /// 2), the clients, then one line of JSON with what they got.
     static let slash64Clients = #"""
-# Runs inside a fresh network namespace (unshare -n): one alertd on
-# [fd00::1], clients from many addresses of fd00::/64 and one of fd01::/64.
-import json, os, socket, subprocess, sys, time
+import json, os, resource, socket, subprocess, sys, time
 alertd, state = sys.argv[1], sys.argv[2]
-def ip(*a): subprocess.run(["ip", *a], check=True)
-ip("link", "set", "lo", "up")
-batch = "".join(f"addr add fd00::{i:x}/64 dev lo nodad\n" for i in range(1, 136)) + "addr add fd01::1/64 dev lo nodad\n"
+# Room for 1,024 connections at each end.
+resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+batch = "".join(f"addr add fd00::{i:x}/64 dev lo nodad\n" for i in range(1, 10)) + "addr add fd01::1/64 dev lo nodad\n"
 subprocess.run(["ip", "-6", "-batch", "-"], input=batch.encode(), check=True)
 os.makedirs(state, exist_ok=True)
 open(f"{state}/c.json", "w").write(json.dumps({"presenters": {}, "default_route": {"presenters": []}}))
@@ -327,13 +328,16 @@ try:
             if health(conn("fd01::1")) == "200": break
         except OSError: pass
         time.sleep(0.05)
-    held = [conn(f"fd00::{i:x}") for i in range(2, 130)]       # 128, one address each
-    out["held"] = [health(s) for s in held].count("200")
-    out["past_limit"] = health(conn("fd00::82"))                 # the 129th from the /64
-    out["other_client"] = health(conn("fd01::1"))
-    for s in held[:8]: s.close()
+    one = [conn("fd00::2") for _ in range(128)]
+    out["one_address"] = [health(s) for s in one].count("200")
+    out["past_the_address"] = health(conn("fd00::2"))
+    rest = [conn(f"fd00::{3 + i // 96:x}") for i in range(384)]    # four more addresses, 512 in the /64
+    out["whole_network"] = [health(s) for s in rest].count("200")
+    out["past_the_network"] = health(conn("fd00::9"))
+    out["other_network"] = health(conn("fd01::1"))
+    for s in rest[:8]: s.close()
     time.sleep(0.5)
-    out["after_closing"] = health(conn("fd00::83"))
+    out["after_closing"] = health(conn("fd00::9"))
 finally:
     p.terminate(); p.wait()
 print(json.dumps(out))

@@ -47,7 +47,8 @@ package enum HTTPOutcome {
         switch error {
         case .couldNotConnect, .timedOut, .connectionLost, .dnsFailure, .tls, .cancelled, .other:
             return .retryableFailure(reason: reason)
-        case .badURL, .invalidRequest, .refusedByPolicy, .responseTooLarge:
+        // The same answer would come again, and the request was taken.
+        case .badURL, .invalidRequest, .refusedByPolicy, .responseTooLarge, .headerTooLarge:
             return .permanentFailure(reason: reason)
         }
     }
