@@ -61,11 +61,12 @@ public struct EventsAPI: Sendable {
         let keepAlive = self.keepAlive
         // The first page is read before answering, so a store that is down
         // gets a 503 rather than a 200 stream that ends at once.
-        let firstPage = try await APIError.storeCall(await store.events(after: since, limit: EventTail.pageSize))
+        let firstPage = try await APIError.storeCall(await store.events(after: since, limit: Self.storePageSize))
         // Six chunks of up to 16 KB wait here while the server holds its
         // 128 KB (and one chunk past it) for a client, and one more is
-        // offered again: 256 KB a stream at most, for a client that reads
-        // nothing until its connection's idle timeout ends it.
+        // offered again: 256 KB a stream, and the frames of the page in hand,
+        // for a client that reads nothing until its connection's idle
+        // timeout ends it.
         let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(6))
         let producer = Task {
             await tail.open()
@@ -93,7 +94,7 @@ public struct EventsAPI: Sendable {
                         let generation = tail.arrived.generation
                         // The head is sent, so ending the stream is all that is left;
                         // the client reconnects with Last-Event-ID and gets the 503 then.
-                        guard let page = try? await store.events(after: last, limit: EventTail.pageSize) else {
+                        guard let page = try? await store.events(after: last, limit: Self.storePageSize) else {
                             continuation.finish()
                             return
                         }
@@ -154,6 +155,10 @@ public struct EventsAPI: Sendable {
 
     /// The most bytes of frames sent as one chunk (one frame may be more).
     static let chunkBytes = 16 * 1024
+    /// Events read from the store at a time by a stream further behind than
+    /// the tail keeps: its frames are the stream's own, held while its client
+    /// catches up (500 were some 250 KB a stalled stream).
+    static let storePageSize = 100
     package static func frame(_ event: StoredEvent) -> Data {
         var data = event.data
         data["alert_id"] = event.alertID.rawValue

@@ -322,10 +322,12 @@ package final class CurlTransfer: @unchecked Sendable {
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
              CURLE_WEIRD_SERVER_REPLY:
             return .failure(.connectionLost(url: url, reason: detail.isEmpty ? curl.message : detail))
-        case _ where status > 0 && (code == CURLE_OUT_OF_MEMORY || code.rawValue == Self.curleTooLarge):
-            // libcurl 7.88's word for a header line past its 100 KB, once the
-            // status line is read, is "Out of memory": it read as alertd's own.
-            return .failure(.headerTooLarge(url: url, status: status))
+        case _ where (code == CURLE_OUT_OF_MEMORY || code.rawValue == Self.curleTooLarge)
+            && (status > 0 || (easy?.info(offset: CURLINFO_PRETRANSFER_TIME_T) ?? 0) > 0):
+            // libcurl 7.88's word for a line of the answer's head past its
+            // 100 KB, once the request is on its way, is "Out of memory": it
+            // read as alertd's own.
+            return .failure(.headerTooLarge(url: url, status: status > 0 ? status : nil))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
              CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_SSL_SHUTDOWN_FAILED:

@@ -22,9 +22,9 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case badURL(url: String, reason: String)
     /// The body passed `maxResponseBytes` (with `.fail`).
     case responseTooLarge(url: String, limit: Int)
-    /// The answer's head, after its status line, had a header line longer
-    /// than libcurl reads (100 KB).
-    case headerTooLarge(url: String, status: Int)
+    /// The answer's head had a line (the status line, or a header after
+    /// it, `status` known then) longer than libcurl reads (100 KB).
+    case headerTooLarge(url: String, status: Int?)
     /// TLS could not be established (handshake, certificate).
     case tls(url: String, reason: String)
     /// The request's connect policy refused the address connected to.
@@ -104,7 +104,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .dnsFailure(_, let host): "cannot resolve host \(host)"
         case .badURL(let url, let reason): "bad URL \(url): \(reason)"
         case .responseTooLarge(let url, let limit): "response from \(url) larger than \(limit) bytes"
-        case .headerTooLarge(let url, let status): "response from \(url) (status \(status)) with a header line too long to read"
+        case .headerTooLarge(let url, let status?): "response from \(url) (status \(status)) with a header line too long to read"
+        case .headerTooLarge(let url, nil): "response from \(url) with a status line too long to read"
         case .tls(let url, let reason): "TLS error with \(url): \(reason)"
         case .refusedByPolicy(let url, let reason): "connection to \(url) refused by policy: \(reason)"
         case .invalidRequest(let url, let reason): "invalid request to \(url): \(reason)"
@@ -131,7 +132,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .responseTooLarge(let url, let limit):
             "The response from \(url) is larger than the \(limit)-byte limit. Raise the limit or request less data."
         case .headerTooLarge(let url, let status):
-            "The response from \(url) (status \(status)) has a header line longer than the 100 KB libcurl reads: a fault of the server's; check what it sends."
+            "The response from \(url)\(status.map { " (status \($0))" } ?? "") has a line longer than the 100 KB libcurl reads: a fault of the server's; check what it sends."
         case .tls(let url, let reason):
             "TLS with \(url) failed: \(reason). Check the server's certificate and the system's CA bundle."
         case .refusedByPolicy(let url, let reason):

@@ -107,7 +107,7 @@ public final class HTTPServer: Sendable {
                 loadThreshold: connectionLimit - connectionLimit / 4)
             let core = Unmanaged.passRetained(MHDServerCore(
                 handler: handler, screen: screen, errorAnswer: errorAnswer, maxBodyBytes: max(0, configuration.maxBodyBytes), listener: socket.kind,
-                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes),
+                maxStreamBufferBytes: max(16 * 1024, configuration.maxStreamBufferBytes), streamIdleTimeout: configuration.streamIdleTimeout,
                 maxStreams: max(1, connectionLimit / 2), maxStreamsPerClient: configuration.maxStreamsPerClient,
                 perClientConnectionLimit: configuration.perClientConnectionLimit, connectionLimit: connectionLimit, watch: watch,
                 trimmer: configuration.trimmer, answerBudget: configuration.answerBudget, bodyBudget: configuration.bodyBudget))

@@ -31,9 +31,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var perClientConnectionLimit: Int = 128
     /// A connection that sends or takes nothing for this long is closed
     /// (whole seconds; at least 1 s): one that never completes its request,
-    /// a kept-alive one between requests, and a stream whose client stopped
-    /// reading. A connection waiting for its handler or for the next
-    /// chunk of a stream is not idle.
+    /// or a kept-alive one between requests; a stream whose client stopped
+    /// reading has ``streamIdleTimeout``. A connection waiting for its
+    /// handler or for the next chunk of a stream is not idle.
     public var connectionTimeout: Duration = .seconds(10)
     /// How long a connection may take to send a whole request (its line,
     /// headers and body), from when it opened or its previous answer was
@@ -56,8 +56,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// more from the stream until the client has read half, so a client far
     /// behind (catching up) is fed as fast as it reads, and costs no more
     /// memory than this and what the stream itself buffers. A client that
-    /// reads nothing is closed at ``connectionTimeout``.
+    /// takes nothing for ``streamIdleTimeout`` is closed.
     public var maxStreamBufferBytes: Int = 128 * 1024
+    /// ``connectionTimeout`` for a streamed response's connection: how long
+    /// its client may take nothing while bytes wait for it (whole seconds;
+    /// at least 1 s). A client's kernel opens its window again only once it
+    /// has read nearly all it holds (some 120 KB), so one reading 10 KB a
+    /// second took nothing for 12 s at a time, and 10 s took it for gone.
+    public var streamIdleTimeout: Duration = .seconds(60)
     /// Streamed responses (event streams) one TCP client address may hold
     /// open (the addresses of one IPv6 /64 together, half of those in all);
     /// all clients together may hold half of ``connectionLimit``.

@@ -41,6 +41,8 @@ package final class MHDServerCore: Sendable {
     package let maxBodyBytes: Int
     package let listener: HTTPRequest.Listener
     package let maxStreamBufferBytes: Int
+    /// A stream's connection's idle timeout (``HTTPServerConfiguration/streamIdleTimeout``).
+    package let streamIdleTimeout: Duration
     /// Streamed responses open at once, in all and per TCP client (``admit(_:from:)``).
     /// A stream is exempt from the idle and request timeouts (it waits for
     /// events by design), so without these a client holding a read token
@@ -67,7 +69,7 @@ package final class MHDServerCore: Sendable {
 
     package init(handler: @escaping HTTPServer.Handler, screen: HTTPServer.Screen? = nil, errorAnswer: HTTPServer.ErrorAnswer? = nil,
                  maxBodyBytes: Int, listener: HTTPRequest.Listener,
-                 maxStreamBufferBytes: Int = 128 * 1024,
+                 maxStreamBufferBytes: Int = 128 * 1024, streamIdleTimeout: Duration = .seconds(60),
                  maxStreams: Int = 512, maxStreamsPerClient: Int = 16, perClientConnectionLimit: Int = 128, connectionLimit: Int = 1024,
                  watch: ConnectionWatch = ConnectionWatch(timeout: .seconds(30), timeoutUnderLoad: .seconds(2), loadThreshold: 768),
                  trimmer: HeapTrimmer = .shared, answerBudget: MemoryBudget = .answers, bodyBudget: MemoryBudget = .forBodies()) {
@@ -80,6 +82,7 @@ package final class MHDServerCore: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.listener = listener
         self.maxStreamBufferBytes = maxStreamBufferBytes
+        self.streamIdleTimeout = streamIdleTimeout
         self.maxStreams = max(1, maxStreams)
         self.maxStreamsPerClient = max(1, maxStreamsPerClient)
         clientConnections = ClientConnections(perAddress: perClientConnectionLimit, perNetwork: connectionLimit / 2)
@@ -375,6 +378,7 @@ package final class MHDServerCore: Sendable {
             // read; a stream's own buffer is its bound, so keep the kernel's small.
             var sendBuffer = Int32(clamping: maxStreamBufferBytes / 2)
             _ = setsockopt(alertd_mhd_connection_fd(connection), SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
+            alertd_mhd_set_connection_timeout(connection, UInt32(clamping: max(1, streamIdleTimeout.components.seconds)))
             let cls = Unmanaged.passRetained(stream).toOpaque()
             mhdResponse = MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
                 let stream = Unmanaged<ResponseStream>.fromOpaque(cls!).takeUnretainedValue()

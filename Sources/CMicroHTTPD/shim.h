@@ -43,6 +43,12 @@ static inline struct MHD_Daemon *alertd_mhd_start(
                             MHD_OPTION_END);
 }
 
+/// Sets the connection's own idle timeout, in seconds (0: none).
+static inline void alertd_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds)
+{
+    MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
 /// The connection's socket, or -1.
 static inline int alertd_mhd_connection_fd(struct MHD_Connection *connection)
 {

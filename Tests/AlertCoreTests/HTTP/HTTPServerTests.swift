@@ -485,6 +485,45 @@ import Testing
         #expect(rest.contains("second|"))
     }
 
+    /// A stream takes from its producer only what its client has room for:
+    /// for a client that reads nothing, `maxStreamBufferBytes` and the
+    /// kernel's buffers, not the producer's 4 MB; and its connection ends
+    /// once the client has taken nothing for `streamIdleTimeout`, cut short.
+    @Test func aStreamTakesWhatItsClientReadsAndEndsWhenItTakesNothing() async throws {
+        let taken = Locked(0)
+        let (server, _) = try startLoopbackServer(configure: {
+            $0.maxStreamBufferBytes = 64 * 1024
+            $0.streamIdleTimeout = .seconds(2)
+        }) { _ in
+            let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingOldest(1))
+            Task {
+                let chunk = Data(repeating: UInt8(ascii: "x"), count: 16 * 1024)
+                var left = 256
+                while left > 0 {
+                    switch continuation.yield(chunk) {
+                    case .enqueued: left -= 1; taken.withLock { $0 += 1 }
+                    case .dropped: try? await Task.sleep(for: .milliseconds(2))
+                    default: return
+                    }
+                }
+                continuation.finish()
+            }
+            return HTTPResponse(stream: stream)
+        }
+        defer { Task { await server.stop() } }
+        let socket = try RawSocket(port: try #require(server.port), receiveBuffer: 4096)
+        socket.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .seconds(1))
+        // 64 KB held, a chunk past it, the kernel's 64 KB and the client's few: some 10 chunks.
+        let whileStalled = taken.value
+        #expect(whileStalled < 24, "\(whileStalled) chunks of 16 KB taken for a client that read nothing")
+        try await Task.sleep(for: .seconds(3))
+        let (text, closed) = await socket.readToEnd()
+        #expect(closed)
+        #expect(!text.hasSuffix("\r\n0\r\n\r\n"), "the stream was finished, not cut short")
+        #expect(taken.value < 24)
+    }
+
     @Test func stopLetsRunningHandlersFinish() async throws {
         let started = AsyncStream<Void>.makeStream()
         let (server, base) = try startLoopbackServer { _ in
