@@ -5,8 +5,9 @@
 //   - the Swift runtime and the task pool (one task asleep);
 //   - FoundationEssentials (a JSON config decoded at start, as alertd reads one);
 //   - libmicrohttpd, as alertd starts it: two daemons (TCP and a Unix socket
-//     in the state dir), each an epoll thread pool of 2 with suspend/resume;
-//     GET on any path answers 200 (health);
+//     in the state dir), each an epoll thread pool of 2 with suspend/resume,
+//     without a listener of its own: one thread accepts for both and hands
+//     each connection over; GET on any path answers 200 (health);
 //   - SQLite: a WAL database with synchronous=FULL, one writer thread waiting
 //     for work, one reader connection; the tables created on start.
 // Nothing else: no routes, store, presenters, log, metrics or maintenance.
@@ -104,14 +105,35 @@ let answer: MHD_AccessHandlerCallback = { _, connection, _, _, _, _, _, _ in
     MHD_destroy_response(response)
     return queued
 }
+// Started as alertd starts them: no listener of their own, each connection
+// handed over by one accepting thread.
 let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-var daemons: [OpaquePointer] = []
+    | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
+nonisolated(unsafe) var listeners: [(fd: Int32, daemon: OpaquePointer)] = []
 for fd in [tcp, unixSocket] {
     guard let daemon = alertd_mhd_start(
-        flags, fd, nil, nil, answer, nil, nil, nil, nil, nil, nil, nil, UInt32(config.threads), 1024, 0, 30, 256 * 1024)
+        flags, nil, nil, answer, nil, nil, nil, nil, nil, nil, nil, UInt32(config.threads), 2048, 30, 32 * 1024)
     else { fail("cannot start libmicrohttpd") }
-    daemons.append(daemon)
+    listeners.append((fd, daemon))
 }
+var acceptThread = pthread_t()
+pthread_create(&acceptThread, nil, { _ in
+    var fds = listeners.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    while true {
+        guard poll(&fds, nfds_t(fds.count), -1) > 0 else { continue }
+        for (i, ready) in fds.enumerated() where ready.revents != 0 {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listeners[i].fd, $0, &length) }
+            }
+            guard fd >= 0 else { continue }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(listeners[i].daemon, fd, $0, length) }
+            }
+        }
+    }
+}, nil)
 
 // The task pool: one task asleep, as alertd's services wait. The main thread
 // waits for signals, as alertd's does (CurrentProcess.exit(running:)).
