@@ -16,8 +16,9 @@ import Glibc
 /// read half of them. So a client far behind (catching up on a long history)
 /// is fed as fast as it reads, however slowly, and one that never reads
 /// costs a bounded amount of memory until its connection's idle timeout
-/// (``HTTPServerConfiguration/streamIdleTimeout``) ends it. Dropping the client as soon as the bound was passed cut
-/// clients that were reading, whenever the stream's producer was faster.
+/// (``HTTPServerConfiguration/streamIdleTimeout``) ends it. Dropping the
+/// client as soon as the bound was passed cut clients that were reading,
+/// whenever the stream's producer was faster.
 ///
 /// `@unchecked Sendable` is safe because all state, including the connection
 /// pointer's use, is behind `state`'s lock, and the connection is only

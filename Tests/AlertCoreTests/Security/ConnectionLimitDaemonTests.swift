@@ -270,7 +270,8 @@ import Glibc
     /// a network namespace of its own, alertd listens on fd00::1: one address
     /// of fd00::/64 holds 128 connections and no more, the addresses of the
     /// /64 together 512 (half the slots) and no more, a client of fd01::/64
-    /// is still answered, and closed connections give their room back.
+    /// is still answered, and closed connections give their room back. Event
+    /// streams likewise: 16 from one address, 256 from the /64.
     @Test(.enabled(if: Self.canMakeNetworkNamespace, "no network namespace (needs root, util-linux's unshare and iproute2)"))
     func anIPv6ClientIsCountedByItsAddressAndItsSlash64() async throws {
         let dir = TemporaryDirectory()
@@ -285,6 +286,11 @@ import Glibc
         #expect(report["past_the_network"] as? String == "closed")
         #expect(report["other_network"] as? String == "200")
         #expect(report["after_closing"] as? String == "200")
+        #expect(report["streams_one_address"] as? Int == 16)
+        #expect(report["stream_past_the_address"] as? String == "503")
+        #expect(report["streams_whole_network"] as? Int == 256)
+        #expect(report["stream_past_the_network"] as? String == "503")
+        #expect(report["stream_other_network"] as? String == "200")
     }
 
     /// Whether `unshare -n` and `ip` work here.
@@ -301,7 +307,7 @@ alertd, state = sys.argv[1], sys.argv[2]
 # Room for 1,024 connections at each end.
 resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
 subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-batch = "".join(f"addr add fd00::{i:x}/64 dev lo nodad\n" for i in range(1, 10)) + "addr add fd01::1/64 dev lo nodad\n"
+batch = "".join(f"addr add fd00::{i:x}/64 dev lo nodad\n" for i in range(1, 40)) + "addr add fd01::1/64 dev lo nodad\n"
 subprocess.run(["ip", "-6", "-batch", "-"], input=batch.encode(), check=True)
 os.makedirs(state, exist_ok=True)
 open(f"{state}/c.json", "w").write(json.dumps({"presenters": {}, "default_route": {"presenters": []}}))
@@ -338,6 +344,24 @@ try:
     for s in rest[:8]: s.close()
     time.sleep(0.5)
     out["after_closing"] = health(conn("fd00::9"))
+    for s in one + rest: s.close()
+    time.sleep(0.5)
+    # Event streams: 16 from one address, 256 from the /64.
+    def stream(source):
+        s = conn(source)
+        try:
+            s.sendall(f"GET /v1/events?since=now HTTP/1.1\r\nHost: [fd00::1]:{port}\r\n\r\n".encode())
+            data = s.recv(64)
+            return s, (data.split(b" ")[1].decode() if data else "closed")
+        except OSError as e:
+            return s, type(e).__name__
+    streams = [stream("fd00::10") for _ in range(16)]
+    out["streams_one_address"] = [code for _, code in streams].count("200")
+    out["stream_past_the_address"] = stream("fd00::10")[1]
+    streams += [stream(f"fd00::{0x11 + i // 16:x}") for i in range(240)]
+    out["streams_whole_network"] = [code for _, code in streams].count("200")
+    out["stream_past_the_network"] = stream("fd00::21")[1]
+    out["stream_other_network"] = stream("fd01::1")[1]
 finally:
     p.terminate(); p.wait()
 print(json.dumps(out))
