@@ -65,7 +65,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// second took nothing for 12 s at a time, and 10 s took it for gone.
     public var streamIdleTimeout: Duration = .seconds(60)
     /// Streamed responses (event streams) one TCP client address may hold
-    /// open (the addresses of one IPv6 /64 together, half of those in all);
+    /// open (the addresses of one IPv6 /64 together, half of all streams);
     /// all clients together may hold half of ``connectionLimit``.
     /// Streams wait for events by design, so no timeout closes them; past
     /// these, a new stream is answered 503 `too_many_streams`, and the other

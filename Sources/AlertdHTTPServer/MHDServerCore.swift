@@ -16,7 +16,7 @@ package final class MHDServerCore: Sendable {
     private struct Flight {
         package var requests: [ObjectIdentifier: RequestContext] = [:]
         package var streams: [ObjectIdentifier: ResponseStream] = [:]
-        /// The TCP client of each stream in `streams` (none for a Unix peer).
+        /// The TCP client of each stream in `streams` (none for a Unix peer), as ``streamClients`` counts it.
         package var streamPeers: [ObjectIdentifier: ClientKeys] = [:]
         /// Requests whose body is still coming: a stop waits for them as
         /// for those being handled (it closed them unanswered at once).
@@ -33,6 +33,8 @@ package final class MHDServerCore: Sendable {
     package let connectionsClosed = Atomic<Int>(0)
     /// Open TCP connections per client, for the acceptor's per-client limit.
     let clientConnections: ClientConnections
+    /// Open streams per TCP client (``admit(_:from:)``); taken and given back under `flight`'s lock.
+    private let streamClients: ClientConnections
     package let trimmer: HeapTrimmer
     package let answerBudget: MemoryBudget
     package let bodyBudget: MemoryBudget
@@ -86,6 +88,7 @@ package final class MHDServerCore: Sendable {
         self.maxStreams = max(1, maxStreams)
         self.maxStreamsPerClient = max(1, maxStreamsPerClient)
         clientConnections = ClientConnections(perAddress: perClientConnectionLimit, perNetwork: connectionLimit / 2)
+        streamClients = ClientConnections(perAddress: self.maxStreamsPerClient, perNetwork: self.maxStreams / 2)
         self.watch = watch
     }
 
@@ -425,39 +428,36 @@ package final class MHDServerCore: Sendable {
     /// is not.
     private func admit(_ stream: ResponseStream, from connection: OpaquePointer) -> Bool {
         let client = kept(connection).client
+        let key = ObjectIdentifier(stream)
         return flight.withLock { f in
-            func clientFull(_ c: ClientKeys) -> Bool {
-                f.streamPeers.values.count(where: { $0.address == c.address }) >= maxStreamsPerClient
-                    || c.network.map { n in f.streamPeers.values.count(where: { $0.network == n }) >= max(maxStreamsPerClient, maxStreams / 2) } == true
-            }
-            func full() -> Bool {
-                f.streams.count >= maxStreams || client.map(clientFull) == true
-            }
-            if full() {
-                // Streams whose clients left while they waited for events still
-                // hold their slots until libmicrohttpd's next write: free those.
-                let gone = f.streams.filter { $0.value.clientGone() }
-                for (key, s) in gone {
-                    s.drop()
-                    f.streams.removeValue(forKey: key)
-                    f.streamPeers.removeValue(forKey: key)
+            func admitted() -> Bool {
+                guard f.streams.count < maxStreams else { return false }
+                if let client {
+                    guard streamClients.take(client) else { return false }
+                    f.streamPeers[key] = client
                 }
+                f.streams[key] = stream
+                return true
             }
-            guard f.streams.count < maxStreams else { return false }
-            if let client {
-                guard !clientFull(client) else { return false }
-                f.streamPeers[ObjectIdentifier(stream)] = client
+            if admitted() { return true }
+            // Streams whose clients left while they waited for events still
+            // hold their slots until libmicrohttpd's next write: free those.
+            for (gone, s) in f.streams where s.clientGone() {
+                s.drop()
+                Self.remove(gone, from: &f, counted: streamClients)
             }
-            f.streams[ObjectIdentifier(stream)] = stream
-            return true
+            return admitted()
         }
     }
 
+    /// Takes the stream `key` out of `flight`, and its client's count.
+    private static func remove(_ key: ObjectIdentifier, from f: inout Flight, counted streamClients: ClientConnections) {
+        f.streams.removeValue(forKey: key)
+        if let client = f.streamPeers.removeValue(forKey: key) { streamClients.giveBack(client) }
+    }
+
     package func forget(_ stream: ResponseStream) {
-        flight.withLock { f in
-            f.streams.removeValue(forKey: ObjectIdentifier(stream))
-            f.streamPeers.removeValue(forKey: ObjectIdentifier(stream))
-        }
+        flight.withLock { Self.remove(ObjectIdentifier(stream), from: &$0, counted: streamClients) }
     }
 
     /// Why the request target cannot be served as sent, or nil. libmicrohttpd
