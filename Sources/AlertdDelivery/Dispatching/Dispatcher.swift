@@ -148,12 +148,21 @@ public actor Dispatcher: Service {
     private var storeQuiet = false
     /// The soonest due time the store is known to hold, while `storeQuiet`.
     private var knownNextDue: Date?
-    /// Presenters with a retry waiting or being attempted, that have not
-    /// delivered since: when one delivers again, its waiting retries are
-    /// made due at once (``hasten(_:)``). Not handler calls: theirs is one
-    /// kind for every alert's own handler URL, and one handler's answer
-    /// says nothing of another's.
-    private var failing: Set<DeliveryKind> = []
+    /// Presenters that delivered again after failing long enough to be
+    /// paced (``streaks``): their waiting retries are made due at once
+    /// (``hasten(_:)``) after the next write of outcomes. Only after such a
+    /// run of failures: a receiver that refuses some requests and takes
+    /// others (one payload it cannot take, a flaky or overloaded one) had
+    /// each retry made due by every other delivery, 41 attempts in 10 s for
+    /// one alert with a backoff of 5 s, and `max_attempts` used up in 79 ms.
+    /// Not handler calls, which are not counted: one handler's answer says
+    /// nothing of another's.
+    private var recovered: Set<DeliveryKind> = []
+    /// Presenters with an outcome since the start. A retry delivered before
+    /// any other outcome was seen waited out an outage from before the
+    /// restart, whose streak this process never counted: its presenter
+    /// counts as recovered too.
+    private var heard: Set<DeliveryKind> = []
     /// Presenters whose service asked to wait (`Retry-After`, a 429 body's
     /// `retry_after`): none of their deliveries starts before then. The
     /// wait is the service's, not one delivery's: Telegram's flood wait and
@@ -804,8 +813,6 @@ public actor Dispatcher: Service {
             cutOffIDs.append(d.id)
             return
         }
-        // A retry: its presenter failed before, perhaps before a restart.
-        if d.attempts > 1, d.kind.action == nil { failing.insert(d.kind) }
         let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
         let configured = presenters[d.kind]
         let unusable: String? = if configured == nil {
@@ -1010,7 +1017,7 @@ public actor Dispatcher: Service {
         unsettled.append(Unsettled(delivery: d, settlement: settlement, report: report))
         slots[d.kind, default: Slots()].settled()
         if case .retryableFailure(_, let wait?)? = report?.outcome, wait > .zero, d.kind.action == nil { pause(d.kind, for: wait) }
-        if let outcome = report?.outcome, d.kind.action == nil { count(outcome, settlement.result, of: d.kind) }
+        if let outcome = report?.outcome, d.kind.action == nil { count(outcome, settlement.result, of: d.kind, retried: d.attempts > 1) }
         refill(d.kind, at: .now)
         guard !settling else { return }
         settling = true
@@ -1025,11 +1032,17 @@ public actor Dispatcher: Service {
     /// counted: one handler's trouble says nothing of another's.
     /// Only a failure that reached nobody counts: an e-mail that reached some
     /// of its recipients (retried for the others) says the presenter works.
-    private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind) {
+    /// A delivery that ends a paced streak, or a retry delivered as its
+    /// presenter's first outcome since the start, makes it ``recovered``.
+    private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind, retried: Bool) {
+        let first = heard.insert(kind).inserted
         switch (outcome, result) {
         case (_, .delivered):
             if let streak = streaks.removeValue(forKey: kind), streak.tripped {
                 log.notice("presenter delivers again; it is tried at full concurrency", ["presenter": kind.name])
+                recovered.insert(kind)
+            } else if first && retried {
+                recovered.insert(kind)
             }
         case (.retryableFailure, .retry):
             var streak = streaks[kind] ?? FailureStreak()
@@ -1088,19 +1101,12 @@ public actor Dispatcher: Service {
                 let queued: Int
                 (queued, claimed) = try await store.settle(batch.map { $0.settlement }, thenClaim: next, now: Date())
                 if queued > 0 { storeChanged() }
-                var recovered: [DeliveryKind] = []
                 for u in batch {
-                    switch u.settlement.result {
-                    case .retry(let at, _):
-                        knownNextDue = min(knownNextDue ?? at, at)
-                        if u.delivery.kind.action == nil { failing.insert(u.delivery.kind) }
-                    case .delivered:
-                        if !failing.isEmpty, failing.remove(u.delivery.kind) != nil { recovered.append(u.delivery.kind) }
-                    case .dead:
-                        break
-                    }
+                    if case .retry(let at, _) = u.settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
                 }
-                for kind in recovered { await hasten(kind) }
+                let back = recovered
+                recovered = []
+                for kind in back { await hasten(kind) }
             } catch {
                 storeChanged()
                 unrecorded += batch.map(\.settlement)

@@ -12,7 +12,8 @@ import Synchronization
 
 /// A real HTTP receiver (on 127.0.0.1 unless told) for webhook and handler tests. It
 /// answers from a script of status codes (then 200), optionally slowly, and
-/// records every request it got.
+/// records every request it got. A body holding `refusing` is answered 500,
+/// whatever the script says.
 final class WebhookReceiver: Sendable {
     struct Received: Sendable {
         let request: HTTPRequest
@@ -28,6 +29,7 @@ final class WebhookReceiver: Sendable {
 
     private struct State {
         var script: [Int]
+        var refusing: Data?
         var received: [Received] = []
     }
 
@@ -42,8 +44,8 @@ final class WebhookReceiver: Sendable {
     let host: String
 
     /// Starts listening on `host`:`port` (0 picks a free one).
-    init(port: UInt16 = 0, host: String = "127.0.0.1", script: [Int] = [], delay: Duration = .zero) throws {
-        let shared = Shared(State(script: script))
+    init(port: UInt16 = 0, host: String = "127.0.0.1", script: [Int] = [], refusing: String? = nil, delay: Duration = .zero) throws {
+        let shared = Shared(State(script: script, refusing: refusing.map { Data($0.utf8) }))
         self.shared = shared
         self.delay = delay
         self.host = host
@@ -52,6 +54,7 @@ final class WebhookReceiver: Sendable {
         server = HTTPServer(configuration: config) { request in
             let status = shared.state.withLock { s -> Int in
                 s.received.append(Received(request: request, at: .now))
+                if let refused = s.refusing, request.body.range(of: refused) != nil { return 500 }
                 return s.script.isEmpty ? 200 : s.script.removeFirst()
             }
             if delay > .zero { try? await Task.sleep(for: delay) }
