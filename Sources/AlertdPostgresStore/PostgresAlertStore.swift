@@ -233,6 +233,22 @@ public final class PostgresAlertStore: AlertStore {
 
     // MARK: Maintenance
 
+    public func followEscalations(_ plan: @escaping @Sendable (Alert) -> Escalation?) async throws(StoreError) -> Int {
+        try await StoreRules.followInPages { after throws(StoreError) in
+            try await writer.write { session throws(PostgresError) in
+                let scheduled = try session.conn.query("""
+                    SELECT id, escalate_at, escalate_to, escalate_follow_ups FROM alerts
+                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND id > $1 ORDER BY id LIMIT $2
+                    FOR UPDATE
+                    """, [.text(after), .integer(Int64(StoreRules.escalationPage))]).rows.map {
+                    StoreCoding.scheduledEscalation(id: $0.text(0), at: $0.int(1), presenters: $0.text(2), followUps: $0.optionalText(3))
+                }
+                var tx = PostgresStoreTransaction(session: session)
+                return (try StoreRules.follow(scheduled, plan: plan, in: &tx), scheduled.map(\.alert))
+            }
+        }
+    }
+
     public func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now), startMs = StoreCoding.millis(start)
         return try await writer.write(durable: false) { session throws(PostgresError) in

@@ -40,6 +40,7 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func insert(_ alert: Alert, escalation: Escalation?) throws(PostgresError) {
         let created = StoreCoding.millis(alert.createdAt)
+        let escalates = StoreCoding.escalationColumns(escalation, created: created)
         try conn.query("""
             INSERT INTO alerts (id, spec, state, severity, dedup_key, created_at, updated_at, expires_at, escalate_at, escalate_to,
                                 escalate_follow_ups, resolves_at)
@@ -47,9 +48,7 @@ struct PostgresStoreTransaction: StoreTransaction {
             """, [
                 .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
                 .optional(alert.spec.dedupKey), .integer(created), .optional(alert.expiresAt.map(StoreCoding.millis)),
-                .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
-                .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
-                .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
+                .optional(escalates.at), .optional(escalates.to), .optional(escalates.followUps),
                 .optional(alert.resolvesAt.map(StoreCoding.millis)),
             ])
     }
@@ -67,6 +66,13 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func markEscalated(_ alert: AlertID, at: Date) throws(PostgresError) {
         try conn.query("UPDATE alerts SET escalated_at = $1 WHERE id = $2", [.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
+    func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) throws(PostgresError) {
+        let escalates = StoreCoding.escalationColumns(escalation, created: StoreCoding.millis(createdAt))
+        try conn.query("""
+            UPDATE alerts SET escalate_at = $1, escalate_to = $2, escalate_follow_ups = $3 WHERE id = $4 AND escalated_at IS NULL
+            """, [.optional(escalates.at), .optional(escalates.to), .optional(escalates.followUps), .text(alert.rawValue)])
     }
 
     func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(PostgresError) {

@@ -243,6 +243,23 @@ public final class SQLiteAlertStore: AlertStore {
         }
     }
 
+    public func followEscalations(_ plan: @escaping @Sendable (Alert) -> Escalation?) async throws(StoreError) -> Int {
+        try await StoreRules.followInPages { after throws(StoreError) in
+            try await writer.write { conn throws(SQLiteError) in
+                let scheduled = try conn.statement("""
+                    SELECT id, escalate_at, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
+                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND id > ? ORDER BY id LIMIT ?
+                    """).query([.text(after), .integer(Int64(StoreRules.escalationPage))]) {
+                    StoreCoding.scheduledEscalation(id: $0.text(0), at: $0.int(1), presenters: $0.text(2), followUps: $0.optionalText(3))
+                }
+                let changed = try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
+                    try StoreRules.follow(scheduled, plan: plan, in: &tx)
+                }
+                return (changed, scheduled.map(\.alert))
+            }
+        }
+    }
+
     public func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
         let nowMs = StoreCoding.millis(now), startMs = StoreCoding.millis(start)
         // Expiry and escalation are recomputed from the alerts after a power cut.

@@ -95,13 +95,12 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func insert(_ alert: Alert, escalation: Escalation?) throws(SQLiteError) {
         let created = StoreCoding.millis(alert.createdAt)
+        let escalates = StoreCoding.escalationColumns(escalation, created: created)
         rows.addAlert([
             .text(alert.id.rawValue), .text(StoreCoding.encodeSpec(alert.spec)), .text(alert.spec.severity.rawValue),
             .optional(alert.spec.dedupKey), .integer(created), .integer(created),
             .optional(alert.expiresAt.map(StoreCoding.millis)),
-            .optional(escalation.map { created + Int64($0.after.seconds * 1000) }),
-            .optional(escalation.map { StoreCoding.jsonList($0.presenters) }),
-            .optional(escalation.flatMap { $0.followUps.isEmpty ? nil : StoreCoding.jsonList($0.followUps.sorted()) }),
+            .optional(escalates.at), .optional(escalates.to), .optional(escalates.followUps),
             .optional(alert.resolvesAt.map(StoreCoding.millis)),
         ], id: alert.id, dedupKey: alert.spec.dedupKey)
         moves.openedAlerts()
@@ -121,6 +120,14 @@ struct SQLiteStoreTransaction: StoreTransaction {
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(SQLiteError) {
         try flush()
         try conn.statement("UPDATE alerts SET escalated_at = ? WHERE id = ?").run([.integer(StoreCoding.millis(at)), .text(alert.rawValue)])
+    }
+
+    mutating func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) throws(SQLiteError) {
+        try flush()
+        let escalates = StoreCoding.escalationColumns(escalation, created: StoreCoding.millis(createdAt))
+        try conn.statement("""
+            UPDATE alerts SET escalate_at = ?, escalate_to = ?, escalate_follow_ups = ? WHERE id = ? AND escalated_at IS NULL
+            """).run([.optional(escalates.at), .optional(escalates.to), .optional(escalates.followUps), .text(alert.rawValue)])
     }
 
     mutating func recordRepeat(_ alert: AlertID, at: Date, resolvesAt: Date?, spec: AlertSpec?) throws(SQLiteError) {

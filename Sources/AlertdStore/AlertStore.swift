@@ -198,6 +198,12 @@ public protocol MaintenanceStore: Sendable {
     /// When the next expiry or escalation is due, if any is pending.
     func nextMaintenanceTime() async throws(StoreError) -> Date?
 
+    /// At start and after a reload: the escalations not yet fired follow
+    /// the routes as configured, `plan` giving an open alert's escalation
+    /// by them (``StoreRules/follow(_:plan:in:)``), a few hundred alerts a
+    /// transaction. Returns how many changed.
+    func followEscalations(_ plan: @escaping @Sendable (Alert) -> Escalation?) async throws(StoreError) -> Int
+
     /// Deletes up to `limit` alerts closed before `cutoff` whose deliveries
     /// are all settled and that no group still has to tell of (a member
     /// leaves its group once told it closed; pruned before, the group would

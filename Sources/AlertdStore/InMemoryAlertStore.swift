@@ -193,6 +193,13 @@ public actor InMemoryAlertStore: AlertStore {
             openGroups: state.groups.count)
     }
 
+    public func followEscalations(_ plan: @escaping @Sendable (Alert) -> Escalation?) -> Int {
+        let scheduled = state.escalations.filter { $0.value.firedAt == nil }.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            ScheduledEscalation(alert: $0.key, at: $0.value.at, presenters: $0.value.presenters, followUps: $0.value.followUps)
+        }
+        return StoreRules.follow(scheduled, plan: plan, in: &state)
+    }
+
     public func runMaintenance(now: Date, resendGraceFrom start: Date) -> MaintenanceReport {
         var report = MaintenanceReport()
         // Escalations first, as the clock had them: one due before the

@@ -37,11 +37,17 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func insert(_ alert: Alert, escalation: Escalation?) {
         alerts[alert.id] = alert
-        if let escalation {
-            escalations[alert.id] = PendingEscalation(
-                at: alert.createdAt.addingTimeInterval(escalation.after.seconds), presenters: escalation.presenters,
-                followUps: escalation.followUps)
+        setEscalation(alert.id, escalation, createdAt: alert.createdAt)
+    }
+
+    package mutating func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) {
+        guard escalations[alert]?.firedAt == nil else { return }
+        guard let escalation, let at = StoreCoding.escalationColumns(escalation, created: StoreCoding.millis(createdAt)).at else {
+            escalations[alert] = nil
+            return
         }
+        // To the millisecond, as the SQL stores keep it.
+        escalations[alert] = PendingEscalation(at: StoreCoding.date(at), presenters: escalation.presenters, followUps: escalation.followUps)
     }
 
     package mutating func close(_ alert: Alert) { alerts[alert.id] = alert }

@@ -14,6 +14,20 @@ package enum StoreCoding {
 
     package static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
+    /// The `escalate_at`, `escalate_to` and `escalate_follow_ups` columns
+    /// of an alert created at `created` (milliseconds), all null without one.
+    package static func escalationColumns(_ escalation: Escalation?, created: Int64) -> (at: Int64?, to: String?, followUps: String?) {
+        guard let escalation else { return (nil, nil, nil) }
+        return (created + Int64(escalation.after.seconds * 1000), jsonList(escalation.presenters),
+                escalation.followUps.isEmpty ? nil : jsonList(escalation.followUps.sorted()))
+    }
+
+    /// A row of those columns, with its alert's id, as ``ScheduledEscalation``.
+    package static func scheduledEscalation(id: String, at: Int64, presenters: String, followUps: String?) -> ScheduledEscalation {
+        ScheduledEscalation(alert: AlertID(trusted: id), at: date(at), presenters: decodeList(presenters),
+                            followUps: Set(followUps.map(decodeList) ?? []))
+    }
+
     /// The columns `alert(from:)` reads, in order.
     package static let alertColumns =
         "id, spec, state, created_at, updated_at, decided_by, decided_at, comment, resolves_at, repeat_count, last_seen_at, decided_recipient"

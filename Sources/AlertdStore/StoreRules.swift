@@ -142,6 +142,47 @@ package enum StoreRules {
         return escalated
     }
 
+    /// At start and after a reload: each escalation not yet fired takes the
+    /// one `plan` (the routes now in force) gives its open alert, due
+    /// `after` from the alert's creation, or is dropped where it gives none.
+    /// An escalation a route no longer has does not fire, and one whose
+    /// presenters changed goes to the new ones. Returns how many changed.
+    package static func follow<T: StoreTransaction>(
+        _ scheduled: [ScheduledEscalation], plan: (Alert) -> Escalation?, in tx: inout T
+    ) throws(T.Failure) -> Int {
+        var changed = 0
+        for old in scheduled {
+            guard let alert = try tx.alert(old.alert), alert.state == .open else { continue }
+            let new = plan(alert)
+            let created = StoreCoding.millis(alert.createdAt)
+            if let new, StoreCoding.escalationColumns(new, created: created).at == StoreCoding.millis(old.at),
+               new.presenters == old.presenters, new.followUps == old.followUps { continue }
+            try tx.setEscalation(alert.id, new, createdAt: alert.createdAt)
+            changed += 1
+        }
+        return changed
+    }
+
+    /// Alerts a transaction of ``follow(_:plan:in:)`` takes, so that a
+    /// reload with many escalations waiting holds no write up for long.
+    package static let escalationPage = 500
+
+    /// ``follow(_:plan:in:)`` page after page: `page` reads the escalations
+    /// not yet fired of the alerts whose id is past the one it is given
+    /// (empty at first), at most ``escalationPage`` in id order, and
+    /// follows them in one transaction, returning the changes and the ids read.
+    package static func followInPages(
+        _ page: (String) async throws(StoreError) -> (changed: Int, ids: [AlertID])
+    ) async throws(StoreError) -> Int {
+        var changed = 0, after = ""
+        while true {
+            let (n, ids) = try await page(after)
+            changed += n
+            guard ids.count >= escalationPage, let last = ids.last else { return changed }
+            after = last.rawValue
+        }
+    }
+
     /// Adds the escalation's presenters to a still-open alert, once.
     package static func escalate<T: StoreTransaction>(
         _ id: AlertID, to presenters: [String], followingUp followUps: Set<String> = [], at now: Date, in tx: inout T

@@ -21,6 +21,9 @@ package protocol StoreTransaction {
     mutating func close(_ alert: Alert) throws(Failure)
     /// Records that `alert`'s escalation has fired, so it never fires again.
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(Failure)
+    /// Gives an alert whose escalation has not fired `escalation` instead,
+    /// due its `after` from `createdAt`; nil drops it.
+    mutating func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) throws(Failure)
     /// Counts a re-send folded into the open alert, seen at `at`
     /// (``Alert/repeats``), in one write: with `resolvesAt` it moves when
     /// the alert resolves by itself (``Alert/resolvesAt``); with `spec` it

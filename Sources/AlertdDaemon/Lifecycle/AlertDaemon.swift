@@ -376,7 +376,9 @@ extension AlertDaemon {
     /// route stops hearing of its groups but for their end, and changed
     /// timers apply. The groups of the routes `rerouting` names (gone, or
     /// no longer grouping) send the alerts they told nobody of where the
-    /// routes now send them.
+    /// routes now send them. Escalations still to come take those of their
+    /// alerts' routes as configured: an escalation taken out of a route
+    /// fired after the reload, to presenters taken out as well.
     package func followRoutes(_ settings: AlertIntake.Settings, rerouting routes: Set<String>) async {
         do {
             let rerouting = GroupRerouting(routes: routes) { settings.submission(of: $0) }
@@ -387,6 +389,15 @@ extension AlertDaemon {
             }
         } catch {
             log.warning("open groups keep their settings until an alert joins them", ["error": error.message])
+        }
+        do {
+            let changed = try await store.followEscalations { settings.escalation(of: $0) }
+            if changed > 0 {
+                log.info("escalations still to come follow their routes as configured", ["alerts": "\(changed)"])
+                maintenance.wake()
+            }
+        } catch {
+            log.warning("escalations still to come keep the routes they were made by", ["error": error.message])
         }
     }
 }

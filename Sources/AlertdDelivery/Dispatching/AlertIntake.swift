@@ -117,10 +117,20 @@ extension AlertIntake.Settings {
     /// it joins, when it escalates, and who hears when it closes.
     public func submission(of alert: Alert, refreshing: Bool = false) -> AlertSubmission {
         var plan = router.route(alert.spec)
-        if let later = plan.escalation?.presenters { plan.escalation?.followUps = followUps.intersection(later) }
+        plan.escalation = told(plan.escalation)
         for i in plan.groups.indices { plan.groups[i].settings = told(plan.groups[i].settings) }
         return AlertSubmission(alert: alert, presenters: plan.presenters, escalation: plan.escalation,
                                followUps: followUps.intersection(plan.presenters), groups: plan.groups, refreshes: refreshing)
+    }
+
+    /// When `alert` escalates by its routes, and who hears when it closes then.
+    public func escalation(of alert: Alert) -> Escalation? { told(router.route(alert.spec).escalation) }
+
+    /// `escalation` with those of its presenters that are told of closings.
+    private func told(_ escalation: Escalation?) -> Escalation? {
+        guard var escalation else { return nil }
+        escalation.followUps = followUps.intersection(escalation.presenters)
+        return escalation
     }
 
     /// Each grouped route's group settings, by route name, as its members join with them.

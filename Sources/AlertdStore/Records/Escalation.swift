@@ -14,3 +14,19 @@ public struct Escalation: Sendable, Equatable {
         self.followUps = followUps
     }
 }
+
+/// An open alert's escalation as stored, not fired yet.
+public struct ScheduledEscalation: Sendable, Equatable {
+    public var alert: AlertID
+    /// When it fires: its alert's creation and the route's `after`.
+    public var at: Date
+    public var presenters: [String]
+    public var followUps: Set<String>
+
+    public init(alert: AlertID, at: Date, presenters: [String], followUps: Set<String>) {
+        self.alert = alert
+        self.at = at
+        self.presenters = presenters
+        self.followUps = followUps
+    }
+}

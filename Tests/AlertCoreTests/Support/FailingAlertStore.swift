@@ -29,6 +29,7 @@ struct FailingAlertStore: AlertStore {
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { throw error }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { throw error }
     func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport { throw error }
+    func followEscalations(_ plan: @escaping @Sendable (Alert) -> Escalation?) async throws(StoreError) -> Int { throw error }
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [StoredEvent] { throw error }
     func lastEventSequence() async throws(StoreError) -> Int64 { throw error }
     func prune(closedBefore cutoff: Date, limit: Int) async throws(StoreError) -> Int { throw error }

@@ -77,6 +77,10 @@ final class HeldSettleStore: AlertStore {
     }
     func openAlert(dedupKey: String) async throws(StoreError) -> AlertID? { await inner.openAlert(dedupKey: dedupKey) }
     func nextMaintenanceTime() async throws(StoreError) -> Date? { try await inner.nextMaintenanceTime() }
+    func followEscalations(_ plan: @escaping @Sendable (Alert) -> Escalation?) async throws(StoreError) -> Int {
+        await inner.followEscalations(plan)
+    }
+
     func runMaintenance(now: Date, resendGraceFrom start: Date) async throws(StoreError) -> MaintenanceReport {
         try await inner.runMaintenance(now: now, resendGraceFrom: start)
     }
