@@ -115,11 +115,13 @@ package enum TextWrapper {
 
     private static func width(of character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 0 }
-        if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }  // emoji presentation
+        // Drawn as emoji by default (🚨, ✅, ⭐) or asked to be (❤️): two
+        // cells. A block of code points missed those outside it.
+        if scalar.properties.isEmojiPresentation || character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
         switch scalar.value {
         case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
              0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
-             0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+             0xFFE0...0xFFE6, 0x20000...0x3FFFD:
             return 2
         default:
             return 1

@@ -4,6 +4,10 @@ import Testing
 @testable import AlertdHTTP
 @testable import AlertdDaemon
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Wrapping prose (spaces squeezed) and preformatted text (spaces kept).
 @Suite struct TextWrapperTests {
     @Test func proseIsRefilled() {
@@ -34,6 +38,22 @@ import Testing
                 #expect(!line.hasSuffix(" ") && !line.isEmpty, "\(width): '\(line)'")
             }
         }
+    }
+
+    /// The cells each character takes are the C library's (`wcwidth`, which
+    /// terminals follow): 🚨 and ✅ were counted one, and a frame's border
+    /// drawn a cell out of line.
+    @Test func charactersTakeTheCellsTheCLibrarySays() {
+        setlocale(LC_CTYPE, "C.UTF-8")
+        // Swift's Glibc module leaves wcwidth out (it wants _XOPEN_SOURCE).
+        let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "wcwidth")  // RTLD_DEFAULT
+        let wcwidth = unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+        for character in "a é 🚨✅⭐❌⌚🔥😀🦀🪐🛑🗺🌡❤☀漢字ディスク한글ｆｕｌｌ" where character != " " {
+            let scalar = character.unicodeScalars.first!
+            #expect(TextWrapper.displayWidth(String(character)) == Int(wcwidth(Int32(scalar.value))), "\(character)")
+        }
+        // Asked to be drawn as an emoji: two cells, as terminals draw it.
+        #expect(TextWrapper.displayWidth("❤️") == 2)
     }
 
     @Test func tabsGoToTheNextStop() {
