@@ -24,7 +24,7 @@ public struct RenderCommand: CLICommand {
                    allowedValues: TerminalPresenterConfiguration.ColourMode.allCases.map(\.rawValue)),
             .value("width", valueName: "columns", help: "The terminal frame's width; defaults to the terminal's."),
             .value("config", valueName: "json", help: "The presenter's settings as a JSON object, as in alertd's configuration."),
-            .value("url", valueName: "url", help: "The destination: sets the presenter's 'url' setting."),
+            .value("url", valueName: "url", help: "The destination: sets the presenter's 'url' setting, or 'api_url' for a type that has none (PagerDuty, Telegram, Pushover: the service's address, which its paths follow)."),
             .value("secret-file", valueName: "file", help: "A file holding the signing secret (whsec_...); only its owner may read it."),
             .value("secret", valueName: "secret", help: "The signing secret itself; discouraged, since others see it in ps: use --secret-file or ALERTD_WEBHOOK_SECRET."),
             .flag("dry-run", help: "Print what would be sent, even with a destination."),
@@ -118,7 +118,10 @@ public struct RenderCommand: CLICommand {
             }
             settings = object
         }
-        if let url = parsed.value("url") { settings["url"] = url }
+        // A service reached at a fixed API (PagerDuty, Telegram, Pushover)
+        // has no `url`: its address is `api_url`.
+        let urlKey = type.keys.contains("url") || !type.keys.contains("api_url") ? "url" : "api_url"
+        if let url = parsed.value("url") { settings[urlKey] = url }
         if let secret = parsed.value("secret") { settings["secret"] = secret }
         if let file = parsed.value("secret-file") { settings["secret_file"] = file }
         settings["type"] = typeName
@@ -127,7 +130,7 @@ public struct RenderCommand: CLICommand {
         guard reader.problems.isEmpty, let definition else {
             // A problem with a value from its own option is reported as that
             // option's; never with the value itself, which may be a secret.
-            for (option, key) in [("url", "url"), ("secret", "secret"), ("secret-file", "secret_file")] where parsed.isGiven(option) {
+            for (option, key) in [("url", urlKey), ("secret", "secret"), ("secret-file", "secret_file")] where parsed.isGiven(option) {
                 if let problem = reader.problems.first(where: { $0.hasPrefix("settings.\(key): ") }) {
                     let spelling = parsed.configuration.option(named: option)!.synopsisName
                     throw CommandLineError(code: .invalidValue, message: "The value given for '\(spelling)' is invalid: \(problem.dropFirst("settings.\(key): ".count))")

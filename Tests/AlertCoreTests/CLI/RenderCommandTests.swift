@@ -53,6 +53,19 @@ import Testing
         #expect(failed.stderr == "failed: HTTP 404 from slack (\(receiver.base)): no_service\n")
     }
 
+    /// A service with no `url` takes `--url` as its address (`api_url`):
+    /// `--to pagerduty --url …` was refused, naming a key it has not.
+    @Test func aServiceAtAFixedAPITakesTheURLAsItsAddress() async throws {
+        let receiver = try ServiceReceiver { _ in [] }
+        let r = try await TestBinaries.alertctl("render", "-t", "Disk full", "--to", "pagerduty",
+                                                "--config", #"{"routing_key": "0123456789abcdef0123456789abcdef"}"#, "--url", receiver.base)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(receiver.received.map(\.request.path) == ["/v2/enqueue"])
+        let bad = try await TestBinaries.alertctl("render", "-t", "x", "--to", "telegram", "--url", "ftp://x/y")
+        #expect(bad.exitCode == 64)
+        #expect(bad.stderr.hasPrefix("Error: The value given for '--url <url>' is invalid: must be a http:// or https:// URL"), "\(bad.stderr)")
+    }
+
     @Test func unusableSettingsAreAUsageError() async throws {
         let notJSON = try await TestBinaries.alertctl("render", "-t", "x", "--to", "ntfy", "--config", "[1]")
         #expect(notJSON.exitCode == 64)
