@@ -71,8 +71,17 @@ public enum URLRedaction {
     /// page or a proxy may quote the path it was asked for.
     public static func hidingPathAndQuery(of url: String, in text: String) -> String {
         let origin = origin(url)
-        guard url.hasPrefix(origin), url.count > origin.count else { return text }
-        let rest = String(url.dropFirst(origin.count))
+        // The origin leaves user info out: past it, what follows the host.
+        let host = origin.firstRange(of: "://").map { String(origin[$0.upperBound...]) } ?? origin
+        let rest: String
+        if url.hasPrefix(origin) {
+            rest = String(url.dropFirst(origin.count))
+        } else if let afterUser = url.firstRange(of: "@" + host) {
+            rest = String(url[afterUser.upperBound...])
+        } else {
+            return text
+        }
+        guard !rest.isEmpty else { return text }
         var secrets = [rest, String(rest.prefix { $0 != "?" && $0 != "#" })]
         // Each segment also decoded and fully encoded; and a Telegram
         // segment, `bot` and the token, also without `bot`, as the token is

@@ -265,14 +265,14 @@ import Testing
         let (server, base) = try startLoopbackServer { _ in .text(status: 500, "boom") }
         defer { Task { await server.stop() } }
         let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
-        #expect(outcome == .retryableFailure(reason: "HTTP 500 from \(base)", retryAfter: nil))
+        #expect(outcome == .retryableFailure(reason: "HTTP 500 from \(base): boom", retryAfter: nil))
     }
 
     @Test func notFoundIsPermanent() async throws {
         let (server, base) = try startLoopbackServer { _ in .text(status: 404, "no") }
         defer { Task { await server.stop() } }
         let outcome = try await presenter(base + "/hook").present(try makeAlert(), delivery: .init(deliveryID: "d1"))
-        #expect(outcome == .permanentFailure(reason: "HTTP 404 from \(base)"))
+        #expect(outcome == .permanentFailure(reason: "HTTP 404 from \(base): no"))
     }
 
     @Test func tooManyRequestsHonoursRetryAfter() async throws {
@@ -286,11 +286,14 @@ import Testing
     /// /hooks/<key>, ?token=), and reasons reach read-only API clients and
     /// logs: a reason names the receiver by its origin.
     @Test func reasonsNameTheReceiverByItsOriginAlone() async throws {
-        let (server, base) = try startLoopbackServer { _ in .text(status: 500, "boom") }
+        // The receiver repeats the URL it was called at, user info and all.
+        let (server, base) = try startLoopbackServer { request in
+            .text(status: 500, "boom at http://hookuser:HOOKPASS@\(request.headers["Host"] ?? "")\(request.path)?\(request.query)")
+        }
         defer { Task { await server.stop() } }
         let secretURL = base.replacingOccurrences(of: "http://", with: "http://hookuser:HOOKPASS@") + "/hooks/PATHSECRET?apikey=QUERYSECRET"
         let answered = try await presenter(secretURL).present(try makeAlert(), delivery: .init(deliveryID: "d1"))
-        #expect(answered == .retryableFailure(reason: "HTTP 500 from \(base)", retryAfter: nil))
+        #expect("\(answered)".contains("HTTP 500 from \(base): boom at"), "\(answered)")
         let closed = try ClosedPort()
         let unanswered = try await presenter("http://u:HOOKPASS@127.0.0.1:\(closed.port)/hooks/PATHSECRET?apikey=QUERYSECRET")
             .present(try makeAlert(), delivery: .init(deliveryID: "d1"))
@@ -338,6 +341,27 @@ import Testing
         #expect(TextPolicy.firstRefused(in: reason, .line) == nil)
         #expect(reason.count < 500)
         #expect(reason.contains("redirect to /x"))
+    }
+
+    /// A dead letter says what the receiver said was wrong, as a chat
+    /// service's does: `last_error` was "HTTP 400 from …" alone. Not from
+    /// an HTML error page, nor for a handler call.
+    @Test func aRefusalCarriesWhatTheReceiverSaid() {
+        func reason(_ status: Int, _ body: String, type: String = "application/json", reading: Bool = true) -> String {
+            let response = HTTPClientResponse(status: status, headers: ["Content-Type": type], body: Data(body.utf8))
+            switch WebhookPresenter.outcome(for: response, url: "http://127.0.0.1:9/hook?key=s3cret", now: Date(),
+                                            naming: URLRedaction.origin, readingErrors: reading) {
+            case .permanentFailure(let reason), .retryableFailure(let reason, _): return reason
+            default: return "delivered"
+            }
+        }
+        #expect(reason(400, #"{"error": "bad"}"#) == "HTTP 400 from http://127.0.0.1:9: bad")
+        #expect(reason(422, #"{"error": {"message": "no such channel"}}"#) == "HTTP 422 from http://127.0.0.1:9: no such channel")
+        #expect(reason(503, "down for\nmaintenance", type: "text/plain") == "HTTP 503 from http://127.0.0.1:9: down for maintenance")
+        #expect(reason(502, "<html><title>502</title></html>", type: "text/html") == "HTTP 502 from http://127.0.0.1:9")
+        #expect(reason(400, #"{"error": "bad"}"#, reading: false) == "HTTP 400 from http://127.0.0.1:9")
+        #expect(reason(400, "the url was http://127.0.0.1:9/hook?key=s3cret", type: "text/plain").contains("s3cret") == false)
+        #expect(reason(204, "") == "delivered")
     }
 
     @Test func hungServerIsRetryableWithinTheTimeout() async throws {

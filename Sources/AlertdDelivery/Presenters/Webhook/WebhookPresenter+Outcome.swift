@@ -3,15 +3,29 @@ import AlertdCurl
 import AlertModel
 
 extension WebhookPresenter {
+    /// Where receivers' JSON errors usually say what is wrong
+    /// (`{"error": "…"}`, `{"error": {"message": "…"}}`, `{"message": …}`,
+    /// `{"detail": …}`, `{"errors": […]}`); a body that is not JSON is
+    /// taken as its text.
+    static let errorAnswers = HTTPServiceAnswers(errorPaths: [["error", "message"], ["error"], ["message"], ["detail"], ["errors"]])
+
     /// Judges a receiver's answer. `name` is how the reason names the URL:
     /// a handler's without its user info (its path is in the alert for
-    /// all to see), a configured webhook's by its origin alone.
+    /// all to see), a configured webhook's by its origin alone. With
+    /// `readingErrors`, a refusal's reason carries what the receiver said
+    /// (one line, short); not for handler calls, whose URLs submitters
+    /// choose, so that what a host inside the allowed ones answers is not
+    /// shown to them. An HTML page (a proxy's error page) says no more
+    /// than its status.
     package static func outcome(
-        for response: HTTPClientResponse, url: String, now: Date, naming name: (String) -> String = URLRedaction.redactingUserInfo
+        for response: HTTPClientResponse, url: String, now: Date, naming name: (String) -> String = URLRedaction.redactingUserInfo,
+        readingErrors: Bool = false
     ) -> PresentationOutcome {
-        HTTPOutcome.judge(
+        let html = response.headers["Content-Type"]?.lowercased().contains("html") ?? false
+        let detail = readingErrors && !(200...299).contains(response.status) && !html ? errorAnswers.errorText(response.body, url: url) : nil
+        return HTTPOutcome.judge(
             status: response.status, target: name(url),
-            location: response.headers["Location"].map(name),
+            location: response.headers["Location"].map(name), detail: detail,
             retryAfter: response.headers.retryAfter(relativeTo: now))
     }
 

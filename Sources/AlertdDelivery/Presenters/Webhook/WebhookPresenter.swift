@@ -63,7 +63,7 @@ public struct WebhookPresenter: HTTPRequestPresenter {
         let (url, now) = (configuration.url, self.now)
         return .send(request, on: client) { result in
             switch result {
-            case .success(let response): Self.outcome(for: response, url: url, now: now(), naming: URLRedaction.origin)
+            case .success(let response): Self.outcome(for: response, url: url, now: now(), naming: URLRedaction.origin, readingErrors: true)
             case .failure(let error): Self.outcome(for: error, url: url, naming: URLRedaction.origin)
             }
         }
