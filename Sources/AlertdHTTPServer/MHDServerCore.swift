@@ -159,6 +159,13 @@ package final class MHDServerCore: Sendable {
             if let problem = framing.problem {
                 return queue(errorResponse(context, problem.status, problem.code, problem.message), context: context, connection: connection)
             }
+            // RFC 9112 §3.2 has a server refuse an HTTP/1.1 request that names
+            // no host. On TCP, where a proxy may stand in front and read it
+            // otherwise; a script on the Unix socket is let be.
+            if listener == .tcp, framing.hosts == 0, let version, strcmp(version, "HTTP/1.1") == 0 {
+                return queue(errorResponse(context, 400, "missing_host", "An HTTP/1.1 request must name the server it is for in a Host header; send `Host: <address>:<port>`."),
+                             context: context, connection: connection)
+            }
             if let declared = framing.contentLength.flatMap({ UInt64($0) }), declared > UInt64(maxBodyBytes) {
                 // Answered before the body is read, libmicrohttpd skips it and
                 // closes the connection: right for a client waiting for `100

@@ -174,6 +174,21 @@ import Testing
     /// The last field's value is checked to its end as well, and the ends
     /// of lines a client may send (CRLF, a bare LF, an empty value) are not
     /// taken for a value cut short.
+    /// RFC 9112 §3.2: an HTTP/1.1 request with no Host is refused on TCP
+    /// (it was answered); HTTP/1.0, which has no Host to send, is not.
+    @Test func anHTTP11RequestWithoutHostIs400() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let bare = try RawSocket(port: d.port)
+        bare.send("GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n")
+        let reply = await bare.read()
+        #expect(head(reply) == "HTTP/1.1 400 Bad Request", "\(reply)")
+        #expect(errorCode(reply) == "missing_host")
+        let old = try RawSocket(port: d.port)
+        old.send("GET /v1/health HTTP/1.0\r\n\r\n")
+        #expect(head(await old.read()).hasSuffix("200 OK"))
+    }
+
     @Test func aNULInTheLastFieldIsRefusedAndPlainHeadsAreNot() async throws {
         let d = try TestDaemon()
         try await d.start()
