@@ -8,6 +8,16 @@ import AlertdHTTP
 package struct DecisionWaiter: Sendable {
     package let client: AlertdClient
     package let id: AlertID
+    /// Hears, once an outage, that the connection to alertd was lost, and
+    /// that it is back: the wait goes on silently otherwise, up to its
+    /// timeout, and a lost daemon looked like a person taking their time.
+    package var tell: @Sendable (String) -> Void = { _ in }
+
+    package init(client: AlertdClient, id: AlertID, tell: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.client = client
+        self.id = id
+        self.tell = tell
+    }
 
     private enum Outcome: Sendable {
         case decided(APIRepresentation.AlertDetail)
@@ -38,15 +48,19 @@ package struct DecisionWaiter: Sendable {
     }
 
     private func follow() async -> Outcome {
+        var lost = false
         do {
             for try await item in client.events() {
                 switch item {
                 case .connected:
+                    if lost { tell("alertctl: reconnected to alertd; still waiting for the decision\n") }
+                    lost = false
                     if let alert = try await decided() { return .decided(alert) }
                 case .event(let event):
                     if AlertdEvent(event)?.alertID == id, let alert = try await decided() { return .decided(alert) }
-                case .disconnected:
-                    continue
+                case .disconnected(let error):
+                    if !lost { tell("alertctl: lost alertd (\(error.summary)); reconnecting until the --timeout\n") }
+                    lost = true
                 }
             }
         } catch let error as AlertdClientError {

@@ -116,7 +116,7 @@ public struct SendCommand: CLICommand {
     private func waitForDecision(_ id: AlertID, client: AlertdClient, timeout: Duration, context: CommandContext) async -> ExitCode {
         let alert: APIRepresentation.AlertDetail
         do {
-            alert = try await DecisionWaiter(client: client, id: id).wait(timeout: timeout)
+            alert = try await DecisionWaiter(client: client, id: id, tell: { context.errorOutput($0) }).wait(timeout: timeout)
         } catch {
             // The alert is out, asking people: whatever went wrong, its decision is unknown here.
             _ = error.report(context, json: json)

@@ -324,6 +324,23 @@ import Glibc
         lines.stop()
     }
 
+    /// `send --wait` says when it loses alertd and when it has it back: it
+    /// waited on in silence, and a stopped daemon looked like a person
+    /// taking their time until the timeout.
+    @Test func sendWaitSaysWhenItLosesAlertdAndWhenItIsBack() async throws {
+        let daemon = try await Self.daemon()
+        let waiting = try AlertctlProcess.start(daemon, ["send", "-t", "Deploy?", "--wait", "--timeout", "30s"])
+        let id = try await waiting.firstLine()
+        try await Task.sleep(for: .milliseconds(300))
+        await daemon.kill9()
+        #expect(await eventually(.seconds(10)) { waiting.stderr.contains("alertctl: lost alertd (") }, "\(waiting.stderr)")
+        try await daemon.start()
+        #expect(await eventually(.seconds(15)) { waiting.stderr.contains("alertctl: reconnected to alertd") }, "\(waiting.stderr)")
+        #expect(try await daemon.alertctl(["resolve", id]).exitCode == 0)
+        #expect(await waiting.exit() == 1, "\(waiting.stderr)")
+        #expect(waiting.stderr.components(separatedBy: "lost alertd").count == 2, "once an outage: \(waiting.stderr)")
+    }
+
     @Test func theEventStreamResumesAfterTheDaemonRestartsWithoutGapsOrRepeats() async throws {
         let daemon = try await Self.daemon()
         let before = try await daemon.send(["title": "before the restart"])
