@@ -158,11 +158,12 @@ public actor Dispatcher: Service {
     /// Not handler calls, which are not counted: one handler's answer says
     /// nothing of another's.
     private var recovered: Set<DeliveryKind> = []
-    /// Presenters with an outcome since the start. A retry delivered before
-    /// any other outcome was seen waited out an outage from before the
-    /// restart, whose streak this process never counted: its presenter
-    /// counts as recovered too.
-    private var heard: Set<DeliveryKind> = []
+    /// Presenters that failed since the start, or were made ``recovered``
+    /// once without a streak. A retry delivered by one not in it waited out
+    /// an outage from before the restart, whose streak this process never
+    /// counted: its presenter counts as recovered, once. Kept on failures
+    /// only, so a delivery's outcome costs no look here.
+    private var judged: Set<DeliveryKind> = []
     /// Presenters whose service asked to wait (`Retry-After`, a 429 body's
     /// `retry_after`): none of their deliveries starts before then. The
     /// wait is the service's, not one delivery's: Telegram's flood wait and
@@ -1032,19 +1033,19 @@ public actor Dispatcher: Service {
     /// counted: one handler's trouble says nothing of another's.
     /// Only a failure that reached nobody counts: an e-mail that reached some
     /// of its recipients (retried for the others) says the presenter works.
-    /// A delivery that ends a paced streak, or a retry delivered as its
-    /// presenter's first outcome since the start, makes it ``recovered``.
+    /// A delivery that ends a paced streak, or a retry delivered by a
+    /// presenter not yet ``judged``, makes it ``recovered``.
     private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind, retried: Bool) {
-        let first = heard.insert(kind).inserted
         switch (outcome, result) {
         case (_, .delivered):
             if let streak = streaks.removeValue(forKey: kind), streak.tripped {
                 log.notice("presenter delivers again; it is tried at full concurrency", ["presenter": kind.name])
                 recovered.insert(kind)
-            } else if first && retried {
+            } else if retried, judged.insert(kind).inserted {
                 recovered.insert(kind)
             }
         case (.retryableFailure, .retry):
+            judged.insert(kind)
             var streak = streaks[kind] ?? FailureStreak()
             streak.failures += 1
             let now = ContinuousClock.now
