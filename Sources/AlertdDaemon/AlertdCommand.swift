@@ -79,8 +79,8 @@ public struct AlertdCommand: CLICommand {
                 _ = try await AlertDaemon.open(config, mode: .check, logger: log)
             } catch {
                 // Said of the file too: most name one of its keys, and the rest what it led to.
-                // Building meets again some of what reading found (a secret, `actions.allow`),
-                // under a shorter path: said once, where the key is named in full.
+                // Building meets again some of what reading found (a secret under a shorter
+                // path, `actions.allow` under the same): said once, where the key is named in full.
                 let read = problems.map { Self.split(Substring($0)) }
                 lines += error.problems.flatMap { $0.message.split(separator: "\n") }
                     .filter { line in

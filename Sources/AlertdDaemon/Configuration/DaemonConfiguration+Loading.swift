@@ -164,9 +164,8 @@ extension DaemonConfiguration {
         if let a = r.object(top["actions"], at: "actions",
                             allowed: ["allow", "secret", "secret_file", "connect_timeout", "timeout", "max_concurrency", "link_lifetime"]) {
             if let list = r.strings(a, "allow", at: "actions") {
-                let (_, problems) = HandlerURLPolicy.parse(list)
-                for p in problems { r.problem("actions.allow\(p.prefix { $0 != ":" })", String(p.drop { $0 != ":" }.dropFirst(2))) }
                 config.actions.allow = list
+                for p in config.actions.handlerPolicy.problems { r.problem("", p) }
             }
             config.actions.secret = r.string(a, "secret", at: "actions")
             config.actions.secretFile = r.string(a, "secret_file", at: "actions")

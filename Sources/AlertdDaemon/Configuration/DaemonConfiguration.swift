@@ -107,6 +107,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var maxConcurrency: Int = 16
         /// How long an action link stays valid, at most.
         public var linkLifetime: Duration = .seconds(7 * 24 * 3600)
+
+        /// The handler URL policy `allow` describes, and a problem a line
+        /// for each entry it cannot read, under its full key
+        /// (`actions.allow[2]: …`): reading the file and making the daemon
+        /// word them alike, so `--check-config` says each once.
+        package var handlerPolicy: (HandlerURLPolicy, problems: [String]) {
+            let (policy, problems) = HandlerURLPolicy.parse(allow)
+            return (policy, problems.map { "actions.allow" + $0 })
+        }
     }
 
     public struct DispatcherSection: Sendable, Equatable {

@@ -50,7 +50,7 @@ public enum PresenterFactory {
         do {
             entries += try handlers(config.actions)
         } catch {
-            problems.append("actions: \(error.message)")
+            problems.append(error.message)
         }
         guard problems.isEmpty else {
             throw DaemonError(code: .presenter, message: problems.joined(separator: "\n"))
@@ -59,14 +59,15 @@ public enum PresenterFactory {
     }
 
     /// The two presenters that call confirm and cancel handlers.
+    /// Each problem under `actions`; the policy's, one a line, under their entries' keys.
     static func handlers(_ actions: DaemonConfiguration.ActionsSection) throws(DaemonError) -> [PresenterSet.Entry] {
         var secret = actions.secret
         if let file = actions.secretFile {
-            do { secret = try SecretFile.read(file) } catch { throw DaemonError(code: .presenter, message: error.message) }
+            do { secret = try SecretFile.read(file) } catch { throw DaemonError(code: .presenter, message: "actions: \(error.message)") }
         }
         let signer: StandardWebhookSigner?
         do { signer = try secret.map { (s: String) throws(WebhookConfigurationError) in try StandardWebhookSigner(secret: s) } } catch {
-            throw DaemonError(code: .presenter, message: error.message)
+            throw DaemonError(code: .presenter, message: "actions: \(error.message)")
         }
         let policy = try handlerPolicy(actions)
         return ActionKind.allCases.map { kind in
@@ -80,8 +81,8 @@ public enum PresenterFactory {
     /// The handler URL policy `actions.allow` describes; the presenters call
     /// with it and intake refuses, at submission, what it will certainly refuse.
     package static func handlerPolicy(_ actions: DaemonConfiguration.ActionsSection) throws(DaemonError) -> HandlerURLPolicy {
-        let (policy, problems) = HandlerURLPolicy.parse(actions.allow)
-        guard problems.isEmpty else { throw DaemonError(code: .configuration, message: problems.joined(separator: "; ")) }
+        let (policy, problems) = actions.handlerPolicy
+        guard problems.isEmpty else { throw DaemonError(code: .configuration, message: problems.joined(separator: "\n")) }
         return policy
     }
 }

@@ -186,6 +186,23 @@ import Testing
         #expect(lines.allSatisfy { $0.hasPrefix(config + ": ") }, "\(lines)")
     }
 
+    /// Several bad `actions.allow` entries: building met them again, joined
+    /// on one line under `actions` and on another under no key at all, so
+    /// each was said three times. Each is said once, under its own key.
+    @Test func severalBadAllowEntriesAreEachSaidOnceWithTheirKey() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"{"actions": {"allow": ["https://x.example/a?b=1", "10.0.0.0/33", "*"]}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await check(config, stateDir: dir.path + "/state")
+        #expect(result.exitCode == 65)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(lines)")
+        for (i, line) in lines.enumerated() {
+            #expect(line.hasPrefix("\(config): actions.allow[\(i)]: `"), "\(lines)")
+        }
+    }
+
     /// On PostgreSQL the check connects, as a start would, and looks at
     /// the database without changing it: one nothing listens for, or
     /// another program's, fails the check rather than the start.
