@@ -360,6 +360,20 @@ import Synchronization
         #expect(p.count == 8)
     }
 
+    /// A URL with a scheme other than http or https was said to have no
+    /// scheme when it had no `://`; the scheme is named now, and only it:
+    /// the rest may be a credential.
+    @Test func aWebhookURLWithAnotherSchemeNamesIt() {
+        func urlProblems(_ url: String) -> [String] { problems(#"{"presenters": {"w": {"type": "webhook", "url": "\#(url)"}}}"#) }
+        #expect(urlProblems("htp:/nope") == [#"presenters.w.url: must be an http or https URL, got the scheme "htp:", which is neither"#])
+        #expect(urlProblems("mailto:ops@example.com") == [#"presenters.w.url: must be an http or https URL, got the scheme "mailto:", which is neither"#])
+        #expect(urlProblems("https:/receiver.example/hook") == [#"presenters.w.url: must be an http or https URL, got "https:" without "//" and a host"#])
+        // A host and port is no scheme.
+        for url in ["receiver.example/hook", "receiver.example:8443/hook"] {
+            #expect(urlProblems(url) == ["presenters.w.url: must be an http or https URL, got text with no scheme (such as https://)"], "\(url)")
+        }
+    }
+
     @Test func malformedJSONIsOneClearProblem() {
         #expect(problems("{\"api\": ").first?.hasPrefix("not valid JSON") == true)
         #expect(problems("[]").first?.contains("must be an object") == true)

@@ -44,6 +44,19 @@ public struct WebhookPresenterConfiguration: Sendable, Equatable {
     }
 }
 
+extension WebhookPresenterConfiguration {
+    /// The scheme `text` opens with (`htp` of `htp:/nope`), as RFC 3986
+    /// spells one; nil when there is none, or what precedes the colon is a
+    /// host before its port (`receiver.example:8443/hook`).
+    private static func scheme(of text: String) -> Substring? {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else { return nil }
+        let scheme = text[..<colon]
+        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+              !(text[text.index(after: colon)...].first?.isNumber ?? false) else { return nil }
+        return scheme
+    }
+}
+
 extension WebhookPresenterConfiguration: PresenterConfiguration {
     public static let typeName = "webhook"
     public static let keys = ["url", "secret", "secret_file", "connect_timeout", "timeout", "headers", "format", "external_url", "max_alerts"]
@@ -64,7 +77,13 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
             } else {
                 // Its origin only: the rest of a webhook URL, and its user info, are often a credential.
                 let origin = URLRedaction.originOfUnparsed(url)
-                let got = !url.contains("://") ? "text with no scheme (such as https://)" : "\"\(origin == url ? url : origin + "…")\""
+                let got = if url.contains("://") {
+                    "\"\(origin == url ? url : origin + "…")\""
+                } else if let scheme = Self.scheme(of: url) {
+                    ["http", "https"].contains(scheme.lowercased()) ? "\"\(scheme):\" without \"//\" and a host" : "the scheme \"\(scheme):\", which is neither"
+                } else {
+                    "text with no scheme (such as https://)"
+                }
                 let blank = url.contains(where: \.isWhitespace) ? " (a URL has no spaces: write one as %20)" : ""
                 reader.problem(path + ".url", "must be an http or https URL, got \(got)\(blank)")
             }
