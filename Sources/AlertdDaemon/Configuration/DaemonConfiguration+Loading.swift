@@ -80,7 +80,9 @@ extension DaemonConfiguration {
                 }
             }
             if let listen = r.string(api, "listen", at: "api") {
-                if ListenAddress(listen) == nil {
+                if let problem = ListenAddress.portProblem(listen) {
+                    r.problem("api.listen", problem)
+                } else if ListenAddress(listen) == nil {
                     r.problem("api.listen", "must be host:port such as \"127.0.0.1:9190\", got \"\(listen)\"")
                 }
                 config.api.listen = listen
@@ -369,20 +371,27 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public let port: UInt16
 
     public init?(_ text: String) {
-        let hostPart: Substring
-        let portPart: Substring
+        guard let (host, port) = Self.parts(of: text), !host.isEmpty, let port = UInt16(port) else { return nil }
+        self.host = String(host)
+        self.port = port
+    }
+
+    /// Why `text`, host:port in form, is no listen address when the reason
+    /// is its port: one past 65535 (`localhost:99999`); nil otherwise.
+    public static func portProblem(_ text: String) -> String? {
+        guard let (host, port) = parts(of: text), !host.isEmpty, !port.isEmpty, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber),
+              UInt16(port) == nil else { return nil }
+        return "port \(port) of \"\(text)\" is out of range; a port is at most 65535"
+    }
+
+    /// The host (IPv6 without its brackets) and the port text of `host:port`.
+    private static func parts(of text: String) -> (host: Substring, port: Substring)? {
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
-            hostPart = text[text.index(after: text.startIndex)..<close]
-            portPart = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":") else { return nil }
-            hostPart = text[..<colon]
-            portPart = text[text.index(after: colon)...]
+            return (text[text.index(after: text.startIndex)..<close], text[text.index(close, offsetBy: 2)...])
         }
-        guard !hostPart.isEmpty, let port = UInt16(portPart) else { return nil }
-        self.host = String(hostPart)
-        self.port = port
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        return (text[..<colon], text[text.index(after: colon)...])
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

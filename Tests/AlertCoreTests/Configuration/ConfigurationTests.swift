@@ -374,6 +374,16 @@ import Synchronization
         }
     }
 
+    /// A listen address whose port is past 65535 says so, not only that it must be host:port.
+    @Test func aListenPortOutOfRangeIsSaidToBe() {
+        #expect(problems(#"{"api": {"listen": "localhost:99999"}}"#)
+                == [#"api.listen: port 99999 of "localhost:99999" is out of range; a port is at most 65535"#])
+        #expect(problems(#"{"api": {"listen": "[::1]:70000"}}"#)
+                == [#"api.listen: port 70000 of "[::1]:70000" is out of range; a port is at most 65535"#])
+        #expect(problems(#"{"api": {"listen": "localhost:http"}}"#)
+                == [#"api.listen: must be host:port such as "127.0.0.1:9190", got "localhost:http""#])
+    }
+
     @Test func malformedJSONIsOneClearProblem() {
         #expect(problems("{\"api\": ").first?.hasPrefix("not valid JSON") == true)
         #expect(problems("[]").first?.contains("must be an object") == true)
