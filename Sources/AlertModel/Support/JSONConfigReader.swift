@@ -95,9 +95,11 @@ public final class JSONConfigReader {
         return read
     }
 
-    public func strings(_ obj: [String: Any], _ key: String, at path: String) -> [String]? {
+    /// A list of strings; `hint`, when the value is not a list, says how
+    /// to write what was likely meant.
+    public func strings(_ obj: [String: Any], _ key: String, at path: String, hint: String? = nil) -> [String]? {
         guard let v = obj[key], !StrictJSON.isNull(v) else { return nil }
-        guard let list = v as? [Any] else { problem(join(path, key), "must be a list of strings"); return nil }
+        guard let list = v as? [Any] else { problem(join(path, key), "must be a list of strings" + (hint.map { "; \($0)" } ?? "")); return nil }
         var out: [String] = []
         for (i, item) in list.enumerated() {
             guard let s = item as? String else { problem("\(join(path, key))[\(i)]", "must be a string"); continue }

@@ -344,7 +344,10 @@ extension DaemonConfiguration {
             let mpath = path + ".match"
             route.labels = r.stringMap(match, "labels", at: mpath) ?? [:]
             route.matchers = parseMatchers(match, "matchers", at: mpath, r) ?? []
-            if let list = r.strings(match, "severity", at: mpath) {
+            // One severity given alone is the likely slip: a list of one was meant, or min_severity.
+            let one = (match["severity"] as? String).flatMap(Severity.init(rawValue:)) ?? .critical
+            let hint = "write [\"\(one.rawValue)\"], or \"min_severity\": \"\(one.rawValue)\" for \(one.rawValue) and above"
+            if let list = r.strings(match, "severity", at: mpath, hint: hint) {
                 var set = Set<Severity>()
                 for (i, s) in list.enumerated() {
                     if let sev = Severity(rawValue: s) { set.insert(sev) } else {

@@ -384,6 +384,12 @@ import Synchronization
                 == [#"api.listen: must be host:port such as "127.0.0.1:9190", got "localhost:http""#])
     }
 
+    /// A route's `severity` given as one string is a list of one, or meant as `min_severity`.
+    @Test func aSingleSeverityInARouteGetsAHint() {
+        let p = problems(#"{"presenters": {"a": {"type": "log"}}, "routes": [{"match": {"severity": "critical"}, "presenters": ["a"]}]}"#)
+        #expect(p == [#"routes[0].match.severity: must be a list of strings; write ["critical"], or "min_severity": "critical" for critical and above"#], "\(p)")
+    }
+
     @Test func malformedJSONIsOneClearProblem() {
         #expect(problems("{\"api\": ").first?.hasPrefix("not valid JSON") == true)
         #expect(problems("[]").first?.contains("must be an object") == true)
