@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AlertModel
 @testable import AlertdHTTP
+@testable import AlertdCurl
 @testable import AlertdDelivery
 
 /// The `pagerduty` presenter against a stand-in for the Events API v2
@@ -105,6 +106,24 @@ import Testing
         #expect(kept > 40 && kept < 64, "\(kept)")
         #expect(details["labels_omitted"].int == 64 - kept)
         #expect(details["labels"]["l00"].string != nil && details["labels"]["l63"].string == nil, "name order")
+    }
+
+    /// A routing key is an integration key, 32 characters: another passed
+    /// the check and every event was refused with a 400. Given inline, it
+    /// is refused as the configuration is read; in a file, when the file is
+    /// read, by the check and the start. The key is never echoed.
+    @Test func aRoutingKeyThatIsNot32CharactersIsRefused() throws {
+        #expect(ServiceFixtures.read(PagerDutyPresenterConfiguration.self, ["routing_key": "short"]).1
+                == ["presenters.p.routing_key: must be 32 characters long, got 5"])
+        #expect(ServiceFixtures.read(PagerDutyPresenterConfiguration.self, ["routing_key": Self.routingKey]).1.isEmpty)
+        let dir = TemporaryDirectory()
+        let file = dir.path + "/routing-key"
+        try writeSecretFile("short\n", to: file)
+        let key = try #require(try ServiceFixtures.configuration(PagerDutyPresenterConfiguration.self, ["routing_key_file": file]).routingKey)
+        let context = PresenterContext(httpClient: HTTPClient(), stateDirectory: dir.path)
+        #expect(throws: PresenterSetupError("routing_key_file \(file) must hold 32 characters, got 5")) { try key.value(in: context) }
+        try writeSecretFile(Self.routingKey + "\n", to: file)
+        #expect(try key.value(in: context) == Self.routingKey)
     }
 
     @Test func answersAreJudged() async throws {

@@ -27,6 +27,8 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
 
     /// https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
     enum Limit {
+        /// An Events API v2 integration key, the `routing_key`.
+        static let routingKey = 32
         static let summary = 1_024
         static let dedupKey = 255
         static let source = 255
@@ -54,8 +56,9 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        routingKey = PresenterSecret.read("routing_key", from: object, at: path, reader, required: true,
-                                          need: "the integration key of an Events API v2 integration")
+        // A key of another length is refused by PagerDuty at every event (400 "Invalid routing key").
+        routingKey = PresenterSecret.readKey("routing_key", length: Limit.routingKey, from: object, at: path, reader, required: true,
+                                             need: "the integration key of an Events API v2 integration")
         source = reader.string(object, "source", at: path)
         apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
         http = HTTPServiceSettings(reading: object, at: path, reader)

@@ -21,11 +21,16 @@ public struct PresenterSecret: Sendable, Equatable {
     /// inline `url` is, when its file is read: at start and by
     /// `--check-config`, not at the first delivery.
     public var isURL = false
+    /// The secret's length in characters, for a service whose keys all
+    /// have one (PagerDuty's integration keys, 32): checked as a URL is,
+    /// inline when read and a file's once read, not at the first delivery.
+    public var length: Int?
 
-    public init(key: String, source: Source, isURL: Bool = false) {
+    public init(key: String, source: Source, isURL: Bool = false, length: Int? = nil) {
         self.key = key
         self.source = source
         self.isURL = isURL
+        self.length = length
     }
 
     /// ``read(_:from:at:_:required:need:)`` for a service URL (`url` or
@@ -37,6 +42,25 @@ public struct PresenterSecret: Sendable, Equatable {
         if case .inline(let text) = secret.source { _ = reader.checkedURL(text, at: reader.join(path, key)) }
         secret.isURL = true
         return secret
+    }
+
+    /// ``read(_:from:at:_:required:need:)`` for a key of `length`
+    /// characters: an inline one is checked now, a file's once read.
+    public static func readKey(
+        _ key: String, length: Int, from object: [String: Any], at path: String, _ reader: JSONConfigReader, required: Bool, need: String = ""
+    ) -> PresenterSecret? {
+        guard var secret = read(key, from: object, at: path, reader, required: required, need: need) else { return nil }
+        secret.length = length
+        if case .inline(let text) = secret.source, !text.isEmpty, let wrong = secret.wrongLength(text) {
+            reader.problem(reader.join(path, key), "must be \(length) characters long, got \(wrong)")
+        }
+        return secret
+    }
+
+    /// The length of `value` when it is not ``length``; the value itself is never said.
+    private func wrongLength(_ value: String) -> Int? {
+        guard let length, value.count != length else { return nil }
+        return value.count
     }
 
     /// `key` and `key_file`, for a type's list of keys.
@@ -79,6 +103,9 @@ public struct PresenterSecret: Sendable, Equatable {
             if isURL, !JSONConfigReader.isURL(value) {
                 // The content is not echoed: it is a credential.
                 throw PresenterSetupError("\(key)_file \(path) does not hold an http:// or https:// URL with a host")
+            }
+            if let length, let wrong = wrongLength(value) {
+                throw PresenterSetupError("\(key)_file \(path) must hold \(length) characters, got \(wrong)")
             }
             return value
         }
