@@ -55,9 +55,12 @@ public struct AlertdCommand: CLICommand {
     /// command-line overrides applied.
     package func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
         let (config, problems) = readConfiguration()
-        guard let config, problems.isEmpty else { throw ConfigurationError(source: configPath ?? "<defaults>", problems: problems) }
+        guard let config, problems.isEmpty else { throw ConfigurationError(source: configurationSource, problems: problems) }
         return config
     }
+
+    /// What every problem of the configuration is said after: the file, or `<defaults>`.
+    private var configurationSource: String { configPath ?? "<defaults>" }
 
     /// ``loadConfiguration()`` with its problems beside what could be read
     /// (``DaemonConfiguration/read(from:stateDirectory:)``).
@@ -73,7 +76,7 @@ public struct AlertdCommand: CLICommand {
     /// describes, in one run; a typo no longer hides a missing secret file.
     private func check(_ context: CommandContext, log: Logger) async -> ExitCode {
         let (config, problems) = readConfiguration()
-        var lines = problems.map { "\(configPath ?? "<defaults>"): \(Logfmt.printable($0))" }
+        var lines = problems.map { "\(configurationSource): \(Logfmt.printable($0))" }
         if let config {
             do throws(DaemonBuildError) {
                 _ = try await AlertDaemon.open(config, mode: .check, logger: log)
@@ -88,7 +91,7 @@ public struct AlertdCommand: CLICommand {
                         // The same words of the same key: its path's parts all in the key's.
                         return !read.contains { $0.core == core && path.allSatisfy($0.path.joined(separator: ".").contains) }
                     }
-                    .map { "\(configPath ?? "<defaults>"): \($0)" }
+                    .map { "\(configurationSource): \($0)" }
             }
         }
         guard lines.isEmpty else {
@@ -168,7 +171,8 @@ public struct AlertdCommand: CLICommand {
             return error.exitCode
         }
         do throws(DaemonError) {
-            try await daemon.run(signals: context.signals, notifier: notifier, environment: context.environment) {
+            try await daemon.run(signals: context.signals, notifier: notifier, environment: context.environment,
+                                 configurationSource: configurationSource) {
                 () throws(ConfigurationError) in try loadConfiguration()
             }
         } catch {

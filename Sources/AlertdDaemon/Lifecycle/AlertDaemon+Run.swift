@@ -19,12 +19,13 @@ extension AlertDaemon {
 
     /// Runs the services until SIGTERM or SIGINT, then stops them within
     /// `dispatcher.shutdown_grace` (a second signal stops them at once), and
-    /// closes the store. SIGHUP reloads through `reloadConfiguration`.
-    /// Throws when a service cannot start (a listener cannot be bound) or
-    /// fails; the rest have been stopped and the store closed by then.
+    /// closes the store. SIGHUP reloads through `reloadConfiguration`; a
+    /// reload's problems are logged after `configurationSource`, the file
+    /// it reads. Throws when a service cannot start (a listener cannot be
+    /// bound) or fails; the rest have been stopped and the store closed by then.
     public func run(
         signals: AsyncStream<ProcessSignal>, notifier: SystemdNotifier,
-        environment: [String: String] = CurrentProcess.environment,
+        environment: [String: String] = CurrentProcess.environment, configurationSource: String = "<config>",
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async throws(DaemonError) {
         // A configuration edited while alertd was stopped applies to the groups it left open.
@@ -34,7 +35,8 @@ extension AlertDaemon {
             gracePeriod: configuration.withLock { $0.dispatcher.shutdownGrace }, logger: Logger(label: "services"))
         let reloads = ReloadGate()
         let handler = Task {
-            await handle(signals, group: group, notifier: notifier, reloads: reloads, reloadConfiguration: reloadConfiguration)
+            await handle(signals, group: group, notifier: notifier, reloads: reloads, source: configurationSource,
+                         reloadConfiguration: reloadConfiguration)
         }
         var failure: DaemonError?
         do {
@@ -52,7 +54,7 @@ extension AlertDaemon {
     }
 
     private func handle(
-        _ signals: AsyncStream<ProcessSignal>, group: ServiceGroup, notifier: SystemdNotifier, reloads: ReloadGate,
+        _ signals: AsyncStream<ProcessSignal>, group: ServiceGroup, notifier: SystemdNotifier, reloads: ReloadGate, source: String,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
         // Reloads run beside this loop, one at a time, and SIGHUPs that come
@@ -62,7 +64,7 @@ extension AlertDaemon {
         let (reloadRequests, requestReload) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let reloader = Task {
             for await _ in reloadRequests {
-                await reloadOnSignal(notifier: notifier, gate: reloads, reloadConfiguration: reloadConfiguration)
+                await reloadOnSignal(notifier: notifier, gate: reloads, source: source, reloadConfiguration: reloadConfiguration)
                 await group.setGracePeriod(configuration.withLock { $0.dispatcher.shutdownGrace })
             }
         }
@@ -106,9 +108,10 @@ extension AlertDaemon {
 
     /// SIGHUP: read the configuration again; apply it if it is valid, keep
     /// the running one and say why if not. systemd hears RELOADING=1 first
-    /// and READY=1 after, whatever the result.
+    /// and READY=1 after, whatever the result. Each problem is logged after
+    /// `source`, the file read.
     private func reloadOnSignal(
-        notifier: SystemdNotifier, gate: ReloadGate,
+        notifier: SystemdNotifier, gate: ReloadGate, source: String,
         reloadConfiguration: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     ) async {
         try? notifier.reloading()
@@ -132,7 +135,9 @@ extension AlertDaemon {
                 for warning in warnings { log.warning("reload: setting kept until restart", ["detail": warning]) }
                 changes = new.changes(from: old) + tokenChanges
             } catch {
-                problems = [error.message]
+                // What the file describes could not be made (a secret file gone): a
+                // problem of the file, said as one reading it is, a line each.
+                throw ConfigurationError(source: source, problems: error.message.split(separator: "\n").map(String.init))
             }
         } catch {
             problems = error.problems.map { "\(error.source): \($0)" }

@@ -115,6 +115,25 @@ import Glibc
         #expect(sinkA.entries.count == 2)
     }
 
+    /// A reload that fails making what the file describes (a presenter's
+    /// secret file gone) names the file, as one failing to read it does:
+    /// the line said only `presenters.hook: the secret file … does not exist`.
+    @Test func aReloadThatCannotMakeAPresenterNamesTheFile() async throws {
+        let files = TemporaryDirectory()
+        let secret = files.path + "/hook.secret"
+        try writeSecretFile("whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", to: secret)
+        let hook: [String: Any] = ["type": "webhook", "url": "http://127.0.0.1:9/x", "secret_file": secret]
+        let d = try TestDaemon(config: ["presenters": ["hook": hook], "default_route": ["presenters": ["hook"]]])
+        try await d.start()
+        try FileManager.default.removeItem(atPath: secret)
+        d.signal(SIGHUP)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !d.log.contains("reload failed"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let failed = d.log.split(separator: "\n").filter { $0.contains("reload failed") }
+        #expect(failed.count == 1, "\(d.log)")
+        #expect(failed.allSatisfy { $0.contains("problem=\"\(d.configPath): presenters.hook: the secret file \(secret) does not exist") }, "\(d.log)")
+    }
+
     /// alertd's own absence resolves nothing its senders still fire: an
     /// alert whose `endsAt` passed while alertd was down gets its window
     /// again from the start, for the sender's next re-send; it resolves
