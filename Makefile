@@ -101,7 +101,7 @@ install:
 		install -m 0644 config/alertd.json $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json; \
 	fi
 	@if [ -z "$(DESTDIR)" ]; then \
-		echo "next: systemd-sysusers && systemd-tmpfiles --create && systemctl daemon-reload"; \
+		echo "next: systemd-sysusers $(SYSUSERSDIR)/alertd.conf && systemd-tmpfiles --create $(TMPFILESDIR)/alertd.conf && systemctl daemon-reload"; \
 		echo "      systemctl enable --now alertd.socket alertd.service"; \
 	fi
 
