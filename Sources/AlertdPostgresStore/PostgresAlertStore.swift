@@ -238,13 +238,13 @@ public final class PostgresAlertStore: AlertStore {
             try await writer.write { session throws(PostgresError) in
                 let scheduled = try session.conn.query("""
                     SELECT id, escalate_at, escalate_to, escalate_follow_ups FROM alerts
-                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND id > $1 ORDER BY id LIMIT $2
-                    FOR UPDATE
-                    """, [.text(after), .integer(Int64(StoreRules.escalationPage))]).rows.map {
+                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND (escalate_at, id) > ($1, $2)
+                    ORDER BY escalate_at, id LIMIT $3 FOR UPDATE
+                    """, [.integer(after.at), .text(after.id), .integer(Int64(StoreRules.escalationPage))]).rows.map {
                     StoreCoding.scheduledEscalation(id: $0.text(0), at: $0.int(1), presenters: $0.text(2), followUps: $0.optionalText(3))
                 }
                 var tx = PostgresStoreTransaction(session: session)
-                return (try StoreRules.follow(scheduled, plan: plan, in: &tx), scheduled.map(\.alert))
+                return (try StoreRules.follow(scheduled, plan: plan, in: &tx), scheduled)
             }
         }
     }

@@ -248,14 +248,15 @@ public final class SQLiteAlertStore: AlertStore {
             try await writer.write { conn throws(SQLiteError) in
                 let scheduled = try conn.statement("""
                     SELECT id, escalate_at, escalate_to, escalate_follow_ups FROM alerts INDEXED BY alerts_escalation
-                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND id > ? ORDER BY id LIMIT ?
-                    """).query([.text(after), .integer(Int64(StoreRules.escalationPage))]) {
+                    WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND (escalate_at, id) > (?, ?)
+                    ORDER BY escalate_at, id LIMIT ?
+                    """).query([.integer(after.at), .text(after.id), .integer(Int64(StoreRules.escalationPage))]) {
                     StoreCoding.scheduledEscalation(id: $0.text(0), at: $0.int(1), presenters: $0.text(2), followUps: $0.optionalText(3))
                 }
                 let changed = try SQLiteStoreTransaction.run(in: conn) { tx throws(SQLiteError) in
                     try StoreRules.follow(scheduled, plan: plan, in: &tx)
                 }
-                return (changed, scheduled.map(\.alert))
+                return (changed, scheduled)
             }
         }
     }

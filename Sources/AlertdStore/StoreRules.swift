@@ -168,18 +168,22 @@ package enum StoreRules {
     package static let escalationPage = 500
 
     /// ``follow(_:plan:in:)`` page after page: `page` reads the escalations
-    /// not yet fired of the alerts whose id is past the one it is given
-    /// (empty at first), at most ``escalationPage`` in id order, and
-    /// follows them in one transaction, returning the changes and the ids read.
+    /// not yet fired that come after the one it is given (by time, then
+    /// alert id; none at first), at most ``escalationPage`` in that order,
+    /// and follows them in one transaction, returning the changes and the
+    /// escalations read. The order is the index's: by id, every page sorted
+    /// all that wait, and 100,000 took 3.4 s to follow at each start. One
+    /// moved later by the reload may be read again, and is then unchanged.
     package static func followInPages(
-        _ page: (String) async throws(StoreError) -> (changed: Int, ids: [AlertID])
+        _ page: ((at: Int64, id: String)) async throws(StoreError) -> (changed: Int, read: [ScheduledEscalation])
     ) async throws(StoreError) -> Int {
-        var changed = 0, after = ""
+        var changed = 0
+        var after: (at: Int64, id: String) = (.min, "")
         while true {
-            let (n, ids) = try await page(after)
+            let (n, read) = try await page(after)
             changed += n
-            guard ids.count >= escalationPage, let last = ids.last else { return changed }
-            after = last.rawValue
+            guard read.count >= escalationPage, let last = read.last else { return changed }
+            after = (StoreCoding.millis(last.at), last.alert.rawValue)
         }
     }
 
