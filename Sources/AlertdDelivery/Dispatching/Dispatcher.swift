@@ -148,22 +148,21 @@ public actor Dispatcher: Service {
     private var storeQuiet = false
     /// The soonest due time the store is known to hold, while `storeQuiet`.
     private var knownNextDue: Date?
-    /// Presenters that delivered again after failing long enough to be
-    /// paced (``streaks``): their waiting retries are made due at once
-    /// (``hasten(_:)``) after the next write of outcomes. Only after such a
-    /// run of failures: a receiver that refuses some requests and takes
-    /// others (one payload it cannot take, a flaky or overloaded one) had
-    /// each retry made due by every other delivery, 41 attempts in 10 s for
-    /// one alert with a backoff of 5 s, and `max_attempts` used up in 79 ms.
-    /// Not handler calls, which are not counted: one handler's answer says
-    /// nothing of another's.
-    private var recovered: Set<DeliveryKind> = []
-    /// Presenters that failed since the start, or were made ``recovered``
-    /// once without a streak. A retry delivered by one not in it waited out
-    /// an outage from before the restart, whose streak this process never
-    /// counted: its presenter counts as recovered, once. Kept on failures
-    /// only, so a delivery's outcome costs no look here.
-    private var judged: Set<DeliveryKind> = []
+    /// Presenters with a retry waiting or being attempted, that have not
+    /// delivered since: when one delivers again, its waiting retries are
+    /// made due at once (``hasten(_:)``), as often as ``hastened`` lets it.
+    /// Not handler calls: theirs is one kind for every alert's own handler
+    /// URL, and one handler's answer says nothing of another's.
+    private var failing: Set<DeliveryKind> = []
+    /// When each presenter's waiting retries were last made due, and how
+    /// long before they may be again: `initial_delay`, doubled at each
+    /// (at most `max_delay`), afresh after `max_delay` without one. A
+    /// receiver that refuses some requests and takes others (payloads it
+    /// cannot take, a flaky one) delivers again at every other request:
+    /// made due each time, a refused alert was tried 41 times in 10 s with a
+    /// backoff of 5 s, and 20 of them used up `max_attempts` in 4 s. A
+    /// receiver back from an outage still gets its backlog at once.
+    private var hastened: [DeliveryKind: (at: ContinuousClock.Instant, wait: Duration)] = [:]
     /// Presenters whose service asked to wait (`Retry-After`, a 429 body's
     /// `retry_after`): none of their deliveries starts before then. The
     /// wait is the service's, not one delivery's: Telegram's flood wait and
@@ -814,6 +813,8 @@ public actor Dispatcher: Service {
             cutOffIDs.append(d.id)
             return
         }
+        // A retry: its presenter failed before, perhaps before a restart.
+        if d.attempts > 1, d.kind.action == nil { failing.insert(d.kind) }
         let followUp = d.followUpOf.flatMap { AlertFollowUp(closing: claimed.alert, original: $0) }
         let configured = presenters[d.kind]
         let unusable: String? = if configured == nil {
@@ -1018,7 +1019,7 @@ public actor Dispatcher: Service {
         unsettled.append(Unsettled(delivery: d, settlement: settlement, report: report))
         slots[d.kind, default: Slots()].settled()
         if case .retryableFailure(_, let wait?)? = report?.outcome, wait > .zero, d.kind.action == nil { pause(d.kind, for: wait) }
-        if let outcome = report?.outcome, d.kind.action == nil { count(outcome, settlement.result, of: d.kind, retried: d.attempts > 1) }
+        if let outcome = report?.outcome, d.kind.action == nil { count(outcome, settlement.result, of: d.kind) }
         refill(d.kind, at: .now)
         guard !settling else { return }
         settling = true
@@ -1033,19 +1034,13 @@ public actor Dispatcher: Service {
     /// counted: one handler's trouble says nothing of another's.
     /// Only a failure that reached nobody counts: an e-mail that reached some
     /// of its recipients (retried for the others) says the presenter works.
-    /// A delivery that ends a paced streak, or a retry delivered by a
-    /// presenter not yet ``judged``, makes it ``recovered``.
-    private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind, retried: Bool) {
+    private func count(_ outcome: PresentationOutcome, _ result: DeliverySettlement.Result, of kind: DeliveryKind) {
         switch (outcome, result) {
         case (_, .delivered):
             if let streak = streaks.removeValue(forKey: kind), streak.tripped {
                 log.notice("presenter delivers again; it is tried at full concurrency", ["presenter": kind.name])
-                recovered.insert(kind)
-            } else if retried, judged.insert(kind).inserted {
-                recovered.insert(kind)
             }
         case (.retryableFailure, .retry):
-            judged.insert(kind)
             var streak = streaks[kind] ?? FailureStreak()
             streak.failures += 1
             let now = ContinuousClock.now
@@ -1102,12 +1097,19 @@ public actor Dispatcher: Service {
                 let queued: Int
                 (queued, claimed) = try await store.settle(batch.map { $0.settlement }, thenClaim: next, now: Date())
                 if queued > 0 { storeChanged() }
+                var recovered: [DeliveryKind] = []
                 for u in batch {
-                    if case .retry(let at, _) = u.settlement.result { knownNextDue = min(knownNextDue ?? at, at) }
+                    switch u.settlement.result {
+                    case .retry(let at, _):
+                        knownNextDue = min(knownNextDue ?? at, at)
+                        if u.delivery.kind.action == nil { failing.insert(u.delivery.kind) }
+                    case .delivered:
+                        if !failing.isEmpty, failing.remove(u.delivery.kind) != nil { recovered.append(u.delivery.kind) }
+                    case .dead:
+                        break
+                    }
                 }
-                let back = recovered
-                recovered = []
-                for kind in back { await hasten(kind) }
+                for kind in recovered where mayHasten(kind, at: tick) { await hasten(kind) }
             } catch {
                 storeChanged()
                 unrecorded += batch.map(\.settlement)
@@ -1147,6 +1149,20 @@ public actor Dispatcher: Service {
     /// receiver's outage of 30 s the last of 1,000 waited a minute more,
     /// where Alertmanager, retrying each group at its interval, sent them
     /// all within a second of its return.
+    /// Whether `kind`'s waiting retries may be made due at `now`
+    /// (``hastened``); if so, the next time is set.
+    private func mayHasten(_ kind: DeliveryKind, at now: ContinuousClock.Instant) -> Bool {
+        let wait: Duration
+        if let last = hastened[kind], now - last.at < retry.maxDelay {
+            guard now - last.at >= last.wait else { return false }
+            wait = min(last.wait * 2, retry.maxDelay)
+        } else {
+            wait = retry.initialDelay
+        }
+        hastened[kind] = (now, wait)
+        return true
+    }
+
     private func hasten(_ kind: DeliveryKind) async {
         do {
             let hastened = try await store.hastenRetries(of: kind, now: Date())
