@@ -168,7 +168,10 @@ public struct IPRange: Sendable, Hashable {
     public let bits: Int
 
     public init?(_ text: String) {
-        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+        // Empty parts kept: "" and "/" have no address (indexing them trapped,
+        // and a reload with such an `actions.allow` entry took the daemon down),
+        // and "10.0.0.0/" no length.
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let base = IPAddress(parts[0]) else { return nil }
         let isV4 = base.ipv4 != nil && !parts[0].contains(":")
         let length: Int

@@ -76,6 +76,8 @@ import Testing
         #expect(try #require(IPRange("fe80::/10")).contains(try #require(IPAddress("fe80::abcd"))))
         #expect(try #require(IPRange("127.0.0.1")).contains(try #require(IPAddress("::ffff:127.0.0.1"))))
         #expect(IPRange("10.0.0.0/33") == nil)
+        // No address, or no length after the slash: none (the first two trapped).
+        for text in ["", "/", "/8", "10.0.0.0/", "   "] { #expect(IPRange(text) == nil, "\(text)") }
     }
 
     @Test func anEmptyListAllowsPublicAddressesOnly() throws {

@@ -189,6 +189,16 @@ import Testing
     /// Several bad `actions.allow` entries: building met them again, joined
     /// on one line under `actions` and on another under no key at all, so
     /// each was said three times. Each is said once, under its own key.
+    /// An empty entry took `--check-config`, and a running daemon's reload, down (SIGILL).
+    @Test func anEmptyAllowEntryIsAProblemLikeAnyOther() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        try #"{"actions": {"allow": ["", "/", "   "]}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await check(config, stateDir: dir.path + "/state")
+        #expect(result.exitCode == 65, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 3, "\(result.stderr)")
+    }
+
     @Test func severalBadAllowEntriesAreEachSaidOnceWithTheirKey() async throws {
         let dir = TemporaryDirectory()
         let config = dir.path + "/alertd.json"
