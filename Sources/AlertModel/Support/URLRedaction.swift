@@ -95,8 +95,9 @@ public enum URLRedaction {
             }
         }
         var out = text
+        // In any case: a receiver may quote a path lowercased, or its percent-escapes in lowercase hex.
         for secret in Set(secrets).filter({ $0.count >= 6 }).sorted(by: { $0.count > $1.count }) {
-            out = out.replacing(secret, with: "***")
+            out = out.replacing(Regex<Substring>(verbatim: secret).ignoresCase(), with: "***")
         }
         return out
     }

@@ -364,6 +364,30 @@ import Testing
         #expect(reason(204, "") == "delivered")
     }
 
+    /// What the receiver quotes back of the request's credentials is hidden:
+    /// the signing secret, a credential header's value, the URL's path and
+    /// query in any case. They reached `last_error` and the log.
+    @Test func aRefusalHidesTheCredentialsTheReceiverQuotes() async throws {
+        let secret = "whsec_U0lHTklOR1NFQ1JFVEJZVEVTMDEyMzQ1Njc4OQ=="
+        let (server, base) = try startLoopbackServer { request in
+            .text(status: 401, "bad signature for \(secret) (raw \(secret.dropFirst(6))); saw \(request.headers["Authorization"] ?? "") "
+                + "and token HEADERTOKEN123 at \(request.path.lowercased())?\(request.query.lowercased())")
+        }
+        defer { Task { await server.stop() } }
+        let config = WebhookPresenterConfiguration(url: base + "/SECRETPATH/k?token=a%2Bb%2FcQSECRET", secret: secret,
+                                                   headers: ["Authorization": "Bearer HEADERTOKEN123", "X-Env": "prod"])
+        let presenter = try WebhookPresenter(name: "hook", configuration: config)
+        let outcome = try await presenter.present(try makeAlert(), delivery: .init(deliveryID: "d1"))
+        guard case .permanentFailure(let reason) = outcome else {
+            Issue.record("expected a permanent failure, got \(outcome)")
+            return
+        }
+        #expect(reason.hasPrefix("HTTP 401 from \(base): bad signature for ***"), "\(reason)")
+        for shown in ["U0lHTklOR1NF", "HEADERTOKEN123", "secretpath", "cqsecret"] {
+            #expect(!reason.lowercased().contains(shown.lowercased()), "\(shown): \(reason)")
+        }
+    }
+
     @Test func hungServerIsRetryableWithinTheTimeout() async throws {
         let silent = try SilentListener()
         let url = "http://127.0.0.1:\(silent.port)/hook"

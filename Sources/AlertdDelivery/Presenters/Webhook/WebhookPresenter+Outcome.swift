@@ -13,16 +13,17 @@ extension WebhookPresenter {
     /// a handler's without its user info (its path is in the alert for
     /// all to see), a configured webhook's by its origin alone. With
     /// `readingErrors`, a refusal's reason carries what the receiver said
-    /// (one line, short); not for handler calls, whose URLs submitters
-    /// choose, so that what a host inside the allowed ones answers is not
-    /// shown to them. An HTML page (a proxy's error page) says no more
-    /// than its status.
+    /// (one line, short, none of `hiding` or of `url`'s credentials in it);
+    /// not for handler calls, whose URLs submitters choose, so that what a
+    /// host inside the allowed ones answers is not shown to them. An HTML
+    /// page (a proxy's error page) says no more than its status.
     package static func outcome(
         for response: HTTPClientResponse, url: String, now: Date, naming name: (String) -> String = URLRedaction.redactingUserInfo,
-        readingErrors: Bool = false
+        readingErrors: Bool = false, hiding secrets: PresenterSecrets = PresenterSecrets()
     ) -> PresentationOutcome {
         let html = response.headers["Content-Type"]?.lowercased().contains("html") ?? false
-        let detail = readingErrors && !(200...299).contains(response.status) && !html ? errorAnswers.errorText(response.body, url: url) : nil
+        let detail = readingErrors && !(200...299).contains(response.status) && !html
+            ? errorAnswers.errorText(response.body, url: url, hiding: secrets) : nil
         return HTTPOutcome.judge(
             status: response.status, target: name(url),
             location: response.headers["Location"].map(name), detail: detail,

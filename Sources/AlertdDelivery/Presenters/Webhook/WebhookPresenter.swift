@@ -17,6 +17,11 @@ public struct WebhookPresenter: HTTPRequestPresenter {
     private let client: HTTPClient
     private let now: @Sendable () -> Date
 
+    /// What a receiver's error text must not show: the signing secret (as
+    /// configured and its key alone) and the values of headers that carry
+    /// credentials, as a receiver may quote what it refused.
+    private let credentials: PresenterSecrets
+
     /// The most of a receiver's answer that is read; only its status matters.
     package static let maxResponseBytes = 64 * 1024
 
@@ -33,6 +38,25 @@ public struct WebhookPresenter: HTTPRequestPresenter {
         }
         self.client = client
         self.now = now
+        var credentials: [String: String] = [:]
+        if let secret = configuration.secret {
+            credentials["secret"] = secret
+            if secret.hasPrefix("whsec_") { credentials["secret.key"] = String(secret.dropFirst(6)) }
+        }
+        for (name, value) in configuration.headers where Self.carriesCredentials(name) {
+            credentials["header.\(name)"] = value
+            // `Bearer <token>`, `Basic <base64>`: the credential may be quoted alone.
+            if let last = value.split(separator: " ").last, last.count < value.count { credentials["header.\(name).credential"] = String(last) }
+        }
+        self.credentials = PresenterSecrets(credentials)
+    }
+
+    /// Whether a header of this name carries a credential (`Authorization`,
+    /// `X-Api-Key`, `X-Auth-Token`, …); other values are no secret, and
+    /// hiding them would blank ordinary words out of a receiver's text.
+    static func carriesCredentials(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return ["auth", "key", "token", "secret", "password", "signature", "cookie", "session"].contains { name.contains($0) }
     }
 
     public func attempt(_ alert: Alert, delivery: DeliveryContext) -> HTTPAttempt {
@@ -60,10 +84,11 @@ public struct WebhookPresenter: HTTPRequestPresenter {
         // Reasons name the receiver by its origin: a webhook URL's path or
         // query is often its credential (Mattermost's /hooks/<key>, a
         // ?token=), and reasons reach read-only API clients and logs.
-        let (url, now) = (configuration.url, self.now)
+        let (url, now, credentials) = (configuration.url, self.now, self.credentials)
         return .send(request, on: client) { result in
             switch result {
-            case .success(let response): Self.outcome(for: response, url: url, now: now(), naming: URLRedaction.origin, readingErrors: true)
+            case .success(let response):
+                Self.outcome(for: response, url: url, now: now(), naming: URLRedaction.origin, readingErrors: true, hiding: credentials)
             case .failure(let error): Self.outcome(for: error, url: url, naming: URLRedaction.origin)
             }
         }
