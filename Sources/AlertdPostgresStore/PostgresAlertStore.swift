@@ -285,7 +285,8 @@ public final class PostgresAlertStore: AlertStore {
             try conn.scalar("""
                 SELECT LEAST(
                     (SELECT MIN(expires_at) FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL),
-                    (SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL),
+                    (SELECT MIN(escalate_at) FROM alerts WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL
+                        AND escalate_at < \(StoreCoding.heldEscalation)),
                     (SELECT MIN(resolves_at) FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL))
                 """)
         }.map(StoreCoding.date)

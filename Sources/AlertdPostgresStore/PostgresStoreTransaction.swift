@@ -69,7 +69,7 @@ struct PostgresStoreTransaction: StoreTransaction {
     }
 
     func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) throws(PostgresError) {
-        let escalates = StoreCoding.escalationColumns(escalation, created: StoreCoding.millis(createdAt))
+        let escalates = StoreCoding.followedEscalationColumns(escalation, created: StoreCoding.millis(createdAt))
         try conn.query("""
             UPDATE alerts SET escalate_at = $1, escalate_to = $2, escalate_follow_ups = $3 WHERE id = $4 AND escalated_at IS NULL
             """, [.optional(escalates.at), .optional(escalates.to), .optional(escalates.followUps), .text(alert.rawValue)])

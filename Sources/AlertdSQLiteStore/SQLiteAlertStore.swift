@@ -823,8 +823,8 @@ public final class SQLiteAlertStore: AlertStore {
                 """).query { $0.optionalInt(0) }.first ?? nil
             let escalation = try conn.statement("""
                 SELECT escalate_at FROM alerts INDEXED BY alerts_escalation
-                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL ORDER BY escalate_at LIMIT 1
-                """).query { $0.optionalInt(0) }.first ?? nil
+                WHERE state = 'open' AND escalate_at IS NOT NULL AND escalated_at IS NULL AND escalate_at < ? ORDER BY escalate_at LIMIT 1
+                """).query([.integer(StoreCoding.heldEscalation)]) { $0.optionalInt(0) }.first ?? nil
             let lapse = try conn.statement("""
                 SELECT resolves_at FROM alerts INDEXED BY alerts_lapse
                 WHERE state = 'open' AND resolves_at IS NOT NULL ORDER BY resolves_at LIMIT 1

@@ -124,7 +124,7 @@ struct SQLiteStoreTransaction: StoreTransaction {
 
     mutating func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) throws(SQLiteError) {
         try flush()
-        let escalates = StoreCoding.escalationColumns(escalation, created: StoreCoding.millis(createdAt))
+        let escalates = StoreCoding.followedEscalationColumns(escalation, created: StoreCoding.millis(createdAt))
         try conn.statement("""
             UPDATE alerts SET escalate_at = ?, escalate_to = ?, escalate_follow_ups = ? WHERE id = ? AND escalated_at IS NULL
             """).run([.optional(escalates.at), .optional(escalates.to), .optional(escalates.followUps), .text(alert.rawValue)])

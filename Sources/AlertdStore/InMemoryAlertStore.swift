@@ -225,7 +225,7 @@ public actor InMemoryAlertStore: AlertStore {
         let open = state.alerts.values.filter { $0.state == .open }
         let expiries = open.compactMap(\.expiresAt) + open.compactMap(\.resolvesAt)
         let escalating = state.escalations
-            .filter { $0.value.firedAt == nil && state.alerts[$0.key]?.state == .open }
+            .filter { $0.value.firedAt == nil && state.alerts[$0.key]?.state == .open && StoreCoding.millis($0.value.at) < StoreCoding.heldEscalation }
             .map(\.value.at)
         return (expiries + escalating).min()
     }

@@ -37,17 +37,15 @@ package struct InMemoryStoreState: StoreTransaction {
 
     package mutating func insert(_ alert: Alert, escalation: Escalation?) {
         alerts[alert.id] = alert
-        setEscalation(alert.id, escalation, createdAt: alert.createdAt)
+        if escalation != nil { setEscalation(alert.id, escalation, createdAt: alert.createdAt) }
     }
 
     package mutating func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) {
-        guard escalations[alert]?.firedAt == nil else { return }
-        guard let escalation, let at = StoreCoding.escalationColumns(escalation, created: StoreCoding.millis(createdAt)).at else {
-            escalations[alert] = nil
-            return
-        }
+        guard escalations[alert]?.firedAt == nil,
+              let at = StoreCoding.followedEscalationColumns(escalation, created: StoreCoding.millis(createdAt)).at else { return }
         // To the millisecond, as the SQL stores keep it.
-        escalations[alert] = PendingEscalation(at: StoreCoding.date(at), presenters: escalation.presenters, followUps: escalation.followUps)
+        escalations[alert] = PendingEscalation(at: StoreCoding.date(at), presenters: escalation?.presenters ?? [],
+                                               followUps: escalation?.followUps ?? [])
     }
 
     package mutating func close(_ alert: Alert) { alerts[alert.id] = alert }

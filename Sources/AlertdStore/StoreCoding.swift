@@ -22,6 +22,19 @@ package enum StoreCoding {
                 escalation.followUps.isEmpty ? nil : jsonList(escalation.followUps.sorted()))
     }
 
+    /// `escalate_at` of an escalation its route no longer has (a reload
+    /// took it out): the end of year 9999, never due, so that it stays
+    /// among those a later reload follows, and one that gives it back
+    /// restores it. Dropped outright, a mistaken edit undone by the next
+    /// reload had cancelled every escalation waiting.
+    package static let heldEscalation: Int64 = 253_402_300_799_999
+
+    /// ``escalationColumns(_:created:)`` for ``StoreTransaction/setEscalation(_:_:createdAt:)``:
+    /// none is a held escalation, not nulls.
+    package static func followedEscalationColumns(_ escalation: Escalation?, created: Int64) -> (at: Int64?, to: String?, followUps: String?) {
+        escalation == nil ? (heldEscalation, jsonList([]), nil) : escalationColumns(escalation, created: created)
+    }
+
     /// A row of those columns, with its alert's id, as ``ScheduledEscalation``.
     package static func scheduledEscalation(id: String, at: Int64, presenters: String, followUps: String?) -> ScheduledEscalation {
         ScheduledEscalation(alert: AlertID(trusted: id), at: date(at), presenters: decodeList(presenters),

@@ -144,9 +144,10 @@ package enum StoreRules {
 
     /// At start and after a reload: each escalation not yet fired takes the
     /// one `plan` (the routes now in force) gives its open alert, due
-    /// `after` from the alert's creation, or is dropped where it gives none.
-    /// An escalation a route no longer has does not fire, and one whose
-    /// presenters changed goes to the new ones. Returns how many changed.
+    /// `after` from the alert's creation, or is held where it gives none.
+    /// An escalation a route no longer has does not fire, one whose
+    /// presenters changed goes to the new ones, and a held one given back
+    /// fires as it would have. Returns how many changed.
     package static func follow<T: StoreTransaction>(
         _ scheduled: [ScheduledEscalation], plan: (Alert) -> Escalation?, in tx: inout T
     ) throws(T.Failure) -> Int {
@@ -157,6 +158,7 @@ package enum StoreRules {
             let created = StoreCoding.millis(alert.createdAt)
             if let new, StoreCoding.escalationColumns(new, created: created).at == StoreCoding.millis(old.at),
                new.presenters == old.presenters, new.followUps == old.followUps { continue }
+            if new == nil, old.isHeld { continue }
             try tx.setEscalation(alert.id, new, createdAt: alert.createdAt)
             changed += 1
         }

@@ -22,7 +22,7 @@ package protocol StoreTransaction {
     /// Records that `alert`'s escalation has fired, so it never fires again.
     mutating func markEscalated(_ alert: AlertID, at: Date) throws(Failure)
     /// Gives an alert whose escalation has not fired `escalation` instead,
-    /// due its `after` from `createdAt`; nil drops it.
+    /// due its `after` from `createdAt`; nil holds it (``StoreCoding/heldEscalation``).
     mutating func setEscalation(_ alert: AlertID, _ escalation: Escalation?, createdAt: Date) throws(Failure)
     /// Counts a re-send folded into the open alert, seen at `at`
     /// (``Alert/repeats``), in one write: with `resolvesAt` it moves when

@@ -22,6 +22,8 @@ public struct ScheduledEscalation: Sendable, Equatable {
     public var at: Date
     public var presenters: [String]
     public var followUps: Set<String>
+    /// Taken out by a reload, kept for one that gives it back: never fires.
+    public var isHeld: Bool { StoreCoding.millis(at) == StoreCoding.heldEscalation }
 
     public init(alert: AlertID, at: Date, presenters: [String], followUps: Set<String>) {
         self.alert = alert

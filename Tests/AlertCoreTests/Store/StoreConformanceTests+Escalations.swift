@@ -5,7 +5,8 @@ import Testing
 @testable import AlertdSQLiteStore
 
 /// Escalations still to come follow the routes as reloaded, on every
-/// backend: one a route no longer has is dropped, a changed one fires when
+/// backend: one a route no longer has is held, never due, and fires as it
+/// would have once a later reload gives it back; a changed one fires when
 /// and where the route now says, and one fired already stays fired.
 extension StoreConformanceTests {
     @Test(arguments: StoreBackend.allCases) func escalationsStillToComeFollowTheRoutesAsReloaded(_ backend: StoreBackend) async throws {
@@ -45,5 +46,13 @@ extension StoreConformanceTests {
         #expect(try #require(try await store.record(id: kept.id)).deliveries.map(\.presenter) == ["log", "pager"])
         #expect(try #require(try await store.record(id: fired.id)).deliveries.map(\.presenter) == ["log", "pager"])
         #expect(try #require(try await store.record(id: dropped[0].id)).deliveries.map(\.presenter) == ["log"])
+
+        // Given back by a later reload, a held escalation fires as it would
+        // have, here at once, being overdue; the rest stay held.
+        let back: @Sendable (Alert) -> Escalation? = { $0.spec.title == "drop 0" ? pager : nil }
+        #expect(try await store.followEscalations(back) == 1)
+        #expect(try await store.nextMaintenanceTime().map(StoreCoding.millis) == StoreCoding.millis(dropped[0].createdAt) + 900_000)
+        #expect(try await store.runMaintenance(now: start.addingTimeInterval(2001)).escalated == [dropped[0].id])
+        #expect(try #require(try await store.record(id: dropped[0].id)).deliveries.map(\.presenter) == ["log", "pager"])
     }
 }
