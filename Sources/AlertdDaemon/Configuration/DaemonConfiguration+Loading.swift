@@ -345,8 +345,11 @@ extension DaemonConfiguration {
             route.labels = r.stringMap(match, "labels", at: mpath) ?? [:]
             route.matchers = parseMatchers(match, "matchers", at: mpath, r) ?? []
             // One severity given alone is the likely slip: a list of one was meant, or min_severity.
-            let one = (match["severity"] as? String).flatMap(Severity.init(rawValue:)) ?? .critical
-            let hint = "write [\"\(one.rawValue)\"], or \"min_severity\": \"\(one.rawValue)\" for \(one.rawValue) and above"
+            let hint = if let one = (match["severity"] as? String).flatMap({ Severity(rawValue: $0.lowercased()) }) {
+                "write [\"\(one.rawValue)\"], or \"min_severity\": \"\(one.rawValue)\" for \(one.rawValue) and above"
+            } else {
+                "write a list such as [\"warning\", \"critical\"], or \"min_severity\": \"warning\" for warning and above"
+            }
             if let list = r.strings(match, "severity", at: mpath, hint: hint) {
                 var set = Set<Severity>()
                 for (i, s) in list.enumerated() {

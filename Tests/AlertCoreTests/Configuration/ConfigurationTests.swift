@@ -388,6 +388,11 @@ import Synchronization
     @Test func aSingleSeverityInARouteGetsAHint() {
         let p = problems(#"{"presenters": {"a": {"type": "log"}}, "routes": [{"match": {"severity": "critical"}, "presenters": ["a"]}]}"#)
         #expect(p == [#"routes[0].match.severity: must be a list of strings; write ["critical"], or "min_severity": "critical" for critical and above"#], "\(p)")
+        // Another spelling of one is still that one; what is none gets a list to copy.
+        let warning = problems(#"{"presenters": {"a": {"type": "log"}}, "routes": [{"match": {"severity": "Warning"}, "presenters": ["a"]}]}"#)
+        #expect(warning.first?.hasSuffix(#"write ["warning"], or "min_severity": "warning" for warning and above"#) == true, "\(warning)")
+        let two = problems(#"{"presenters": {"a": {"type": "log"}}, "routes": [{"match": {"severity": "warning,critical"}, "presenters": ["a"]}]}"#)
+        #expect(two.first?.hasSuffix(#"write a list such as ["warning", "critical"], or "min_severity": "warning" for warning and above"#) == true, "\(two)")
     }
 
     @Test func malformedJSONIsOneClearProblem() {

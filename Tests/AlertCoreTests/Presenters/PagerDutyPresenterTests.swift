@@ -116,6 +116,8 @@ import Testing
         #expect(ServiceFixtures.read(PagerDutyPresenterConfiguration.self, ["routing_key": "short"]).1
                 == ["presenters.p.routing_key: must be 32 characters long, got 5"])
         #expect(ServiceFixtures.read(PagerDutyPresenterConfiguration.self, ["routing_key": Self.routingKey]).1.isEmpty)
+        #expect(ServiceFixtures.read(PagerDutyPresenterConfiguration.self, ["routing_key": String(repeating: "Ä", count: 32)]).1
+                == ["presenters.p.routing_key: must be 32 characters long, got 64"])
         let dir = TemporaryDirectory()
         let file = dir.path + "/routing-key"
         try writeSecretFile("short\n", to: file)

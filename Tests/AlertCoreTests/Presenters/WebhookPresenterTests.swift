@@ -359,6 +359,8 @@ import Testing
         #expect(reason(422, #"{"error": {"message": "no such channel"}}"#) == "HTTP 422 from http://127.0.0.1:9: no such channel")
         #expect(reason(503, "down for\nmaintenance", type: "text/plain") == "HTTP 503 from http://127.0.0.1:9: down for maintenance")
         #expect(reason(502, "<html><title>502</title></html>", type: "text/html") == "HTTP 502 from http://127.0.0.1:9")
+        #expect(reason(502, "\n <!DOCTYPE html><html>…</html>", type: "text/plain") == "HTTP 502 from http://127.0.0.1:9")
+        #expect(reason(422, #"{"errors": [{"message": "a"}, "b", 3]}"#) == "HTTP 422 from http://127.0.0.1:9: a; b; 3")
         #expect(reason(400, #"{"error": "bad"}"#, reading: false) == "HTTP 400 from http://127.0.0.1:9")
         #expect(reason(400, "the url was http://127.0.0.1:9/hook?key=s3cret", type: "text/plain").contains("s3cret") == false)
         #expect(reason(204, "") == "delivered")

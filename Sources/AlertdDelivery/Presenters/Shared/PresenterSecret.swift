@@ -57,10 +57,12 @@ public struct PresenterSecret: Sendable, Equatable {
         return secret
     }
 
-    /// The length of `value` when it is not ``length``; the value itself is never said.
+    /// The length of `value` in bytes when it is not ``length``; the value
+    /// itself is never said. Such keys are ASCII: counted in characters, 32
+    /// `Ä` passed.
     private func wrongLength(_ value: String) -> Int? {
-        guard let length, value.count != length else { return nil }
-        return value.count
+        guard let length, value.utf8.count != length else { return nil }
+        return value.utf8.count
     }
 
     /// `key` and `key_file`, for a type's list of keys.

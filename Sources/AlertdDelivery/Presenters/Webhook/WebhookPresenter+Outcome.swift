@@ -21,7 +21,9 @@ extension WebhookPresenter {
         for response: HTTPClientResponse, url: String, now: Date, naming name: (String) -> String = URLRedaction.redactingUserInfo,
         readingErrors: Bool = false, hiding secrets: PresenterSecrets = PresenterSecrets()
     ) -> PresentationOutcome {
+        // A page, whatever its type says: it opens with a tag.
         let html = response.headers["Content-Type"]?.lowercased().contains("html") ?? false
+            || response.body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) == UInt8(ascii: "<")
         let detail = readingErrors && !(200...299).contains(response.status) && !html
             ? errorAnswers.errorText(response.body, url: url, hiding: secrets) : nil
         return HTTPOutcome.judge(

@@ -127,6 +127,8 @@ public struct HTTPServiceAnswers: Sendable {
     private static func describe(_ value: Any) -> String? {
         if let s = value as? String { return s }
         if let list = value as? [Any] { return list.compactMap(describe).joined(separator: "; ") }
+        // An entry of an `errors` list as JSON:API and GraphQL write one.
+        if let object = value as? [String: Any] { return (object["message"] ?? object["detail"]).flatMap(describe) }
         if let n = value as? Int { return String(n) }
         if let n = value as? Double { return "\(n)" }
         return nil
