@@ -377,8 +377,9 @@ extension AlertDaemon {
     /// timers apply. The groups of the routes `rerouting` names (gone, or
     /// no longer grouping) send the alerts they told nobody of where the
     /// routes now send them. Escalations still to come take those of their
-    /// alerts' routes as configured: an escalation taken out of a route
-    /// fired after the reload, to presenters taken out as well.
+    /// alerts' routes as configured, held where a route now has none, so
+    /// none fires that the configuration took out (it had, to presenters
+    /// taken out as well) and a later reload can give it back.
     package func followRoutes(_ settings: AlertIntake.Settings, rerouting routes: Set<String>) async {
         do {
             let rerouting = GroupRerouting(routes: routes) { settings.submission(of: $0) }

@@ -1144,11 +1144,6 @@ public actor Dispatcher: Service {
         settling = false
     }
 
-    /// A presenter delivered again after failing: its waiting retries are
-    /// made due now. Each delivery backs off on its own, so after a
-    /// receiver's outage of 30 s the last of 1,000 waited a minute more,
-    /// where Alertmanager, retrying each group at its interval, sent them
-    /// all within a second of its return.
     /// Whether `kind`'s waiting retries may be made due at `now`
     /// (``hastened``); if so, the next time is set.
     private func mayHasten(_ kind: DeliveryKind, at now: ContinuousClock.Instant) -> Bool {
@@ -1163,6 +1158,11 @@ public actor Dispatcher: Service {
         return true
     }
 
+    /// A presenter delivered again after failing: its waiting retries are
+    /// made due now. Each delivery backs off on its own, so after a
+    /// receiver's outage of 30 s the last of 1,000 waited a minute more,
+    /// where Alertmanager, retrying each group at its interval, sent them
+    /// all within a second of its return.
     private func hasten(_ kind: DeliveryKind) async {
         do {
             let hastened = try await store.hastenRetries(of: kind, now: Date())
