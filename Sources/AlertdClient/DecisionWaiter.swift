@@ -11,7 +11,7 @@ package struct DecisionWaiter: Sendable {
     /// Hears, once an outage, that the connection to alertd was lost, and
     /// that it is back: the wait goes on silently otherwise, up to its
     /// timeout, and a lost daemon looked like a person taking their time.
-    package var tell: @Sendable (String) -> Void = { _ in }
+    package let tell: @Sendable (String) -> Void
 
     package init(client: AlertdClient, id: AlertID, tell: @escaping @Sendable (String) -> Void = { _ in }) {
         self.client = client
