@@ -29,7 +29,7 @@ import Glibc
 
     /// The page's example address and token file, as this test has them.
     func replacements(_ d: TestDaemon) -> [String: String] {
-        ["127.0.0.1:9190": "127.0.0.1:\(d.port)", "/etc/alertd/api-token": tokenPath]
+        ["127.0.0.1:9190": "127.0.0.1:\(d.port)", "/etc/alertd/api-token": tokenPath, "/etc/prometheus/alertd-token": tokenPath]
     }
 
     /// alertd on TCP with the token, as the page configures it, delivering
@@ -62,6 +62,15 @@ import Glibc
     func alerts(_ d: TestDaemon, _ query: String) async throws -> [[String: Any]] {
         let r = try await d.request("GET", "/v1/alerts?\(query)")
         return (try JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["alerts"] as? [[String: Any]] ?? []
+    }
+
+    /// `up` of the scrape job `job` as Prometheus on `port` has it now, nil before its first scrape.
+    func up(_ job: String, _ port: UInt16) async throws -> String? {
+        let query = "up%7Bjob%3D%22\(job)%22%7D"
+        let response = try await HTTPClient().send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/query?query=\(query)"))
+        let answer = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        let result = (answer?["data"] as? [String: Any])?["result"] as? [[String: Any]]
+        return (result?.first?["value"] as? [Any])?.last as? String
     }
 
     func metric(_ d: TestDaemon, _ series: String) async throws -> Double? {
@@ -97,11 +106,15 @@ import Glibc
         try (port.map { #"[{"targets": ["127.0.0.1:\#($0)"]}]"# } ?? "[]").write(toFile: switchPath, atomically: true, encoding: .utf8)
     }
 
-    /// Prometheus scraping itself with the firing rule, alertd as its
-    /// Alertmanager by the page's snippet, re-sending every `resendDelay`
-    /// seconds instead of every minute so a test sees several; and its rule file.
-    func startPrometheus(_ d: TestDaemon, resendDelay: Int = 1) async throws -> ExternalProgram {
-        let port = try TestDaemon.freePort()
+    /// Prometheus scraping itself with the firing rule, and alertd's
+    /// `/metrics` by the page's scrape job, alertd as its Alertmanager by the
+    /// page's snippet, re-sending every `resendDelay` seconds instead of
+    /// every minute so a test sees several; and its rule file. `port` is
+    /// Prometheus's own.
+    func startPrometheus(_ d: TestDaemon, resendDelay: Int = 1, port: UInt16? = nil) async throws -> ExternalProgram {
+        let port = try port ?? TestDaemon.freePort()
+        // The page's job, under this configuration's own `scrape_configs:`.
+        let scrapeJob = try docs.snippet("prometheus-scrape", replacements(d)).split(separator: "\n").dropFirst().joined(separator: "\n")
         let rulesPath = dir.path + "/rules.yml"
         try Self.rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
         try setSwitch(port)
@@ -116,6 +129,7 @@ import Glibc
               - job_name: switch
                 file_sd_configs:
                   - files: [\(switchPath)]
+            \(scrapeJob)
             rule_files:
               - \(rulesPath)
 
@@ -146,7 +160,8 @@ import Glibc
         let sink = TestPresenterLog(d)
         // Each re-send says the alert ends 4 × 2 s on: Prometheus's resolution
         // must arrive before then, or the clock resolves it first.
-        let prometheus = try await startPrometheus(d, resendDelay: 2)
+        let prometheusPort = try TestDaemon.freePort()
+        let prometheus = try await startPrometheus(d, resendDelay: 2, port: prometheusPort)
         defer { prometheus.signal(SIGKILL) }
 
         #expect(await sink.wait(timeout: .seconds(30)) { $0.count >= 1 }, "no delivery; prometheus log:\n\(prometheus.log)\nalertd log:\n\(d.log)")
@@ -168,6 +183,10 @@ import Glibc
         #expect(try await alerts(d, "label=alertname=AlwaysFiring").count == 1)
         #expect(sink.entries.count == 1)
         #expect(try await metric(d, #"alertd_alerts_received_total{front_door="alertmanager_api"}"#) == 1)
+        // The page's scrape job, with the token, reaches `/metrics`.
+        let scraped = try await eventually(.seconds(15), every: .milliseconds(200)) { try await self.up("alertd", prometheusPort) == "1" }
+        let lastUp = try await up("alertd", prometheusPort)
+        #expect(scraped, "Prometheus did not scrape alertd; up is \(lastUp ?? "absent"); its log:\n\(prometheus.log)")
 
         // The rule stops firing (its switch target is gone; Prometheus
         // re-reads file_sd files by itself): Prometheus sends it resolved.
