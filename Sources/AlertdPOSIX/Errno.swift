@@ -20,6 +20,8 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     package static let noSuchFile = Errno(ENOENT)
     /// `ENOTDIR`: a part of the path before its last is no directory.
     package static let notADirectory = Errno(ENOTDIR)
+    /// `EACCES`: a directory on the path may not be searched, or the file not opened so.
+    package static let permissionDenied = Errno(EACCES)
     /// `ECONNREFUSED`: nothing listens where a socket was connected to.
     package static let connectionRefused = Errno(ECONNREFUSED)
 

@@ -34,10 +34,12 @@ extension AlertDaemon {
             throw DaemonError(code: .stateUnwritable,
                               message: "Cannot create the state directory \(path): a part of its path is a file, not a directory. Point state_dir (or --state-dir) elsewhere.")
         case .failure(let error):
-            throw DaemonError(code: .stateDirectory, message: "Cannot look at the state directory \(path): \(error). Check the path and its parents' permissions.")
+            // A parent alertd's user may not search: 73, as the man page says of permissions.
+            throw DaemonError(code: error == .permissionDenied ? .stateUnwritable : .stateDirectory,
+                              message: "Cannot look at the state directory \(path): \(error). Check the path and its parents' permissions.")
         case .success(let status):
             guard status.kind == .directory else {
-                throw DaemonError(code: .stateDirectory, message: "The state directory \(path) is not a directory; point state_dir (or --state-dir) at a directory.")
+                throw DaemonError(code: .stateUnwritable, message: "The state directory \(path) is not a directory; point state_dir (or --state-dir) at a directory.")
             }
             let excess = status.permissions & 0o777 & ~stateDirectoryPermissions
             guard excess != 0 else { return }

@@ -130,6 +130,15 @@ import Glibc
         #expect(d.log.contains("code=state_unwritable") && d.log.contains("a part of its path is a file"), "\(d.log)")
     }
 
+    /// A state directory that is a file: 73, as the man page says, not 1.
+    @Test func aStateDirectoryThatIsAFileExits73() async throws {
+        let dir = TemporaryDirectory()
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: dir.path + "/file"))
+        let d = try TestDaemon(stateDir: dir.path + "/file")
+        #expect(try await d.startExpectingExit() == 73, "\(d.log)")
+        #expect(d.log.contains("code=state_unwritable") && d.log.contains("is not a directory"), "\(d.log)")
+    }
+
     @Test func aStartOnAnUnwritableStateDirectoryFailsNamingIt() async throws {
         let d = try TestDaemon()
         try await d.start()
