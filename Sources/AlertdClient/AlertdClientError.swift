@@ -74,7 +74,9 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
             guard let decision = alert.decision else { return "alert \(alert.id) is already \(alert.state.rawValue)" }
             return "alert \(alert.id) was already \(decision.commandLineText); the first decision stands"
         case .badResponse(let endpoint, let status, let reason):
-            return "alertd at \(endpoint) sent an answer alertctl cannot read (status \(status)): \(reason)"
+            // Not alertd's JSON at all: most often another server listens there.
+            let check = endpoint.isUnixSocket ? "--socket/ALERTD_SOCKET" : "--url/ALERTD_URL"
+            return "alertd at \(endpoint) sent an answer alertctl cannot read (status \(status)): \(reason) (is alertd what listens there? check \(check))"
         case .transport(let error):
             return error.message
         }

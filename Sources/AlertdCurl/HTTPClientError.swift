@@ -133,6 +133,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
             "The response from \(url) is larger than the \(limit)-byte limit. Raise the limit or request less data."
         case .headerTooLarge(let url, let status):
             "The response from \(url)\(status.map { " (status \($0))" } ?? "") has a line longer than the 100 KB libcurl reads: a fault of the server's; check what it sends."
+        case .tls(let url, let reason) where Self.plainHTTPReplies.contains(where: reason.contains):
+            "TLS with \(url) failed: \(reason). The server seems to speak plain HTTP there: use an http:// URL."
         case .tls(let url, let reason):
             "TLS with \(url) failed: \(reason). Check the server's certificate and the system's CA bundle."
         case .refusedByPolicy(let url, let reason):
@@ -147,4 +149,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String { "\(message) [\(code)]" }
+
+    /// What OpenSSL says when the answer to its hello is not TLS at all, as a
+    /// plain HTTP server's `HTTP/1.1 400` is.
+    static let plainHTTPReplies = ["wrong version number", "packet length too long"]
 }

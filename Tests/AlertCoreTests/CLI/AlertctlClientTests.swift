@@ -120,6 +120,22 @@ import Testing
         #expect(shownTable.stdout.contains("\n\n  Filesystem      Size  Used\n  /dev/sda1        20G   15G\n"), "\(shownTable.stdout)")
     }
 
+    /// A URL that reaches something other than alertd says which way to
+    /// look: https:// to alertd's plain HTTP, another server's 404.
+    @Test func aURLThatReachesSomethingElseSaysWhatToCheck() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        let tls = try await TestBinaries.alertctl("list", "--url", "https://127.0.0.1:\(d.port)")
+        #expect(tls.exitCode != 0)
+        #expect(tls.stderr.contains("The server seems to speak plain HTTP there: use an http:// URL."), "\(tls.stderr)")
+
+        let other = try ServiceReceiver(success: .text(status: 404, "404 page not found")) { _ in [] }
+        let notAlertd = try await TestBinaries.alertctl("list", "--url", other.base)
+        #expect(notAlertd.exitCode != 0)
+        #expect(notAlertd.stderr.contains("(status 404)") && notAlertd.stderr.contains("is alertd what listens there? check --url/ALERTD_URL"),
+                "\(notAlertd.stderr)")
+    }
+
     @Test func invalidAlertsExit65AndAreNotStored() async throws {
         // The daemon's limit is tighter than alertctl's: the second case passes
         // local checks and is refused by the API with 422.
