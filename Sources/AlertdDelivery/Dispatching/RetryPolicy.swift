@@ -2,9 +2,9 @@ import FoundationEssentials
 import AlertModel
 import AlertdStore
 
-/// When to try a failed delivery again: exponential backoff with full jitter
-/// (AWS's "Exponential Backoff and Jitter"), bounded by a number of attempts
-/// and by the age of the delivery.
+/// When to try a failed delivery again: exponential backoff with equal
+/// jitter (AWS's "Exponential Backoff and Jitter"), bounded by a number of
+/// attempts and by the age of the delivery.
 public struct RetryPolicy: Sendable, Equatable {
     /// Delay before the second attempt (before jitter).
     public var initialDelay: Duration = .seconds(1)
@@ -12,8 +12,11 @@ public struct RetryPolicy: Sendable, Equatable {
     public var factor: Double = 2
     /// No single wait is longer than this.
     public var maxDelay: Duration = .seconds(600)
-    /// Full jitter: wait a uniformly random time up to the computed delay, so
-    /// a receiver coming back up is not hit by every retry at once.
+    /// Equal jitter: wait a uniformly random time between half the computed
+    /// delay and all of it, so a receiver coming back up is not hit by every
+    /// retry at once, and none comes right after the failure: with full
+    /// jitter (from zero) a 5xx or a 429 without `Retry-After` was tried
+    /// again within 34 ms, where services ask for seconds (Pushover: 5).
     public var jitter: Bool = true
     /// Give up after this many attempts; nil means only `maxAge` bounds it.
     public var maxAttempts: Int?
@@ -55,7 +58,7 @@ public struct RetryPolicy: Sendable, Equatable {
             delay = retryAfter.seconds
         } else {
             let full = backoff(afterAttempt: attempt).seconds
-            delay = jitter ? random(full) : full
+            delay = jitter ? full / 2 + random(full / 2) : full
         }
         let next = now.addingTimeInterval(delay)
         guard next.timeIntervalSince(createdAt) > maxAge.seconds else { return .retry(at: next, error: reason) }

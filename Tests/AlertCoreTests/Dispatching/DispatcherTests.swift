@@ -1042,14 +1042,20 @@ actor OutagePresenter: AlertPresenter {
         } else {
             Issue.record("expected dead")
         }
-        // Full jitter draws from [0, backoff].
+        // Equal jitter draws from [backoff / 2, backoff].
         var jittered = RetryPolicy()
         jittered.jitter = true
         let j = jittered.settle(reason: "x", retryable: true, retryAfter: nil, attempt: 3, createdAt: created, now: created) { max in
-            #expect(max == 4)
+            #expect(max == 2)
             return max / 2
         }
-        #expect(j == .retry(at: created.addingTimeInterval(2), error: "x"))
+        #expect(j == .retry(at: created.addingTimeInterval(3), error: "x"))
+        // With the real draw, never sooner than half the backoff.
+        for _ in 0..<200 {
+            guard case .retry(let at, _) = jittered.settle(reason: "x", retryable: true, retryAfter: nil, attempt: 1, createdAt: created, now: created)
+            else { Issue.record("expected a retry"); break }
+            #expect((0.5...1.0).contains(at.timeIntervalSince(created)))
+        }
     }
 
     @Test func retryAfterZeroLeavesTheBackoffAndAWaitPastMaxAgeSaysSo() {
