@@ -89,16 +89,37 @@ import Testing
     @Test func answersAreJudgedWithPushoversErrors() async throws {
         let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
         let target = "pushover (\(receiver.base))"
+        // The quota resets in three days, as Pushover says in X-Limit-App-Reset.
+        let reset = Int(Date().timeIntervalSince1970) + 3 * 86_400
+        let quotaSpent = #"{"errors": ["application has exceeded its monthly message limit"], "status": 0}"#
         let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [
             ServiceFixtures.json(400, #"{"user": "invalid", "errors": ["user identifier is not a valid user, group, or subscribed user key"], "status": 0}"#),
-            ServiceFixtures.json(429, #"{"errors": ["application has exceeded its monthly message limit"], "status": 0}"#),
+            ServiceFixtures.json(429, quotaSpent),
+            ServiceFixtures.json(429, quotaSpent, headers: ["X-Limit-App-Limit": "10000", "X-Limit-App-Remaining": "0", "X-Limit-App-Reset": "\(reset)"]),
             .text(status: 500, "oops"),
         ])
-        #expect(outcomes == [
-            .permanentFailure(reason: "HTTP 400 from \(target): user identifier is not a valid user, group, or subscribed user key"),
-            .retryableFailure(reason: "HTTP 429 from \(target): application has exceeded its monthly message limit"),
-            .retryableFailure(reason: "HTTP 500 from \(target): oops"),
+        #expect(outcomes.count == 4)
+        #expect(outcomes[0] == .permanentFailure(reason: "HTTP 400 from \(target): user identifier is not a valid user, group, or subscribed user key"))
+        // No wait named: at least the 5 s Pushover asks for, for a 429 and a 5xx alike.
+        #expect(outcomes[1] == .retryableFailure(reason: "HTTP 429 from \(target): application has exceeded its monthly message limit", retryAfter: .seconds(5)))
+        #expect(outcomes[3] == .retryableFailure(reason: "HTTP 500 from \(target): oops", retryAfter: .seconds(5)))
+        // The spent quota: the wait runs to its reset.
+        guard case .retryableFailure(_, let untilReset?) = outcomes[2] else { Issue.record("\(outcomes[2])"); return }
+        #expect(abs(untilReset.seconds - Double(3 * 86_400)) < 5, "\(untilReset)")
+    }
+
+    /// No answer at all (nothing listens): retried no sooner than 5 s on either.
+    @Test func noAnswerWaitsTheFiveSecondsPushoverAsks() async throws {
+        let dir = TemporaryDirectory()
+        try writeSecretFile(Self.token, to: dir.path + "/token")
+        try writeSecretFile(Self.user, to: dir.path + "/user")
+        let port = try TestDaemon.freePort()
+        let presenter = try ServiceFixtures.presenter(PushoverPresenterConfiguration.self, [
+            "token_file": dir.path + "/token", "user_file": dir.path + "/user", "api_url": "http://127.0.0.1:\(port)",
         ])
+        let outcome = await presenter.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+        guard case .retryableFailure(let reason, let wait) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(wait == .seconds(5), "\(reason)")
     }
 
     @Test func bothKeysAreRequired() {

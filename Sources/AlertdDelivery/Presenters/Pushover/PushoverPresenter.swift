@@ -51,12 +51,18 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
 
     public var secrets: [PresenterSecret] { [token, user].compactMap { $0 } }
 
-    /// `{"status": 0, "errors": ["user identifier is invalid"], …}`; a 429
-    /// means the application's monthly quota is spent.
     /// A follow-up is a quiet message: "Resolved: …", priority -1.
     public static var followUps: FollowUpSupport { .onByDefault }
 
-    public static var answers: HTTPServiceAnswers { HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"]]) }
+    /// `{"status": 0, "errors": ["user identifier is invalid"], …}`. A 429
+    /// means the application's monthly quota is spent: nothing goes through
+    /// before `X-Limit-App-Reset`, so that is the wait (past `max_age`, the
+    /// delivery ends with the reason, and the presenter asks once a
+    /// `max_delay`). After a 5xx or no connection Pushover asks for at
+    /// least 5 s before the next try ("Being Friendly to our API").
+    public static var answers: HTTPServiceAnswers {
+        HTTPServiceAnswers(retryHint: .quotaResetHeader("X-Limit-App-Reset"), errorPaths: [["errors"]], minimumRetryWait: .seconds(5))
+    }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {
         let d = AlertDigest(alert, delivery: delivery)

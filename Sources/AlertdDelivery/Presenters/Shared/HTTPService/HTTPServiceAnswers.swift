@@ -17,6 +17,9 @@ public struct HTTPServiceAnswers: Sendable {
         case bodySeconds([String])
         /// A number of milliseconds at this path in a JSON body (Matrix's `retry_after_ms`).
         case bodyMilliseconds([String])
+        /// On a 429, when the quota resets, as Unix seconds in this header
+        /// (Pushover's `X-Limit-App-Reset`: its monthly quota is spent).
+        case quotaResetHeader(String)
     }
 
     /// A service that answers a failed call with 200 and says so in its
@@ -43,15 +46,27 @@ public struct HTTPServiceAnswers: Sendable {
     /// Where a successful answer names what was posted, for a later message
     /// to thread under (Slack's `ts`, Matrix's `event_id`).
     public var threadPath: [String]?
+    /// The least wait before trying again after a failure worth retrying
+    /// that named no wait of its own (a 5xx, no connection), for a service
+    /// that asks for one (Pushover: 5 s). As a receiver's wait, it holds
+    /// the presenter's other deliveries too.
+    public var minimumRetryWait: Duration?
+    /// Whether every segment of the URL's path may be a credential (a
+    /// webhook's URL, all the operator's), or only those that look like a
+    /// key (a service's API, whose words such as `sendMessage` are its own;
+    /// see ``URLRedaction/hidingPathAndQuery(of:in:onlyKeyLikeSegments:)``).
+    public var pathIsAllCredential = false
 
     /// The most of a service's error text a reason quotes.
     static let maxDetailLength = 200
 
-    public init(retryHint: RetryHint = .header, errorPaths: [[String]] = [], okFlag: OKFlag? = nil, threadPath: [String]? = nil) {
+    public init(retryHint: RetryHint = .header, errorPaths: [[String]] = [], okFlag: OKFlag? = nil, threadPath: [String]? = nil,
+                minimumRetryWait: Duration? = nil) {
         self.retryHint = retryHint
         self.errorPaths = errorPaths
         self.okFlag = okFlag
         self.threadPath = threadPath
+        self.minimumRetryWait = minimumRetryWait
     }
 
     /// Judges an answer. `service` and the URL's origin name it in the
@@ -66,16 +81,22 @@ public struct HTTPServiceAnswers: Sendable {
             return okFlag.retryable.contains(code) ? .retryableFailure(reason: reason, retryAfter: retryAfter(response, now: now))
                 : .permanentFailure(reason: reason)
         }
-        return HTTPOutcome.judge(
+        return atLeastTheMinimumWait(HTTPOutcome.judge(
             status: response.status, target: Self.target(service: service, url: url),
             location: response.headers["Location"].map(URLRedaction.origin),
             detail: ok ? nil : errorText(response.body, url: url, hiding: secrets),
-            retryAfter: ok ? nil : retryAfter(response, now: now))
+            retryAfter: ok ? nil : retryAfter(response, now: now)))
     }
 
     /// Judges a request that got no answer, its URL cut to the origin.
     public func outcome(for error: HTTPClientError, service: String, url: String) -> PresentationOutcome {
-        HTTPOutcome.judge(error, naming: URLRedaction.origin(url), prefix: "\(service): ")
+        atLeastTheMinimumWait(HTTPOutcome.judge(error, naming: URLRedaction.origin(url), prefix: "\(service): "))
+    }
+
+    /// `outcome`, a retry in it waiting at least ``minimumRetryWait``.
+    private func atLeastTheMinimumWait(_ outcome: PresentationOutcome) -> PresentationOutcome {
+        guard let minimumRetryWait, case .retryableFailure(let reason, let wait) = outcome, (wait ?? .zero) < minimumRetryWait else { return outcome }
+        return .retryableFailure(reason: reason, retryAfter: minimumRetryWait)
     }
 
     /// `slack (https://hooks.slack.com)`.
@@ -97,6 +118,11 @@ public struct HTTPServiceAnswers: Sendable {
             return Self.number(at: path, in: response.body).flatMap(Duration.peerHint(seconds:)) ?? header
         case .bodyMilliseconds(let path):
             return Self.number(at: path, in: response.body).flatMap(Duration.peerHint(milliseconds:)) ?? header
+        case .quotaResetHeader(let name) where response.status == 429:
+            return response.headers[name].flatMap(Double.init).flatMap { Duration.peerHint(seconds: ($0 - now.timeIntervalSince1970).rounded(.up)) }
+                ?? header
+        case .quotaResetHeader:
+            return header
         }
     }
 
@@ -114,7 +140,7 @@ public struct HTTPServiceAnswers: Sendable {
         guard let text = text?.trimmingWhitespace(), !text.isEmpty else { return nil }
         let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         let shown = TextPolicy.replacingRefused(
-            in: secrets.including(passwordOf: url).hidden(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine)), .line)
+            in: secrets.including(passwordOf: url).hidden(in: URLRedaction.hidingPathAndQuery(of: url, in: oneLine, onlyKeyLikeSegments: !pathIsAllCredential)), .line)
         return TextLimit.truncate(shown, to: Self.maxDetailLength, in: .characters)
     }
 
