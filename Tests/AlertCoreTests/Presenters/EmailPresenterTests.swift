@@ -73,6 +73,25 @@ struct EmailPresenterTests {
         #expect(!html.contains("<b>now"), "the alert's markup is text, not HTML")
     }
 
+    /// A message as long as `limits.max_message_length` may allow (1 MB of
+    /// emoji) is cut: the mail was 6 MB, near what mail servers take at all.
+    @Test func aHugeMessageIsCutToAMailServersCanTake() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])
+        let huge = String(repeating: "🚨 disk ", count: 1_000_000 / 9)
+        let alert = try ServiceFixtures.alert(message: huge)
+        #expect(await p.present(alert, delivery: ServiceFixtures.delivery) == .delivered)
+        let mail = try #require(try smtp.mails().first)
+        let size = try #require(mail.parsed["size"] as? Int)
+        #expect(size < 1_000_000, "\(size) bytes")
+        #expect(mail.parsed["defects"] as? [String] == [])
+        let text = try #require(mail.parts.first?["content"] as? String)
+        #expect(text.contains("🚨 disk 🚨 disk"))
+        #expect(text.contains("(The message is cut here; `alertctl show \(alert.id)` has it whole.)"))
+        let html = try #require(mail.parts.last?["content"] as? String)
+        #expect(html.contains("has it whole.)"))
+    }
+
     @Test func retriesCarryTheSameMessageID() async throws {
         let smtp = try await SMTPReceiver()
         let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"]])

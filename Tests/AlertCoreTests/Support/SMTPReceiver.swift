@@ -206,7 +206,7 @@ final class SMTPReceiver: Sendable {
         "content_type": msg.get_content_type(), "multipart": msg.is_multipart(),
         "parts": [part(p) for p in msg.iter_parts()],
         "defects": [str(d) for d in msg.defects],
-        "max_line": max(len(l) for l in lines),
+        "max_line": max(len(l) for l in lines), "size": len(raw),
         "bare_newlines": raw.replace(b"\r\n", b"").count(b"\n") + raw.replace(b"\r\n", b"").count(b"\r"),
     }))
     """#

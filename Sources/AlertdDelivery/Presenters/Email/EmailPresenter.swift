@@ -326,7 +326,11 @@ public struct EmailPresenter: AlertPresenter {
     /// `Message-ID` of its own (its links are the delivery's).
     static func message(for alert: Alert, delivery: DeliveryContext, configuration c: EmailPresenterConfiguration, date: Date,
                         copyFor recipient: String? = nil) -> String {
-        let digest = AlertDigest(alert, delivery: delivery)
+        var digest = AlertDigest(alert, delivery: delivery)
+        if let message = digest.message, message.utf8.count > Self.messageBytes {
+            digest.message = TextLimit.truncate(message, to: Self.messageBytes, in: .utf8)
+                + "\n\n(The message is cut here; `alertctl show \(digest.id)` has it whole.)"
+        }
         let domain = c.domain
         var originals: [String] = []
         if let followUp = digest.followUp {
@@ -369,6 +373,13 @@ public struct EmailPresenter: AlertPresenter {
     /// How much of a group's list one part holds (the links of alerts past
     /// it point to the console beyond this).
     static let groupBodyBytes = 512 * 1024
+
+    /// How much of an alert's message a mail holds. Quoted-printable makes
+    /// up to three bytes of each, and the mail has it twice (text and HTML):
+    /// a message of 1 MB, which `limits.max_message_length` allows, made a
+    /// mail of 6 MB, near the 10 MB Postfix takes by default, whose refusal
+    /// (552) ends the delivery.
+    static let messageBytes = 64 * 1024
 
     /// Headers, then a multipart/alternative body with a text and an HTML part.
     private static func compose(
