@@ -211,6 +211,31 @@ extension SlackPresenterTests {
         #expect(Self.blocks(got)[0]["text"]["text"].string == "🚨 [FIRING:3] alertname=NodeDown")
     }
 
+    /// Group labels and closed alerts full of `&` and `>`, past a
+    /// section's 3,000 characters: cut at whole escapes and whole lines,
+    /// never inside `&amp;`, which Slack shows as a stray `&am`.
+    @Test func aLongGroupIsCutBetweenEscapesNeverInsideOne() async throws {
+        let receiver = try ServiceReceiver(contract: Self.contract)
+        let p = try presenter(receiver)
+        var n = try ServiceFixtures.group(3, closed: 120)
+        n.groupLabels = ["g", "h", "i"].map { AlertLabel(name: $0, value: String(repeating: "&>", count: 512)) }
+        _ = await p.presentGroup(n, delivery: ServiceFixtures.groupDelivery(1))
+        let got = try #require(receiver.received.first)
+        #expect(got.problems.isEmpty, "\(got.problems)")
+        // The mrkdwn ones: a header's plain_text is not escaped at all.
+        let texts = Self.blocks(got).filter { $0["text"]["type"].string == "mrkdwn" }.compactMap { $0["text"]["text"].string }
+        #expect(texts.count > 3)
+        for text in texts {
+            #expect(text.utf16.count <= 3_000)
+            var rest = Substring(text)
+            while let amp = rest.firstIndex(of: "&") {
+                rest = rest[amp...]
+                #expect(["&amp;", "&lt;", "&gt;"].contains { rest.hasPrefix($0) }, "a cut escape: \(rest.prefix(8))")
+                rest = rest.dropFirst()
+            }
+        }
+    }
+
     @Test func botSettingsAreChecked() {
         let read = { (s: [String: Any]) in ServiceFixtures.read(SlackPresenterConfiguration.self, s).1 }
         #expect(read(["token": "xoxb-1", "channel": "C0123456789"]).isEmpty)

@@ -55,6 +55,25 @@ public enum TextLimit {
         return cut + marker
     }
 
+    /// `lines` joined by newlines, as many whole lines as fit in `limit`
+    /// with the marker on a line of its own after them when some did not.
+    /// For text whose lines are marked up already: a cut inside one could
+    /// split an escape or a link.
+    public static func wholeLines(_ lines: [String], within limit: Int, in unit: Unit = .utf16, marker: String = TextLimit.marker) -> String {
+        let whole = lines.joined(separator: "\n")
+        guard length(whole, unit) > limit else { return whole }
+        let budget = limit - length("\n" + marker, unit)
+        var kept: [String] = []
+        var used = 0
+        for line in lines {
+            let size = length(line, unit) + (kept.isEmpty ? 0 : 1)
+            guard used + size <= budget else { break }
+            kept.append(line)
+            used += size
+        }
+        return (kept + [marker]).joined(separator: "\n")
+    }
+
     /// `text`'s length as `unit` counts it.
     public static func length(_ text: String, _ unit: Unit) -> Int {
         switch unit {

@@ -11,10 +11,11 @@ extension SlackPresenterConfiguration {
         let g = AlertGroupDigest(notification)
         let e = MarkupEscaping.slack
         var blocks: [[String: Any]] = [["type": "header", "text": Self.plain("\(g.style.emoji) \(g.title)", limit: Limit.header)]]
-        var summary = "*\(g.counts)*"
-        if !g.labelsText.isEmpty { summary += "\n" + e(g.labelsText) }
-        if let reason = g.reasonLine { summary += "\n_\(reason)_" }
-        blocks.append(["type": "section", "text": Self.mrkdwn(TextLimit.truncate(summary, to: Limit.text))])
+        // Cut escaped, or as whole lines: a cut inside `&amp;` shows a stray `&am`.
+        var summary = ["*\(g.counts)*"]
+        if !g.labelsText.isEmpty { summary.append(TextLimit.truncate(g.labelsText, to: Limit.text / 2, escape: e)) }
+        if let reason = g.reasonLine { summary.append("_\(e(reason))_") }
+        blocks.append(["type": "section", "text": Self.mrkdwn(TextLimit.wholeLines(summary, within: Limit.text))])
 
         for (i, entry) in g.shown.enumerated() {
             var line = "\(entry.style.emoji) *\(entry.style.label)* " + TextLimit.truncate(entry.digest.title, to: 500, escape: e)
@@ -43,7 +44,7 @@ extension SlackPresenterConfiguration {
                     + (c.distinctLabels.isEmpty ? "" : " · `\(e(c.distinctLabels))`")
             }
             if let more = g.closedMoreLine { lines.append(more) }
-            blocks.append(["type": "section", "text": Self.mrkdwn(TextLimit.truncate(lines.joined(separator: "\n"), to: Limit.text))])
+            blocks.append(["type": "section", "text": Self.mrkdwn(TextLimit.wholeLines(lines, within: Limit.text))])
         }
         blocks.append(["type": "context", "elements": [Self.mrkdwn(e(g.footer))]])
         let json: [String: Any] = [
