@@ -65,11 +65,16 @@ public enum URLRedaction {
     }
 
     /// `text` (what a service answered) with the parts of `url` after its
-    /// origin taken out: the whole path and query, then each path segment
-    /// and query value of six characters or more, as sent and decoded. A chat service's URL
-    /// path is its credential (a webhook key, a bot token), and an error
-    /// page or a proxy may quote the path it was asked for.
-    public static func hidingPathAndQuery(of url: String, in text: String) -> String {
+    /// origin taken out: the whole path and query, then each query part and
+    /// path segment of six characters or more, as sent and decoded. A chat
+    /// service's URL path is its credential (a webhook key, a bot token),
+    /// and an error page or a proxy may quote the path it was asked for.
+    /// With `onlyKeyLikeSegments`, for a service's API whose path words are
+    /// its own, a segment is hidden only if it could be a key (six or more
+    /// with a digit, or sixteen or more): a plain word (`message`,
+    /// `sendMessage`) is none, and hiding it hid what the service said was
+    /// wrong (Gotify's "Field 'message' is required").
+    public static func hidingPathAndQuery(of url: String, in text: String, onlyKeyLikeSegments: Bool = false) -> String {
         let origin = origin(url)
         // The origin leaves user info out: past it, what follows the host.
         let host = origin.firstRange(of: "://").map { String(origin[$0.upperBound...]) } ?? origin
@@ -82,17 +87,25 @@ public enum URLRedaction {
             return text
         }
         guard !rest.isEmpty else { return text }
-        var secrets = [rest, String(rest.prefix { $0 != "?" && $0 != "#" })]
-        // Each segment also decoded and fully encoded; and a Telegram
-        // segment, `bot` and the token, also without `bot`, as the token is
-        // written elsewhere.
-        for segment in rest.split(whereSeparator: { "/?#&=".contains($0) }).map(String.init) {
-            var decoded = percentDecoded(segment)
-            secrets += [segment, decoded, AlertTemplate.percentEncoded(decoded)]
+        let path = String(rest.prefix { $0 != "?" && $0 != "#" })
+        var secrets = [rest, path]
+        // Each part also decoded and fully encoded; and a Telegram segment,
+        // `bot` and the token, also without `bot`, as the token is written
+        // elsewhere.
+        func add(_ part: String, if isSecret: (String) -> Bool) {
+            var decoded = percentDecoded(part)
+            guard isSecret(decoded) else { return }
+            secrets += [part, decoded, AlertTemplate.percentEncoded(decoded)]
             if decoded.hasPrefix("bot") {
                 decoded.removeFirst(3)
                 secrets += [decoded, AlertTemplate.percentEncoded(decoded)]
             }
+        }
+        for segment in path.split(separator: "/") {
+            add(String(segment)) { !onlyKeyLikeSegments || $0.count >= 16 || $0.contains(where: \.isNumber) }
+        }
+        for part in rest.dropFirst(path.count).split(whereSeparator: { "?#&=".contains($0) }) {
+            add(String(part)) { _ in true }
         }
         var out = text
         // In any case: a receiver may quote a path lowercased, or its percent-escapes in lowercase hex.

@@ -78,10 +78,13 @@ import Testing
         let outcomes = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [
             ServiceFixtures.json(401, #"{"error": "Unauthorized", "errorCode": 401, "errorDescription": "you need to provide a valid access token"}"#),
             ServiceFixtures.json(500, #"{"error": "Internal Server Error", "errorCode": 500}"#),
+            // A word of the API's path (`/message`) is no key: it stays in the service's words.
+            ServiceFixtures.json(400, #"{"error": "Bad Request", "errorCode": 400, "errorDescription": "Field 'message' is required"}"#),
         ])
         #expect(outcomes == [
             .permanentFailure(reason: "HTTP 401 from \(target): you need to provide a valid access token"),
             .retryableFailure(reason: "HTTP 500 from \(target): Internal Server Error"),
+            .permanentFailure(reason: "HTTP 400 from \(target): Field 'message' is required"),
         ])
     }
 }
