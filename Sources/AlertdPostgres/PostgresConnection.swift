@@ -92,9 +92,16 @@ package final class PostgresConnection: @unchecked Sendable {
         disconnect()
         // Before the URL, which may set its own: TCP keepalives notice an
         // idle session's peer cut off without a reset (libpq 9.x has them).
-        let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+        // The server's side too (`options`): a node cut off inside a
+        // transaction left it open on the server with its locks, the event
+        // log's among them, and every other node's writes waited on them
+        // for as long as the session lived (two hours with the server's
+        // default keepalives). PostgreSQL ends such a transaction after
+        // `idle_in_transaction_session_timeout`; alertd's own never pause
+        // between statements for more than milliseconds.
+        let keywords = ["keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "options",
                         "dbname", "connect_timeout", "application_name"]
-        let values = ["1", "10", "5", "3", url, "3", applicationName]
+        let values = ["1", "10", "5", "3", Self.sessionOptions, url, "3", applicationName]
         let conn = withCStrings(keywords) { k in withCStrings(values) { v in alertd_pq_connectdb_params(k, v, 1) } }
         guard let conn, alertd_pq_status(conn) == CONNECTION_OK else {
             // libpq quotes the parts of a URL it could not read, password included.
@@ -121,6 +128,11 @@ package final class PostgresConnection: @unchecked Sendable {
         backoff = .milliseconds(100)
         lastFailure = nil
     }
+
+    /// Settings of every alertd session, on the server's side: a
+    /// transaction its node leaves idle is ended, and a peer gone without a
+    /// reset is noticed, within seconds.
+    static let sessionOptions = "-c idle_in_transaction_session_timeout=15s -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3"
 
     private func failed(_ error: PostgresError) {
         lastFailure = error

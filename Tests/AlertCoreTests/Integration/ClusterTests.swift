@@ -275,6 +275,76 @@ import Glibc
         #expect(!String(decoding: health.body, as: UTF8.self).contains("TopSecret42"))
     }
 
+    /// A node cut off from the database inside a transaction, holding the
+    /// event log's lock (a network gone quiet, not a reset): the server
+    /// ends the transaction within seconds and the other nodes take alerts
+    /// again. The session lived on with its locks, for two hours with the
+    /// server's default keepalives, and every write of the others waited.
+    @Test func aNodeCutOffInsideATransactionHoldsTheOthersUpForSecondsNotHours() async throws {
+        let receiver = try WebhookReceiver()
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let dir = TemporaryDirectory()
+        let armed = dir.path + "/armed"
+        let proxyPort = try TestDaemon.freePort()
+        let proxy = try ExternalProgram("python3", ["-c", Self.freezingProxy, "\(proxyPort)", "\(server.port)", armed], logPath: dir.path + "/proxy.log")
+        defer { proxy.signal(SIGKILL) }
+        for _ in 0..<100 where !proxy.log.contains("listening") { try await Task.sleep(for: .milliseconds(50)) }
+        let cutOff = try await nodes(1, url: url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxyPort)/"), receiver: receiver)
+        let other = try await nodes(1, url: url, receiver: receiver, first: 1)
+
+        // The cut-off node takes the event log's lock for an alert; its connection then goes quiet.
+        try "pg_advisory_xact_lock".write(toFile: armed, atomically: true, encoding: .utf8)
+        let stuck = Task { try? await cutOff[0].request("POST", "/v1/alerts", json: ["title": "cut off"]) }
+        defer { stuck.cancel() }
+        var frozen = false
+        for _ in 0..<100 where !frozen {
+            frozen = !FileManager.default.fileExists(atPath: armed)
+            if !frozen { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(frozen, "the proxy never saw the lock taken; its log:\n\(proxy.log)\nthe node's:\n\(cutOff[0].log.suffix(2000))")
+
+        let since = ContinuousClock.now
+        var accepted = false
+        while !accepted && ContinuousClock.now - since < .seconds(45) {
+            accepted = (try? await other[0].request("POST", "/v1/alerts", json: ["title": "the other node"]))?.status == 202
+            if !accepted { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(accepted, "the other node took no alert in 45 s; its log:\n\(other[0].log.suffix(2000))")
+        #expect(ContinuousClock.now - since < .seconds(35), "\(ContinuousClock.now - since)")
+    }
+
+    /// A TCP proxy (listen port, target port, arm file) that, once the arm
+    /// file exists and the client sends its text, forwards that chunk and
+    /// then nothing more on that connection, either way, and removes the
+    /// file: a network gone quiet, the sockets still open.
+    static let freezingProxy = """
+        import asyncio, os, sys
+        listen, target, armed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+        async def pipe(r, w, up, frozen):
+            try:
+                while not frozen.is_set():
+                    d = await r.read(65536)
+                    if not d or frozen.is_set(): break
+                    w.write(d); await w.drain()
+                    if up and os.path.exists(armed) and open(armed, "rb").read().strip() in d:
+                        os.remove(armed); frozen.set()
+                await asyncio.Event().wait() if frozen.is_set() else None
+            except Exception: pass
+            finally:
+                if not frozen.is_set(): w.close()
+        async def handle(cr, cw):
+            try: sr, sw = await asyncio.open_connection("127.0.0.1", target)
+            except Exception: cw.close(); return
+            frozen = asyncio.Event()
+            await asyncio.gather(pipe(cr, sw, True, frozen), pipe(sr, cw, False, frozen))
+        async def main():
+            s = await asyncio.start_server(handle, "127.0.0.1", listen)
+            print("listening", flush=True)
+            async with s: await s.serve_forever()
+        asyncio.run(main())
+        """
+
     @Test func postgresStoppedUnderLoadMeans503sAndNothingAcknowledgedIsLost() async throws {
         let receiver = try WebhookReceiver()
         let server = try PostgresServer()
