@@ -264,17 +264,22 @@ public final class PostgresAlertStore: AlertStore {
                 AND (expires_at IS NULL OR escalate_at < expires_at) AND (resolves_at IS NULL OR escalate_at < resolves_at)
                 ORDER BY escalate_at LIMIT 500
                 """, [.integer(nowMs)]).rows.map { (id: $0.text(0), presenters: $0.text(1), followUps: $0.optionalText(2)) }
-            report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
             let expiring = try session.conn.query("""
                 SELECT id FROM alerts WHERE state = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT 500
                 """, [.integer(nowMs)]).rows.map { AlertID(trusted: $0.text(0)) }
-            for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
             // The grace after a start (StoreRules.lapse) held in the query, as the SQLite store does.
             let lapsed = try session.conn.query("""
                 SELECT id FROM alerts WHERE state = 'open' AND resolves_at IS NOT NULL AND resolves_at <= $1
                 AND (COALESCE(last_seen_at, created_at) >= $2
                      OR $2 + LEAST(resolves_at - COALESCE(last_seen_at, created_at), $3) <= $1) ORDER BY resolves_at LIMIT 500
                 """, [.integer(nowMs), .integer(startMs), .integer(Int64(StoreRules.maxResendGrace.milliseconds))]).rows.map { AlertID(trusted: $0.text(0)) }
+            guard !escalating.isEmpty || !expiring.isEmpty || !lapsed.isEmpty else { return report }
+            // The event lock before any alert's row, as `decide` takes them:
+            // in the other order an expiry and another node's decision of
+            // the same alert deadlocked (PostgreSQL broke it after a second).
+            try session.lockEvents()
+            report.escalated = try StoreRules.escalateDue(escalating, at: now, in: &tx)
+            for id in expiring where try StoreRules.expire(id, at: now, in: &tx) { report.expired.append(id) }
             for id in lapsed where try StoreRules.resolveLapsed(id, at: now, resendGraceFrom: start, in: &tx) { report.resolved.append(id) }
             return report
         }
