@@ -868,7 +868,11 @@ public actor Dispatcher: Service {
             groupLines[line] = d.id
         }
         slots[d.kind, default: Slots()].running += 1
-        let retry = self.retry
+        let retry = entry.presenter.minimumRetryDelay.map { floor in
+            var retry = self.retry
+            retry.minimumDelay = floor
+            return retry
+        } ?? self.retry
         let log = self.log
         // Alert deliveries offer signed links; a handler call reports a decision already taken.
         let actionLinks = d.kind.action == nil && claimed.alert.state == .open ? links?.delivering(claimed.alert) : nil

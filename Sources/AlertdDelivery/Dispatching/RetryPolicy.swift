@@ -22,6 +22,10 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maxAttempts: Int?
     /// Give up once the delivery is this old.
     public var maxAge: Duration = .seconds(24 * 3600)
+    /// No retry sooner than this, whatever the backoff or the receiver's
+    /// hint: the least wait a service asks of its clients
+    /// (``AlertPresenter/minimumRetryDelay``), not a setting.
+    public var minimumDelay: Duration = .zero
 
     public init() {}
 
@@ -52,7 +56,7 @@ public struct RetryPolicy: Sendable, Equatable {
         if let maxAttempts, attempt >= maxAttempts {
             return .dead(error: "\(reason) (gave up after \(attempt) attempts)")
         }
-        let delay: Double
+        var delay: Double
         let retryAfter = retryAfter.flatMap { $0 > initialDelay ? $0 : nil }
         if let retryAfter {
             delay = retryAfter.seconds
@@ -60,6 +64,7 @@ public struct RetryPolicy: Sendable, Equatable {
             let full = backoff(afterAttempt: attempt).seconds
             delay = jitter ? full / 2 + random(full / 2) : full
         }
+        delay = max(delay, minimumDelay.seconds)
         let next = now.addingTimeInterval(delay)
         guard next.timeIntervalSince(createdAt) > maxAge.seconds else { return .retry(at: next, error: reason) }
         if let retryAfter, now.timeIntervalSince(createdAt) + initialDelay.seconds <= maxAge.seconds {

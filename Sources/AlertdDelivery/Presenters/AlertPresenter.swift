@@ -19,10 +19,16 @@ public protocol AlertPresenter: Sendable {
     /// what the destination answered that a later notification of the same
     /// group can thread under (`delivery.thread` then carries it back).
     func presentGroup(_ notification: AlertGroupNotification, delivery: DeliveryContext) async -> GroupPresentationOutcome
+
+    /// The least wait its destination asks for before a retry, under the
+    /// retry policy's backoff (``RetryPolicy/minimumDelay``); nil for none.
+    var minimumRetryDelay: Duration? { get }
 }
 
 extension AlertPresenter {
     public var kind: DeliveryKind { .presenter(name) }
+
+    public var minimumRetryDelay: Duration? { nil }
 
     /// A type with no group format of its own shows the group as one
     /// summary alert, and threads nothing.

@@ -49,6 +49,20 @@ actor ScriptedPresenter: AlertPresenter {
     var callCount: Int { calls.count }
 }
 
+/// A presenter that always fails, worth retrying, whose service asks for 2 s between tries.
+actor LeastWaitPresenter: AlertPresenter {
+    nonisolated let name: String
+    nonisolated var minimumRetryDelay: Duration? { .seconds(2) }
+    private(set) var calls = 0
+
+    init(name: String) { self.name = name }
+
+    func present(_ alert: Alert, delivery: DeliveryContext) async -> PresentationOutcome {
+        calls += 1
+        return .retryableFailure(reason: "HTTP 503")
+    }
+}
+
 /// A presenter whose receiver is down until ``recover()``: every attempt
 /// before fails (retryable), every one after is delivered. Given
 /// `failing`, it is up, and the alerts `failing` picks always fail.
@@ -275,6 +289,22 @@ actor OutagePresenter: AlertPresenter {
             #expect(gap >= .milliseconds(expected - 5), "gap \(i) was \(gap)")
         }
         #expect(await store.record(id: id)?.deliveries.first?.attempts == 4)
+    }
+
+    /// A presenter whose service asks for a least wait (Pushover's 5 s):
+    /// its failed delivery is retried no sooner, though the backoff says 50 ms.
+    @Test func aPresentersLeastWaitHoldsUnderTheBackoff() async throws {
+        let hook = LeastWaitPresenter(name: "hook")
+        let (store, dispatcher, intake) = handingOff(to: hook, maxConcurrency: 1)
+        let run = Task { await dispatcher.run() }
+        let id = try await intake.submit([try AlertSpec.Builder().title("a").build().get()])[0].id
+        // Its one attempt failed and was written: pending, with why.
+        try await waitUntil { await store.record(id: id)?.deliveries.first.map { $0.state == .pending && $0.lastError != nil } == true }
+        let next = try #require(await store.record(id: id)?.deliveries.first?.nextAttemptAt)
+        #expect(next.timeIntervalSinceNow > 1.5, "retried \(next.timeIntervalSinceNow) s on, under the 2 s the presenter asks")
+        await dispatcher.shutdownGracefully()
+        await run.value
+        #expect(await hook.calls == 1)
     }
 
     /// A presenter whose receiver is down for a while: past a run of

@@ -141,6 +141,10 @@ import Testing
         #expect(!reason.contains(token), "\(reason)")
         #expect(!reason.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, "\(reason)")
         #expect(reason.contains("no route for ***: bad\u{FFFD}[31mRED"), "\(reason)")
+        // The webhook URL is the operator's, all of it a credential: a word
+        // of it without digits, quoted alone, is hidden too.
+        let alone = try await ServiceFixtures.outcomes(try presenter(receiver), receiver, [.text(status: 404, "unknown webhook \(token)")])
+        #expect("\(alone)".contains("unknown webhook ***") && !"\(alone)".contains(token), "\(alone)")
     }
 
     @Test func settingsAreChecked() {

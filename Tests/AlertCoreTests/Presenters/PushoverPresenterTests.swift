@@ -100,15 +100,16 @@ import Testing
         ])
         #expect(outcomes.count == 4)
         #expect(outcomes[0] == .permanentFailure(reason: "HTTP 400 from \(target): user identifier is not a valid user, group, or subscribed user key"))
-        // No wait named: at least the 5 s Pushover asks for, for a 429 and a 5xx alike.
-        #expect(outcomes[1] == .retryableFailure(reason: "HTTP 429 from \(target): application has exceeded its monthly message limit", retryAfter: .seconds(5)))
-        #expect(outcomes[3] == .retryableFailure(reason: "HTTP 500 from \(target): oops", retryAfter: .seconds(5)))
+        // No wait named: the backoff, over the 5 s floor the presenter declares (noAnswerWaitsTheFiveSecondsPushoverAsks).
+        #expect(outcomes[1] == .retryableFailure(reason: "HTTP 429 from \(target): application has exceeded its monthly message limit"))
+        #expect(outcomes[3] == .retryableFailure(reason: "HTTP 500 from \(target): oops"))
         // The spent quota: the wait runs to its reset.
         guard case .retryableFailure(_, let untilReset?) = outcomes[2] else { Issue.record("\(outcomes[2])"); return }
         #expect(abs(untilReset.seconds - Double(3 * 86_400)) < 5, "\(untilReset)")
     }
 
-    /// No answer at all (nothing listens): retried no sooner than 5 s on either.
+    /// No answer at all (nothing listens), or a 5xx: retried no sooner than
+    /// 5 s, as Pushover asks, and later further apart as the backoff grows.
     @Test func noAnswerWaitsTheFiveSecondsPushoverAsks() async throws {
         let dir = TemporaryDirectory()
         try writeSecretFile(Self.token, to: dir.path + "/token")
@@ -119,7 +120,22 @@ import Testing
         ])
         let outcome = await presenter.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
         guard case .retryableFailure(let reason, let wait) = outcome else { Issue.record("\(outcome)"); return }
-        #expect(wait == .seconds(5), "\(reason)")
+        // Pushover asked for nothing: no receiver's wait, which would pause the presenter.
+        #expect(wait == nil, "\(reason)")
+        #expect(presenter.minimumRetryDelay == .seconds(5))
+
+        var policy = RetryPolicy()
+        policy.minimumDelay = try #require(presenter.minimumRetryDelay)
+        let now = Date()
+        for attempt in 1...3 {
+            guard case .retry(let at, _) = policy.settle(reason: reason, retryable: true, retryAfter: wait, attempt: attempt, createdAt: now, now: now)
+            else { Issue.record("expected a retry"); return }
+            #expect(at.timeIntervalSince(now) == 5, "attempt \(attempt)")
+        }
+        policy.jitter = false
+        guard case .retry(let later, _) = policy.settle(reason: reason, retryable: true, retryAfter: nil, attempt: 6, createdAt: now, now: now)
+        else { Issue.record("expected a retry"); return }
+        #expect(later.timeIntervalSince(now) == 32, "the backoff grows past the floor")
     }
 
     @Test func bothKeysAreRequired() {

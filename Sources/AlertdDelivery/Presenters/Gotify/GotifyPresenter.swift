@@ -51,7 +51,7 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
     public static var followUps: FollowUpSupport { .onByDefault }
 
     public static var answers: HTTPServiceAnswers {
-        HTTPServiceAnswers(retryHint: .header, errorPaths: [["errorDescription"], ["error"]])
+        HTTPServiceAnswers(retryHint: .header, errorPaths: [["errorDescription"], ["error"]], pathIsAllCredential: false)
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {

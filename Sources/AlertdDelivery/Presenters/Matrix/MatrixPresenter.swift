@@ -79,7 +79,8 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     public static var followUps: FollowUpSupport { .onByDefault }
 
     public static var answers: HTTPServiceAnswers {
-        HTTPServiceAnswers(retryHint: .bodyMilliseconds(["retry_after_ms"]), errorPaths: [["error"], ["errcode"]], threadPath: ["event_id"])
+        HTTPServiceAnswers(retryHint: .bodyMilliseconds(["retry_after_ms"]), errorPaths: [["error"], ["errcode"]], threadPath: ["event_id"],
+                           pathIsAllCredential: false)
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {

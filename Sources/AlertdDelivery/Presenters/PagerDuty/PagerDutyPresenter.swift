@@ -70,7 +70,7 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
 
     /// `{"status": "invalid event", "message": "Event object is invalid", "errors": ["…"]}`.
     public static var answers: HTTPServiceAnswers {
-        HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"], ["message"]])
+        HTTPServiceAnswers(retryHint: .header, errorPaths: [["errors"], ["message"]], pathIsAllCredential: false)
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {

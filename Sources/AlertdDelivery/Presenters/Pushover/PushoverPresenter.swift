@@ -59,9 +59,11 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
     /// before `X-Limit-App-Reset`, so that is the wait (past `max_age`, the
     /// delivery ends with the reason, and the presenter asks once a
     /// `max_delay`). After a 5xx or no connection Pushover asks for at
-    /// least 5 s before the next try ("Being Friendly to our API").
+    /// least 5 s before the next try ("Being Friendly to our API"): the
+    /// backoff's floor. The path is the API's own.
     public static var answers: HTTPServiceAnswers {
-        HTTPServiceAnswers(retryHint: .quotaResetHeader("X-Limit-App-Reset"), errorPaths: [["errors"]], minimumRetryWait: .seconds(5))
+        HTTPServiceAnswers(retryHint: .quotaResetHeader("X-Limit-App-Reset"), errorPaths: [["errors"]], minimumRetryDelay: .seconds(5),
+                           pathIsAllCredential: false)
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {

@@ -59,7 +59,7 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
     public static var followUps: FollowUpSupport { .onByDefault }
 
     public static var answers: HTTPServiceAnswers {
-        HTTPServiceAnswers(retryHint: .bodySeconds(["parameters", "retry_after"]), errorPaths: [["description"]])
+        HTTPServiceAnswers(retryHint: .bodySeconds(["parameters", "retry_after"]), errorPaths: [["description"]], pathIsAllCredential: false)
     }
 
     public func request(for alert: Alert, delivery: DeliveryContext, secrets: PresenterSecrets) -> HTTPServiceRequest {

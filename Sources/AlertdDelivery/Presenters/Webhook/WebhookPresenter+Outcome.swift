@@ -7,11 +7,7 @@ extension WebhookPresenter {
     /// (`{"error": "…"}`, `{"error": {"message": "…"}}`, `{"message": …}`,
     /// `{"detail": …}`, `{"errors": […]}`); a body that is not JSON is
     /// taken as its text.
-    static let errorAnswers: HTTPServiceAnswers = {
-        var answers = HTTPServiceAnswers(errorPaths: [["error", "message"], ["error"], ["message"], ["detail"], ["errors"]])
-        answers.pathIsAllCredential = true
-        return answers
-    }()
+    static let errorAnswers = HTTPServiceAnswers(errorPaths: [["error", "message"], ["error"], ["message"], ["detail"], ["errors"]])
 
     /// Judges a receiver's answer. `name` is how the reason names the URL:
     /// a handler's without its user info (its path is in the alert for

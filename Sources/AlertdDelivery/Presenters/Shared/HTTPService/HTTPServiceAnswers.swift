@@ -46,27 +46,28 @@ public struct HTTPServiceAnswers: Sendable {
     /// Where a successful answer names what was posted, for a later message
     /// to thread under (Slack's `ts`, Matrix's `event_id`).
     public var threadPath: [String]?
-    /// The least wait before trying again after a failure worth retrying
-    /// that named no wait of its own (a 5xx, no connection), for a service
-    /// that asks for one (Pushover: 5 s). As a receiver's wait, it holds
-    /// the presenter's other deliveries too.
-    public var minimumRetryWait: Duration?
+    /// The least wait before a retry, for a service that asks for one
+    /// (Pushover: 5 s after a 5xx or no answer): a floor under the retry
+    /// policy's backoff, which goes on growing above it. Not a receiver's
+    /// `Retry-After`, which would replace the backoff and pause the presenter.
+    public var minimumRetryDelay: Duration?
     /// Whether every segment of the URL's path may be a credential (a
-    /// webhook's URL, all the operator's), or only those that look like a
-    /// key (a service's API, whose words such as `sendMessage` are its own;
-    /// see ``URLRedaction/hidingPathAndQuery(of:in:onlyKeyLikeSegments:)``).
-    public var pathIsAllCredential = false
+    /// webhook URL the operator was given), or only those that look like a
+    /// key (an API's path, whose words such as `sendMessage` are the
+    /// service's own; see ``URLRedaction/hidingPathAndQuery(of:in:onlyKeyLikeSegments:)``).
+    public var pathIsAllCredential: Bool
 
     /// The most of a service's error text a reason quotes.
     static let maxDetailLength = 200
 
     public init(retryHint: RetryHint = .header, errorPaths: [[String]] = [], okFlag: OKFlag? = nil, threadPath: [String]? = nil,
-                minimumRetryWait: Duration? = nil) {
+                minimumRetryDelay: Duration? = nil, pathIsAllCredential: Bool = true) {
         self.retryHint = retryHint
         self.errorPaths = errorPaths
         self.okFlag = okFlag
         self.threadPath = threadPath
-        self.minimumRetryWait = minimumRetryWait
+        self.minimumRetryDelay = minimumRetryDelay
+        self.pathIsAllCredential = pathIsAllCredential
     }
 
     /// Judges an answer. `service` and the URL's origin name it in the
@@ -81,22 +82,16 @@ public struct HTTPServiceAnswers: Sendable {
             return okFlag.retryable.contains(code) ? .retryableFailure(reason: reason, retryAfter: retryAfter(response, now: now))
                 : .permanentFailure(reason: reason)
         }
-        return atLeastTheMinimumWait(HTTPOutcome.judge(
+        return HTTPOutcome.judge(
             status: response.status, target: Self.target(service: service, url: url),
             location: response.headers["Location"].map(URLRedaction.origin),
             detail: ok ? nil : errorText(response.body, url: url, hiding: secrets),
-            retryAfter: ok ? nil : retryAfter(response, now: now)))
+            retryAfter: ok ? nil : retryAfter(response, now: now))
     }
 
     /// Judges a request that got no answer, its URL cut to the origin.
     public func outcome(for error: HTTPClientError, service: String, url: String) -> PresentationOutcome {
-        atLeastTheMinimumWait(HTTPOutcome.judge(error, naming: URLRedaction.origin(url), prefix: "\(service): "))
-    }
-
-    /// `outcome`, a retry in it waiting at least ``minimumRetryWait``.
-    private func atLeastTheMinimumWait(_ outcome: PresentationOutcome) -> PresentationOutcome {
-        guard let minimumRetryWait, case .retryableFailure(let reason, let wait) = outcome, (wait ?? .zero) < minimumRetryWait else { return outcome }
-        return .retryableFailure(reason: reason, retryAfter: minimumRetryWait)
+        HTTPOutcome.judge(error, naming: URLRedaction.origin(url), prefix: "\(service): ")
     }
 
     /// `slack (https://hooks.slack.com)`.
@@ -126,8 +121,9 @@ public struct HTTPServiceAnswers: Sendable {
         }
     }
 
-    /// What the service said went wrong, one line, shortened; with nothing
-    /// of `url` past its origin (see ``URLRedaction/hidingPathAndQuery(of:in:)``),
+    /// What the service said went wrong, one line, shortened; with `url`'s
+    /// path and query, and each part of them that may be a credential, taken
+    /// out (see ``URLRedaction/hidingPathAndQuery(of:in:onlyKeyLikeSegments:)``),
     /// none of `secrets`, and no character the text rules refuse, since it
     /// is shown in the API, events, logs and on terminals as alertd's own words are.
     func errorText(_ body: Data, url: String, hiding secrets: PresenterSecrets = PresenterSecrets()) -> String? {

@@ -16,6 +16,8 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTT
     /// The most of a service's answer that is read: its status and error text.
     static var maxResponseBytes: Int { 64 * 1024 }
 
+    public var minimumRetryDelay: Duration? { Configuration.answers.minimumRetryDelay }
+
     public init(
         name: String, configuration: Configuration, secrets: PresenterSecrets, client: HTTPClient = .shared,
         now: @escaping @Sendable () -> Date = { Date() }
