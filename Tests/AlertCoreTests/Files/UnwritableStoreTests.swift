@@ -121,22 +121,15 @@ import Glibc
     }
 
     /// A state directory whose path runs through a file cannot be created
-    /// there: 73, as for a read-only disk, not 1.
-    @Test func aStateDirectoryUnderAFileExits73() async throws {
+    /// there, and one that is a file cannot be used: 73, as for a read-only
+    /// disk and as the man page says, not 1.
+    @Test(arguments: [("/file/state", "a part of its path is a file"), ("/file", "is not a directory")])
+    func aStateDirectoryAtAFileExits73(under path: String, says: String) async throws {
         let dir = TemporaryDirectory()
         try Data("not a directory".utf8).write(to: URL(fileURLWithPath: dir.path + "/file"))
-        let d = try TestDaemon(stateDir: dir.path + "/file/state")
+        let d = try TestDaemon(stateDir: dir.path + path)
         #expect(try await d.startExpectingExit() == 73, "\(d.log)")
-        #expect(d.log.contains("code=state_unwritable") && d.log.contains("a part of its path is a file"), "\(d.log)")
-    }
-
-    /// A state directory that is a file: 73, as the man page says, not 1.
-    @Test func aStateDirectoryThatIsAFileExits73() async throws {
-        let dir = TemporaryDirectory()
-        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: dir.path + "/file"))
-        let d = try TestDaemon(stateDir: dir.path + "/file")
-        #expect(try await d.startExpectingExit() == 73, "\(d.log)")
-        #expect(d.log.contains("code=state_unwritable") && d.log.contains("is not a directory"), "\(d.log)")
+        #expect(d.log.contains("code=state_unwritable") && d.log.contains(says), "\(d.log)")
     }
 
     @Test func aStartOnAnUnwritableStateDirectoryFailsNamingIt() async throws {
