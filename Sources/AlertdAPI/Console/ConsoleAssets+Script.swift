@@ -189,7 +189,7 @@ extension ConsoleAssets {
           const [name, ...rest] = wanted.split("=");
           const value = rest.join("=");
           const labels = a.spec.labels || {};
-          if (!(name in labels)) return false;
+          if (!Object.hasOwn(labels, name)) return false;
           if (rest.length && labels[name] !== value) return false;
         }
         return true;
@@ -399,7 +399,7 @@ extension ConsoleAssets {
 
       async function silencesPage() {
         const list = el("ul", { class: "cards", id: "silence-list" });
-        const result = el("p", { role: "status" });
+        const result = el("p", { id: "silence-result", role: "status" });
         const draw = async () => {
           const silences = await api("GET", "/api/v2/silences");
           put(list, ...silences.map((s) => el("li", { class: "card" },
@@ -422,7 +422,8 @@ extension ConsoleAssets {
             e.preventDefault();
             const parsed = matchers.value.split(",").map((m) => m.trim()).filter(Boolean).map((m) => {
               const i = m.indexOf("=");
-              return { name: m.slice(0, i).trim(), value: m.slice(i + 1).trim(), isRegex: false, isEqual: true };
+              // No "=": no matcher (slicing at -1 made `servic=service` of `service`).
+              return i < 0 ? { name: "" } : { name: m.slice(0, i).trim(), value: m.slice(i + 1).trim(), isRegex: false, isEqual: true };
             });
             if (!parsed.length || parsed.some((m) => !m.name)) { result.className = "error"; result.textContent = "Write matchers as name=value, separated by commas."; return; }
             const now = new Date();

@@ -116,6 +116,12 @@ enum ConsoleBrowserScript {
         shown = [e.get_attribute("data-alert") for e in driver.find_elements(By.CSS_SELECTOR, "#alert-list li")]
         if deploy in shown or not shown:
             raise SystemExit("label filter shows %s" % shown)
+        # A name every object has built in is no label of any alert.
+        driver.find_element(By.ID, "filter-label").clear()
+        driver.find_element(By.ID, "filter-label").send_keys("constructor")
+        shown = [e.get_attribute("data-alert") for e in driver.find_elements(By.CSS_SELECTOR, "#alert-list li")]
+        if shown:
+            raise SystemExit("the label filter `constructor` shows %s" % shown)
         driver.find_element(By.ID, "filter-label").clear()
         driver.execute_script("document.getElementById('filter-label').dispatchEvent(new Event('input'))")
         shot("list-1280.png", 1280)
@@ -192,8 +198,14 @@ enum ConsoleBrowserScript {
 
         step("a silence is added and expired from the page")
         driver.get(base + "/ui/#/silences")
-        wait.until(EC.visibility_of_element_located((By.ID, "silence-matchers"))).send_keys("host=db1")
+        # A matcher without "=" is refused, not read as `hos=host`.
+        wait.until(EC.visibility_of_element_located((By.ID, "silence-matchers"))).send_keys("host")
         driver.find_element(By.ID, "silence-comment").send_keys("disk swap tonight")
+        driver.find_element(By.CSS_SELECTOR, "#view form button[type=submit]").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "silence-result"), "Write matchers as name=value"))
+        if "hos=" in driver.find_element(By.ID, "silence-list").text:
+            raise SystemExit("a matcher without = made a silence: " + driver.find_element(By.ID, "silence-list").text)
+        driver.find_element(By.ID, "silence-matchers").send_keys("=db1")
         driver.find_element(By.CSS_SELECTOR, "#view form button[type=submit]").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "silence-list"), "disk swap tonight"))
         if "by alice" not in driver.find_element(By.ID, "silence-list").text:
