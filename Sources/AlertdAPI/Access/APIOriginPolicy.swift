@@ -112,7 +112,11 @@ public struct APIOriginPolicy: Sendable {
     private func isOwnOrigin(_ origin: String, host: String?) -> Bool {
         if origin == publicOrigin { return true }
         guard let host, let range = origin.firstRange(of: "://") else { return false }
-        return origin[range.upperBound...] == host.trimmingSpaces().lowercased()
+        let own = host.trimmingSpaces().lowercased()
+        // At the public URL's own host only its scheme is this alertd's:
+        // http:// beside an https:// public URL is another origin.
+        if let publicOrigin, publicOrigin.hasSuffix("://" + own) { return false }
+        return origin[range.upperBound...] == own
     }
 
     private static func crossOrigin(_ origin: String) -> APIError {

@@ -1,9 +1,23 @@
 import Testing
 @testable import AlertdAPI
+@testable import AlertdHTTP
 
 /// The host name a `Host` header names, read as bytes when ASCII: the same
 /// name the Character reading gives.
 @Suite struct APIOriginPolicyTests {
+    /// At the public URL's host, a session's change must come from the
+    /// public URL's scheme too: http:// beside https:// is another origin.
+    @Test func aSessionsChangeComesFromThePublicURLsSchemeToo() throws {
+        let policy = APIOriginPolicy(publicURL: "https://alerts.example")
+        func post(_ origin: String) -> HTTPRequest {
+            HTTPRequest(method: "POST", target: "/ui/session", headers: ["Origin": origin, "Host": "alerts.example"])
+        }
+        #expect(throws: Never.self) { try policy.checkSession(post("https://alerts.example")) }
+        #expect(throws: APIError.self) { try policy.checkSession(post("http://alerts.example")) }
+        // Without a public URL, the Host alone names it, whatever the scheme a proxy ends.
+        #expect(throws: Never.self) { try APIOriginPolicy().checkSession(post("http://alerts.example")) }
+    }
+
     @Test func hostNamesAsBytesMatchTheCharacterReading() {
         let headers = [
             "localhost", "LOCALHOST:8080", " 127.0.0.1:9093 ", "\t[::1]:80", "[::1]", "::1", "[fe80::1%25eth0]:80",
