@@ -131,9 +131,9 @@ extension AlertDaemon {
             let new = try read.get()
             let old = configuration.withLock { $0 }
             do throws(DaemonError) {
-                let (warnings, tokenChanges) = try await reload(new)
+                let (warnings, alsoChanged) = try await reload(new)
                 for warning in warnings { log.warning("reload: setting kept until restart", ["detail": warning]) }
-                changes = new.changes(from: old) + tokenChanges
+                changes = new.changes(from: old) + alsoChanged
             } catch {
                 // What the file describes could not be made (a secret file gone): a
                 // problem of the file, said as one reading it is, a line each.

@@ -274,7 +274,7 @@ public final class AlertDaemon: Sendable {
     /// changes to them are returned as warnings, with what changed in the
     /// tokens. Throws, changing nothing, when the new presenters or tokens
     /// cannot be made.
-    public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> (warnings: [String], tokenChanges: [String]) {
+    public func reload(_ new: DaemonConfiguration) async throws(DaemonError) -> (warnings: [String], alsoChanged: [String]) {
         let presenters = try PresenterFactory.make(new)
         let settings = try Self.intakeSettings(new)
         let tokens = try Self.tokens(new)
@@ -302,13 +302,16 @@ public final class AlertDaemon: Sendable {
                                      inhibitRules: new.inhibitRules, linkLifetime: new.actions.linkLifetime, unchanged: unchanged)
         await maintenance.reconfigure(retention: new.store.retention)
         let grouped = Set(intake.current.groupSettings.keys)
+        // The same file with other templates in it: the configuration's own
+        // comparison sees only the path.
+        let templatesRead = old.templatesPath == new.templatesPath && intake.current.templates != settings.templates
         intake.update(settings)
         await followRoutes(settings, rerouting: grouped.subtracting(settings.groupSettings.keys))
         // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
         // Listeners stay as they started; a reload can still take their token away.
         if tokens == nil, !authenticator.isOpen { warnings += Self.openListenerWarnings(old.apiListeners()) }
-        let tokenChanges = authenticator.replace(with: tokens)
+        let alsoChanged = authenticator.replace(with: tokens) + (templatesRead ? ["templates (the file's content)"] : [])
         configuration.withLock { current in
             var kept = new
             kept.api = current.api
@@ -322,7 +325,7 @@ public final class AlertDaemon: Sendable {
             kept.limits.maxBodyBytes = current.limits.maxBodyBytes
             current = kept
         }
-        return (warnings, tokenChanges)
+        return (warnings, alsoChanged)
     }
 }
 

@@ -59,6 +59,24 @@ import Testing
         }
     }
 
+    /// A reload reads the templates file again, and says so when only its
+    /// content changed (it said `changed=nothing`, the path being the same).
+    @Test func aReloadTakesTheTemplatesFilesNewContentAndSaysSo() async throws {
+        let files = TemporaryDirectory()
+        let path = files.path + "/templates.json"
+        try Self.templates.write(toFile: path, atomically: true, encoding: .utf8)
+        let d = try TestDaemon(config: ["templates": path])
+        try await d.start()
+        try #"{"templates": {"backup": {"title": "Nightly backup finished"}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try await d.reload(["templates": path])
+        #expect(d.log.contains(#"configuration reloaded changed="templates (the file's content)""#), "\(d.log)")
+        let id = try await d.send(["template": "backup"])
+        #expect((try await d.show(id)["spec"] as? [String: Any])?["title"] as? String == "Nightly backup finished")
+        // The same content again: nothing changed.
+        try await d.reload(["templates": path])
+        #expect(d.log.contains(#"configuration reloaded changed=nothing"#), "\(d.log)")
+    }
+
     @Test func checkConfigReadsTheFilesTheConfigNames() async throws {
         let files = TemporaryDirectory()
         let config = files.path + "/alertd.json"
