@@ -16,7 +16,8 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTT
     /// The most of a service's answer that is read: its status and error text.
     static var maxResponseBytes: Int { 64 * 1024 }
 
-    public var minimumRetryDelay: Duration? { Configuration.answers.minimumRetryDelay }
+    /// Read once: the dispatcher asks at every delivery it starts.
+    public let minimumRetryDelay: Duration?
 
     public init(
         name: String, configuration: Configuration, secrets: PresenterSecrets, client: HTTPClient = .shared,
@@ -27,6 +28,7 @@ public struct HTTPServicePresenter<Configuration: HTTPServiceConfiguration>: HTT
         self.secrets = secrets
         self.client = client
         self.now = now
+        minimumRetryDelay = Configuration.answers.minimumRetryDelay
     }
 
     public func attempt(_ alert: Alert, delivery: DeliveryContext) -> HTTPAttempt {
