@@ -135,6 +135,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
             "The response from \(url)\(status.map { " (status \($0))" } ?? "") has a line longer than the 100 KB libcurl reads: a fault of the server's; check what it sends."
         case .tls(let url, let reason) where Self.plainHTTPReplies.contains(where: reason.contains):
             "TLS with \(url) failed: \(reason). The server seems to speak plain HTTP there: use an http:// URL."
+        case .tls(let url, let reason) where Self.handshakeCut.contains(where: reason.contains):
+            "TLS with \(url) failed: \(reason). The connection ended in the handshake: if the server speaks plain HTTP there, use an http:// URL; if not, check the server's certificate and the system's CA bundle."
         case .tls(let url, let reason):
             "TLS with \(url) failed: \(reason). Check the server's certificate and the system's CA bundle."
         case .refusedByPolicy(let url, let reason):
@@ -153,4 +155,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// What OpenSSL says when the answer to its hello is not TLS at all, as a
     /// plain HTTP server's `HTTP/1.1 400` is.
     static let plainHTTPReplies = ["wrong version number", "packet length too long"]
+    /// What OpenSSL says when the connection ends before the handshake does,
+    /// as it does when a plain HTTP server closes on the hello unanswered.
+    static let handshakeCut = ["SSL_ERROR_SYSCALL", "unexpected eof", "Connection reset by peer"]
 }

@@ -127,7 +127,8 @@ import Testing
         try await d.start()
         let tls = try await TestBinaries.alertctl("list", "--url", "https://127.0.0.1:\(d.port)")
         #expect(tls.exitCode != 0)
-        #expect(tls.stderr.contains("The server seems to speak plain HTTP there: use an http:// URL."), "\(tls.stderr)")
+        // OpenSSL reads the server's 400 ("wrong version number") or only its close, by timing.
+        #expect(tls.stderr.contains("use an http:// URL"), "\(tls.stderr)")
 
         let other = try ServiceReceiver(success: .text(status: 404, "404 page not found")) { _ in [] }
         let notAlertd = try await TestBinaries.alertctl("list", "--url", other.base)
