@@ -25,12 +25,40 @@ package final class SQLiteStatement {
     /// clear the last run's values first.
     private let parameterCount: Int
 
-    deinit { sqlite3_finalize(handle) }
+    /// The bound texts' bytes, which SQLite reads in place (`SQLITE_STATIC`)
+    /// until the next bind: bound as transient, each value was a malloc, a
+    /// copy and a free inside SQLite, 26 of the 118 allocations an alert
+    /// made on its way through (bench/analysis.md). Kept between runs; a
+    /// run whose texts pass ``arenaLimit`` binds them as transient instead,
+    /// so one large alert does not leave a statement holding its size.
+    private var arena: UnsafeMutableRawPointer?
+    private var arenaCapacity = 0
+    private static let arenaLimit = 32 * 1_024
+
+    deinit {
+        // Finalized first: SQLite may still point into the arena until then.
+        sqlite3_finalize(handle)
+        arena?.deallocate()
+    }
 
     /// Binds values to `?` parameters in order, after resetting the statement.
     package func bind(_ values: ArraySlice<SQLiteValue>) throws(SQLiteError) {
         sqlite3_reset(handle)
         if values.count < parameterCount { sqlite3_clear_bindings(handle) }
+        // Every parameter is bound again below (or cleared above) before the
+        // next step, so the arena may be reused or replaced under the last
+        // run's bindings.
+        var textBytes = 0
+        for case .text(let v) in values { textBytes += v.utf8.count }
+        var place: UnsafeMutableRawPointer?
+        if textBytes > 0, textBytes <= Self.arenaLimit {
+            if textBytes > arenaCapacity {
+                arena?.deallocate()
+                arenaCapacity = max(textBytes, 2 * arenaCapacity, 1_024)
+                arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 1)
+            }
+            place = arena
+        }
         for (index, value) in zip(Int32(1)..., values) {
             let rc: Int32
             switch value {
@@ -40,8 +68,15 @@ package final class SQLiteStatement {
             case .text(let v):
                 // By length from the string's own UTF-8, not a NUL-terminated copy made for the call.
                 // An empty string may have no address, and a nil pointer would bind NULL.
+                // `at` a constant, not the variable: a closure that wrote it had
+                // every bind check exclusive access at run time.
+                let at = place
                 let bindUTF8 = { (utf8: UnsafeBufferPointer<UInt8>) -> Int32 in
                     guard let base = utf8.baseAddress, !utf8.isEmpty else { return sqlite3_bind_text(self.handle, index, "", 0, alertd_sqlite_transient()) }
+                    if let at {
+                        at.copyMemory(from: base, byteCount: utf8.count)
+                        return sqlite3_bind_text(self.handle, index, at.assumingMemoryBound(to: CChar.self), Int32(clamping: utf8.count), nil)
+                    }
                     return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
                         sqlite3_bind_text(self.handle, index, $0, Int32(clamping: utf8.count), alertd_sqlite_transient())
                     }
@@ -53,6 +88,7 @@ package final class SQLiteStatement {
                     var copy = v
                     rc = copy.withUTF8(bindUTF8)
                 }
+                if let at { place = at + v.utf8.count }
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), alertd_sqlite_transient()) }
             }
