@@ -30,7 +30,9 @@ package final class CurlEasy {
 
     /// `curl_easy_setopt` with a string, which libcurl copies.
     package func set(_ option: CURLoption, _ value: String) throws(CurlError) {
-        let rc = alertd_curl_setopt_ptr(handle, option, value)
+        // Through withCString: a String passed as a raw pointer is copied
+        // into a new array first, an allocation per URL per request.
+        let rc = value.withCString { alertd_curl_setopt_ptr(handle, option, $0) }
         guard rc == CURLE_OK else { throw CurlError(rc) }
     }
 
