@@ -214,7 +214,8 @@ private struct Validator {
 
     /// What is wrong with `name` as a label name, if anything.
     package static func labelNameProblem(_ name: String, limits: AlertSpecLimits) -> AlertSpecError? {
-        let field = "labels.\(name)"
+        // Named only when there is a problem: this runs for every label of every alert.
+        var field: String { "labels.\(name)" }
         if !isValidLabelName(name) {
             return .init(field: field, code: .invalidLabelName,
                          message: "`\(name)` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`).")
