@@ -110,9 +110,20 @@ public actor Dispatcher: Service {
     /// the runtime copied a tuple of these field by field through its
     /// generic witnesses.
     private struct Unsettled {
-        let delivery: DeliveryRecord
         let settlement: DeliverySettlement
         let report: AttemptReport?
+
+        /// The delivery as its claim gave it: every settlement the
+        /// dispatcher makes carries it, so it is not held twice (each copy of
+        /// an outcome copied it twice, a retain for each of its strings).
+        var delivery: DeliveryRecord { settlement.delivery! }
+
+        init(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?) {
+            var settlement = settlement
+            if settlement.delivery == nil { settlement.delivery = delivery }
+            self.settlement = settlement
+            self.report = report
+        }
     }
     /// Hand-offs taken for a freed slot that the store must claim: claimed
     /// in the next write of outcomes.
@@ -943,8 +954,10 @@ public actor Dispatcher: Service {
     /// Settles the outcomes ``report(_:)`` queued; once shutdown cuts
     /// attempts off, they are cut off, as a task's would be.
     private func takeReported() {
+        // Emptied keeping its size, as is `unsettled`: grown from nothing
+        // each time, the outcomes were copied at every doubling.
         let batch = reported.withLock { reported in
-            defer { reported = [] }
+            defer { reported.removeAll(keepingCapacity: true) }
             return reported
         }
         for u in batch {
@@ -1091,7 +1104,7 @@ public actor Dispatcher: Service {
     private func writeSettlements() async {
         while !unsettled.isEmpty {
             let batch = unsettled
-            unsettled = []
+            unsettled.removeAll(keepingCapacity: true)
             let next = claimNext
             claimNext = []
             let tick = ContinuousClock.now
