@@ -533,11 +533,15 @@ public final class SQLiteAlertStore: AlertStore {
             // first, to count the move (``CounterMoves``). With the delivery
             // known and no follow-up due (its presenter takes none, or the
             // alert is still open), nothing need be read back: a `RETURNING`
-            // clause cost SQLite a third of the settle.
+            // clause cost SQLite a third of the settle. Whether the alert is
+            // open is read from the `(state, id)` index alone: through the
+            // primary key it was a second look-up, in the alert's row (settle
+            // 25.1 k → 23.4 k instructions an outcome, bench/instructions.sh).
             let deliveredKnown = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL, updated_at = ?1, delivered_at = ?1
                 WHERE id = ?2 AND state = 'in_flight' AND alert_id = ?3 AND presenter = ?4 AND kind = ?5 AND takes_follow_up = ?6
-                    AND (takes_follow_up = 0 OR (SELECT state FROM alerts WHERE alerts.id = ?3) = 'open')
+                    AND (takes_follow_up = 0
+                         OR EXISTS (SELECT 1 FROM alerts INDEXED BY alerts_state WHERE alerts.state = 'open' AND alerts.id = ?3))
                 """)
             let deliveredInFlight = try conn.statement("""
                 UPDATE deliveries SET state = 'delivered', next_attempt_at = NULL, last_error = NULL,
