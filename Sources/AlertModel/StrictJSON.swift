@@ -486,7 +486,10 @@ extension StrictJSON {
             }
             let literal = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
             guard let double = Double(literal), double.isFinite else {
-                throw failure("Number \(literal) is out of range", at: start)
+                // Quoted whole only when short: a body of one 3 MB number was
+                // answered with all of it.
+                let shown = literal.utf8.count <= 32 ? literal : "\(literal.prefix(24))… (\(literal.utf8.count) characters)"
+                throw failure("Number \(shown) is out of range", at: start)
             }
             return double
         }

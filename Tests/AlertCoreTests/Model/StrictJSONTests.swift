@@ -84,6 +84,9 @@ import Testing
         #expect(failure(#"{"a": 1.}"#) == "Invalid number at line 1, column 7.")
         #expect(failure(#"{"a": -}"#) == "Invalid number at line 1, column 7.")
         #expect(failure(#"{"a": 1e400}"#) == "Number 1e400 is out of range at line 1, column 7.")
+        // A long one is quoted in part: the whole went back in the error.
+        #expect(failure("{\"a\": 1" + String(repeating: "0", count: 3_000_000) + "}")
+                == "Number 1\(String(repeating: "0", count: 23))… (3000001 characters) is out of range at line 1, column 7.")
         #expect(failure(#"{"a": tru}"#) == "Invalid value at line 1, column 7.")
         #expect(failure(#"{"a" 1}"#) == "Expected ':' after a key at line 1, column 6.")
         #expect(failure(#"{a: 1}"#) == "Expected a key in double quotes at line 1, column 2.")
