@@ -898,8 +898,9 @@ public actor Dispatcher: Service {
             return n
         }
         // A group notification's links are per listed alert, in the notification.
-        let context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: notification == nil ? actionLinks : nil,
+        var context = DeliveryContext(deliveryID: d.id, attempt: d.attempts, links: notification == nil ? actionLinks : nil,
                                       followUp: followUp, thread: claimed.group?.thread)
+        context.followedUp = d.takesFollowUp
         let alert = claimed.alert
         let isFollowUp = followUp != nil
         if notification == nil, let requester = entry.requester {

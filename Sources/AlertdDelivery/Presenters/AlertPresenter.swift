@@ -59,6 +59,12 @@ public struct DeliveryContext: Sendable, Equatable {
     /// answered to the group's first notification (a Slack `ts`, a Matrix
     /// `event_id`), to thread under. Nil otherwise.
     public var thread: String?
+    /// For the alert itself: its presenter is told when the alert closes, by
+    /// a follow-up of its own. A body that says one state (Alertmanager's)
+    /// then says `firing` on every attempt, as Alertmanager's retries repeat
+    /// what they first said: a retry made after the alert resolved said
+    /// `resolved`, and its follow-up said it again under another id.
+    public var followedUp = false
 
     public init(
         deliveryID: DeliveryID, attempt: Int = 1, actionLinks: [ActionKind: String] = [:], followUp: AlertFollowUp? = nil,

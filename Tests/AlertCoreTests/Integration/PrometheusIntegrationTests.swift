@@ -416,6 +416,37 @@ import Glibc
         await alertmanager.stop()
     }
 
+    /// A delivery in Alertmanager's format still failing when its alert
+    /// resolves says `firing` on every attempt, as Alertmanager's retries
+    /// repeat their first word, and its follow-up says `resolved`, once: a
+    /// retry made after the resolve had said `resolved` itself, and the
+    /// follow-up said it again under another id, which receivers written for
+    /// Alertmanager do not drop as a repeat.
+    @Test func aDeliveryRetriedPastItsAlertsResolveStillSaysFiringAndOnlyItsFollowUpSaysResolved() async throws {
+        let receiver = try ServiceReceiver(script: [HTTPResponse(status: 503), HTTPResponse(status: 503)]) { _ in [] }
+        let d = try TestDaemon(config: [
+            "presenters": ["bridge": ["type": "webhook", "url": receiver.base + "/hook", "format": "alertmanager"]],
+            "default_route": ["presenters": ["bridge"]],
+            "retry": ["initial_delay": "300ms", "factor": 2, "max_delay": "600ms", "jitter": false],
+        ])
+        try await d.start()
+        func post(_ endsAt: String?) async throws {
+            let ends = endsAt.map { #", "endsAt": "\#($0)""# } ?? ""
+            let body = #"[{"labels": {"alertname": "BridgeDown", "instance": "db1"}\#(ends)}]"#
+            #expect(try await d.request("POST", "/api/v2/alerts", body: Data(body.utf8), headers: ["Content-Type": "application/json"]).status == 200)
+        }
+        try await post(nil)
+        #expect(await receiver.wait(for: 1))
+        try await post(ISO8601DateFormatter().string(from: Date().addingTimeInterval(-1)))
+        // Two refused, the delivery accepted, its follow-up.
+        #expect(await receiver.wait(for: 4, timeout: .seconds(20)))
+        try await Task.sleep(for: .milliseconds(500))
+        let got = receiver.received.map { (id: $0.request.headers["webhook-id"] ?? "", status: J($0.json)["status"].string ?? "") }
+        let original = got.filter { !$0.id.hasSuffix(".closed") }
+        #expect(original.count == 3 && original.allSatisfy { $0.status == "firing" }, "\(got)")
+        #expect(got.filter { $0.id.hasSuffix(".closed") }.map(\.status) == ["resolved"], "\(got)")
+    }
+
     /// A webhook in Alertmanager's format sends what Alertmanager's own
     /// webhook sends for the same alert, grouped alike: both to one
     /// receiver, held side by side, key for key, firing and then resolved.

@@ -33,13 +33,16 @@ public struct AlertmanagerWebhookPayload: Sendable {
     /// Alerts left out past the presenter's `max_alerts`.
     let truncated: Int
 
-    /// `alert` on its own, or its follow-up once it closed.
-    public init(alert: Alert, receiver: String, externalURL: String) {
+    /// `alert` on its own, or its follow-up once it closed. `followedUp`:
+    /// the alert's own delivery, whose follow-up will say it closed
+    /// (``DeliveryContext/followedUp``): it says `firing` whatever the
+    /// alert's state by the time of the attempt.
+    public init(alert: Alert, receiver: String, externalURL: String, followedUp: Bool = false) {
         let view = AlertmanagerView(alert)
         self.receiver = receiver
         groupLabels = view.labels
         groupKey = "{}:" + AlertmanagerView.text(of: view.labels)
-        alerts = [(view, alert.state == .open)]
+        alerts = [(view, alert.state == .open || followedUp)]
         self.externalURL = externalURL
         truncated = 0
     }

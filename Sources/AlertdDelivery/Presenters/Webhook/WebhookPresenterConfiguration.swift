@@ -154,7 +154,8 @@ extension WebhookPresenterConfiguration: PresenterConfiguration {
     func body(of alert: Alert, delivery: DeliveryContext, receiver: String) throws -> Data {
         switch format {
         case .alertd: try WebhookPayload(alert: alert, delivery: delivery).encoded()
-        case .alertmanager: AlertmanagerWebhookPayload(alert: alert, receiver: receiver, externalURL: externalURL).encoded()
+        case .alertmanager:
+            AlertmanagerWebhookPayload(alert: alert, receiver: receiver, externalURL: externalURL, followedUp: delivery.followedUp).encoded()
         }
     }
 
