@@ -120,6 +120,9 @@ package enum AlertDetailView {
             } else if d.state == .dead, d.lastError == "presenter \"\(d.presenter)\" is not configured" {
                 // A replay now would only end dead again: the dispatcher's words for a presenter a reload took out.
                 when = "gave up \(UTCTimestamp.readable(d.updatedAt)); once its presenter is configured again, 'alertctl replay' retries it"
+            } else if d.state == .dead, d.followUpOf != nil, d.lastError == "presenter \"\(d.presenter)\" no longer sends follow-ups" {
+                // Likewise: replayed, it ends dead again until follow-ups are on.
+                when = "gave up \(UTCTimestamp.readable(d.updatedAt)); once its presenter sends follow-ups again (\"follow_ups\": true), 'alertctl replay' retries it"
             } else if d.state == .dead {
                 when = "gave up \(UTCTimestamp.readable(d.updatedAt)); 'alertctl replay' retries it"
             }

@@ -253,6 +253,11 @@ import Testing
         #expect(AlertDetailView.deliveryLines([dead("presenter \"hook\" is not configured")], now: now)[1]
             .contains("once its presenter is configured again, 'alertctl replay' retries it"))
         #expect(AlertDetailView.deliveryLines([dead("HTTP 500")], now: now)[1].hasSuffix("; 'alertctl replay' retries it"))
+        // A follow-up its presenter no longer sends: likewise, until follow-ups are on again.
+        let followUp = DeliveryRecord(id: "dlv-1.closed", alertID: AlertID.generate(), kind: .presenter("hook"), state: .dead, nextAttemptAt: nil,
+                                      lastError: "presenter \"hook\" no longer sends follow-ups", createdAt: now, updatedAt: now, followUpOf: "dlv-1")
+        #expect(AlertDetailView.deliveryLines([followUp], now: now)[1]
+            .contains("once its presenter sends follow-ups again (\"follow_ups\": true), 'alertctl replay' retries it"))
         // No deliveries: an open alert's groups are known, a closed alert's are not.
         #expect(AlertDetailView.deliveryLines([], now: now) == ["Deliveries: none (no presenter's route matched)"])
         #expect(AlertDetailView.deliveryLines([], groups: [AlertGroupID(trusted: "g-00000000000000a1")], now: now)[0].contains("notifications of group g-00000000000000a1"))
