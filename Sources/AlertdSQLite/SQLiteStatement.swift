@@ -27,8 +27,8 @@ package final class SQLiteStatement {
 
     /// The bound texts' bytes, which SQLite reads in place (`SQLITE_STATIC`)
     /// until the next bind: bound as transient, each value was a malloc, a
-    /// copy and a free inside SQLite, 26 of the 118 allocations an alert
-    /// made on its way through (bench/analysis.md). Kept between runs; a
+    /// copy and a free inside SQLite (its allocations in figure (2)'s load
+    /// fell from 40 to 21 an alert, bench/analysis.md). Kept between runs; a
     /// run whose texts pass ``arenaLimit`` binds them as transient instead,
     /// so one large alert does not leave a statement holding its size.
     private var arena: UnsafeMutableRawPointer?
