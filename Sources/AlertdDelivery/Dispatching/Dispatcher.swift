@@ -1141,7 +1141,7 @@ public actor Dispatcher: Service {
                 if !u.settlement.sent, presenters[u.delivery.kind] == nil, case .dead = u.settlement.result {
                     unconfigured[u.delivery.kind, default: []].append(u.delivery)
                 } else {
-                    Self.logOutcome(log, u.delivery, u.settlement)
+                    Self.logOutcome(log, u.delivery, u.settlement, configured: presenters[u.delivery.kind] != nil)
                 }
                 if case .partlyDelivered(let reason)? = u.report?.outcome {
                     log.warning("delivered, but not to every recipient",
@@ -1193,7 +1193,10 @@ public actor Dispatcher: Service {
         }
     }
 
-    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ settlement: DeliverySettlement) {
+    /// `configured`: whether its presenter is still configured; one a reload
+    /// took out while the attempt ran is not retried, unless a reload
+    /// brings it back first (the poll ends it dead).
+    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ settlement: DeliverySettlement, configured: Bool) {
         var meta: Logger.Metadata {
             // One ended unsent made no attempt of its own: its number is the last one made.
             ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name,
@@ -1202,6 +1205,9 @@ public actor Dispatcher: Service {
         switch settlement.result {
         case .delivered:
             log.debug("delivered", meta)
+        case .retry(let at, let error) where !configured:
+            log.warning("delivery failed; its presenter is no longer configured, so it ends dead at its retry unless a reload brings it back",
+                        meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
         case .retry(let at, let error):
             log.warning("delivery failed, will retry", meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
         case .dead(let error):

@@ -41,6 +41,25 @@ import Synchronization
         #expect(lines < 10, "\(lines) lines for 40 deliveries")
     }
 
+    /// An attempt still running when a reload takes its presenter out fails
+    /// (here: its timeout) and is not retried: the log said "will retry",
+    /// and the delivery ended dead at its retry.
+    @Test func anAttemptARemovedPresenterLeftRunningIsNotSaidToBeRetried() async throws {
+        let silent = try SilentListener()
+        let hook: [String: Any] = ["type": "webhook", "url": "http://127.0.0.1:\(silent.port)/", "timeout": "2s"]
+        let quick: [String: Any] = ["initial_delay": "200ms", "max_delay": "200ms", "jitter": false]
+        let d = try TestDaemon(config: ["presenters": ["hook": hook], "default_route": ["presenters": ["hook"]], "retry": quick])
+        try await d.start()
+        #expect(try await d.request("POST", "/v1/alerts", json: ["title": "in flight at the reload"]).status == 202)
+        try await Task.sleep(for: .milliseconds(300))
+        try await d.reload(["presenters": ["log": ["type": "log", "path": "alerts.log"]], "default_route": ["presenters": ["log"]],
+                            "retry": quick])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !d.log.contains("presenter=hook"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(d.log.contains("delivery failed; its presenter is no longer configured, so it ends dead at its retry"), "\(d.log)")
+        #expect(!d.log.contains("will retry"), "\(d.log)")
+    }
+
     @Test func aReloadThatHangsDoesNotHoldShutdown() async throws {
         let dir = TemporaryDirectory()
         let json = #"{"presenters": {"log": {"type": "log", "path": "alerts.log"}}, "default_route": {"presenters": ["log"]}}"#
