@@ -117,10 +117,10 @@ package enum AlertDetailView {
                 when = "due since \(UTCTimestamp.readable(at)); waiting for its presenter (its rate limit, its concurrency, or, while it fails, one delivery at a time)"
             } else if let at = d.nextAttemptAt, d.state == .pending {
                 when = "next attempt \(UTCTimestamp.readable(at))"
-            } else if d.state == .dead, d.lastError == "presenter \"\(d.presenter)\" is not configured" {
+            } else if d.state == .dead, d.lastError == d.presenterNotConfiguredError {
                 // A replay now would only end dead again: the dispatcher's words for a presenter a reload took out.
                 when = "gave up \(UTCTimestamp.readable(d.updatedAt)); once its presenter is configured again, 'alertctl replay' retries it"
-            } else if d.state == .dead, d.followUpOf != nil, d.lastError == "presenter \"\(d.presenter)\" no longer sends follow-ups" {
+            } else if d.state == .dead, d.followUpOf != nil, d.lastError == d.presenterSendsNoFollowUpsError {
                 // Likewise: replayed, it ends dead again until follow-ups are on.
                 when = "gave up \(UTCTimestamp.readable(d.updatedAt)); once its presenter sends follow-ups again (\"follow_ups\": true), 'alertctl replay' retries it"
             } else if d.state == .dead {

@@ -117,13 +117,6 @@ public actor Dispatcher: Service {
         /// dispatcher makes carries it, so it is not held twice (each copy of
         /// an outcome copied it twice, a retain for each of its strings).
         var delivery: DeliveryRecord { settlement.delivery! }
-
-        init(delivery: DeliveryRecord, settlement: DeliverySettlement, report: AttemptReport?) {
-            var settlement = settlement
-            if settlement.delivery == nil { settlement.delivery = delivery }
-            self.settlement = settlement
-            self.report = report
-        }
     }
     /// Hand-offs taken for a freed slot that the store must claim: claimed
     /// in the next write of outcomes.
@@ -830,7 +823,7 @@ public actor Dispatcher: Service {
         let configured = presenters[d.kind]
         let unusable: String? = if configured == nil {
             // Its presenter was removed from the config: nothing can deliver it.
-            "presenter \"\(d.presenter)\" is not configured"
+            d.presenterNotConfiguredError
         } else if let later = claimed.supersededBy {
             // Sent after the group's next notification (a retry once the destination is back), it would undo it.
             later.groupNotification?.generation == d.id.groupNotification?.generation
@@ -842,7 +835,7 @@ public actor Dispatcher: Service {
             "superseded: a later notification of the group to this presenter was sent; this one's content is no longer kept"
         } else if d.followUpOf != nil && (followUp == nil || configured?.followUps != true) {
             // Its presenter was reconfigured since: a type without follow-ups would send the alert again.
-            "presenter \"\(d.presenter)\" no longer sends follow-ups"
+            d.presenterSendsNoFollowUpsError
         } else if d.attempts > 1, streaks[d.kind]?.tripped == true, Date().timeIntervalSince(d.createdAt) > retry.maxAge.seconds {
             // A retry held while its presenter fails (``streaks``; the claim
             // counted this attempt), not tried at its time: the rule its attempt
@@ -907,7 +900,7 @@ public actor Dispatcher: Service {
             // On the client's thread, reported back with others in one turn (``takeReported()``).
             let transfer = requester.attempt(alert, delivery: context).start { [self] outcome in
                 let (settlement, report) = Self.judged(d, outcome, thread: nil, retry: retry, acceptedAt: alert.createdAt, isFollowUp: isFollowUp)
-                self.report(Unsettled(delivery: d, settlement: settlement, report: report))
+                self.report(Unsettled(settlement: settlement, report: report))
             }
             tasks[d.id] = .request(transfer)
             return
@@ -1034,7 +1027,7 @@ public actor Dispatcher: Service {
     /// the delivery is made again, so a crash leaves at most twice a
     /// presenter's slots to be delivered twice (``freeSlots(at:)``).
     private func settled(_ d: DeliveryRecord, _ settlement: DeliverySettlement, report: AttemptReport?) {
-        unsettled.append(Unsettled(delivery: d, settlement: settlement, report: report))
+        unsettled.append(Unsettled(settlement: settlement, report: report))
         slots[d.kind, default: Slots()].settled()
         if case .retryableFailure(_, let wait?)? = report?.outcome, wait > .zero, d.kind.action == nil { pause(d.kind, for: wait) }
         if let outcome = report?.outcome, d.kind.action == nil { count(outcome, settlement.result, of: d.kind) }
