@@ -114,7 +114,10 @@ extension AlertdCommand {
         ],
         files: [
             ManualPage.Item("/etc/alertd/alertd.json", "The configuration read by alertd.service."),
-            ManualPage.Item("/var/lib/alertd/alertd.db", "The store (with -wal and -shm files beside it)."),
+            ManualPage.Item("/var/lib/alertd/alertd.db", """
+                The store (with -wal and -shm files beside it). The running alertd holds a flock on the file \
+                itself, so a second alertd whose store.path names it, from any state directory, exits with 75 too.
+                """),
             ManualPage.Item("/var/lib/alertd/alerts.log", "The log presenter's output in the default configuration."),
             ManualPage.Item("/var/lib/alertd/alertd.lock", """
                 Held (flock) by the running alertd, and holding its pid: a second alertd on the same state \

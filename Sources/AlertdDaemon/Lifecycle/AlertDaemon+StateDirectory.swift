@@ -1,6 +1,7 @@
 import FoundationEssentials
 import AlertdLogging
 import AlertdPOSIX
+import AlertdStore
 
 extension AlertDaemon {
     /// The loosest the state directory may be: its owner everything, its
@@ -90,6 +91,24 @@ extension AlertDaemon {
             throw DaemonError(code: .stateLocked, message: "Another \(holder) is running on the state directory \(directory) (it holds \(path)); stop it first, or give this one its own --state-dir.")
         case .failure(.system(_, let operation, let error)):
             throw unwritable(directory, because: "\(operation) \(path) failed: \(error)")
+        }
+    }
+
+    /// Locks the SQLite store file itself before it is opened. The state
+    /// directory's lock keeps a second alertd off the same directory, but
+    /// `store.path` may name another's store: two daemons on one file took
+    /// each other's deliveries for their own, ended those of presenters
+    /// they did not have, and the first to stop emptied the write-ahead log
+    /// under the other, which then took the file for damaged.
+    static func claimStoreFile(_ path: String) throws(DaemonError) -> LockFile {
+        switch LockFile.acquireInPlace(path) {
+        case .success(let lock):
+            return lock
+        case .failure(.held(_, let pid)):
+            let holder = pid.map { "process (pid \($0))" } ?? "process"
+            throw DaemonError(code: .stateLocked, message: "Another \(holder) holds the store \(path): another alertd runs on it, perhaps with another state directory. Stop it first, or give this one its own store.path.")
+        case .failure(.system(_, let operation, let error)):
+            throw DaemonError(StoreError(code: .cannotOpen, message: "Opening the store \(path) failed (\(operation): \(error)). Check that the user alertd runs as may read and write it, or change store.path."))
         }
     }
 

@@ -36,7 +36,11 @@ extension AlertDaemon {
         switch mode {
         case .run:
             let lock = try claimStateDirectory(config.stateDirectory, log: log)
-            do throws(DaemonError) { try requireStoreDirectory(config, mode: mode) } catch {
+            let storeLock: LockFile
+            do throws(DaemonError) {
+                try requireStoreDirectory(config, mode: mode)
+                storeLock = try claimStoreFile(path)
+            } catch {
                 lock.release()
                 throw error
             }
@@ -48,10 +52,13 @@ extension AlertDaemon {
                                + "`\(SQLiteAlertStore.conversionCommand(path: path))` (it needs as much free disk as the file holds)", ["path": path])
                 }
                 return OpenedStore(store: store, path: path, lastWriteFailure: { store.lastWriteFailure }, close: {
+                    // After the store: closing the lock's descriptor drops SQLite's own locks on the file.
                     store.close()
+                    storeLock.release()
                     lock.release()
                 })
             } catch {
+                storeLock.release()
                 lock.release()
                 throw DaemonError(error)
             }

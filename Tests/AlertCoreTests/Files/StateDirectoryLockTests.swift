@@ -47,4 +47,46 @@ import Glibc
         try await second.start()
         #expect(try String(contentsOfFile: first.stateDir + "/alertd.lock", encoding: .utf8) == "\(try #require(second.pid))\n")
     }
+
+    /// `store.path` may name a store outside the state directory, even
+    /// another daemon's: two on one file took each other's deliveries, and
+    /// the first to stop emptied the other's write-ahead log. The file's
+    /// own lock refuses the second, by any name of the file.
+    @Test func aSecondAlertdOnAnotherStateDirectoryButTheSameStoreFileExitsAndLeavesTheFirstAlone() async throws {
+        let config: [String: Any] = ["presenters": ["slow": ["type": "test", "delay": "60s"]]]
+        let first = try TestDaemon(config: config)
+        try await first.start()
+        let pid = try #require(first.pid)
+        let id = try await first.send(["title": "in flight"])
+        func delivery() async throws -> [String: Any] {
+            try #require((try await first.show(id))["deliveries"] as? [[String: Any]]).first ?? [:]
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await delivery()["state"] as? String != "in_flight", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await delivery()["state"] as? String == "in_flight")
+
+        let elsewhere = TemporaryDirectory()
+        let link = elsewhere.path + "/shared.db"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.stateDir + "/alertd.db")
+        for path in [first.stateDir + "/alertd.db", link] {
+            // No presenter of the first's name: had it opened the store, it would have ended that delivery dead.
+            let second = try TestDaemon(config: ["store": ["path": path]])
+            #expect(try await second.startExpectingExit() == 75, "log:\n\(second.log)")
+            #expect(second.log.contains("Another process (pid \(pid)) holds the store \(path)"), "\(second.log)")
+            #expect(second.log.contains("code=state_locked"))
+        }
+
+        let after = try await delivery()
+        #expect(after["state"] as? String == "in_flight")
+        #expect(after["attempts"] as? Int == 1)
+        _ = try await first.send(["title": "still writes"])
+        #expect(try await first.request("GET", "/v1/health").status == 200)
+
+        await first.kill9()
+        let second = try TestDaemon(config: ["store": ["path": link], "presenters": ["slow": ["type": "test"]]])
+        try await second.start()
+        #expect(try await second.request("GET", "/v1/health").status == 200)
+    }
 }
