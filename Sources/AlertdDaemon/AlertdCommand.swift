@@ -55,7 +55,7 @@ public struct AlertdCommand: CLICommand {
     /// command-line overrides applied.
     package func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
         let (config, problems) = readConfiguration()
-        guard let config, problems.isEmpty else { throw ConfigurationError(source: configurationSource, problems: problems) }
+        guard let config, problems.isEmpty else { throw ConfigurationError(source: configurationSource, problems: problems, readSoFar: config) }
         return config
     }
 
@@ -76,42 +76,14 @@ public struct AlertdCommand: CLICommand {
     /// describes, in one run; a typo no longer hides a missing secret file.
     private func check(_ context: CommandContext, log: Logger) async -> ExitCode {
         let (config, problems) = readConfiguration()
-        var lines = problems.map { "\(configurationSource): \(Logfmt.printable($0))" }
-        if let config {
-            do throws(DaemonBuildError) {
-                _ = try await AlertDaemon.open(config, mode: .check, logger: log)
-            } catch {
-                // Said of the file too: most name one of its keys, and the rest what it led to.
-                // Building meets again some of what reading found (a secret under a shorter
-                // path, `actions.allow` under the same): said once, where the key is named in full.
-                let read = problems.map { Self.split(Substring($0)) }
-                lines += error.problems.flatMap { $0.message.split(separator: "\n") }
-                    .filter { line in
-                        let (path, core) = Self.split(line)
-                        // The same words of the same key: its path's parts all in the key's.
-                        return !read.contains { $0.core == core && path.allSatisfy($0.path.joined(separator: ".").contains) }
-                    }
-                    .map { "\(configurationSource): \($0)" }
-            }
-        }
-        guard lines.isEmpty else {
-            context.errorOutput(lines.joined(separator: "\n") + "\n")
+        var found = problems
+        if let config { found += await AlertDaemon.problemsBuilding(config, beyond: problems, logger: log) }
+        guard found.isEmpty else {
+            context.errorOutput(ConfigurationError(source: configurationSource, problems: found).description + "\n")
             return .dataError
         }
         context.output("\(configPath ?? "built-in defaults"): configuration is valid\n")
         return .success
-    }
-
-    /// A problem as the key path it opens with, in parts (`actions`, `[0]`
-    /// of `actions: [0]: `), and the words after it.
-    private static func split(_ line: Substring) -> (path: [Substring], core: Substring) {
-        var rest = line, path: [Substring] = []
-        while let colon = rest.firstIndex(of: ":"), colon != rest.startIndex, !rest[..<colon].contains(" "),
-              rest[colon...].dropFirst().first == " " {
-            path.append(rest[..<colon])
-            rest = rest[colon...].dropFirst(2)
-        }
-        return (path, rest)
     }
 
     /// Runs the daemon on the signals in `context`; with `--check-config`,
@@ -128,6 +100,7 @@ public struct AlertdCommand: CLICommand {
         do {
             config = try loadConfiguration()
         } catch {
+            let error = await error.withProblemsBuildingFinds(logger: log)
             // A person at a terminal reads the lines as `--check-config` gives
             // them; the journal and log shippers get them as every other
             // failure to start: with a priority, or as JSON.

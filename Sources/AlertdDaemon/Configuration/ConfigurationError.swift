@@ -5,10 +5,16 @@ import AlertdLogging
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     public let source: String
     public let problems: [String]
+    /// The configuration as far as it could be read, what could not at its
+    /// defaults (nil when the file could not be read or is not an object):
+    /// building it finds the problems reading cannot, so a start or a
+    /// reload can list them too (``withProblemsBuildingFinds(logger:)``).
+    public let readSoFar: DaemonConfiguration?
 
-    public init(source: String, problems: [String]) {
+    public init(source: String, problems: [String], readSoFar: DaemonConfiguration? = nil) {
         self.source = source
         self.problems = problems
+        self.readSoFar = readSoFar
     }
 
     /// One line a problem, for a terminal: a key or value that holds a

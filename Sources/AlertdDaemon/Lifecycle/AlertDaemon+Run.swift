@@ -140,6 +140,8 @@ extension AlertDaemon {
                 throw ConfigurationError(source: source, problems: error.message.split(separator: "\n").map(String.init))
             }
         } catch {
+            // Every problem, as `--check-config` lists them: one at a time, each reload failed on the next.
+            let error = await error.withProblemsBuildingFinds(logger: log)
             problems = error.problems.map { "\(error.source): \($0)" }
         }
         metrics.reloaded(successfully: problems.isEmpty)

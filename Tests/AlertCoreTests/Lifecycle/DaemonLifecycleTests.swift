@@ -73,6 +73,32 @@ import Glibc
         return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
     }
 
+    /// A reload (and a start) lists every problem `--check-config` does:
+    /// those reading the file finds (a value of the wrong type) and those
+    /// only building what it describes finds (a command that is not there).
+    /// Naming the first kind alone, a reload failed again on the second.
+    @Test func aFailedReloadListsEveryProblemCheckConfigDoes() async throws {
+        let d = try TestDaemon(config: ["presenters": ["log": ["type": "log"]]])
+        try await d.start()
+        let broken: [String: Any] = ["presenters": ["run": ["type": "exec", "command": ["/nonexistent/notify"]]], "retry": ["factor": "two"]]
+        try writeConfig(d, broken)
+        let read = "retry.factor: must be a number", built = "presenters.run: the command /nonexistent/notify is not an executable file"
+        let check = try await d.checkConfig()
+        #expect(check.exitCode == 65 && check.stderr.contains(read) && check.stderr.contains(built), "\(check.stderr)")
+        d.signal(SIGHUP)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !(d.log.contains(read) && d.log.contains(built)), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(d.log.contains("reload failed; keeping the running configuration"), "\(d.log)")
+        #expect(d.log.contains(read) && d.log.contains(built), "\(d.log)")
+        #expect(try await metric(d, "alertd_config_last_reload_successful") == 0)
+
+        let second = try TestDaemon(config: broken)
+        #expect(try await second.startExpectingExit() == 65, "\(second.log)")
+        #expect(second.log.contains(read) && second.log.contains(built), "\(second.log)")
+    }
+
     @Test func aBrokenReloadKeepsTheOldConfigAndAGoodOneRoutesNewAlerts() async throws {
         let retry: [String: Any] = ["initial_delay": "100ms", "jitter": false]
         let a: [String: Any] = ["type": "test", "record": "a.jsonl"]
