@@ -68,7 +68,8 @@ extension AlertdCommand {
                         (alertd logs which were kept). The `configuration reloaded` line names what changed: \
                         presenters added, removed and changed, then the other sections, or `nothing`. \
                         An invalid configuration is logged and the \
-                        running one kept. `systemctl reload alertd` sends it.
+                        running one kept. `systemctl reload alertd` sends it, after checking the file \
+                        with --check-config: the reload then fails on a file alertd would refuse.
                         """),
                     ManualPage.Item("SIGPIPE", """
                         Ignored: a write to a pipe or socket whose reader has gone (standard error under a log \

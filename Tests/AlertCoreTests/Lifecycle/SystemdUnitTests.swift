@@ -88,6 +88,10 @@ enum RepositoryFiles {
         }
         #expect(value("Type", in: service) == ["notify"])
         #expect(value("ExecStart", in: service) == ["/usr/local/bin/alertd --config /etc/alertd/alertd.json"])
+        // A reload checks the file ExecStart= reads first: `systemctl reload`
+        // fails on one alertd would refuse, where the signal alone returned 0.
+        #expect(value("ExecReload", in: service) == ["/usr/local/bin/alertd --check-config --config /etc/alertd/alertd.json",
+                                                     "/bin/kill -HUP $MAINPID"])
         #expect(value("RuntimeDirectoryPreserve", in: service) == ["yes"])
         #expect(value("WatchdogSec", in: service).count == 1)
 
