@@ -193,6 +193,9 @@ public actor Dispatcher: Service {
     /// 1.1 s), at 2 s 1.4-1.6 s; one attempt every 2 s is little to a
     /// receiver that is down.
     private static let longestProbeWait: Duration = .seconds(2)
+    /// How often a failing presenter's failed attempts, logged at debug
+    /// level, are counted in a `presenter still failing` line.
+    private static let failingReminder: Duration = .seconds(60)
     /// Counts what made the store not quiet, so a look that began before
     /// one of them (the loop awaits the store while settles complete) does
     /// not call the store quiet after it.
@@ -1059,8 +1062,10 @@ public actor Dispatcher: Service {
                 streak.trips += 1
                 let wait = min(retry.backoff(afterAttempt: streak.trips), retry.maxDelay, Self.longestProbeWait)
                 if streak.trips == 1 {
-                    log.warning("presenter failing: its last attempts all failed; its retries are tried one at a time until one is delivered",
+                    log.warning("presenter failing: its last attempts all failed; its retries are tried one at a time until one is delivered, "
+                                + "and each failed attempt is logged at debug level, with a line a minute saying how many",
                                 ["presenter": kind.name, "failures": "\(streak.failures)", "next_try_in": wait.alertdDescription])
+                    streak.nextReminder = now + Self.failingReminder
                 }
                 streak.nextTry = now + wait
             }
@@ -1134,7 +1139,10 @@ public actor Dispatcher: Service {
                 if !u.settlement.sent, presenters[u.delivery.kind] == nil, case .dead = u.settlement.result {
                     unconfigured[u.delivery.kind, default: []].append(u.delivery)
                 } else {
-                    Self.logOutcome(log, u.delivery, u.settlement, configured: presenters[u.delivery.kind] != nil)
+                    let configured = presenters[u.delivery.kind] != nil
+                    let quiet = configured && streaks[u.delivery.kind]?.tripped == true
+                    Self.logOutcome(log, u.delivery, u.settlement, configured: configured, quiet: quiet)
+                    if quiet, case .retry(_, let error) = u.settlement.result { remindFailing(u.delivery.kind, error: error) }
                 }
                 if case .partlyDelivered(let reason)? = u.report?.outcome {
                     log.warning("delivered, but not to every recipient",
@@ -1189,7 +1197,9 @@ public actor Dispatcher: Service {
     /// `configured`: whether its presenter is still configured; one a reload
     /// took out while the attempt ran is not retried, unless a reload
     /// brings it back first (the poll ends it dead).
-    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ settlement: DeliverySettlement, configured: Bool) {
+    /// `quiet`: its presenter is failing (``streaks``), and a retry is
+    /// said at debug level, counted by ``remindFailing(_:error:)``.
+    private static func logOutcome(_ log: Logger, _ d: DeliveryRecord, _ settlement: DeliverySettlement, configured: Bool, quiet: Bool) {
         var meta: Logger.Metadata {
             // One ended unsent made no attempt of its own: its number is the last one made.
             ["alert.id": d.alertID.rawValue, "delivery.id": d.id.rawValue, "presenter": d.kind.name,
@@ -1202,10 +1212,26 @@ public actor Dispatcher: Service {
             log.warning("delivery failed; its presenter is no longer configured, so it ends dead at its retry unless a reload brings it back",
                         meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
         case .retry(let at, let error):
-            log.warning("delivery failed, will retry", meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
+            log.log(level: quiet ? .debug : .warning, "delivery failed, will retry",
+                    meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
         case .dead(let error):
             log.error("delivery dead", meta.merging(["error": error]) { a, _ in a })
         }
+    }
+
+    /// Counts a failing presenter's failed attempt, logged at debug level,
+    /// and says how many there were once a minute.
+    private func remindFailing(_ kind: DeliveryKind, error: String) {
+        guard var streak = streaks[kind] else { return }
+        streak.unlogged += 1
+        let now = ContinuousClock.now
+        if now >= streak.nextReminder ?? now {
+            log.warning("presenter still failing; its failed attempts are logged at debug level until one is delivered",
+                        ["presenter": kind.name, "failed_attempts": "\(streak.unlogged)", "last_error": error])
+            streak.unlogged = 0
+            streak.nextReminder = now + Self.failingReminder
+        }
+        streaks[kind] = streak
     }
 
     /// The attempt's outcome is written (or could not be): the delivery is done here.
