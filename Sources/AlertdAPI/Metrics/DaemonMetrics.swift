@@ -31,7 +31,7 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_alerts_deduplicated_total", .counter, help: "Alerts folded into an open alert with the same dedup key, by front door.")
         r.register("alertd_alerts_rejected_total", .counter, help: "Submissions refused, by reason.")
         r.register("alertd_decisions_total", .counter, help: "Alerts closed, by outcome.")
-        r.register("alertd_deliveries_total", .counter, help: "Delivery attempts, by presenter and outcome (delivered, retry, dead).")
+        r.register("alertd_deliveries_total", .counter, help: "Delivery attempts, by presenter and outcome (delivered, retry, dead); dead counts too those ended unsent, their presenter taken out by a reload.")
         r.register("alertd_delivery_latency_seconds", .histogram, help: "From an alert's acceptance (a group notification's queueing) to its delivery, by presenter.",
                    buckets: Self.latencyBuckets)
         r.register("alertd_handler_calls_total", .counter, help: "Confirm and cancel handler calls, by action and outcome.")
@@ -58,6 +58,14 @@ public final class DaemonMetrics: Sendable {
         r.set("alertd_config_last_reload_timestamp_seconds", to: started.timeIntervalSince1970.rounded())
         for reason in ["invalid_alert", "malformed_json", "unsupported_media_type", "batch_too_large", "invalid_body", "body_too_large"] {
             r.increment("alertd_alerts_rejected_total", ["reason": reason], by: 0)
+        }
+        // Series whose labels are known now show at 0 from the start: one
+        // that appears at its first event has that event missed by `rate()`.
+        for outcome in AlertState.allCases where outcome.isFinal {
+            r.increment("alertd_decisions_total", ["outcome": outcome.rawValue], by: 0)
+        }
+        for action in ActionKind.allCases {
+            for outcome in Self.attemptOutcomes { r.increment("alertd_handler_calls_total", ["action": action.rawValue, "outcome": outcome], by: 0) }
         }
         var doors: [FrontDoor: (received: MetricsSeries?, deduplicated: MetricsSeries?)] = [:]
         for door in FrontDoor.allCases {
@@ -115,6 +123,30 @@ public final class DaemonMetrics: Sendable {
         }
         attemptSeries.withLock { $0[key] = made }
         return made
+    }
+
+    /// What an attempt may come to (``DeliverySettlement/Result/name``).
+    private static let attemptOutcomes = ["delivered", "retry", "dead"]
+
+    /// Shows at 0 the series of the presenters `settings` routes to, as
+    /// they are configured (at start and at each reload): deliveries by
+    /// outcome, follow-ups for those told of closings, and group
+    /// notifications for those grouped routes tell. A presenter taken out
+    /// keeps its series, as a counter does.
+    public func showSeries(of presenters: [String], _ settings: AlertIntake.Settings) {
+        let grouping = Set(settings.groupSettings.values.flatMap(\.presenters))
+        for presenter in presenters {
+            for outcome in Self.attemptOutcomes {
+                registry.increment("alertd_deliveries_total", ["presenter": presenter, "outcome": outcome], by: 0)
+                if settings.followUps.contains(presenter) {
+                    registry.increment("alertd_follow_ups_total", ["presenter": presenter, "outcome": outcome], by: 0)
+                }
+            }
+            guard grouping.contains(presenter) else { continue }
+            for reason in AlertGroupNotification.Reason.allCases {
+                registry.increment("alertd_group_notifications_total", ["presenter": presenter, "reason": reason.rawValue], by: 0)
+            }
+        }
     }
 
     /// Counts a group notification a flush queued.

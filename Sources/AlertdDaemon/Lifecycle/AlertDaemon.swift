@@ -98,6 +98,7 @@ public final class AlertDaemon: Sendable {
         authenticator = auth
         configuration = Mutex(config)
         self.metrics = metrics
+        metrics.showSeries(of: config.presenters.map(\.name), settings)
         self.changes = changes
         let store = opened.store
         self.store = store
@@ -306,6 +307,7 @@ public final class AlertDaemon: Sendable {
         // comparison sees only the path.
         let templatesRead = old.templatesPath == new.templatesPath && intake.current.templates != settings.templates
         intake.update(settings)
+        metrics.showSeries(of: new.presenters.map(\.name), settings)
         await followRoutes(settings, rerouting: grouped.subtracting(settings.groupSettings.keys))
         // It looks again, at the times the groups now have.
         await groupTimer.reconfigure(inhibitRules: new.inhibitRules)
