@@ -31,7 +31,7 @@ public final class DaemonMetrics: Sendable {
         r.register("alertd_alerts_deduplicated_total", .counter, help: "Alerts folded into an open alert with the same dedup key, by front door.")
         r.register("alertd_alerts_rejected_total", .counter, help: "Submissions refused, by reason.")
         r.register("alertd_decisions_total", .counter, help: "Alerts closed, by outcome.")
-        r.register("alertd_deliveries_total", .counter, help: "Delivery attempts, by presenter and outcome (delivered, retry, dead); dead counts too those ended unsent, their presenter taken out by a reload.")
+        r.register("alertd_deliveries_total", .counter, help: "Delivery attempts, by presenter and outcome (delivered, retry, dead); dead counts too each delivery ended without an attempt.")
         r.register("alertd_delivery_latency_seconds", .histogram, help: "From an alert's acceptance (a group notification's queueing) to its delivery, by presenter.",
                    buckets: Self.latencyBuckets)
         r.register("alertd_handler_calls_total", .counter, help: "Confirm and cancel handler calls, by action and outcome.")
