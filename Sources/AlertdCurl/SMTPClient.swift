@@ -1,4 +1,5 @@
 import CCurl
+import Dispatch
 import AlertdPOSIX
 import FoundationEssentials
 import Synchronization
@@ -20,12 +21,21 @@ public enum SMTPClient {
     /// calling task aborts the exchange with ``SMTPClientError/cancelled(url:)``.
     public static func send(_ request: SMTPRequest) async throws(SMTPClientError) {
         let transfer = SMTPTransfer(request)
+        // libcurl holds `CURLOPT_TIMEOUT_MS` to the exchange, but not to the
+        // QUIT it sends as it closes the connection, which waits on its own
+        // 120 s for a server that went silent (after the message, say), and
+        // a blocking perform hears a cancelled caller only between its
+        // steps: at the deadline, or once cancelled, its sockets are shut.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(max(1, request.timeout.milliseconds)))) {
+            transfer.abort()
+        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, SMTPClientError>, Never>) in
                 DetachedThread.start(name: "alertd-smtp") { continuation.resume(returning: transfer.perform()) }
             }
         } onCancel: {
             transfer.cancelRequested.store(true, ordering: .relaxed)
+            transfer.abort()
         }
         try result.get()
     }
@@ -74,6 +84,11 @@ final class SMTPTransfer: Sendable {
             try easy.set(CURLOPT_INFILESIZE_LARGE, offset: request.message.count)
             _ = alertd_curl_setopt_read(easy.handle, SMTPUpload.readCallback)
             try easy.set(CURLOPT_READDATA, pointer: me)
+            _ = alertd_curl_setopt_opensocket(easy.handle, Self.openSocketCallback)
+            _ = alertd_curl_setopt_closesocket(easy.handle, Self.closeSocketCallback)
+            let transfer = Unmanaged.passUnretained(self).toOpaque()
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: transfer)
+            try easy.set(CURLOPT_CLOSESOCKETDATA, pointer: transfer)
             try easy.set(CURLOPT_NOPROGRESS, 0)
             _ = alertd_curl_setopt_xferinfo(easy.handle, SMTPUpload.progressCallback)
             try easy.set(CURLOPT_XFERINFODATA, pointer: me)
@@ -82,6 +97,46 @@ final class SMTPTransfer: Sendable {
         }
         let code = withExtendedLifetime(upload) { alertd_curl_easy_perform(easy.handle) }
         return outcome(code, easy: easy, detail: String(cString: errorBuffer))
+    }
+
+    /// The sockets libcurl has open for this mail; nil once ``abort()``
+    /// shut them, and any opened after.
+    private let sockets = Mutex<Set<Int32>?>([])
+
+    private var aborted: Bool { sockets.withLock { $0 == nil } }
+
+    /// Shuts the mail's sockets: whatever libcurl waits for on them ends
+    /// at once, in error. Closing them stays libcurl's
+    /// (``closeSocketCallback``), so a number it has let go, and the
+    /// system may have given to another file since, is never touched.
+    func abort() {
+        sockets.withLock { open in
+            for fd in open ?? [] { shutdown(fd, Int32(SHUT_RDWR)) }
+            open = nil
+        }
+    }
+
+    /// `CURLOPT_OPENSOCKETFUNCTION`: opens the socket and keeps its number for ``abort()``.
+    private static let openSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+        user, _, address in
+        guard let user, let address else { return CURL_SOCKET_BAD }
+        let transfer = Unmanaged<SMTPTransfer>.fromOpaque(user).takeUnretainedValue()
+        let fd = alertd_curl_open_socket(address)
+        guard fd >= 0 else { return fd }
+        transfer.sockets.withLock { open in
+            if open == nil { shutdown(fd, Int32(SHUT_RDWR)) } else { open?.insert(fd) }
+        }
+        return fd
+    }
+
+    /// `CURLOPT_CLOSESOCKETFUNCTION`: closes the socket under the lock ``abort()`` takes.
+    private static let closeSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { user, fd in
+        guard let user else { return close(fd) }
+        let transfer = Unmanaged<SMTPTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.sockets.withLock { open in
+            open?.remove(fd)
+            return close(fd)
+        }
     }
 
     private static func useSSL(_ tls: SMTPRequest.TLS) -> curl_usessl {
@@ -100,12 +155,13 @@ final class SMTPTransfer: Sendable {
         // The last reply code the server sent, when it got that far.
         let reply = easy.info(CURLINFO_RESPONSE_CODE) ?? 0
         switch code {
-        case CURLE_ABORTED_BY_CALLBACK where cancelRequested.load(ordering: .relaxed):
+        case _ where cancelRequested.load(ordering: .relaxed):
             return .failure(.cancelled(url: url))
+        // Past the deadline, what a shut socket made of the wait is the timeout.
+        case CURLE_OPERATION_TIMEDOUT, _ where aborted:
+            return .failure(.timedOut(url: url, after: request.timeout))
         case CURLE_COULDNT_CONNECT:
             return .failure(.couldNotConnect(url: url, reason: text))
-        case CURLE_OPERATION_TIMEDOUT:
-            return .failure(.timedOut(url: url, after: request.timeout))
         case CURLE_COULDNT_RESOLVE_HOST:
             return .failure(.dnsFailure(url: url, host: URLComponents(string: request.url)?.host ?? url))
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:

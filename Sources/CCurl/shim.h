@@ -129,6 +129,8 @@ static inline CURLcode alertd_curl_msg_result(const CURLMsg *m) { return m->data
 
 typedef curl_socket_t (*alertd_opensocket_fn)(void *, curlsocktype, struct curl_sockaddr *);
 static inline CURLcode alertd_curl_setopt_opensocket(CURL *h, alertd_opensocket_fn f) { return alertd_curl()->easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
+typedef int (*alertd_closesocket_fn)(void *, curl_socket_t);
+static inline CURLcode alertd_curl_setopt_closesocket(CURL *h, alertd_closesocket_fn f) { return alertd_curl()->easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
 
 // Writes the numeric address of a resolved peer into buf and returns its
 // port, or -1 for a family other than IPv4/IPv6 (such as AF_UNIX).

@@ -266,6 +266,42 @@ struct EmailPresenterTests {
         #expect(try smtp.mails().isEmpty)
     }
 
+    /// A server that reads the message and never answers its end: the
+    /// attempt ends within `timeout`, the whole exchange, as documented.
+    /// libcurl's QUIT on the way out waited on its own 120 s default,
+    /// holding one of the presenter's slots for two minutes an attempt.
+    @Test func aServerSilentAfterTheMessageIsGivenUpOnWithinTheTimeout() async throws {
+        let smtp = try await SMTPReceiver()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["hang@example.com"], "timeout": "2s"])
+        let started = ContinuousClock.now
+        let outcome = await p.present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+        let took = ContinuousClock.now - started
+        guard case .retryableFailure(let reason, nil) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(reason.contains("within 2s"), "\(reason)")
+        #expect(took < .milliseconds(3_500), "took \(took)")
+    }
+
+    /// A stop cancels the attempt: it ends at once, where the blocking
+    /// exchange went on to its timeout (and its QUIT to libcurl's 120 s),
+    /// past the shutdown grace.
+    @Test func aCancelledSendToASilentServerEndsAtOnce() async throws {
+        let smtp = try await SMTPReceiver()
+        let message = Data("Subject: hi\r\n\r\nbody\r\n".utf8)
+        let request = SMTPRequest(url: smtp.url, from: "alertd@example.com", recipients: ["hang@example.com"], message: message,
+                                  timeout: .seconds(60))
+        let send = Task { () -> SMTPClientError? in
+            do throws(SMTPClientError) { try await SMTPClient.send(request) } catch { return error }
+            return nil
+        }
+        // Long enough to be past the message, waiting on the answer that never comes.
+        try await Task.sleep(for: .seconds(1))
+        let cancelled = ContinuousClock.now
+        send.cancel()
+        let failure = await send.value
+        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        guard case .cancelled? = failure else { Issue.record("\(String(describing: failure))"); return }
+    }
+
     @Test func settingsAreChecked() {
         let read = { (s: [String: Any]) in ServiceFixtures.read(EmailPresenterConfiguration.self, s).1 }
         #expect(read(["url": "smtp://h:25", "from": "a@example.com", "to": ["b@example.com"]]).isEmpty)

@@ -8,7 +8,9 @@ import Glibc
 /// A real SMTP server on 127.0.0.1 for mail tests: Python's aiosmtpd
 /// (scripts/install-deps.sh --test installs it), writing each message it accepts
 /// to a file as received, with its envelope beside it. Recipients starting
-/// `tempfail` get a 451, `reject` a 550; with `login`, it offers AUTH and
+/// `tempfail` get a 451, `reject` a 550; a message to one starting `hang`
+/// is read to its end and never answered (nor is what follows it, QUIT
+/// included), for 200 s; with `login`, it offers AUTH and
 /// accepts only that user and password. With `tls`, it speaks TLS on a
 /// certificate for 127.0.0.1 (``TestCertificates``): STARTTLS, required
 /// before any mail, or TLS from the first byte (`smtps://`). Killed on deinit.
@@ -128,7 +130,7 @@ final class SMTPReceiver: Sendable {
     }
 
     static let server = #"""
-    import json, os, socket, ssl, sys, threading
+    import asyncio, json, os, socket, ssl, sys, threading
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 
@@ -144,6 +146,8 @@ final class SMTPReceiver: Sendable {
             return "250 OK"
 
         async def handle_DATA(self, server, session, envelope):
+            if any(r.startswith("hang") for r in envelope.rcpt_tos):
+                await asyncio.sleep(200)
             n = len([f for f in os.listdir(outdir) if f.endswith(".eml")])
             base = os.path.join(outdir, "msg-%03d" % n)
             login = session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None
