@@ -210,7 +210,7 @@ public struct RenderCommand: CLICommand {
             // Some recipients have it: sent, as the daemon counts it, but not wholly.
             context.errorOutput("delivered, but not to every recipient: \(reason)\n")
             return .failure
-        case .retryableFailure(let reason, _), .permanentFailure(let reason):
+        case .retryableFailure(let reason, _), .permanentFailure(let reason), .notSent(let reason, _):
             context.errorOutput("failed: \(reason)\n")
             return .failure
         }

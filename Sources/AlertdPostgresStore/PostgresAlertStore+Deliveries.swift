@@ -225,9 +225,10 @@ extension PostgresAlertStore {
                     """, [.integer(at), id])
             case .retry(let next, let e):
                 result = try session.conn.query("""
-                    UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL
+                    UPDATE deliveries SET state = 'pending', next_attempt_at = $1, last_error = $2, updated_at = $3, claimed_by = NULL,
+                        attempts = GREATEST(attempts - $6, 0)
                     WHERE id = $4 AND \(mine(5)) RETURNING alert_id, presenter, kind, takes_follow_up
-                    """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id, .text(node)])
+                    """, [.integer(StoreCoding.millis(next)), .text(e), .integer(at), id, .text(node), .integer(s.sent ? 0 : 1)])
             case .dead(let e):
                 result = try session.conn.query("""
                     UPDATE deliveries SET state = 'dead', next_attempt_at = NULL, last_error = $1, updated_at = $2, claimed_by = NULL,

@@ -554,7 +554,7 @@ public final class SQLiteAlertStore: AlertStore {
                 (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
                 """)
             let retry = try conn.statement("""
-                UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3
+                UPDATE deliveries SET state = 'pending', next_attempt_at = ?1, last_error = ?2, updated_at = ?3, attempts = MAX(attempts - ?5, 0)
                 WHERE id = ?4 RETURNING alert_id, presenter, kind, takes_follow_up,
                 (SELECT state FROM alerts WHERE alerts.id = deliveries.alert_id)
                 """)
@@ -587,7 +587,8 @@ public final class SQLiteAlertStore: AlertStore {
                     let old = try stateOf.query([id]) { DeliveryState(rawValue: $0.text(0)) }.first ?? nil
                     switch s.result {
                     case .delivered: rows = try delivered.query([.integer(at), id], read)
-                    case .retry(let next, let e): rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id], read)
+                    case .retry(let next, let e):
+                        rows = try retry.query([.integer(StoreCoding.millis(next)), .text(e), .integer(at), id, .integer(s.sent ? 0 : 1)], read)
                     case .dead(let e): rows = try dead.query([.text(e), .integer(at), id, .integer(s.sent ? 0 : 1)], read)
                     }
                     if !rows.isEmpty, let old { tx.moves.moved(from: old, to: s.result.state) }

@@ -114,8 +114,8 @@ public actor InMemoryAlertStore: AlertStore {
                 d.state = .pending; d.nextAttemptAt = at; d.lastError = error
             case .dead(let error):
                 d.state = .dead; d.lastError = error; d.nextAttemptAt = nil
-                if !s.sent { d.attempts = max(0, d.attempts - 1) }
             }
+            if !s.sent { d.attempts = max(0, d.attempts - 1) }
             state.deliveries[s.deliveryID] = d
             state.append(s.result.eventKind, alert: d.alertID, at: s.at, data: StoreRules.eventData(s, kind: d.kind))
             if s.result == .delivered, StoreRules.delivered(s.deliveryID, at: s.at, thread: s.thread, listed: s.listed, in: &state) { queued += 1 }

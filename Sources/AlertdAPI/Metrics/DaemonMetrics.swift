@@ -94,6 +94,7 @@ public final class DaemonMetrics: Sendable {
     }
 
     public func attempt(_ report: Dispatcher.AttemptReport) {
+        guard report.outcome.wasAttempted else { return }
         let key = AttemptSeriesKey(kind: report.kind, isFollowUp: report.isFollowUp, outcome: report.settlement.name)
         let series = attemptSeries.withLock { $0[key] } ?? makeAttemptSeries(key)
         series.count?.increment()

@@ -44,9 +44,9 @@ public struct ActionHandlerPresenter: AlertPresenter {
         case .failure(let refusal): return .permanentFailure(reason: "refused: \(refusal.message)")
         }
         let host = URLRedaction.origin(target.string)
-        if let wait = breaker.admit(host) {
-            return .retryableFailure(reason: "\(host) did not answer the last \(HandlerHostBreaker.tripAfter) calls to it; it is called again in \(wait.alertdDescription)",
-                                     retryAfter: wait)
+        if let wait = breaker.admit(host, probeTakesAtMost: timeout) {
+            return .notSent(reason: "\(host) did not answer the last \(HandlerHostBreaker.tripAfter) calls to it; it is called again in \(wait.alertdDescription)",
+                            retryAfter: wait)
         }
         let body: Data
         do {

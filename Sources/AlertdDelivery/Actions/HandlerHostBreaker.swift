@@ -6,9 +6,10 @@ import Synchronization
 /// answers (a tarpit) held them all, retry after retry, and another
 /// alert's handler call waited 118 s where it took 1 s. So after
 /// ``tripAfter`` calls in a row got no answer (a timeout, a refused or
-/// dropped connection), calls to that host fail at once, retried after
-/// ``openFor``; then one call tries it while the rest still wait, and an
-/// answer of any status closes the breaker again.
+/// dropped connection), calls to that host are not made, and wait
+/// ``openFor`` untried (not attempts: a `max_attempts` of 2 had ended calls
+/// dead that were never sent); then one call tries it while the rest wait
+/// for its answer, and an answer of any status closes the breaker again.
 public final class HandlerHostBreaker: Sendable {
     private struct Host {
         var unanswered = 0
@@ -30,13 +31,16 @@ public final class HandlerHostBreaker: Sendable {
         self.openFor = openFor
     }
 
-    /// Nil when a call to `host` may go now; else how long until one may.
-    func admit(_ host: String, now: ContinuousClock.Instant = .now) -> Duration? {
+    /// Nil when a call to `host` may go now; else how long until one may:
+    /// while one call tries the host, as long as that call may take
+    /// (`probeTakesAtMost`), where a full ``openFor`` had the others wait
+    /// 30 s past an answer that came at once.
+    func admit(_ host: String, probeTakesAtMost: Duration, now: ContinuousClock.Instant = .now) -> Duration? {
         hosts.withLock { hosts in
             guard var h = hosts[host], let until = h.openUntil else { return nil }
             if now < until { return until - now }
             // Open long enough: one call tries the host, the rest wait for it.
-            if h.probing { return openFor }
+            if h.probing { return min(probeTakesAtMost, openFor) }
             h.probing = true
             hosts[host] = h
             return nil

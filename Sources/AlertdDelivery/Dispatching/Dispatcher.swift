@@ -1014,8 +1014,14 @@ public actor Dispatcher: Service {
             }
         case .permanentFailure(let reason):
             result = .dead(error: reason)
+        case .notSent(let reason, let after):
+            // Its claim counted the attempt: `max_attempts` is held to those made.
+            result = retry.settle(reason: reason, retryable: true, retryAfter: after, attempt: max(0, d.attempts - 1),
+                                  createdAt: d.createdAt, now: now)
         }
-        return (DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil),
+        var settlement = DeliverySettlement(d, result: result, at: now, thread: result == .delivered ? thread : nil)
+        settlement.sent = outcome.wasAttempted
+        return (settlement,
                 AttemptReport(kind: d.kind, alertID: d.alertID, deliveryID: d.id, attempt: d.attempts, outcome: outcome,
                               settlement: result, sinceAccepted: .milliseconds(Int64(now.timeIntervalSince(acceptedAt) * 1000)),
                               isFollowUp: isFollowUp))

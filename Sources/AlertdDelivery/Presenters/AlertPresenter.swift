@@ -132,19 +132,29 @@ public enum PresentationOutcome: Sendable, Equatable {
     /// partly delivered. Dead, it had left those who have it with an
     /// alert that never closed for them (no follow-up).
     case reachedSome(reason: String)
+    /// Not tried: the presenter knows its destination does not answer now
+    /// (a handler host's breaker). Tried again after `retryAfter`, and not
+    /// an attempt: it counts towards no `max_attempts` and no metric.
+    case notSent(reason: String, retryAfter: Duration)
 
     public var isDelivered: Bool {
         switch self {
         case .delivered, .partlyDelivered: true
-        case .retryableFailure, .permanentFailure, .reachedSome: false
+        case .retryableFailure, .permanentFailure, .reachedSome, .notSent: false
         }
+    }
+
+    /// Whether a request went out: false for ``notSent(reason:retryAfter:)``.
+    public var wasAttempted: Bool {
+        if case .notSent = self { return false }
+        return true
     }
 
     /// Why the attempt failed, or what of it did.
     public var reason: String? {
         switch self {
         case .delivered: nil
-        case .retryableFailure(let r, _), .permanentFailure(let r), .partlyDelivered(let r), .reachedSome(let r): r
+        case .retryableFailure(let r, _), .permanentFailure(let r), .partlyDelivered(let r), .reachedSome(let r), .notSent(let r, _): r
         }
     }
 }

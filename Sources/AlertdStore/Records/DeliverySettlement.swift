@@ -60,7 +60,8 @@ public struct DeliverySettlement: Sendable, Equatable {
     /// the outcome. The store checks it against the row.
     public var delivery: DeliveryRecord?
     /// False for a delivery ended without an attempt (its presenter taken
-    /// out, superseded, out of time while its presenter failed): its claim
+    /// out, superseded, out of time while its presenter failed), or put
+    /// back untried (a handler host's breaker held the call): its claim
     /// counted an attempt that was never made, which the store takes back.
     public var sent = true
 

@@ -15,9 +15,10 @@ import Testing
     }
 
     /// A tarpit (connections taken, never answered): three calls wait out
-    /// the timeout, then the host's calls fail at once until the wait is
-    /// over, when one call tries it again. Another host is called all along.
-    @Test func aHostThatStopsAnsweringFailsAtOnceUntilItsWaitIsOver() async throws {
+    /// the timeout, then the host's calls are not made (nor counted as
+    /// attempts) until the wait is over, when one call tries it again.
+    /// Another host is called all along.
+    @Test func aHostThatStopsAnsweringIsNotCalledUntilItsWaitIsOver() async throws {
         let tarpit = try SilentListener()
         let answering = try WebhookReceiver()
         let (policy, problems) = HandlerURLPolicy.parse(["127.0.0.0/8"])
@@ -36,8 +37,8 @@ import Testing
         let start = clock.now
         let held = await presenter.present(stuck, delivery: .init(deliveryID: "d1"))
         #expect(clock.now - start < .milliseconds(100))
-        guard case .retryableFailure(let reason, let after?) = held else {
-            Issue.record("expected a retry at the end of the wait, got \(held)")
+        guard case .notSent(let reason, let after) = held else {
+            Issue.record("expected a call not made, retried at the end of the wait, got \(held)")
             return
         }
         #expect(reason.contains("did not answer the last 3 calls"), "\(reason)")
@@ -59,12 +60,26 @@ import Testing
     @Test func anAnswerClosesIt() {
         let breaker = HandlerHostBreaker(openFor: .seconds(60))
         for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", answered: false) }
-        #expect(breaker.admit("http://h") != nil)
-        #expect(breaker.admit("http://other") == nil)
+        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10)) != nil)
+        #expect(breaker.admit("http://other", probeTakesAtMost: .seconds(10)) == nil)
         breaker.record("http://h", answered: true)
-        #expect(breaker.admit("http://h") == nil)
+        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10)) == nil)
         // A refusal here says nothing of the host.
         breaker.record("http://h", answered: nil)
-        #expect(breaker.admit("http://h") == nil)
+        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10)) == nil)
+    }
+
+    /// While one call tries the host again, the others wait as long as it
+    /// may take, not a whole new wait: they had gone 30 s past an answer
+    /// that came at once.
+    @Test func callsWaitingOnTheOneThatTriesWaitOnlyAsLongAsItMayTake() {
+        let breaker = HandlerHostBreaker(openFor: .seconds(30))
+        let start = ContinuousClock.now
+        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", answered: false, now: start) }
+        let over = start + .seconds(31)
+        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10), now: over) == nil, "the one that tries")
+        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10), now: over) == .seconds(10))
+        breaker.record("http://h", answered: true, now: over + .seconds(1))
+        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10), now: over + .seconds(2)) == nil)
     }
 }

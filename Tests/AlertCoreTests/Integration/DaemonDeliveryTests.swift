@@ -158,7 +158,7 @@ import Glibc
         let bad = try TestDaemon(config: ["presenters": ["sink": ["type": "test", "outcomes": ["maybe"]]]])
         let check = try await bad.checkConfig()
         #expect(check.exitCode == 65)
-        #expect(check.stderr.contains("presenters.sink.outcomes[0]: must be delivered, retry, retry:<duration> or dead"))
+        #expect(check.stderr.contains("presenters.sink.outcomes[0]: must be delivered, retry, retry:<duration>, not_sent:<duration> or dead"))
     }
 
     @Test func retryAfterZeroIsNoHotLoop() async throws {
@@ -327,6 +327,28 @@ import Glibc
         #expect(await receiver.wait(timeout: .seconds(10)) { $0.filter { $0.alertID != poison }.count >= 40 })
         let early = receiver.received.filter { $0.alertID == poison && $0.at < start + .milliseconds(4_000) }
         #expect((2...3).contains(early.count), "\(early.count) attempts of the refused alert in its first 4 s\n\(d.log)")
+    }
+
+    /// A call the presenter does not make (a handler host's breaker holds
+    /// it) is no attempt: with `max_attempts` 2, three held calls then a
+    /// delivered one leave the delivery delivered at its first attempt,
+    /// where each held call had counted, and the delivery ended dead
+    /// without ever being sent.
+    @Test func callsNotSentDoNotCountAsAttempts() async throws {
+        let d = try TestDaemon(config: [
+            "presenters": ["held": ["type": "test", "outcomes": ["not_sent:1s", "not_sent:1s", "not_sent:1s", "delivered"]]],
+            "retry": ["initial_delay": "100ms", "jitter": false, "max_attempts": 2],
+        ])
+        try await d.start()
+        let id = try await d.send(["title": "held three times"])
+        var delivery: [String: Any] = [:]
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            try await Task.sleep(for: .milliseconds(100))
+            delivery = try #require((try await d.show(id))["deliveries"] as? [[String: Any]]).first ?? [:]
+        } while ["pending", "in_flight"].contains(delivery["state"] as? String ?? "pending") && ContinuousClock.now < deadline
+        #expect(delivery["state"] as? String == "delivered", "\(delivery)\n\(d.log)")
+        #expect(delivery["attempts"] as? Int == 1, "\(delivery)")
     }
 
     /// A receiver that stays down: past 16 failures in a row the presenter

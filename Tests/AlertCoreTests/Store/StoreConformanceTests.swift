@@ -287,6 +287,28 @@ import Testing
         #expect(done.deliveredAt != nil)
     }
 
+    /// An outcome of no attempt (a call held untried, a delivery ended
+    /// unsent) takes back the attempt its claim counted, retried or dead.
+    @Test(arguments: StoreBackend.allCases) func anOutcomeNotSentTakesBackItsClaimsAttempt(_ backend: StoreBackend) async throws {
+        let store = try backend.make(in: dir)
+        let alert = Alert(spec: try spec())
+        _ = try await store.submit([AlertSubmission(alert: alert, presenters: ["hook"])])
+        let now = Date()
+        let claimed = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4], orphanLimit: 0)
+        #expect(claimed.first?.delivery.attempts == 1)
+        var held = DeliverySettlement(deliveryID: claimed[0].delivery.id, result: .retry(at: now, error: "held"))
+        held.sent = false
+        try await store.settle([held])
+        #expect(try #require(try await store.record(id: alert.id)).deliveries[0].attempts == 0)
+        let again = try await store.claimDueDeliveries(now: now, capacity: [.presenter("hook"): 4], orphanLimit: 0)
+        #expect(again.first?.delivery.attempts == 1)
+        var ended = DeliverySettlement(deliveryID: again[0].delivery.id, result: .dead(error: "ended unsent"))
+        ended.sent = false
+        try await store.settle([ended])
+        let dead = try #require(try await store.record(id: alert.id)).deliveries[0]
+        #expect(dead.state == .dead && dead.attempts == 0)
+    }
+
     @Test(arguments: StoreBackend.allCases) func handedOffDeliveriesAreClaimedOnceEitherWay(_ backend: StoreBackend) async throws {
         let store = try backend.make(in: dir)
         let (a, b) = (Alert(spec: try spec("a")), Alert(spec: try spec("b")))

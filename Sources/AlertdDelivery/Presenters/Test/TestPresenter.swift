@@ -35,7 +35,7 @@ public final class TestPresenter: AlertPresenter {
             delay = reader.duration(object, "delay", at: path)
             if let outcomes = reader.strings(object, "outcomes", at: path) {
                 for (i, o) in outcomes.enumerated() where TestPresenter.outcome(o) == nil {
-                    reader.problem("\(path).outcomes[\(i)]", "must be delivered, retry, retry:<duration> or dead")
+                    reader.problem("\(path).outcomes[\(i)]", "must be delivered, retry, retry:<duration>, not_sent:<duration> or dead")
                 }
                 if !outcomes.isEmpty { self.outcomes = outcomes }
             }
@@ -69,8 +69,15 @@ public final class TestPresenter: AlertPresenter {
             lock.withLock { _ in Self.append(line, to: recordPath) }
         }
         let script = configuration.outcomes
-        return Self.outcome(script[min(max(delivery.attempt, 1), script.count) - 1]) ?? .delivered
+        // A call not sent is no attempt: the next call takes the script's next entry all the same.
+        let notSent = heldCalls.withLock { $0[delivery.deliveryID.rawValue] ?? 0 }
+        let outcome = Self.outcome(script[min(max(delivery.attempt, 1) + notSent, script.count) - 1]) ?? .delivered
+        if !outcome.wasAttempted { heldCalls.withLock { $0[delivery.deliveryID.rawValue, default: 0] += 1 } }
+        return outcome
     }
+
+    /// Calls answered `not_sent`, by delivery.
+    private let heldCalls = Mutex<[String: Int]>([:])
 
     /// Records a group notification with what it says (group, sequence,
     /// reason, counts, the summary's text, the thread it was given), and
@@ -101,6 +108,9 @@ public final class TestPresenter: AlertPresenter {
         case "retry": return .retryableFailure(reason: "test presenter: scripted retry")
         case "dead": return .permanentFailure(reason: "test presenter: scripted failure")
         default:
+            if text.hasPrefix("not_sent:"), let after = AlertDuration(parsing: String(text.dropFirst(9))) {
+                return .notSent(reason: "test presenter: scripted hold", retryAfter: after.duration)
+            }
             guard text.hasPrefix("retry:"), let after = AlertDuration(parsing: String(text.dropFirst(6))) else { return nil }
             return .retryableFailure(reason: "test presenter: scripted retry", retryAfter: after.duration)
         }
