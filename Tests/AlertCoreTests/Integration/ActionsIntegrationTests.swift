@@ -182,8 +182,9 @@ import Glibc
     /// alertd's parameters replace a sender's of the same name. Appended,
     /// the sender's `decision=cancelled&by=mallory` came first and was what
     /// a handler read; the signature covered a body never sent, so nothing
-    /// told a handler alertd's call from anybody's; and the rebuilt query
-    /// decoded `%2B` and `%3B` a template had encoded.
+    /// told a handler alertd's call from anybody's; the rebuilt query
+    /// decoded `%2B` and `%3B` a template had encoded; and a `;` kept let a
+    /// parser that splits on it read a `by` of the sender's.
     @Test func aGETHandlerCallIsSignedOverItsQueryAndNamesTheDecisionOnce() async throws {
         let secret = "whsec_" + Data("a GET handler's secret".utf8).base64EncodedString()
         let handler = try WebhookReceiver()
@@ -191,14 +192,15 @@ import Glibc
         config["max_concurrency"] = 2
         let d = try daemon(extra: ["actions": config])
         try await d.start()
-        let url = handler.url + "/confirm?decision=cancelled&v=a%2Bb%3Bc&by=mallory&alert_id=00000000-0000-7000-8000-000000000000"
+        let url = handler.url + "/confirm?decision=cancelled&v=a%2Bb%3Bc&by=mallory&w=1;by=semi&alert_id=00000000-0000-7000-8000-000000000000"
         let id = try await d.send(["title": "Deploy?", "confirm": ["label": "Deploy", "url": url, "method": "GET"]])
         #expect(try await d.request("POST", "/v1/alerts/\(id)/confirm").status == 200)
         #expect(await handler.wait { $0.count == 1 })
         let call = try #require(handler.received.first).request
         #expect(call.method == "GET")
         #expect(call.body.isEmpty)
-        #expect(call.query == "v=a%2Bb%3Bc&alert_id=\(id)&decision=confirmed&by=uid%3A\(getuid())", "\(call.query)")
+        // A `;` kept is encoded: split on `;` too, `w=1;by=semi` had been a `by` of the sender's.
+        #expect(call.query == "v=a%2Bb%3Bc&w=1%3Bby=semi&alert_id=\(id)&decision=confirmed&by=uid%3A\(getuid())", "\(call.query)")
         let signer = try StandardWebhookSigner(secret: secret)
         let webhookID = try #require(call.headers["webhook-id"])
         let timestamp = try #require(call.headers["webhook-timestamp"].flatMap { Int64($0) })
