@@ -163,6 +163,27 @@ final class ChildRun: Sendable {
         }
     }
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 on), which
+    /// Swift's view of the C library does not show: found at run time.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+    }()
+
+    /// Without that: every descriptor above 2 made close-on-exec, as listed
+    /// in `/proc/self/fd`, under the lock that keeps this run's own pipes
+    /// from another's child.
+    private static func markInheritedDescriptorsCloseOnExec() {
+        guard let dir = opendir("/proc/self/fd") else { return }
+        defer { closedir(dir) }
+        let own = dirfd(dir)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        }
+    }
+
     private func spawn(_ program: String, stdin: Int32, output: Int32) -> Result<pid_t, ChildProcessError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -170,6 +191,14 @@ final class ChildRun: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_adddup2(&actions, output, 2)
+        // Nothing else of alertd's: libraries open descriptors without
+        // close-on-exec (libcurl's wake-up socket pairs), and a program had
+        // inherited alertd's kept connections to other presenters' services.
+        if let closeFrom = Self.addCloseFrom {
+            _ = closeFrom(&actions, 3)
+        } else {
+            Self.markInheritedDescriptorsCloseOnExec()
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

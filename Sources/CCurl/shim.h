@@ -148,7 +148,9 @@ static inline int alertd_curl_sockaddr_peer(const struct curl_sockaddr *a, char 
     return -1;
 }
 
+// Close-on-exec from the start: a program an exec presenter runs must not
+// inherit a connection alertd keeps, and could write on, to another service.
 static inline curl_socket_t alertd_curl_open_socket(const struct curl_sockaddr *a) {
-    return socket(a->family, a->socktype, a->protocol);
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 #endif

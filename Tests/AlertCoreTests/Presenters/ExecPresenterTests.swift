@@ -32,6 +32,25 @@ import Glibc
         try ServiceFixtures.presenter(ExecPresenterConfiguration.self, settings, stateDirectory: dir.path)
     }
 
+    /// The program gets standard input, output and error, and no other
+    /// descriptor of alertd's: it had inherited alertd's kept connections to
+    /// other presenters' services (libcurl's sockets, opened without
+    /// close-on-exec), and wrote requests of its own on them.
+    @Test func theProgramInheritsNoOtherDescriptor() async throws {
+        // A socket pair as a library would open one: no close-on-exec, high numbers no run opens itself.
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        try #require(dup2(pair[0], 250) == 250 && dup2(pair[1], 251) == 251)
+        close(pair[0])
+        close(pair[1])
+        defer { close(250); close(251) }
+        let program = try script("fds", #"for f in /proc/$$/fd/*; do echo "${f##*/}"; done > "$1/fds""#)
+        #expect(await (try presenter(["command": [program, dir.path]])).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery) == .delivered)
+        let fds = Set(try String(contentsOfFile: dir.path + "/fds", encoding: .utf8).split(separator: "\n").compactMap { Int($0) })
+        #expect(!fds.contains(250) && !fds.contains(251), "\(fds.sorted())")
+        #expect(fds.isSuperset(of: [0, 1, 2]))
+    }
+
     @Test func theProgramGetsThePayloadOnStandardInputAndAFewVariables() async throws {
         setenv("ALERTD_TEST_NOT_PASSED_ON", "secret", 1)
         let program = try script("record", #"cat > "$1/stdin.json"; env > "$1/env"; printf '%s' "$#" > "$1/argc""#)
