@@ -363,6 +363,12 @@ package struct JSONObject {
                     n += 4
                     i += 1
                 }
+            } else if extra == 0xFE {
+                // E2: U+2028 or U+2029 when 80 A8 or 80 A9 follows.
+                if Self.isLineSeparator(base, at: i, end: end) {
+                    n += 3
+                    i += 2
+                }
             } else {
                 n += Int(extra)
             }
@@ -372,14 +378,23 @@ package struct JSONObject {
     }
 
     /// Per byte, how many more bytes its escape takes; FF for C2, which
-    /// may begin a C1 control.
+    /// may begin a C1 control, FE for E2, which may begin U+2028 or U+2029.
+    /// Those two are escaped as Go's encoder escapes them: JSON allows
+    /// them raw, but line readers (Python's `splitlines`, JavaScript before
+    /// ES2019) end a line at them, and a JSON-lines log record split in two.
     private static let escapeExtra: [UInt8] = (0...255).map { b -> UInt8 in
         switch b {
         case 0x22, 0x5C, 0x0A, 0x0D, 0x09: 1
         case 0..<0x20, 0x7F: 5
         case 0xC2: 0xFF
+        case 0xE2: 0xFE
         default: 0
         }
+    }
+
+    /// Whether U+2028 or U+2029 starts at `i`.
+    private static func isLineSeparator(_ base: UnsafePointer<UInt8>, at i: Int, end: Int) -> Bool {
+        i + 2 < end && base[i + 1] == 0x80 && (base[i + 2] == 0xA8 || base[i + 2] == 0xA9)
     }
 
     /// Writes `utf8` escaped, `count` bytes as ``escapedCount(_:)`` said, at `p`.
@@ -396,6 +411,13 @@ package struct JSONObject {
         while i < utf8.count {
             let b = base[i]
             let c1 = b == 0xC2 && i + 1 < utf8.count && (0x80...0x9F).contains(base[i + 1])
+            if b == 0xE2, Self.isLineSeparator(base, at: i, end: utf8.count) {
+                for e in [backslash, UInt8(ascii: "u"), UInt8(ascii: "2"), UInt8(ascii: "0"), UInt8(ascii: "2"), base[i + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")] {
+                    put(e)
+                }
+                i += 3
+                continue
+            }
             switch b {
             case quote, backslash: put(backslash); put(b)
             case 0x0A: put(backslash); put(UInt8(ascii: "n"))

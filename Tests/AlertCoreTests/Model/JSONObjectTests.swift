@@ -15,6 +15,8 @@ import Testing
             // C1 controls are escaped; the next code points (U+00A0 on) are text.
             ("\u{80}\u{85}\u{9F}\u{A0}\u{BF}", "\"\\u0080\\u0085\\u009f\u{A0}\u{BF}\""),
             ("é😀\u{FEFF}\u{202E}", "\"é😀\u{FEFF}\u{202E}\""),
+            // Line and paragraph separators, where line readers split a JSON-lines record; their neighbours are text.
+            ("a\u{2028}b\u{2029}c\u{2027}\u{202A}", "\"a\\u2028b\\u2029c\u{2027}\u{202A}\""),
             ("", #""""#),
             ("\"", #""\"""#),
         ]
@@ -26,7 +28,7 @@ import Testing
     /// Long text is passed over eight bytes at a time: an escape at any
     /// offset, at either end or next to another, is still found.
     @Test func escapesAreFoundAtEveryOffsetOfLongText() {
-        let pieces = ["a", "Z", " ", "~", "\"", "\\", "\n", "\u{1}", "\u{7F}", "\u{85}", "\u{A0}", "é", "😀"]
+        let pieces = ["a", "Z", " ", "~", "\"", "\\", "\n", "\u{1}", "\u{7F}", "\u{85}", "\u{A0}", "é", "😀", "\u{2028}", "\u{2029}", "\u{2026}"]
         var rng = SplitMix(seed: 42)
         for length in [0, 1, 7, 8, 9, 15, 16, 17, 40] {
             for _ in 0..<200 {
@@ -48,7 +50,7 @@ import Testing
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

@@ -12,6 +12,24 @@ import Testing
 @Suite struct LogPresenterTests {
     static let at = Fixtures.created.addingTimeInterval(1.5)
 
+    /// A dedup key keeps invisible characters (keys must match byte for
+    /// byte), and a message may hold line separators. In the log (and on a
+    /// terminal) the one is marked, as alertctl marks it, and the other
+    /// escaped: a run of tags hid text no one saw, and Python's
+    /// `splitlines()` split a JSON record at a raw U+2028.
+    @Test func hiddenCharactersOfAKeyAreMarkedAndLineSeparatorsEscaped() throws {
+        let spec = try AlertSpec.Builder().title("t").message("a\u{2028}b\u{2029}c")
+            .dedupKey("ok" + String(String.UnicodeScalarView([Unicode.Scalar(0xE0153)!, Unicode.Scalar(0x200B)!]))).build().get()
+        let alert = Alert(spec: spec, at: Fixtures.created)
+        let json = LogLineFormatter.line(alert, delivery: Fixtures.delivery, format: .jsonLines, timestamp: Self.at)
+        #expect(json.contains("\"dedup_key\":\"ok\u{FFFD}\u{FFFD}\""), "\(json)")
+        #expect(json.contains(#""message":"a\u2028b\u2029c""#), "\(json)")
+        #expect(json.split(whereSeparator: \.isNewline).count == 1)
+        let logfmt = LogLineFormatter.line(alert, delivery: Fixtures.delivery, format: .logfmt, timestamp: Self.at)
+        #expect(logfmt.contains("dedup_key=ok\u{FFFD}\u{FFFD}"), "\(logfmt)")
+        #expect(TerminalRenderer.render(alert, context: Fixtures.delivery, width: 80, colour: false).contains("ok\u{FFFD}\u{FFFD}"))
+    }
+
     @Test func formatsAJSONLine() {
         #expect(LogLineFormatter.line(Fixtures.diskFull, delivery: Fixtures.delivery, format: .jsonLines, timestamp: Self.at) == #"""
             {"attempt":2,"cancel":"Ignore","confirm":"Expand","created_at":"2025-06-01T12:00:00.000Z","dedup_key":"disk-full:db1","delivery_id":"d-1","id":"01972b3c-8a00-7123-8456-0123456789ab","labels":{"env":"prod","host":"db1","team":"storage"},"message":"/var at 97% on db1. Writes will start failing when it reaches 100%, so expand the volume or clean up old logs.\n\nRunbook: https://ops.example/runbooks/disk-full-on-database-hosts","severity":"critical","title":"Disk full","ts":"2025-06-01T12:00:01.500Z"}

@@ -32,7 +32,8 @@ public enum LogLineFormatter {
                      ("title", spec.title)]
         if let message = spec.message { pairs.append(("message", message)) }
         for (name, value) in spec.labels.sorted(by: { $0.key < $1.key }) { pairs.append(("labels.\(name)", value)) }
-        if let key = spec.dedupKey { pairs.append(("dedup_key", key)) }
+        // Invisible characters a dedup key may keep, marked as alertctl shows them: the log is read by people too.
+        if let key = spec.dedupKey { pairs.append(("dedup_key", TextPolicy.replacingRefused(in: key, .line))) }
         // Each action's label and, when alertd offers a signed link for it,
         // that there is one, with its token redacted: the token decides the
         // alert for whoever reads it, and log lines travel far and last.

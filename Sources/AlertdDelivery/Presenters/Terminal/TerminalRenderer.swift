@@ -85,7 +85,8 @@ public enum TerminalRenderer {
         border("├", "─", "┤")
         var facts = [("id", alert.id.rawValue), ("created", UTCTimestamp.readable(alert.createdAt))]
         if let expires = alert.expiresAt { facts.append(("expires", UTCTimestamp.readable(expires))) }
-        if let key = spec.dedupKey { facts.append(("dedup", key)) }
+        // A dedup key keeps invisible characters, to match byte for byte: shown, they are marked.
+        if let key = spec.dedupKey { facts.append(("dedup", TextPolicy.replacingRefused(in: key, .line))) }
         for (name, value) in facts {
             let lines = TextWrapper.wrap(value, width: inner - 9)
             for (i, line) in lines.enumerated() {
