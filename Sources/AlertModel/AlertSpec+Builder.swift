@@ -95,7 +95,7 @@ extension AlertSpec {
             } else {
                 severity = .invalid(AlertSpecError(
                     field: "severity", code: .invalidSeverity,
-                    message: "`\(source)` is not a severity: `\(raw)`. Use one of: \(Severity.spellings)."))
+                    message: "`\(source)` is not a severity: `\(TextPolicy.spellingRefused(in: raw))`. Use one of: \(Severity.spellings)."))
             }
         }
 
@@ -104,7 +104,7 @@ extension AlertSpec {
             guard let eq = raw.firstIndex(of: "=") else {
                 return problem(AlertSpecError(
                     field: "labels", code: .invalidLabel,
-                    message: "`\(source)` needs the form name=value, got `\(raw)`."))
+                    message: "`\(source)` needs the form name=value, got `\(TextPolicy.spellingRefused(in: raw))`."))
             }
             return label(String(raw[..<eq]), String(raw[raw.index(after: eq)...]))
         }
@@ -125,7 +125,7 @@ extension AlertSpec {
             return with {
                 $0.expiresAfter = .invalid(AlertSpecError(
                     field: "expires_after", code: .invalidExpiry,
-                    message: "`\(source)` is not a duration: `\(raw)`. Use a number with a unit, e.g. 90s, 30m, 2h, 1d."))
+                    message: "`\(source)` is not a duration: `\(TextPolicy.spellingRefused(in: raw))`. Use a number with a unit, e.g. 90s, 30m, 2h, 1d."))
             }
         }
 
@@ -135,7 +135,7 @@ extension AlertSpec {
             guard let eq = raw.firstIndex(of: "="), !raw[..<eq].contains("://") else {
                 return .invalid(AlertSpecError(
                     field: field, code: .invalidAction,
-                    message: "`\(source)` needs the form Label=URL, e.g. \"Restart=https://ops.example/restart\"; got `\(raw)`."))
+                    message: "`\(source)` needs the form Label=URL, e.g. \"Restart=https://ops.example/restart\"; got `\(TextPolicy.spellingRefused(in: raw))`."))
             }
             return .present(AlertAction(label: String(raw[..<eq]), url: String(raw[raw.index(after: eq)...])))
         }

@@ -155,7 +155,7 @@ private struct Validator {
         guard TextPolicy.firstRefused(in: url, .line) == nil, !url.contains(" "),
               let parts = URLComponents(string: url), let scheme = parts.scheme else {
             errors.append(.init(field: field, code: .invalidHandlerURL,
-                                message: "`\(url)` is not a valid URL; give the full address to call, e.g. https://ops.example/restart."))
+                                message: "`\(TextPolicy.spellingRefused(in: url))` is not a valid URL; give the full address to call, e.g. https://ops.example/restart."))
             return
         }
         guard ["http", "https"].contains(scheme.lowercased()) else {
@@ -165,7 +165,7 @@ private struct Validator {
         }
         guard let host = parts.host, !host.isEmpty else {
             errors.append(.init(field: field, code: .invalidHandlerURL,
-                                message: "`\(url)` has no host; give the full address to call, e.g. https://ops.example/restart."))
+                                message: "`\(TextPolicy.spellingRefused(in: url))` has no host; give the full address to call, e.g. https://ops.example/restart."))
             return
         }
     }
@@ -218,7 +218,7 @@ private struct Validator {
         var field: String { "labels.\(name)" }
         if !isValidLabelName(name) {
             return .init(field: field, code: .invalidLabelName,
-                         message: "`\(name)` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`).")
+                         message: "`\(TextPolicy.spellingRefused(in: name))` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`).")
         } else if name.hasPrefix("__") {
             return .init(field: field, code: .reservedLabelName, message: "Label names starting with `__` are reserved; rename `\(name)`.")
         } else if longer(name, than: limits.maxLabelNameLength) {

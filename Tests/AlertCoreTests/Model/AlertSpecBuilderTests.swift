@@ -104,6 +104,22 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
         #expect(errors.errors[0].description.hasSuffix("[invalid_expiry]"))
     }
 
+    /// What a sender sent is quoted back with the characters text may not
+    /// hold spelled out: a C1 control or a bidirectional override went
+    /// back raw, to act on the screen of whoever read the answer.
+    @Test func quotedValuesSpellOutWhatWouldActOnTheScreen() throws {
+        let errors = try #require(AlertSpec.Builder().title("x")
+            .severity(parsing: "x\u{202E}", source: "severity")
+            .expires(parsing: "1\u{9B}2J", source: "expires_after")
+            .label(parsing: "n\u{202E}", source: "labels")
+            .confirm("Go", handler: "http://\u{9B}2J/x")
+            .labels(["bad\u{202E}name": "v"])
+            .build().failure)
+        let text = errors.errors.map(\.message).joined(separator: "\n")
+        #expect(!text.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x9B }, "\(text)")
+        #expect(text.contains("x<U+202E>") && text.contains("1<U+009B>2J"), "\(text)")
+    }
+
     @Test func reportsEveryProblemAtOnce() throws {
         let errors = try #require(AlertSpec.Builder()
             .title("")
