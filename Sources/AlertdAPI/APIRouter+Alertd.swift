@@ -33,7 +33,7 @@ extension APIRouter {
             .register(in: &router)
         AlertmanagerSilencesAPI(store: store, onChange: onReplay).register(in: &router)
         AlertmanagerWebhookAPI(intake: intake, store: store, metrics: metrics).register(in: &router)
-        ConsoleAPI(authenticator: authenticator, secureCookie: origins.publicOrigin?.hasPrefix("https://") == true)
+        ConsoleAPI(authenticator: authenticator, secureCookie: origins.securesCookies)
             .register(in: &router)
         return router
     }

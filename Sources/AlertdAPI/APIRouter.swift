@@ -178,7 +178,7 @@ public struct APIRouter: Sendable {
         if request.headers["Authorization"] != nil, let token = try admittedBearer(request, counting: counting) {
             return APICaller(name: token.name, scopes: token.scopes)
         }
-        if let id = ConsoleSessions.sessionID(in: request), let token = authenticator.sessions.token(session: id), authenticator.isCurrent(token) {
+        if let (_, token) = authenticator.sessions.session(of: request, secure: origins.securesCookies), authenticator.isCurrent(token) {
             try origins.checkSession(request)
             return APICaller(name: token.name, scopes: token.scopes, viaSession: true)
         }

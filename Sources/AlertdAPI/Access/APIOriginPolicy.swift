@@ -46,6 +46,10 @@ public struct APIOriginPolicy: Sendable {
         publicOrigin = "\(scheme)://\(authority)\(parts.port.map { ":\($0)" } ?? "")"
     }
 
+    /// Whether the console's cookie is `Secure` (and `__Host-` named):
+    /// when `api.public_url` is https.
+    public var securesCookies: Bool { publicOrigin?.hasPrefix("https://") == true }
+
     /// The names every TCP listener answers to.
     static let localNames: Set<String> = ["localhost", "127.0.0.1", "::1"]
 

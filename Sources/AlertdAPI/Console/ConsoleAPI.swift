@@ -83,14 +83,15 @@ public struct ConsoleAPI: Sendable {
                                                message: "That token is not one this alertd knows; check it and try again.")
 
     package func signOut(_ request: APIRequest) -> HTTPResponse {
-        if let id = ConsoleSessions.sessionID(in: request.http) { authenticator.sessions.close(session: id) }
+        if let (id, _) = authenticator.sessions.session(of: request.http, secure: secureCookie) { authenticator.sessions.close(session: id) }
         var response = HTTPResponse(status: 204, headers: Self.pageHeaders)
         response.headers.add("Set-Cookie", cookie("", maxAge: 0))
         return response
     }
 
     private func cookie(_ value: String, maxAge: Int) -> String {
-        "\(ConsoleSessions.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secureCookie ? "; Secure" : "")
+        "\(ConsoleSessions.cookieName(secure: secureCookie))=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            + (secureCookie ? "; Secure" : "")
     }
 
     /// Who the console is signed in as: `{"name": "alice", "scopes": ["decide", "read"], "session": true}`.

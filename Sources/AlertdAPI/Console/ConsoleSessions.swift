@@ -9,8 +9,11 @@ import AlertdCrypto
 /// the token it was made with, until it expires, its holder signs out, or a
 /// reload removes or changes that token.
 public final class ConsoleSessions: Sendable {
-    /// The cookie's name.
-    public static let cookieName = "alertd_session"
+    /// The cookie's name: behind an https `api.public_url`, with the
+    /// `__Host-` prefix, which a browser takes only from a secure origin,
+    /// for `Path=/` and no `Domain`; so a page served over plain HTTP on
+    /// another port of the host, or from a sibling name, cannot set one.
+    public static func cookieName(secure: Bool) -> String { secure ? "__Host-alertd_session" : "alertd_session" }
     /// How long a sign-in lasts: a working day and a night on call.
     public static let defaultLifetime: Duration = .seconds(12 * 3600)
     /// Past this many live sessions the oldest is dropped: signing in needs
@@ -75,19 +78,25 @@ public final class ConsoleSessions: Sendable {
         _ = sessions.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// The session id in a request's `Cookie` header, if it has exactly
-    /// one. Two count as none: cookies are not kept apart by port, so a page
-    /// on another port of the host could plant a second one with a longer
-    /// path, sent first, and have the console act in its session.
-    public static func sessionID(in request: HTTPRequest) -> String? {
-        var found: String?
+    /// The live session a request's cookies name, and its token: the one
+    /// live session among the values of the console's cookie. Cookies are
+    /// not kept apart by port, so a page on another port of the host can
+    /// set one of the same name: one with a longer path, sent first, had
+    /// the console act in the planter's session, so two live ones count
+    /// as none; and a dead one beside the holder's (`alertd_session=x;
+    /// path=/v1`) had locked the holder out, signing in again included, so
+    /// values that are no live session are passed over.
+    public func session(of request: HTTPRequest, secure: Bool, now: Date = Date()) -> (id: String, token: APIToken)? {
+        let name = Self.cookieName(secure: secure)
+        var found: (id: String, token: APIToken)?
         for header in request.headers.values(for: "Cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingSpaces() == cookieName {
-                    guard found == nil else { return nil }
-                    found = parts[1].trimmingSpaces()
-                }
+                guard parts.count == 2, parts[0].trimmingSpaces() == name else { continue }
+                let id = String(parts[1].trimmingSpaces())
+                guard let token = token(session: id, now: now), found?.id != id else { continue }
+                guard found == nil else { return nil }
+                found = (id, token)
             }
         }
         return found

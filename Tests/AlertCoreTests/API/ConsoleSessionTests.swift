@@ -33,7 +33,7 @@ import Testing
         var headers: HTTPHeaders = ["Host": Self.host]
         if json != nil { headers.add("Content-Type", "application/json") }
         if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
-        if let cookie { headers.add("Cookie", "theme=dark; \(ConsoleSessions.cookieName)=\(cookie)") }
+        if let cookie { headers.add("Cookie", "theme=dark; \(ConsoleSessions.cookieName(secure: false))=\(cookie)") }
         for (n, v) in extra { headers.add(n, v) }
         return HTTPRequest(method: method, target: target, headers: headers, body: Data((json ?? "").utf8),
                            peer: .tcp(address: address), listener: .tcp, localAddress: "127.0.0.1")
@@ -102,12 +102,15 @@ import Testing
         let me = await router.handle(request("GET", "/ui/session", cookie: cookie))
         #expect(APIFixture.json(me)?["name"] as? String == "alice")
         #expect(APIFixture.json(me)?["scopes"] as? [String] == ["read", "decide"])
-        // A second session cookie, as a page on another port could plant with a
-        // longer path (sent first): neither counts.
+        // A second live session's cookie, as a page on another port could plant
+        // with a longer path (sent first): neither counts.
         let (other, _) = try await signIn("rita")
-        for pair in ["\(ConsoleSessions.cookieName)=\(other); \(ConsoleSessions.cookieName)=\(cookie)",
-                     "\(ConsoleSessions.cookieName)=\(cookie); \(ConsoleSessions.cookieName)=\(cookie)"] {
-            #expect(await router.handle(request("GET", "/ui/session", headers: [("Cookie", pair)])).status == 401, "\(pair)")
+        let name = ConsoleSessions.cookieName(secure: false)
+        #expect(await router.handle(request("GET", "/ui/session", headers: [("Cookie", "\(name)=\(other); \(name)=\(cookie)")])).status == 401)
+        // One that is no live session is passed over: planted beside the holder's, it had locked them out.
+        for pair in ["\(name)=x; \(name)=\(cookie)", "\(name)=\(cookie); \(name)=", "\(name)=\(cookie); \(name)=\(cookie)"] {
+            let me = await router.handle(request("GET", "/ui/session", headers: [("Cookie", pair)]))
+            #expect(APIFixture.json(me)?["name"] as? String == "alice", "\(pair)")
         }
         #expect(await router.handle(request("GET", "/v1/alerts", cookie: cookie, headers: [("Sec-Fetch-Site", "same-origin")])).status == 200)
         // A page on another port of the same host is the same site: the browser sends the cookie, alertd refuses it.
@@ -331,10 +334,20 @@ import Testing
         #expect(APIFixture.errorCode(signIn) == "no_tokens_configured")
     }
 
-    @Test func theCookieIsSecureBehindAnHTTPSPublicURL() async throws {
+    /// Behind an https `public_url` the cookie is `Secure` and named
+    /// `__Host-…`, which a browser takes only from a secure origin: a page
+    /// on a plain-HTTP port of the host can no longer set it, and a cookie
+    /// of the plain name is not read.
+    @Test func theCookieIsSecureAndHostOnlyBehindAnHTTPSPublicURL() async throws {
         let router = APIFixture.router(links: APIFixture.signer, authenticator: authenticator)
         let r = await router.handle(request("POST", "/ui/session", json: #"{"token": "\#(Self.secrets["rita"]!)"}"#))
-        #expect(r.headers["Set-Cookie"]?.hasSuffix("; Secure") == true)
+        let header = try #require(r.headers["Set-Cookie"])
+        #expect(header.hasPrefix("__Host-alertd_session=") && header.contains("; Path=/") && header.hasSuffix("; Secure"), "\(header)")
+        let id = String(header.dropFirst("__Host-alertd_session=".count).prefix { $0 != ";" })
+        let hostOnly = await router.handle(request("GET", "/ui/session", headers: [("Cookie", "__Host-alertd_session=\(id)")]))
+        #expect(APIFixture.json(hostOnly)?["name"] as? String == "rita")
+        let plain = await router.handle(request("GET", "/ui/session", headers: [("Cookie", "alertd_session=\(id)")]))
+        #expect(plain.status == 401)
     }
 
     @Test func consoleFilesCarryAStrictContentSecurityPolicy() async throws {
