@@ -8,14 +8,16 @@ import Glibc
 /// One alertd per state directory: a second one must not touch the first
 /// one's store, not even to reset its deliveries in flight.
 @Suite(.serialized) struct StateDirectoryLockTests {
-    @Test func aSecondAlertdOnTheSameStateDirectoryExitsAndLeavesTheFirstAlone() async throws {
-        // Deliveries that take long stay in flight while the second one tries.
-        let config: [String: Any] = ["presenters": ["slow": ["type": "test", "delay": "60s"]]]
-        let first = try TestDaemon(config: config)
+    /// Deliveries that take long stay in flight while a second alertd tries.
+    static var config: [String: Any] { ["presenters": ["slow": ["type": "test", "delay": "60s"]]] }
+
+    /// A running alertd with one delivery in flight, and a look at that delivery.
+    func firstWithADeliveryInFlight() async throws -> (TestDaemon, pid: Int32, delivery: () async throws -> [String: Any]) {
+        let first = try TestDaemon(config: Self.config)
         try await first.start()
         let pid = try #require(first.pid)
         let id = try await first.send(["title": "in flight"])
-        func delivery() async throws -> [String: Any] {
+        let delivery = { () async throws -> [String: Any] in
             try #require((try await first.show(id))["deliveries"] as? [[String: Any]]).first ?? [:]
         }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -23,9 +25,14 @@ import Glibc
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(try await delivery()["state"] as? String == "in_flight")
+        return (first, pid, delivery)
+    }
+
+    @Test func aSecondAlertdOnTheSameStateDirectoryExitsAndLeavesTheFirstAlone() async throws {
+        let (first, pid, delivery) = try await firstWithADeliveryInFlight()
 
         // Its own socket and port, so nothing but the lock can stop it.
-        let second = try TestDaemon(config: config, stateDir: first.stateDir)
+        let second = try TestDaemon(config: Self.config, stateDir: first.stateDir)
         let status = try await second.startExpectingExit()
         #expect(status == 75, "log:\n\(second.log)")
         #expect(second.log.contains("Another alertd (pid \(pid)) is running on the state directory \(first.stateDir)"), "\(second.log)")
@@ -53,19 +60,7 @@ import Glibc
     /// the first to stop emptied the other's write-ahead log. The file's
     /// own lock refuses the second, by any name of the file.
     @Test func aSecondAlertdOnAnotherStateDirectoryButTheSameStoreFileExitsAndLeavesTheFirstAlone() async throws {
-        let config: [String: Any] = ["presenters": ["slow": ["type": "test", "delay": "60s"]]]
-        let first = try TestDaemon(config: config)
-        try await first.start()
-        let pid = try #require(first.pid)
-        let id = try await first.send(["title": "in flight"])
-        func delivery() async throws -> [String: Any] {
-            try #require((try await first.show(id))["deliveries"] as? [[String: Any]]).first ?? [:]
-        }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await delivery()["state"] as? String != "in_flight", ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(try await delivery()["state"] as? String == "in_flight")
+        let (first, pid, delivery) = try await firstWithADeliveryInFlight()
 
         let elsewhere = TemporaryDirectory()
         let link = elsewhere.path + "/shared.db"
