@@ -229,8 +229,11 @@ private struct ResponseReader {
         while true {
             let field = try line()
             if field.isEmpty { return (status, headers) }
-            // Each line is bounded; their number must be too.
+            // Each line is bounded; their number must be too, and their bytes,
+            // every head's together: 17 heads of 256 lines of 64 KB held 575 MB.
             guard headers.count < Self.maxHeaderLines else { throw .malformed("the answer has over \(Self.maxHeaderLines) header lines") }
+            headBytes += field.utf8.count
+            guard headBytes <= Self.maxHeadBytes else { throw .malformed("the answer's heads are over \(Self.maxHeadBytes >> 10) KB") }
             guard let colon = field.firstIndex(of: ":") else { throw .malformed("a header line has no colon") }
             headers.add(String(field[..<colon]), field[field.index(after: colon)...].trimmingSpaces())
         }
@@ -238,6 +241,13 @@ private struct ResponseReader {
 
     /// The most header lines an answer may have; alertd sends about ten.
     static let maxHeaderLines = 256
+
+    /// The most bytes of header lines an answer's heads may hold together,
+    /// as libcurl's 300 KB; alertd sends about 500.
+    static let maxHeadBytes = 256 * 1024
+
+    /// Header bytes read so far, interim heads included.
+    private var headBytes = 0
 
     /// The most 1xx heads before the answer; alertd sends none.
     static let maxInterimAnswers = 16
@@ -269,11 +279,14 @@ private struct ResponseReader {
         return buffer[position..<(position + count)]
     }
 
-    /// Reads more; false at the end of the connection.
+    /// Reads more; false at the end of the connection. What was taken is
+    /// let go first: kept until the buffer was all taken, a server whose
+    /// every write ended inside a line (chunk sizes with 60 KB extensions,
+    /// a byte of body each) grew alertctl to a gigabyte.
     private mutating func fill() throws(Failure) -> Bool {
         guard !ended else { return false }
-        if position > 0, position == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+        if position > 0 {
+            buffer.removeSubrange(..<position)
             position = 0
         }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)

@@ -110,6 +110,13 @@ import Synchronization
             # Interim answers and nothing else.
             for _ in range(10000):
                 c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n"); sent += 1
+        elif mode == "headbytes":
+            # Interim heads of long lines, each head under 256 lines, each line under 64 KB.
+            for i in range(17):
+                c.sendall(b"HTTP/1.1 100 Continue\r\n")
+                for j in range(200):
+                    c.sendall(b"X-A: " + b"b" * 60000 + b"\r\n"); sent += 1
+                c.sendall(b"\r\n")
         elif mode == "headers":
             c.sendall(b"HTTP/1.1 200 OK\r\n")
             for i in range(2000):
@@ -268,6 +275,19 @@ import Synchronization
         }
         #expect(reason.contains("header lines"))
         #expect(sent >= 0 && sent < 200_000, "the server got \(sent) header lines out")
+    }
+
+    /// Header lines are bounded in bytes too, every head's together: 17
+    /// interim heads of 255 lines of 64 KB, each under its own limits, held
+    /// 575 MB.
+    @Test func longHeaderLinesAreRefusedPastTheirBytes() async throws {
+        let (result, sent) = try await exchange("headbytes")
+        guard case .failure(let error) = result, case .connectionLost(_, let reason) = error else {
+            Issue.record("expected connectionLost, got \(result)")
+            return
+        }
+        #expect(reason.contains("heads are over 256 KB"), "\(reason)")
+        #expect(sent >= 0 && sent < 400, "the server got \(sent) lines of 60 KB out")
     }
 
     /// A line that starts in a read of its own (the head taken to its last
