@@ -15,7 +15,7 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
         .value("url", valueName: "url",
                help: "Talk to alertd over TCP instead, e.g. http://127.0.0.1:9190; defaults to $ALERTD_URL."),
         .value("token-file", valueName: "file",
-               help: "A file holding the API token for --url; defaults to $ALERTD_TOKEN_FILE."),
+               help: "A file holding the API token for --url; defaults to $ALERTD_TOKEN_FILE, unless $ALERTD_URL names another server."),
     ]
 
     /// The exit codes of a command that talks to the daemon, for its discussion;
@@ -83,6 +83,13 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
                 endpoint.trustedPeers = [CurrentProcess.effectiveUserID, 0]
             }
             return endpoint
+        }
+        // The environment's token goes with the environment's server: sent
+        // to another that '--url' names, it went where it was never meant to.
+        if tokenFile == nil, self.url != nil, variable("ALERTD_TOKEN_FILE") != nil,
+           let paired = variable("ALERTD_URL"), paired != url {
+            throw .invalidCombination("ALERTD_TOKEN_FILE is the token for ALERTD_URL (\(URLRedaction.redactingAllBeforeTheLastAt(paired))), "
+                                      + "not for '--url'; give this server's token with '--token-file'.")
         }
         guard let file = tokenFile ?? variable("ALERTD_TOKEN_FILE") else { return .url(url) }
         return .url(url, token: try Self.readToken(file))

@@ -291,7 +291,8 @@ import Testing
               --url <url>             Talk to alertd over TCP instead, e.g.
                                       http://127.0.0.1:9190; defaults to $ALERTD_URL.
               --token-file <file>     A file holding the API token for --url; defaults to
-                                      $ALERTD_TOKEN_FILE.
+                                      $ALERTD_TOKEN_FILE, unless $ALERTD_URL names another
+                                      server.
               --version               Show the version.
               -h, --help              Show help information.
 

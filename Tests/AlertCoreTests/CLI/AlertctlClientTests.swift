@@ -443,6 +443,20 @@ import Testing
             "list", environment: ["ALERTD_SOCKET": "/tmp/x.sock", "ALERTD_URL": "http://127.0.0.1:1"])
         #expect(conflict.exitCode == 64)
         #expect(conflict.stderr.hasPrefix("Error: ALERTD_SOCKET and ALERTD_URL are both set;"))
+        // The environment's token is for the environment's server, not another '--url' names: it had been sent there.
+        let dir = TemporaryDirectory()
+        let token = dir.path + "/token"
+        try Data("env-token-0123456789abcdef\n".utf8).write(to: URL(fileURLWithPath: token))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
+        let elsewhere = try await TestBinaries.alertctl(
+            "list", "--url", "http://127.0.0.1:1",
+            environment: ["ALERTD_URL": "https://alertd.example:9190", "ALERTD_TOKEN_FILE": token])
+        #expect(elsewhere.exitCode == 64, "\(elsewhere.stderr)")
+        #expect(elsewhere.stderr.hasPrefix("Error: ALERTD_TOKEN_FILE is the token for ALERTD_URL"), "\(elsewhere.stderr)")
+        // The same server either way: no conflict (nothing answers on port 1: unavailable, not a usage error).
+        let same = try await TestBinaries.alertctl(
+            "list", "--url", "http://127.0.0.1:1", environment: ["ALERTD_URL": "http://127.0.0.1:1", "ALERTD_TOKEN_FILE": token])
+        #expect(same.exitCode != 64, "\(same.stderr)")
     }
 
     @Test func renderToWebhook() async throws {
@@ -546,7 +560,8 @@ import Testing
               --url <url>             Talk to alertd over TCP instead, e.g.
                                       http://127.0.0.1:9190; defaults to $ALERTD_URL.
               --token-file <file>     A file holding the API token for --url; defaults to
-                                      $ALERTD_TOKEN_FILE.
+                                      $ALERTD_TOKEN_FILE, unless $ALERTD_URL names another
+                                      server.
               --json                  Print alertd's answer, or the problems, as JSON on
                                       standard output.
               --wait                  Wait until the alert is decided; the exit code says
