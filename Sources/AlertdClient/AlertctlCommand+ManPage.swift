@@ -37,14 +37,15 @@ extension AlertctlCommand {
             ManualPage.Item("65", "The alert is invalid, or alertd refused what was sent as invalid (400, 422: a silence, a filter)."),
             ManualPage.Item("69", "alertd is unavailable: nothing answers at the socket or URL."),
             ManualPage.Item("75", "alertd answered that it cannot now (503: its store failed, it is stopping or busy; 429: too many "
-                + "wrong tokens from this address): it may not have been done, and the same command may work later (a send with "
-                + "a --dedup-key cannot store the alert twice)."),
-            ManualPage.Item("77", "The token was refused, or lacks the scope the command needs (401, 403). `send --wait`: nothing was sent."),
+                + "wrong tokens from this address; a proxy before it answering 502, 503 or 504): it may not have been done, and "
+                + "the same command may work later (a send with a --dedup-key cannot store the alert twice)."),
+            ManualPage.Item("77", "The token was refused, or lacks the scope the command needs (401, 403, from alertd or a proxy "
+                + "before it). `send --wait`: nothing was sent."),
         ],
         environment: [
             ManualPage.Item("ALERTD_SOCKET", "The Unix socket to reach alertd on."),
             ManualPage.Item("ALERTD_URL", "alertd's base URL over TCP; not to be set together with `ALERTD_SOCKET`."),
-            ManualPage.Item("ALERTD_TOKEN_FILE", "The file holding the API token for TCP."),
+            ManualPage.Item("ALERTD_TOKEN_FILE", "The file holding the API token for TCP: for `ALERTD_URL`'s server, not another --url names."),
             ManualPage.Item("ALERTD_TEMPLATES", "The template file for --template."),
             ManualPage.Item("ALERTD_WEBHOOK_SECRET", """
                 The signing secret for `render --to webhook` when neither --secret-file nor --secret is given; \

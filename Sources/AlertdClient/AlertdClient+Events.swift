@@ -148,12 +148,12 @@ extension AlertdClient {
 
 extension AlertdClientError {
     /// Whether waiting may help: alertd is not there (yet), the connection
-    /// broke, or it answered 5xx.
+    /// broke, or it, or a proxy before it (in a page of its own), answered 5xx.
     package var isOutage: Bool {
         switch self {
         case .unreachable, .unanswered, .transport: true
-        case .api(let status, _): status >= 500
-        case .alreadyDecided, .badResponse: false
+        case .api(let status, _), .badResponse(_, let status, _): status >= 500
+        case .alreadyDecided: false
         }
     }
 }

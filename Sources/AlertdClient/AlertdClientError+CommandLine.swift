@@ -7,7 +7,7 @@ extension AlertdClientError {
     /// Prints the error the way every client command does and says how to exit:
     /// 69 unreachable or unanswered, 65 for what alertd refused as invalid (400, 422;
     /// an alert's details like `validate`), 77 for a refused token or a missing scope
-    /// (401, 403), 75 for a 503 or 429 (try again later), 1 otherwise (no such alert,
+    /// (401, 403), 75 for a 503 or 429 (try again later; a proxy's 502 and 504 too), 1 otherwise (no such alert,
     /// already decided): a script can tell its input or its token from the daemon's answer.
     /// With `json`, an error from the daemon goes to standard output in its wire shape.
     package func report(_ context: CommandContext, json: Bool = false) -> ExitCode {
@@ -40,7 +40,15 @@ extension AlertdClientError {
                 context.errorOutput(Self.shown("alertctl: \(message) [\(code)]"))
             }
             return .failure
-        case .badResponse, .transport:
+        case .badResponse(_, let status, _):
+            context.errorOutput(Self.shown("alertctl: \(description)"))
+            // A proxy before alertd answers in pages of its own; its status still says what to do.
+            switch status {
+            case 502, 503, 504, 429: return .temporaryFailure
+            case 401, 403: return .noPermission
+            default: return .failure
+            }
+        case .transport:
             context.errorOutput(Self.shown("alertctl: \(description)"))
             return .failure
         }

@@ -76,7 +76,11 @@ import Synchronization
     c, _ = s.accept(); c.recv(65536)
     sent = 0
     try:
-        if mode == "bigchunk":
+        if mode.startswith("proxy"):
+            # A reverse proxy's own page, not alertd's JSON.
+            page = b"<html><body><h1>%s</h1><hr>nginx</body></html>" % mode[5:].encode()
+            c.sendall(b"HTTP/1.1 %s Proxy\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % (mode[5:].encode(), len(page)) + page)
+        elif mode == "bigchunk":
             c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffff\r\n")
             block = b"x" * 65536
             for _ in range(48 * 16):
@@ -434,6 +438,17 @@ import Synchronization
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.hasSuffix("\n"), "\(result.stderr)")
         #expect(!result.stderr.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(result.stderr)")
         #expect(!result.stderr.unicodeScalars.contains("\u{202E}"), "\(result.stderr)")
+    }
+
+    /// A reverse proxy's page in place of alertd's JSON still gets the exit
+    /// its status means: 75 for a 502, 503 or 504 (try again later), 77 for
+    /// a 401 or 403; it was 1 for all, and retry-on-75 scripts gave up.
+    @Test(arguments: [("502", 75), ("503", 75), ("504", 75), ("401", 77), ("403", 77), ("404", 1)])
+    func aProxysPageGetsTheExitItsStatusMeans(_ status: String, _ exit: Int32) async throws {
+        let result = try await withServer("proxy" + status) { socket, _ in
+            try await TestBinaries.run("/usr/bin/timeout", ["5", try TestBinaries.alertctl, "--socket", socket, "list"])
+        }
+        #expect(result.exitCode == exit, "\(result.stderr)")
     }
 
     /// `alertctl groups` prints each group's route and labels as the
