@@ -43,9 +43,15 @@ package struct DecisionWaiter: Sendable {
         case .failed(let error): throw error
         case .timedOut:
             // One last look: the decision may have come with the deadline.
-            return try await client.show(id)
+            // A brief one: the wait was already given its whole --timeout.
+            var glance = client
+            glance.timeout = min(client.timeout, Self.lastLook)
+            return try await glance.show(id)
         }
     }
+
+    /// How long the look after the timeout may take.
+    static let lastLook: Duration = .seconds(5)
 
     private func follow() async -> Outcome {
         var lost = false

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import AlertModel
 import AlertdCurl
 import AlertdHTTP
@@ -71,17 +72,61 @@ package struct SocketHTTPClient: Sendable {
     }
 
     /// Sends the request and reads the whole answer, on a thread of its
-    /// own: the socket calls block.
+    /// own: the socket calls block. Cancelling the calling task ends the
+    /// exchange at once (once connected) with ``HTTPClientError/cancelled(url:)``:
+    /// `send --wait` stopped at its `--timeout` and then sat out a slow
+    /// answer's whole 30 s.
     package func send() async throws(HTTPClientError) -> HTTPClientResponse {
         try request.validateHeaders()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) in
-            DetachedThread.start(name: "alertctl-http") { continuation.resume(returning: perform()) }
+        let exchange = Exchange()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>) in
+                DetachedThread.start(name: "alertctl-http") { continuation.resume(returning: perform(exchange)) }
+            }
+        } onCancel: {
+            exchange.cancel()
         }
         return try result.get()
     }
 
-    private func perform() -> Result<HTTPClientResponse, HTTPClientError> {
+    /// The connection of one exchange, for a cancellation that comes from
+    /// another thread while the exchange's thread blocks on it.
+    private final class Exchange: Sendable {
+        private struct State {
+            var cancelled = false
+            var socket: StreamSocket?
+        }
+        private let state = Mutex(State())
+
+        var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+        /// Keeps `socket` for ``cancel()``; false if the exchange is already cancelled.
+        func hold(_ socket: StreamSocket) -> Bool {
+            state.withLock { state in
+                guard !state.cancelled else { return false }
+                state.socket = socket
+                return true
+            }
+        }
+
+        func cancel() {
+            state.withLock { state in
+                state.cancelled = true
+                state.socket?.shutDown()
+            }
+        }
+    }
+
+    private func perform(_ exchange: Exchange) -> Result<HTTPClientResponse, HTTPClientError> {
         let url = request.redactedURL
+        guard !exchange.isCancelled else { return .failure(.cancelled(url: url)) }
+        let result = perform(exchange, url: url)
+        // Whatever a shut connection looked like to the reader, it was the cancel.
+        if case .failure = result, exchange.isCancelled { return .failure(.cancelled(url: url)) }
+        return result
+    }
+
+    private func perform(_ exchange: Exchange, url: String) -> Result<HTTPClientResponse, HTTPClientError> {
         let start = ContinuousClock.now
         let connectLimit = min(request.connectTimeout, request.timeout)
         let deadline = start + request.timeout
@@ -107,6 +152,7 @@ package struct SocketHTTPClient: Sendable {
         if case .unixSocket(let path) = destination, let check = request.unixSocketPeerCheck, let who = check(socket.peerUserID) {
             return .failure(.couldNotConnect(url: url, address: path, reason: "its server \(who)"))
         }
+        guard exchange.hold(socket) else { return .failure(.cancelled(url: url)) }
         func lost(_ failure: StreamSocket.Failure) -> HTTPClientError {
             switch failure {
             case .timedOut: .timedOut(url: url, phase: .response, after: request.timeout)

@@ -7,8 +7,9 @@ import Darwin
 /// A connected stream socket (a Unix socket or TCP) with blocking-style
 /// calls bounded by a deadline: `connect(2)`, `write(2)` and `read(2)` on a
 /// non-blocking descriptor, waiting in `poll(2)`. Each call blocks its
-/// thread, so callers run them off the cooperative pool.
-package final class StreamSocket {
+/// thread, so callers run them off the cooperative pool. It is Sendable so
+/// that another thread can ``shutDown()`` a call blocked on it.
+package final class StreamSocket: Sendable {
     /// Why a call stopped: the deadline passed, or the system call failed.
     package enum Failure: Error, Equatable {
         case timedOut
@@ -89,6 +90,14 @@ package final class StreamSocket {
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return .failure(.failed(.current)) }
         return error == 0 ? .success(connection) : .failure(.failed(Errno(error)))
+    }
+
+    /// Ends the connection both ways, from any thread: a call blocked on it
+    /// in another thread returns at once (reads see the end of input). The
+    /// descriptor stays open until the socket is freed, so no other file
+    /// can take its number while that call still holds it.
+    package func shutDown() {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Writes every byte of `bytes`.

@@ -46,6 +46,28 @@ import Synchronization
         while True:
             c, _ = s.accept()
             threading.Thread(target=serve, args=(c,), daemon=True).start()
+    if mode == "slowshow":
+        # alertd's answers to `send --wait`, but the alert itself is never shown.
+        alert = "01a2423b-3fed-7333-9621-99c1e2b5574c"
+        def answer(c, status, kind, body):
+            c.sendall(b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % (status, kind, len(body)) + body)
+        def serve(c):
+            request = c.recv(65536)
+            line = request.split(b"\r\n", 1)[0]
+            if line.startswith(b"POST /v1/alerts "):
+                answer(c, b"202 Accepted", b"application/json", json.dumps({"id": alert, "state": "open", "deduplicated": False}).encode())
+            elif line.startswith(b"GET /v1/alerts?"):
+                answer(c, b"200 OK", b"application/json", b'{"alerts": []}')
+            elif line.startswith(b"GET /v1/events"):
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nretry: 60000\n\n")
+                threading.Event().wait(60)
+            else:
+                with open(out + ".shows", "a") as f: f.write("1")
+                threading.Event().wait(60)
+            c.close()
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
     if mode == "fresh":
         # Pages without end, each cursor older than the last, each page 10 KB.
         served = 0
@@ -267,6 +289,22 @@ import Synchronization
             #expect(ContinuousClock.now - started < .seconds(4))
             #expect(r.exitCode == 69, "\(r.stderr)")
             #expect(r.stderr.contains("did not answer within 1s"), "\(r.stderr)")
+        }
+    }
+
+    /// `send --wait` stops at its `--timeout` even while a look at the
+    /// alert hangs: the look is cancelled, and the last one is brief. It
+    /// took the client's 30 s for each (62 s for a 2 s wait).
+    @Test func aWaitEndsAtItsTimeoutWhileTheAlertIsSlowToShow() async throws {
+        try await withServer("slowshow") { socket, out in
+            let started = ContinuousClock.now
+            let r = try await TestBinaries.alertctl("send", "-t", "x", "--wait", "--timeout", "2s", "--socket", socket)
+            let took = ContinuousClock.now - started
+            #expect(took >= .seconds(2) && took < .seconds(2) + DecisionWaiter.lastLook + .seconds(3), "took \(took)")
+            #expect(r.exitCode == 3, "\(r.stderr)")
+            #expect(r.stderr.contains("did not answer within 5s"), "\(r.stderr)")
+            // Both looks were asked for: the one the stream's opening took, and the last.
+            #expect((try? String(contentsOfFile: out + ".shows", encoding: .utf8))?.count == 2)
         }
     }
 
