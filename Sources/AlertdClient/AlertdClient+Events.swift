@@ -33,24 +33,25 @@ extension AlertdClient {
     ///     if case .event(let event) = item { print(event.type, event.data) }
     /// }
     /// ```
-    public func events(since: Int64? = nil) -> AsyncThrowingStream<EventStreamItem, any Error> {
+    public func events(since: Int64? = nil) -> EventStream {
         let (stream, continuation) = AsyncThrowingStream<EventStreamItem, any Error>.makeStream(
             bufferingPolicy: .bufferingOldest(Self.maxUnreadEvents))
         let client = self
+        let unread = UnreadEvents()
         let task = Task {
             do throws(AlertdClientError) {
-                try await client.followEvents(since: since, into: continuation)
+                try await client.followEvents(since: since, into: continuation, unread: unread)
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream
+        return EventStream(items: stream, unread: unread)
     }
 
     private func followEvents(
-        since: Int64?, into out: AsyncThrowingStream<EventStreamItem, any Error>.Continuation
+        since: Int64?, into out: AsyncThrowingStream<EventStreamItem, any Error>.Continuation, unread: UnreadEvents
     ) async throws(AlertdClientError) {
         var parser = ServerSentEventParser()
         var connected = false
@@ -76,7 +77,9 @@ extension AlertdClient {
             do {
                 reading: for try await chunk in body {
                     for event in parser.feed(chunk) {
-                        guard case .dropped = out.yield(.event(event)) else { continue }
+                        if unread.admit(event) {
+                            guard case .dropped = out.yield(.event(event)) else { continue }
+                        }
                         behind = true
                         break reading
                     }
@@ -90,8 +93,9 @@ extension AlertdClient {
             if Task.isCancelled { return }
             // An event was dropped: going on would miss it without a word.
             if behind {
-                throw .transport(.connectionLost(url: endpoint.description + "/v1/events",
-                                                 reason: "events came faster than they were read, \(Self.maxUnreadEvents) ahead"))
+                throw .transport(.connectionLost(
+                    url: endpoint.description + "/v1/events",
+                    reason: "events came faster than they were read, \(Self.maxUnreadEvents) or \(Self.maxUnreadEventBytes >> 20) MiB of them ahead"))
             }
             parser.endOfStream()
             out.yield(.disconnected(lost))
@@ -103,6 +107,9 @@ extension AlertdClient {
     /// faster than they are read (shown on a terminal) ends the stream with
     /// an error past it, rather than growing the reader without bound.
     public static let maxUnreadEvents = 4_096
+    /// The same bound in bytes: an event may hold up to
+    /// ``ServerSentEventParser/maxEventBytes``, and 4,096 of those are 4 GiB.
+    public static let maxUnreadEventBytes = 32 << 20
 
     /// The server's delay, doubled for each failed attempt in a row, at
     /// least ``minReconnectDelay`` and at most ``maxReconnectDelay``.

@@ -45,20 +45,39 @@ public struct ServerSentEventParser: Sendable {
     /// The events completed by `bytes`, in order.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        for byte in bytes {
-            switch byte {
-            case 0x0A where skipLineFeed:
-                skipLineFeed = false
-            case 0x0A, 0x0D:
+        let contiguous: Void? = bytes.withContiguousStorageIfAvailable { feed($0, into: &events) }
+        if contiguous == nil {
+            Array(bytes).withUnsafeBufferPointer { feed($0, into: &events) }
+        }
+        return events
+    }
+
+    /// Takes a line's bytes a run at a time, up to its end: one byte at a
+    /// time, a megabyte line took long enough for the connection's own
+    /// bound on unread chunks to cut the stream.
+    private mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) {
+        var start = 0
+        while start < bytes.count {
+            let byte = bytes[start]
+            if byte == 0x0A || byte == 0x0D {
+                start += 1
+                if byte == 0x0A, skipLineFeed {
+                    skipLineFeed = false
+                    continue
+                }
                 skipLineFeed = byte == 0x0D
                 if let event = process(line) { events.append(event) }
                 line.removeAll(keepingCapacity: true)
-            default:
-                skipLineFeed = false
-                if line.count < Self.maxEventBytes { line.append(byte) } else { oversized = true }
+                continue
             }
+            skipLineFeed = false
+            var end = start + 1
+            while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+            let kept = min(end - start, Self.maxEventBytes - line.count)
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<start + kept]))
+            if kept < end - start { oversized = true }
+            start = end
         }
-        return events
     }
 
     /// The connection ended: an event without its blank line is dropped, as

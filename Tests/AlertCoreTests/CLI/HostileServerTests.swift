@@ -119,6 +119,15 @@ import Synchronization
             block = b"".join(b'id: %d\ndata: {"alert_id": "x", "type": "delivery.failed"}\n\n' % i for i in range(1000))
             for _ in range(50):
                 c.sendall(block); sent += 1000
+        elif mode == "bigeventflood":
+            # Events near the 1 MiB an event may hold, faster than anyone reads
+            # them; paced, so that the reader parses each as it comes.
+            import time
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+            block = b"id: 1\ndata: " + b"x" * 1000000 + b"\n\n"
+            for _ in range(100):
+                c.sendall(block); sent += 1
+                time.sleep(0.02)
         elif mode == "silent":
             # Takes the request and never answers.
             threading.Event().wait(5)
@@ -256,6 +265,41 @@ import Synchronization
                 #expect(error.description.contains("faster than they were read"), "\(error)")
                 #expect(read <= AlertdClient.maxUnreadEvents)
             }
+        }
+    }
+
+    /// Large events end the stream once ``AlertdClient/maxUnreadEventBytes``
+    /// of them wait, long before ``AlertdClient/maxUnreadEvents``: 4,096
+    /// events of up to 1 MiB each were let pile up in the reader.
+    @Test func largeEventsComingFasterThanTheyAreReadEndTheStreamByTheirBytes() async throws {
+        try await withServer("bigeventflood") { socket, out in
+            let client = AlertdClient(endpoint: .unixSocket(socket))
+            var iterator = client.events(since: 0).makeAsyncIterator()
+            guard case .connected = try await iterator.next() else {
+                Issue.record("expected the stream to connect first")
+                return
+            }
+            try await Task.sleep(for: .seconds(3))
+            var read = 0
+            do {
+                while let item = try await iterator.next() {
+                    switch item {
+                    case .event: read += 1
+                    case .connected: break
+                    case .disconnected(let error):
+                        // The connection's own bound on unread chunks, not the events' bytes.
+                        Issue.record("the stream was cut below the events after \(read) of them: \(error)")
+                        return
+                    }
+                }
+                Issue.record("the stream ended without an error after \(read) events")
+            } catch let error as AlertdClientError {
+                #expect(error.description.contains("faster than they were read"), "\(error)")
+                #expect(read * 1_000_000 <= AlertdClient.maxUnreadEventBytes, "\(read) events waited")
+            }
+            let done = await eventually(.seconds(20)) { FileManager.default.fileExists(atPath: out) }
+            try #require(done)
+            #expect((Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? 100) < 100, "the reader took every event")
         }
     }
 
