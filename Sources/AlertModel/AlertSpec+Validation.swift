@@ -68,7 +68,7 @@ private struct Validator {
         }
         if Self.longer(title, than: limits.maxTitleLength) {
             errors.append(.init(field: "title", code: .titleTooLong,
-                                message: "The title has \(title.unicodeScalars.count) characters; the limit is \(limits.maxTitleLength). Move the details into the message."))
+                                message: "The title has \(title.unicodeScalars.count) characters; \(limits.limitText(limits.maxTitleLength, setting: "max_title_length", defaultLimit: AlertSpecLimits.default.maxTitleLength)). Move the details into the message."))
         }
         if let problem = TextPolicy.problem(field: "title", in: title, .line, what: "The title") { errors.append(problem) }
         return title
@@ -81,7 +81,7 @@ private struct Validator {
         case .present(let message):
             if Self.longer(message, than: limits.maxMessageLength) {
                 errors.append(.init(field: "message", code: .messageTooLong,
-                                    message: "The message has \(message.unicodeScalars.count) characters; the limit is \(limits.maxMessageLength). Link to the details instead of pasting them."))
+                                    message: "The message has \(message.unicodeScalars.count) characters; \(limits.limitText(limits.maxMessageLength, setting: "max_message_length", defaultLimit: AlertSpecLimits.default.maxMessageLength)). Link to the details instead of pasting them."))
             }
             if let problem = TextPolicy.problem(field: "message", in: message, .multiline, what: "The message") { errors.append(problem) }
             return message.isEmpty ? nil : message
@@ -91,7 +91,7 @@ private struct Validator {
     package mutating func labels(_ entries: [AlertSpec.Builder.LabelEntry]) -> [String: String] {
         if entries.count > limits.maxLabels {
             errors.append(.init(field: "labels", code: .tooManyLabels,
-                                message: "The alert has \(entries.count) labels; the limit is \(limits.maxLabels). Keep the labels you route and group on, and move the rest into the message."))
+                                message: "The alert has \(entries.count) labels; \(limits.limitText(limits.maxLabels, setting: "max_labels", defaultLimit: AlertSpecLimits.default.maxLabels)). Keep the labels you route and group on, and move the rest into the message."))
             // Checking each of thousands of labels would only bury this one
             // problem under more, at a cost that grows with what is refused anyway.
             return [:]

@@ -34,6 +34,9 @@ public struct AlertSpecError: Error, Sendable, Equatable, Hashable, Codable, Cus
         public static let missingTitle = Code(rawValue: "missing_title")
         public static let titleTooLong = Code(rawValue: "title_too_long")
         public static let controlCharacters = Code(rawValue: "control_characters")
+        /// Text that is not UTF-8: alertctl's own, from what it reads (the JSON
+        /// API refuses such a body whole, as `invalid_body`).
+        public static let notUTF8 = Code(rawValue: "not_utf8")
         public static let messageTooLong = Code(rawValue: "message_too_long")
         public static let invalidSeverity = Code(rawValue: "invalid_severity")
         public static let invalidHandlerURL = Code(rawValue: "invalid_handler_url")

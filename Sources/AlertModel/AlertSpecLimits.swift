@@ -20,7 +20,19 @@ public struct AlertSpecLimits: Sendable, Equatable {
     /// Longest expiry: 30 days. Anything longer is almost certainly a unit mistake.
     public var maxExpiry: AlertDuration = .seconds(30 * 24 * 3600)
 
+    /// These are the widest a daemon may be configured to take, not any one
+    /// daemon's (``widestConfigurable``): a problem against them says so, or
+    /// a client names a limit the daemon it sends to does not have.
+    public var areWidestConfigurable = false
+
     public init() {}
+
+    /// The end of a problem's sentence that names `limit`, the daemon
+    /// setting `setting` whose default is `defaultLimit`.
+    func limitText(_ limit: Int, setting: String, defaultLimit: Int) -> String {
+        guard areWidestConfigurable else { return "the limit is \(limit)" }
+        return "no alertd takes more than \(limit) (its `limits.\(setting)`, \(defaultLimit) unless set)"
+    }
 
     /// The limits used when nothing else is configured.
     public static let `default` = AlertSpecLimits()
@@ -39,6 +51,7 @@ public struct AlertSpecLimits: Sendable, Equatable {
         l.maxLabels = configurableLabels.upperBound
         l.maxTitleLength = configurableTitleLength.upperBound
         l.maxMessageLength = configurableMessageLength.upperBound
+        l.areWidestConfigurable = true
         return l
     }()
 }

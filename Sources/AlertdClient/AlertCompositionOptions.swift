@@ -96,11 +96,15 @@ public struct AlertCompositionOptions: Sendable, Equatable {
                     b.message = .invalid(AlertSpecError(
                         field: "message", code: .messageTooLong,
                         message: "Standard input holds over \(CommandContext.inputLimit >> 20) MiB, more than a message may be; link to the details instead of piping them in."))
-                } else if let data = input {
+                } else if let data = input, var text = String(validating: data, as: UTF8.self) {
                     // `echo` and heredocs end with a newline nobody means as part of the message.
-                    var text = String(decoding: data, as: UTF8.self)
                     while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
                     b = b.message(text)
+                } else if input != nil {
+                    // Decoded anyway, its bytes would go out as U+FFFD without a word.
+                    b.message = .invalid(AlertSpecError(
+                        field: "message", code: .notUTF8,
+                        message: "Standard input is not UTF-8 text; convert it first (e.g. iconv -f LATIN1 -t UTF-8)."))
                 } else {
                     b.message = .invalid(AlertSpecError(
                         field: "message", code: .invalidType,

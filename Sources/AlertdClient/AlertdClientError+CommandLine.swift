@@ -9,14 +9,17 @@ extension AlertdClientError {
     /// an alert's details like `validate`), 77 for a refused token or a missing scope
     /// (401, 403), 75 for a 503 or 429 (try again later; a proxy's 502 and 504 too), 1 otherwise (no such alert,
     /// already decided): a script can tell its input or its token from the daemon's answer.
-    /// With `json`, an error from the daemon goes to standard output in its wire shape.
+    /// With `json`, every error goes to standard output in the API's error
+    /// shape, one document, so a script reads the same thing whether alertd
+    /// refused or could not be reached: the daemon's as it sent it, alertctl's
+    /// own with its code (`alertd_unreachable`, `timed_out`, `bad_response`, …).
     package func report(_ context: CommandContext, json: Bool = false) -> ExitCode {
         switch self {
         case .unreachable:
-            context.errorOutput(Self.shown("alertctl: \(message)"))
+            say(message, context, json: json)
             return .unavailable
         case .unanswered:
-            context.errorOutput(Self.shown("alertctl: \(description)"))
+            say(description, context, json: json)
             return .unavailable
         case .api(let status, let error):
             if json {
@@ -41,7 +44,7 @@ extension AlertdClientError {
             }
             return .failure
         case .badResponse(_, let status, _):
-            context.errorOutput(Self.shown("alertctl: \(description)"))
+            say(description, context, json: json)
             // A proxy before alertd answers in pages of its own; its status still says what to do.
             switch status {
             case 502, 503, 504, 429: return .temporaryFailure
@@ -49,8 +52,18 @@ extension AlertdClientError {
             default: return .failure
             }
         case .transport:
-            context.errorOutput(Self.shown("alertctl: \(description)"))
+            say(description, context, json: json)
             return .failure
+        }
+    }
+
+    /// alertctl's own account of the error: a line on standard error, or
+    /// with `json` the API's error shape on standard output.
+    private func say(_ text: String, _ context: CommandContext, json: Bool) {
+        if json {
+            context.output(String(decoding: HTTPErrorBody(code: code, message: text).encoded(), as: UTF8.self) + "\n")
+        } else {
+            context.errorOutput(Self.shown("alertctl: \(text)"))
         }
     }
 

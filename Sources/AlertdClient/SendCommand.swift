@@ -120,6 +120,8 @@ public struct SendCommand: CLICommand {
         } catch {
             // The alert is out, asking people: whatever went wrong, its decision is unknown here.
             _ = error.report(context, json: json)
+            // With --json its id was not printed yet, and the error alone read as if nothing was sent.
+            context.errorOutput("alertctl: alert \(id) was sent; whether anyone decided is unknown\n")
             return .decisionUnknown
         }
         if json {

@@ -21,6 +21,26 @@ public enum CommandLineTool {
         }
     }
 
+    /// ``start(_:arguments:context:)`` with the process's own arguments, each
+    /// checked to be UTF-8 text: `CommandLine.arguments` puts U+FFFD where a
+    /// byte is not, and an alert went out changed without a word (a path,
+    /// named wrong, was looked for and not found).
+    public static func start(_ root: any CLICommand.Type, context: CommandContext) -> Start {
+        var arguments: [String] = []
+        for index in 1..<Int(CommandLine.argc) {
+            guard let bytes = CommandLine.unsafeArgv[index] else { break }
+            guard let argument = String(validatingCString: bytes) else {
+                let error = CommandLineError(
+                    code: .invalidValue,
+                    message: "Argument \(index) is not UTF-8 text; \(root.configuration.name) reads its arguments as UTF-8. Set the terminal or the script to UTF-8 (e.g. LANG=C.UTF-8).")
+                context.errorOutput(report(error, root: root))
+                return .exit(.usage)
+            }
+            arguments.append(argument)
+        }
+        return start(root, arguments: arguments, context: context)
+    }
+
     /// The part of ``main(_:arguments:context:)`` before the command runs.
     /// Synchronous, so an executable's top-level code answers `--version`,
     /// help and usage errors before its first `await`: calling the async

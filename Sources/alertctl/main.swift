@@ -4,7 +4,7 @@ import AlertdPOSIX
 
 // Parsing, help and --version stay before the first `await` (see CommandLineTool.start).
 let context = CommandContext.process()
-switch CommandLineTool.start(AlertctlCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
+switch CommandLineTool.start(AlertctlCommand.self, context: context) {
 case .exit(let code): CurrentProcess.exit(code.rawValue)
 case .run(let command): CurrentProcess.exit(running: { await command.run(context).rawValue })
 }

@@ -9,7 +9,7 @@ import AlertdPOSIX
 var context = CommandContext.process()
 context.signals = ProcessSignals.stream(AlertDaemon.handledSignals(environment: context.environment))
 ProcessSignals.ignoreBrokenPipes()
-switch CommandLineTool.start(AlertdCommand.self, arguments: Array(CommandLine.arguments.dropFirst()), context: context) {
+switch CommandLineTool.start(AlertdCommand.self, context: context) {
 case .exit(let code): CurrentProcess.exit(code.rawValue)
 case .run(let command):
     let context = context

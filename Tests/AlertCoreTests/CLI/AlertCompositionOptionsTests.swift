@@ -47,6 +47,35 @@ import Testing
         #expect(capture.errorOutput == "error: message: `--message -` could not read standard input; pipe the message in or give it as text. [invalid_type]\n")
     }
 
+    /// Bytes that are not UTF-8 were decoded with U+FFFD in their place
+    /// and the alert sent changed, without a word.
+    @Test func standardInputThatIsNotUTF8IsRefused() async {
+        let capture = OutputCapture()
+        let code = await CommandLineTool.main(
+            AlertctlCommand.self, arguments: ["validate", "-t", "x", "-m", "-"],
+            context: capture.context(bytes: Data("bad ".utf8) + [0xFF, 0xFE]))
+        #expect(code == .dataError)
+        #expect(capture.errorOutput == "error: message: Standard input is not UTF-8 text; convert it first (e.g. iconv -f LATIN1 -t UTF-8). [not_utf8]\n")
+    }
+
+    /// The same for an argument, read from the process's own argv.
+    @Test func anArgumentThatIsNotUTF8IsRefused() async throws {
+        let r = try await TestBinaries.run("/bin/sh", ["-c", #"exec "$0" validate -t "$(printf 'bad \377')""#, try TestBinaries.alertctl])
+        #expect(r.exitCode == 64, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("Error: Argument 3 is not UTF-8 text; alertctl reads its arguments as UTF-8."), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    /// Past the widest limit a daemon may be configured to, alertctl says
+    /// so, not "the limit is 1000000" of a daemon whose limit is 8192.
+    @Test func aClientsLimitIsNamedAsTheWidestAnyDaemonTakes() throws {
+        let long = AlertSpec.Builder().title("x").message(String(repeating: "m", count: 1_000_001))
+        let widest = try #require(long.build(limits: .widestConfigurable).failure)
+        #expect(widest.errors[0].message == "The message has 1000001 characters; no alertd takes more than 1000000 (its `limits.max_message_length`, 8192 unless set). Link to the details instead of pasting them.")
+        let own = try #require(long.build(limits: .default).failure)
+        #expect(own.errors[0].message.hasPrefix("The message has 1000001 characters; the limit is 8192."))
+    }
+
     @Test func standardInputLosesOnlyTrailingNewlines() async throws {
         let (code, capture) = await validate(["-t", "x", "-m", "-"], input: "\n  indented\n\n")
         #expect(code == .success)

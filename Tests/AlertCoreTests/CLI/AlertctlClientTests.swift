@@ -293,6 +293,12 @@ import Testing
             alertctl: cannot reach alertd at \(socket): no such socket (is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET)
 
             """)
+        // With --json the same goes to standard output in the API's error
+        // shape: a script found standard output empty when alertd was away.
+        let json = try await TestBinaries.alertctl("send", "-t", "x", "--socket", socket, "--json")
+        #expect(json.exitCode == 69)
+        #expect(json.stderr == "")
+        #expect(json.stdout == #"{"error":{"code":"alertd_unreachable","message":"cannot reach alertd at \#(socket): no such socket (is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET)"}}"# + "\n")
         let viaEnvironment = try await TestBinaries.alertctl("list", environment: ["ALERTD_SOCKET": socket])
         #expect(viaEnvironment.exitCode == 69)
         #expect(viaEnvironment.stderr == r.stderr)

@@ -347,6 +347,8 @@ import Synchronization
             #expect(took >= .seconds(2) && took < .seconds(2) + DecisionWaiter.lastLook + .seconds(3), "took \(took)")
             #expect(r.exitCode == 3, "\(r.stderr)")
             #expect(r.stderr.contains("did not answer within 5s"), "\(r.stderr)")
+            // The alert was out: the id says which, with or without --json.
+            #expect(r.stderr.hasSuffix("alertctl: alert 01a2423b-3fed-7333-9621-99c1e2b5574c was sent; whether anyone decided is unknown\n"), "\(r.stderr)")
             // Both looks were asked for: the one the stream's opening took, and the last.
             #expect((try? String(contentsOfFile: out + ".shows", encoding: .utf8))?.count == 2)
         }
