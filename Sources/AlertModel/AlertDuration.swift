@@ -24,6 +24,9 @@ public struct AlertDuration: Sendable, Equatable, Hashable, Comparable, Codable,
         }
         var total: Int64 = 0
         var number: Int64? = nil
+        // Units from largest to smallest, each once: "30m1h" and "1h1h" are
+        // slips more likely than sums.
+        var previousUnit = Int64.max
         for ch in trimmed {
             if let digit = ch.wholeNumberValue, ch.isASCII {
                 let (m, o1) = (number ?? 0).multipliedReportingOverflow(by: 10)
@@ -42,6 +45,8 @@ public struct AlertDuration: Sendable, Equatable, Hashable, Comparable, Codable,
             case "w": unit = 604_800
             default: return nil
             }
+            guard unit < previousUnit else { return nil }
+            previousUnit = unit
             let (p, o1) = n.multipliedReportingOverflow(by: unit)
             let (s, o2) = total.addingReportingOverflow(p)
             if o1 || o2 { return nil }
@@ -52,6 +57,9 @@ public struct AlertDuration: Sendable, Equatable, Hashable, Comparable, Codable,
         guard number == nil else { return nil }
         self.seconds = total
     }
+
+    /// How a duration is written: the sentence after a problem's.
+    public static let spellingHint = "Write a number with a unit, units from largest to smallest, e.g. 90s, 30m, 1h30m, 1d (a bare number is seconds)."
 
     /// The canonical short form: `1h30m`, `45s`, `0s`.
     public var description: String {

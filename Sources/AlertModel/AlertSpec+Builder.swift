@@ -125,7 +125,7 @@ extension AlertSpec {
             return with {
                 $0.expiresAfter = .invalid(AlertSpecError(
                     field: "expires_after", code: .invalidExpiry,
-                    message: "`\(source)` is not a duration: `\(TextPolicy.spellingRefused(in: raw))`. Use a number with a unit, e.g. 90s, 30m, 2h, 1d."))
+                    message: "`\(source)` is not a duration: `\(TextPolicy.spellingRefused(in: raw))`. \(AlertDuration.spellingHint)"))
             }
         }
 

@@ -75,17 +75,22 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
         for (name, raw) in map.sorted(by: { $0.key < $1.key }) {
             guard let obj = raw as? [String: Any] else { problems.append("templates.\(name): must be an object"); continue }
             var t = AlertTemplate(name: name)
-            for (key, value) in obj.sorted(by: { $0.key < $1.key }) {
+            // `null` is the same as leaving the key out, as in the configuration file.
+            for (key, value) in obj.sorted(by: { $0.key < $1.key }) where !(value is JSONNull) {
                 let at = "templates.\(name).\(key)"
                 if stringFields.contains(key) {
-                    guard let s = value as? String else { problems.append("\(at): must be a string"); continue }
+                    guard let s = value as? String else {
+                        let example = key == "expires_after" ? ", e.g. \"30m\"" : ""
+                        problems.append("\(at): must be a string\(example), not \(Self.kind(of: value))")
+                        continue
+                    }
                     // Fixed values are checked with the file, not at each use; one with
                     // placeholders can only be checked filled.
                     if AlertTemplate.placeholderNames(in: s).isEmpty {
                         if key == "severity", Severity(rawValue: s.lowercased()) == nil {
                             problems.append("\(at): `\(s)` is not a severity; use one of: \(Severity.spellings)")
                         } else if key == "expires_after", AlertDuration(parsing: s) == nil {
-                            problems.append("\(at): `\(s)` is not a duration; use a number with a unit, e.g. 90s, 30m, 2h, 1d")
+                            problems.append("\(at): `\(s)` is not a duration. \(AlertDuration.spellingHint)")
                         }
                     }
                     switch key {
@@ -96,21 +101,46 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
                     default: t.expiresAfter = s
                     }
                 } else if key == "labels" {
-                    guard let l = value as? [String: String] else { problems.append("\(at): must be an object of strings"); continue }
+                    guard let object = value as? [String: Any] else {
+                        problems.append("\(at): must be an object of strings, not \(Self.kind(of: value))")
+                        continue
+                    }
+                    var l: [String: String] = [:]
                     // Names are used as written (only values are filled): one no
                     // alert may have would fail every use of the template.
-                    for name in l.keys.sorted() {
-                        guard let problem = AlertSpec.labelNameProblem(name) else { continue }
-                        let filled = name.contains("{") ? " Placeholders fill values, not names." : ""
-                        problems.append("\(at).\(name): \(problem.message)\(filled)")
+                    for (name, labelValue) in object.sorted(by: { $0.key < $1.key }) {
+                        if let problem = AlertSpec.labelNameProblem(name) {
+                            let filled = name.contains("{") ? " Placeholders fill values, not names." : ""
+                            problems.append("\(at).\(name): \(problem.message)\(filled)")
+                        }
+                        if let text = labelValue as? String {
+                            l[name] = text
+                        } else {
+                            problems.append("\(at).\(name): must be a string, not \(Self.kind(of: labelValue))")
+                        }
                     }
                     t.labels = l
                 } else if key == "confirm" || key == "cancel" {
-                    guard let a = value as? [String: String], let label = a["label"], let url = a["url"],
-                          Set(a.keys).isSubset(of: ["label", "url", "method"]) else {
-                        problems.append("\(at): must be an object with string fields label and url (and optionally method)")
+                    guard let object = value as? [String: Any] else {
+                        problems.append("\(at): must be an object with label and url (and optionally method), not \(Self.kind(of: value))")
                         continue
                     }
+                    let before = problems.count
+                    var a: [String: String] = [:]
+                    for (field, fieldValue) in object.sorted(by: { $0.key < $1.key }) where !(fieldValue is JSONNull) {
+                        if !["label", "url", "method"].contains(field) {
+                            problems.append("\(at).\(field): unknown field; an action has label, url and optionally method")
+                        } else if let text = fieldValue as? String {
+                            a[field] = text
+                        } else {
+                            problems.append("\(at).\(field): must be a string, not \(Self.kind(of: fieldValue))")
+                        }
+                    }
+                    let missing = ["label", "url"].filter { object[$0] == nil || object[$0] is JSONNull }
+                    if !missing.isEmpty {
+                        problems.append("\(at): needs \(missing.joined(separator: " and ")): an action has label, url and optionally method")
+                    }
+                    guard problems.count == before, let label = a["label"], let url = a["url"] else { continue }
                     guard let method = HTTPMethodName(rawValue: (a["method"] ?? "POST").uppercased()) else {
                         problems.append("\(at).method: must be one of \(HTTPMethodName.allCases.map(\.rawValue).joined(separator: ", "))")
                         continue
@@ -125,6 +155,18 @@ public struct AlertTemplateLibrary: Sendable, Equatable {
         }
         guard problems.isEmpty else { throw TemplateFileError(path: path, problems: problems) }
         return AlertTemplateLibrary(templates)
+    }
+
+    /// What a JSON value of the wrong type is, for a problem's sentence.
+    private static func kind(of value: Any) -> String {
+        switch value {
+        case is String: "a string"
+        case is Bool: "true or false"
+        case is Int, is Double: "a number"
+        case is [Any]: "an array"
+        case is [String: Any]: "an object"
+        default: "null"
+        }
     }
 }
 

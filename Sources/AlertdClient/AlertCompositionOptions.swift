@@ -20,7 +20,7 @@ public struct AlertCompositionOptions: Sendable, Equatable {
         .value("confirm", valueName: "label=url", help: "The confirm action: its button label and the http(s) handler to call."),
         .value("cancel", valueName: "label=url", help: "The cancel action, as for --confirm; also called when the alert expires."),
         .value("dedup-key", valueName: "key", help: "While an alert with this key is open, fold new ones into it."),
-        .value("expires", valueName: "duration", help: "Expire the alert after this long, e.g. 90s, 30m, 1h30m, 2d."),
+        .value("expires", valueName: "duration", help: "Expire the alert after this long, e.g. 90s, 30m, 1h30m, 2d; at most 30d."),
         .value("template", valueName: "name", help: "Start from this template; the other options override its fields."),
         .repeatable("set", valueName: "name=value", help: "A value for a placeholder of the template; repeat for more."),
         .value("templates", valueName: "file", help: "The template file; defaults to $ALERTD_TEMPLATES."),

@@ -130,15 +130,39 @@ import Testing
             guard let error = error as? TemplateFileError else { return false }
             return error.path == "t.json" && error.problems == [
                 "templates.a.colour: unknown field; the fields are title, message, severity, labels, confirm, cancel, dedup_key, expires_after",
-                "templates.a.labels: must be an object of strings",
-                "templates.a.title: must be a string",
+                "templates.a.labels.x: must be a string, not a number",
+                "templates.a.title: must be a string, not a number",
                 "templates.b.cancel.method: must be one of POST, PUT, PATCH, GET",
-                "templates.b.confirm: must be an object with string fields label and url (and optionally method)",
+                "templates.b.confirm: needs url: an action has label, url and optionally method",
                 "templates.c: must be an object",
-                "templates.d.expires_after: `soon` is not a duration; use a number with a unit, e.g. 90s, 30m, 2h, 1d",
+                "templates.d.expires_after: `soon` is not a duration. \(AlertDuration.spellingHint)",
                 "templates.d.severity: `nope` is not a severity; use one of: \(Severity.spellings)",
             ]
         }
+    }
+
+    /// Each wrong part is named, and `null` is a field left out, as in the
+    /// configuration file: a confirm with an extra key was "must be an
+    /// object with string fields label and url", its key never named, and a
+    /// label value's wrong type hid the next label's bad name.
+    @Test func libraryNamesEachWrongPartAndTakesNullAsLeftOut() {
+        let json = """
+            {"templates": {
+              "a": {"title": "t", "message": null, "labels": {"host": 3, "1bad": "x"},
+                    "confirm": {"label": "OK", "url": "https://x.example", "extra": "y"},
+                    "cancel": {"label": "No", "url": "https://x.example", "method": null}, "expires_after": 30}
+            }}
+            """
+        #expect(throws: TemplateFileError(path: "t.json", problems: [
+            "templates.a.confirm.extra: unknown field; an action has label, url and optionally method",
+            "templates.a.expires_after: must be a string, e.g. \"30m\", not a number",
+            "templates.a.labels.1bad: `1bad` is not a valid label name: use letters, digits and underscores, not starting with a digit (e.g. `host`, `env_name`).",
+            "templates.a.labels.host: must be a string, not a number",
+        ])) {
+            try AlertTemplateLibrary.parse(Data(json.utf8), path: "t.json")
+        }
+        let fine = #"{"templates": {"a": {"title": "t", "message": null, "cancel": {"label": "No", "url": "https://x.example", "method": null}}}}"#
+        #expect(throws: Never.self) { try AlertTemplateLibrary.parse(Data(fine.utf8), path: "t.json") }
     }
 
     /// Label names are used as written, only values filled: a name no alert
