@@ -168,7 +168,11 @@ package final class CurlMultiDriver: @unchecked Sendable {
             let result = transfer.outcome(code)
             // Released before the caller hears, so the handle no longer points
             // at the transfer's header list and error buffer when it goes.
-            if let easy = transfer.easyHandle, spare.count < Self.spareLimit {
+            // Only a handle whose transfer went well is kept: libcurl 7.88
+            // gave one whose connect had timed out that code again for its
+            // next transfer's refused connect (a handler call the policy
+            // refused read as a timeout, and was retried as one).
+            if code == CURLE_OK, let easy = transfer.easyHandle, spare.count < Self.spareLimit {
                 transfer.release(easy)
                 spare.append(easy)
             }

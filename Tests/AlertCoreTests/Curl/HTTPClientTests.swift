@@ -301,6 +301,48 @@ import Testing
         #expect(allowed.status == 200)
     }
 
+    /// A transfer whose connect timed out left its handle, kept for the
+    /// next transfer, giving that one's refused connect the same code: a
+    /// handler call the policy refused read as a timeout, and was retried.
+    @Test func aRefusalAfterATimedOutConnectIsStillARefusal() async throws {
+        var configuration = HTTPClientConfiguration()
+        configuration.threads = 1
+        let client = HTTPClient(configuration: configuration)
+        // A listener whose backlog is full: a connect to it is never answered.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                try #require(bind(listener, $0, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, $0, &length) == 0)
+            }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        var filling: [Int32] = []
+        defer { filling.forEach { close($0) } }
+        for _ in 0..<4 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            filling.append(fd)
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
+        }
+        let url = "http://127.0.0.1:\(port)"
+        let timedOut = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: url + "/slow", connectTimeout: .milliseconds(300),
+                                                    connectPolicy: HTTPConnectPolicy { _ in .allow }))
+        }
+        guard case .timedOut(_, .connect, _)? = timedOut else {
+            Issue.record("expected the connect to time out, got \(String(describing: timedOut))")
+            return
+        }
+        let refused = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: url + "/refused", connectPolicy: HTTPConnectPolicy { _ in .refuse(reason: "not here") }))
+        }
+        #expect(refused == .refusedByPolicy(url: url + "/refused", reason: "not here"))
+    }
+
     @Test func connectPolicyAlsoJudgesARequestOnAPooledConnection() async throws {
         let recorder = RequestRecorder()
         let (server, base) = try startLoopbackServer { request in
