@@ -52,6 +52,13 @@ public struct HandlerURLPolicy: Sendable, Equatable {
                 }
             } else if let range = IPRange(item) {
                 entries.append(.range(range))
+            } else if item.hasPrefix("["), item.hasSuffix("]"), let range = IPRange(String(item.dropFirst().dropLast())) {
+                // An IPv6 address as a URL writes it.
+                entries.append(.range(range))
+            } else if let address = IPAddress(urlHost: item) {
+                // `127.1` or `2130706433`: as a host name it would never match,
+                // since a URL's host in such a spelling is read as the address.
+                problems.append("[\(i)]: `\(item)` is the address \(address) written another way; write it as \(address)")
             } else if item.hasPrefix("*."), item.count > 2 {
                 entries.append(.hostSuffix(String(item.dropFirst(1)).lowercased()))
             } else if !item.isEmpty, item.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) {

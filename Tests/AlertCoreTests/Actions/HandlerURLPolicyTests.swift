@@ -89,6 +89,22 @@ import Testing
         }
     }
 
+    /// An address in another spelling was taken as a host name, which no
+    /// URL's host could match (a URL's `127.1` is read as 127.0.0.1): the
+    /// operator meant to open loopback and opened nothing, without a word.
+    /// An IPv6 address in brackets, as a URL writes it, is an address.
+    @Test func anAddressInAnotherSpellingIsRefusedAndOneInBracketsTaken() throws {
+        let (_, problems) = HandlerURLPolicy.parse(["127.1", "2130706433", "0x7f000001", "localhost"])
+        #expect(problems == [
+            "[0]: `127.1` is the address 127.0.0.1 written another way; write it as 127.0.0.1",
+            "[1]: `2130706433` is the address 127.0.0.1 written another way; write it as 127.0.0.1",
+            "[2]: `0x7f000001` is the address 127.0.0.1 written another way; write it as 127.0.0.1",
+        ])
+        let (bracketed, none) = HandlerURLPolicy.parse(["[::1]"])
+        #expect(none.isEmpty)
+        #expect(try refusal(bracketed, "::1") == nil)
+    }
+
     @Test func theListMustMatchTheURLAndNameSpecialAddressesExplicitly() throws {
         let (policy, problems) = HandlerURLPolicy.parse(["https://ops.example/hooks/", "*.corp.example", "http://127.0.0.1:8080/", "10.0.0.0/8"])
         #expect(problems.isEmpty)
