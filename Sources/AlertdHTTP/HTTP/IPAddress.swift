@@ -105,6 +105,17 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
            let inner = IPAddress(bytes[2..<6].map(String.init).joined(separator: ".")) {
             return inner.scope
         }
+        // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) places the IPv4 address
+        // where its operator's prefix length says, unknown here; site-local
+        // (fec0::/10) is a private network its deprecation left in use.
+        if bytes.prefix(6).elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 1]) || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0xC0) {
+            return .privateNetwork
+        }
+        // Teredo (2001::/32) tunnels to an IPv4 address through a relay; the
+        // discard prefix (100::/64) reaches nothing anyone means to call.
+        if bytes.prefix(4).elementsEqual([0x20, 0x01, 0, 0]) || bytes.prefix(8).elementsEqual([0x01, 0, 0, 0, 0, 0, 0, 0]) {
+            return .reserved
+        }
         return .global
     }
 

@@ -35,6 +35,14 @@ import Testing
         #expect(IPAddress("0.0.0.0")?.scope == .unspecified)
         #expect(IPAddress("::")?.scope == .unspecified)
         #expect(IPAddress("64:ff9b::7f00:1")?.scope == .loopback)
+        // Local-use NAT64, site-local, Teredo and discard-only passed as public:
+        // where a translator serves 64:ff9b:1::/48, it reaches 169.254.169.254.
+        #expect(IPAddress("64:ff9b:1::a9fe:a9fe")?.scope == .privateNetwork)
+        #expect(IPAddress("fec0::1")?.scope == .privateNetwork)
+        #expect(IPAddress("2001::1")?.scope == .reserved)
+        #expect(IPAddress("100::1")?.scope == .reserved)
+        #expect(IPAddress("2001:db8::1")?.scope == .global)
+        #expect(IPAddress("2001:4860::8888")?.scope == .global)
         // IPv4-translated (RFC 2765): passed as public.
         #expect(IPAddress("::ffff:0:127.0.0.1")?.scope == .loopback)
         #expect(IPAddress("::ffff:0:a9fe:a9fe")?.scope == .linkLocal)
