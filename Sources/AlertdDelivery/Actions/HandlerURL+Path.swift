@@ -44,6 +44,12 @@ extension HandlerURL {
         guard let once = PercentDecoding.decoded(segment) else { return true }
         // IIS and .NET decode `%uXXXX`, which is no escape to anyone else.
         if lower.contains("%u") { return true }
+        // A proxy that decodes before it forwards ends the path at a `%3f`
+        // or `%23`: `..%3fx` is `..` and a query to what is behind it.
+        if let end = once.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            let before = String(once[..<end])
+            if DotSegment(before) != nil || (before != once && isAmbiguous(before)) { return true }
+        }
         // Windows servers trim a segment's trailing dots and spaces (`..%20`,
         // `...` are `..` to them), and others trim more (``readsAsDotOrSpace(_:)``):
         // a segment of nothing else is a dot segment to someone, unless it

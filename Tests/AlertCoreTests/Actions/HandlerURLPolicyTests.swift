@@ -190,10 +190,13 @@ import Testing
             #expect(try HandlerURL(input).string == expected, "\(input)")
         }
         #expect(try HandlerURL("https://user:secret@ops.example/a").description == "https://***@ops.example/a")
-        for ambiguous in ["/hooks/..%2fadmin", "/hooks/a%5Cb", "/hooks/..;/admin", "/hooks/.%2e%3Bx/admin", "/hooks/a%00"] {
+        // `..%3f` and `..%23` end the path at `..` for a proxy that decodes before it forwards.
+        for ambiguous in ["/hooks/..%2fadmin", "/hooks/a%5Cb", "/hooks/..;/admin", "/hooks/.%2e%3Bx/admin", "/hooks/a%00",
+                          "/hooks/..%3f/x", "/hooks/..%23/x", "/hooks/.%2e%3Fq", "/hooks/..%252f%3f"] {
             #expect(try HandlerURL("https://ops.example" + ambiguous).hasAmbiguousPath, "\(ambiguous)")
         }
         #expect(try !HandlerURL("https://ops.example/hooks/a;b/c%2e").hasAmbiguousPath)
+        #expect(try !HandlerURL("https://ops.example/hooks/a%3fb/c%23d").hasAmbiguousPath)
         for unusable in ["ftp://ops.example/", "https:///x", "https://ops%2eexample/", "https://[fe80::1%25eth0]/", "https://ops.example:0/"] {
             #expect(throws: HandlerURL.Unusable.self, "\(unusable)") { try HandlerURL(unusable) }
         }
