@@ -33,7 +33,8 @@ public enum AlertdClientError: Error, Sendable, Equatable, CustomStringConvertib
             self = .unreachable(endpoint: endpoint, reason: "no connection within \(after.alertdDescription)")
         case .dnsFailure(_, let host):
             self = .unreachable(endpoint: endpoint, reason: "cannot resolve host \(host)")
-        case .timedOut(_, .response, let after):
+        case .timedOut(_, .response, let after), .timedOut(_, .body, let after):
+            // An answer begun and not ended leaves as much unknown as none.
             self = .unanswered(endpoint: endpoint, after: after)
         default:
             self = .transport(error)

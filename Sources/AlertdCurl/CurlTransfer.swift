@@ -302,12 +302,14 @@ package final class CurlTransfer: @unchecked Sendable {
             let connected = (easy?.info(offset: CURLINFO_CONNECT_TIME_T) ?? 0) > 0
                 || (easy?.info(offset: CURLINFO_PRETRANSFER_TIME_T) ?? 0) > 0
             let elapsedMicroseconds = easy?.info(offset: CURLINFO_TOTAL_TIME_T) ?? 0
+            // A status line that came says the server answered: the rest was late.
+            let phase: HTTPClientError.TimeoutPhase = status > 0 ? .body : .response
             if connected, let idle = request.idleTimeout, elapsedMicroseconds < request.timeout.milliseconds * 1000 {
                 // Not the total limit, so the low-speed check: nothing arrived for `idle`.
-                return .failure(.timedOut(url: url, phase: .response, after: idle))
+                return .failure(.timedOut(url: url, phase: phase, after: idle))
             }
             return .failure(connected
-                ? .timedOut(url: url, phase: .response, after: request.timeout)
+                ? .timedOut(url: url, phase: phase, after: request.timeout)
                 : .timedOut(url: url, phase: .connect, after: min(request.connectTimeout, request.timeout)))
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .failure(.dnsFailure(url: url, host: URLComponents(string: url)?.host ?? url))

@@ -39,6 +39,9 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     public enum TimeoutPhase: String, Sendable, Equatable {
         case connect
         case response
+        /// The status line came and the rest of the response did not, in
+        /// time: the server is there, and sending slowly.
+        case body
     }
 
     public var url: String {
@@ -100,6 +103,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .couldNotConnect(_, let address, let reason): Self.phrase(reason, address)
         case .timedOut(let url, .connect, let after): "no connection to \(url) within \(after.alertdDescription)"
         case .timedOut(let url, .response, let after): "no response from \(url) within \(after.alertdDescription)"
+        case .timedOut(let url, .body, let after): "the response from \(url) did not end within \(after.alertdDescription)"
         case .connectionLost(let url, let reason): "connection to \(url) lost: \(reason)"
         case .dnsFailure(_, let host): "cannot resolve host \(host)"
         case .badURL(let url, let reason): "bad URL \(url): \(reason)"
@@ -123,6 +127,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
             "Could not connect to \(url) within \(after.alertdDescription). Check that the host is reachable and no firewall drops the traffic."
         case .timedOut(let url, .response, let after):
             "\(url) did not answer within \(after.alertdDescription). The server may be overloaded; retry later or raise the timeout."
+        case .timedOut(let url, .body, let after):
+            "\(url) answered but did not finish its response within \(after.alertdDescription). The server may be overloaded or sending slowly; retry later or raise the timeout."
         case .connectionLost(let url, let reason):
             "The connection to \(url) broke before a full response arrived (\(reason)). Retry; if it persists, check the server's logs."
         case .dnsFailure(let url, let host):

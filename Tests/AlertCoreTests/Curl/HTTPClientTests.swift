@@ -127,6 +127,32 @@ import Testing
         #expect(error == .timedOut(url: slow.url, phase: .response, after: .milliseconds(150)))
     }
 
+    /// A server that sent its status line and then stalled was said to give
+    /// "no response": it answered, and its body was what came late.
+    @Test func aResponseThatStallsAfterItsStatusLineIsLateInItsBody() async throws {
+        let dir = TemporaryDirectory()
+        let port = try TestDaemon.freePort()
+        let script = """
+            import socket, time
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", \(port))); s.listen(1)
+            open("\(dir.path)/ready", "w").close()
+            c, _ = s.accept(); c.recv(65536)
+            c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 60\\r\\n\\r\\nx")
+            time.sleep(10)
+            """
+        try script.write(toFile: dir.path + "/server.py", atomically: true, encoding: .utf8)
+        let server = try SpawnedProcess("/usr/bin/python3", [dir.path + "/server.py"], output: dir.path + "/log")
+        defer { server.kill() }
+        try #require(await eventually(.seconds(10)) { FileManager.default.fileExists(atPath: dir.path + "/ready") })
+        let url = "http://127.0.0.1:\(port)/"
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPClientRequest(url: url, timeout: .milliseconds(500)))
+        }
+        #expect(error == .timedOut(url: url, phase: .body, after: .milliseconds(500)))
+        #expect(error?.summary == "the response from \(url) did not end within 500ms")
+    }
+
     @Test func reportsARefusedConnection() async throws {
         let closed = try ClosedPort()
         let url = "http://127.0.0.1:\(closed.port)/x"
