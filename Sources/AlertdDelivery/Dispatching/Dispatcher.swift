@@ -1159,10 +1159,17 @@ public actor Dispatcher: Service {
                 finished(u.delivery)
             }
             for (kind, ended) in unconfigured {
+                // One delivery is named; of several, the first, as `first_delivery.id`:
+                // an `alert.id` beside a count read as that alert's deliveries.
+                var fields = ["presenter": kind.name, "count": "\(ended.count)"]
+                if ended.count == 1 {
+                    fields["delivery.id"] = ended[0].id.rawValue
+                    fields["alert.id"] = ended[0].alertID.rawValue
+                } else {
+                    fields["first_delivery.id"] = ended[0].id.rawValue
+                }
                 log.error("deliveries dead: their presenter is not configured; "
-                          + "configure it again and run `alertctl replay --dead` to send them", [
-                    "presenter": kind.name, "count": "\(ended.count)", "delivery.id": ended[0].id.rawValue, "alert.id": ended[0].alertID.rawValue,
-                ])
+                          + "configure it again and run `alertctl replay --dead` to send them", fields)
             }
             startHandOffs(ready: [], toClaim: next, claimed: claimed, at: tick)
         }
