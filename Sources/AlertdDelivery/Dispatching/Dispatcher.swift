@@ -1222,7 +1222,7 @@ public actor Dispatcher: Service {
         case .delivered:
             log.debug("delivered", meta)
         case .retry(let at, let error) where !configured:
-            log.warning("delivery failed; its presenter is no longer configured, so it ends dead at its retry unless a reload brings it back",
+            log.warning("delivery failed; its presenter is no longer configured, so it ends dead at its retry (within 10 s of it) unless a reload brings it back",
                         meta.merging(["error": error, "retry_at": Logger.timestamp(at)]) { a, _ in a })
         case .retry(let at, let error):
             log.log(level: quiet ? .debug : .warning, "delivery failed, will retry",
