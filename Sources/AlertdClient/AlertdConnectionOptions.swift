@@ -39,6 +39,9 @@ public struct AlertdConnectionOptions: Sendable, Equatable {
     /// what can be checked without the environment.
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         self.init(socket: parsed.value("socket"), url: parsed.value("url"), tokenFile: parsed.value("token-file"))
+        if socket == "" {
+            throw .invalidValue("", for: parsed.configuration.option(named: "socket")!, expected: "give the path of alertd's socket.")
+        }
         if socket != nil, url != nil {
             throw .invalidCombination("'--socket' and '--url' both say where alertd is; give only one.")
         }

@@ -68,9 +68,9 @@ public struct RenderCommand: CLICommand {
         logFormat = LogPresenterConfiguration.Format(rawValue: parsed.value("log-format")!)!
         colour = TerminalPresenterConfiguration.ColourMode(rawValue: parsed.value("color")!)!
         if let raw = parsed.value("width") {
-            guard let columns = Int(raw), columns >= TerminalRenderer.minimumWidth else {
+            guard let columns = Int(raw), (TerminalRenderer.minimumWidth...TerminalRenderer.maximumWidth).contains(columns) else {
                 throw .invalidValue(raw, for: parsed.configuration.option(named: "width")!,
-                                    expected: "give a number of columns, at least \(TerminalRenderer.minimumWidth).")
+                                    expected: "give a number of columns from \(TerminalRenderer.minimumWidth) to \(TerminalRenderer.maximumWidth).")
             }
             width = columns
         } else {

@@ -182,7 +182,7 @@ import Testing
               --dedup-key <key>       While an alert with this key is open, fold new ones
                                       into it.
               --expires <duration>    Expire the alert after this long, e.g. 90s, 30m,
-                                      1h30m, 2d.
+                                      1h30m, 2d; at most 30d.
               --template <name>       Start from this template; the other options override
                                       its fields.
               --set <name=value>      A value for a placeholder of the template; repeat for
@@ -442,6 +442,14 @@ import Testing
 
         let badWidth = try await TestBinaries.alertctl("render", "-t", "x", "--width", "ten")
         #expect(badWidth.exitCode == 64)
+        // A frame of 100,000 columns was drawn.
+        let wide = try await TestBinaries.alertctl("render", "-t", "x", "--width", "100000")
+        #expect(wide.exitCode == 64)
+        #expect(wide.stderr.hasPrefix("Error: The value '100000' is invalid for '--width <columns>': give a number of columns from 24 to 1000.\n"))
+        // An empty socket path is a usage error, not alertd unreachable "at ".
+        let noSocket = try await TestBinaries.alertctl("list", "--socket", "")
+        #expect(noSocket.exitCode == 64)
+        #expect(noSocket.stderr.hasPrefix("Error: The value '' is invalid for '--socket <path>': give the path of alertd's socket.\n"))
     }
 
     @Test func renderColoursOnARealTerminal() async throws {

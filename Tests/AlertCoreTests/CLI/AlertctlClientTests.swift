@@ -551,7 +551,7 @@ import Testing
               --dedup-key <key>       While an alert with this key is open, fold new ones
                                       into it.
               --expires <duration>    Expire the alert after this long, e.g. 90s, 30m,
-                                      1h30m, 2d.
+                                      1h30m, 2d; at most 30d.
               --template <name>       Start from this template; the other options override
                                       its fields.
               --set <name=value>      A value for a placeholder of the template; repeat for

@@ -18,11 +18,14 @@ import AlertModel
 public enum TerminalRenderer {
     /// The narrowest frame drawn; narrower requests are widened to this.
     public static let minimumWidth = 24
+    /// The widest: a frame of 100,000 columns (a mistyped `--width`, a
+    /// `COLUMNS` gone wrong) was drawn, its lines of spaces and all.
+    public static let maximumWidth = 1_000
 
     /// The alert as lines ending in `\n`, `width` columns wide, with ANSI
     /// colours by severity when `colour` is true.
     public static func render(_ alert: Alert, context: DeliveryContext, width: Int, colour: Bool) -> String {
-        let width = max(minimumWidth, width)
+        let width = min(maximumWidth, max(minimumWidth, width))
         let inner = width - 4
         let style = Style(severity: alert.spec.severity, enabled: colour)
         let spec = alert.spec
