@@ -18,6 +18,13 @@ extension LabelMatcher {
                                "`\(text)` is not a matcher; write name=value, name!=value, name=~regex or name!~regex, e.g. alertname=\"DiskFull\".")
         }
         let raw = String(rest.dropFirst(op.rawValue.count)).trimmingSpaces()
+        // `host==db1` was host="=db1": an operator doubled, or mistyped, not
+        // a value that starts with one. Quoted, such a value is taken.
+        if let first = raw.first, first == "=" || first == "~" {
+            let meant = "\(name)\(op.rawValue)\(raw.drop { $0 == "=" || $0 == "~" })"
+            throw SilenceError(.invalidMatcher,
+                               "`\(text)` has a value starting with `\(first)`; for `\(meant)` write it so, and quote a value that starts with `\(first)`: \(name)\(op.rawValue)\"\(raw)\".")
+        }
         try self.init(name: name, op, try Self.unquote(raw, in: text))
     }
 

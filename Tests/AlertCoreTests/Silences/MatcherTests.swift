@@ -178,6 +178,14 @@ import Testing
         #expect(try LabelMatcher(parsing: m.description) == m)
         #expect(try LabelMatcher(parsing: "severity!~warn|info").op == .doesNotMatchRegex)
         #expect(try LabelMatcher(parsing: "a=b=c").value == "b=c")
+        // `host==db1` was host="=db1"; quoted, a value may start with `=`.
+        #expect {
+            try LabelMatcher(parsing: "host==db1")
+        } throws: { error in
+            (error as? SilenceError)?.message == #"`host==db1` has a value starting with `=`; for `host=db1` write it so, and quote a value that starts with `=`: host="=db1"."#
+        }
+        #expect(throws: SilenceError.self) { try LabelMatcher(parsing: "host!=~x") }
+        #expect(try LabelMatcher(parsing: #"host="=db1""#).value == "=db1")
         for bad in ["alertname", "=x", "1abc=x", #"a="x"y""#] {
             #expect(throws: SilenceError.self, "\(bad)") { try LabelMatcher(parsing: bad) }
         }
