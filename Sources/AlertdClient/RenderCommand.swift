@@ -122,6 +122,11 @@ public struct RenderCommand: CLICommand {
         // has no `url`: its address is `api_url`.
         let urlKey = type.keys.contains("url") || !type.keys.contains("api_url") ? "url" : "api_url"
         if let url = parsed.value("url") { settings[urlKey] = url }
+        // A presenter that signs nothing says so, rather than "unknown key" for the option.
+        if parsed.isGiven("secret") || parsed.isGiven("secret-file"), !type.keys.contains("secret") {
+            let signing = PresenterRegistry.documentedTypes.filter { $0.keys.contains("secret") }.map { $0.typeName }.joined(separator: ", ")
+            throw .invalidCombination("'--to \(typeName)' signs nothing; '--secret' and '--secret-file' are for the presenters that sign their requests (\(signing)).")
+        }
         if let secret = parsed.value("secret") { settings["secret"] = secret }
         if let file = parsed.value("secret-file") { settings["secret_file"] = file }
         settings["type"] = typeName

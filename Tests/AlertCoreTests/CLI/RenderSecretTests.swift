@@ -6,6 +6,16 @@ import Testing
 /// user can see it: a private file or the environment. `--secret` stays,
 /// discouraged, since a command line is visible in ps.
 @Suite struct RenderSecretTests {
+    /// A secret for a presenter that signs nothing was "invalid: unknown
+    /// key; allowed here: type, …", as if the secret itself were wrong.
+    @Test func aSecretForAPresenterThatSignsNothingIsSaidToBeSo() async throws {
+        let r = try await TestBinaries.alertctl("render", "-t", "x", "--to", "slack", "--url", "https://hooks.slack.com/services/T/B/X",
+                                                "--secret", "whsec_abc", "--dry-run")
+        #expect(r.exitCode == 64)
+        #expect(r.stderr.hasPrefix("Error: '--to slack' signs nothing; '--secret' and '--secret-file' are for the presenters that sign their requests (webhook).\n"),
+                "\(r.stderr)")
+    }
+
     @Test func renderTakesTheSecretFromAFileOrTheEnvironment() async throws {
         let receiver = try WebhookReceiver()
         let secret = "whsec_" + Data(repeating: 9, count: 32).base64EncodedString()
