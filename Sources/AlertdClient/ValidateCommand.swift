@@ -11,7 +11,7 @@ public struct ValidateCommand: CLICommand {
             + "Lengths are checked against the default limits (title 200, message 8192, 64 labels); a daemon's `limits` may allow more, "
             + "and `send` leaves those three to the daemon.",
         options: AlertCompositionOptions.options + [
-            .flag("json", help: "Print problems as JSON on standard output, in the HTTP API's error format."),
+            .flag("json", help: "Print the alert as one line of JSON, and problems as JSON on standard output in the HTTP API's error format."),
         ])
 
     package let composition: AlertCompositionOptions
@@ -25,6 +25,11 @@ public struct ValidateCommand: CLICommand {
     public func run(_ context: CommandContext) async -> ExitCode {
         switch composition.build(context: context) {
         case .success(let spec):
+            // With --json one line, as every command's JSON; without, laid out for a person.
+            guard !json else {
+                context.output(CLIJSON.text(spec) + "\n")
+                return .success
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             // An AlertSpec holds only strings, numbers and dictionaries of strings: encoding cannot fail.

@@ -76,6 +76,14 @@ import Testing
         #expect(own.errors[0].message.hasPrefix("The message has 1000001 characters; the limit is 8192."))
     }
 
+    /// With --json the alert is one line, as every command's JSON is; it
+    /// was laid out over lines (`"labels" : {` and a blank line).
+    @Test func validateWithJSONPrintsOneLine() async {
+        let (code, capture) = await validate(["-t", "x", "--json"])
+        #expect(code == .success)
+        #expect(capture.output == #"{"labels":{},"severity":"info","title":"x"}"# + "\n")
+    }
+
     @Test func standardInputLosesOnlyTrailingNewlines() async throws {
         let (code, capture) = await validate(["-t", "x", "-m", "-"], input: "\n  indented\n\n")
         #expect(code == .success)

@@ -188,8 +188,9 @@ import Testing
               --set <name=value>      A value for a placeholder of the template; repeat for
                                       more.
               --templates <file>      The template file; defaults to $ALERTD_TEMPLATES.
-              --json                  Print problems as JSON on standard output, in the HTTP
-                                      API's error format.
+              --json                  Print the alert as one line of JSON, and problems as
+                                      JSON on standard output in the HTTP API's error
+                                      format.
               -h, --help              Show help information.
 
             """)
