@@ -49,7 +49,14 @@ public struct CommandContext: Sendable {
             environment: CurrentProcess.environment,
             output: { _ = FileDescriptorWriter.standardOutput.write(Array($0.utf8)) },
             errorOutput: { _ = FileDescriptorWriter.standardError.write(Array($0.utf8)) },
-            readInput: { (try? FileDescriptorReader.readPrefix(0, limit: inputLimit).get()).map { Data($0) } },
+            readInput: {
+                // Typed at a terminal, the wait for input looked like a hang.
+                if TerminalDevice.isTerminal(0) {
+                    let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "alertctl"
+                    _ = FileDescriptorWriter.standardError.write(Array("\(program): reading standard input; end it with Ctrl-D\n".utf8))
+                }
+                return (try? FileDescriptorReader.readPrefix(0, limit: inputLimit).get()).map { Data($0) }
+            },
             isInteractive: TerminalDevice.isTerminal(0) && TerminalDevice.isTerminal(1)
         )
     }

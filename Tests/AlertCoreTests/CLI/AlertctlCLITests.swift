@@ -453,6 +453,19 @@ import Testing
         #expect(noSocket.stderr.hasPrefix("Error: The value '' is invalid for '--socket <path>': give the path of alertd's socket.\n"))
     }
 
+    /// `--message -` at a terminal says it is reading; it waited without a word.
+    @Test func readingAMessageAtATerminalSaysSo() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let command = "'\(try TestBinaries.alertctl)' validate -t x -m -"
+        let tty = try await TestBinaries.run("/usr/bin/script", ["-qec", command, "/dev/null"], stdin: "hello\n\u{4}")
+        #expect(tty.exitCode == 0, "\(tty.stdout)")
+        #expect(tty.stdout.contains("alertctl: reading standard input; end it with Ctrl-D"), "\(tty.stdout)")
+        #expect(tty.stdout.contains(#""message" : "hello""#), "\(tty.stdout)")
+        // Piped, nothing is said: the input is on its way.
+        let piped = try await TestBinaries.alertctl("validate", "-t", "x", "-m", "-", stdin: "hello\n")
+        #expect(piped.stderr.isEmpty)
+    }
+
     @Test func renderColoursOnARealTerminal() async throws {
         // script(1) gives alertctl a pseudo-terminal as stdout.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
