@@ -15,7 +15,9 @@ extension AlertctlCommand {
                 """),
             .paragraph("""
                 Every command takes -h and --help; `alertctl help <command>` prints the same. --json prints \
-                machine-readable output for scripts. An option that takes one value may be given once; \
+                machine-readable output for scripts, one JSON document a line; an error then goes to standard \
+                output too, in the HTTP API's error shape ({"error": {"code", "message"}}), whether alertd \
+                refused or could not be reached (usage errors stay on standard error). An option that takes one value may be given once; \
                 giving it again is a usage error (exit 64). Options that may be repeated, such as --label, \
                 say so.
                 """),
