@@ -108,6 +108,16 @@ extension MatrixPresenterTests {
         #expect(body["formatted_body"].string?.hasPrefix("<p><font color=\"#2EB886\">✅</font> <b>Resolved: Disk &lt;full&gt; &amp; db1</b></p>") == true)
         #expect(body["body"].string?.contains("Expand") == false, "no actions on a closed alert")
     }
+
+    /// A comment's line breaks were bare newlines in the HTML, which runs them together.
+    @Test func aFollowUpKeepsTheCommentsLineBreaks() async throws {
+        let receiver = try ServiceReceiver(success: Self.accepted, contract: Self.contract)
+        let (alert, delivery) = try ServiceFixtures.followUp(comment: "first <line>\nsecond")
+        #expect(await (try presenter(receiver)).present(alert, delivery: delivery) == .delivered)
+        let got = try #require(receiver.received.last)
+        let html = try #require(J(got.json)["formatted_body"].string)
+        #expect(html.contains("first &lt;line&gt;<br>second"), "\(html)")
+    }
 }
 
 extension NtfyPresenterTests {

@@ -236,6 +236,32 @@ extension SlackPresenterTests {
         }
     }
 
+    /// Settings each service would refuse at every message, or a base URL
+    /// its API's path would be pasted after wrongly, are refused with the file.
+    @Test func settingsTheServiceWouldRefuseAreRefusedFirst() {
+        func problems<C: PresenterConfiguration>(_ type: C.Type, _ settings: [String: Any]) -> [String] {
+            ServiceFixtures.read(type, settings).1
+        }
+        #expect(problems(DiscordPresenterConfiguration.self, ["url": "https://discord.com/api/webhooks/1/x", "username": "Discord Alerts"])
+            == ["presenters.p.username: may not contain `discord`: Discord refuses such a name (it may not hold discord, clyde, @, #, : or ```)"])
+        #expect(problems(DiscordPresenterConfiguration.self, ["url": "https://discord.com/api/webhooks/1/x", "username": "ops alerts"]).isEmpty)
+        for bad in ["me", "@", "12 34", "+123", "-100abc", "@abc"] {
+            #expect(problems(TelegramPresenterConfiguration.self, ["token": "1:x", "chat_id": bad])
+                == ["presenters.p.chat_id: must be a chat id (a whole number) or \"@channelname\""], "\(bad)")
+        }
+        for good in ["-1001234567890", "42", "@my_channel"] {
+            #expect(problems(TelegramPresenterConfiguration.self, ["token": "1:x", "chat_id": good]).isEmpty, "\(good)")
+        }
+        #expect(problems(GotifyPresenterConfiguration.self, ["url": "https://g.example/gotify?x=1", "token": "t"])
+            == ["presenters.p.url: must be the server's base URL, without a ?query or #fragment: alertd adds /message to it"])
+        #expect(problems(GotifyPresenterConfiguration.self, ["url": "https://g.example/message/", "token": "t"])
+            == ["presenters.p.url: must be the server's base URL: alertd adds /message to it, and this one ends in /message already"])
+        #expect(problems(TelegramPresenterConfiguration.self, ["token": "1:x", "chat_id": "42", "api_url": "http://h/tg#frag"])
+            == ["presenters.p.api_url: must be the server's base URL, without a ?query or #fragment: alertd adds /bot<token>/sendMessage to it"])
+        #expect(problems(PagerDutyPresenterConfiguration.self, ["routing_key": String(repeating: "a", count: 32), "api_url": "https://pd.example/v2/enqueue"])
+            == ["presenters.p.api_url: must be the server's base URL: alertd adds /v2/enqueue to it, and this one ends in /v2/enqueue already"])
+    }
+
     @Test func botSettingsAreChecked() {
         let read = { (s: [String: Any]) in ServiceFixtures.read(SlackPresenterConfiguration.self, s).1 }
         #expect(read(["token": "xoxb-1", "channel": "C0123456789"]).isEmpty)
@@ -248,6 +274,9 @@ extension SlackPresenterTests {
         #expect(read(["token": "xoxb-1", "channel": "ops room"]) == ["presenters.p.channel: must be a channel id such as \"C0123456789\" (or \"#name\")"])
         #expect(read(["url": "https://hooks.slack.com/services/T/B/X", "api_url": "https://slack.example/api"])
             == ["presenters.p.api_url: is for a bot (token and channel); remove it"])
+        // A webhook with a channel was "not both" and "token is required".
+        #expect(read(["url": "https://hooks.slack.com/services/T/B/X", "channel": "C123"])
+            == ["presenters.p.channel: is for a bot (token and channel); an incoming webhook posts to the channel it was made for, so remove it"])
     }
 }
 

@@ -45,11 +45,17 @@ public struct DiscordPresenterConfiguration: HTTPServiceConfiguration {
         username = reader.string(object, "username", at: path)
         if let name = username, name.isEmpty || name.count > Limit.username {
             reader.problem(reader.join(path, "username"), "must be 1 to \(Limit.username) characters")
+        } else if let name = username, let refused = Self.refusedInUsernames.first(where: { name.lowercased().contains($0) }) {
+            // Discord answers 400 to every message sent under such a name.
+            reader.problem(reader.join(path, "username"), "may not contain `\(refused)`: Discord refuses such a name (it may not hold discord, clyde, @, #, : or ```)")
         }
         http = HTTPServiceSettings(reading: object, at: path, reader)
     }
 
     public var secrets: [PresenterSecret] { url.map { [$0] } ?? [] }
+
+    /// What Discord's rules for names refuse in a webhook's username.
+    static let refusedInUsernames = ["discord", "clyde", "@", "#", ":", "```"]
 
     /// A 429 says how long to wait in `retry_after` (seconds, fractional);
     /// errors say what is wrong in `message`.

@@ -38,7 +38,7 @@ public struct GotifyPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        url = reader.url(object, "url", at: path, required: true, need: "the server, e.g. https://gotify.example.com") ?? ""
+        url = reader.baseURL(object, "url", at: path, appends: "/message", required: true, need: "the server, e.g. https://gotify.example.com") ?? ""
         token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "an application token")
         click = reader.url(object, "click", at: path, required: false)
         http = HTTPServiceSettings(reading: object, at: path, reader)

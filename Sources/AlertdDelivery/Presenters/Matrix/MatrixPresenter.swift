@@ -56,7 +56,7 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        url = reader.url(object, "url", at: path, required: true, need: "the homeserver, e.g. https://matrix.example.org") ?? ""
+        url = reader.baseURL(object, "url", at: path, appends: "/_matrix/client/v3/…", suffix: "", required: true, need: "the homeserver, e.g. https://matrix.example.org") ?? ""
         if let room = reader.string(object, "room", at: path) {
             if room.hasPrefix("!") && room.contains(":") {
                 self.room = room
@@ -96,7 +96,8 @@ public struct MatrixPresenterConfiguration: HTTPServiceConfiguration {
             let share = Limit.messageBytes / max(1, d.followUpDetails.count)
             plain = [style.emoji + " " + d.followUpHeadline] + d.followUpDetails.map { TextLimit.truncate($0, to: share, in: .json) }
             html = ["<p><font color=\"\(style.hexColour)\">\(style.emoji)</font> <b>\(e(d.followUpHeadline))</b></p>"]
-                + d.followUpDetails.map { "<p>\(TextLimit.truncate($0, to: share, in: .json, escape: e))</p>" }
+                // A comment's line breaks kept: HTML runs a bare newline into the line before.
+                + d.followUpDetails.map { "<p>\(TextLimit.truncate($0, to: share, in: .json, escape: htmlLines))</p>" }
         } else if let message = d.message {
             plain.append(TextLimit.truncate(message, to: Limit.messageBytes, in: .json, marker: TextLimit.bodyMarker))
             html.append("<p>\(TextLimit.truncate(message, to: Limit.messageBytes, in: .json, marker: TextLimit.bodyMarker, escape: htmlLines))</p>")

@@ -60,7 +60,7 @@ public struct PagerDutyPresenterConfiguration: HTTPServiceConfiguration {
         routingKey = PresenterSecret.readKey("routing_key", length: Limit.routingKey, from: object, at: path, reader, required: true,
                                              need: "the integration key of an Events API v2 integration")
         source = reader.string(object, "source", at: path)
-        apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        apiURL = reader.baseURL(object, "api_url", at: path, appends: "/v2/enqueue", required: false) ?? apiURL
         http = HTTPServiceSettings(reading: object, at: path, reader)
     }
 

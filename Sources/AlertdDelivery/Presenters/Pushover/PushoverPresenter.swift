@@ -45,7 +45,7 @@ public struct PushoverPresenterConfiguration: HTTPServiceConfiguration {
         token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "the application's API token")
         user = PresenterSecret.read("user", from: object, at: path, reader, required: true, need: "the user or group key")
         sound = reader.string(object, "sound", at: path)
-        apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        apiURL = reader.baseURL(object, "api_url", at: path, appends: "/1/messages.json", required: false) ?? apiURL
         http = HTTPServiceSettings(reading: object, at: path, reader)
     }
 

@@ -16,6 +16,28 @@ extension JSONConfigReader {
         return checkedURL(text, at: join(path, key), schemes: schemes)
     }
 
+    /// A server's base URL, to which a presenter adds its API's path,
+    /// `appends` (`/message`): as ``url(_:_:at:schemes:required:need:)``,
+    /// and without a query or fragment, which would come before that path
+    /// (`/gotify?x=1/message`), nor ending in `suffix` (by default
+    /// `appends`), which would be there twice.
+    public func baseURL(
+        _ object: [String: Any], _ key: String, at path: String, appends: String, suffix: String? = nil, required: Bool, need: String = ""
+    ) -> String? {
+        guard let text = url(object, key, at: path, required: required, need: need) else { return nil }
+        guard let parts = URLComponents(string: text), parts.query == nil, parts.fragment == nil else {
+            problem(join(path, key), "must be the server's base URL, without a ?query or #fragment: alertd adds \(appends) to it")
+            return nil
+        }
+        let end = suffix ?? appends
+        let trimmed = parts.path.hasSuffix("/") ? String(parts.path.dropLast()) : parts.path
+        if !end.isEmpty, trimmed.hasSuffix(end) {
+            problem(join(path, key), "must be the server's base URL: alertd adds \(appends) to it, and this one ends in \(end) already")
+            return nil
+        }
+        return text
+    }
+
     /// `text` if it is a URL with one of `schemes` and a host, or nil after
     /// reporting the problem at `path`.
     public func checkedURL(_ text: String, at path: String, schemes: [String] = ["http", "https"]) -> String? {

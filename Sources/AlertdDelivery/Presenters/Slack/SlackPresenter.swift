@@ -70,8 +70,14 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
     }
 
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
-        let bot = PresenterSecret.keys("token").contains { object[$0] != nil } || object["channel"] != nil
-        if bot {
+        let hasToken = PresenterSecret.keys("token").contains { object[$0] != nil }
+        let hasURL = PresenterSecret.keys("url").contains { object[$0] != nil }
+        let bot = hasToken || object["channel"] != nil
+        if hasURL, !hasToken, object["channel"] != nil {
+            // An incoming webhook posts to the channel it was made for: "not both" and "token is required" sent people after a token they did not need.
+            reader.problem(reader.join(path, "channel"), "is for a bot (token and channel); an incoming webhook posts to the channel it was made for, so remove it")
+            url = PresenterSecret.readURL("url", from: object, at: path, reader, required: true, need: "the incoming webhook URL Slack gave")
+        } else if bot {
             if PresenterSecret.keys("url").contains(where: { object[$0] != nil }) {
                 reader.problem(path, "give url (or url_file) for an incoming webhook, or token (or token_file) and channel for a bot, not both")
             }
@@ -85,7 +91,7 @@ public struct SlackPresenterConfiguration: HTTPServiceConfiguration {
             } else if object["channel"] == nil {
                 reader.problem(reader.join(path, "channel"), "is required with token: the channel's id, e.g. \"C0123456789\" (channel details, About)")
             }
-            apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+            apiURL = reader.baseURL(object, "api_url", at: path, appends: "/chat.postMessage", required: false) ?? apiURL
         } else {
             url = PresenterSecret.readURL("url", from: object, at: path, reader, required: true,
                                        need: "the incoming webhook URL Slack gave (or token and channel for a bot)")

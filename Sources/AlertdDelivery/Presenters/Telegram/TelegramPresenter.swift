@@ -35,10 +35,20 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
         self.apiURL = apiURL
     }
 
+    /// A chat's id as the Bot API takes it: a whole number, or `@` and a
+    /// public username (5 to 32 letters, digits and underscores). Anything
+    /// else was sent, and answered "chat not found" at every alert.
+    static func isChatID(_ text: String) -> Bool {
+        if let number = Int64(text) { return number != 0 && !text.hasPrefix("+") }
+        guard text.hasPrefix("@") else { return false }
+        let name = text.dropFirst()
+        return (5...32).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    }
+
     public init(reading object: [String: Any], at path: String, _ reader: JSONConfigReader) {
         token = PresenterSecret.read("token", from: object, at: path, reader, required: true, need: "the bot token @BotFather gave")
         switch object["chat_id"] {
-        case let id as String where !id.isEmpty:
+        case let id as String where Self.isChatID(id):
             chatID = id
         case let id? where StrictJSON.wholeNumber(id) != nil:
             chatID = String(StrictJSON.wholeNumber(id)!)
@@ -47,7 +57,7 @@ public struct TelegramPresenterConfiguration: HTTPServiceConfiguration {
         default:
             reader.problem(reader.join(path, "chat_id"), "must be a chat id (a whole number) or \"@channelname\"")
         }
-        apiURL = reader.url(object, "api_url", at: path, required: false) ?? apiURL
+        apiURL = reader.baseURL(object, "api_url", at: path, appends: "/bot<token>/sendMessage", suffix: "/sendMessage", required: false) ?? apiURL
         http = HTTPServiceSettings(reading: object, at: path, reader)
     }
 
