@@ -21,10 +21,14 @@ public struct RouteGrouping: Sendable, Equatable {
 
     /// The group of `route` (delivering to `presenters`) that `spec` joins.
     /// A `by` label the alert lacks counts as empty, as in Alertmanager.
+    /// Every label, for `["..."]`, is every label but the generator URL
+    /// alertd keeps as one: Alertmanager's `generatorURL` is no label, and
+    /// two Prometheus replicas (or one whose URL changed) sent the same
+    /// alert to two groups, whose last words on it disagreed.
     public func membership(of spec: AlertSpec, route: String, presenters: [String]) -> AlertGroupMembership {
         let labels = by.map { names in
             Set(names).sorted().map { AlertLabel(name: $0, value: spec.labels[$0] ?? "") }
-        } ?? AlertLabel.sorted(spec.labels)
+        } ?? AlertLabel.sorted(spec.labels.filter { $0.key != AlertmanagerView.generatorURLLabel })
         return AlertGroupMembership(route: route, labels: labels, settings: settings(presenters: presenters))
     }
 

@@ -266,6 +266,21 @@ import Testing
         #expect(await get("/api/v2/alerts?" + many.split(separator: "&").dropFirst().joined(separator: "&")).status == 200)
     }
 
+    /// `group_by: ["..."]` groups by every label but the generator URL kept
+    /// as one: two Prometheus replicas sending the same alert, each with
+    /// its own URL, put it in two groups, whose last words disagreed.
+    @Test func groupingByEveryLabelLeavesTheGeneratorURLOut() throws {
+        let every = RouteGrouping(by: nil)
+        func group(_ url: String) throws -> AlertGroupMembership {
+            let spec = try AlertSpec.Builder().title("x")
+                .label("alertname", "X1").label("instance", "a").label(AlertmanagerView.generatorURLLabel, url).build().get()
+            return every.membership(of: spec, route: "r", presenters: ["hook"])
+        }
+        let one = try group("http://prom/graph"), other = try group("http://prom2/graph")
+        #expect(one == other)
+        #expect(one.labels.map(\.name) == ["alertname", "instance"])
+    }
+
     /// Every open alert, as Alertmanager answers: the list was once cut at
     /// 20,000 without a word, and filters ran on what was left.
     /// karma and other dashboards read groups: a grouped route's alerts by
