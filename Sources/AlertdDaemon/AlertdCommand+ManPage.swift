@@ -144,7 +144,8 @@ extension AlertdCommand {
                 "Install and start under systemd:",
                 """
                 make release && sudo make install
-                sudo systemd-sysusers && sudo systemd-tmpfiles --create
+                sudo systemd-sysusers /usr/local/lib/sysusers.d/alertd.conf
+                sudo systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/alertd.conf
                 sudo systemctl enable --now alertd.socket alertd.service
                 """),
             ManualPage.Example("Reload the configuration after editing it:", "sudo systemctl reload alertd"),

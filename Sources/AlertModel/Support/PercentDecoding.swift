@@ -2,7 +2,8 @@
 package enum PercentDecoding {
     /// The bytes `encoded` stands for: each `%XX` as its byte, and `+` as a
     /// space when `plusIsSpace` (a query component); the rest as it is.
-    package static func bytes<C: Collection>(_ encoded: C, plusIsSpace: Bool = false) -> [UInt8] where C.Element == UInt8 {
+    package static func bytes<C: Collection>(_ encoded: C, plusIsSpace: Bool = false, keepingEncoded kept: UInt8? = nil) -> [UInt8]
+        where C.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(encoded.count)
         var i = encoded.startIndex
@@ -13,7 +14,7 @@ package enum PercentDecoding {
                let h1 = encoded.index(i, offsetBy: 1, limitedBy: encoded.endIndex), h1 != encoded.endIndex,
                let h2 = encoded.index(h1, offsetBy: 1, limitedBy: encoded.endIndex), h2 != encoded.endIndex,
                let high = hexValue(encoded[h1]), let low = hexValue(encoded[h2]) {
-                out.append(high << 4 | low)
+                if high << 4 | low == kept { out.append(contentsOf: encoded[i...h2]) } else { out.append(high << 4 | low) }
                 i = encoded.index(after: h2)
                 continue
             }

@@ -60,8 +60,10 @@ public struct APIOriginPolicy: Sendable {
         guard request.listener == .tcp, let header = request.headers["Host"] else { return }
         let name = Self.hostName(header)
         if Self.localNames.contains(name) || name == request.localAddress || name == publicHost { return }
-        let allowed = ([request.localAddress].compactMap { $0 } + ["localhost"] + [publicHost].compactMap { $0 })
-            .map { "`\($0)`" }.joined(separator: " or ")
+        var names: [String] = []
+        // Each once: a public_url on 127.0.0.1 named it twice.
+        for name in [request.localAddress, "localhost", publicHost].compactMap({ $0 }) where !names.contains(name) { names.append(name) }
+        let allowed = names.map { "`\($0)`" }.joined(separator: " or ")
         throw APIError(
             status: 421, code: "unknown_host",
             message: "This alertd does not answer to the host name `\(header)`: address it as \(allowed), or set api.public_url "

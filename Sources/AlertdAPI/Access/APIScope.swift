@@ -34,6 +34,6 @@ public struct APIScopes: Sendable, Equatable {
         granted.contains(scope) || granted.contains(.admin)
     }
 
-    /// Sorted names, for answers and the console: `["decide", "read"]`.
+    /// Names in the order read, send, decide, admin, for answers and the console: `["read", "decide"]`.
     public var names: [String] { granted.sorted().map(\.rawValue) }
 }

@@ -94,7 +94,7 @@ public struct ConsoleAPI: Sendable {
             + (secureCookie ? "; Secure" : "")
     }
 
-    /// Who the console is signed in as: `{"name": "alice", "scopes": ["decide", "read"], "session": true}`.
+    /// Who the console is signed in as: `{"name": "alice", "scopes": ["read", "decide"], "session": true}`.
     package static func describe(_ caller: APICaller) -> HTTPResponse {
         let object: [String: Any] = ["name": caller.name, "scopes": caller.scopes.names, "session": caller.viaSession]
         let data = Data(JSONObject.text(of: object).utf8)

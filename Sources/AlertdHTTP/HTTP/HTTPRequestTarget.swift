@@ -18,7 +18,12 @@ package struct HTTPRequestTarget: Sendable, Equatable {
             rawPath = target[...].utf8
             query = ""
         }
-        path = Self.percentDecode(rawPath, plusIsSpace: false)
+        // `%2F` stays encoded: decoded, it split a segment in two for the
+        // router, and `/v1/alerts/<id>%2Fconfirm` confirmed the alert
+        // through a path a proxy filtering by prefix had not seen as one.
+        path = rawPath.contains(UInt8(ascii: "%"))
+            ? String(decoding: PercentDecoding.bytes(rawPath, keepingEncoded: UInt8(ascii: "/")), as: UTF8.self)
+            : String(decoding: rawPath, as: UTF8.self)
         queryItems = Self.parseQuery(query)
     }
 

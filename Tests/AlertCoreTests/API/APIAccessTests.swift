@@ -127,6 +127,16 @@ import Testing
         #expect(healthPost.headers["Allow"] == "GET")
         let linkDelete = await Self.router.handle(APIFixture.request("DELETE", APIFixture.actionLink(APIFixture.unknownID), as: .tcp()))
         #expect(linkDelete.status == 405)
+        // An encoded slash does not part a segment: `<id>%2Fconfirm` confirmed
+        // the alert. It is one segment, which only GET takes (a 404 as the
+        // alert's confirm, had it been parted).
+        for encoded in ["%2F", "%2f"] {
+            let slash = await Self.router.handle(
+                APIFixture.request("POST", "/v1/alerts/\(APIFixture.unknownID)\(encoded)confirm", json: "{}", as: .tcpWithToken))
+            #expect(slash.status == 405, "\(encoded)")
+            #expect(slash.headers["Allow"] == "GET", "\(encoded)")
+        }
+        #expect(HTTPRequestTarget("/v1/a%2Fb%20c").path == "/v1/a%2Fb c")
     }
 
     @Test func withoutAConfiguredTokenTCPIsOpen() async throws {
