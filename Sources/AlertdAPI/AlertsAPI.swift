@@ -14,9 +14,13 @@ public struct AlertsAPI: Sendable {
     /// of MB each. Built 20 at once for one read token, they took the daemon
     /// to 2.2 GB and its health check past 5 s (``ListingGate``).
     private let listings: ListingGate
+    /// When this alertd started: an alert's `resolves_at` is shown as the
+    /// clock will resolve it (``StoreRules/shown(_:resendGraceFrom:)``).
+    private let startedAt: Date
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics = DaemonMetrics(),
-                listings: ListingGate = ListingGate(), onReplay: @escaping @Sendable () -> Void) {
+                listings: ListingGate = ListingGate(), onReplay: @escaping @Sendable () -> Void, startedAt: Date = .distantPast) {
+        self.startedAt = startedAt
         self.intake = intake
         self.store = store
         self.metrics = metrics
@@ -256,7 +260,8 @@ public struct AlertsAPI: Sendable {
         var alerts: [APIRepresentation.AlertDetail] = []
         alerts.reserveCapacity(page.alerts.count)
         for alert in page.alerts {
-            alerts.append(APIRepresentation.AlertDetail(alert, silencedBy: await work.silencing(heldBy: silences, alert)))
+            alerts.append(APIRepresentation.AlertDetail(StoreRules.shown(alert, resendGraceFrom: startedAt),
+                                                        silencedBy: await work.silencing(heldBy: silences, alert)))
         }
         return APIRepresentation.json(APIRepresentation.AlertList(alerts: alerts, nextCursor: page.nextCursor))
     }
@@ -269,7 +274,7 @@ public struct AlertsAPI: Sendable {
         else { throw .alertNotFound(id: raw) }
         var work = FilterWork()
         let silencedBy = await work.silencing(heldBy: try await activeSilences(), record.alert)
-        return APIRepresentation.json(APIRepresentation.AlertDetail(record.alert, deliveries: record.deliveries, silencedBy: silencedBy,
+        return APIRepresentation.json(APIRepresentation.AlertDetail(StoreRules.shown(record.alert, resendGraceFrom: startedAt), deliveries: record.deliveries, silencedBy: silencedBy,
                                                                     groups: record.groups))
     }
 

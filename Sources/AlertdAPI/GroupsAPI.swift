@@ -10,8 +10,11 @@ public struct GroupsAPI: Sendable {
     /// Answers build through it, a few at once: a group of 50,000 alerts is
     /// an answer of 34 MB (``ListingGate``).
     private let listings: ListingGate
+    /// When this alertd started (``StoreRules/shown(_:resendGraceFrom:)``).
+    private let startedAt: Date
 
-    public init(store: any AlertStore, listings: ListingGate = ListingGate()) {
+    public init(store: any AlertStore, listings: ListingGate = ListingGate(), startedAt: Date = .distantPast) {
+        self.startedAt = startedAt
         self.store = store
         self.listings = listings
     }
@@ -37,7 +40,7 @@ public struct GroupsAPI: Sendable {
         }
         var group = Self.representation(record.group)
         group.openAlerts = record.members.filter { $0.state == .open }.count
-        group.members = record.members.map { APIRepresentation.AlertDetail($0) }
+        group.members = record.members.map { APIRepresentation.AlertDetail(StoreRules.shown($0, resendGraceFrom: startedAt)) }
         group.told = record.told.map {
             APIRepresentation.Told(presenter: $0.presenter, sequence: $0.sequence, at: $0.at, alerts: $0.alerts.count, thread: $0.thread)
         }

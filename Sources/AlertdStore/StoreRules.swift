@@ -122,6 +122,17 @@ package enum StoreRules {
         return max(due, start.addingTimeInterval(min(due.timeIntervalSince(lastSent), maxResendGrace.seconds)))
     }
 
+    /// `alert` as the API shows it: an open alert's `resolvesAt` is when
+    /// it resolves by the clock (``lapse(of:resendGraceFrom:)``), not its
+    /// sender's last `endsAt`, which had passed while alertd was down and
+    /// showed a time gone by for the whole window after a start.
+    package static func shown(_ alert: Alert, resendGraceFrom start: Date) -> Alert {
+        guard alert.state == .open, alert.resolvesAt != nil else { return alert }
+        var shown = alert
+        shown.resolvesAt = lapse(of: alert, resendGraceFrom: start)
+        return shown
+    }
+
     /// The longest grace ``lapse(of:resendGraceFrom:)`` gives after a
     /// start: Prometheus's window is four resend intervals (4 minutes by
     /// default).

@@ -23,10 +23,14 @@ public struct AlertmanagerAPI: Sendable {
     package var filterStepLimit = FilterWork.limit
     /// Listings build through it, a few at once (``ListingGate``).
     private let listings: ListingGate
+    /// When this alertd started: an alert's `endsAt` is when the clock will
+    /// resolve it (``StoreRules/shown(_:resendGraceFrom:)``).
+    private let startedAt: Date
 
     public init(intake: AlertIntake, store: any AlertStore, metrics: DaemonMetrics,
                 dispatcherRunning: @escaping @Sendable () async -> Bool, listings: ListingGate = ListingGate(), probe: StoreProbe? = nil,
-                writeFailure: @escaping @Sendable () -> StoreError? = { nil }) {
+                writeFailure: @escaping @Sendable () -> StoreError? = { nil }, startedAt: Date = .distantPast) {
+        self.startedAt = startedAt
         self.intake = intake
         self.writeFailure = writeFailure
         self.store = store
@@ -143,7 +147,7 @@ public struct AlertmanagerAPI: Sendable {
                 await Task.yield()
                 try APIError.checkClientStayed()
             }
-            let view = AlertmanagerView(alert)
+            let view = AlertmanagerView(StoreRules.shown(alert, resendGraceFrom: startedAt))
             let plan = router.route(alert.spec)
             let receivers = AlertRouter.presenters(of: plan)
             if let receiver, !receivers.contains(where: receiver.wholeMatch) { continue }

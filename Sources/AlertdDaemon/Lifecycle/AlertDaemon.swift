@@ -111,8 +111,10 @@ public final class AlertDaemon: Sendable {
             claimLease: config.dispatcher.claimLease, inhibitRules: config.inhibitRules, onAttempt: { metrics.attempt($0) })
         self.dispatcher = dispatcher
         // Expiry and escalation queue deliveries: the dispatcher has work.
+        // One start for the clock's resolving and for what the API shows of it.
+        let startedAt = Date()
         let maintenance = MaintenanceService(
-            store: store, retention: config.store.retention, logger: Logger(label: "maintenance"),
+            store: store, retention: config.store.retention, logger: Logger(label: "maintenance"), startedAt: startedAt,
             onReport: { report in
                 report.expired.forEach { _ in metrics.decided(.expired) }
                 report.resolved.forEach { _ in metrics.decided(.resolved) }
@@ -144,7 +146,7 @@ public final class AlertDaemon: Sendable {
         let api = APIRouter.alertd(
             intake: intake, store: store, onReplay: { dispatcher.wake() },
             dispatcherRunning: { await dispatcher.isRunning }, storeWriteFailure: opened.lastWriteFailure, links: links,
-            changes: changes, metrics: metrics, authenticator: auth)
+            changes: changes, metrics: metrics, authenticator: auth, startedAt: startedAt)
         // Each route declares who may call it; the router enforces that with `auth`.
         let handler: HTTPServer.Handler = { request in await api.handle(request) }
 

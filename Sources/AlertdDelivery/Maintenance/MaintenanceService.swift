@@ -32,7 +32,7 @@ public actor MaintenanceService: Service {
     /// (``MaintenanceStore/runMaintenance(now:resendGraceFrom:)``).
     /// Alertmanager, which keeps no alerts across a restart, never resolves
     /// one for its own absence either.
-    private let startedAt = Date()
+    private let startedAt: Date
 
     /// Pruning is housekeeping: at most once a minute, a bounded batch at a
     /// time (some 20 ms of the writer's); while batches come back full,
@@ -53,9 +53,10 @@ public actor MaintenanceService: Service {
 
     public init(
         store: any AlertStore, retention: Duration?, logger: Logger = Logger(label: "maintenance"),
-        tick: Duration = .seconds(1), onReport: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
+        tick: Duration = .seconds(1), startedAt: Date = Date(), onReport: @escaping @Sendable (MaintenanceReport) -> Void = { _ in }
     ) {
         self.store = store
+        self.startedAt = startedAt
         self.retention = retention
         self.log = logger
         self.tick = tick

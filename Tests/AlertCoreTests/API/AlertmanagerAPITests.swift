@@ -266,6 +266,30 @@ import Testing
         #expect(await get("/api/v2/alerts?" + many.split(separator: "&").dropFirst().joined(separator: "&")).status == 200)
     }
 
+    /// After a start, an alert last sent before it resolves a window after
+    /// the start, not at its sender's `endsAt`, which passed while alertd
+    /// was down: that is the time shown, in `resolves_at` and in
+    /// Alertmanager's `endsAt`. The past time was shown for the whole window.
+    @Test func anAlertsEndIsShownAsTheClockWillResolveIt() async throws {
+        let now = Date()
+        let sent = now.addingTimeInterval(-300)
+        let spec = try AlertSpec.Builder().title("Disk full").label("alertname", "DiskFull").build().get()
+        _ = try await store.submit([AlertSubmission(alert: Alert(spec: spec, at: sent, resolvesAt: sent.addingTimeInterval(240)), presenters: [])])
+        let started = now.addingTimeInterval(-10)
+        let router = APIFixture.router(store: store, startedAt: started)
+        let id = try #require(try await openAlerts().first?.id)
+        // Its window, 240 s from when it was last sent, runs again from the start.
+        let due = UTCTimestamp.iso8601(started.addingTimeInterval(240))
+        let shown = await router.handle(APIFixture.request("GET", "/v1/alerts/\(id.rawValue)"))
+        let detail = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(shown)) as? [String: Any])
+        #expect(detail["resolves_at"] as? String == due)
+        let listed = await router.handle(APIFixture.request("GET", "/api/v2/alerts"))
+        let alerts = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(listed)) as? [[String: Any]])
+        let endsText = try #require(alerts.first?["endsAt"] as? String)
+        let endsAt = try #require(RFC3339.parse(endsText))
+        #expect(abs(endsAt.timeIntervalSince(started.addingTimeInterval(240))) < 0.001, "\(endsAt)")
+    }
+
     /// `group_by: ["..."]` groups by every label but the generator URL kept
     /// as one: two Prometheus replicas sending the same alert, each with
     /// its own URL, put it in two groups, whose last words disagreed.

@@ -15,14 +15,14 @@ enum APIFixture {
 
     static func router(
         store: any AlertStore = InMemoryAlertStore(), token: String? = nil, links: ActionLinkSigner? = nil,
-        metrics: DaemonMetrics = DaemonMetrics(), authenticator: APIAuthenticator? = nil
+        metrics: DaemonMetrics = DaemonMetrics(), authenticator: APIAuthenticator? = nil, startedAt: Date = .distantPast
     ) -> APIRouter {
         let intake = AlertIntake(
             store: store,
             settings: .init(router: AlertRouter(routes: [], defaultRoute: RouteDefinition(presenters: [])), limits: .default),
             onAccepted: { _ in })
         return APIRouter.alertd(intake: intake, store: store, onReplay: {}, dispatcherRunning: { true }, links: links,
-                                metrics: metrics, authenticator: authenticator ?? APIAuthenticator(token: token))
+                                metrics: metrics, authenticator: authenticator ?? APIAuthenticator(token: token), startedAt: startedAt)
     }
 
     /// How a request reaches the API.
