@@ -21,9 +21,7 @@ package struct HTTPRequestTarget: Sendable, Equatable {
         // `%2F` stays encoded: decoded, it split a segment in two for the
         // router, and `/v1/alerts/<id>%2Fconfirm` confirmed the alert
         // through a path a proxy filtering by prefix had not seen as one.
-        path = rawPath.contains(UInt8(ascii: "%"))
-            ? String(decoding: PercentDecoding.bytes(rawPath, keepingEncoded: UInt8(ascii: "/")), as: UTF8.self)
-            : String(decoding: rawPath, as: UTF8.self)
+        path = Self.percentDecode(rawPath, plusIsSpace: false, keepingEncoded: UInt8(ascii: "/"))
         queryItems = Self.parseQuery(query)
     }
 
@@ -61,12 +59,13 @@ package struct HTTPRequestTarget: Sendable, Equatable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes `%XX` escapes (and `+` in query components); invalid UTF-8
-    /// becomes U+FFFD.
-    package static func percentDecode<C: Collection>(_ bytes: C, plusIsSpace: Bool) -> String where C.Element == UInt8 {
+    /// Decodes `%XX` escapes (and `+` in query components), but for the
+    /// escapes of `kept`, which stay as sent; invalid UTF-8 becomes U+FFFD.
+    package static func percentDecode<C: Collection>(_ bytes: C, plusIsSpace: Bool, keepingEncoded kept: UInt8? = nil) -> String
+        where C.Element == UInt8 {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: PercentDecoding.bytes(bytes, plusIsSpace: plusIsSpace), as: UTF8.self)
+        return String(decoding: PercentDecoding.bytes(bytes, plusIsSpace: plusIsSpace, keepingEncoded: kept), as: UTF8.self)
     }
 }
