@@ -5,7 +5,7 @@ extension AlertctlCommand {
     /// alertctl(1) beyond the command tree: `alertctl --generate-manpage`
     /// prints the whole page, and `make install` installs that.
     static let manual = ManualPage(
-        section: "1", manual: "User Commands", source: "alertd \(AlertdVersion.current)",
+        section: "1", manual: "User Commands", source: "alertd \(AlertdVersion.current)", date: AlertdVersion.date,
         description: [
             .paragraph("""
                 `alertctl` is the command-line client of `alertd`(8). It composes alerts from options or \
@@ -38,6 +38,7 @@ extension AlertctlCommand {
             ManualPage.Item("64", "Bad command-line usage: an unknown option, a missing value, a single-value option given twice, ..."),
             ManualPage.Item("65", "The alert is invalid, or alertd refused what was sent as invalid (400, 422: a silence, a filter)."),
             ManualPage.Item("69", "alertd is unavailable: nothing answers at the socket or URL."),
+            ManualPage.Item("74", "Standard output could not be written (a full disk, `> /dev/full`); what was printed is not all there."),
             ManualPage.Item("75", "alertd answered that it cannot now (503: its store failed, it is stopping or busy; 429: too many "
                 + "wrong tokens from this address; a proxy before it answering 502, 503 or 504): it may not have been done, and "
                 + "the same command may work later (a send with a --dedup-key cannot store the alert twice)."),

@@ -31,7 +31,8 @@ extension AlertdClientError {
                 context.errorOutput(Self.shown("alertctl: \(message) [\(error.code)]"))
             }
             switch status {
-            case 503, 429: return .temporaryFailure
+            // 502 and 504 come from a proxy before alertd, whose error body may be JSON too.
+            case 502, 503, 504, 429: return .temporaryFailure
             case 400, 422: return .dataError
             case 401, 403: return .noPermission
             default: return .failure

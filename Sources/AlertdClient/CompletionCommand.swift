@@ -8,7 +8,8 @@ public struct CompletionCommand: CLICommand {
         abstract: "Print a shell completion script.",
         discussion: """
             Load it in the current shell with 'source <(alertctl completion bash)', \
-            or install it as /usr/share/bash-completion/completions/alertctl.
+            or install it as bash-completion/completions/alertctl under /usr/share, or \
+            /usr/local/share where `make install` puts it (bash-completion reads both).
             """,
         arguments: [CommandArgument("shell", help: "The shell to complete for; only bash is supported.", suggestedValues: shells)])
 

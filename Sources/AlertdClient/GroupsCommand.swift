@@ -51,10 +51,7 @@ public struct GroupsCommand: CLICommand {
              g.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
                 .map { TextPolicy.replacingRefused(in: $0, .line) }
         }
-        let widths = (0..<header.count - 1).map { column in ([header] + rows).map { TextWrapper.displayWidth($0[column]) }.max() ?? 0 }
-        for row in [header] + rows {
-            context.output((zip(row.dropLast(), widths).map { TextWrapper.pad($0, to: $1) } + [row.last!]).joined(separator: "  ") + "\n")
-        }
+        context.output(TextWrapper.columns([header] + rows))
         return .success
     }
 }

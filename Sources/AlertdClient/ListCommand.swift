@@ -71,7 +71,7 @@ public struct ListCommand: CLICommand {
         do {
             page = all ? APIRepresentation.AlertList(alerts: try await client.listAll(query)) : try await client.list(query)
         } catch {
-            return error.report(context)
+            return error.report(context, json: json)
         }
         if json {
             context.output(CLIJSON.text(page) + "\n")

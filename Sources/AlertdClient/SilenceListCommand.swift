@@ -59,11 +59,7 @@ public struct SilenceListCommand: CLICommand {
             return [s.id, s.status.state.rawValue, when, s.createdBy, matchers, s.comment].map(AlertListTable.singleLine)
         }
         let header = ["ID", "STATE", "WHEN", "BY", "MATCHERS", "COMMENT"]
-        let widths = (0..<header.count - 1).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        for row in [header] + rows {
-            let padded = zip(row.dropLast(), widths).map { $0 + String(repeating: " ", count: $1 - $0.count) } + [row.last!]
-            context.output(padded.joined(separator: "  ") + "\n")
-        }
+        context.output(TextWrapper.columns([header] + rows))
         return .success
     }
 }

@@ -26,6 +26,9 @@ public struct CommandContext: Sendable {
     /// executable's `main` decides how the process treats signals; without
     /// one, no signal ever comes.
     public var signals: AsyncStream<ProcessSignal>
+    /// Why writing to standard output failed, if it did (other than for a
+    /// reader that closed the pipe, as `| head` does); see ``ending(with:)``.
+    public var outputFailure: @Sendable () -> String?
 
     public init(
         environment: [String: String],
@@ -33,7 +36,8 @@ public struct CommandContext: Sendable {
         errorOutput: @escaping @Sendable (String) -> Void,
         readInput: @escaping @Sendable () -> Data?,
         isInteractive: Bool = false,
-        signals: AsyncStream<ProcessSignal> = AsyncStream { $0.finish() }
+        signals: AsyncStream<ProcessSignal> = AsyncStream { $0.finish() },
+        outputFailure: @escaping @Sendable () -> String? = { nil }
     ) {
         self.environment = environment
         self.output = output
@@ -41,6 +45,18 @@ public struct CommandContext: Sendable {
         self.readInput = readInput
         self.isInteractive = isInteractive
         self.signals = signals
+        self.outputFailure = outputFailure
+    }
+
+    /// The status to exit with after a command ended with `code`: 74
+    /// (`EX_IOERR`), said on standard error, when what it printed could not
+    /// be written; `make install` writes the man pages with `> file`, and a
+    /// full disk left them empty behind a success.
+    public func ending(with code: ExitCode) -> ExitCode {
+        guard let failure = outputFailure() else { return code }
+        let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "alertctl"
+        errorOutput("\(program): could not write to standard output: \(failure).\n")
+        return code == .success ? .ioError : code
     }
 
     /// The real process: its environment, stdout, stderr and stdin.
@@ -57,7 +73,12 @@ public struct CommandContext: Sendable {
                 }
                 return (try? FileDescriptorReader.readPrefix(0, limit: inputLimit).get()).map { Data($0) }
             },
-            isInteractive: TerminalDevice.isTerminal(0) && TerminalDevice.isTerminal(1)
+            isInteractive: TerminalDevice.isTerminal(0) && TerminalDevice.isTerminal(1),
+            outputFailure: {
+                // A reader that stopped reading (`| head`) is no failure of ours.
+                guard let failure = FileDescriptorWriter.standardOutput.firstFailure, failure != .brokenPipe else { return nil }
+                return failure.description
+            }
         )
     }
 }

@@ -38,13 +38,18 @@ public struct CommandLineError: Error, Sendable, Equatable, CustomStringConverti
 
     /// `--titel` when `--title` exists.
     public static func unknownOption(_ spelling: String, suggestion: String?) -> CommandLineError {
-        let hint = suggestion.map { " Did you mean '\($0)'?" } ?? ""
+        let hint = suggestion.flatMap { $0 == spelling ? nil : $0 }.map { " Did you mean '\($0)'?" } ?? ""
         return CommandLineError(code: .unknownOption, message: "Unknown option '\(spelling)'.\(hint)")
     }
 
-    /// `--title` as the last word, or followed by another option.
-    public static func missingValue(for option: CommandOption) -> CommandLineError {
-        CommandLineError(code: .missingValue, message: "Missing value for '\(option.synopsisName)'")
+    /// `--title` as the last word, or followed by another option (`next`),
+    /// which may have been meant as the value: `--comment -rf`.
+    public static func missingValue(for option: CommandOption, before next: String? = nil) -> CommandLineError {
+        var message = "Missing value for '\(option.synopsisName)'"
+        if let next, option.name.count > 1 {
+            message += ". To give '\(next)' as its value, write --\(option.name)='\(next)'."
+        }
+        return CommandLineError(code: .missingValue, message: message)
     }
 
     /// `--title a --title b`: an option that takes one value, given again.
@@ -68,8 +73,13 @@ public struct CommandLineError: Error, Sendable, Equatable, CustomStringConverti
 
     /// `--json=yes`: flags take no value.
     public static func unexpectedValue(_ value: String, for option: CommandOption) -> CommandLineError {
+        unexpectedValue(value, forFlag: option.name)
+    }
+
+    /// `--help=x`: the same for a flag every command has.
+    public static func unexpectedValue(_ value: String, forFlag name: String) -> CommandLineError {
         CommandLineError(code: .unexpectedValue,
-                         message: "The flag '--\(option.name)' does not take a value; remove '=\(value)'.")
+                         message: "The flag '--\(name)' does not take a value; remove '=\(value)'.")
     }
 
     /// A value outside an option's allowed set, or one in the wrong form.
@@ -80,7 +90,7 @@ public struct CommandLineError: Error, Sendable, Equatable, CustomStringConverti
 
     /// A word where a subcommand name was expected.
     public static func unknownSubcommand(_ name: String, suggestion: String?) -> CommandLineError {
-        let hint = suggestion.map { " Did you mean '\($0)'?" } ?? ""
+        let hint = suggestion.flatMap { $0 == name ? nil : $0 }.map { " Did you mean '\($0)'?" } ?? ""
         return CommandLineError(code: .unknownSubcommand, message: "Unknown subcommand '\(name)'.\(hint)")
     }
 

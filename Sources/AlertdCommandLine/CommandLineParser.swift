@@ -86,7 +86,7 @@ public enum CommandLineParser {
     ) throws(CommandLineError) -> String {
         var chain = chain
         var command = command
-        for word in words where !word.hasPrefix("-") {
+        for word in words where !word.hasPrefix("-") && word != "help" {
             guard let sub = command.configuration.subcommand(named: word) else {
                 throw failure(.unknownSubcommand(word, suggestion: word.closest(in: subcommandNames(command.configuration))), chain)
             }
@@ -123,6 +123,7 @@ public enum CommandLineParser {
             if try reader.readOption(into: &given) { continue }
             if word.hasPrefix("--") {
                 let name = String(word.dropFirst(2).prefix { $0 != "=" })
+                if name == "help" { throw .unexpectedValue(String(word.dropFirst(7)), forFlag: "help") }
                 let candidates = configuration.options.map(\.name) + ["help"]
                 throw .unknownOption("--\(name)", suggestion: name.closest(in: candidates).map { "--\($0)" })
             }
@@ -152,7 +153,8 @@ public enum CommandLineParser {
             }
         }
         if let extra = remaining.first {
-            if !configuration.subcommands.isEmpty {
+            // After `--` a subcommand's name is no subcommand: `alertctl -- list`.
+            if !configuration.subcommands.isEmpty, configuration.subcommand(named: extra) == nil {
                 throw .unknownSubcommand(extra, suggestion: extra.closest(in: subcommandNames(configuration)))
             }
             throw .unexpectedArgument(extra)

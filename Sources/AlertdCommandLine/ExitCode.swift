@@ -27,6 +27,9 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     /// written (`EX_CANTCREAT`): alertd's state directory on a read-only or
     /// full disk.
     public static let cannotCreate = ExitCode(rawValue: 73)
+    /// Standard output could not be written (`EX_IOERR`): `> /dev/full`,
+    /// a full disk. What the command printed is not all there.
+    public static let ioError = ExitCode(rawValue: 74)
     /// Try again later (`EX_TEMPFAIL`): another alertd holds the state
     /// directory.
     public static let temporaryFailure = ExitCode(rawValue: 75)

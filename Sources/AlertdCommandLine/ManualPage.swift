@@ -60,6 +60,9 @@ public struct ManualPage: Sendable {
     public var manual: String
     /// What the page documents, with its version, shown in the footer: "alertd 0.1.0".
     public var source: String
+    /// The date of the version documented, `December 7, 2026`, in the header; a
+    /// fixed one, so the page is the same whenever it is made.
+    public var date: String
     /// DESCRIPTION, with the root command's discussion where
     /// ``Block/discussion`` places it, else at the end.
     public var description: [Block]
@@ -74,13 +77,14 @@ public struct ManualPage: Sendable {
     public var seeAlso: [String]
 
     public init(
-        section: String, manual: String, source: String, description: [Block], sections: [Section] = [],
+        section: String, manual: String, source: String, date: String, description: [Block], sections: [Section] = [],
         exitStatus: [Item], environment: [Item] = [], files: [Item] = [], examples: [Example] = [],
         seeAlso: [String] = []
     ) {
         self.section = section
         self.manual = manual
         self.source = source
+        self.date = date
         self.description = description
         self.sections = sections
         self.exitStatus = exitStatus

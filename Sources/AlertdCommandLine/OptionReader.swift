@@ -66,8 +66,28 @@ struct OptionReader {
         return second.map { $0.isNumber || $0 == "." } ?? true
     }
 
+    /// Whether `word`, following an option that takes a value, is that
+    /// value: besides what ``looksLikeValue(_:)`` takes, any word that could
+    /// not be an option, such as `--- see log ---` or `-rf was it` (an
+    /// option's word has no space, and starts `-` and a letter, or `--` and
+    /// a letter). `--message --severity` still misses its value.
+    static func isValue(_ word: String) -> Bool {
+        if word == "--" { return false }
+        if looksLikeValue(word) || word.contains(where: \.isWhitespace) { return true }
+        let name = word.hasPrefix("--") ? word.dropFirst(2) : word.dropFirst()
+        return !(name.first?.isLetter ?? false)
+    }
+
     private mutating func nextValue(for option: CommandOption) throws(CommandLineError) -> String {
-        guard index < words.count, Self.looksLikeValue(words[index]) else { throw .missingValue(for: option) }
+        guard index < words.count else { throw .missingValue(for: option) }
+        let next = words[index]
+        guard Self.isValue(next) else {
+            // `--title --severity x` forgot the title; `--comment -rf` may have meant it.
+            let name = next.hasPrefix("--") ? String(next.dropFirst(2).prefix { $0 != "=" }) : nil
+            let known = name.map { n in options.contains { $0.name == n } || n == "help" }
+                ?? options.contains { $0.short == next.dropFirst().first } || next == "-h" || next == "--"
+            throw .missingValue(for: option, before: known ? nil : next)
+        }
         index += 1
         return words[index - 1]
     }

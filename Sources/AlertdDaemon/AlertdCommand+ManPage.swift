@@ -5,7 +5,7 @@ extension AlertdCommand {
     /// alertd(8) beyond the options: `alertd --generate-manpage` prints the
     /// whole page, and `make install` installs that.
     static let manual = ManualPage(
-        section: "8", manual: "System Administration", source: "alertd \(AlertdVersion.current)",
+        section: "8", manual: "System Administration", source: "alertd \(AlertdVersion.current)", date: AlertdVersion.date,
         description: [
             .paragraph("""
                 `alertd` accepts alerts over an HTTP API (its own, and the part of Alertmanager's that Prometheus \
@@ -93,6 +93,7 @@ extension AlertdCommand {
                 The state directory or the store cannot be created or written (read-only or full file system, \
                 permissions); the message names it.
                 """),
+            ManualPage.Item("74", "Standard output could not be written: help or --version to a full disk (`> /dev/full`)."),
             ManualPage.Item("75", """
                 Another alertd runs on the same state directory; the message gives its pid. Nothing was changed.
                 """),

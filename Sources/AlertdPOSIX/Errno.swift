@@ -24,6 +24,8 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     package static let permissionDenied = Errno(EACCES)
     /// `ECONNREFUSED`: nothing listens where a socket was connected to.
     package static let connectionRefused = Errno(ECONNREFUSED)
+    /// `EPIPE`: the reading end of a pipe was closed.
+    package static let brokenPipe = Errno(EPIPE)
 
     /// `No such file or directory`.
     public var description: String { String(cString: strerror(rawValue)) }

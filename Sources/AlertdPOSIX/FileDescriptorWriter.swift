@@ -13,14 +13,26 @@ package final class FileDescriptorWriter: Sendable {
     package static let standardError = FileDescriptorWriter(fd: STDERR_FILENO)
 
     package let fd: Int32
-    /// Guards the descriptor so each buffer goes out whole.
-    private let lock = Mutex<Void>(())
+    /// Guards the descriptor so each buffer goes out whole, and holds the
+    /// errno of the first write that failed (0 while none has).
+    private let lock = Mutex<Int32>(0)
 
     package init(fd: Int32) { self.fd = fd }
 
     /// Writes all of `bytes`; returns the errno of a failed `write(2)`.
     package func write(_ bytes: [UInt8]) -> Int32? {
-        lock.withLock { _ in FileDescriptorWriter.writeAll(fd, bytes) }
+        lock.withLock { firstFailure in
+            let failure = FileDescriptorWriter.writeAll(fd, bytes)
+            if let failure, firstFailure == 0 { firstFailure = failure }
+            return failure
+        }
+    }
+
+    /// Why the first write that failed failed, if one did: a command whose
+    /// output went nowhere (`> /dev/full`, a full disk) must not end as if
+    /// it had printed it.
+    package var firstFailure: Errno? {
+        lock.withLock { $0 == 0 ? nil : Errno($0) }
     }
 
     /// Calls `write(2)` until every byte is out, retrying on `EINTR`. A

@@ -10,8 +10,10 @@ var context = CommandContext.process()
 context.signals = ProcessSignals.stream(AlertDaemon.handledSignals(environment: context.environment))
 ProcessSignals.ignoreBrokenPipes()
 switch CommandLineTool.start(AlertdCommand.self, context: context) {
-case .exit(let code): CurrentProcess.exit(code.rawValue)
+case .exit(let code): CurrentProcess.exit(context.ending(with: code).rawValue)
 case .run(let command):
     let context = context
+    // Not `ending(with:)`: a daemon's exit status says how it stopped, and
+    // a terminal presenter's lost stdout is logged when it happens.
     CurrentProcess.exit(running: { await command.run(context).rawValue })
 }

@@ -102,6 +102,17 @@ package enum TextWrapper {
     }
 
     /// Pads `text` with spaces to `width` cells.
+    /// `rows` as lines of columns two spaces apart, each as wide as its
+    /// widest cell in terminal cells (CJK and emoji take two); the last
+    /// column is not padded.
+    package static func columns(_ rows: [[String]]) -> String {
+        guard let count = rows.map(\.count).max(), count > 0 else { return "" }
+        let widths = (0..<count - 1).map { column in rows.map { column < $0.count ? displayWidth($0[column]) : 0 }.max() ?? 0 }
+        return rows.map { row in
+            (zip(row.dropLast(), widths).map { pad($0, to: $1) } + row.suffix(1)).joined(separator: "  ") + "\n"
+        }.joined()
+    }
+
     package static func pad(_ text: String, to width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - displayWidth(text)))
     }

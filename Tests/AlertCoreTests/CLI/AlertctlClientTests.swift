@@ -283,6 +283,24 @@ import Testing
         #expect(!text.split(separator: "\n").contains { $0.hasSuffix(" ") }, "\(text)")
     }
 
+    /// `make install` writes the man pages and the completion with `> file`:
+    /// on a full disk they came out empty behind exit 0.
+    @Test func outputThatCannotBeWrittenIsAnError() async throws {
+        let alertctl = try TestBinaries.alertctl
+        for command in ["completion bash", "--generate-manpage", "validate -t x", "--help", "--version"] {
+            let r = try await TestBinaries.run("/bin/sh", ["-c", "exec \"$0\" \(command) > /dev/full", alertctl])
+            #expect(r.exitCode == 74, "\(command): \(r.exitCode)")
+            #expect(r.stderr.hasSuffix("alertctl: could not write to standard output: No space left on device.\n"), "\(command): \(r.stderr)")
+        }
+        let alertd = try TestBinaries.path(of: "alertd")
+        let r = try await TestBinaries.run("/bin/sh", ["-c", "exec \"$0\" --help > /dev/full", alertd])
+        #expect(r.exitCode == 74)
+        #expect(r.stderr == "alertd: could not write to standard output: No space left on device.\n")
+        // A reader that stops early is no failure: `alertctl --help | true`.
+        let piped = try await TestBinaries.run("/bin/sh", ["-c", "\"$0\" --generate-manpage | true", alertctl])
+        #expect(!piped.stderr.contains("could not write"))
+    }
+
     @Test func unreachableDaemonExits69() async throws {
         let dir = TemporaryDirectory()
         let socket = dir.path + "/alertd.sock"
@@ -299,6 +317,13 @@ import Testing
         #expect(json.exitCode == 69)
         #expect(json.stderr == "")
         #expect(json.stdout == #"{"error":{"code":"alertd_unreachable","message":"cannot reach alertd at \#(socket): no such socket (is alertd running? start it (make run, or systemctl start alertd) or set --socket/ALERTD_SOCKET)"}}"# + "\n")
+        // Every command that takes --json says so in JSON; `list` printed plain text to stderr.
+        for command in [["list"], ["list", "--all"], ["show", "0190f5c2-0000-7000-8000-000000000000"], ["groups"], ["silence", "list"]] {
+            let r = try await TestBinaries.run(try TestBinaries.alertctl, command + ["--socket", socket, "--json"])
+            #expect(r.exitCode == 69, "\(command)")
+            #expect(r.stdout.hasPrefix(#"{"error":{"code":"alertd_unreachable","#), "\(command): \(r.stdout)")
+            #expect(r.stderr == "", "\(command)")
+        }
         let viaEnvironment = try await TestBinaries.alertctl("list", environment: ["ALERTD_SOCKET": socket])
         #expect(viaEnvironment.exitCode == 69)
         #expect(viaEnvironment.stderr == r.stderr)

@@ -15,7 +15,10 @@ import Testing
         let dir = TemporaryDirectory()
         let file = dir.path + "/alertctl.bash"
         try script.write(toFile: file, atomically: true, encoding: .utf8)
+        // Under `set -e`, as some interactive shells run: a completion that
+        // found nothing must not end the shell.
         let program = """
+            set -e
             source "$1"; shift
             COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
             _alertctl
@@ -23,6 +26,7 @@ import Testing
             """
         let result = try await TestBinaries.run("/bin/bash", ["-c", program, "bash", file] + words)
         #expect(result.stderr == "")
+        #expect(result.exitCode == 0, "completing \(words) ended the shell")
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
@@ -67,6 +71,39 @@ import Testing
         // A free-text value offers nothing; the word after it is an option again.
         #expect(try await complete(["alertctl", "render", "--title", ""], script: script) == [])
         #expect(try await complete(["alertctl", "render", "--title", "--to", "--col"], script: script) == ["--color"])
+    }
+
+    @Test func aValueOfTheUsersOwnAfterAnEqualsSignOffersNothing() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        // `--label host=` arrives as `--label`, `host`, `=`: it offered every option, and TAB wrote `host=--`.
+        #expect(try await complete(["alertctl", "send", "--label", "host", "=", ""], script: script) == [])
+        #expect(try await complete(["alertctl", "send", "--label", "host", "=", "d"], script: script) == [])
+        #expect(try await complete(["alertctl", "silence", "add", "alertname", "=", ""], script: script) == [])
+        #expect(try await complete(["alertctl", "send", "--severity", "=", "c"], script: script) == ["critical"])
+    }
+
+    @Test func nothingFoundDoesNotEndASetEShell() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        #expect(try await complete(["alertctl", "send", "--severity", "zz"], script: script) == [])
+        #expect(try await complete(["alertctl", "zzz"], script: script) == [])
+        #expect(try await complete(["alertctl", "send", "--zz"], script: script) == [])
+        #expect(try await complete(["alertctl", "--token-file", "/nonexistent/x"], script: script) == [])
+    }
+
+    @Test func fileNamesWithSpacesStayWhole() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        let dir = TemporaryDirectory()
+        for name in ["my token", "my-other"] { try "x".write(toFile: dir.path + "/" + name, atomically: true, encoding: .utf8) }
+        #expect(try await complete(["alertctl", "--token-file", dir.path + "/my"], script: script).sorted()
+            == [dir.path + "/my token", dir.path + "/my-other"].sorted())
+    }
+
+    @Test func helpAndArgumentsCompleteWhatIsLeft() async throws {
+        let script = try await TestBinaries.alertctl("completion", "bash").stdout
+        let silence = try #require(AlertctlCommand.configuration.subcommand(named: "silence"))
+        #expect(try await complete(["alertctl", "help", "silence", ""], script: script)
+            == silence.configuration.subcommands.map { $0.configuration.name })
+        #expect(try await complete(["alertctl", "completion", "bash", ""], script: script) == [])
     }
 
     @Test func optionsFollowTheCommandTree() async throws {

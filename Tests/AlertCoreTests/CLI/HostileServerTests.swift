@@ -98,7 +98,11 @@ import Synchronization
     c, _ = s.accept(); c.recv(65536)
     sent = 0
     try:
-        if mode.startswith("proxy"):
+        if mode.startswith("jsonproxy"):
+            # A proxy (or gateway) that answers in the API's own error shape.
+            page = b'{"error":{"code":"bad_gateway","message":"the upstream is down"}}'
+            c.sendall(b"HTTP/1.1 %s Proxy\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (mode[9:].encode(), len(page)) + page)
+        elif mode.startswith("proxy"):
             # A reverse proxy's own page, not alertd's JSON.
             page = b"<html><body><h1>%s</h1><hr>nginx</body></html>" % mode[5:].encode()
             c.sendall(b"HTTP/1.1 %s Proxy\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % (mode[5:].encode(), len(page)) + page)
@@ -527,12 +531,16 @@ import Synchronization
     /// A reverse proxy's page in place of alertd's JSON still gets the exit
     /// its status means: 75 for a 502, 503 or 504 (try again later), 77 for
     /// a 401 or 403; it was 1 for all, and retry-on-75 scripts gave up.
+    /// The same when the proxy's page is JSON in the API's shape: 502 and
+    /// 504 were then 1.
     @Test(arguments: [("502", 75), ("503", 75), ("504", 75), ("401", 77), ("403", 77), ("404", 1)])
     func aProxysPageGetsTheExitItsStatusMeans(_ status: String, _ exit: Int32) async throws {
-        let result = try await withServer("proxy" + status) { socket, _ in
-            try await TestBinaries.run("/usr/bin/timeout", ["5", try TestBinaries.alertctl, "--socket", socket, "list"])
+        for page in ["proxy", "jsonproxy"] {
+            let result = try await withServer(page + status) { socket, _ in
+                try await TestBinaries.run("/usr/bin/timeout", ["5", try TestBinaries.alertctl, "--socket", socket, "list"])
+            }
+            #expect(result.exitCode == exit, "\(page): \(result.stderr)")
         }
-        #expect(result.exitCode == exit, "\(result.stderr)")
     }
 
     /// `alertctl groups` prints each group's route and labels as the

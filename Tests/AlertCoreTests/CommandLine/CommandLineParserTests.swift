@@ -223,6 +223,34 @@ struct SampleRoot: CLICommand {
             == "The value 'fax' is invalid for '--to <presenter>': use one of 'terminal', 'log'.")
     }
 
+    /// `--message "--- see log ---"`: getopt takes the next word as the
+    /// value; a word that could not be an option is one here too.
+    @Test func aValueMayStartWithADashWhenItCannotBeAnOption() throws {
+        #expect(try parse(["sample", "--title", "--- see log ---"]).value("title") == "--- see log ---")
+        #expect(try parse(["sample", "-t", "-rf was the culprit"]).value("title") == "-rf was the culprit")
+        #expect(try parse(["sample", "--title", "---"]).value("title") == "---")
+        #expect(try parse(["sample", "--title=-rf"]).value("title") == "-rf")
+        #expect(try parse(["sample", "--label", "-x=1 2"]).values("label") == ["-x=1 2"])
+        // A word that could be an option is still not taken; the error says how.
+        #expect(failure(["sample", "--title", "-rf"])?.message
+            == "Missing value for '--title <title>'. To give '-rf' as its value, write --title='-rf'.")
+        #expect(failure(["sample", "--title", "--json"])?.message == "Missing value for '--title <title>'")
+        #expect(failure(["sample", "--title", "-j"])?.message == "Missing value for '--title <title>'")
+    }
+
+    /// Suggestions never name the word typed, and `help help` is help.
+    @Test func errorsDoNotSuggestTheWordTyped() throws {
+        guard case .help(let text) = try CommandLineParser.parse(["help", "help"], root: SampleRoot.self) else {
+            Issue.record("no help for help help")
+            return
+        }
+        #expect(text.hasPrefix("OVERVIEW: A sample tool."))
+        #expect(failure(["--", "sample"])?.message == "Unexpected argument 'sample'")
+        #expect(failure(["sample", "--help=x"])?.message == "The flag '--help' does not take a value; remove '=x'.")
+        #expect(CommandLineError.unknownSubcommand("list", suggestion: "list").message == "Unknown subcommand 'list'.")
+        #expect(CommandLineError.unknownOption("--help", suggestion: "--help").message == "Unknown option '--help'.")
+    }
+
     @Test func argumentsAreCounted() {
         #expect(failure(["needs"]) == CommandLineError(
             code: .missingArgument, message: "Missing expected argument '<id>'", commandPath: ["tool", "needs"]))

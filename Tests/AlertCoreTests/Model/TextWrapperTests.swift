@@ -62,4 +62,14 @@ import Glibc
         #expect(TextWrapper.expandingTabs("\t\tx", tabWidth: 4) == "        x")
         #expect(TextWrapper.expandingTabs("no tabs") == "no tabs")
     }
+
+    /// `silence list` padded by characters: a CJK author pushed the next column over.
+    @Test func columnsLineUpByCells() {
+        #expect(TextWrapper.columns([["BY", "MATCHERS"], ["山田太郎", "a=1"], ["bob", "b=2"]]) == """
+            BY        MATCHERS
+            山田太郎  a=1
+            bob       b=2
+
+            """)
+    }
 }
