@@ -16,15 +16,17 @@ import Testing
             if request.headers["Authorization"] != authorization {
                 problems.append("Authorization \(request.headers["Authorization"] ?? "none"), expected \(authorization ?? "none")")
             }
-            // ntfy reads a JSON body up to twice its message limit (server.go, transformBodyJSON): 413 past it.
-            if request.body.count > 8_192 { problems.append("a JSON body of \(request.body.count) bytes, past ntfy's 8192") }
+            // ntfy reads a JSON body up to twice its message limit (server.go, transformBodyJSON), and
+            // takes one that fills it as past it (util.Peek: LimitReached when read == limit): 413.
+            if request.body.count >= 8_192 { problems.append("a JSON body of \(request.body.count) bytes, not under ntfy's 8192") }
             return problems + ServiceFixtures.jsonContract(request, path: "/") { json in
                 var problems: [String] = []
                 let body = J(json)
                 if body["topic"].string?.range(of: "^[-_A-Za-z0-9]{1,64}$", options: .regularExpression) == nil {
                     problems.append("topic \(body["topic"].value ?? "none") is not a topic name")
                 }
-                if (body["message"].string?.utf8.count ?? 0) > 4_096 { problems.append("message longer than 4096 bytes") }
+                // The same for the message: 4,096 bytes became an attachment.
+                if (body["message"].string?.utf8.count ?? 0) >= 4_096 { problems.append("a message of 4096 bytes or more") }
                 if let p = body["priority"].int, !(1...5).contains(p) { problems.append("priority \(p)") }
                 if body["tags"].exists && !(body["tags"].value is [String]) { problems.append("tags must be strings") }
                 let actions = body["actions"].array.map(J.init)
@@ -75,8 +77,11 @@ import Testing
             #expect(await p.present(alert, delivery: DeliveryContext(deliveryID: "d")) == .delivered)
             let body = J(try #require(receiver.received.last).json)
             #expect(body["priority"].int == priority)
-            #expect(body["message"].string?.hasSuffix(TextLimit.bodyMarker) == true)
-            #expect(!body["actions"].exists, "no links, no buttons")
+            // No links, no buttons: the message ends saying how to decide, whole.
+            #expect(!body["actions"].exists)
+            let message = try #require(body["message"].string)
+            #expect(message.contains(TextLimit.bodyMarker + "\n\n"))
+            #expect(message.hasSuffix("\n\nExpand: alertctl confirm \(alert.id.rawValue)\nIgnore: alertctl cancel \(alert.id.rawValue)"), "\(message.suffix(200))")
         }
         #expect(receiver.received.allSatisfy { $0.problems.isEmpty })
         // Quotes and backslashes are written twice in JSON: the body, not only the message, fits.
@@ -85,7 +90,15 @@ import Testing
             #expect(await p.present(alert, delivery: DeliveryContext(deliveryID: "d")) == .delivered)
             let got = try #require(receiver.received.last)
             #expect(got.problems.isEmpty, "\(got.problems)")
-            #expect(J(got.json)["message"].string?.hasSuffix(TextLimit.bodyMarker) == true)
+            #expect(J(got.json)["message"].string?.contains(TextLimit.bodyMarker) == true)
+        }
+        // A message that just fits is sent whole; one byte more and it is cut.
+        for (size, cut) in [(4_095, false), (4_096, true)] {
+            let alert = try ServiceFixtures.alert(message: String(repeating: "m", count: size), labels: [:], actions: false)
+            #expect(await p.present(alert, delivery: DeliveryContext(deliveryID: "d")) == .delivered)
+            let got = try #require(receiver.received.last)
+            #expect(got.problems.isEmpty, "\(got.problems)")
+            #expect(J(got.json)["message"].string?.hasSuffix(TextLimit.bodyMarker) == cut, "\(size)")
         }
     }
 

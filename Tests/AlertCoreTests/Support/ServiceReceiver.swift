@@ -72,10 +72,10 @@ enum ServiceFixtures {
 
     static func alert(
         title: String = "Disk <full> & db1", message: String? = "/var is at 98% <b>now</b> & rising", severity: Severity = .critical,
-        labels: [String: String] = ["host": "db1", "env": "prod"]
+        labels: [String: String] = ["host": "db1", "env": "prod"], actions: Bool = true
     ) throws -> Alert {
         var b = AlertSpec.Builder().title(title).severity(severity).labels(labels)
-            .confirm("Expand", handler: "https://ops.example/expand").cancel("Ignore", handler: "https://ops.example/ignore")
+        if actions { b = b.confirm("Expand", handler: "https://ops.example/expand").cancel("Ignore", handler: "https://ops.example/ignore") }
         if let message { b = b.message(message) }
         return Alert(spec: try b.build(limits: .permissive).get(), at: Date(timeIntervalSince1970: 1_719_835_200.123))
     }

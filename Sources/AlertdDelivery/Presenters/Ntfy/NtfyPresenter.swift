@@ -18,13 +18,15 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
     public static var example: [String: Any] { ["url": "https://ntfy.sh/alertd-example"] }
 
     enum Limit {
-        /// ntfy's default `message-size-limit`; a longer message would
-        /// become an attachment instead of the notification's text.
-        static let messageBytes = 4_096
+        /// ntfy's default `message-size-limit`, 4,096 bytes. ntfy reads up
+        /// to the limit and takes a body that fills it as one past it: a
+        /// message of exactly 4,096 bytes became an attachment (refused as
+        /// one by a server that keeps none), so one byte less.
+        static let messageBytes = 4_096 - 1
         /// ntfy reads a JSON publish body up to twice the message limit, and
-        /// refuses a longer one (413, code 41303): a message of quotes or
-        /// backslashes, each written twice, went past it within 4,096 bytes.
-        static let jsonBodyBytes = 2 * messageBytes
+        /// refuses one that reaches it (413, code 41303): a message of quotes
+        /// or backslashes, each written twice, went past it within 4,096 bytes.
+        static let jsonBodyBytes = 2 * 4_096 - 1
         static let title = 250
         /// The Android and web apps show at most three buttons.
         static let actions = 3
@@ -95,6 +97,8 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
         if let message = digest.message { lines.append(message) }
         if !digest.labels.isEmpty { lines.append(digest.labels.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
         var text = lines.isEmpty ? "\(digest.severity.rawValue) alert \(digest.id)" : lines.joined(separator: "\n\n")
+        // Without a public URL there is no button: the message says how to decide.
+        var hints = digest.actions.filter { $0.link == nil }.map { "\($0.label): alertctl \($0.kind.rawValue) \(digest.id)" }
         var title = digest.title
         var firstTags = [digest.style.shortcode, digest.severity.rawValue]
         // ntfy's 2 is "low": no sound, no pop-up; the news is good or moot.
@@ -103,6 +107,7 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
             (title, text) = (digest.followUpHeadline, digest.followUpDetails.joined(separator: "\n"))
             firstTags = [digest.closedStyle.shortcode, digest.followUp?.outcome.rawValue ?? "closed"]
             priority = 2
+            hints = []
         }
         var seen = Set<String>()
         // `warning` is both the severity and its emoji's name: one tag.
@@ -110,7 +115,6 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
         var json: [String: Any] = [
             "topic": topic,
             "title": TextLimit.truncate(title, to: Limit.title),
-            "message": TextLimit.truncate(text, to: Limit.messageBytes, in: .utf8, marker: TextLimit.bodyMarker),
             "priority": priority,
             "tags": allTags,
         ]
@@ -120,11 +124,13 @@ public struct NtfyPresenterConfiguration: HTTPServiceConfiguration {
             ["action": "http", "label": action.label, "url": action.link, "method": "POST", "clear": true]
         }
         if !actions.isEmpty { json["actions"] = actions }
-        // The rest of the body first, then the message in what is left of it.
-        let message = json["message"] as? String ?? ""
-        json["message"] = ""
+        // The rest of the body first, and the hints whole, then the message
+        // in what is left of both limits.
+        let closing = hints.isEmpty ? "" : "\n\n" + hints.joined(separator: "\n")
+        json["message"] = closing
         let room = Limit.jsonBodyBytes - JSONObject.text(of: json).utf8.count
-        json["message"] = TextLimit.truncate(message, to: max(0, room), in: .json, marker: TextLimit.bodyMarker)
+        let message = TextLimit.truncate(text, to: max(0, Limit.messageBytes - closing.utf8.count), in: .utf8, marker: TextLimit.bodyMarker)
+        json["message"] = TextLimit.truncate(message, to: max(0, room), in: .json, marker: TextLimit.bodyMarker) + closing
         var headers: [String: String] = [:]
         if let token = secrets["token"] {
             headers["Authorization"] = "Bearer \(token)"
