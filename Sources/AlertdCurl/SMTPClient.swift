@@ -92,11 +92,16 @@ final class SMTPTransfer: Sendable {
             try easy.set(CURLOPT_NOPROGRESS, 0)
             _ = alertd_curl_setopt_xferinfo(easy.handle, SMTPUpload.progressCallback)
             try easy.set(CURLOPT_XFERINFODATA, pointer: me)
+            // The server's replies reach us only through the debug callback:
+            // libcurl's errors give a refusal's code, not its words.
+            _ = alertd_curl_setopt_debug(easy.handle, SMTPUpload.debugCallback)
+            try easy.set(CURLOPT_DEBUGDATA, pointer: me)
+            try easy.set(CURLOPT_VERBOSE, 1)
         } catch {
             return .failure(.other(url: redactedURL, curl: error))
         }
         let code = withExtendedLifetime(upload) { alertd_curl_easy_perform(easy.handle) }
-        return outcome(code, easy: easy, detail: String(cString: errorBuffer))
+        return outcome(code, easy: easy, detail: String(cString: errorBuffer), serverSaid: upload.lastReply)
     }
 
     /// The sockets libcurl has open for this mail; nil once ``abort()``
@@ -147,19 +152,33 @@ final class SMTPTransfer: Sendable {
         }
     }
 
-    private func outcome(_ code: CURLcode, easy: CurlEasy, detail: String) -> Result<Void, SMTPClientError> {
+    /// What went wrong, in the server's own words where it said some
+    /// (`serverSaid`, its last reply: `552 5.3.4 Message size exceeds fixed
+    /// limit`, where libcurl says "Weird server reply").
+    private func outcome(_ code: CURLcode, easy: CurlEasy, detail: String, serverSaid: String?) -> Result<Void, SMTPClientError> {
         if code == CURLE_OK { return .success(()) }
         let url = redactedURL
         let curl = CurlError(code, detail: detail)
         let text = detail.isEmpty ? curl.message : detail
         // The last reply code the server sent, when it got that far.
         let reply = easy.info(CURLINFO_RESPONSE_CODE) ?? 0
+        // Its words after the code (`5.3.4 Message size exceeds fixed limit`), if that reply is the one.
+        let said = serverSaid.flatMap { line -> String? in
+            guard reply > 0, line.hasPrefix(String(reply)) else { return nil }
+            let words = line.dropFirst(String(reply).count + 1)
+            return words.isEmpty ? nil : String(words)
+        }
         switch code {
         case _ where cancelRequested.load(ordering: .relaxed):
             return .failure(.cancelled(url: url))
         // Past the deadline, what a shut socket made of the wait is the timeout.
-        case CURLE_OPERATION_TIMEDOUT, _ where aborted:
+        case _ where aborted:
             return .failure(.timedOut(url: url, after: request.timeout))
+        // Before the message started (connecting, the greeting, TLS, the
+        // login) it is `connect_timeout` that ran out, if the shorter.
+        case CURLE_OPERATION_TIMEDOUT:
+            let started = (easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) ?? 0) > 0
+            return .failure(.timedOut(url: url, after: started ? request.timeout : min(request.timeout, request.connectTimeout)))
         case CURLE_COULDNT_CONNECT:
             return .failure(.couldNotConnect(url: url, reason: text))
         case CURLE_COULDNT_RESOLVE_HOST:
@@ -168,8 +187,11 @@ final class SMTPTransfer: Sendable {
             return .failure(.badURL(url: url, reason: text))
         case CURLE_USE_SSL_FAILED:
             return .failure(.startTLSUnavailable(url: url))
+        // RFC 4954: 454 is the server's trouble, for now (a directory down).
+        case CURLE_LOGIN_DENIED where (400..<500).contains(reply):
+            return .failure(.loginRefusedForNow(url: url, code: reply, reason: said ?? text))
         case CURLE_LOGIN_DENIED:
-            return .failure(.authenticationFailed(url: url, reason: text))
+            return .failure(.authenticationFailed(url: url, reason: said ?? text))
         case CURLE_PEER_FAILED_VERIFICATION:
             return .failure(.untrustedCertificate(url: url, reason: text))
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
@@ -181,7 +203,7 @@ final class SMTPTransfer: Sendable {
         case CURLE_SEND_ERROR where reply >= 400 && detail.hasPrefix("RCPT failed"):
             return .failure(.recipientRefused(url: url, code: reply))
         case _ where reply >= 400:
-            return .failure(.rejected(url: url, code: reply, reason: text))
+            return .failure(.rejected(url: url, code: reply, reason: said ?? text))
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY:
             return .failure(.connectionLost(url: url, reason: text))
         default:
@@ -217,6 +239,22 @@ private final class SMTPUpload {
         buffer, size, count, user in
         guard let buffer, let user else { return Int(CURL_READFUNC_ABORT) }
         return Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().read(into: buffer, capacity: size * count)
+    }
+
+    /// The server's last reply line, up to 300 characters of plain text
+    /// (``debugCallback``).
+    private(set) var lastReply: String?
+
+    /// `CURLOPT_DEBUGFUNCTION`: keeps the server's replies (`CURLINFO_HEADER_IN`)
+    /// and nothing else; what alertd sends (the login) is never looked at.
+    static let debugCallback: @convention(c) (UnsafeMutableRawPointer?, curl_infotype, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32 = {
+        _, type, data, size, user in
+        guard type == CURLINFO_HEADER_IN, let data, let user, size > 0 else { return 0 }
+        let bytes = UnsafeRawBufferPointer(start: data, count: size)
+        let line = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        let plain = String(line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(300).map(Character.init))
+        if !plain.isEmpty { Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().lastReply = plain }
+        return 0
     }
 
     /// The progress callback is how a cancelled task stops a blocking perform.

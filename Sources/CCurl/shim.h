@@ -111,6 +111,8 @@ static inline CURLcode alertd_curl_setopt_header(CURL *h, size_t (*f)(char *, si
 static inline CURLcode alertd_curl_setopt_read(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) { return alertd_curl()->easy_setopt(h, CURLOPT_READFUNCTION, f); }
 static inline CURLcode alertd_curl_setopt_xferinfo(CURL *h, int (*f)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return alertd_curl()->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode alertd_curl_setopt_prereq(CURL *h, int (*f)(void *, char *, char *, int, int)) { return alertd_curl()->easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
+typedef int (*alertd_debug_fn)(CURL *, curl_infotype, char *, size_t, void *);
+static inline CURLcode alertd_curl_setopt_debug(CURL *h, alertd_debug_fn f) { return alertd_curl()->easy_setopt(h, CURLOPT_DEBUGFUNCTION, f); }
 static inline CURLcode alertd_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return alertd_curl()->easy_getinfo(h, i, v); }
 static inline CURLcode alertd_curl_getinfo_double(CURL *h, CURLINFO i, double *v) { return alertd_curl()->easy_getinfo(h, i, v); }
 static inline CURLcode alertd_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return alertd_curl()->easy_getinfo(h, i, v); }

@@ -31,17 +31,9 @@ public struct AlertGroupID: Hashable, Sendable, Codable, CustomStringConvertible
             canonical += "\u{0}\(label.name)=\(label.value)"
         }
         if taken > 0 { canonical += "\u{0}\u{0}\(taken)" }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in canonical.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let digits = Array("0123456789abcdef".utf8)
-        var text = Array("g-".utf8)
-        for shift in stride(from: 60, through: 0, by: -4) {
-            text.append(digits[Int((hash >> UInt64(shift)) & 0xF)])
-        }
-        rawValue = String(decoding: text, as: UTF8.self)
+        var hash = FNV1a()
+        hash.add(canonical)
+        rawValue = "g-" + hash.hex
     }
 
     public var description: String { rawValue }

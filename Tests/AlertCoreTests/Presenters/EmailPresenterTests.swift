@@ -193,8 +193,15 @@ struct EmailPresenterTests {
         try writeSecretFile("wrong", to: dir.path + "/smtp-password")
         let denied = try await presenter(settings).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
         guard case .permanentFailure(let reason) = denied else { Issue.record("\(denied)"); return }
-        #expect(reason.hasPrefix("email: \(smtp.url) refused the login"))
+        #expect(reason == "email: \(smtp.url) refused the login: 5.7.8 Authentication credentials invalid", "the server's own words")
         #expect(!reason.contains("wrong"))
+
+        // RFC 4954's 454 is the server's trouble for now: retried, not dead.
+        try writeSecretFile("busy", to: dir.path + "/smtp-password")
+        let busy = try await presenter(settings).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+        #expect(busy == .retryableFailure(
+            reason: "email: \(smtp.url) could not take the login now (SMTP 454): 4.7.0 Temporary authentication failure"), "\(busy)")
+        try writeSecretFile("wrong", to: dir.path + "/smtp-password")
 
         // Each recipient's own mail (signed links): a refused login ends the
         // attempt, where it was tried once per recipient (an account lockout's
@@ -248,6 +255,35 @@ struct EmailPresenterTests {
         #expect(reachedSome.thread != nil)
     }
 
+    /// RFC 5321 §4.2.1: a 5yz reply is not to be repeated. A retry for a
+    /// recipient refused for now asked again, every attempt, for the one
+    /// refused for good; its refusal still ends the delivery partly delivered.
+    @Test func aRecipientRefusedForGoodIsNotAskedAgainOnRetries() async throws {
+        let smtp = try await SMTPReceiver()
+        let alert = try ServiceFixtures.alert()
+        let p = try presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com", "reject@example.com", "tempfail@example.com"]])
+        let refused = "email to reject@example.com: \(smtp.url) refused the recipient (SMTP 550)"
+        let busy = "email to tempfail@example.com: \(smtp.url) refused the recipient (SMTP 451)"
+        for attempt in 1...3 {
+            let outcome = await p.present(alert, delivery: ServiceFixtures.signedDelivery(alert, attempt: attempt))
+            #expect(outcome == .reachedSome(reason: refused + "; " + busy), "attempt \(attempt)")
+        }
+        #expect(smtp.recipientsAsked.filter { $0 == "reject@example.com" }.count == 1, "\(smtp.recipientsAsked)")
+        #expect(smtp.recipientsAsked.filter { $0 == "ops@example.com" }.count == 1)
+        #expect(smtp.recipientsAsked.filter { $0 == "tempfail@example.com" }.count == 3)
+    }
+
+    /// `a+b@` and `a-b@` were both `a-b-…` in their copies' Message-ID: a
+    /// mail client that drops repeats showed one of two recipients' mails.
+    @Test func everyRecipientsCopyHasItsOwnMessageID() {
+        let addresses = ["a+b@example.com", "a-b@example.com", "a.b@example.com", "a@b-example.com", "A-B@example.com", "a_b@example.com"]
+        let ids = addresses.map { EmailPresenter.messageID("dlv-1.0", recipient: $0, domain: "example.com") }
+        #expect(Set(ids).count == addresses.count, "\(ids)")
+        // A plain address keeps the id it always had.
+        #expect(EmailPresenter.messageID("dlv-1.0", recipient: "ops@example.com", domain: "example.com") == "<dlv-1.0.ops-example.com@example.com>")
+        #expect(ids.allSatisfy { $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "<>@.-_".contains($0)) } }, "\(ids)")
+    }
+
     @Test func smtpRepliesDecideWhetherToRetry() async throws {
         let smtp = try await SMTPReceiver()
         let alert = try ServiceFixtures.alert()
@@ -264,6 +300,16 @@ struct EmailPresenterTests {
             .present(alert, delivery: ServiceFixtures.delivery)
         guard case .retryableFailure = down else { Issue.record("\(down)"); return }
         #expect(try smtp.mails().isEmpty)
+        // A refusal of the message says what the server said, not libcurl's "Weird server reply".
+        let big = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["toobig@example.com"]])
+            .present(alert, delivery: ServiceFixtures.delivery)
+        #expect(big == .permanentFailure(reason: "email: SMTP 552 from \(smtp.url): 5.3.4 Message size exceeds fixed limit"), "\(big)")
+        // A server that never greets runs out connect_timeout, and says that one.
+        let silent = try SilentListener()
+        let mute = try await presenter(["url": "smtp://127.0.0.1:\(silent.port)", "from": "alertd@example.com", "to": ["ops@example.com"],
+                                        "connect_timeout": "1s", "timeout": "5s"])
+            .present(alert, delivery: ServiceFixtures.delivery)
+        #expect(mute == .retryableFailure(reason: "email: no answer from smtp://127.0.0.1:\(silent.port) within 1s"), "\(mute)")
     }
 
     /// A server that reads the message and never answers its end: the

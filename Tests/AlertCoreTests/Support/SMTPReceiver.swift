@@ -93,6 +93,11 @@ final class SMTPReceiver: Sendable {
         ((try? String(contentsOfFile: dir.path + "/logins", encoding: .utf8)) ?? "").split(separator: "\n").count
     }
 
+    /// Every `RCPT TO` address the server was sent, accepted or not, in order.
+    var recipientsAsked: [String] {
+        ((try? String(contentsOfFile: dir.path + "/rcpts", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
     func mails() throws -> [Mail] {
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/mail").filter { $0.hasSuffix(".eml") }.sorted()
         return try names.map { name in
@@ -138,6 +143,8 @@ final class SMTPReceiver: Sendable {
 
     class Handler:
         async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            with open(os.path.join(os.path.dirname(outdir), "rcpts"), "a") as f:
+                f.write("%s\n" % address)
             if address.startswith("tempfail"):
                 return "451 4.3.0 Mailbox busy, try again later"
             if address.startswith("reject"):
@@ -148,6 +155,8 @@ final class SMTPReceiver: Sendable {
         async def handle_DATA(self, server, session, envelope):
             if any(r.startswith("hang") for r in envelope.rcpt_tos):
                 await asyncio.sleep(200)
+            if any(r.startswith("toobig") for r in envelope.rcpt_tos):
+                return "552 5.3.4 Message size exceeds fixed limit"
             n = len([f for f in os.listdir(outdir) if f.endswith(".eml")])
             base = os.path.join(outdir, "msg-%03d" % n)
             login = session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None
@@ -162,6 +171,8 @@ final class SMTPReceiver: Sendable {
     def authenticate(server, session, envelope, mechanism, auth_data):
         with open(os.path.join(os.path.dirname(outdir), "logins"), "a") as f:
             f.write("%s\n" % mechanism)
+        if isinstance(auth_data, LoginPassword) and auth_data.password.decode() == "busy":
+            return AuthResult(success=False, handled=False, message="454 4.7.0 Temporary authentication failure")
         ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user and auth_data.password.decode() == password
         return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
 

@@ -247,7 +247,7 @@ public struct EmailPresenter: AlertPresenter {
     private func sendToAll(_ message: String, delivery id: DeliveryID) async -> PresentationOutcome {
         let recipients = configuration.recipients
         let done = sent.recipients(of: id)
-        if done.isEmpty {
+        if done.isEmpty, sent.refusals(of: id).isEmpty {
             switch await send(message, to: recipients) {
             case .success: return .delivered
             case .failure(.recipientRefused) where recipients.count > 1: break
@@ -259,23 +259,27 @@ public struct EmailPresenter: AlertPresenter {
 
     /// Each recipient not yet reached its own message, in its own envelope.
     /// Worth another try while any recipient's failure is: those already
-    /// reached are not mailed again. Refused for good by some once others
+    /// reached are not mailed again, nor those refused for good (5xx), whose
+    /// refusals still count in the outcome. Refused for good by some once others
     /// have it, it is delivered to those (``PresentationOutcome/partlyDelivered(reason:)``).
     /// A failure of the server's own (unreachable, TLS, a refused login)
     /// ends the round: the rest would fail the same way, one timeout each
     /// (six recipients, 30 s), and a refused login tried once per recipient
     /// can lock the account. Those not tried wait for the next attempt.
     private func sendEach(_ id: DeliveryID, skipping done: Set<String>, _ message: (String) -> String) async -> PresentationOutcome {
-        var failures: [PresentationOutcome] = []
+        let refused = sent.refusals(of: id)
+        var failures = configuration.recipients.compactMap { refused[$0] }.map { PresentationOutcome.permanentFailure(reason: $0) }
         var reached = !done.isEmpty
-        recipients: for address in configuration.recipients where !done.contains(address) {
+        recipients: for address in configuration.recipients where !done.contains(address) && refused[address] == nil {
             switch await send(message(address), to: [address]) {
             case .success:
                 sent.add(address, to: id)
                 reached = true
             case .failure(let error):
-                failures.append(Self.outcome(for: error, to: address))
+                let outcome = Self.outcome(for: error, to: address)
+                failures.append(outcome)
                 if !error.concernsOneMail { break recipients }
+                if case .permanentFailure(let reason) = outcome { sent.refuse(address, because: reason, for: id) }
             }
         }
         let reason = failures.compactMap(\.reason).joined(separator: "; ")
@@ -314,7 +318,7 @@ public struct EmailPresenter: AlertPresenter {
             return .permanentFailure(reason: reason)
         // TLS trouble is usually fixed on the server's side (a renewed
         // certificate), as for webhooks; the retry budget bounds the wait.
-        case .couldNotConnect, .timedOut, .dnsFailure, .tls, .untrustedCertificate, .connectionLost, .cancelled, .other:
+        case .couldNotConnect, .timedOut, .dnsFailure, .tls, .untrustedCertificate, .connectionLost, .cancelled, .other, .loginRefusedForNow:
             return .retryableFailure(reason: reason)
         }
     }
@@ -413,9 +417,25 @@ public struct EmailPresenter: AlertPresenter {
     }
 
     /// `<delivery@domain>`, or `<delivery.recipient@domain>` for the copy
-    /// sent to one recipient: the same on every retry.
+    /// sent to one recipient: the same on every retry. The address is
+    /// written with its `@` as `-`; one that would then read like another's
+    /// (`a+b@x` and `a-b@x` are both `a-b-x`) gets 16 hex digits of its
+    /// hash too, so no two recipients' copies share an id.
     static func messageID(_ delivery: DeliveryID, recipient: String?, domain: String) -> String {
-        "<\(Self.token(delivery.rawValue + (recipient.map { ".\($0)" } ?? "")))@\(domain)>"
+        "<\(Self.token(delivery.rawValue + (recipient.map { "." + Self.addressToken($0) } ?? "")))@\(domain)>"
+    }
+
+    /// `alice@example.com` as `alice-example.com`: the first `-` is the
+    /// `@` when the local part has none and nothing else needs replacing.
+    static func addressToken(_ address: String) -> String {
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        let plain = parts.count == 2
+            && parts[0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") }
+            && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        guard !plain else { return token(address) }
+        var hash = FNV1a()
+        hash.add(address)
+        return token(address) + ".h" + hash.hex
     }
 
     /// Letters, digits, `.`, `-` and `_` of `text`, others as `-`: safe in
