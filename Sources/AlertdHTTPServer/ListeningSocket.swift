@@ -57,6 +57,9 @@ package struct ListeningSocket: Sendable {
             address: host.contains(":") ? "[\(host)]:\(bound)" : "\(host):\(bound)")
     }
 
+    /// The longest path a Unix socket can have, in bytes: `sun_path` less its NUL.
+    package static let longestUnixPath = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
     package static func unix(path: String, mode: UInt16) throws(HTTPServerError) -> ListeningSocket {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)

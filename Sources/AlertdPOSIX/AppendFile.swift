@@ -31,7 +31,13 @@ package final class AppendFile: Sendable {
     }
 
     /// Writes all of `bytes`; the error of a failed `write(2)`, if one failed.
+    /// A regular file is cut back to where the write began when it fails
+    /// part way: a full disk left half a line, and the next line, written
+    /// after space came back, was glued to it (neither one readable).
     package func write(_ bytes: [UInt8]) -> Errno? {
-        FileDescriptorWriter.writeAll(fd, bytes).map(Errno.init)
+        let start = lseek(fd, 0, SEEK_END)
+        guard let failure = FileDescriptorWriter.writeAll(fd, bytes) else { return nil }
+        if start >= 0, lseek(fd, 0, SEEK_END) > start { _ = ftruncate(fd, start) }
+        return Errno(failure)
     }
 }

@@ -25,6 +25,18 @@ extension DaemonConfiguration {
         return listeners
     }
 
+    /// Why no Unix socket can ever have the configured path: `sun_path`
+    /// holds 107 bytes and a NUL. A start found it only at bind, after it
+    /// had made the state directory and the store, and `--check-config`
+    /// called the file valid.
+    public func socketPathLengthProblem(environment: [String: String] = CurrentProcess.environment) -> String? {
+        guard api.activatedListeners.unixSocket == nil else { return nil }
+        let path = resolvedSocketPath(environment: environment)
+        guard path.utf8.count > ListeningSocket.longestUnixPath else { return nil }
+        return "api.socket: \(path) is \(path.utf8.count) bytes long, and a Unix socket's path may have at most "
+            + "\(ListeningSocket.longestUnixPath): choose a shorter api.socket (or --socket)."
+    }
+
     /// Why the Unix socket cannot be bound where configured, when its
     /// directory does not exist: alertd creates only the state directory
     /// (and systemd `$RUNTIME_DIRECTORY`), so a start would fail at bind;

@@ -77,7 +77,9 @@ public final class AlertDaemon: Sendable {
         let auth = step { () throws(DaemonError) in try authenticator(config) }
         let presenters = step { () throws(DaemonError) in try PresenterFactory.make(config) }
         let settings = step { () throws(DaemonError) in try intakeSettings(config) }
-        if let problem = config.socketDirectoryProblem() {
+        if let problem = config.socketPathLengthProblem() {
+            problems.append(DaemonError(code: .listener, message: problem))
+        } else if let problem = config.socketDirectoryProblem() {
             // Checked from a shell before the first start, /run/alertd is
             // not there yet: systemd makes it as it starts the service.
             if case .check = mode { logger.warning(problem) } else { problems.append(DaemonError(code: .listener, message: problem)) }

@@ -106,6 +106,36 @@ import Glibc
         try await expectRecovered(d)
     }
 
+    /// The log presenter on a full disk: a line the disk had room for only
+    /// part of is taken back, so when space returns the retried lines start
+    /// on lines of their own. Half a line stayed, and the next was glued to
+    /// it: neither could be read.
+    @Test(.enabled(if: StorageFaults.canMountPrivateTmpfs, "cannot mount a tmpfs in a private mount namespace (needs root and unshare/nsenter); full disk case skipped"))
+    func aLogLineTheDiskHadNoRoomForLeavesNoFragment() async throws {
+        let mount = TemporaryDirectory()
+        let logs = mount.path + "/logs"
+        let d = try TestDaemon(config: ["presenters": ["file": ["type": "log", "path": logs + "/alerts.log", "format": "json"]],
+                                        "default_route": ["presenters": ["file"]]],
+                               launcher: StorageFaults.privateTmpfs(on: logs, size: "16k"))
+        try await d.start()
+        let pid = try #require(d.pid)
+        let message = String(repeating: "m", count: 3_000)
+        for i in 0..<10 { _ = try await d.send(["title": "L-\(i)", "message": message]) }
+        func lines() -> [Substring] {
+            StorageFaults.inMountNamespace(of: pid, "cat '\(logs)/alerts.log'").output.split(separator: "\n", omittingEmptySubsequences: false)
+        }
+        // Some lines in, the rest waiting for room.
+        #expect(await eventually(.seconds(10)) { d.log.contains("writing to log file") }, "\(d.log)")
+        #expect(StorageFaults.inMountNamespace(of: pid, "mount -o remount,size=1m '\(logs)'").status == 0)
+        _ = await eventually(.seconds(30)) { lines().filter { !$0.isEmpty }.count >= 10 }
+        let written = lines().filter { !$0.isEmpty }
+        #expect(written.count == 10, "\(written.map { $0.prefix(60) })")
+        for line in written {
+            let parsed = try? JSONSerialization.jsonObject(with: Data(line.utf8))
+            #expect(parsed != nil, "not one JSON line: \(line.prefix(80))…\(line.suffix(40))")
+        }
+    }
+
     /// A disk with room for the lock file but not the store: 73, as for a
     /// disk with no room at all, not 1 (a generic failure).
     @Test(.enabled(if: StorageFaults.canMountPrivateTmpfs, "cannot mount a tmpfs in a private mount namespace (needs root and unshare/nsenter); full disk case skipped"))

@@ -76,6 +76,22 @@ import Testing
         #expect(inState.exitCode == 0 && !inState.stderr.contains("socket's directory"), "\(inState.stderr)")
     }
 
+    /// A socket path longer than a Unix socket's address holds: the check
+    /// called the file valid, and the start failed only at bind.
+    @Test func aSocketPathTooLongForAnyUnixSocketIsAProblem() async throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/alertd.json"
+        let socket = dir.path + "/" + String(repeating: "s", count: 120) + ".sock"
+        try #"{"api": {"socket": "\#(socket)"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let checked = try await check(config, stateDir: dir.path + "/state")
+        let started = try await TestBinaries.run(try TestBinaries.path(of: "alertd"), ["--config", config, "--state-dir", dir.path + "/state"])
+        for (result, code) in [(checked, 65), (started, 69)] {
+            #expect(result.exitCode == Int32(code), "\(result.stderr)")
+            #expect(result.stderr.contains("api.socket: \(socket) is \(socket.utf8.count) bytes long, and a Unix socket's path may have at most 107"),
+                    "\(result.stderr)")
+        }
+    }
+
     /// A port in use says where the port is set.
     @Test func aPortInUseNamesTheSetting() async throws {
         let dir = TemporaryDirectory()
