@@ -20,6 +20,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private struct Inbox {
         package var submitted: [CurlTransfer] = []
         package var cancelled: [CurlTransfer] = []
+        /// A new cap on open connections, for the driver thread to set.
+        package var connectionLimit: Int?
         package var shuttingDown = false
         package var closed = false
     }
@@ -78,6 +80,17 @@ package final class CurlMultiDriver: @unchecked Sendable {
         if queued { wakeUp() }
     }
 
+    /// Caps the connections open at once (`CURLMOPT_MAX_TOTAL_CONNECTIONS`),
+    /// from the driver thread, the handle's only user.
+    package func limitConnections(to limit: Int) {
+        let queued = inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return false }
+            inbox.connectionLimit = limit
+            return true
+        }
+        if queued { wakeUp() }
+    }
+
     /// Ends the driver thread; transfers still running complete as cancelled.
     package func shutdown() {
         let first = inbox.withLock { inbox in
@@ -99,13 +112,15 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private func run() {
         var running: Int32 = 0
         while true {
-            let (submitted, cancelled, stop) = inbox.withLock { inbox in
+            let (submitted, cancelled, stop, limit) = inbox.withLock { inbox in
                 defer {
                     inbox.submitted.removeAll()
                     inbox.cancelled.removeAll()
+                    inbox.connectionLimit = nil
                 }
-                return (inbox.submitted, inbox.cancelled, inbox.shuttingDown)
+                return (inbox.submitted, inbox.cancelled, inbox.shuttingDown, inbox.connectionLimit)
             }
+            if let limit { _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, limit)) }
             for transfer in submitted { start(transfer) }
             for transfer in cancelled { drop(transfer) }
             if stop { break }

@@ -25,6 +25,8 @@ public final class HTTPClient: Sendable {
     private let drivers = Mutex<[CurlMultiDriver]?>(nil)
     /// Which driver the next request goes to.
     private let turn = Atomic<UInt>(0)
+    /// ``limitConnections(to:)``'s cap, for drivers started after it.
+    private let connectionCap = Atomic<Int>(0)
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
         self.configuration = configuration
@@ -111,10 +113,30 @@ public final class HTTPClient: Sendable {
 
     /// The multi driver whose turn it is, or the error a request gets when
     /// libcurl could not start one.
+    /// Caps the connections this client keeps open at once, idle ones
+    /// included, at `total` (or its configured cap, if lower); further
+    /// requests wait for one. Takes effect at once, on running drivers too.
+    public func limitConnections(to total: Int) {
+        drivers.withLock { drivers in
+            connectionCap.store(total, ordering: .relaxed)
+            guard let drivers, !drivers.isEmpty else { return }
+            let share = capped.perThread.maxConnections
+            for driver in drivers { driver.limitConnections(to: share) }
+        }
+    }
+
+    /// ``configuration`` with ``limitConnections(to:)``'s cap.
+    private var capped: HTTPClientConfiguration {
+        var c = configuration
+        let cap = connectionCap.load(ordering: .relaxed)
+        if cap > 0 { c.maxConnections = c.maxConnections > 0 ? min(c.maxConnections, cap) : cap }
+        return c
+    }
+
     private func multiDriver(for request: HTTPClientRequest) throws(HTTPClientError) -> CurlMultiDriver {
         let started = drivers.withLock { drivers in
             if drivers == nil {
-                let share = configuration.perThread
+                let share = capped.perThread
                 drivers = (0..<share.threads).compactMap { _ in CurlMultiDriver(configuration: share) }
             }
             return drivers!

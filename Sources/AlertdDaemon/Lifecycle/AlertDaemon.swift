@@ -158,8 +158,10 @@ public final class AlertDaemon: Sendable {
         let files = CurrentProcess.raiseOpenFileLimit()
         let deliveries = presenters.entries.values.reduce(0) { $0 + $1.maxConcurrency }
         let connections = Self.connectionLimit(openFiles: files, listeners: listeners.count, deliveries: deliveries)
-        if connections < HTTPServerConfiguration().connectionLimit {
-            logger.warning("The open-file limit (\(files)) leaves room for \(connections) connections per listener, with \(deliveries) kept for deliveries (the presenters' max_concurrency); raise LimitNOFILE= to allow more.")
+        let outgoing = Self.deliveryConnectionLimit(openFiles: files, listeners: listeners.count, perListener: connections)
+        PresenterFactory.limitConnections(to: outgoing)
+        if connections < HTTPServerConfiguration().connectionLimit || outgoing < deliveries {
+            logger.warning("The open-file limit (\(files)) leaves room for \(connections) connections per listener, with \(min(outgoing, deliveries)) kept for deliveries (the presenters' max_concurrency come to \(deliveries)); raise LimitNOFILE= to allow more.")
         }
         apiServers = listeners.map { listener in
             var c = HTTPServerConfiguration(listener: listener)
@@ -179,14 +181,26 @@ public final class AlertDaemon: Sendable {
     /// ``reservedFiles`` descriptors for everything else. Connections that
     /// filled a soft limit of 1,024 made every delivery fail to connect.
     static func connectionLimit(openFiles: Int, listeners: Int, deliveries: Int = 0) -> Int {
-        let room = (openFiles - reservedFiles - deliveries) / max(1, listeners)
+        let room = (openFiles - reserved(openFiles) - deliveries) / max(1, listeners)
         return max(16, min(HTTPServerConfiguration().connectionLimit, room))
+    }
+
+    /// Connections deliveries may hold open at once, idle ones kept for
+    /// reuse included: what the listeners and ``reservedFiles`` leave. At a
+    /// limit of 64, deliveries to a slow receiver took every descriptor,
+    /// and the API could accept no connection on either listener until a
+    /// restart.
+    static func deliveryConnectionLimit(openFiles: Int, listeners: Int, perListener: Int) -> Int {
+        max(4, openFiles - reserved(openFiles) - perListener * max(1, listeners))
     }
 
     /// Descriptors kept out of the listeners' reach besides deliveries'
     /// sockets: the store's files, child processes' pipes, the event
     /// streams' timers.
     static let reservedFiles = 256
+
+    /// ``reservedFiles``, or a quarter of a limit too low for it.
+    private static func reserved(_ openFiles: Int) -> Int { min(reservedFiles, openFiles / 4) }
 
     /// The daemon's services in start order: deliveries and deadlines are
     /// handled before the API accepts anything, and the status service says

@@ -31,6 +31,15 @@ public enum PresenterFactory {
     /// checked against the policy in force, not only new connections.
     static let handlerClient = HTTPClient()
 
+    /// Caps the connections deliveries keep open, both clients together
+    /// (handler calls an eighth), so that they leave the API descriptors
+    /// to accept with (``AlertDaemon``'s open-file budget).
+    static func limitConnections(to total: Int) {
+        let handlers = max(2, total / 8)
+        handlerClient.limitConnections(to: handlers)
+        httpClient.limitConnections(to: max(2, total - handlers))
+    }
+
     /// Handler hosts that stopped answering: kept across reloads, as the client is.
     static let handlerBreaker = HandlerHostBreaker()
 
