@@ -45,6 +45,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
     private static let idleSpareLimit = 64
     private static let spareTrimAfter = Duration.seconds(10)
     private var lastBusy = ContinuousClock.now
+    /// Transfers to each host, and those waiting for its connections to open.
+    private var hosts = CurlHostSlots()
 
     package init?(configuration: HTTPClientConfiguration) {
         CurlGlobal.initialize()
@@ -121,11 +123,19 @@ package final class CurlMultiDriver: @unchecked Sendable {
                 return (inbox.submitted, inbox.cancelled, inbox.shuttingDown, inbox.connectionLimit)
             }
             if let limit { _ = alertd_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, limit)) }
-            for transfer in submitted { start(transfer) }
+            let now = ContinuousClock.now
+            for transfer in submitted where !Self.paced(transfer) || hosts.admit(transfer, now: now) { start(transfer) }
             for transfer in cancelled { drop(transfer) }
             if stop { break }
-            _ = alertd_curl_multi_perform(multi, &running)
-            collectFinished()
+            // Transfers a host made room for start at once: a reused
+            // connection is counted within the perform that took it.
+            for _ in 0..<8 {
+                _ = alertd_curl_multi_perform(multi, &running)
+                collectFinished()
+                let ready = hosts.due(now: .now)
+                if ready.isEmpty { break }
+                for transfer in ready { start(transfer) }
+            }
             if !active.isEmpty {
                 lastBusy = .now
             } else if spare.count > Self.idleSpareLimit, ContinuousClock.now - lastBusy >= Self.spareTrimAfter {
@@ -134,6 +144,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
             _ = alertd_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         for transfer in Array(active.values) { drop(transfer) }
+        for transfer in hosts.drain() { transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL))) }
         spare.removeAll()
         inbox.withLock { $0.closed = true }
         // A caller that counted itself before this saw `ended` false and may
@@ -143,30 +154,47 @@ package final class CurlMultiDriver: @unchecked Sendable {
         alertd_curl_multi_cleanup(multi)
     }
 
+    /// Whether `transfer` waits for its host's connections to open
+    /// (``CurlHostSlots``): requests to the operator's services. A handler
+    /// call (policy-checked) and a Unix socket's request go at once.
+    private static func paced(_ transfer: CurlTransfer) -> Bool {
+        transfer.request.connectPolicy == nil && transfer.request.unixSocketPath == nil
+    }
+
     private func start(_ transfer: CurlTransfer) {
         if transfer.cancelRequested.load(ordering: .relaxed) {
-            transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL)))
+            end(transfer, .failure(.cancelled(url: transfer.request.redactedURL)))
             return
         }
         let easy: CurlEasy
         do {
             easy = try transfer.makeEasyHandle(reusing: spare.popLast())
         } catch {
-            transfer.finish(.failure(error))
+            end(transfer, .failure(error))
             return
         }
         let rc = alertd_curl_multi_add_handle(multi, easy.handle)
         guard rc == CURLM_OK else {
-            transfer.finish(.failure(.other(url: transfer.request.redactedURL, curl: CurlError(multi: rc))))
+            end(transfer, .failure(.other(url: transfer.request.redactedURL, curl: CurlError(multi: rc))))
             return
         }
         active[ObjectIdentifier(transfer)] = transfer
     }
 
     private func drop(_ transfer: CurlTransfer) {
+        if hosts.withdraw(transfer) {
+            transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL)))
+            return
+        }
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { return }
         if let easy = transfer.easyHandle { alertd_curl_multi_remove_handle(multi, easy.handle) }
-        transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL)))
+        end(transfer, .failure(.cancelled(url: transfer.request.redactedURL)))
+    }
+
+    /// Gives the transfer's place at its host to the next, then its outcome to the caller.
+    private func end(_ transfer: CurlTransfer, _ result: Result<HTTPClientResponse, HTTPClientError>) {
+        hosts.finished(transfer, now: .now)
+        transfer.finish(result)
     }
 
     private func collectFinished() {
@@ -187,6 +215,7 @@ package final class CurlMultiDriver: @unchecked Sendable {
             // gave one whose connect had timed out that code again for its
             // next transfer's refused connect (a handler call the policy
             // refused read as a timeout, and was retried as one).
+            hosts.finished(transfer, now: .now)
             if code == CURLE_OK, let easy = transfer.easyHandle, spare.count < Self.spareLimit {
                 transfer.release(easy)
                 spare.append(easy)

@@ -58,6 +58,10 @@ package final class CurlTransfer: @unchecked Sendable {
     private var peerRefusal: HTTPClientError?
     private var finished = false
     private var headDelivered = false
+    /// Its host's count of transfers, while it is counted there (``CurlHostSlots``).
+    var hostSlot: CurlHostSlots.Slot?
+    /// Whether the request went, or was about to go, on a connection.
+    var hasSent: Bool { sends > 0 }
 
     package init(_ request: HTTPClientRequest) {
         self.request = request
@@ -493,6 +497,7 @@ package final class CurlTransfer: @unchecked Sendable {
             transfer.resendRefused = true
             return CURL_PREREQFUNC_ABORT
         }
+        transfer.hostSlot?.connectedOne()
         // A Unix socket is the caller's own choice of path, as in the open-socket
         // callback; who serves it is judged on the connection, here, before a byte goes.
         if transfer.request.unixSocketPath != nil {
