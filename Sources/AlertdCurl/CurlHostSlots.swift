@@ -12,8 +12,10 @@
 /// callback, at once for one reused), plus a few that may each open a new
 /// one: ``newConnections``, or an eighth of those it has. A connection
 /// whose SYN a full backlog dropped never gets that far, so no more are
-/// tried meanwhile. The rest wait here, in order, each at most its connect
-/// timeout: past that it starts anyway, as it would have without the wait.
+/// tried meanwhile. The rest wait here, in order, each at most a quarter of
+/// its shorter timeout (libcurl's timers start when it starts, so a request
+/// takes at most a quarter longer than asked): past that it starts anyway,
+/// as it would have without the wait.
 /// A host quiet for ``forgetAfter`` starts over: libcurl closes connections
 /// idle a second (`CurlTransfer.keptConnectionMaxIdleSeconds`).
 ///
@@ -105,7 +107,8 @@ struct CurlHostSlots {
         for slot in slots.values where slot.hasWaiting {
             while slot.hasWaiting {
                 let (transfer, since) = slot.waiting[slot.waitingHead]
-                guard slot.hasRoom || now - since >= transfer.request.connectTimeout else { break }
+                let patience = min(transfer.request.connectTimeout, transfer.request.timeout) / 4
+                guard slot.hasRoom || now - since >= patience else { break }
                 slot.waitingHead += 1
                 slot.running += 1
                 transfer.hostSlot = slot

@@ -141,7 +141,8 @@ package final class CurlMultiDriver: @unchecked Sendable {
             } else if spare.count > Self.idleSpareLimit, ContinuousClock.now - lastBusy >= Self.spareTrimAfter {
                 spare.removeLast(spare.count - Self.idleSpareLimit)
             }
-            _ = alertd_curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Waiting transfers are looked at again soon: their patience may run out.
+            _ = alertd_curl_multi_poll(multi, nil, 0, hosts.anyWaiting ? 100 : 1000, nil)
         }
         for transfer in Array(active.values) { drop(transfer) }
         for transfer in hosts.drain() { transfer.finish(.failure(.cancelled(url: transfer.request.redactedURL))) }

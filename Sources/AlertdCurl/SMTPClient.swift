@@ -164,7 +164,8 @@ final class SMTPTransfer: Sendable {
         let reply = easy.info(CURLINFO_RESPONSE_CODE) ?? 0
         // Its words after the code (`5.3.4 Message size exceeds fixed limit`), if that reply is the one.
         let said = serverSaid.flatMap { line -> String? in
-            guard reply > 0, line.hasPrefix(String(reply)) else { return nil }
+            // A refusal's: after a 2xx (an EHLO's list) it would be no reason at all.
+            guard reply >= 400, line.hasPrefix(String(reply)) else { return nil }
             let words = line.dropFirst(String(reply).count + 1)
             return words.isEmpty ? nil : String(words)
         }
@@ -174,11 +175,12 @@ final class SMTPTransfer: Sendable {
         // Past the deadline, what a shut socket made of the wait is the timeout.
         case _ where aborted:
             return .failure(.timedOut(url: url, after: request.timeout))
-        // Before the message started (connecting, the greeting, TLS, the
-        // login) it is `connect_timeout` that ran out, if the shorter.
+        // Ended well before `timeout`, it is `connect_timeout` that ran out
+        // (connecting, the greeting, TLS, the login).
         case CURLE_OPERATION_TIMEDOUT:
-            let started = (easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) ?? 0) > 0
-            return .failure(.timedOut(url: url, after: started ? request.timeout : min(request.timeout, request.connectTimeout)))
+            let took = Duration.microseconds(easy.info(offset: CURLINFO_TOTAL_TIME_T) ?? 0)
+            let early = request.connectTimeout < request.timeout && took < request.timeout - .milliseconds(250)
+            return .failure(.timedOut(url: url, after: early ? request.connectTimeout : request.timeout))
         case CURLE_COULDNT_CONNECT:
             return .failure(.couldNotConnect(url: url, reason: text))
         case CURLE_COULDNT_RESOLVE_HOST:

@@ -33,11 +33,14 @@ package final class AppendFile: Sendable {
     /// Writes all of `bytes`; the error of a failed `write(2)`, if one failed.
     /// A regular file is cut back to where the write began when it fails
     /// part way: a full disk left half a line, and the next line, written
-    /// after space came back, was glued to it (neither one readable).
+    /// after space came back, was glued to it (neither one readable). Only
+    /// when what it ends in is that part: a line another writer appended
+    /// meanwhile stays.
     package func write(_ bytes: [UInt8]) -> Errno? {
         let start = lseek(fd, 0, SEEK_END)
-        guard let failure = FileDescriptorWriter.writeAll(fd, bytes) else { return nil }
-        if start >= 0, lseek(fd, 0, SEEK_END) > start { _ = ftruncate(fd, start) }
+        var written = 0
+        guard let failure = FileDescriptorWriter.writeAll(fd, bytes, written: &written) else { return nil }
+        if start >= 0, written > 0, lseek(fd, 0, SEEK_END) == start + off_t(written) { _ = ftruncate(fd, start) }
         return Errno(failure)
     }
 }

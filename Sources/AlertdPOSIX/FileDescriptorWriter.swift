@@ -39,8 +39,14 @@ package final class FileDescriptorWriter: Sendable {
     /// pipe or terminal may take a large buffer in pieces; the caller's
     /// lock keeps other writers of this process out meanwhile.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        bytes.withUnsafeBytes { buffer -> Int32? in
-            var offset = 0
+        var written = 0
+        return writeAll(fd, bytes, written: &written)
+    }
+
+    /// ``writeAll(_:_:)``, saying how many bytes went out before a failure.
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], written offset: inout Int) -> Int32? {
+        offset = 0
+        return bytes.withUnsafeBytes { buffer -> Int32? in
             while offset < buffer.count {
                 let n = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 {

@@ -178,7 +178,7 @@ public final class SQLiteAlertStore: AlertStore {
         }
         let latest = StoreSchema.migrations.count
         if version > latest {
-            throw StoreError(code: .incompatible, message: "The store at \(connection.path) was written by a newer alertd (schema \(version), this alertd knows \(latest)). Upgrade alertd or use another state directory.")
+            throw StoreError(code: .incompatible, message: "The store at \(connection.path) was written by a newer alertd (schema \(version), this alertd knows \(latest)); it is left as it is. Run that alertd again, or to go back to this one, restore the backup taken before the upgrade (a store is never migrated back), or use another state directory.")
         }
     }
 

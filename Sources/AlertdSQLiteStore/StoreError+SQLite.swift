@@ -19,7 +19,8 @@ extension StoreError {
                 + "directory's file system has room and reports no errors (dmesg).")
         case "notadb", "corrupt":
             StoreError(code: .corrupt, message: "\(what) failed: the database file is damaged (\(error.message)). Stop alertd, then "
-                + "restore a backup of the state directory, or recover what the file holds: sqlite3 alertd.db .recover | sqlite3 recovered.db")
+                + "restore a backup through SQLite (sqlite3 alertd.db \".restore copy.db\"; a file copied over alertd.db is damaged by the "
+                + "alertd.db-wal left of the old store), or recover what the file holds: sqlite3 alertd.db .recover | sqlite3 recovered.db")
         case "readonly", "perm", "cantopen":
             StoreError(code: .cannotOpen, message: "\(what) failed: \(error.message). Check that the state directory exists and alertd may write to it.")
         default: StoreError(code: .io, message: "\(what) failed: \(error.description)")

@@ -90,6 +90,7 @@ extension AlertDaemon {
             let holder = pid.map { "alertd (pid \($0))" } ?? "alertd"
             throw DaemonError(code: .stateLocked, message: "Another \(holder) is running on the state directory \(directory) (it holds \(path)); stop it first, or give this one its own --state-dir.")
         case .failure(.system(_, let operation, let error)):
+            if error == .permissionDenied, let foreign = foreignFile(path, in: directory) { throw foreign }
             throw unwritable(directory, because: "\(operation) \(path) failed: \(error)")
         }
     }
@@ -101,6 +102,11 @@ extension AlertDaemon {
     /// they did not have, and the first to stop emptied the write-ahead log
     /// under the other, which then took the file for damaged.
     static func claimStoreFile(_ path: String) throws(DaemonError) -> LockFile {
+        if CurrentProcess.effectiveUserID != 0 {
+            for file in [path, path + "-wal", path + "-shm"] {
+                if let foreign = foreignFile(file, in: Directory.parent(of: path)) { throw foreign }
+            }
+        }
         switch LockFile.acquireInPlace(path) {
         case .success(let lock):
             return lock
@@ -123,6 +129,16 @@ extension AlertDaemon {
             throw unwritable(directory, because: "writing \(probe) failed: \(error)")
         }
         _ = ExclusiveFile.remove(probe)
+    }
+
+    /// `path`, when another user owns it: files a start as root left
+    /// behind after the directory was handed over. The message said to make
+    /// the directory writable, as it already was, or that SQLite was
+    /// "unable to open database file".
+    private static func foreignFile(_ path: String, in directory: String) -> DaemonError? {
+        guard case .success(let status) = FileStatus.link(path), !status.isOwnedByThisProcess else { return nil }
+        let me = CurrentProcess.effectiveUserID
+        return DaemonError(code: .stateUnwritable, message: "The file \(path) belongs to uid \(status.owner), not to the user alertd runs as (uid \(me)): a start as another user (root?) left it. Give the state directory's files to this user: chown -R \(me) \(directory).")
     }
 
     private static func unwritable(_ directory: String, because why: String) -> DaemonError {

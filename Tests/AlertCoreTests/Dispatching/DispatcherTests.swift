@@ -903,6 +903,8 @@ actor OutagePresenter: AlertPresenter {
         let answers = await hook.answers
         #expect(calls.map(\.context.deliveryID) == [first, resolved])
         #expect(answers.map(\.delivery) == [first, resolved])
+        // Required, not expected: indexed past its end, a short list ended the whole test run.
+        try #require(calls.count == 2 && !answers.isEmpty)
         #expect(calls[1].at >= answers[0].at)
         #expect(await hook.maxRunning == 1)
     }

@@ -84,4 +84,29 @@ import Glibc
         try await second.start()
         #expect(try await second.request("GET", "/v1/health").status == 200)
     }
+
+    /// A state directory handed to the service's user after a start as
+    /// root: the files that start left are named, with their owner and the
+    /// fix. It said to make the directory writable, as it was, or that
+    /// SQLite was "unable to open database file".
+    @Test(.enabled(if: getuid() == 0, "needs root to give files away"), arguments: ["alertd.lock", "alertd.db-wal"])
+    func filesAnotherUserLeftAreNamed(_ left: String) async throws {
+        let dir = TemporaryDirectory()
+        chmod(dir.path, 0o755)
+        let state = dir.path + "/state"
+        let alertd = try TestBinaries.path(of: "alertd")
+        let first = try await TestBinaries.run("/usr/bin/timeout", ["--preserve-status", "-s", "INT", "2", alertd, "--state-dir", state, "--socket", state + "/s.sock"])
+        #expect(first.exitCode == 0, "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: state + "/" + left) || left == "alertd.db-wal")
+        _ = FileManager.default.createFile(atPath: state + "/" + left, contents: nil)
+        #expect(chown(state, 65_534, 65_534) == 0)
+        for name in try FileManager.default.contentsOfDirectory(atPath: state) where name != left {
+            #expect(chown(state + "/" + name, 65_534, 65_534) == 0)
+        }
+        let second = try await TestBinaries.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", alertd,
+                                                                      "--state-dir", state, "--socket", state + "/s.sock"])
+        #expect(second.exitCode == 73, "\(second.stderr)")
+        #expect(second.stderr.contains("The file \(state)/\(left) belongs to uid 0, not to the user alertd runs as (uid 65534)"), "\(second.stderr)")
+        #expect(second.stderr.contains("chown -R 65534 \(state)"), "\(second.stderr)")
+    }
 }
