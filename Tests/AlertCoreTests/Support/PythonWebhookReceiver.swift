@@ -14,21 +14,8 @@ final class PythonWebhookReceiver {
     init() async throws {
         let script = dir.path + "/receiver.py"
         try Data(Self.server.utf8).write(to: URL(fileURLWithPath: script))
-        let log = dir.path + "/receiver.log"
-        let arguments = ["--pdeathsig", "KILL", "--", "/usr/bin/env", "python3", script, dir.path + "/port"]
-        let p = try SpawningThread.shared.run { try SpawnedProcess("/usr/bin/setpriv", arguments, output: log) }
-        process = p
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: dir.path + "/port", encoding: .utf8), let port = Int(text) {
-                self.port = port
-                return
-            }
-            if p.isFinished { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        p.kill()
-        throw TestDaemon.Failure("the Python receiver did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        (process, port) = try await PythonServer.start(script, [dir.path + "/port"], portFile: dir.path + "/port",
+                                                       log: dir.path + "/receiver.log", what: "the Python receiver")
     }
 
     deinit { process.kill() }

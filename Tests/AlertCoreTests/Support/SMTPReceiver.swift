@@ -59,25 +59,10 @@ final class SMTPReceiver: Sendable {
         try Data(Self.server.utf8).write(to: URL(fileURLWithPath: script))
         try Data(Self.parser.utf8).write(to: URL(fileURLWithPath: dir.path + "/parse.py"))
         try FileManager.default.createDirectory(atPath: dir.path + "/mail", withIntermediateDirectories: true)
-        let arguments = ["--pdeathsig", "KILL", "--", "/usr/bin/env", "python3", script, dir.path + "/mail", login?.user ?? "",
-                         login?.password ?? "", mode, certs?.serverCertificate ?? "", certs?.serverKey ?? ""]
-        let log = dir.path + "/server.log"
-        // Under setpriv's parent-death signal, from a thread that never
-        // exits: a test run that crashes takes the server with it (a plain
-        // child outlived three crashed runs).
-        let p = try SpawningThread.shared.run { try SpawnedProcess("/usr/bin/setpriv", arguments, output: log) }
-        process = p
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: dir.path + "/port", encoding: .utf8), let port = Int(text) {
-                self.port = port
-                return
-            }
-            if p.isFinished { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        p.kill()
-        throw TestDaemon.Failure("the SMTP server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let arguments = [dir.path + "/mail", login?.user ?? "", login?.password ?? "", mode,
+                         certs?.serverCertificate ?? "", certs?.serverKey ?? ""]
+        (process, port) = try await PythonServer.start(script, arguments, portFile: dir.path + "/port", log: dir.path + "/server.log",
+                                                       what: "the SMTP server")
     }
 
     deinit { process.kill() }
