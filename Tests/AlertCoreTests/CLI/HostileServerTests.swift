@@ -176,7 +176,7 @@ import Synchronization
         defer { try? FileManager.default.removeItem(at: dir) }
         let socket = dir.path + "/s.sock", out = dir.path + "/sent"
         try Self.script.write(toFile: dir.path + "/server.py", atomically: true, encoding: .utf8)
-        let server = try SpawnedProcess("/usr/bin/python3", [dir.path + "/server.py", socket, mode, out], output: dir.path + "/log")
+        let server = try PythonServer.spawn(dir.path + "/server.py", [socket, mode, out], log: dir.path + "/log")
         defer { server.kill() }
         let ready = await eventually(.seconds(10)) { FileManager.default.fileExists(atPath: out + ".ready") }
         try #require(ready)

@@ -142,7 +142,7 @@ import Testing
             time.sleep(10)
             """
         try script.write(toFile: dir.path + "/server.py", atomically: true, encoding: .utf8)
-        let server = try SpawnedProcess("/usr/bin/python3", [dir.path + "/server.py"], output: dir.path + "/log")
+        let server = try PythonServer.spawn(dir.path + "/server.py", [], log: dir.path + "/log")
         defer { server.kill() }
         try #require(await eventually(.seconds(10)) { FileManager.default.fileExists(atPath: dir.path + "/ready") })
         let url = "http://127.0.0.1:\(port)/"
