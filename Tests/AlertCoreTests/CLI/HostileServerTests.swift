@@ -252,24 +252,39 @@ import Synchronization
     /// or being dropped without a word.
     @Test func eventsComingFasterThanTheyAreReadEndTheStream() async throws {
         try await withServer("eventflood") { socket, _ in
-            let client = AlertdClient(endpoint: .unixSocket(socket))
-            var iterator = client.events(since: 0).makeAsyncIterator()
-            guard case .connected = try await iterator.next() else {
-                Issue.record("expected the stream to connect first")
-                return
-            }
-            try await Task.sleep(for: .seconds(2))
-            var read = 0
-            do {
-                while let item = try await iterator.next() {
-                    if case .event = item { read += 1 }
-                }
-                Issue.record("the stream ended without an error after \(read) events")
-            } catch let error as AlertdClientError {
-                #expect(error.description.contains("faster than they were read"), "\(error)")
-                #expect(read <= AlertdClient.maxUnreadEvents)
-            }
+            let read = try await readFlood(socket, after: .seconds(2))
+            #expect(read <= AlertdClient.maxUnreadEvents)
         }
+    }
+
+    /// Connects to the event stream at `socket`, reads nothing for
+    /// `pause`, then reads to the end, which must be the client's error for
+    /// events read too slowly; how many events it read.
+    private func readFlood(_ socket: String, after pause: Duration) async throws -> Int {
+        let client = AlertdClient(endpoint: .unixSocket(socket))
+        var iterator = client.events(since: 0).makeAsyncIterator()
+        guard case .connected = try await iterator.next() else {
+            Issue.record("expected the stream to connect first")
+            return 0
+        }
+        try await Task.sleep(for: pause)
+        var read = 0
+        do {
+            while let item = try await iterator.next() {
+                switch item {
+                case .event: read += 1
+                case .connected: break
+                case .disconnected(let error):
+                    // The connection's own bound on unread chunks, not the events'.
+                    Issue.record("the stream was cut below the events after \(read) of them: \(error)")
+                    return read
+                }
+            }
+            Issue.record("the stream ended without an error after \(read) events")
+        } catch let error as AlertdClientError {
+            #expect(error.description.contains("faster than they were read"), "\(error)")
+        }
+        return read
     }
 
     /// Large events end the stream once ``AlertdClient/maxUnreadEventBytes``
@@ -277,30 +292,8 @@ import Synchronization
     /// events of up to 1 MiB each were let pile up in the reader.
     @Test func largeEventsComingFasterThanTheyAreReadEndTheStreamByTheirBytes() async throws {
         try await withServer("bigeventflood") { socket, out in
-            let client = AlertdClient(endpoint: .unixSocket(socket))
-            var iterator = client.events(since: 0).makeAsyncIterator()
-            guard case .connected = try await iterator.next() else {
-                Issue.record("expected the stream to connect first")
-                return
-            }
-            try await Task.sleep(for: .seconds(3))
-            var read = 0
-            do {
-                while let item = try await iterator.next() {
-                    switch item {
-                    case .event: read += 1
-                    case .connected: break
-                    case .disconnected(let error):
-                        // The connection's own bound on unread chunks, not the events' bytes.
-                        Issue.record("the stream was cut below the events after \(read) of them: \(error)")
-                        return
-                    }
-                }
-                Issue.record("the stream ended without an error after \(read) events")
-            } catch let error as AlertdClientError {
-                #expect(error.description.contains("faster than they were read"), "\(error)")
-                #expect(read * 1_000_000 <= AlertdClient.maxUnreadEventBytes, "\(read) events waited")
-            }
+            let read = try await readFlood(socket, after: .seconds(3))
+            #expect(read * 1_000_000 <= AlertdClient.maxUnreadEventBytes, "\(read) events waited")
             let done = await eventually(.seconds(20)) { FileManager.default.fileExists(atPath: out) }
             try #require(done)
             #expect((Int((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") ?? 100) < 100, "the reader took every event")
