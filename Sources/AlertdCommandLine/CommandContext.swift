@@ -54,9 +54,13 @@ public struct CommandContext: Sendable {
     /// full disk left them empty behind a success.
     public func ending(with code: ExitCode) -> ExitCode {
         guard let failure = outputFailure() else { return code }
-        let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "alertctl"
-        errorOutput("\(program): could not write to standard output: \(failure).\n")
+        errorOutput("\(Self.programName): could not write to standard output: \(failure).\n")
         return code == .success ? .ioError : code
+    }
+
+    /// The running program's name, as its own lines to a person begin.
+    private static var programName: String {
+        CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "alertctl"
     }
 
     /// The real process: its environment, stdout, stderr and stdin.
@@ -68,8 +72,7 @@ public struct CommandContext: Sendable {
             readInput: {
                 // Typed at a terminal, the wait for input looked like a hang.
                 if TerminalDevice.isTerminal(0) {
-                    let program = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "alertctl"
-                    _ = FileDescriptorWriter.standardError.write(Array("\(program): reading standard input; end it with Ctrl-D\n".utf8))
+                    _ = FileDescriptorWriter.standardError.write(Array("\(programName): reading standard input; end it with Ctrl-D\n".utf8))
                 }
                 return (try? FileDescriptorReader.readPrefix(0, limit: inputLimit).get()).map { Data($0) }
             },

@@ -63,8 +63,7 @@ package struct ListeningSocket: Sendable {
     package static func unix(path: String, mode: UInt16) throws(HTTPServerError) -> ListeningSocket {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
-        guard path.utf8.count < capacity, !path.isEmpty else { throw .socketPathTooLong(path: path) }
+        guard path.utf8.count <= longestUnixPath, !path.isEmpty else { throw .socketPathTooLong(path: path) }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             raw.copyBytes(from: path.utf8)
         }
