@@ -65,7 +65,8 @@ final class SMTPTransfer: Sendable {
             errorBuffer.deallocate()
         }
         for address in request.recipients { recipients = alertd_curl_slist_append(recipients, "<\(address)>") }
-        let upload = SMTPUpload(message: request.message, cancelRequested: { [self] in cancelRequested.load(ordering: .relaxed) })
+        let upload = SMTPUpload(message: request.message, loginConfigured: request.username != nil || request.password != nil,
+                                cancelRequested: { [self] in cancelRequested.load(ordering: .relaxed) })
         let me = Unmanaged.passUnretained(upload).toOpaque()
         do {
             try easy.set(CURLOPT_URL, request.url)
@@ -101,6 +102,7 @@ final class SMTPTransfer: Sendable {
             return .failure(.other(url: redactedURL, curl: error))
         }
         let code = withExtendedLifetime(upload) { alertd_curl_easy_perform(easy.handle) }
+        if upload.withheldForNoLogin { return .failure(.loginNotOffered(url: redactedURL)) }
         return outcome(code, easy: easy, detail: String(cString: errorBuffer), serverSaid: upload.lastReply)
     }
 
@@ -220,14 +222,31 @@ final class SMTPTransfer: Sendable {
 private final class SMTPUpload {
     let message: Data
     let cancelRequested: () -> Bool
+    /// A user name or password is set: the mail goes only over a login.
+    let loginConfigured: Bool
     private var offset = 0
 
-    init(message: Data, cancelRequested: @escaping () -> Bool) {
+    init(message: Data, loginConfigured: Bool, cancelRequested: @escaping () -> Bool) {
         self.message = message
+        self.loginConfigured = loginConfigured
         self.cancelRequested = cancelRequested
     }
 
+    /// The server's latest `EHLO` reply lists `AUTH` (``debugCallback``).
+    private var loginOffered = false
+    /// The message was held back: a login is configured, none was offered.
+    private(set) var withheldForNoLogin = false
+
     private func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        // libcurl skips the login when the server offers none and sends
+        // the mail anyway: an operator who set one wants it used (the
+        // relay may take unauthenticated mail elsewhere, or only locally).
+        // The message is the first thing read, after the login would have
+        // been; cut here, the server drops the unfinished DATA (RFC 5321).
+        if offset == 0 && loginConfigured && !loginOffered {
+            withheldForNoLogin = true
+            return Int(CURL_READFUNC_ABORT)
+        }
         let count = min(capacity, message.count - offset)
         guard count > 0 else { return 0 }
         message.withUnsafeBytes { bytes in
@@ -252,11 +271,23 @@ private final class SMTPUpload {
     static let debugCallback: @convention(c) (UnsafeMutableRawPointer?, curl_infotype, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32 = {
         _, type, data, size, user in
         guard type == CURLINFO_HEADER_IN, let data, let user, size > 0 else { return 0 }
-        let bytes = UnsafeRawBufferPointer(start: data, count: size)
-        let line = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
-        let plain = String(line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(300).map(Character.init))
-        if !plain.isEmpty { Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue().lastReply = plain }
+        let upload = Unmanaged<SMTPUpload>.fromOpaque(user).takeUnretainedValue()
+        let lines = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self).split(whereSeparator: \.isNewline)
+        for line in lines { upload.heard(line) }
+        let plain = String((lines.last ?? "").unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(300).map(Character.init))
+        if !plain.isEmpty { upload.lastReply = plain }
         return 0
+    }
+
+    /// Follows the `EHLO` replies for `AUTH` (`250-AUTH PLAIN LOGIN`, or
+    /// the old `250-AUTH=LOGIN`). A 220 (the greeting, or STARTTLS's go
+    /// ahead) comes before a new `EHLO`, whose list is the one that counts:
+    /// many servers offer the login only once TLS is up.
+    private func heard(_ line: Substring) {
+        if line.hasPrefix("220") { loginOffered = false; return }
+        guard line.hasPrefix("250-") || line.hasPrefix("250 ") else { return }
+        let keyword = line.dropFirst(4).prefix { $0 != " " && $0 != "=" }
+        if keyword.uppercased() == "AUTH" { loginOffered = true }
     }
 
     /// The progress callback is how a cancelled task stops a blocking perform.

@@ -19,6 +19,10 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case startTLSUnavailable(url: String)
     /// The server refused the user name and password.
     case authenticationFailed(url: String, reason: String)
+    /// A user name or password is configured and the server offers no
+    /// login (no `AUTH` in its `EHLO` reply): nothing was sent, where
+    /// libcurl would have sent the mail without the login.
+    case loginNotOffered(url: String)
     /// The server could not check the login now (a 4xx, such as RFC
     /// 4954's 454): worth another try later, not with the next recipient.
     case loginRefusedForNow(url: String, code: Int, reason: String)
@@ -48,7 +52,7 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     public var url: String {
         switch self {
         case .couldNotConnect(let u, _), .timedOut(let u, _), .dnsFailure(let u, _), .badURL(let u, _), .tls(let u, _),
-             .untrustedCertificate(let u, _), .startTLSUnavailable(let u), .authenticationFailed(let u, _), .loginRefusedForNow(let u, _, _), .rejected(let u, _, _), .recipientRefused(let u, _),
+             .untrustedCertificate(let u, _), .startTLSUnavailable(let u), .authenticationFailed(let u, _), .loginNotOffered(let u), .loginRefusedForNow(let u, _, _), .rejected(let u, _, _), .recipientRefused(let u, _),
              .connectionLost(let u, _),
              .cancelled(let u), .other(let u, _):
             u
@@ -66,6 +70,7 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .untrustedCertificate: "untrusted_certificate"
         case .startTLSUnavailable: "starttls_unavailable"
         case .authenticationFailed: "authentication_failed"
+        case .loginNotOffered: "login_not_offered"
         case .loginRefusedForNow: "login_refused_for_now"
         case .rejected: "rejected"
         case .recipientRefused: "recipient_refused"
@@ -87,6 +92,9 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
             "the certificate of \(url) is not trusted (\(reason)); if a private CA issued it, give that CA's certificate as ca_file"
         case .startTLSUnavailable(let url): "\(url) does not offer STARTTLS, which tls \"required\" asks for"
         case .authenticationFailed(let url, let reason): "\(url) refused the login: \(reason)"
+        case .loginNotOffered(let url):
+            "\(url) offers no login (no AUTH in its EHLO reply), so the username and password would go unused; "
+                + "the mail was not sent. Enable AUTH on the server, or remove username and password"
         case .loginRefusedForNow(let url, let code, let reason): "\(url) could not take the login now (SMTP \(code)): \(reason)"
         case .rejected(let url, let code, let reason): "SMTP \(code) from \(url): \(reason)"
         case .recipientRefused(let url, let code): "\(url) refused the recipient (SMTP \(code))"

@@ -215,6 +215,26 @@ struct EmailPresenterTests {
         #expect(smtp.loginAttempts - before == 1)
     }
 
+    /// libcurl sends the mail without the login when the server offers
+    /// none; a configured login is a condition of sending, so nothing goes.
+    @Test func aLoginTheServerDoesNotOfferStopsTheMailInsteadOfBeingSkipped() async throws {
+        let smtp = try await SMTPReceiver()
+        let dir = TemporaryDirectory()
+        try writeSecretFile("s3cret\n", to: dir.path + "/smtp-password")
+        let settings: [String: Any] = [
+            "url": smtp.url, "from": "alertd@example.com", "to": ["ops@example.com"],
+            "username": "alertd", "password_file": dir.path + "/smtp-password", "tls": "none",
+        ]
+        let outcome = try await presenter(settings).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery)
+        #expect(outcome == .permanentFailure(reason: "email: \(smtp.url) offers no login (no AUTH in its EHLO reply), so the username "
+            + "and password would go unused; the mail was not sent. Enable AUTH on the server, or remove username and password"), "\(outcome)")
+        #expect(try smtp.mails().isEmpty)
+        // Without a login configured, the same server takes the mail.
+        let plain = settings.filter { $0.key != "username" && $0.key != "password_file" }
+        #expect(try await presenter(plain).present(try ServiceFixtures.alert(), delivery: ServiceFixtures.delivery) == .delivered)
+        #expect(try smtp.mails().count == 1)
+    }
+
     /// One refused address of several does not keep the mail from the
     /// others: each is sent it alone, and the failure names the address.
     /// Refused for good, the mail is delivered to the rest (so follow-ups

@@ -314,7 +314,7 @@ public struct EmailPresenter: AlertPresenter {
         switch error {
         case .rejected(_, let code, _) where (400..<500).contains(code), .recipientRefused(_, let code) where (400..<500).contains(code):
             return .retryableFailure(reason: reason)
-        case .rejected, .recipientRefused, .badURL, .authenticationFailed, .startTLSUnavailable:
+        case .rejected, .recipientRefused, .badURL, .authenticationFailed, .loginNotOffered, .startTLSUnavailable:
             return .permanentFailure(reason: reason)
         // TLS trouble is usually fixed on the server's side (a renewed
         // certificate), as for webhooks; the retry budget bounds the wait.
