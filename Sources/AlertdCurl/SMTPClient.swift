@@ -208,13 +208,28 @@ final class SMTPTransfer: Sendable {
             return .failure(.recipientRefused(url: url, code: reply))
         case _ where reply >= 400:
             return .failure(.rejected(url: url, code: reply, reason: said ?? text))
-        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY:
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
+            return .failure(.connectionLost(url: url, reason: Self.whereLost(code, lastReply: serverSaid, easy: easy, of: request.message.count)))
+        case CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY:
             return .failure(.connectionLost(url: url, reason: text))
         default:
             return .failure(.other(url: url, curl: curl))
         }
     }
 
+    /// Where in the exchange a broken connection broke, in place of
+    /// libcurl's words for it ("response reading failed (errno: 115)",
+    /// a stale errno): whether the message may have arrived is what an
+    /// operator looking into a duplicate, or a missing mail, needs to know.
+    private static func whereLost(_ code: CURLcode, lastReply: String?, easy: CurlEasy, of size: Int) -> String {
+        let what = code == CURLE_SEND_ERROR ? "sending failed" : "the server closed the connection"
+        guard let lastReply else { return "\(what) before it greeted" }
+        guard lastReply.hasPrefix("354") else { return "\(what) after its reply \"\(lastReply)\"" }
+        let sent = easy.info(offset: CURLINFO_SIZE_UPLOAD_T) ?? 0
+        return sent >= size
+            ? "\(what) after the whole message, before answering it (the mail may have arrived; a retry may send it again)"
+            : "\(what) while the message was being sent"
+    }
 }
 
 /// The message as libcurl reads it, and whether to stop: handed to the

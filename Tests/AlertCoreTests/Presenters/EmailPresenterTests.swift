@@ -324,6 +324,11 @@ struct EmailPresenterTests {
         let big = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["toobig@example.com"]])
             .present(alert, delivery: ServiceFixtures.delivery)
         #expect(big == .permanentFailure(reason: "email: SMTP 552 from \(smtp.url): 5.3.4 Message size exceeds fixed limit"), "\(big)")
+        // A connection dropped where the message's answer was due.
+        let dropped = try await presenter(["url": smtp.url, "from": "alertd@example.com", "to": ["drop@example.com"]])
+            .present(alert, delivery: ServiceFixtures.delivery)
+        #expect(dropped == .retryableFailure(reason: "email: connection to \(smtp.url) lost: the server closed the connection after the "
+            + "whole message, before answering it (the mail may have arrived; a retry may send it again)"), "\(dropped)")
         // A server that never greets runs out connect_timeout, and says that one.
         let silent = try SilentListener()
         let mute = try await presenter(["url": "smtp://127.0.0.1:\(silent.port)", "from": "alertd@example.com", "to": ["ops@example.com"],

@@ -140,6 +140,9 @@ final class SMTPReceiver: Sendable {
         async def handle_DATA(self, server, session, envelope):
             if any(r.startswith("hang") for r in envelope.rcpt_tos):
                 await asyncio.sleep(200)
+            if any(r.startswith("drop") for r in envelope.rcpt_tos):
+                server.transport.abort()
+                return "250 2.0.0 never heard"
             if any(r.startswith("toobig") for r in envelope.rcpt_tos):
                 return "552 5.3.4 Message size exceeds fixed limit"
             n = len([f for f in os.listdir(outdir) if f.endswith(".eml")])
