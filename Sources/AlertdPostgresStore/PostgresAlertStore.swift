@@ -31,6 +31,9 @@ public final class PostgresAlertStore: AlertStore {
     /// one name take back each other's claims as their own at a start, and
     /// deliver again what the other is delivering.
     public let namesakes: Int
+    /// What this node's start did to the schema; nil when it was this
+    /// alertd's already (another node starting with it may have migrated it).
+    public let schemaUpgrade: SchemaUpgrade?
 
     /// Connects to `url`, migrating the schema (once across nodes starting
     /// together), and listens for the other nodes' news. `node` names this
@@ -49,7 +52,7 @@ public final class PostgresAlertStore: AlertStore {
         let what = "Opening the store at \(redacted)"
         do throws(PostgresError) {
             let setup = try PostgresConnection(url: url, redactedURL: redacted)
-            try Self.migrate(setup, redactedURL: redacted)
+            schemaUpgrade = try Self.migrate(setup, redactedURL: redacted)
             let listenerName = Self.listenerName(node)
             namesakes = Int(try setup.withLock { conn throws(PostgresError) in
                 // Of this database only: a node of the same name on another database of the server shares nothing.
@@ -104,18 +107,18 @@ public final class PostgresAlertStore: AlertStore {
 
     /// Runs the migrations not yet run, under an advisory lock, so of nodes
     /// starting together one migrates and the others wait and find it done.
-    private static func migrate(_ connection: PostgresConnection, redactedURL: String) throws(PostgresError) {
+    private static func migrate(_ connection: PostgresConnection, redactedURL: String) throws(PostgresError) -> SchemaUpgrade? {
         let latest = PostgresSchema.migrations.count
-        let refusal: String? = try connection.withLock { conn throws(PostgresError) -> String? in
+        let (refusal, upgrade) = try connection.withLock { conn throws(PostgresError) -> (String?, SchemaUpgrade?) in
             // Another node may be migrating; a migration may take long on a large database.
             try conn.query("SELECT pg_advisory_lock($1)", [.integer(PostgresSchema.migrationLock)], timeout: PostgresSchema.migrationTimeout)
             defer { _ = try? conn.query("SELECT pg_advisory_unlock($1)", [.integer(PostgresSchema.migrationLock)]) }
-            if let refusal = try Self.refusal(conn, redactedURL: redactedURL) { return refusal }
+            if let refusal = try Self.refusal(conn, redactedURL: redactedURL) { return (refusal, nil) }
             if try conn.scalar("SELECT (to_regclass('alertd_schema') IS NULL)::int") == 1 {
                 try conn.execute("CREATE TABLE alertd_schema (version INTEGER NOT NULL)")
             }
             let version = Int(try conn.scalar("SELECT COALESCE(MAX(version), 0) FROM alertd_schema") ?? 0)
-            guard version < latest else { return nil }
+            guard version < latest else { return (nil, nil) }
             try conn.execute("BEGIN")
             do throws(PostgresError) {
                 for v in version..<latest { try conn.execute(PostgresSchema.migrations[v], timeout: PostgresSchema.migrationTimeout) }
@@ -125,9 +128,10 @@ public final class PostgresAlertStore: AlertStore {
                 if conn.isConnected { try? conn.execute("ROLLBACK") }
                 throw error
             }
-            return nil
+            return (nil, SchemaUpgrade(from: version, to: latest))
         }
         if let refusal { throw PostgresError(sqlState: PostgresSchema.refusalState, message: refusal, context: "migrate", connectionLost: false) }
+        return upgrade
     }
 
     /// Why alertd must leave the database alone (another program's

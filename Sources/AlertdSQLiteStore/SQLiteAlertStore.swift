@@ -21,6 +21,8 @@ public final class SQLiteAlertStore: AlertStore {
     /// Why the file cannot give back the space of pruned alerts, or nil
     /// when it can (see `SQLiteAlertStore+FreePages.swift`).
     public let cannotShrink: String?
+    /// What this open did to the schema; nil when it was this alertd's already.
+    public let schemaUpgrade: SchemaUpgrade?
     /// ``silenceEpoch``: moved by each silence saved, in the writer, so a
     /// submission's write reads it in order with the saves around it.
     let silenceSaves = Atomic<UInt64>(0)
@@ -75,7 +77,7 @@ public final class SQLiteAlertStore: AlertStore {
         } catch {
             throw StoreError.opening(error, doing: "Opening the store at \(path)")
         }
-        try Self.migrate(writeConnection)
+        schemaUpgrade = try Self.migrate(writeConnection)
         cannotShrink = Self.convertToIncrementalVacuum(writeConnection)
         do throws(SQLiteError) {
             reader = try SQLiteConnection(path: path, readOnly: true)
@@ -183,10 +185,10 @@ public final class SQLiteAlertStore: AlertStore {
     }
 
     /// Runs the migrations not yet run, in one transaction with the stamp.
-    private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+    private static func migrate(_ connection: SQLiteConnection) throws(StoreError) -> SchemaUpgrade? {
         let latest = StoreSchema.migrations.count
         do throws(SQLiteError) {
-            try connection.withLock { conn throws(SQLiteError) in
+            return try connection.withLock { conn throws(SQLiteError) -> SchemaUpgrade? in
                 try conn.execute("BEGIN IMMEDIATE")
                 do throws(SQLiteError) {
                     // Checked to be at most `latest` by `refuseIncompatible`, under the state directory's lock.
@@ -198,6 +200,7 @@ public final class SQLiteAlertStore: AlertStore {
                     // Written on every open, changed or not: see `StoreSchema.stamp`.
                     try conn.execute(StoreSchema.stamp)
                     try conn.execute("COMMIT")
+                    return version < latest ? SchemaUpgrade(from: version, to: latest) : nil
                 } catch {
                     try? conn.execute("ROLLBACK")
                     throw error

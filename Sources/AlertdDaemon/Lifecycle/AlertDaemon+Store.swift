@@ -47,6 +47,7 @@ extension AlertDaemon {
             do {
                 let store = try SQLiteAlertStore(
                     path: path, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "store"))
+                logSchema(store.schemaUpgrade, of: path, log: log)
                 if let why = store.cannotShrink {
                     log.notice("the store file keeps the space of pruned alerts: \(why); to let it shrink, stop alertd and run "
                                + "`\(SQLiteAlertStore.conversionCommand(path: path))` (it needs as much free disk as the file holds)", ["path": path])
@@ -100,6 +101,7 @@ extension AlertDaemon {
                 let store = try PostgresAlertStore(
                     url: url, node: node, onCommit: committed(metrics, changes), onWriteFailureChange: writeFailureLogger(log, "database"))
                 log.info("store on PostgreSQL", ["store": redacted, "node": node])
+                logSchema(store.schemaUpgrade, of: redacted, log: log)
                 if store.namesakes > 0 {
                     log.warning("another running node has this node's name; give each node its own store.node, or the two take back and deliver again each other's deliveries in flight",
                                 ["node": node])
@@ -119,6 +121,19 @@ extension AlertDaemon {
             try requireStoreDirectory(config, mode: mode)
             do { try PostgresAlertStore.checkCompatible(url: url) } catch { throw DaemonError(error) }
             return OpenedStore(store: InMemoryAlertStore(), path: redacted, lastWriteFailure: { nil }, close: {})
+        }
+    }
+
+    /// Says what opening the store did to its tables. An upgrade is a
+    /// notice: from then on the older alertd refuses the store, and going
+    /// back means the backup taken before it.
+    private static func logSchema(_ upgrade: SchemaUpgrade?, of store: String, log: Logger) {
+        guard let upgrade else { return }
+        if upgrade.from == 0 {
+            log.info("store created", ["store": store, "schema": "\(upgrade.to)"])
+        } else {
+            log.notice("store upgraded from an older alertd's schema; that alertd can no longer open it (to go back, restore the backup taken before the upgrade)",
+                       ["store": store, "from": "\(upgrade.from)", "to": "\(upgrade.to)"])
         }
     }
 

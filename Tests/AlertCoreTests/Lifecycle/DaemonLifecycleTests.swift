@@ -314,6 +314,34 @@ import Glibc
         store.close()
     }
 
+    /// An upgrade is the one open after which the older alertd refuses the
+    /// store: the log says it happened, from which schema, and how back.
+    @Test func theLogSaysWhenTheStoreIsMadeOrUpgraded() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        _ = try await d.send(["title": "kept across the upgrade"])
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        let latest = StoreSchema.migrations.count
+        #expect(d.log.contains("store created") && d.log.contains("schema=\(latest)"), "\(d.log)")
+        #expect(!d.log.contains("store upgraded"))
+
+        try SchemaFixtures.turnBackToSchema9(d.stateDir + "/alertd.db")
+        try await d.start()
+        let upgraded = d.log.split(separator: "\n").filter { $0.contains("store upgraded from an older alertd's schema") }
+        #expect(upgraded.count == 1, "\(d.log)")
+        #expect(upgraded.first?.contains("from=9 ") == true && upgraded.first?.hasSuffix("to=\(latest)") == true, "\(d.log)")
+        #expect(upgraded.first?.contains("restore the backup taken before the upgrade") == true)
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+
+        // Opened as it is, it says nothing more.
+        try await d.start()
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        #expect(d.log.split(separator: "\n").filter { $0.contains("store upgraded") || $0.contains("store created") }.count == 2, "\(d.log)")
+    }
+
     /// A write to a pipe whose reader has gone (stderr under a log
     /// collector that restarted, a peer that closed early) fails with
     /// EPIPE; the signal that would come with it does not end the daemon.

@@ -101,6 +101,9 @@ import Testing
         let same = try PostgresAlertStore(url: url, node: "twin", readers: 1)
         defer { same.close() }
         #expect(same.namesakes > 0)
+        // The first node made the tables; the second found them made.
+        #expect(first.schemaUpgrade == SchemaUpgrade(from: 0, to: PostgresSchema.migrations.count))
+        #expect(same.schemaUpgrade == nil)
     }
 
     @Test func aLateFailureOfALapsedClaimLeavesAnotherNodesClaimAlone() async throws {

@@ -222,22 +222,16 @@ import Testing
         let old = Alert(spec: try spec("before"))
         do {
             let s = try SQLiteAlertStore(path: path)
+            #expect(s.schemaUpgrade == SchemaUpgrade(from: 0, to: StoreSchema.migrations.count))
             _ = try await s.submit([AlertSubmission(alert: old, presenters: [])])
             _ = try await s.decide(old.id, AlertDecision(outcome: .confirmed, actor: "link"))
             s.close()
         }
-        let conn = try SQLiteConnection(path: path)
-        try conn.withLock { c throws(SQLiteError) in
-            try c.execute("""
-                DROP TABLE alert_groups; DROP TABLE group_members; DROP TABLE group_told; DROP TABLE group_snapshots;
-                ALTER TABLE deliveries DROP COLUMN group_snapshot;
-                ALTER TABLE alerts DROP COLUMN decided_recipient; PRAGMA user_version = 9;
-                \(StoreSchema.droppedByLaterMigrations)
-                """)
-        }
+        try SchemaFixtures.turnBackToSchema9(path)
         let new = Alert(spec: try spec("after"))
         do {
             let s = try SQLiteAlertStore(path: path)
+            #expect(s.schemaUpgrade == SchemaUpgrade(from: 9, to: StoreSchema.migrations.count))
             #expect(try await s.record(id: old.id)?.alert.decision?.actor == "link")
             #expect(try await s.record(id: old.id)?.alert.decision?.recipient == nil)
             _ = try await s.submit([AlertSubmission(alert: new, presenters: [])])
@@ -245,6 +239,7 @@ import Testing
             s.close()
         }
         let reopened = try SQLiteAlertStore(path: path)
+        #expect(reopened.schemaUpgrade == nil)
         #expect(try await reopened.record(id: new.id)?.alert.decision?.recipient == "alice@example.com")
         #expect(try await reopened.record(id: old.id)?.alert.decision?.recipient == nil)
     }
