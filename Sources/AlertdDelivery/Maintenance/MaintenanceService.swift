@@ -127,14 +127,28 @@ public actor MaintenanceService: Service {
             maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
             didWork = !report.isEmpty
             if didWork { onReport(report) }
-            for id in report.expired { log.info("alert expired", ["alert.id": id.rawValue]) }
-            for id in report.resolved { log.info("alert resolved: its sender stopped re-sending it", ["alert.id": id.rawValue]) }
+            // A line a round, not an alert: ten thousand alerts lapsing
+            // together (a Prometheus gone quiet) made ten thousand lines.
+            tell(report.expired, "alerts expired", each: "alert expired")
+            tell(report.resolved, "alerts resolved: their senders stopped re-sending them", each: "alert resolved: its sender stopped re-sending it")
             for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
         } catch {
             maintenanceFailures.failed(log, "could not expire or escalate alerts", ["error": "\(error)"])
         }
         return didWork
     }
+
+    /// One info line for the round's `ids` (their count and the first
+    /// few), each alert's own at debug.
+    private func tell(_ ids: [AlertID], _ summary: String, each: String) {
+        guard !ids.isEmpty else { return }
+        let shown = ids.prefix(Self.idsNamed).map(\.rawValue).joined(separator: ",")
+        log.info(summary, ["count": "\(ids.count)", "alert.ids": ids.count > Self.idsNamed ? shown + ",…" : shown])
+        for id in ids { log.debug(each, ["alert.id": id.rawValue]) }
+    }
+
+    /// How many ids a round's line names.
+    static let idsNamed = 10
 
     /// Until the next deadline, at most a tick. A round that did work may
     /// have stopped at its batch limit, so more that is due goes at once;

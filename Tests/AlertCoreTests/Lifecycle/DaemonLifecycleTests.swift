@@ -342,6 +342,28 @@ import Glibc
         #expect(d.log.split(separator: "\n").filter { $0.contains("store upgraded") || $0.contains("store created") }.count == 2, "\(d.log)")
     }
 
+    /// Alerts that lapse together make a line a round at info, with the
+    /// count and the first ids, not a line each (those are at debug).
+    @Test func expiriesAreCountedInALineARound() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        var ids: Set<String> = []
+        for i in 0..<25 { ids.insert(try await d.send(["title": "short-lived \(i)", "expires_after": 1])) }
+        let deadline = ContinuousClock.now + .seconds(15)
+        func counted() -> [Substring] { d.log.split(separator: "\n").filter { $0.contains("alerts expired") } }
+        func total() -> Int {
+            counted().compactMap { $0.split(separator: " ").first { $0.hasPrefix("count=") }.flatMap { Int($0.dropFirst(6)) } }.reduce(0, +)
+        }
+        while total() < 25, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(total() == 25, "\(d.log)")
+        #expect(counted().count < 25, "a line a round, not an alert: \(d.log)")
+        #expect(!d.log.contains("alert expired "), "each alert's line is at debug: \(d.log)")
+        let named = counted().flatMap { line in
+            (line.split(separator: " ").first { $0.hasPrefix("alert.ids=") }?.dropFirst(10).split(separator: ",") ?? []).map(String.init)
+        }
+        #expect(!named.isEmpty && named.allSatisfy { ids.contains($0) || $0 == "…" }, "\(named)")
+    }
+
     /// A write to a pipe whose reader has gone (stderr under a log
     /// collector that restarted, a peer that closed early) fails with
     /// EPIPE; the signal that would come with it does not end the daemon.
