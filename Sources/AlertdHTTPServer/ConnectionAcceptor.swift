@@ -44,11 +44,15 @@ final class ConnectionAcceptor: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// Starts accepting on `listener` (non-blocking) for `daemon`.
-    init(listener: Int32, daemon: OpaquePointer, core: MHDServerCore, connectionLimit: Int, address: String) throws(HTTPServerError) {
+    /// `handedOver` carries on the count of a stopped acceptor of the same
+    /// daemon (``handedOverCount``), whose connections may still be open.
+    init(listener: Int32, daemon: OpaquePointer, core: MHDServerCore, connectionLimit: Int, address: String,
+         handedOver: Int = 0) throws(HTTPServerError) {
         self.listener = listener
         self.daemon = daemon
         self.core = core
         self.connectionLimit = max(1, connectionLimit)
+        self.handedOver = handedOver
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .system(operation: "pipe", address: address, errno: errno) }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -71,6 +75,10 @@ final class ConnectionAcceptor: @unchecked Sendable {
         _ = close(wake.read)
         _ = close(wake.write)
     }
+
+    /// Connections handed to libmicrohttpd so far; read only once ``stop()``
+    /// has returned, when the thread that counts them has ended.
+    var handedOverCount: Int { handedOver }
 
     private func run() {
         var fds = [pollfd(fd: listener, events: 0, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]

@@ -52,8 +52,9 @@ public final class HTTPServer: Sendable {
     private struct Running {
         package let daemon: OpaquePointer
         package let core: Unmanaged<MHDServerCore>
-        package let socket: ListeningSocket
-        package let acceptor: ConnectionAcceptor
+        package var socket: ListeningSocket
+        package var acceptor: ConnectionAcceptor
+        package let connectionLimit: Int
         /// Sweeps the ``ConnectionWatch`` until the server stops.
         package let sweeper: Task<Void, Never>
     }
@@ -152,8 +153,43 @@ public final class HTTPServer: Sendable {
                     handlers.cancelAbandonedHandlers()
                 }
             }
-            state = .running(Running(daemon: daemon, core: core, socket: socket, acceptor: acceptor, sweeper: sweeper))
+            state = .running(Running(daemon: daemon, core: core, socket: socket, acceptor: acceptor, connectionLimit: connectionLimit,
+                                     sweeper: sweeper))
             bound.withLock { $0 = (socket.port, socket.address) }
+        }
+    }
+
+    /// For a Unix socket the server made: when its file is gone (a clean-up
+    /// of `/run`, an `rm` by hand), binds a new socket at the path and
+    /// accepts there from now on, keeping every open connection; the old
+    /// socket, which nothing can reach any more, is closed. Without this,
+    /// `alertctl` found nothing to connect to until a restart. A file of
+    /// another's at the path is left alone. True when it made the file again.
+    public func remakeSocketFileIfRemoved() throws(HTTPServerError) -> Bool {
+        guard case .unixSocket(_, let mode) = configuration.listener else { return false }
+        return try state.withLock { (state: inout State) throws(HTTPServerError) -> Bool in
+            guard case .running(var running) = state, let path = running.socket.unixPath?.path,
+                  case .failure(let error) = FileStatus.link(path), error == .noSuchFile else { return false }
+            let socket = try ListeningSocket.unix(path: path, mode: mode)
+            // One acceptor at a time, so the count of connections handed over stays whole.
+            running.acceptor.stop()
+            let acceptor: ConnectionAcceptor
+            do throws(HTTPServerError) {
+                acceptor = try ConnectionAcceptor(
+                    listener: socket.descriptor, daemon: running.daemon, core: running.core.takeUnretainedValue(),
+                    connectionLimit: running.connectionLimit, address: socket.address, handedOver: running.acceptor.handedOverCount)
+            } catch {
+                // Nothing reaches the old socket, so nothing is lost by leaving it unwatched
+                // until the next call tries again (``stop()`` of a stopped acceptor returns at once).
+                socket.close()
+                throw error
+            }
+            // Its file is gone, so this closes the descriptor only: the new file is another's to `close()`.
+            running.socket.close()
+            running.socket = socket
+            running.acceptor = acceptor
+            state = .running(running)
+            return true
         }
     }
 

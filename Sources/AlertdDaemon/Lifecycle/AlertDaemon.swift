@@ -170,7 +170,7 @@ public final class AlertDaemon: Sendable {
             c.connectionLimit = connections
             let server = HTTPServer(configuration: c, screen: { api.screen($0) },
                                     errorAnswer: { api.errorAnswer(method: $0, target: $1, status: $2, code: $3, message: $4) }, handler: handler)
-            return APIServerService(server: server)
+            return APIServerService(server: server, log: logger)
         }
     }
 

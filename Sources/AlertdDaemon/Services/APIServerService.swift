@@ -1,4 +1,5 @@
 import AlertdHTTPServer
+import AlertdLogging
 import AlertdServices
 
 /// One API listener as a service. It binds in `start()`, so a port in use
@@ -8,10 +9,15 @@ import AlertdServices
 package final class APIServerService: Service {
     package let server: HTTPServer
     private let shutdown = ShutdownSignal()
+    private let log: Logger
 
-    package init(server: HTTPServer) {
+    package init(server: HTTPServer, log: Logger) {
         self.server = server
+        self.log = log
     }
+
+    /// How often the Unix socket's file is looked for.
+    static let socketFileCheckInterval: Duration = .seconds(2)
 
     package var isTCP: Bool { server.configuration.listener.isTCP }
 
@@ -30,6 +36,25 @@ package final class APIServerService: Service {
     }
 
     package func run() async {
+        if case .unixSocket(let path, _) = server.configuration.listener {
+            var failing = false
+            // Waits out the interval, or ends the loop at the stop.
+            while !(await shutdown.wait(for: Self.socketFileCheckInterval)), !Task.isCancelled {
+                do throws(HTTPServerError) {
+                    if try server.remakeSocketFileIfRemoved() {
+                        log.warning("the API socket's file was removed while alertd ran (a clean-up of its directory?); made it again", ["socket": path])
+                    }
+                    failing = false
+                } catch {
+                    // Once, not every interval: it is tried again each time.
+                    if !failing {
+                        log.error("the API socket's file was removed and cannot be made again; alertctl cannot connect until it can (tried every few seconds)",
+                                  ["socket": path, "error": error.description])
+                    }
+                    failing = true
+                }
+            }
+        }
         await shutdown.wait()
         // Cancelled, stop() skips its waits: the grace is over.
         await server.stop()

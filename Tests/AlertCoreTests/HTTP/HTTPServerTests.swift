@@ -163,6 +163,47 @@ import Testing
         await first.stop()
     }
 
+    /// A socket file removed while the server runs is made again, and a
+    /// connection made before goes on being served; another's file put at
+    /// the path is left alone.
+    @Test func aRemovedSocketFileIsMadeAgainAndOpenConnectionsStay() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/api.sock"
+        let server = HTTPServer(configuration: .init(listener: .unixSocket(path: path, mode: 0o600)), handler: EchoedRequest.handler)
+        try server.start()
+        #expect(try server.remakeSocketFileIfRemoved() == false, "in place")
+
+        let early = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(early) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: path.utf8) }
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(early, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(connected == 0)
+
+        #expect(unlink(path) == 0)
+        await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: "http://localhost/", unixSocketPath: path)) }
+        #expect(try server.remakeSocketFileIfRemoved() == true)
+        #expect(try server.remakeSocketFileIfRemoved() == false)
+        let status = try #require(try? FileStatus.link(path).get())
+        #expect(status.kind == .other && status.permissions == 0o600, "\(status)")
+        #expect(try await client.send(HTTPClientRequest(url: "http://localhost/", unixSocketPath: path)).status == 200)
+        let request = Array("GET /early HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+        #expect(request.withUnsafeBytes { write(early, $0.baseAddress, $0.count) } == request.count)
+        var answer = [UInt8](repeating: 0, count: 4096)
+        let got = answer.withUnsafeMutableBytes { read(early, $0.baseAddress, $0.count) }
+        #expect(got > 0 && String(decoding: answer.prefix(max(0, got)), as: UTF8.self).hasPrefix("HTTP/1.1 200"), "the connection made before")
+
+        // Not the server's to remove or replace.
+        #expect(unlink(path) == 0)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8)))
+        #expect(try server.remakeSocketFileIfRemoved() == false)
+        await server.stop()
+        #expect(FileManager.default.contents(atPath: path) == Data("keep me".utf8))
+    }
+
     @Test func refusesToReplaceSomethingThatIsNotASocket() throws {
         let dir = TemporaryDirectory()
         let path = dir.path + "/api.sock"

@@ -364,6 +364,26 @@ import Glibc
         #expect(!named.isEmpty && named.allSatisfy { ids.contains($0) || $0 == "…" }, "\(named)")
     }
 
+    /// `systemd-tmpfiles --clean` or an `rm` takes the socket file away
+    /// from a running daemon: within seconds it is there again.
+    @Test func aRemovedSocketFileComesBackWithinSeconds() async throws {
+        let d = try TestDaemon()
+        try await d.start()
+        #expect(try await d.alertctl(["list"]).exitCode == 0)
+        #expect(unlink(d.socketPath) == 0)
+        #expect(try await d.alertctl(["list"]).exitCode != 0)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: d.socketPath), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let list = try await d.alertctl(["list"])
+        #expect(list.exitCode == 0, "\(list.stderr)\n\(d.log)")
+        #expect(d.log.contains("the API socket's file was removed while alertd ran"), "\(d.log)")
+        d.signal(SIGTERM)
+        #expect(await d.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: d.socketPath), "the stop removes the file it made again")
+    }
+
     /// A write to a pipe whose reader has gone (stderr under a log
     /// collector that restarted, a peer that closed early) fails with
     /// EPIPE; the signal that would come with it does not end the daemon.
