@@ -27,10 +27,16 @@ import Glibc
 /// for good. So libmicrohttpd is started with room for every connection in
 /// each of its workers (``HTTPServer``), and never reaches its limit.
 ///
+/// A listener whose socket file is gone (``HTTPServer/remakeSocketFileIfRemoved()``)
+/// is handed to the next acceptor as *retiring*: no one can connect to it
+/// any more, but what connected before waits in its queue, and is taken
+/// up, as room allows, before the acceptor closes it.
+///
 /// `@unchecked Sendable`: the daemon handle is only used through
 /// `MHD_add_connection`, which libmicrohttpd allows from any thread of a
-/// daemon started with an inter-thread channel, and `handedOver` only on
-/// the acceptor's own thread; everything else is immutable or atomic.
+/// daemon started with an inter-thread channel, and `handedOver` and
+/// `retiring` only on the acceptor's own thread, or after it ended
+/// (``stop()``); everything else is immutable or atomic.
 final class ConnectionAcceptor: @unchecked Sendable {
     private let listener: Int32
     private let daemon: OpaquePointer
@@ -38,21 +44,26 @@ final class ConnectionAcceptor: @unchecked Sendable {
     private let connectionLimit: Int
     /// Connections handed to libmicrohttpd; only the acceptor's thread touches it.
     private var handedOver = 0
+    /// Listeners nobody can reach any more, still open while their queues are not empty.
+    private var retiring: [Int32]
     /// The pipe written once to stop the thread: its read and write ends.
     private let wake: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
 
-    /// Starts accepting on `listener` (non-blocking) for `daemon`.
-    /// `handedOver` carries on the count of a stopped acceptor of the same
-    /// daemon (``handedOverCount``), whose connections may still be open.
+    /// Starts accepting on `listener` (non-blocking) for `daemon`. Taking
+    /// over from a stopped acceptor of the same daemon, `from` is what its
+    /// ``stop()`` returned: the count of connections it handed over, which
+    /// may still be open, and its retiring listeners, to which `retiring`
+    /// adds; the acceptor owns them and closes each once its queue is empty.
     init(listener: Int32, daemon: OpaquePointer, core: MHDServerCore, connectionLimit: Int, address: String,
-         handedOver: Int = 0) throws(HTTPServerError) {
+         from previous: Handover = Handover(), retiring: [Int32] = []) throws(HTTPServerError) {
         self.listener = listener
         self.daemon = daemon
         self.core = core
         self.connectionLimit = max(1, connectionLimit)
-        self.handedOver = handedOver
+        self.handedOver = previous.handedOver
+        self.retiring = previous.retiring + retiring
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .system(operation: "pipe", address: address, errno: errno) }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -63,43 +74,62 @@ final class ConnectionAcceptor: @unchecked Sendable {
         }
     }
 
+    /// What one acceptor leaves the next: see ``init(listener:daemon:core:connectionLimit:address:from:retiring:)``.
+    struct Handover {
+        var handedOver = 0
+        var retiring: [Int32] = []
+    }
+
     /// Stops accepting and returns once the thread has: after it, nothing is
     /// handed to the daemon, which may then be stopped. The thread is woken
     /// at once, so the wait is that of one `MHD_add_connection` at most.
-    /// Calls after the first return at once.
-    func stop() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var one: UInt8 = 1
-        _ = write(wake.write, &one, 1)
-        finished.wait()
-        _ = close(wake.read)
-        _ = close(wake.write)
+    /// Returns the count of connections handed over and the retiring
+    /// listeners still open, which are the caller's from then on (to close,
+    /// or to hand to the next acceptor). Calls after the first return the same.
+    @discardableResult
+    func stop() -> Handover {
+        if !stopped.exchange(true, ordering: .acquiringAndReleasing) {
+            var one: UInt8 = 1
+            _ = write(wake.write, &one, 1)
+            finished.wait()
+            _ = close(wake.read)
+            _ = close(wake.write)
+        }
+        return Handover(handedOver: handedOver, retiring: retiring)
     }
 
-    /// Connections handed to libmicrohttpd so far; read only once ``stop()``
-    /// has returned, when the thread that counts them has ended.
-    var handedOverCount: Int { handedOver }
-
     private func run() {
-        var fds = [pollfd(fd: listener, events: 0, revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         while true {
-            // Full, the listener is not watched, and the count looked at again shortly.
+            // Full, no listener is watched, and the count looked at again shortly.
             let full = open >= connectionLimit
-            fds[0].events = full ? 0 : Int16(POLLIN)
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, full ? 20 : -1)
+            if !full { drainRetiring() }
+            let listeners = [listener] + retiring
+            var fds = listeners.map { pollfd(fd: $0, events: full ? 0 : Int16(POLLIN), revents: 0) }
+            fds.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
+            let ready = poll(&fds, nfds_t(fds.count), full ? 20 : -1)
             if ready < 0 {
                 if errno != EINTR { _ = poll(nil, 0, 20) }
                 continue
             }
-            if fds[1].revents != 0 { return }
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                acceptQueued()
-            } else if fds[0].revents != 0 {
-                // An error on the listener itself: keep looking, without spinning.
-                _ = poll(nil, 0, 100)
+            if fds[fds.count - 1].revents != 0 { return }
+            for (fd, polled) in zip(listeners, fds) where polled.revents != 0 {
+                if polled.revents & Int16(POLLIN) != 0 {
+                    _ = acceptQueued(from: fd)
+                } else {
+                    // An error on the listener itself: keep looking, without spinning.
+                    _ = poll(nil, 0, 100)
+                }
             }
+        }
+    }
+
+    /// Takes what waits on the retiring listeners, and closes each found
+    /// empty: nobody can connect to one any more, so it stays empty.
+    private func drainRetiring() {
+        retiring.removeAll { fd in
+            guard acceptQueued(from: fd) else { return false }
+            _ = close(fd)
+            return true
         }
     }
 
@@ -107,9 +137,9 @@ final class ConnectionAcceptor: @unchecked Sendable {
     /// still to take up included.
     private var open: Int { handedOver - core.connectionsClosed.load(ordering: .acquiring) }
 
-    /// Takes up to a batch of queued connections, while there is room;
-    /// poll(2) reports the rest.
-    private func acceptQueued() {
+    /// Takes up to a batch of connections queued on `listener`, while there
+    /// is room; poll(2) reports the rest. True when the queue was found empty.
+    private func acceptQueued(from listener: Int32) -> Bool {
         for _ in 0..<64 where open < connectionLimit {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -125,9 +155,11 @@ final class ConnectionAcceptor: @unchecked Sendable {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors or memory: the queue stays readable, so wait rather than spin.
                     _ = poll(nil, 0, 100)
-                    return
+                    return false
+                case EAGAIN, EWOULDBLOCK:
+                    return true
                 default:
-                    return
+                    return false
                 }
             }
             // Past its client's limit a connection is closed unanswered, as
@@ -153,5 +185,6 @@ final class ConnectionAcceptor: @unchecked Sendable {
                 core.clientConnections.giveBack(client)
             }
         }
+        return false
     }
 }

@@ -159,37 +159,55 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// What ``remakeSocketFileIfRemoved()`` found at the socket's path.
+    public enum SocketFileCheck: Sendable, Equatable {
+        /// The server's own socket file, or a listener that has none (TCP,
+        /// one systemd passed).
+        case inPlace
+        /// The file was gone; a new socket listens at the path.
+        case remade
+        /// Another file is at the path now; the server leaves it alone and
+        /// cannot be reached there.
+        case taken
+    }
+
     /// For a Unix socket the server made: when its file is gone (a clean-up
     /// of `/run`, an `rm` by hand), binds a new socket at the path and
-    /// accepts there from now on, keeping every open connection; the old
-    /// socket, which nothing can reach any more, is closed. Without this,
-    /// `alertctl` found nothing to connect to until a restart. A file of
-    /// another's at the path is left alone. True when it made the file again.
-    public func remakeSocketFileIfRemoved() throws(HTTPServerError) -> Bool {
-        guard case .unixSocket(_, let mode) = configuration.listener else { return false }
-        return try state.withLock { (state: inout State) throws(HTTPServerError) -> Bool in
-            guard case .running(var running) = state, let path = running.socket.unixPath?.path,
-                  case .failure(let error) = FileStatus.link(path), error == .noSuchFile else { return false }
+    /// accepts there from now on. Open connections go on, and those that
+    /// connected before and wait in the old socket's queue are still taken
+    /// up (the acceptor closes the old socket once its queue is empty).
+    /// Without this, `alertctl` found nothing to connect to until a restart.
+    /// A file of another's at the path is left alone. Blocks for as long as
+    /// an acceptor takes to stop: call it off the task pool.
+    public func remakeSocketFileIfRemoved() throws(HTTPServerError) -> SocketFileCheck {
+        guard case .unixSocket(_, let mode) = configuration.listener else { return .inPlace }
+        return try state.withLock { (state: inout State) throws(HTTPServerError) -> SocketFileCheck in
+            guard case .running(var running) = state, let (path, identity) = running.socket.unixPath else { return .inPlace }
+            switch FileStatus.link(path) {
+            case .success(let status): return status.identity == identity ? .inPlace : .taken
+            case .failure(let error) where error == .noSuchFile: break
+            case .failure: return .inPlace
+            }
             let socket = try ListeningSocket.unix(path: path, mode: mode)
             // One acceptor at a time, so the count of connections handed over stays whole.
-            running.acceptor.stop()
+            let handover = running.acceptor.stop()
             let acceptor: ConnectionAcceptor
             do throws(HTTPServerError) {
                 acceptor = try ConnectionAcceptor(
                     listener: socket.descriptor, daemon: running.daemon, core: running.core.takeUnretainedValue(),
-                    connectionLimit: running.connectionLimit, address: socket.address, handedOver: running.acceptor.handedOverCount)
+                    connectionLimit: running.connectionLimit, address: socket.address, from: handover,
+                    retiring: [running.socket.descriptor])
             } catch {
-                // Nothing reaches the old socket, so nothing is lost by leaving it unwatched
-                // until the next call tries again (``stop()`` of a stopped acceptor returns at once).
+                // The stopped acceptor and the old socket stay as they are, for tearDown;
+                // the next call tries again (``ConnectionAcceptor/stop()`` of a stopped one returns at once).
                 socket.close()
                 throw error
             }
-            // Its file is gone, so this closes the descriptor only: the new file is another's to `close()`.
-            running.socket.close()
+            // The old socket's descriptor is the new acceptor's now, and its file is gone: nothing to close here.
             running.socket = socket
             running.acceptor = acceptor
             state = .running(running)
-            return true
+            return .remade
         }
     }
 
@@ -238,7 +256,7 @@ public final class HTTPServer: Sendable {
     /// aborts the process if it is stopped with one), stops the daemon,
     /// closes the socket (one systemd passed stays open, for its next start).
     private static func tearDown(_ running: Running) {
-        running.acceptor.stop()
+        for fd in running.acceptor.stop().retiring { _ = close(fd) }
         running.sweeper.cancel()
         running.core.takeUnretainedValue().abortAll()
         MHD_stop_daemon(running.daemon)

@@ -1,3 +1,4 @@
+import Dispatch
 import AlertdHTTPServer
 import AlertdLogging
 import AlertdServices
@@ -36,28 +37,43 @@ package final class APIServerService: Service {
     }
 
     package func run() async {
-        if case .unixSocket(let path, _) = server.configuration.listener {
-            var failing = false
-            // Waits out the interval, or ends the loop at the stop.
-            while !(await shutdown.wait(for: Self.socketFileCheckInterval)), !Task.isCancelled {
-                do throws(HTTPServerError) {
-                    if try server.remakeSocketFileIfRemoved() {
-                        log.warning("the API socket's file was removed while alertd ran (a clean-up of its directory?); made it again", ["socket": path])
-                    }
-                    failing = false
-                } catch {
-                    // Once, not every interval: it is tried again each time.
-                    if !failing {
-                        log.error("the API socket's file was removed and cannot be made again; alertctl cannot connect until it can (tried every few seconds)",
-                                  ["socket": path, "error": error.description])
-                    }
-                    failing = true
-                }
-            }
-        }
+        if case .unixSocket(let path, _) = server.configuration.listener { await watchSocketFile(path) }
         await shutdown.wait()
         // Cancelled, stop() skips its waits: the grace is over.
         await server.stop()
+    }
+
+    /// Until the stop, looks for the socket's file every few seconds and
+    /// makes it again if it is gone. What it finds is logged when it
+    /// changes, not at every look.
+    private func watchSocketFile(_ path: String) async {
+        var last = HTTPServer.SocketFileCheck.inPlace
+        var failing = false
+        while !(await shutdown.wait(for: Self.socketFileCheckInterval)), !Task.isCancelled {
+            // Off the task pool: a remake waits for the old acceptor's thread to end.
+            let checked = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPServer.SocketFileCheck, HTTPServerError>, Never>) in
+                DispatchQueue.global().async { [server] in
+                    continuation.resume(returning: Result { () throws(HTTPServerError) in try server.remakeSocketFileIfRemoved() })
+                }
+            }
+            switch checked {
+            case .success(let found):
+                if found == .remade {
+                    log.warning("the API socket's file was removed while alertd ran (a clean-up of its directory?); made it again", ["socket": path])
+                } else if found == .taken, last != .taken {
+                    log.error("another file has taken the API socket's path; alertctl cannot reach alertd there until it is removed (alertd then makes its socket again) or alertd is restarted",
+                              ["socket": path])
+                }
+                last = found
+                failing = false
+            case .failure(let error):
+                if !failing {
+                    log.error("the API socket's file was removed and cannot be made again (its directory gone?); alertctl cannot connect until it can, tried every few seconds",
+                              ["socket": path, "error": error.description])
+                }
+                failing = true
+            }
+        }
     }
 
     package func shutdownGracefully() {

@@ -163,43 +163,62 @@ import Testing
         await first.stop()
     }
 
-    /// A socket file removed while the server runs is made again, and a
-    /// connection made before goes on being served; another's file put at
-    /// the path is left alone.
-    @Test func aRemovedSocketFileIsMadeAgainAndOpenConnectionsStay() async throws {
+    /// A socket file removed while the server runs is made again. A
+    /// connection made before goes on being served, and one that waited in
+    /// the old socket's queue (the server at its connection limit) is still
+    /// taken up; another's file put at the path is left alone.
+    @Test func aRemovedSocketFileIsMadeAgainAndNoConnectionIsLost() async throws {
         let dir = TemporaryDirectory()
         let path = dir.path + "/api.sock"
-        let server = HTTPServer(configuration: .init(listener: .unixSocket(path: path, mode: 0o600)), handler: EchoedRequest.handler)
+        var configuration = HTTPServerConfiguration(listener: .unixSocket(path: path, mode: 0o600))
+        configuration.connectionLimit = 1
+        let server = HTTPServer(configuration: configuration, handler: EchoedRequest.handler)
         try server.start()
-        #expect(try server.remakeSocketFileIfRemoved() == false, "in place")
+        #expect(try server.remakeSocketFileIfRemoved() == .inPlace)
 
-        let early = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(early) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: path.utf8) }
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(early, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        func connected() throws -> Int32 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: path.utf8) }
+            let rc = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            try #require(rc == 0)
+            return fd
         }
-        try #require(connected == 0)
+        /// One request on `fd`, and the start of its answer.
+        func exchange(_ fd: Int32, _ target: String, close: Bool) async -> String {
+            let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\(close ? "Connection: close\r\n" : "")\r\n".utf8)
+            // MSG_NOSIGNAL: a connection reset must fail the test, not end the process with SIGPIPE.
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            return await Task.detached {
+                var answer = [UInt8](repeating: 0, count: 4096)
+                let got = answer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                return String(decoding: answer.prefix(max(0, got)), as: UTF8.self)
+            }.value
+        }
+
+        let early = try connected()
+        defer { close(early) }
+        #expect(await exchange(early, "/first", close: false).hasPrefix("HTTP/1.1 200"))
+        // At the limit of one: this one waits in the socket's queue.
+        let queued = try connected()
+        defer { close(queued) }
 
         #expect(unlink(path) == 0)
-        await #expect(throws: HTTPClientError.self) { try await client.send(HTTPClientRequest(url: "http://localhost/", unixSocketPath: path)) }
-        #expect(try server.remakeSocketFileIfRemoved() == true)
-        #expect(try server.remakeSocketFileIfRemoved() == false)
+        #expect(try server.remakeSocketFileIfRemoved() == .remade)
+        #expect(try server.remakeSocketFileIfRemoved() == .inPlace)
         let status = try #require(try? FileStatus.link(path).get())
         #expect(status.kind == .other && status.permissions == 0o600, "\(status)")
+        #expect(await exchange(early, "/second", close: true).hasPrefix("HTTP/1.1 200"), "the connection made before")
+        #expect(await exchange(queued, "/queued", close: true).hasPrefix("HTTP/1.1 200"), "the connection waiting in the old queue")
         #expect(try await client.send(HTTPClientRequest(url: "http://localhost/", unixSocketPath: path)).status == 200)
-        let request = Array("GET /early HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
-        #expect(request.withUnsafeBytes { write(early, $0.baseAddress, $0.count) } == request.count)
-        var answer = [UInt8](repeating: 0, count: 4096)
-        let got = answer.withUnsafeMutableBytes { read(early, $0.baseAddress, $0.count) }
-        #expect(got > 0 && String(decoding: answer.prefix(max(0, got)), as: UTF8.self).hasPrefix("HTTP/1.1 200"), "the connection made before")
 
         // Not the server's to remove or replace.
         #expect(unlink(path) == 0)
         #expect(FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8)))
-        #expect(try server.remakeSocketFileIfRemoved() == false)
+        #expect(try server.remakeSocketFileIfRemoved() == .taken)
         await server.stop()
         #expect(FileManager.default.contents(atPath: path) == Data("keep me".utf8))
     }

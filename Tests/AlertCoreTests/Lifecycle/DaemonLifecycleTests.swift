@@ -373,10 +373,11 @@ import Glibc
         #expect(unlink(d.socketPath) == 0)
         #expect(try await d.alertctl(["list"]).exitCode != 0)
         let deadline = ContinuousClock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: d.socketPath), ContinuousClock.now < deadline {
+        var list = try await d.alertctl(["list"])
+        while list.exitCode != 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
+            list = try await d.alertctl(["list"])
         }
-        let list = try await d.alertctl(["list"])
         #expect(list.exitCode == 0, "\(list.stderr)\n\(d.log)")
         #expect(d.log.contains("the API socket's file was removed while alertd ran"), "\(d.log)")
         d.signal(SIGTERM)
