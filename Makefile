@@ -10,6 +10,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+FISHCOMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SYSCONFDIR ?= /etc
 # SwiftPM's link to the release build: `install` runs as root, often with a
 # PATH that has no swift, and must not build (as root, in the user's tree).
@@ -74,7 +75,7 @@ man: build
 	$(DEBUG_BIN)/alertd --generate-manpage > docs/alertd.8
 
 # The release binaries, the systemd units (ExecStart= pointing at BINDIR),
-# sysusers and tmpfiles entries, man pages and bash completion (both printed
+# sysusers and tmpfiles entries, man pages and bash and fish completion (all printed
 # by the installed binaries from their command trees). The default
 # config is installed only if there is none yet. It installs what
 # `make release` built and builds nothing itself.
@@ -83,7 +84,8 @@ install:
 		echo "no release build in $(RELEASE_BIN): run 'make release' first (as yourself, not as root)" >&2; exit 1; \
 	fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(SYSCONFDIR)/alertd
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(FISHCOMPLETIONDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/alertd
 	install -m 0755 $(RELEASE_BIN)/alertd $(RELEASE_BIN)/alertctl $(DESTDIR)$(BINDIR)/
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/etc/alertd/|$(SYSCONFDIR)/alertd/|g' systemd/alertd.service > $(DESTDIR)$(UNITDIR)/alertd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/alertd.service
@@ -94,7 +96,8 @@ install:
 	$(RELEASE_BIN)/alertctl --generate-manpage > $(DESTDIR)$(MANDIR)/man1/alertctl.1
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/alertd.8 $(DESTDIR)$(MANDIR)/man1/alertctl.1
 	$(RELEASE_BIN)/alertctl completion bash > $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
-	chmod 0644 $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
+	$(RELEASE_BIN)/alertctl completion fish > $(DESTDIR)$(FISHCOMPLETIONDIR)/alertctl.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl $(DESTDIR)$(FISHCOMPLETIONDIR)/alertctl.fish
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json ]; then \
 		echo "keeping the existing $(DESTDIR)$(SYSCONFDIR)/alertd/alertd.json"; \
 	else \
@@ -111,4 +114,4 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/alertd.service $(DESTDIR)$(UNITDIR)/alertd.socket $(DESTDIR)$(UNITDIR)/alertd-http.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/alertd.conf $(DESTDIR)$(TMPFILESDIR)/alertd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man8/alertd.8 $(DESTDIR)$(MANDIR)/man1/alertctl.1
-	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl
+	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/alertctl $(DESTDIR)$(FISHCOMPLETIONDIR)/alertctl.fish

@@ -43,6 +43,8 @@ if [ "$tests" = 1 ]; then
     packages+=("${service_packages[@]}")
     # A cluster test runs one node with its clock set ahead (LD_PRELOAD of libfaketime).
     packages+=(libfaketime)
+    # alertctl's fish completion is tried in a real fish (`complete -C`).
+    packages+=(fish)
 fi
 packages+=("$@")
 

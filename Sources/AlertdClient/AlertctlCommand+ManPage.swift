@@ -99,6 +99,7 @@ extension AlertctlCommand {
                 "Check an alert from a script, without a daemon:",
                 "alertctl validate -t \"Backup failed\" -s error --json"),
             ManualPage.Example("Enable completion in bash:", "source <(alertctl completion bash)"),
+            ManualPage.Example("Enable completion in fish:", "alertctl completion fish | source"),
         ],
         seeAlso: ["alertd(8)"])
 }

@@ -1,20 +1,26 @@
 import AlertdCommandLine
 
-/// `alertctl completion bash`: prints a completion script generated from
-/// alertctl's own command tree, so it knows every command and option.
+/// `alertctl completion bash|fish`: prints a completion script generated
+/// from alertctl's own command tree, so it knows every command and option.
 public struct CompletionCommand: CLICommand {
     public static let configuration = CommandConfiguration(
         name: "completion",
         abstract: "Print a shell completion script.",
         discussion: """
-            Load it in the current shell with 'source <(alertctl completion bash)', \
+            bash: load it in the current shell with 'source <(alertctl completion bash)', \
             or install it as bash-completion/completions/alertctl under /usr/share, or \
-            /usr/local/share where `make install` puts it (bash-completion reads both).
+            /usr/local/share where `make install` puts it (bash-completion reads both). \
+            zsh can load the bash script after 'autoload -U +X bashcompinit && bashcompinit'. \
+            fish: 'alertctl completion fish | source', or install it as \
+            fish/vendor_completions.d/alertctl.fish under /usr/share or /usr/local/share \
+            (`make install` puts it there), or ~/.config/fish/completions/alertctl.fish.
             """,
-        arguments: [CommandArgument("shell", help: "The shell to complete for; only bash is supported.", suggestedValues: shells)])
+        arguments: [CommandArgument("shell", help: "The shell to complete for: bash or fish.", suggestedValues: shells)])
 
     /// The shells a script can be printed for.
-    public static let shells = ["bash"]
+    public static let shells = ["bash", "fish"]
+
+    private let shell: String
 
     public init(parsed: ParsedCommand) throws(CommandLineError) {
         let shell = parsed.argument("shell") ?? ""
@@ -23,10 +29,11 @@ public struct CompletionCommand: CLICommand {
                 code: .invalidValue,
                 message: "The value '\(shell)' is invalid for '<shell>': give one of \(Self.shells.joined(separator: ", ")).")
         }
+        self.shell = shell
     }
 
     public func run(_ context: CommandContext) async -> ExitCode {
-        context.output(BashCompletion.script(for: AlertctlCommand.self))
+        context.output(shell == "fish" ? FishCompletion.script(for: AlertctlCommand.self) : BashCompletion.script(for: AlertctlCommand.self))
         return .success
     }
 }

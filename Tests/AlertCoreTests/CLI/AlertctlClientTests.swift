@@ -287,7 +287,7 @@ import Testing
     /// on a full disk they came out empty behind exit 0.
     @Test func outputThatCannotBeWrittenIsAnError() async throws {
         let alertctl = try TestBinaries.alertctl
-        for command in ["completion bash", "--generate-manpage", "validate -t x", "--help", "--version"] {
+        for command in ["completion bash", "completion fish", "--generate-manpage", "validate -t x", "--help", "--version"] {
             let r = try await TestBinaries.run("/bin/sh", ["-c", "exec \"$0\" \(command) > /dev/full", alertctl])
             #expect(r.exitCode == 74, "\(command): \(r.exitCode)")
             #expect(r.stderr.hasSuffix("alertctl: could not write to standard output: No space left on device.\n"), "\(command): \(r.stderr)")

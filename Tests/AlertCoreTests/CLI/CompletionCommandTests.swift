@@ -6,8 +6,8 @@ import Testing
 @testable import AlertdDaemon
 @testable import AlertdClient
 
-/// `alertctl completion bash`: a script generated from the command tree,
-/// exercised in a real bash.
+/// `alertctl completion bash|fish`: scripts generated from the command
+/// tree, exercised in a real bash and a real fish.
 @Suite struct CompletionCommandTests {
     /// What the completion function offers for `words` (the last one is
     /// the word being completed), in a bash that sourced `script`.
@@ -66,7 +66,7 @@ import Testing
         // Values the command checks itself are offered too.
         #expect(try await complete(["alertctl", "send", "--severity", ""], script: script) == ["info", "warning", "error", "critical"])
         #expect(try await complete(["alertctl", "send", "-s", "c"], script: script) == ["critical"])
-        #expect(try await complete(["alertctl", "completion", ""], script: script) == ["bash"])
+        #expect(try await complete(["alertctl", "completion", ""], script: script) == ["bash", "fish"])
         #expect(try await complete(["alertctl", "completion", "--"], script: script) == ["--help"])
         // A free-text value offers nothing; the word after it is an option again.
         #expect(try await complete(["alertctl", "render", "--title", ""], script: script) == [])
@@ -136,10 +136,64 @@ import Testing
         #expect(try await complete(["alertctl", "deploy", "--d"], script: script) == ["--dry-run"])
     }
 
-    @Test func onlyBashIsSupported() async throws {
+    @Test func bashAndFishAreSupported() async throws {
         let zsh = try await TestBinaries.alertctl("completion", "zsh")
         #expect(zsh.exitCode == 64)
-        #expect(zsh.stderr.hasPrefix("Error: The value 'zsh' is invalid for '<shell>': give one of bash."))
+        #expect(zsh.stderr.hasPrefix("Error: The value 'zsh' is invalid for '<shell>': give one of bash, fish."))
         #expect(try await TestBinaries.alertctl("completion").exitCode == 64)
+    }
+
+    // MARK: fish
+
+    static let fish = RepositoryFiles.tool("fish")
+
+    /// What a real fish offers for the command line `line` (the cursor at
+    /// its end) with `script` sourced: each candidate without its description.
+    func completeInFish(_ line: String, script: String) async throws -> [String] {
+        let dir = TemporaryDirectory()
+        let file = dir.path + "/alertctl.fish"
+        try script.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await TestBinaries.run(try #require(Self.fish), ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", file, line])
+        #expect(result.stderr == "", "\(line)")
+        #expect(result.exitCode == 0, "\(line)")
+        return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t", maxSplits: 1).first ?? "") }
+    }
+
+    @Test(.enabled(if: fish != nil, "fish is not installed (scripts/install-deps.sh --test installs it)"))
+    func fishCompletesTheCommandTree() async throws {
+        let printed = try await TestBinaries.alertctl("completion", "fish")
+        #expect(printed.exitCode == 0)
+        let script = printed.stdout
+        #expect(script == FishCompletion.script(for: AlertctlCommand.self))
+        let dir = TemporaryDirectory()
+        try script.write(toFile: dir.path + "/c.fish", atomically: true, encoding: .utf8)
+        let check = try await TestBinaries.run(try #require(Self.fish), ["--no-config", "-n", dir.path + "/c.fish"])
+        #expect(check.exitCode == 0, "\(check.stderr)")
+
+        #expect(try await completeInFish("alertctl val", script: script) == ["validate"])
+        let all = try await completeInFish("alertctl ", script: script)
+        #expect(Set(all) == Set(AlertctlCommand.configuration.subcommands.map { $0.configuration.name } + ["help"]), "\(all)")
+        #expect(try await completeInFish("alertctl help ren", script: script) == ["render"])
+        let silence = try #require(AlertctlCommand.configuration.subcommand(named: "silence"))
+        #expect(Set(try await completeInFish("alertctl help silence ", script: script)) == Set(silence.configuration.subcommands.map { $0.configuration.name }))
+        #expect(try await completeInFish("alertctl --so", script: script) == ["--socket"])
+        #expect(try await completeInFish("alertctl --socket /tmp/a.sock li", script: script) == ["list"])
+        #expect(try await completeInFish("alertctl --url http://h:1 list --st", script: script) == ["--state"])
+        // Values: allowed ones, and nothing for free text.
+        #expect(try await completeInFish("alertctl send --severity c", script: script) == ["critical"])
+        #expect(try await completeInFish("alertctl send -s ", script: script).sorted() == ["critical", "error", "info", "warning"])
+        #expect(try await completeInFish("alertctl send --severity=w", script: script) == ["--severity=warning"])
+        #expect(try await completeInFish("alertctl render --to w", script: script) == ["webhook"])
+        #expect(try await completeInFish("alertctl completion ", script: script) == CompletionCommand.shells)
+        #expect(try await completeInFish("alertctl send --title ", script: script) == [])
+        // A value that looks like an option is one, as the parser reads it.
+        #expect(try await completeInFish("alertctl render --title --to --col", script: script) == ["--color"])
+        // Options follow the command tree.
+        #expect(try await completeInFish("alertctl validate --j", script: script) == ["--json"])
+        #expect(!(try await completeInFish("alertctl render --j", script: script)).contains("--json"))
+        // Files where an option names one, spaces and all.
+        for name in ["my token", "my-other"] { try "x".write(toFile: dir.path + "/" + name, atomically: true, encoding: .utf8) }
+        #expect(try await completeInFish("alertctl --token-file \(dir.path)/my", script: script).sorted()
+            == [dir.path + "/my token", dir.path + "/my-other"].sorted())
     }
 }

@@ -72,6 +72,8 @@ import Testing
         #expect(dry.stdout.contains("/opt/bin/alertctl --generate-manpage > \(dir.path)/usr/local/share/man/man1/alertctl.1"), "\(dry.stdout)")
         #expect(dry.stdout.contains("/opt/bin/alertd --generate-manpage > \(dir.path)/usr/local/share/man/man8/alertd.8"), "\(dry.stdout)")
         #expect(!dry.stdout.contains("docs/alertctl.1") && !dry.stdout.contains("docs/alertd.8"))
+        #expect(dry.stdout.contains("/opt/bin/alertctl completion bash > \(dir.path)/usr/local/share/bash-completion/completions/alertctl"))
+        #expect(dry.stdout.contains("/opt/bin/alertctl completion fish > \(dir.path)/usr/local/share/fish/vendor_completions.d/alertctl.fish"))
     }
 
     @Test(.enabled(if: groff != nil, "groff is not installed; man page render check skipped"))
