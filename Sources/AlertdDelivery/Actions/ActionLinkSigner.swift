@@ -83,8 +83,13 @@ public struct ActionLinkSigner: Sendable, Equatable {
     /// link's `to`, when it has one), or nil when it does.
     public func refusal(id: AlertID, action: ActionKind, expires: String?, token: String?, recipient: String? = nil,
                         now: Date = Date()) -> String? {
-        guard let token, let expires, let seconds = Int64(expires) else {
+        guard let token, let expires else {
             return "The link is incomplete: it needs its expires and token parameters."
+        }
+        // Only the digits alertd writes: `0…` or `+…` spelled the same
+        // signed time otherwise, and a number past Int64 read as missing.
+        guard let seconds = Int64(expires), expires.utf8.allSatisfy({ (0x30...0x39).contains($0) }), expires == String(seconds) else {
+            return "The link's expires parameter is not as alertd writes it (the seconds since 1970, in digits); it was altered or cut short."
         }
         guard constantTimeEquals(Array(token.utf8), Array(self.token(id, action, seconds, recipient: recipient).utf8)) else {
             return recipient == nil ? "The link's signature does not match; it was altered or is not from this alertd."

@@ -308,6 +308,11 @@ import Testing
         #expect(signer.refusal(id: other.id, action: .confirm, expires: p.expires, token: p.token) != nil)
         // Moving the expiry forward breaks the signature.
         #expect(signer.refusal(id: a.id, action: .confirm, expires: String(Int(p.expires!)! + 3600), token: p.token) != nil)
+        // The same time spelled otherwise is refused, and says what is wrong with it.
+        for spelled in ["0" + p.expires!, "+" + p.expires!, " " + p.expires!, "99999999999999999999999999"] {
+            #expect(signer.refusal(id: a.id, action: .confirm, expires: spelled, token: p.token)
+                == "The link's expires parameter is not as alertd writes it (the seconds since 1970, in digits); it was altered or cut short.", "\(spelled)")
+        }
         let otherKey = ActionLinkSigner(key: Array(repeating: 8, count: 32), publicURL: "https://alertd.example")
         #expect(otherKey.refusal(id: a.id, action: .confirm, expires: p.expires, token: p.token) != nil)
         #expect(signer.links(for: a).keys.sorted { $0.rawValue < $1.rawValue } == [.confirm])
