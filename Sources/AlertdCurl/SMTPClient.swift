@@ -209,7 +209,7 @@ final class SMTPTransfer: Sendable {
         case _ where reply >= 400:
             return .failure(.rejected(url: url, code: reply, reason: said ?? text))
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
-            return .failure(.connectionLost(url: url, reason: Self.whereLost(code, lastReply: serverSaid, easy: easy, of: request.message.count)))
+            return .failure(.connectionLost(url: url, reason: Self.whereLost(code, detail: detail, lastReply: serverSaid, easy: easy, of: request.message.count)))
         case CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY:
             return .failure(.connectionLost(url: url, reason: text))
         default:
@@ -221,13 +221,14 @@ final class SMTPTransfer: Sendable {
     /// libcurl's words for it ("response reading failed (errno: 115)",
     /// a stale errno): whether the message may have arrived is what an
     /// operator looking into a duplicate, or a missing mail, needs to know.
-    private static func whereLost(_ code: CURLcode, lastReply: String?, easy: CurlEasy, of size: Int) -> String {
-        let what = code == CURLE_SEND_ERROR ? "sending failed" : "the server closed the connection"
-        guard let lastReply else { return "\(what) before it greeted" }
-        guard lastReply.hasPrefix("354") else { return "\(what) after its reply \"\(lastReply)\"" }
+    private static func whereLost(_ code: CURLcode, detail: String, lastReply: String?, easy: CurlEasy, of size: Int) -> String {
+        // libcurl's own words where they say more than an errno ("Connection reset by peer", a TLS read's end).
+        let what = detail.isEmpty || detail.contains("errno") ? "the connection broke" : "the connection broke (\(detail))"
+        guard let lastReply else { return "\(what) before the server's greeting" }
+        guard lastReply.hasPrefix("354") else { return "\(what) after the server's reply \"\(lastReply)\"" }
         let sent = easy.info(offset: CURLINFO_SIZE_UPLOAD_T) ?? 0
         return sent >= size
-            ? "\(what) after the whole message, before answering it (the mail may have arrived; a retry may send it again)"
+            ? "\(what) after the whole message, before the server answered it (the mail may have arrived; a retry may send it again)"
             : "\(what) while the message was being sent"
     }
 }
@@ -247,18 +248,20 @@ private final class SMTPUpload {
         self.cancelRequested = cancelRequested
     }
 
-    /// The server's latest `EHLO` reply lists `AUTH` (``debugCallback``).
-    private var loginOffered = false
-    /// The message was held back: a login is configured, none was offered.
+    /// The server accepted a login on this connection (``debugCallback``).
+    private var loggedIn = false
+    /// The message was held back: a login is configured, none took place.
     private(set) var withheldForNoLogin = false
 
     private func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
-        // libcurl skips the login when the server offers none and sends
-        // the mail anyway: an operator who set one wants it used (the
-        // relay may take unauthenticated mail elsewhere, or only locally).
-        // The message is the first thing read, after the login would have
-        // been; cut here, the server drops the unfinished DATA (RFC 5321).
-        if offset == 0 && loginConfigured && !loginOffered {
+        // libcurl skips the login when the server offers none it knows
+        // (no `AUTH ` in the EHLO reply: `AUTH=LOGIN` alone, lowercase) and
+        // sends the mail anyway: an operator who set one wants it used
+        // (the relay may take unauthenticated mail elsewhere, or only
+        // locally). The message is the first thing read, after the login
+        // would have been; cut here, the server drops the unfinished DATA
+        // (RFC 5321).
+        if offset == 0 && loginConfigured && !loggedIn {
             withheldForNoLogin = true
             return Int(CURL_READFUNC_ABORT)
         }
@@ -294,15 +297,13 @@ private final class SMTPUpload {
         return 0
     }
 
-    /// Follows the `EHLO` replies for `AUTH` (`250-AUTH PLAIN LOGIN`, or
-    /// the old `250-AUTH=LOGIN`). A 220 (the greeting, or STARTTLS's go
-    /// ahead) comes before a new `EHLO`, whose list is the one that counts:
-    /// many servers offer the login only once TLS is up.
+    /// Notes a login the server accepted: RFC 4954 gives 235 to that
+    /// alone. Whether libcurl tried one is its business (which `AUTH`
+    /// spellings it reads, which mechanisms); whether one took place is
+    /// what counts. A 220 (the greeting, or STARTTLS's go-ahead, after
+    /// which the session starts over) clears it.
     private func heard(_ line: Substring) {
-        if line.hasPrefix("220") { loginOffered = false; return }
-        guard line.hasPrefix("250-") || line.hasPrefix("250 ") else { return }
-        let keyword = line.dropFirst(4).prefix { $0 != " " && $0 != "=" }
-        if keyword.uppercased() == "AUTH" { loginOffered = true }
+        if line.hasPrefix("220") { loggedIn = false } else if line.hasPrefix("235") { loggedIn = true }
     }
 
     /// The progress callback is how a cancelled task stops a blocking perform.

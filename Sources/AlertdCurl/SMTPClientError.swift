@@ -19,9 +19,10 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case startTLSUnavailable(url: String)
     /// The server refused the user name and password.
     case authenticationFailed(url: String, reason: String)
-    /// A user name or password is configured and the server offers no
-    /// login (no `AUTH` in its `EHLO` reply): nothing was sent, where
-    /// libcurl would have sent the mail without the login.
+    /// A user name or password is configured and no login took place: the
+    /// server offered none libcurl could use (no `AUTH` in its `EHLO`
+    /// reply, or only spellings and mechanisms libcurl does not take).
+    /// Nothing was sent, where libcurl would have sent the mail without it.
     case loginNotOffered(url: String)
     /// The server could not check the login now (a 4xx, such as RFC
     /// 4954's 454): worth another try later, not with the next recipient.
@@ -93,8 +94,9 @@ public enum SMTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .startTLSUnavailable(let url): "\(url) does not offer STARTTLS, which tls \"required\" asks for"
         case .authenticationFailed(let url, let reason): "\(url) refused the login: \(reason)"
         case .loginNotOffered(let url):
-            "\(url) offers no login (no AUTH in its EHLO reply), so the username and password would go unused; "
-                + "the mail was not sent. Enable AUTH on the server, or remove username and password"
+            "\(url) offered no login alertd could use (no AUTH in its EHLO reply), so the username and password would go unused; "
+                + "the mail was not sent. Many servers offer AUTH only over TLS: leave tls at \"required\" (the default with a password); "
+                + "else enable AUTH on the server, or remove username and password"
         case .loginRefusedForNow(let url, let code, let reason): "\(url) could not take the login now (SMTP \(code)): \(reason)"
         case .rejected(let url, let code, let reason): "SMTP \(code) from \(url): \(reason)"
         case .recipientRefused(let url, let code): "\(url) refused the recipient (SMTP \(code))"

@@ -48,7 +48,10 @@ final class SMTPReceiver: Sendable {
 
     let tls: TLSMode
 
-    init(login: (user: String, password: String)? = nil, tls: TLSMode = .none) async throws {
+    /// With `oldAuthSpelling`, the server lists its login as `AUTH=LOGIN
+    /// PLAIN` (a spelling of old servers, which libcurl does not read) and
+    /// takes mail without one.
+    init(login: (user: String, password: String)? = nil, tls: TLSMode = .none, oldAuthSpelling: Bool = false) async throws {
         self.tls = tls
         let (mode, certs): (String, TestCertificates?) = switch tls {
         case .none: ("none", nil)
@@ -60,7 +63,7 @@ final class SMTPReceiver: Sendable {
         try Data(Self.parser.utf8).write(to: URL(fileURLWithPath: dir.path + "/parse.py"))
         try FileManager.default.createDirectory(atPath: dir.path + "/mail", withIntermediateDirectories: true)
         let arguments = [dir.path + "/mail", login?.user ?? "", login?.password ?? "", mode,
-                         certs?.serverCertificate ?? "", certs?.serverKey ?? ""]
+                         certs?.serverCertificate ?? "", certs?.serverKey ?? "", oldAuthSpelling ? "old" : "current"]
         (process, port) = try await PythonServer.start(script, arguments, portFile: dir.path + "/port", log: dir.path + "/server.log",
                                                        what: "the SMTP server")
     }
@@ -124,9 +127,15 @@ final class SMTPReceiver: Sendable {
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 
-    outdir, user, password, mode, cert, key = sys.argv[1:7]
+    outdir, user, password, mode, cert, key, auth_spelling = sys.argv[1:8]
 
     class Handler:
+        async def handle_EHLO(self, server, session, envelope, hostname, responses):
+            session.host_name = hostname
+            if auth_spelling == "old":
+                return [r.replace("250-AUTH ", "250-AUTH=", 1) for r in responses]
+            return responses
+
         async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
             with open(os.path.join(os.path.dirname(outdir), "rcpts"), "a") as f:
                 f.write("%s\n" % address)
@@ -168,7 +177,7 @@ final class SMTPReceiver: Sendable {
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    options = dict(authenticator=authenticate, auth_required=True, auth_require_tls=False) if user else {}
+    options = dict(authenticator=authenticate, auth_required=auth_spelling != "old", auth_require_tls=False) if user else {}
     if mode != "none":
         # PROTOCOL_TLS serves both sides: the controller checks it is up by connecting with it.
         context = ssl.SSLContext(ssl.PROTOCOL_TLS)
