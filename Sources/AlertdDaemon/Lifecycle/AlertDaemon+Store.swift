@@ -126,13 +126,13 @@ extension AlertDaemon {
 
     /// Says what opening the store did to its tables. An upgrade is a
     /// notice: from then on the older alertd refuses the store, and going
-    /// back means the backup taken before it.
+    /// back means a backup taken before it (alertd takes none itself).
     private static func logSchema(_ upgrade: SchemaUpgrade?, of store: String, log: Logger) {
         guard let upgrade else { return }
         if upgrade.from == 0 {
             log.info("store created", ["store": store, "schema": "\(upgrade.to)"])
         } else {
-            log.notice("store upgraded from an older alertd's schema; that alertd can no longer open it (to go back, restore the backup taken before the upgrade)",
+            log.notice("store upgraded from an older alertd's schema; that alertd can no longer open it (to go back, restore a backup taken before this start, if one was made)",
                        ["store": store, "from": "\(upgrade.from)", "to": "\(upgrade.to)"])
         }
     }

@@ -50,6 +50,14 @@ public actor MaintenanceService: Service {
     private var prunedUntold = 0
     /// The store has more freed space to give back (``MaintenanceStore/shrink()``).
     private var shrinking = false
+    /// Expired and lapsed alerts no line has named yet. Rounds follow each
+    /// deadline to the millisecond, so alerts lapsing a few milliseconds
+    /// apart each had a round, and a line, of their own: a line a second
+    /// (``tellPeriod``) at most names them together.
+    private var untoldExpired = UntoldAlerts()
+    private var untoldResolved = UntoldAlerts()
+    private var lastTold = ContinuousClock.now - .seconds(3600)
+    private static let tellPeriod: Duration = .seconds(1)
 
     public init(
         store: any AlertStore, retention: Duration?, logger: Logger = Logger(label: "maintenance"),
@@ -88,10 +96,13 @@ public actor MaintenanceService: Service {
     public func run() async {
         await rounds.run {
             nextLook.withLock { $0 = .distantFuture }
-            let wait = await nextWait(afterWork: await round())
+            let worked = await round()
+            tellUntold(before: .now)
+            let wait = await nextWait(afterWork: worked)
             nextLook.withLock { $0 = Date().addingTimeInterval(wait.seconds) }
             return wait
         }
+        tellUntold(before: .now + Self.tellPeriod)
     }
 
     public func shutdownGracefully() { rounds.stop() }
@@ -127,10 +138,13 @@ public actor MaintenanceService: Service {
             maintenanceFailures.succeeded(log, "alerts are expired and escalated again")
             didWork = !report.isEmpty
             if didWork { onReport(report) }
-            // A line a round, not an alert: ten thousand alerts lapsing
-            // together (a Prometheus gone quiet) made ten thousand lines.
-            tell(report.expired, "alerts expired", each: "alert expired")
-            tell(report.resolved, "alerts resolved: their senders stopped re-sending them", each: "alert resolved: its sender stopped re-sending it")
+            // Named together at most once a second (``tellUntold``), each at
+            // debug: ten thousand alerts lapsing together (a Prometheus gone
+            // quiet) made ten thousand lines.
+            untoldExpired.add(report.expired)
+            untoldResolved.add(report.resolved)
+            for id in report.expired { log.debug("alert expired", ["alert.id": id.rawValue]) }
+            for id in report.resolved { log.debug("alert resolved: its sender stopped re-sending it", ["alert.id": id.rawValue]) }
             for id in report.escalated { log.notice("alert escalated", ["alert.id": id.rawValue]) }
         } catch {
             maintenanceFailures.failed(log, "could not expire or escalate alerts", ["error": "\(error)"])
@@ -138,23 +152,42 @@ public actor MaintenanceService: Service {
         return didWork
     }
 
-    /// One info line for the round's `ids` (their count and the first
-    /// few), each alert's own at debug.
-    private func tell(_ ids: [AlertID], _ summary: String, each: String) {
-        guard !ids.isEmpty else { return }
-        let shown = ids.prefix(Self.idsNamed).map(\.rawValue).joined(separator: ",")
-        log.info(summary, ["count": "\(ids.count)", "alert.ids": ids.count > Self.idsNamed ? shown + ",…" : shown])
-        for id in ids { log.debug(each, ["alert.id": id.rawValue]) }
+    /// Says which alerts expired or lapsed since the last line, if that
+    /// line was a ``tellPeriod`` before `now` (the stop passes a later
+    /// `now`, to say what is left): an info line each, with their count
+    /// and the first few ids.
+    private func tellUntold(before now: ContinuousClock.Instant) {
+        guard untoldExpired.count + untoldResolved.count > 0, now - lastTold >= Self.tellPeriod else { return }
+        for (untold, summary) in [(untoldExpired, "alerts expired"), (untoldResolved, "alerts resolved: their senders stopped re-sending them")]
+        where untold.count > 0 {
+            let shown = untold.first.map(\.rawValue).joined(separator: ",")
+            log.info(summary, ["count": "\(untold.count)", "alert.ids": untold.count > untold.first.count ? shown + ",…" : shown])
+        }
+        untoldExpired = UntoldAlerts()
+        untoldResolved = UntoldAlerts()
+        lastTold = .now
     }
 
-    /// How many ids a round's line names.
-    static let idsNamed = 10
+    /// Alerts a line is still to name: how many, and the first few ids.
+    private struct UntoldAlerts {
+        /// How many ids a line names.
+        static let named = 10
+        var count = 0
+        var first: [AlertID] = []
+
+        mutating func add(_ ids: [AlertID]) {
+            count += ids.count
+            first += ids.prefix(max(0, Self.named - first.count))
+        }
+    }
 
     /// Until the next deadline, at most a tick. A round that did work may
     /// have stopped at its batch limit, so more that is due goes at once;
     /// due but untouched (or unreadable) waits a tick rather than spin.
     private func nextWait(afterWork didWork: Bool) async -> Duration {
-        let most = pruneBehind || shrinking ? min(tick, Self.catchUpPeriod) : tick
+        var most = pruneBehind || shrinking ? min(tick, Self.catchUpPeriod) : tick
+        // Back in time to name what is untold.
+        if untoldExpired.count + untoldResolved.count > 0 { most = min(most, max(.zero, lastTold + Self.tellPeriod - .now)) }
         guard let next = try? await store.nextMaintenanceTime() else { return most }
         let wait = Duration.until(next, atMost: most)
         return wait == .zero && !didWork ? tick : wait
