@@ -44,7 +44,7 @@ public struct ActionHandlerPresenter: AlertPresenter {
         case .failure(let refusal): return .permanentFailure(reason: "refused: \(refusal.message)")
         }
         let host = URLRedaction.origin(target.string)
-        if let wait = breaker.admit(host, probeTakesAtMost: timeout) {
+        if let wait = breaker.admit(host, url: target.string, probeTakesAtMost: timeout) {
             return .notSent(reason: "\(host) did not answer the last \(HandlerHostBreaker.tripAfter) calls to it; it is called again in \(wait.alertdDescription)",
                             retryAfter: wait)
         }
@@ -76,13 +76,13 @@ public struct ActionHandlerPresenter: AlertPresenter {
             connectPolicy: policy.connectPolicy(calling: target), receiveBufferSize: HTTPClientRequest.smallReceiveBuffer)
         do {
             let response = try await client.send(request)
-            breaker.record(host, answered: true)
+            breaker.record(host, url: target.string, answered: true)
             // Named as the API shows the URL: its last_error is shown there.
             return WebhookPresenter.outcome(for: response, url: target.string, now: Date(), naming: URLRedaction.shownHandlerURL)
         } catch {
             switch error {
-            case .timedOut, .couldNotConnect, .connectionLost: breaker.record(host, answered: false)
-            default: breaker.record(host, answered: nil)
+            case .timedOut, .couldNotConnect, .connectionLost: breaker.record(host, url: target.string, answered: false)
+            default: breaker.record(host, url: target.string, answered: nil)
             }
             if case .refusedByPolicy(_, let reason) = error { return .permanentFailure(reason: "refused: \(reason)") }
             return WebhookPresenter.outcome(for: error, url: target.string, naming: URLRedaction.shownHandlerURL)

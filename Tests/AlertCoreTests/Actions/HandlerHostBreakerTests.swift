@@ -59,14 +59,42 @@ import Testing
     /// An answer of any status closes the breaker.
     @Test func anAnswerClosesIt() {
         let breaker = HandlerHostBreaker(openFor: .seconds(60))
-        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", answered: false) }
-        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10)) != nil)
-        #expect(breaker.admit("http://other", probeTakesAtMost: .seconds(10)) == nil)
-        breaker.record("http://h", answered: true)
-        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10)) == nil)
+        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", url: "http://h/hook", answered: false) }
+        #expect(breaker.admit("http://h", url: "http://h/hook", probeTakesAtMost: .seconds(10)) != nil)
+        #expect(breaker.admit("http://other", url: "http://other/hook", probeTakesAtMost: .seconds(10)) == nil)
+        breaker.record("http://h", url: "http://h/hook", answered: true)
+        #expect(breaker.admit("http://h", url: "http://h/hook", probeTakesAtMost: .seconds(10)) == nil)
         // A refusal here says nothing of the host.
-        breaker.record("http://h", answered: nil)
-        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10)) == nil)
+        breaker.record("http://h", url: "http://h/hook", answered: nil)
+        #expect(breaker.admit("http://h", url: "http://h/hook", probeTakesAtMost: .seconds(10)) == nil)
+    }
+
+    /// After the wait, the call that tries the host is one to a URL that
+    /// has not gone unanswered itself, if one is waiting: a handler that
+    /// hangs had tried the host again wait after wait, and kept the host's
+    /// other handlers waiting until its delivery died. Should no other call
+    /// come in the time a try takes, the silent URL's may try.
+    @Test func theCallThatTriesAgainIsOneToAURLThatDidNotHang() {
+        let breaker = HandlerHostBreaker(openFor: .seconds(30))
+        let start = ContinuousClock.now
+        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", url: "http://h/hang", answered: false, now: start) }
+        #expect(breaker.admit("http://h", url: "http://h/ok", probeTakesAtMost: .seconds(10), now: start + .seconds(5)) == .seconds(25))
+        let over = start + .seconds(30)
+        #expect(breaker.admit("http://h", url: "http://h/hang", probeTakesAtMost: .seconds(10), now: over) == .seconds(10), "leaves the try to /ok")
+        #expect(breaker.admit("http://h", url: "http://h/ok", probeTakesAtMost: .seconds(10), now: over + .seconds(1)) == nil, "the one that tries")
+        #expect(breaker.admit("http://h", url: "http://h/hang", probeTakesAtMost: .seconds(10), now: over + .seconds(2)) == .seconds(10))
+        breaker.record("http://h", url: "http://h/ok", answered: true, now: over + .seconds(2))
+        #expect(breaker.admit("http://h", url: "http://h/hang", probeTakesAtMost: .seconds(10), now: over + .seconds(3)) == nil)
+
+        // Alone, the silent URL tries once the wait is over; held back for another that never comes, a try's time later.
+        let alone = HandlerHostBreaker(openFor: .seconds(30))
+        for _ in 0..<HandlerHostBreaker.tripAfter { alone.record("http://h", url: "http://h/hang", answered: false, now: start) }
+        #expect(alone.admit("http://h", url: "http://h/hang", probeTakesAtMost: .seconds(10), now: over) == nil)
+        let waited = HandlerHostBreaker(openFor: .seconds(30))
+        for _ in 0..<HandlerHostBreaker.tripAfter { waited.record("http://h", url: "http://h/hang", answered: false, now: start) }
+        _ = waited.admit("http://h", url: "http://h/ok", probeTakesAtMost: .seconds(10), now: start + .seconds(5))
+        #expect(waited.admit("http://h", url: "http://h/hang", probeTakesAtMost: .seconds(10), now: over + .seconds(4)) == .seconds(6))
+        #expect(waited.admit("http://h", url: "http://h/hang", probeTakesAtMost: .seconds(10), now: over + .seconds(10)) == nil)
     }
 
     /// While one call tries the host again, the others wait as long as it
@@ -75,11 +103,11 @@ import Testing
     @Test func callsWaitingOnTheOneThatTriesWaitOnlyAsLongAsItMayTake() {
         let breaker = HandlerHostBreaker(openFor: .seconds(30))
         let start = ContinuousClock.now
-        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", answered: false, now: start) }
+        for _ in 0..<HandlerHostBreaker.tripAfter { breaker.record("http://h", url: "http://h/hook", answered: false, now: start) }
         let over = start + .seconds(31)
-        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10), now: over) == nil, "the one that tries")
-        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10), now: over) == .seconds(10))
-        breaker.record("http://h", answered: true, now: over + .seconds(1))
-        #expect(breaker.admit("http://h", probeTakesAtMost: .seconds(10), now: over + .seconds(2)) == nil)
+        #expect(breaker.admit("http://h", url: "http://h/hook", probeTakesAtMost: .seconds(10), now: over) == nil, "the one that tries")
+        #expect(breaker.admit("http://h", url: "http://h/hook", probeTakesAtMost: .seconds(10), now: over) == .seconds(10))
+        breaker.record("http://h", url: "http://h/hook", answered: true, now: over + .seconds(1))
+        #expect(breaker.admit("http://h", url: "http://h/hook", probeTakesAtMost: .seconds(10), now: over + .seconds(2)) == nil)
     }
 }
