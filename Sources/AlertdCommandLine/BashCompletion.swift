@@ -22,7 +22,7 @@ public enum BashCompletion {
     /// The script for the command tree under `root`.
     public static func script(for root: CommandConfiguration) -> String {
         let rootName = root.name
-        let function = "_" + String(rootName.map { (c: Character) -> Character in c.isLetter || c.isNumber ? c : "_" })
+        let function = "_" + root.shellIdentifier
         let commands = root.commandTree(path: rootName)
 
         var lines: [String] = [

@@ -10,6 +10,12 @@ extension CommandConfiguration {
         return result
     }
 
+    /// The command's name as a shell function name may hold it: letters
+    /// and digits kept, anything else `_`.
+    var shellIdentifier: String {
+        String(name.map { (c: Character) -> Character in c.isLetter || c.isNumber ? c : "_" })
+    }
+
     /// `--title`, `-t`, … for every option that takes a value: the words
     /// after which the next is that value, not a command or an argument.
     var valueOptionSpellings: [String] {
