@@ -159,7 +159,8 @@ public struct AlertmanagerAPI: Sendable {
                 || !inhibitedBy.isEmpty && !flags["inhibited"]! { continue }
             out.append((plan, AlertmanagerRepresentation.Alert(
                 labels: view.labels, annotations: view.annotations, startsAt: view.startsAt, endsAt: view.endsAt,
-                updatedAt: alert.updatedAt, fingerprint: view.fingerprint,
+                // As Alertmanager's: the last time a sender posted the alert, its re-sends included.
+                updatedAt: max(alert.updatedAt, alert.repeats?.lastSeenAt ?? alert.updatedAt), fingerprint: view.fingerprint,
                 receivers: receivers.map { .init(name: $0) },
                 status: .init(state: suppressed ? .suppressed : .active, silencedBy: silencedBy, inhibitedBy: inhibitedBy),
                 generatorURL: view.generatorURL)))

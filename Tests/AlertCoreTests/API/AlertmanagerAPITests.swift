@@ -161,9 +161,14 @@ import Testing
         #expect(await post("/api/v2/alerts", "[\(Self.diskFull.replacingOccurrences(of: "2099-01-01T00:00:00Z", with: UTCTimestamp.iso8601(later)))]").status == 200)
         let moved = try #require(try await openAlerts().first?.resolvesAt)
         #expect(abs(moved.timeIntervalSince(later)) < 0.01)
-        // Alertmanager's own view says the same.
+        // Alertmanager's own view says the same, and its updatedAt is the re-send's, as Alertmanager's is.
         let listed = try #require(try JSONSerialization.jsonObject(with: APIFixture.body(await get("/api/v2/alerts"))) as? [[String: Any]])
         #expect(listed.first?["endsAt"] as? String == UTCTimestamp.iso8601(later))
+        let seen = try #require(try await openAlerts().first?.repeats?.lastSeenAt)
+        let updatedText = try #require(listed.first?["updatedAt"] as? String)
+        let updated = try #require(RFC3339.parse(updatedText))
+        #expect(abs(updated.timeIntervalSince(seen)) < 0.001, "\(updated) against \(seen)")
+        #expect(try await openAlerts().first?.updatedAt != seen)
         // Maintenance resolves it once that has passed.
         #expect(try await store.runMaintenance(now: later.addingTimeInterval(1)).resolved.count == 1)
         #expect(try await openAlerts().isEmpty)
