@@ -143,6 +143,8 @@ extension AlertDaemon {
         { batch in
             metrics.committed(batch: batch)
             changes.notify()
+            // Deliveries and maintenance free memory too, with no request to tell of it.
+            HeapTrimmer.shared.workEnded()
         }
     }
 
